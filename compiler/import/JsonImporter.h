@@ -1,0 +1,22 @@
+//===- JsonImporter.h - fusec-graph JSON to the fuse dialect ----*- C++ -*-===//
+#ifndef FUSEC_COMPILER_IMPORT_JSONIMPORTER_H
+#define FUSEC_COMPILER_IMPORT_JSONIMPORTER_H
+
+#include "compiler/import/Graph.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace fusec::import {
+
+/// Parses a fusec-graph JSON file (docs/json-format.md) and the safetensors
+/// file it names. Reports problems as diagnostics naming the file and node.
+mlir::FailureOr<Graph> readJsonGraph(llvm::StringRef path, mlir::MLIRContext &context);
+
+/// readJsonGraph followed by buildModule.
+mlir::OwningOpRef<mlir::ModuleOp> importJsonModel(llvm::StringRef path,
+                                                  mlir::MLIRContext &context);
+
+} // namespace fusec::import
+
+#endif // FUSEC_COMPILER_IMPORT_JSONIMPORTER_H

@@ -1,0 +1,494 @@
+//===- OnnxOpBuilders.cpp - ONNX nodes to fuse ops -----------------------===//
+#include "compiler/import/OnnxOpBuilders.h"
+
+#include "ir/FuseOps.h"
+#include "ir/ShapeUtils.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <set>
+
+using namespace mlir;
+using namespace fusec::fuse;
+
+namespace fusec::import {
+namespace {
+
+/// Reads a node's attributes with defaults; remembers which names were read
+/// so unknown attributes can be reported.
+class AttrReader {
+public:
+  explicit AttrReader(const ImportedNode &node) : node(node) {}
+
+  bool has(StringRef name) const { return node.attrs.count(name.str()) != 0; }
+
+  int64_t getInt(StringRef name, int64_t defaultValue) {
+    const AttrValue *value = lookup(name);
+    if (!value)
+      return defaultValue;
+    if (value->kind != AttrValue::Kind::Int)
+      return typeError(name, "an integer"), defaultValue;
+    return value->i;
+  }
+
+  float getFloat(StringRef name, float defaultValue) {
+    const AttrValue *value = lookup(name);
+    if (!value)
+      return defaultValue;
+    if (value->kind == AttrValue::Kind::Float)
+      return static_cast<float>(value->f);
+    if (value->kind == AttrValue::Kind::Int)
+      return static_cast<float>(value->i);
+    return typeError(name, "a number"), defaultValue;
+  }
+
+  std::string getString(StringRef name, StringRef defaultValue) {
+    const AttrValue *value = lookup(name);
+    if (!value)
+      return defaultValue.str();
+    if (value->kind != AttrValue::Kind::String)
+      return typeError(name, "a string"), defaultValue.str();
+    return value->s;
+  }
+
+  std::vector<int64_t> getInts(StringRef name, std::vector<int64_t> defaultValue) {
+    const AttrValue *value = lookup(name);
+    if (!value)
+      return defaultValue;
+    if (value->kind != AttrValue::Kind::Ints)
+      return typeError(name, "a list of integers"), defaultValue;
+    return value->ints;
+  }
+
+  /// Marks an attribute as understood without reading it, after checking
+  /// that it holds `expected` when it is present.
+  void acceptOnly(StringRef name, const AttrValue &expected) {
+    const AttrValue *value = lookup(name);
+    if (!value)
+      return;
+    bool same = value->kind == expected.kind && value->i == expected.i &&
+                value->s == expected.s;
+    if (!same)
+      unsupported(name, "only its default value is supported");
+  }
+  void ignore(StringRef name) { lookup(name); }
+
+  void unsupported(StringRef name, StringRef why) {
+    failed = true;
+    emitError(node.loc) << "attribute '" << name << "' of " << node.opType
+                        << " is not supported: " << why;
+  }
+  void invalid(const Twine &message) {
+    failed = true;
+    emitError(node.loc) << message;
+  }
+
+  /// Fails on any attribute nobody read and on earlier errors.
+  LogicalResult finish() {
+    for (const auto &entry : node.attrs) {
+      if (used.count(entry.first))
+        continue;
+      emitError(node.loc) << "unknown attribute '" << entry.first << "' for "
+                          << node.opType;
+      failed = true;
+    }
+    return failure(failed);
+  }
+
+private:
+  const AttrValue *lookup(StringRef name) {
+    used.insert(name.str());
+    auto it = node.attrs.find(name.str());
+    return it == node.attrs.end() ? nullptr : &it->second;
+  }
+  void typeError(StringRef name, StringRef expected) {
+    failed = true;
+    emitError(node.loc) << "attribute '" << name << "' of " << node.opType
+                        << " must be " << expected;
+  }
+
+  const ImportedNode &node;
+  std::set<std::string> used;
+  bool failed = false;
+};
+
+using Results = SmallVector<Value>;
+
+/// Everything a per-op builder needs.
+struct BuildContext {
+  OpBuilder &builder;
+  const ImportedNode &node;
+  AttrReader &attrs;
+
+  Location loc() const { return node.loc; }
+  Value operand(size_t i) const {
+    return i < node.operands.size() ? node.operands[i] : Value();
+  }
+  int64_t rank(size_t i) const {
+    return llvm::cast<RankedTensorType>(operand(i).getType()).getRank();
+  }
+  ArrayRef<int64_t> shape(size_t i) const {
+    return llvm::cast<RankedTensorType>(operand(i).getType()).getShape();
+  }
+  DenseI64ArrayAttr ints(ArrayRef<int64_t> v) { return builder.getDenseI64ArrayAttr(v); }
+  IntegerAttr i64(int64_t v) { return builder.getI64IntegerAttr(v); }
+  FloatAttr f32(float v) { return builder.getF32FloatAttr(v); }
+  BoolAttr boolean(int64_t v) { return builder.getBoolAttr(v != 0); }
+
+  /// Maps a possibly negative axis into [0, rank) (or [0, rank] when
+  /// `inclusiveEnd`), diagnosing values outside [-rank, rank).
+  FailureOr<int64_t> normalizeAxis(StringRef name, int64_t axis, int64_t rank,
+                                   bool inclusiveEnd = false) {
+    int64_t limit = inclusiveEnd ? rank + 1 : rank;
+    int64_t normalized = axis < 0 ? axis + rank : axis;
+    if (normalized < 0 || normalized >= limit) {
+      attrs.invalid("attribute '" + name + "' " + Twine(axis) +
+                    " is out of range for rank " + Twine(rank));
+      return failure();
+    }
+    return normalized;
+  }
+
+  /// Creates an op with a placeholder result type, then infers the real one.
+  template <typename OpTy, typename... Args>
+  FailureOr<Value> create(Args &&...args) {
+    Type placeholder = UnrankedTensorType::get(builder.getF32Type());
+    auto op = builder.create<OpTy>(loc(), placeholder, std::forward<Args>(args)...);
+    if (failed(inferAndSetResultTypes(op))) {
+      op->erase();
+      return failure();
+    }
+    return op->getResult(0);
+  }
+};
+
+FailureOr<Results> single(FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  return Results{*value};
+}
+
+/// Explicit pads for auto_pad SAME_UPPER / SAME_LOWER / VALID (2-D windows).
+FailureOr<std::vector<int64_t>>
+resolvePads(BuildContext &ctx, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+            ArrayRef<int64_t> dilations) {
+  std::string autoPad = ctx.attrs.getString("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = ctx.attrs.getInts("pads", {0, 0, 0, 0});
+  if (autoPad == "NOTSET")
+    return pads;
+  if (ctx.attrs.has("pads")) {
+    ctx.attrs.invalid("'pads' and 'auto_pad' " + autoPad + " are mutually exclusive");
+    return failure();
+  }
+  if (autoPad == "VALID")
+    return std::vector<int64_t>{0, 0, 0, 0};
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
+    ctx.attrs.invalid("attribute 'auto_pad' has unknown value '" + autoPad + "'");
+    return failure();
+  }
+  if (kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2 ||
+      ctx.rank(0) != 4) {
+    ctx.attrs.invalid("auto_pad needs a rank-4 input and 2-D windows");
+    return failure();
+  }
+  pads.assign(4, 0);
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = ctx.shape(0)[2 + i];
+    int64_t out = (in + strides[i] - 1) / strides[i];
+    int64_t total = std::max<int64_t>(
+        0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in);
+    int64_t small = total / 2, large = total - small;
+    pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    pads[i + 2] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}
+
+FailureOr<Results> buildConv(BuildContext &ctx) {
+  if (ctx.rank(0) != 4 || ctx.rank(1) != 4) {
+    ctx.attrs.invalid("only 2-D convolution (rank-4 input and weight) is supported");
+    return failure();
+  }
+  std::vector<int64_t> weightKernel(ctx.shape(1).begin() + 2, ctx.shape(1).end());
+  std::vector<int64_t> kernel = ctx.attrs.getInts("kernel_shape", weightKernel);
+  if (kernel != weightKernel) {
+    ctx.attrs.invalid("attribute 'kernel_shape' does not match the weight's spatial shape");
+    return failure();
+  }
+  auto strides = ctx.attrs.getInts("strides", {1, 1});
+  auto dilations = ctx.attrs.getInts("dilations", {1, 1});
+  int64_t group = ctx.attrs.getInt("group", 1);
+  auto pads = resolvePads(ctx, kernel, strides, dilations);
+  if (failed(pads))
+    return failure();
+  return single(ctx.create<ConvOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2),
+                                   ctx.ints(strides), ctx.ints(*pads),
+                                   ctx.ints(dilations), ctx.i64(group)));
+}
+
+FailureOr<Results> buildBatchNorm(BuildContext &ctx) {
+  float epsilon = ctx.attrs.getFloat("epsilon", 1e-5f);
+  ctx.attrs.ignore("momentum"); // only used in training
+  ctx.attrs.acceptOnly("training_mode", AttrValue::ofInt(0));
+  ctx.attrs.acceptOnly("spatial", AttrValue::ofInt(1));
+  return single(ctx.create<BatchNormOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2),
+                                        ctx.operand(3), ctx.operand(4), ctx.f32(epsilon)));
+}
+
+template <typename OpTy>
+FailureOr<Results> buildUnary(BuildContext &ctx) {
+  return single(ctx.create<OpTy>(ctx.operand(0)));
+}
+
+template <typename OpTy>
+FailureOr<Results> buildBinary(BuildContext &ctx) {
+  return single(ctx.create<OpTy>(ctx.operand(0), ctx.operand(1)));
+}
+
+FailureOr<Results> buildIdentity(BuildContext &ctx) { return Results{ctx.operand(0)}; }
+
+FailureOr<Results> buildGelu(BuildContext &ctx) {
+  std::string approximate = ctx.attrs.getString("approximate", "none");
+  return single(ctx.create<GeluOp>(ctx.operand(0), ctx.builder.getStringAttr(approximate)));
+}
+
+FailureOr<Results> buildClip(BuildContext &ctx) {
+  FloatAttr min, max;
+  if (ctx.attrs.has("min"))
+    min = ctx.f32(ctx.attrs.getFloat("min", 0));
+  if (ctx.attrs.has("max"))
+    max = ctx.f32(ctx.attrs.getFloat("max", 0));
+  return single(ctx.create<ClipOp>(ctx.operand(0), min, max));
+}
+
+FailureOr<Results> buildPad(BuildContext &ctx) {
+  if (!ctx.attrs.has("pads")) {
+    ctx.attrs.invalid("Pad needs the 'pads' attribute (or a constant pads input)");
+    return failure();
+  }
+  auto pads = ctx.attrs.getInts("pads", {});
+  std::string mode = ctx.attrs.getString("mode", "constant");
+  float value = ctx.attrs.getFloat("value", 0.0f);
+  return single(ctx.create<PadOp>(ctx.operand(0), ctx.ints(pads),
+                                  ctx.builder.getStringAttr(mode), ctx.f32(value)));
+}
+
+FailureOr<Results> buildGemm(BuildContext &ctx) {
+  float alpha = ctx.attrs.getFloat("alpha", 1.0f), beta = ctx.attrs.getFloat("beta", 1.0f);
+  int64_t transA = ctx.attrs.getInt("transA", 0), transB = ctx.attrs.getInt("transB", 0);
+  return single(ctx.create<GemmOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2),
+                                   ctx.f32(alpha), ctx.f32(beta), ctx.boolean(transA),
+                                   ctx.boolean(transB)));
+}
+
+FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
+  if (ctx.rank(0) != 4) {
+    ctx.attrs.invalid("only 2-D pooling (rank-4 input) is supported");
+    return failure();
+  }
+  if (!ctx.attrs.has("kernel_shape")) {
+    ctx.attrs.invalid(ctx.node.opType + " needs the 'kernel_shape' attribute");
+    return failure();
+  }
+  auto kernel = ctx.attrs.getInts("kernel_shape", {});
+  auto strides = ctx.attrs.getInts("strides", {1, 1});
+  int64_t ceilMode = ctx.attrs.getInt("ceil_mode", 0);
+  std::vector<int64_t> dilations = {1, 1};
+  if (isMax) {
+    dilations = ctx.attrs.getInts("dilations", {1, 1});
+    ctx.attrs.acceptOnly("storage_order", AttrValue::ofInt(0));
+  }
+  auto pads = resolvePads(ctx, kernel, strides, dilations);
+  if (failed(pads))
+    return failure();
+  if (isMax)
+    return single(ctx.create<MaxPoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides),
+                                        ctx.ints(*pads), ctx.ints(dilations),
+                                        ctx.boolean(ceilMode)));
+  int64_t countIncludePad = ctx.attrs.getInt("count_include_pad", 0);
+  return single(ctx.create<AveragePoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides),
+                                          ctx.ints(*pads), ctx.boolean(ceilMode),
+                                          ctx.boolean(countIncludePad)));
+}
+
+FailureOr<Results> buildSoftmax(BuildContext &ctx) {
+  int64_t rank = ctx.rank(0);
+  // Before opset 13 Softmax flattened the input to 2-D at `axis` (default 1).
+  bool flattening = ctx.node.opset < 13;
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", flattening ? 1 : -1), rank);
+  if (failed(axis))
+    return failure();
+  if (!flattening || *axis == rank - 1)
+    return single(ctx.create<SoftmaxOp>(ctx.operand(0), ctx.i64(*axis)));
+  auto flat = ctx.create<FlattenOp>(ctx.operand(0), ctx.i64(*axis));
+  if (failed(flat))
+    return failure();
+  auto softmax = ctx.create<SoftmaxOp>(*flat, ctx.i64(1));
+  if (failed(softmax))
+    return failure();
+  SmallVector<int64_t> shape(ctx.shape(0));
+  for (int64_t &dim : shape)
+    if (dim == kDynamic)
+      dim = 0; // copy the batch dimension
+  return single(ctx.create<ReshapeOp>(*softmax, ctx.ints(shape)));
+}
+
+FailureOr<Results> buildLayerNorm(BuildContext &ctx) {
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", -1), ctx.rank(0));
+  float epsilon = ctx.attrs.getFloat("epsilon", 1e-5f);
+  ctx.attrs.acceptOnly("stash_type", AttrValue::ofInt(1));
+  if (failed(axis))
+    return failure();
+  return single(ctx.create<LayerNormOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2),
+                                        ctx.i64(*axis), ctx.f32(epsilon)));
+}
+
+FailureOr<Results> buildReduceMean(BuildContext &ctx) {
+  int64_t rank = ctx.rank(0);
+  std::vector<int64_t> all;
+  for (int64_t d = 0; d < rank; ++d)
+    all.push_back(d);
+  auto axes = ctx.attrs.getInts("axes", all);
+  int64_t keepdims = ctx.attrs.getInt("keepdims", 1);
+  ctx.attrs.acceptOnly("noop_with_empty_axes", AttrValue::ofInt(0));
+  if (axes.empty())
+    axes = all;
+  for (int64_t &axis : axes) {
+    auto normalized = ctx.normalizeAxis("axes", axis, rank);
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+  }
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+    ctx.attrs.invalid("attribute 'axes' repeats an axis");
+    return failure();
+  }
+  return single(ctx.create<ReduceMeanOp>(ctx.operand(0), ctx.ints(axes), ctx.boolean(keepdims)));
+}
+
+FailureOr<Results> buildReshape(BuildContext &ctx) {
+  if (!ctx.attrs.has("shape")) {
+    ctx.attrs.invalid("Reshape needs the 'shape' attribute (or a constant shape input)");
+    return failure();
+  }
+  auto shape = ctx.attrs.getInts("shape", {});
+  ctx.attrs.acceptOnly("allowzero", AttrValue::ofInt(0));
+  return single(ctx.create<ReshapeOp>(ctx.operand(0), ctx.ints(shape)));
+}
+
+FailureOr<Results> buildFlatten(BuildContext &ctx) {
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", 1), ctx.rank(0),
+                                /*inclusiveEnd=*/true);
+  if (failed(axis))
+    return failure();
+  return single(ctx.create<FlattenOp>(ctx.operand(0), ctx.i64(*axis)));
+}
+
+FailureOr<Results> buildTranspose(BuildContext &ctx) {
+  std::vector<int64_t> reversed;
+  for (int64_t d = ctx.rank(0) - 1; d >= 0; --d)
+    reversed.push_back(d);
+  auto perm = ctx.attrs.getInts("perm", reversed);
+  return single(ctx.create<TransposeOp>(ctx.operand(0), ctx.ints(perm)));
+}
+
+FailureOr<Results> buildConcat(BuildContext &ctx) {
+  if (!ctx.attrs.has("axis")) {
+    ctx.attrs.invalid("Concat needs the 'axis' attribute");
+    return failure();
+  }
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", 0), ctx.rank(0));
+  if (failed(axis))
+    return failure();
+  return single(ctx.create<ConcatOp>(ValueRange(ctx.node.operands), ctx.i64(*axis)));
+}
+
+struct OpSpec {
+  size_t minOperands, maxOperands;
+  std::function<FailureOr<Results>(BuildContext &)> build;
+};
+
+constexpr size_t kVariadic = ~size_t(0);
+
+const llvm::StringMap<OpSpec> &opTable() {
+  static const llvm::StringMap<OpSpec> table = {
+      {"Conv", {2, 3, buildConv}},
+      {"BatchNormalization", {5, 5, buildBatchNorm}},
+      {"Relu", {1, 1, buildUnary<ReluOp>}},
+      {"Sigmoid", {1, 1, buildUnary<SigmoidOp>}},
+      {"Tanh", {1, 1, buildUnary<TanhOp>}},
+      {"Erf", {1, 1, buildUnary<ErfOp>}},
+      {"Sqrt", {1, 1, buildUnary<SqrtOp>}},
+      {"Identity", {1, 1, buildIdentity}},
+      {"Gelu", {1, 1, buildGelu}},
+      {"Clip", {1, 1, buildClip}},
+      {"Add", {2, 2, buildBinary<AddOp>}},
+      {"Sub", {2, 2, buildBinary<SubOp>}},
+      {"Mul", {2, 2, buildBinary<MulOp>}},
+      {"Div", {2, 2, buildBinary<DivOp>}},
+      {"Pow", {2, 2, buildBinary<PowOp>}},
+      {"Pad", {1, 1, buildPad}},
+      {"Gemm", {2, 3, buildGemm}},
+      {"MatMul", {2, 2, buildBinary<MatMulOp>}},
+      {"MaxPool", {1, 1, [](BuildContext &ctx) { return buildPool(ctx, true); }}},
+      {"AveragePool", {1, 1, [](BuildContext &ctx) { return buildPool(ctx, false); }}},
+      {"GlobalAveragePool", {1, 1, buildUnary<GlobalAveragePoolOp>}},
+      {"Softmax", {1, 1, buildSoftmax}},
+      {"LayerNormalization", {2, 3, buildLayerNorm}},
+      {"ReduceMean", {1, 1, buildReduceMean}},
+      {"Reshape", {1, 1, buildReshape}},
+      {"Flatten", {1, 1, buildFlatten}},
+      {"Transpose", {1, 1, buildTranspose}},
+      {"Concat", {1, kVariadic, buildConcat}},
+  };
+  return table;
+}
+
+} // namespace
+
+bool isSupportedOnnxOp(llvm::StringRef opType) { return opTable().count(opType); }
+
+std::vector<std::string> supportedOnnxOps() {
+  std::vector<std::string> names;
+  for (const auto &entry : opTable())
+    names.push_back(entry.getKey().str());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+FailureOr<SmallVector<Value>> buildOnnxNode(OpBuilder &builder, const ImportedNode &node) {
+  auto it = opTable().find(node.opType);
+  if (it == opTable().end())
+    return emitError(node.loc) << "unsupported op type '" << node.opType << "'";
+  const OpSpec &spec = it->second;
+  // Trailing omitted optional inputs do not count.
+  size_t count = node.operands.size();
+  while (count > 0 && !node.operands[count - 1])
+    --count;
+  if (count < spec.minOperands || count > spec.maxOperands) {
+    auto diag = emitError(node.loc) << node.opType << " takes ";
+    if (spec.maxOperands == kVariadic)
+      diag << "at least " << spec.minOperands;
+    else if (spec.minOperands == spec.maxOperands)
+      diag << spec.minOperands;
+    else
+      diag << spec.minOperands << " to " << spec.maxOperands;
+    return diag << " inputs, got " << count;
+  }
+  for (size_t i = 0; i < spec.minOperands; ++i)
+    if (!node.operands[i])
+      return emitError(node.loc) << node.opType << " input " << i << " is required";
+  if (node.numResults > 1)
+    return emitError(node.loc) << node.opType << " with " << node.numResults
+                               << " outputs is not supported (inference form has one)";
+  AttrReader attrs(node);
+  BuildContext ctx{builder, node, attrs};
+  auto results = spec.build(ctx);
+  if (failed(attrs.finish()) || failed(results))
+    return failure();
+  return results;
+}
+
+} // namespace fusec::import

@@ -1,0 +1,48 @@
+//===- OnnxOpBuilders.h - ONNX nodes to fuse ops ---------------*- C++ -*-===//
+//
+// The one mapping from ONNX operators (names, attributes, defaults) to fuse
+// ops, shared by the JSON and ONNX importers. Attributes the fuse ops need as
+// compile-time values (Pad's pads, Reshape's shape, Clip's bounds, ...) arrive
+// here as attributes; the ONNX importer folds its constant inputs first.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_COMPILER_IMPORT_ONNXOPBUILDERS_H
+#define FUSEC_COMPILER_IMPORT_ONNXOPBUILDERS_H
+
+#include "compiler/import/NodeAttributes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+
+#include <string>
+#include <vector>
+
+namespace fusec::import {
+
+struct ImportedNode {
+  llvm::StringRef name;
+  llvm::StringRef opType;
+  /// One entry per ONNX input; a null Value is an omitted optional input.
+  llvm::ArrayRef<mlir::Value> operands;
+  const NodeAttributes &attrs;
+  mlir::Location loc;
+  /// How many of the node's outputs the graph names.
+  size_t numResults = 1;
+  /// The ai.onnx opset the node was written against.
+  int64_t opset = 13;
+};
+
+/// Builds the fuse ops computing `node` at the builder's insertion point and
+/// returns one value per ONNX output. Emits an error at `node.loc` and fails
+/// on unknown attributes, wrong attribute types, wrong operand counts and
+/// shapes the op does not accept.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+buildOnnxNode(mlir::OpBuilder &builder, const ImportedNode &node);
+
+bool isSupportedOnnxOp(llvm::StringRef opType);
+std::vector<std::string> supportedOnnxOps();
+
+} // namespace fusec::import
+
+#endif // FUSEC_COMPILER_IMPORT_ONNXOPBUILDERS_H

@@ -1,0 +1,62 @@
+//===- ConstantData.cpp - Read and create fuse.constant data -------------===//
+#include "ir/ConstantData.h"
+#include "ir/FuseOps.h"
+#include "ir/ShapeUtils.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cctype>
+
+using namespace mlir;
+
+namespace fusec::fuse {
+namespace {
+/// Resource keys are printed as bare identifiers; keep them simple.
+std::string resourceKey(llvm::StringRef name) {
+  std::string key;
+  for (char c : name)
+    key += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0])))
+    key = "w_" + key;
+  return key;
+}
+} // namespace
+
+Value createConstant(OpBuilder &builder, Location loc, StringRef name,
+                     ArrayRef<int64_t> shape, ArrayRef<float> data) {
+  auto type = f32TensorType(builder.getContext(), shape);
+  ElementsAttr value;
+  if (static_cast<int64_t>(data.size()) <= kInlineConstantLimit)
+    value = DenseElementsAttr::get(type, data);
+  else
+    value = llvm::cast<ElementsAttr>(DenseF32ResourceElementsAttr::get(
+        type, resourceKey(name), HeapAsmResourceBlob::allocateAndCopyInferAlign(data)));
+  return builder.create<ConstantOp>(loc, value);
+}
+
+std::optional<std::vector<float>> getConstantData(ElementsAttr value) {
+  if (auto resource = llvm::dyn_cast<DenseF32ResourceElementsAttr>(value)) {
+    auto data = resource.tryGetAsArrayRef();
+    if (!data)
+      return std::nullopt; // the blob was dropped (e.g. --mlir-elide-resource)
+    return std::vector<float>(data->begin(), data->end());
+  }
+  if (auto dense = llvm::dyn_cast<DenseElementsAttr>(value)) {
+    if (!dense.getElementType().isF32())
+      return std::nullopt;
+    auto values = dense.getValues<float>();
+    return std::vector<float>(values.begin(), values.end());
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<float>> getConstantData(Value value) {
+  auto constant = value ? value.getDefiningOp<ConstantOp>() : ConstantOp();
+  if (!constant)
+    return std::nullopt;
+  return getConstantData(constant.getValue());
+}
+
+} // namespace fusec::fuse

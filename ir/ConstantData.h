@@ -1,0 +1,31 @@
+//===- ConstantData.h - Read and create fuse.constant data ------*- C++ -*-===//
+#ifndef FUSEC_IR_CONSTANTDATA_H
+#define FUSEC_IR_CONSTANTDATA_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+
+#include <optional>
+#include <vector>
+
+namespace fusec::fuse {
+
+/// Tensors with more elements than this are stored as dense_resource blobs,
+/// which the context neither uniques nor hashes.
+inline constexpr int64_t kInlineConstantLimit = 16;
+
+/// Creates a fuse.constant holding `data` (f32, C order) of `shape`. `name`
+/// keys the resource blob (made unique by MLIR when it repeats).
+mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc,
+                           llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
+                           llvm::ArrayRef<float> data);
+
+/// The f32 data of an ElementsAttr held by a fuse.constant, in C order.
+std::optional<std::vector<float>> getConstantData(mlir::ElementsAttr value);
+
+/// The data of `value` when a fuse.constant defines it.
+std::optional<std::vector<float>> getConstantData(mlir::Value value);
+
+} // namespace fusec::fuse
+
+#endif // FUSEC_IR_CONSTANTDATA_H

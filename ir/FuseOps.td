@@ -1,0 +1,275 @@
+//===- FuseOps.td - fuse dialect operations -----------------*- tablegen -*-===//
+//
+// Operator semantics are ONNX's (opset 13). Attribute names equal ONNX's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSE_OPS_TD
+#define FUSE_OPS_TD
+
+include "ir/FuseDialect.td"
+include "ir/FuseInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Fuse_Tensor : RankedTensorOf<[F32]>;
+def Fuse_OptionalTensor : Optional<Fuse_Tensor>;
+
+class Fuse_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Fuse_Dialect, mnemonic, traits>;
+
+// An operator with ONNX semantics: pure, shape-inferred, named after ONNX.
+class Fuse_OnnxOp<string mnemonic, string onnxName, list<Trait> traits = []>
+    : Fuse_Op<mnemonic, traits # [Pure,
+        DeclareOpInterfaceMethods<Fuse_ShapeInferenceOpInterface>,
+        Fuse_OnnxOpInterface]> {
+  string onnxOpName = onnxName;
+  let extraClassDeclaration = [{
+    static ::llvm::StringRef getOnnxName() { return "}] # onnxName # [{"; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Fuse_ConstantOp : Fuse_Op<"constant", [ConstantLike, Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "A constant tensor (weights, biases, statistics)";
+  let description = [{
+    Holds a dense f32 tensor. Importers store large weights as
+    `dense_resource` blobs so they are not uniqued into the context.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Fuse_UnaryOp<string mnemonic, string onnxName, list<Trait> traits = []>
+    : Fuse_OnnxOp<mnemonic, onnxName, traits> {
+  let arguments = (ins Fuse_Tensor:$input);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_ReluOp : Fuse_UnaryOp<"relu", "Relu"> { let summary = "max(x, 0)"; }
+def Fuse_SigmoidOp : Fuse_UnaryOp<"sigmoid", "Sigmoid"> { let summary = "1 / (1 + exp(-x))"; }
+def Fuse_TanhOp : Fuse_UnaryOp<"tanh", "Tanh"> { let summary = "tanh(x)"; }
+def Fuse_ErfOp : Fuse_UnaryOp<"erf", "Erf"> { let summary = "erf(x)"; }
+def Fuse_SqrtOp : Fuse_UnaryOp<"sqrt", "Sqrt"> { let summary = "sqrt(x)"; }
+
+def Fuse_GeluOp : Fuse_UnaryOp<"gelu", "Gelu"> {
+  let summary = "Gaussian error linear unit";
+  let description = [{ `approximate` is "none" (erf form) or "tanh". }];
+  let arguments = (ins Fuse_Tensor:$input,
+                   DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+}
+
+def Fuse_ClipOp : Fuse_UnaryOp<"clip", "Clip"> {
+  let summary = "min(max(x, min), max); an absent bound is unbounded";
+  let arguments = (ins Fuse_Tensor:$input, OptionalAttr<F32Attr>:$min,
+                   OptionalAttr<F32Attr>:$max);
+}
+
+class Fuse_BinaryOp<string mnemonic, string onnxName, list<Trait> traits = []>
+    : Fuse_OnnxOp<mnemonic, onnxName, traits> {
+  let description = [{ Elementwise with numpy broadcasting. }];
+  let arguments = (ins Fuse_Tensor:$lhs, Fuse_Tensor:$rhs);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_AddOp : Fuse_BinaryOp<"add", "Add", [Commutative]> { let summary = "lhs + rhs"; }
+def Fuse_SubOp : Fuse_BinaryOp<"sub", "Sub"> { let summary = "lhs - rhs"; }
+def Fuse_MulOp : Fuse_BinaryOp<"mul", "Mul", [Commutative]> { let summary = "lhs * rhs"; }
+def Fuse_DivOp : Fuse_BinaryOp<"div", "Div"> { let summary = "lhs / rhs"; }
+def Fuse_PowOp : Fuse_BinaryOp<"pow", "Pow"> { let summary = "lhs ^ rhs"; }
+
+//===----------------------------------------------------------------------===//
+// Convolution, normalisation, pooling
+//===----------------------------------------------------------------------===//
+
+def Fuse_ConvOp : Fuse_OnnxOp<"conv", "Conv"> {
+  let summary = "2-D convolution (NCHW input, OIHW weights)";
+  let description = [{
+    `pads` is [top, left, bottom, right]. `group` divides both the input and
+    the output channels; weights have `C_in / group` input channels.
+  }];
+  let arguments = (ins Fuse_Tensor:$input, Fuse_Tensor:$weight,
+                   Fuse_OptionalTensor:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Fuse_BatchNormOp : Fuse_OnnxOp<"batch_norm", "BatchNormalization"> {
+  let summary = "Inference batch normalisation over channel axis 1";
+  let arguments = (ins Fuse_Tensor:$input, Fuse_Tensor:$scale, Fuse_Tensor:$bias,
+                   Fuse_Tensor:$mean, Fuse_Tensor:$variance, F32Attr:$epsilon);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Fuse_LayerNormOp : Fuse_OnnxOp<"layer_norm", "LayerNormalization"> {
+  let summary = "Normalise over axes [axis, rank), then scale and shift";
+  let arguments = (ins Fuse_Tensor:$input, Fuse_Tensor:$scale,
+                   Fuse_OptionalTensor:$bias, I64Attr:$axis, F32Attr:$epsilon);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Fuse_SoftmaxOp : Fuse_OnnxOp<"softmax", "Softmax"> {
+  let summary = "Softmax along one axis";
+  let arguments = (ins Fuse_Tensor:$input, I64Attr:$axis);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_MaxPoolOp : Fuse_OnnxOp<"max_pool", "MaxPool"> {
+  let summary = "2-D max pooling; padded positions are -inf";
+  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_AveragePoolOp : Fuse_OnnxOp<"average_pool", "AveragePool"> {
+  let summary = "2-D average pooling";
+  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   BoolAttr:$ceil_mode, BoolAttr:$count_include_pad);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_GlobalAveragePoolOp
+    : Fuse_OnnxOp<"global_average_pool", "GlobalAveragePool"> {
+  let summary = "Mean over all spatial axes (N, C, ... -> N, C, 1, ...)";
+  let arguments = (ins Fuse_Tensor:$input);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_ReduceMeanOp : Fuse_OnnxOp<"reduce_mean", "ReduceMean"> {
+  let summary = "Mean over `axes` (sorted, non-negative)";
+  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$axes,
+                   BoolAttr:$keepdims);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+def Fuse_MatMulOp : Fuse_OnnxOp<"matmul", "MatMul"> {
+  let summary = "numpy matmul with batch broadcasting";
+  let arguments = (ins Fuse_Tensor:$lhs, Fuse_Tensor:$rhs);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_GemmOp : Fuse_OnnxOp<"gemm", "Gemm"> {
+  let summary = "alpha * op(A) * op(B) + beta * C on 2-D operands";
+  let arguments = (ins Fuse_Tensor:$a, Fuse_Tensor:$b, Fuse_OptionalTensor:$c,
+                   F32Attr:$alpha, F32Attr:$beta, BoolAttr:$transA,
+                   BoolAttr:$transB);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Fuse_PadOp : Fuse_OnnxOp<"pad", "Pad"> {
+  let summary = "Pad with a constant, by reflection, or by repeating the edge";
+  let description = [{
+    `pads` holds all begin amounts, then all end amounts (2 x rank, each >= 0).
+    `mode` is "constant", "reflect" or "edge"; `value` fills constant pads.
+  }];
+  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$pads,
+                   DefaultValuedStrAttr<StrAttr, "constant">:$mode,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$value);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_ReshapeOp : Fuse_OnnxOp<"reshape", "Reshape"> {
+  let summary = "Reinterpret the shape; 0 copies an input dim, -1 is inferred";
+  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Fuse_FlattenOp : Fuse_OnnxOp<"flatten", "Flatten"> {
+  let summary = "Collapse to 2-D: [d0*..*d(axis-1), d(axis)*..]";
+  let arguments = (ins Fuse_Tensor:$input, I64Attr:$axis);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_TransposeOp : Fuse_OnnxOp<"transpose", "Transpose"> {
+  let summary = "Permute dimensions: output dim i is input dim perm[i]";
+  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_ConcatOp : Fuse_OnnxOp<"concat", "Concat"> {
+  let summary = "Concatenate along `axis`";
+  let arguments = (ins Variadic<Fuse_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Fused groups
+//===----------------------------------------------------------------------===//
+
+def Fuse_SuperkernelOp : Fuse_Op<"superkernel", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A fused group of ops that codegen emits as one kernel";
+  let description = [{
+    The body's block arguments correspond one to one to the operands; the
+    `fuse.yield` terminator returns one value per result. `kind` names the
+    kernel template (conv, gemm, elementwise, reduction, ...); `sym_name` is
+    the readable kernel name; `estimated_us` is the cost model's estimate.
+  }];
+  let arguments = (ins Variadic<Fuse_Tensor>:$inputs, StrAttr:$sym_name,
+                   StrAttr:$kind, OptionalAttr<F64Attr>:$estimated_us);
+  let results = (outs Variadic<Fuse_Tensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `kind` $kind `(` $inputs `)` attr-dict-with-keyword `:` functional-type($inputs, $outputs) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Fuse_YieldOp : Fuse_Op<"yield", [Pure, Terminator,
+    HasParent<"SuperkernelOp">]> {
+  let summary = "Returns the results of a superkernel body";
+  let arguments = (ins Variadic<Fuse_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::ValueRange()); }]>];
+}
+
+#endif // FUSE_OPS_TD

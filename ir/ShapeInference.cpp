@@ -1,0 +1,509 @@
+//===- ShapeInference.cpp - Result types of fuse ops -------------------===//
+//
+// Each op computes its result type from operand types and attributes and
+// diagnoses everything that makes that impossible. Shape inference doubles as
+// the op verifier (see FuseInterfaces.td), so every attribute range check
+// lives here, next to the arithmetic that needs it.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/FuseOps.h"
+#include "ir/ShapeUtils.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace fusec::fuse {
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return llvm::cast<RankedTensorType>(value.getType()).getShape();
+}
+
+LogicalResult success(SmallVectorImpl<Type> &inferred, Operation *op,
+                      ArrayRef<int64_t> shape) {
+  inferred.push_back(f32TensorType(op->getContext(), shape));
+  return mlir::success();
+}
+
+LogicalResult expectRank(Operation *op, StringRef what, Value value,
+                         int64_t rank) {
+  if (static_cast<int64_t>(shapeOf(value).size()) == rank)
+    return mlir::success();
+  return op->emitOpError() << what << " must have rank " << rank << ", got "
+                           << shapeToString(shapeOf(value));
+}
+
+LogicalResult expectStatic(Operation *op, StringRef what, int64_t dim) {
+  if (dim != kDynamic)
+    return mlir::success();
+  return op->emitOpError() << what << " must be static, not the batch dimension";
+}
+
+/// Checks `values` has `size` entries, each >= `min`.
+LogicalResult expectArray(Operation *op, StringRef name, ArrayRef<int64_t> values,
+                          size_t size, int64_t min) {
+  if (values.size() != size)
+    return op->emitOpError() << "'" << name << "' must have " << size
+                             << " entries, got " << values.size();
+  for (int64_t v : values)
+    if (v < min)
+      return op->emitOpError() << "'" << name << "' entries must be >= " << min
+                               << ", got " << v;
+  return mlir::success();
+}
+
+LogicalResult expectAxis(Operation *op, StringRef name, int64_t axis,
+                         int64_t rank) {
+  if (axis >= 0 && axis < rank)
+    return mlir::success();
+  return op->emitOpError() << "'" << name << "' " << axis
+                           << " is out of range for rank " << rank;
+}
+
+LogicalResult inferUnary(Operation *op, SmallVectorImpl<Type> &inferred) {
+  return success(inferred, op, shapeOf(op->getOperand(0)));
+}
+
+LogicalResult inferBroadcast(Operation *op, SmallVectorImpl<Type> &inferred) {
+  auto lhs = shapeOf(op->getOperand(0)), rhs = shapeOf(op->getOperand(1));
+  auto result = broadcastShapes(lhs, rhs);
+  if (!result)
+    return op->emitOpError() << "operands do not broadcast: "
+                             << shapeToString(lhs) << " and " << shapeToString(rhs);
+  return success(inferred, op, *result);
+}
+
+/// Spatial output sizes shared by conv and pooling. `kernel` holds the window
+/// sizes for the trailing spatial dims of `input`.
+LogicalResult inferWindowed(Operation *op, ArrayRef<int64_t> input,
+                            ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                            ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+                            bool ceilMode, SmallVectorImpl<int64_t> &spatial) {
+  if (failed(expectArray(op, "strides", strides, 2, 1)) ||
+      failed(expectArray(op, "pads", pads, 4, 0)) ||
+      failed(expectArray(op, "dilations", dilations, 2, 1)))
+    return failure();
+  for (int i = 0; i < 2; ++i) {
+    int64_t size = input[2 + i];
+    if (failed(expectStatic(op, "spatial input dimension", size)))
+      return failure();
+    int64_t out = slidingWindowOutputSize(size, kernel[i], strides[i], pads[i],
+                                          pads[i + 2], dilations[i], ceilMode);
+    if (out < 1)
+      return op->emitOpError()
+             << "window of size " << kernel[i] << " (dilation " << dilations[i]
+             << ") does not fit spatial dimension " << i << " of size " << size
+             << " with padding " << pads[i] << "+" << pads[i + 2];
+    spatial.push_back(out);
+  }
+  return mlir::success();
+}
+
+} // namespace
+
+LogicalResult verifyInferredResultTypes(Operation *op) {
+  auto inference = llvm::cast<ShapeInferenceOpInterface>(op);
+  SmallVector<Type> inferred;
+  if (failed(inference.inferResultTypes(inferred)))
+    return failure();
+  if (TypeRange(inferred) == op->getResultTypes())
+    return mlir::success();
+  auto diag = op->emitOpError() << "result type ";
+  llvm::interleaveComma(op->getResultTypes(), diag);
+  diag << " does not match the inferred type ";
+  llvm::interleaveComma(inferred, diag);
+  return diag;
+}
+
+LogicalResult inferAndSetResultTypes(Operation *op) {
+  auto inference = llvm::dyn_cast<ShapeInferenceOpInterface>(op);
+  if (!inference)
+    return mlir::success();
+  SmallVector<Type> inferred;
+  if (failed(inference.inferResultTypes(inferred)))
+    return failure();
+  for (auto [result, type] : llvm::zip(op->getResults(), inferred))
+    result.setType(type);
+  return mlir::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+#define FUSE_UNARY_INFERENCE(OP)                                               \
+  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &inferred) {        \
+    return inferUnary(*this, inferred);                                        \
+  }
+FUSE_UNARY_INFERENCE(ReluOp)
+FUSE_UNARY_INFERENCE(SigmoidOp)
+FUSE_UNARY_INFERENCE(TanhOp)
+FUSE_UNARY_INFERENCE(ErfOp)
+FUSE_UNARY_INFERENCE(SqrtOp)
+#undef FUSE_UNARY_INFERENCE
+
+LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError() << "'approximate' must be \"none\" or \"tanh\", got \""
+                         << getApproximate() << "\"";
+  return inferUnary(*this, inferred);
+}
+
+LogicalResult ClipOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (getMin() && getMax() && getMin()->convertToFloat() > getMax()->convertToFloat())
+    return emitOpError() << "'min' " << getMin()->convertToFloat()
+                         << " is greater than 'max' " << getMax()->convertToFloat();
+  return inferUnary(*this, inferred);
+}
+
+#define FUSE_BINARY_INFERENCE(OP)                                              \
+  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &inferred) {        \
+    return inferBroadcast(*this, inferred);                                    \
+  }
+FUSE_BINARY_INFERENCE(AddOp)
+FUSE_BINARY_INFERENCE(SubOp)
+FUSE_BINARY_INFERENCE(MulOp)
+FUSE_BINARY_INFERENCE(DivOp)
+FUSE_BINARY_INFERENCE(PowOp)
+#undef FUSE_BINARY_INFERENCE
+
+//===----------------------------------------------------------------------===//
+// Convolution, normalisation, pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (failed(expectRank(*this, "input", getInput(), 4)) ||
+      failed(expectRank(*this, "weight", getWeight(), 4)))
+    return failure();
+  auto input = shapeOf(getInput()), weight = shapeOf(getWeight());
+  int64_t group = getGroup();
+  int64_t channels = input[1], filters = weight[0];
+  if (failed(expectStatic(*this, "input channel dimension", channels)) ||
+      failed(expectStatic(*this, "weight shape", filters)))
+    return failure();
+  if (group < 1)
+    return emitOpError() << "'group' must be >= 1, got " << group;
+  if (channels % group != 0 || filters % group != 0)
+    return emitOpError() << "'group' " << group << " must divide the input channels ("
+                         << channels << ") and the output channels (" << filters << ")";
+  if (weight[1] != channels / group)
+    return emitOpError() << "weight has " << weight[1]
+                         << " input channels per group, expected " << channels / group
+                         << " (input channels " << channels << " / group " << group << ")";
+  if (getBias()) {
+    auto bias = shapeOf(getBias());
+    if (bias.size() != 1 || bias[0] != filters)
+      return emitOpError() << "bias must have shape [" << filters << "], got "
+                           << shapeToString(bias);
+  }
+  SmallVector<int64_t> spatial;
+  if (failed(inferWindowed(*this, input, weight.drop_front(2), getStrides(),
+                           getPads(), getDilations(), /*ceilMode=*/false, spatial)))
+    return failure();
+  return success(inferred, *this, {input[0], filters, spatial[0], spatial[1]});
+}
+
+LogicalResult BatchNormOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  if (input.size() < 2)
+    return emitOpError() << "input must have rank >= 2, got " << shapeToString(input);
+  if (failed(expectStatic(*this, "channel dimension", input[1])))
+    return failure();
+  if (getEpsilon().convertToFloat() < 0)
+    return emitOpError() << "'epsilon' must be >= 0";
+  const StringRef names[] = {"scale", "bias", "mean", "variance"};
+  const Value params[] = {getScale(), getBias(), getMean(), getVariance()};
+  for (auto [name, value] : llvm::zip(names, params)) {
+    auto shape = shapeOf(value);
+    if (shape.size() != 1 || shape[0] != input[1])
+      return emitOpError() << name << " must have shape [" << input[1] << "], got "
+                           << shapeToString(shape);
+  }
+  return success(inferred, *this, input);
+}
+
+LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  int64_t rank = input.size();
+  if (failed(expectAxis(*this, "axis", getAxis(), rank)))
+    return failure();
+  if (getEpsilon().convertToFloat() < 0)
+    return emitOpError() << "'epsilon' must be >= 0";
+  auto normalized = input.drop_front(getAxis());
+  for (Value param : {getScale(), getBias()}) {
+    if (!param)
+      continue;
+    if (!broadcastsTo(shapeOf(param), normalized))
+      return emitOpError() << "scale and bias must broadcast to the normalised shape "
+                           << shapeToString(normalized) << ", got "
+                           << shapeToString(shapeOf(param));
+  }
+  return success(inferred, *this, input);
+}
+
+LogicalResult SoftmaxOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  if (failed(expectAxis(*this, "axis", getAxis(), input.size())))
+    return failure();
+  return success(inferred, *this, input);
+}
+
+LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (failed(expectRank(*this, "input", getInput(), 4)) ||
+      failed(expectArray(*this, "kernel_shape", getKernelShape(), 2, 1)))
+    return failure();
+  auto input = shapeOf(getInput());
+  SmallVector<int64_t> spatial;
+  if (failed(inferWindowed(*this, input, getKernelShape(), getStrides(), getPads(),
+                           getDilations(), getCeilMode(), spatial)))
+    return failure();
+  return success(inferred, *this, {input[0], input[1], spatial[0], spatial[1]});
+}
+
+LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (failed(expectRank(*this, "input", getInput(), 4)) ||
+      failed(expectArray(*this, "kernel_shape", getKernelShape(), 2, 1)))
+    return failure();
+  auto input = shapeOf(getInput());
+  SmallVector<int64_t> spatial;
+  int64_t noDilation[] = {1, 1};
+  if (failed(inferWindowed(*this, input, getKernelShape(), getStrides(), getPads(),
+                           noDilation, getCeilMode(), spatial)))
+    return failure();
+  return success(inferred, *this, {input[0], input[1], spatial[0], spatial[1]});
+}
+
+LogicalResult GlobalAveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  if (input.size() < 3)
+    return emitOpError() << "input must have rank >= 3, got " << shapeToString(input);
+  for (int64_t dim : input.drop_front(2))
+    if (failed(expectStatic(*this, "spatial input dimension", dim)))
+      return failure();
+  SmallVector<int64_t> shape(input.begin(), input.end());
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  return success(inferred, *this, shape);
+}
+
+LogicalResult ReduceMeanOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  auto axes = getAxes();
+  if (axes.empty())
+    return emitOpError() << "'axes' must not be empty";
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (failed(expectAxis(*this, "axes", axes[i], input.size())))
+      return failure();
+    if (i && axes[i] <= axes[i - 1])
+      return emitOpError() << "'axes' must be sorted and unique";
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0, rank = input.size(); d < rank; ++d) {
+    if (!llvm::is_contained(axes, d))
+      shape.push_back(input[d]);
+    else if (getKeepdims())
+      shape.push_back(1);
+  }
+  return success(inferred, *this, shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> lhs(shapeOf(getLhs())), rhs(shapeOf(getRhs()));
+  if (lhs.empty() || rhs.empty())
+    return emitOpError() << "operands must have rank >= 1";
+  bool lhsVector = lhs.size() == 1, rhsVector = rhs.size() == 1;
+  if (lhsVector)
+    lhs.insert(lhs.begin(), 1);
+  if (rhsVector)
+    rhs.push_back(1);
+  int64_t k = lhs.back(), k2 = rhs[rhs.size() - 2];
+  if (k != k2 || k == kDynamic)
+    return emitOpError() << "contraction dimensions differ: "
+                         << shapeToString(shapeOf(getLhs())) << " x "
+                         << shapeToString(shapeOf(getRhs()));
+  auto batch = broadcastShapes(ArrayRef<int64_t>(lhs).drop_back(2),
+                               ArrayRef<int64_t>(rhs).drop_back(2));
+  if (!batch)
+    return emitOpError() << "batch dimensions do not broadcast: "
+                         << shapeToString(shapeOf(getLhs())) << " x "
+                         << shapeToString(shapeOf(getRhs()));
+  SmallVector<int64_t> shape(*batch);
+  if (!lhsVector)
+    shape.push_back(lhs[lhs.size() - 2]);
+  if (!rhsVector)
+    shape.push_back(rhs.back());
+  return success(inferred, *this, shape);
+}
+
+LogicalResult GemmOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (failed(expectRank(*this, "A", getA(), 2)) ||
+      failed(expectRank(*this, "B", getB(), 2)))
+    return failure();
+  auto a = shapeOf(getA()), b = shapeOf(getB());
+  int64_t m = getTransA() ? a[1] : a[0], k = getTransA() ? a[0] : a[1];
+  int64_t k2 = getTransB() ? b[1] : b[0], n = getTransB() ? b[0] : b[1];
+  if (k != k2 || k == kDynamic)
+    return emitOpError() << "contraction dimensions differ: A " << shapeToString(a)
+                         << (getTransA() ? " (transposed)" : "") << ", B "
+                         << shapeToString(b) << (getTransB() ? " (transposed)" : "");
+  if (getC() && !broadcastsTo(shapeOf(getC()), {m, n}))
+    return emitOpError() << "C " << shapeToString(shapeOf(getC()))
+                         << " does not broadcast to " << shapeToString({m, n});
+  return success(inferred, *this, {m, n});
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  int64_t rank = input.size();
+  auto pads = getPads();
+  if (static_cast<int64_t>(pads.size()) != 2 * rank)
+    return emitOpError() << "'pads' must have 2 x rank = " << 2 * rank
+                         << " entries, got " << pads.size();
+  StringRef mode = getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return emitOpError() << "'mode' must be \"constant\", \"reflect\" or \"edge\", got \""
+                         << mode << "\"";
+  SmallVector<int64_t> shape(input.begin(), input.end());
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t begin = pads[d], end = pads[d + rank];
+    if (begin < 0 || end < 0)
+      return emitOpError() << "negative pads (cropping) are not supported, got "
+                           << begin << " and " << end << " on axis " << d;
+    if (begin == 0 && end == 0)
+      continue;
+    if (input[d] == kDynamic)
+      return emitOpError() << "cannot pad the batch dimension (axis " << d << ")";
+    if (mode == "reflect" && (begin >= input[d] || end >= input[d]))
+      return emitOpError() << "reflect pads must be smaller than the dimension ("
+                           << input[d] << ") on axis " << d;
+    if (mode == "edge" && input[d] == 0)
+      return emitOpError() << "edge padding of an empty axis " << d;
+    shape[d] += begin + end;
+  }
+  return success(inferred, *this, shape);
+}
+
+LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  auto target = getShape();
+  SmallVector<int64_t> shape;
+  int64_t inferIndex = -1, known = 1;
+  bool batchCopied = false;
+  for (size_t i = 0; i < target.size(); ++i) {
+    int64_t dim = target[i];
+    if (dim == 0) {
+      if (i >= input.size())
+        return emitOpError() << "'shape' entry " << i << " copies a dimension the input lacks";
+      dim = input[i];
+    } else if (dim == -1) {
+      if (inferIndex >= 0)
+        return emitOpError() << "'shape' may hold at most one -1";
+      inferIndex = i;
+    } else if (dim < -1) {
+      return emitOpError() << "'shape' entry " << dim << " is invalid";
+    }
+    if (dim == kDynamic)
+      batchCopied = true;
+    else if (dim != -1)
+      known *= dim;
+    shape.push_back(dim);
+  }
+  auto inputElements = collapseDims(input);
+  if (!inputElements)
+    return emitOpError() << "input " << shapeToString(input) << " is invalid";
+  bool inputDynamic = *inputElements == kDynamic ||
+                      llvm::is_contained(input, kDynamic);
+  int64_t inputKnown = 1;
+  for (int64_t dim : input)
+    if (dim != kDynamic)
+      inputKnown *= dim;
+  if (inputDynamic && !batchCopied) {
+    // The batch dimension must land, alone, on the -1 entry.
+    if (inferIndex < 0 || known == 0 || inputKnown != known)
+      return emitOpError() << "cannot reshape " << shapeToString(input) << " to "
+                           << shapeToString(target)
+                           << ": the batch dimension must map to exactly one output dimension";
+    shape[inferIndex] = kDynamic;
+  } else {
+    if (inferIndex >= 0) {
+      if (known == 0 || inputKnown % known != 0)
+        return emitOpError() << "cannot infer the -1 entry reshaping "
+                             << shapeToString(input) << " to " << shapeToString(target);
+      shape[inferIndex] = inputKnown / known;
+    } else if (inputKnown != known) {
+      return emitOpError() << "cannot reshape " << shapeToString(input) << " ("
+                           << inputKnown << " elements per batch) to "
+                           << shapeToString(target);
+    }
+  }
+  return success(inferred, *this, shape);
+}
+
+LogicalResult FlattenOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > static_cast<int64_t>(input.size()))
+    return emitOpError() << "'axis' " << axis << " is out of range [0, "
+                         << input.size() << "]";
+  auto outer = collapseDims(input.take_front(axis));
+  auto inner = collapseDims(input.drop_front(axis));
+  if (!outer || !inner)
+    return emitOpError() << "flattening " << shapeToString(input) << " at axis " << axis
+                         << " would merge the batch dimension with other dimensions";
+  return success(inferred, *this, {*outer, *inner});
+}
+
+LogicalResult TransposeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  auto perm = getPerm();
+  if (perm.size() != input.size())
+    return emitOpError() << "'perm' must have " << input.size() << " entries, got "
+                         << perm.size();
+  SmallVector<bool> seen(input.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(input.size()) || seen[p])
+      return emitOpError() << "'perm' must be a permutation of [0, " << input.size() << ")";
+    seen[p] = true;
+    shape.push_back(input[p]);
+  }
+  return success(inferred, *this, shape);
+}
+
+LogicalResult ConcatOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
+  SmallVector<int64_t> shape(shapeOf(getInputs().front()));
+  int64_t axis = getAxis();
+  if (failed(expectAxis(*this, "axis", axis, shape.size())) ||
+      failed(expectStatic(*this, "concatenated dimension", shape[axis])))
+    return failure();
+  for (Value input : getInputs().drop_front()) {
+    auto other = shapeOf(input);
+    if (other.size() != shape.size())
+      return emitOpError() << "inputs must have equal ranks, got "
+                           << shapeToString(shape) << " and " << shapeToString(other);
+    for (size_t d = 0; d < other.size(); ++d) {
+      if (static_cast<int64_t>(d) == axis) {
+        if (failed(expectStatic(*this, "concatenated dimension", other[d])))
+          return failure();
+        shape[d] += other[d];
+      } else if (other[d] != shape[d]) {
+        return emitOpError() << "inputs differ on axis " << d << ": "
+                             << shapeToString(shapeOf(getInputs().front())) << " and "
+                             << shapeToString(other);
+      }
+    }
+  }
+  return success(inferred, *this, shape);
+}
+
+} // namespace fusec::fuse

@@ -1,0 +1,52 @@
+//===- ShapeUtils.h - Shape helpers for fuse shape inference ---*- C++ -*-===//
+//
+// A dynamic dimension in the fuse dialect always stands for the batch size,
+// so two dynamic dimensions are equal and a dynamic dimension only broadcasts
+// against 1.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_IR_SHAPEUTILS_H
+#define FUSEC_IR_SHAPEUTILS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace fusec::fuse {
+
+inline constexpr int64_t kDynamic = mlir::ShapedType::kDynamic;
+
+/// The f32 ranked tensor type of `shape`.
+mlir::RankedTensorType f32TensorType(mlir::MLIRContext *ctx,
+                                     llvm::ArrayRef<int64_t> shape);
+
+/// Numpy-style broadcast of two shapes. Returns std::nullopt when they are
+/// incompatible.
+std::optional<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+/// True when `from` broadcasts to exactly `to` (unidirectional broadcasting).
+bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+
+/// Product of dims, where a group holding the dynamic (batch) dimension must
+/// otherwise be all ones: returns kDynamic for such a group and std::nullopt
+/// when the batch dimension would be merged with another dimension.
+std::optional<int64_t> collapseDims(llvm::ArrayRef<int64_t> dims);
+
+/// "[?, 3, 32, 32]" for diagnostics.
+std::string shapeToString(llvm::ArrayRef<int64_t> shape);
+
+/// Output size of a sliding window (conv or pool) along one axis.
+/// `ceilMode` follows ONNX/PyTorch: the last window must start inside the
+/// input or the begin padding.
+int64_t slidingWindowOutputSize(int64_t inputSize, int64_t kernelSize,
+                                int64_t stride, int64_t padBegin,
+                                int64_t padEnd, int64_t dilation,
+                                bool ceilMode);
+
+} // namespace fusec::fuse
+
+#endif // FUSEC_IR_SHAPEUTILS_H

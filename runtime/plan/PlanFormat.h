@@ -1,0 +1,85 @@
+//===- PlanFormat.h - The one definition of the model.plan file format ----===//
+//
+// Shared by the plan writer (compiler/) and the plan reader (runtime/). It
+// holds no MLIR or LLVM types so the runtime can be built without them.
+// docs/plan-format.md describes the manifest fields in prose.
+//
+// File layout (all integers little-endian):
+//   [0,  8)   magic "FUSEPLAN"
+//   [8, 12)   uint32 major version
+//   [12,16)   uint32 minor version
+//   [16,24)   uint64 manifest offset   (always kHeaderSize)
+//   [24,32)   uint64 manifest size in bytes (UTF-8 JSON)
+//   [32,40)   uint64 FNV-1a 64 checksum of the manifest bytes
+//   [40,48)   uint64 total file size
+//   [48,64)   zero padding
+//   manifest JSON, then binary sections, each starting at a multiple of
+//   kSectionAlignment. The manifest's "sections" array gives each section's
+//   name, offset, size and checksum (FNV-1a 64, lowercase hex string).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_PLAN_PLANFORMAT_H
+#define FUSEC_RUNTIME_PLAN_PLANFORMAT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace fusec::plan {
+
+inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
+/// A reader accepts any minor version of its own major version; a newer major
+/// version is rejected.
+inline constexpr uint32_t kMajorVersion = 1;
+inline constexpr uint32_t kMinorVersion = 0;
+inline constexpr uint64_t kHeaderSize = 64;
+inline constexpr uint64_t kSectionAlignment = 64;
+/// Arena buffers start at multiples of this (bytes).
+inline constexpr uint64_t kBufferAlignment = 64;
+
+/// Section names.
+inline constexpr const char *kWeightsSection = "weights";
+inline constexpr const char *kKernelImagesSection = "kernel_images";
+
+/// A dimension in a manifest shape is either a non-negative static size or
+/// kBatchDim, the symbolic batch size chosen at run time.
+inline constexpr int64_t kBatchDim = -1;
+
+struct FileHeader {
+  char magic[8];
+  uint32_t major;
+  uint32_t minor;
+  uint64_t manifestOffset;
+  uint64_t manifestSize;
+  uint64_t manifestChecksum;
+  uint64_t fileSize;
+  uint8_t reserved[16];
+};
+static_assert(sizeof(FileHeader) == kHeaderSize, "plan header must be 64 bytes");
+
+/// FNV-1a, 64 bit. Used for section and manifest checksums.
+inline uint64_t fnv1a64(const void *data, size_t size,
+                        uint64_t hash = 0xcbf29ce484222325ULL) {
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+inline std::string toHex64(uint64_t value) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, value >>= 4)
+    out[i] = digits[value & 0xf];
+  return out;
+}
+
+inline uint64_t alignTo(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+} // namespace fusec::plan
+
+#endif // FUSEC_RUNTIME_PLAN_PLANFORMAT_H
