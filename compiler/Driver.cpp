@@ -1,0 +1,113 @@
+//===- Driver.cpp - import -> passes -> plan ------------------------------===//
+#include "compiler/Driver.h"
+#include "compiler/Diagnostics.h"
+#include "compiler/export/JsonExporter.h"
+#include "compiler/import/JsonImporter.h"
+#include "compiler/import/OnnxImporter.h"
+
+#include "ir/FuseDialect.h"
+#include "ir/FuseOps.h"
+
+#include "runtime/plan/PlanFormat.h"
+#include "runtime/support/FileIO.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace fusec {
+namespace {
+
+/// Writes text to stdout ("-") or atomically to a file.
+LogicalResult writeText(MLIRContext &context, const std::string &path, const std::string &text) {
+  if (path == "-") {
+    llvm::outs() << text;
+    llvm::outs().flush();
+    return success();
+  }
+  try {
+    runtime::writeFileAtomically(path, std::vector<uint8_t>(text.begin(), text.end()));
+  } catch (const std::exception &error) {
+    return emitError(UnknownLoc::get(&context)) << error.what();
+  }
+  return success();
+}
+
+std::string printModule(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  os << "\n";
+  return os.str();
+}
+
+/// FNV-1a 64 of the model file, recorded in the plan.
+uint64_t hashFile(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return 0;
+  StringRef bytes = (*buffer)->getBuffer();
+  return plan::fnv1a64(bytes.data(), bytes.size());
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context) {
+  StringRef extension = llvm::sys::path::extension(path);
+  if (extension == ".json")
+    return import::importJsonModel(path, context);
+  if (extension == ".onnx")
+    return import::importOnnxModel(path, context);
+  if (extension == ".mlir")
+    return parseSourceFile<ModuleOp>(path, &context);
+  emitError(FileLineColLoc::get(&context, path, 0, 0))
+      << "unknown model format '" << extension << "' (expected .json, .onnx or .mlir)";
+  return nullptr;
+}
+
+int runDriver(const DriverOptions &options) {
+  DialectRegistry registry;
+  registerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  FusecDiagnosticHandler diagnostics(&context);
+
+  OwningOpRef<ModuleOp> module = importModel(options.inputPath, context);
+  if (!module)
+    return 1;
+  if (options.emit == EmitKind::Mlir)
+    return failed(writeText(context, options.outputPath, printModule(*module)));
+  if (options.emit == EmitKind::Json)
+    return failed(exportJsonModel(*module, options.outputPath));
+
+  PassManager pm(&context);
+  buildFusionPipeline(pm, options.fusion);
+  if (failed(pm.run(*module)))
+    return 1;
+  if (options.emit == EmitKind::FusedMlir)
+    return failed(writeText(context, options.outputPath, printModule(*module)));
+
+  PlanOptions planOptions = options.plan;
+  planOptions.sourceHash = hashFile(options.inputPath);
+  auto bytes = buildPlan(*module, planOptions);
+  if (failed(bytes))
+    return 1;
+  try {
+    runtime::writeFileAtomically(options.outputPath, *bytes);
+  } catch (const std::exception &error) {
+    emitError(UnknownLoc::get(&context)) << error.what();
+    return 1;
+  }
+  if (options.verbose)
+    llvm::errs() << "fusec: wrote " << options.outputPath << " (" << bytes->size()
+                 << " bytes)\n";
+  return 0;
+}
+
+} // namespace fusec

@@ -1,0 +1,48 @@
+//===- Driver.h - import -> passes -> plan ----------------------*- C++ -*-===//
+#ifndef FUSEC_COMPILER_DRIVER_H
+#define FUSEC_COMPILER_DRIVER_H
+
+#include "compiler/PlanWriter.h"
+#include "passes/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace fusec {
+
+enum class EmitKind {
+  /// The imported, verified IR.
+  Mlir,
+  /// The IR after the fusion pipeline.
+  FusedMlir,
+  /// The project's JSON format, weights in a .safetensors next to it.
+  Json,
+  /// The executable plan.
+  Plan,
+};
+
+struct DriverOptions {
+  std::string inputPath;
+  /// "-" writes text outputs to stdout.
+  std::string outputPath;
+  EmitKind emit = EmitKind::Plan;
+  FusionOptions fusion;
+  PlanOptions plan;
+  bool verbose = false;
+};
+
+/// Imports a model by its extension (.json, .onnx, .mlir) into `context`.
+/// Errors are reported through the context's diagnostics.
+mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path,
+                                              mlir::MLIRContext &context);
+
+/// Runs the whole compiler for one model and writes the requested output.
+/// Returns a process exit code; diagnostics go to stderr. Outputs are written
+/// atomically: an error never leaves a partial file.
+int runDriver(const DriverOptions &options);
+
+} // namespace fusec
+
+#endif // FUSEC_COMPILER_DRIVER_H

@@ -1,0 +1,51 @@
+//===- MemoryPlanner.h - Arena placement by liveness -----------*- C++ -*-===//
+//
+// Intermediate tensors share one arena: a tensor's bytes are reused once its
+// last reader has run. Sizes are linear in the batch size (`perBatch * batch
+// + fixed`), and so are offsets: batch-scaled tensors are placed in a region
+// whose layout, computed in per-batch bytes, scales with the batch without
+// creating overlaps; fixed-size tensors follow it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_COMPILER_MEMORYPLANNER_H
+#define FUSEC_COMPILER_MEMORYPLANNER_H
+
+#include <cstdint>
+#include <vector>
+
+namespace fusec {
+
+/// A linear function of the batch size, in bytes.
+struct LinearBytes {
+  uint64_t perBatch = 0;
+  uint64_t fixed = 0;
+  uint64_t at(uint64_t batch) const { return perBatch * batch + fixed; }
+  bool operator==(const LinearBytes &other) const {
+    return perBatch == other.perBatch && fixed == other.fixed;
+  }
+};
+
+struct BufferLifetime {
+  /// Exactly one of perBatch/fixed is non-zero (or both zero for empty tensors).
+  LinearBytes size;
+  /// The step (kernel index) writing the buffer and the last step reading it.
+  size_t firstStep = 0;
+  size_t lastStep = 0;
+};
+
+struct MemoryPlan {
+  /// One offset per buffer, in the input order.
+  std::vector<LinearBytes> offsets;
+  LinearBytes arenaSize;
+  /// Peak of simultaneously live bytes at batch 1, at the step where it peaks:
+  /// no placement can use less at that step, at any batch.
+  LinearBytes lowerBound;
+};
+
+/// Greedy by size: larger buffers are placed first, each at the lowest
+/// aligned offset that does not overlap a placed buffer live at the same time.
+MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers, uint64_t alignment);
+
+} // namespace fusec
+
+#endif // FUSEC_COMPILER_MEMORYPLANNER_H

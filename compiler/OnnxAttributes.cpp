@@ -1,0 +1,29 @@
+//===- OnnxAttributes.cpp - fuse op attributes as ONNX JSON ---------------===//
+#include "compiler/OnnxAttributes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+
+namespace fusec {
+
+nlohmann::json onnxAttributesToJson(Operation *op) {
+  nlohmann::json attrs = nlohmann::json::object();
+  for (NamedAttribute attr : op->getAttrDictionary()) {
+    std::string name = attr.getName().str();
+    Attribute value = attr.getValue();
+    if (auto ints = llvm::dyn_cast<DenseI64ArrayAttr>(value))
+      attrs[name] = std::vector<int64_t>(ints.asArrayRef());
+    else if (auto flag = llvm::dyn_cast<BoolAttr>(value))
+      attrs[name] = flag.getValue() ? 1 : 0;
+    else if (auto integer = llvm::dyn_cast<IntegerAttr>(value))
+      attrs[name] = integer.getInt();
+    else if (auto number = llvm::dyn_cast<FloatAttr>(value))
+      attrs[name] = number.getValueAsDouble();
+    else if (auto text = llvm::dyn_cast<StringAttr>(value))
+      attrs[name] = text.str();
+  }
+  return attrs;
+}
+
+} // namespace fusec

@@ -1,0 +1,285 @@
+//===- PlanWriter.cpp - Lower a fused module to a model.plan --------------===//
+#include "compiler/PlanWriter.h"
+#include "compiler/MemoryPlanner.h"
+#include "compiler/OnnxAttributes.h"
+#include "compiler/ValueNames.h"
+#include "compiler/Version.h"
+#include "compiler/import/GraphBuilder.h"
+
+#include "ir/ConstantData.h"
+#include "ir/FuseOps.h"
+#include "ir/OpClassification.h"
+
+#include "runtime/plan/PlanContainer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace mlir;
+using nlohmann::json;
+
+namespace fusec {
+namespace {
+
+json shapeToJson(Type type) {
+  json shape = json::array();
+  for (int64_t dim : llvm::cast<RankedTensorType>(type).getShape())
+    shape.push_back(ShapedType::isDynamic(dim) ? plan::kBatchDim : dim);
+  return shape;
+}
+
+LinearBytes bytesOf(Type type) {
+  auto tensor = llvm::cast<RankedTensorType>(type);
+  uint64_t elements = sizeof(float);
+  bool scaled = false;
+  for (int64_t dim : tensor.getShape()) {
+    if (ShapedType::isDynamic(dim))
+      scaled = true;
+    else
+      elements *= dim;
+  }
+  return scaled ? LinearBytes{elements, 0} : LinearBytes{0, elements};
+}
+
+
+std::string sanitize(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+class PlanBuilder {
+public:
+  PlanBuilder(func::FuncOp func, const PlanOptions &options)
+      : func(func), options(options), names(func) {}
+
+  FailureOr<std::vector<uint8_t>> build();
+
+private:
+  struct Buffer {
+    std::string name;
+    std::string kind;
+    Type type;
+    uint64_t weightOffset = 0;
+    size_t firstStep = 0, lastStep = 0;
+  };
+
+  FailureOr<size_t> bufferFor(Value value);
+  size_t addBuffer(std::string name, std::string kind, Type type) {
+    buffers.push_back({std::move(name), std::move(kind), type});
+    return buffers.size() - 1;
+  }
+  LogicalResult addKernel(Operation *op);
+  LogicalResult addCopyKernel(Value from, size_t toBuffer);
+  json opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals, json &values);
+
+  func::FuncOp func;
+  const PlanOptions &options;
+  ValueNames names;
+  std::vector<Buffer> buffers;
+  llvm::DenseMap<Value, size_t> bufferOfValue;
+  std::vector<uint8_t> weights;
+  json kernels = json::array();
+};
+
+FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
+  auto it = bufferOfValue.find(value);
+  if (it != bufferOfValue.end())
+    return it->second;
+  auto constant = value.getDefiningOp<fuse::ConstantOp>();
+  if (!constant)
+    return emitError(value.getLoc()) << "value used before a kernel computes it";
+  auto data = fuse::getConstantData(constant.getValue());
+  if (!data)
+    return constant.emitError() << "constant data is unavailable (elided resource?)";
+  size_t id = addBuffer(names[value], "weight", value.getType());
+  weights.resize(plan::alignTo(weights.size(), plan::kSectionAlignment));
+  buffers[id].weightOffset = weights.size();
+  auto *bytes = reinterpret_cast<const uint8_t *>(data->data());
+  weights.insert(weights.end(), bytes, bytes + data->size() * sizeof(float));
+  bufferOfValue[value] = id;
+  return id;
+}
+
+json PlanBuilder::opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals, json &values) {
+  json operands = json::array(), results = json::array();
+  for (Value operand : op->getOperands())
+    operands.push_back(locals.lookup(operand));
+  for (Value result : op->getResults()) {
+    locals[result] = values.size();
+    results.push_back(values.size());
+    values.push_back({{"shape", shapeToJson(result.getType())}});
+  }
+  auto onnx = llvm::cast<fuse::OnnxOpInterface>(op);
+  return {{"op", onnx.getOnnxName().str()},
+          {"name", opDisplayName(op)},
+          {"operands", operands},
+          {"results", results},
+          {"attrs", onnxAttributesToJson(op)}};
+}
+
+LogicalResult PlanBuilder::addKernel(Operation *op) {
+  size_t step = kernels.size();
+  json inputs = json::array(), outputs = json::array(), values = json::array(),
+       ops = json::array(), yields = json::array();
+  llvm::DenseMap<Value, size_t> locals;
+  auto superkernel = llvm::dyn_cast<fuse::SuperkernelOp>(op);
+  // Kernel inputs are the op's operands; inside a superkernel the body's
+  // block arguments stand for them.
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    auto buffer = bufferFor(operand);
+    if (failed(buffer))
+      return failure();
+    buffers[*buffer].lastStep = step;
+    inputs.push_back(*buffer);
+    Value local = superkernel ? superkernel.getBody().getArgument(index) : operand;
+    locals[local] = values.size();
+    values.push_back({{"shape", shapeToJson(operand.getType())}});
+  }
+  std::string kind, name;
+  if (superkernel) {
+    for (Operation &inner : superkernel.getBody().front().without_terminator()) {
+      if (!llvm::isa<fuse::OnnxOpInterface>(inner))
+        return inner.emitError() << "cannot be executed inside a kernel";
+      ops.push_back(opToJson(&inner, locals, values));
+    }
+    for (Value yielded : superkernel.getBody().front().getTerminator()->getOperands())
+      yields.push_back(locals.lookup(yielded));
+    kind = superkernel.getKind().str();
+    name = superkernel.getSymName().str();
+  } else {
+    if (!llvm::isa<fuse::OnnxOpInterface>(op))
+      return op->emitError() << "cannot be lowered to a kernel";
+    ops.push_back(opToJson(op, locals, values));
+    for (Value result : op->getResults())
+      yields.push_back(locals.lookup(result));
+    kind = fuse::kernelKindName(fuse::classifyOp(op)).str();
+    name = "k" + std::to_string(step) + "_" + sanitize(opDisplayName(op));
+  }
+  for (Value result : op->getResults()) {
+    size_t id = addBuffer(names[result], "arena", result.getType());
+    buffers[id].firstStep = buffers[id].lastStep = step;
+    bufferOfValue[result] = id;
+    outputs.push_back(id);
+  }
+  kernels.push_back({{"name", name}, {"kind", kind}, {"inputs", inputs}, {"outputs", outputs},
+                     {"values", values}, {"ops", ops}, {"yields", yields}});
+  return success();
+}
+
+LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {
+  auto source = bufferFor(from);
+  if (failed(source))
+    return failure();
+  size_t step = kernels.size();
+  buffers[*source].lastStep = step;
+  json shape = shapeToJson(from.getType());
+  kernels.push_back({{"name", "k" + std::to_string(step) + "_copy_" + sanitize(buffers[toBuffer].name)},
+                     {"kind", "data_movement"},
+                     {"inputs", {*source}},
+                     {"outputs", {toBuffer}},
+                     {"values", {{{"shape", shape}}, {{"shape", shape}}}},
+                     {"ops", {{{"op", "Identity"}, {"name", buffers[toBuffer].name},
+                               {"operands", {0}}, {"results", {1}}, {"attrs", json::object()}}}},
+                     {"yields", {1}}});
+  return success();
+}
+
+FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
+  json inputs = json::array(), outputs = json::array();
+  for (BlockArgument arg : func.getArguments()) {
+    size_t id = addBuffer(names[arg], "input", arg.getType());
+    bufferOfValue[arg] = id;
+    inputs.push_back({{"name", names[arg]}, {"dtype", "f32"},
+                      {"shape", shapeToJson(arg.getType())}, {"buffer", id}});
+  }
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    if (llvm::isa<fuse::ConstantOp>(op))
+      continue;
+    if (failed(addKernel(&op)))
+      return failure();
+  }
+  // Graph outputs: a kernel result becomes the caller-visible buffer; a value
+  // that is already another output, an input or a constant is copied.
+  auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  llvm::DenseSet<size_t> claimed;
+  for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
+    auto attr = func.getResultAttrOfType<StringAttr>(index, import::kTensorNameAttr);
+    std::string name = attr ? attr.str() : "output" + std::to_string(index);
+    auto existing = bufferOfValue.find(value);
+    size_t id;
+    if (existing != bufferOfValue.end() && buffers[existing->second].kind == "arena" &&
+        !claimed.count(existing->second)) {
+      id = existing->second;
+      buffers[id].kind = "output";
+      buffers[id].name = name;
+    } else {
+      id = addBuffer(name, "output", value.getType());
+      if (failed(addCopyKernel(value, id)))
+        return failure();
+    }
+    claimed.insert(id);
+    outputs.push_back({{"name", name}, {"dtype", "f32"},
+                       {"shape", shapeToJson(value.getType())}, {"buffer", id}});
+  }
+
+  std::vector<size_t> arenaIds;
+  std::vector<BufferLifetime> lifetimes;
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    if (buffers[id].kind != "arena")
+      continue;
+    arenaIds.push_back(id);
+    lifetimes.push_back({bytesOf(buffers[id].type), buffers[id].firstStep, buffers[id].lastStep});
+  }
+  MemoryPlan memory = planMemory(lifetimes, plan::kBufferAlignment);
+
+  json bufferList = json::array();
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    const Buffer &buffer = buffers[id];
+    json entry = {{"id", id}, {"name", buffer.name}, {"kind", buffer.kind},
+                  {"shape", shapeToJson(buffer.type)}};
+    if (buffer.kind == "weight")
+      entry["offset"] = buffer.weightOffset;
+    bufferList.push_back(entry);
+  }
+  for (size_t i = 0; i < arenaIds.size(); ++i)
+    bufferList[arenaIds[i]]["offset"] = {{"per_batch", memory.offsets[i].perBatch},
+                                         {"fixed", memory.offsets[i].fixed}};
+
+  json manifest = {
+      {"format_version", std::to_string(plan::kMajorVersion) + "." +
+                             std::to_string(plan::kMinorVersion)},
+      {"compiler_version", FUSEC_VERSION_STRING},
+      {"target", options.target},
+      {"source_hash", plan::toHex64(options.sourceHash)},
+      {"batch_buckets", options.batchBuckets},
+      {"inputs", inputs},
+      {"outputs", outputs},
+      {"buffers", bufferList},
+      {"arena", {{"per_batch", memory.arenaSize.perBatch}, {"fixed", memory.arenaSize.fixed},
+                 {"lower_bound", {{"per_batch", memory.lowerBound.perBatch},
+                                  {"fixed", memory.lowerBound.fixed}}}}},
+      {"kernels", kernels},
+  };
+  std::vector<plan::Section> sections;
+  sections.push_back({plan::kWeightsSection, std::move(weights)});
+  try {
+    return plan::encodePlan(manifest, sections);
+  } catch (const std::exception &error) {
+    return emitError(func.getLoc()) << "cannot encode the plan: " << error.what();
+  }
+}
+
+} // namespace
+
+FailureOr<std::vector<uint8_t>> buildPlan(ModuleOp module, const PlanOptions &options) {
+  auto func = module.lookupSymbol<func::FuncOp>(import::kEntryFunction);
+  if (!func)
+    return emitError(module.getLoc()) << "the module has no @" << import::kEntryFunction
+                                      << " function";
+  return PlanBuilder(func, options).build();
+}
+
+} // namespace fusec

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what fusec needs to build and test on Debian 12 (bookworm), as root.
+# Idempotent and fast when everything is there: it only calls apt-get for
+# packages that are missing.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ ccache lld python3
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
+  nlohmann-json3-dev catch2
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
+
+if [[ -f /usr/local/cuda/include/nvrtc.h ]]; then
+  echo "setup: CUDA toolkit found at /usr/local/cuda (NVRTC kernel compilation on)"
+else
+  echo "setup: no CUDA toolkit at /usr/local/cuda: kernels are emitted but not compiled by NVRTC"
+fi

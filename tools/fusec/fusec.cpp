@@ -1,0 +1,106 @@
+//===- fusec.cpp - The fusec command line ---------------------------------===//
+//
+// Argument parsing only; the work happens in compiler/Driver.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Driver.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory fusecCategory("fusec options");
+
+cl::opt<std::string> inputPath(cl::Positional, cl::Required,
+                               cl::desc("<model.json | model.onnx | model.mlir>"),
+                               cl::cat(fusecCategory));
+cl::opt<std::string> outputPath(
+    "o", cl::value_desc("path"),
+    cl::desc("Output file ('-' for stdout with text outputs). Default: the input name with "
+             ".plan (or .mlir / .json) in the current directory"),
+    cl::cat(fusecCategory));
+cl::opt<fusec::EmitKind> emit(
+    "emit", cl::desc("What to produce"), cl::init(fusec::EmitKind::Plan),
+    cl::values(clEnumValN(fusec::EmitKind::Plan, "plan", "the executable model.plan (default)"),
+               clEnumValN(fusec::EmitKind::Mlir, "mlir", "the imported, verified fuse IR"),
+               clEnumValN(fusec::EmitKind::FusedMlir, "fused-mlir", "the IR after fusion"),
+               clEnumValN(fusec::EmitKind::Json, "json",
+                          "the fusec-graph JSON format, weights in a .safetensors beside it")),
+    cl::cat(fusecCategory));
+cl::opt<std::string> batchBuckets(
+    "batch-buckets", cl::init("1,2,4,8,16"), cl::value_desc("n,n,..."),
+    cl::desc("Batch sizes the runtime prepares (one CUDA graph each)"), cl::cat(fusecCategory));
+cl::opt<std::string> target("target", cl::init("cpu"), cl::value_desc("name"),
+                            cl::desc("Target recorded in the plan"), cl::cat(fusecCategory));
+cl::list<std::string> disableFusion(
+    "disable-fusion", cl::CommaSeparated, cl::value_desc("name,..."),
+    cl::desc("Turn off fusion rules by name (see --list-fusion-rules)"), cl::cat(fusecCategory));
+cl::opt<bool> listFusionRules("list-fusion-rules", cl::desc("Print the fusion rule names and exit"),
+                              cl::cat(fusecCategory));
+cl::opt<bool> verbose("v", cl::desc("Print what was written"), cl::cat(fusecCategory));
+
+std::string defaultOutput(fusec::EmitKind kind) {
+  llvm::SmallString<128> name(llvm::sys::path::filename(inputPath.getValue()));
+  switch (kind) {
+  case fusec::EmitKind::Plan:
+    llvm::sys::path::replace_extension(name, "plan");
+    break;
+  case fusec::EmitKind::Json:
+    llvm::sys::path::replace_extension(name, "json");
+    break;
+  default:
+    return "-";
+  }
+  return name.str().str();
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  // --list-fusion-rules needs no input; handle it before the required positional.
+  for (int i = 1; i < argc; ++i)
+    if (llvm::StringRef(argv[i]) == "--list-fusion-rules") {
+      for (const std::string &name : fusec::fusionRuleNames())
+        llvm::outs() << name << "\n";
+      return 0;
+    }
+  cl::HideUnrelatedOptions(fusecCategory);
+  cl::ParseCommandLineOptions(argc, argv, "fusec: compile a model into a fused model.plan\n");
+
+  fusec::DriverOptions options;
+  options.inputPath = inputPath;
+  options.emit = emit;
+  options.outputPath = outputPath.empty() ? defaultOutput(emit) : outputPath.getValue();
+  options.verbose = verbose;
+  options.plan.target = target;
+  options.plan.batchBuckets.clear();
+  for (llvm::StringRef item : llvm::split(batchBuckets.getValue(), ',')) {
+    int64_t bucket = 0;
+    if (item.trim().getAsInteger(10, bucket) || bucket < 1) {
+      llvm::errs() << "fusec: error: --batch-buckets needs positive integers, got '" << item
+                   << "'\n";
+      return 2;
+    }
+    options.plan.batchBuckets.push_back(bucket);
+  }
+  llvm::sort(options.plan.batchBuckets);
+  auto known = fusec::fusionRuleNames();
+  for (const std::string &name : disableFusion) {
+    if (!llvm::is_contained(known, name)) {
+      llvm::errs() << "fusec: error: unknown fusion rule '" << name
+                   << "' (see --list-fusion-rules)\n";
+      return 2;
+    }
+    options.fusion.disabled.push_back(name);
+  }
+  if (options.emit == fusec::EmitKind::Json && options.outputPath == "-") {
+    llvm::errs() << "fusec: error: --emit=json writes two files; give -o model.json\n";
+    return 2;
+  }
+  return fusec::runDriver(options);
+}
