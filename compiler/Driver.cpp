@@ -71,43 +71,60 @@ OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context) {
   return nullptr;
 }
 
-int runDriver(const DriverOptions &options) {
+std::unique_ptr<MLIRContext> createContext() {
   DialectRegistry registry;
   registerDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  FusecDiagnosticHandler diagnostics(&context);
+  auto context = std::make_unique<MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  return context;
+}
 
+FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context,
+                                              const DriverOptions &options) {
   OwningOpRef<ModuleOp> module = importModel(options.inputPath, context);
   if (!module)
-    return 1;
-  if (options.emit == EmitKind::Mlir)
-    return failed(writeText(context, options.outputPath, printModule(*module)));
-  if (options.emit == EmitKind::Json)
-    return failed(exportJsonModel(*module, options.outputPath));
-
+    return failure();
   PassManager pm(&context);
   buildFusionPipeline(pm, options.fusion);
   if (failed(pm.run(*module)))
-    return 1;
-  if (options.emit == EmitKind::FusedMlir)
-    return failed(writeText(context, options.outputPath, printModule(*module)));
-
+    return failure();
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
-  auto bytes = buildPlan(*module, planOptions);
-  if (failed(bytes))
-    return 1;
-  try {
-    runtime::writeFileAtomically(options.outputPath, *bytes);
-  } catch (const std::exception &error) {
-    emitError(UnknownLoc::get(&context)) << error.what();
-    return 1;
+  return buildPlan(*module, planOptions);
+}
+
+int runDriver(const DriverOptions &options) {
+  auto context = createContext();
+  FusecDiagnosticHandler diagnostics(context.get());
+
+  if (options.emit == EmitKind::Plan) {
+    auto bytes = compileToPlan(*context, options);
+    if (failed(bytes))
+      return 1;
+    try {
+      runtime::writeFileAtomically(options.outputPath, *bytes);
+    } catch (const std::exception &error) {
+      emitError(UnknownLoc::get(context.get())) << error.what();
+      return 1;
+    }
+    if (options.verbose)
+      llvm::errs() << "fusec: wrote " << options.outputPath << " (" << bytes->size()
+                   << " bytes)\n";
+    return 0;
   }
-  if (options.verbose)
-    llvm::errs() << "fusec: wrote " << options.outputPath << " (" << bytes->size()
-                 << " bytes)\n";
-  return 0;
+
+  OwningOpRef<ModuleOp> module = importModel(options.inputPath, *context);
+  if (!module)
+    return 1;
+  if (options.emit == EmitKind::Mlir)
+    return failed(writeText(*context, options.outputPath, printModule(*module)));
+  if (options.emit == EmitKind::Json)
+    return failed(exportJsonModel(*module, options.outputPath));
+  PassManager pm(context.get());
+  buildFusionPipeline(pm, options.fusion);
+  if (failed(pm.run(*module)))
+    return 1;
+  return failed(writeText(*context, options.outputPath, printModule(*module)));
 }
 
 } // namespace fusec

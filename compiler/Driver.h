@@ -8,7 +8,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace fusec {
 
@@ -37,6 +39,14 @@ struct DriverOptions {
 /// Errors are reported through the context's diagnostics.
 mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path,
                                               mlir::MLIRContext &context);
+
+/// A context with every dialect fusec uses loaded.
+std::unique_ptr<mlir::MLIRContext> createContext();
+
+/// Imports, fuses and lowers `options.inputPath` to plan bytes. Errors are
+/// reported through `context`'s diagnostics.
+mlir::FailureOr<std::vector<uint8_t>> compileToPlan(mlir::MLIRContext &context,
+                                                    const DriverOptions &options);
 
 /// Runs the whole compiler for one model and writes the requested output.
 /// Returns a process exit code; diagnostics go to stderr. Outputs are written

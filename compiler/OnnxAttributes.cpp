@@ -11,6 +11,9 @@ nlohmann::json onnxAttributesToJson(Operation *op) {
   nlohmann::json attrs = nlohmann::json::object();
   for (NamedAttribute attr : op->getAttrDictionary()) {
     std::string name = attr.getName().str();
+    // Dialect-prefixed attributes (fuse.group, ...) are compiler annotations.
+    if (name.find('.') != std::string::npos)
+      continue;
     Attribute value = attr.getValue();
     if (auto ints = llvm::dyn_cast<DenseI64ArrayAttr>(value))
       attrs[name] = std::vector<int64_t>(ints.asArrayRef());

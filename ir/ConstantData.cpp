@@ -24,16 +24,17 @@ std::string resourceKey(llvm::StringRef name) {
 }
 } // namespace
 
+ElementsAttr makeConstantData(RankedTensorType type, StringRef name, ArrayRef<float> data) {
+  if (static_cast<int64_t>(data.size()) <= kInlineConstantLimit)
+    return DenseElementsAttr::get(type, data);
+  return llvm::cast<ElementsAttr>(DenseF32ResourceElementsAttr::get(
+      type, resourceKey(name), HeapAsmResourceBlob::allocateAndCopyInferAlign(data)));
+}
+
 Value createConstant(OpBuilder &builder, Location loc, StringRef name,
                      ArrayRef<int64_t> shape, ArrayRef<float> data) {
   auto type = f32TensorType(builder.getContext(), shape);
-  ElementsAttr value;
-  if (static_cast<int64_t>(data.size()) <= kInlineConstantLimit)
-    value = DenseElementsAttr::get(type, data);
-  else
-    value = llvm::cast<ElementsAttr>(DenseF32ResourceElementsAttr::get(
-        type, resourceKey(name), HeapAsmResourceBlob::allocateAndCopyInferAlign(data)));
-  return builder.create<ConstantOp>(loc, value);
+  return builder.create<ConstantOp>(loc, makeConstantData(type, name, data));
 }
 
 std::optional<std::vector<float>> getConstantData(ElementsAttr value) {

@@ -20,6 +20,11 @@ mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc,
                            llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
                            llvm::ArrayRef<float> data);
 
+/// The attribute createConstant stores: dense for small, dense_resource for
+/// large tensors.
+mlir::ElementsAttr makeConstantData(mlir::RankedTensorType type, llvm::StringRef name,
+                                    llvm::ArrayRef<float> data);
+
 /// The f32 data of an ElementsAttr held by a fuse.constant, in C order.
 std::optional<std::vector<float>> getConstantData(mlir::ElementsAttr value);
 

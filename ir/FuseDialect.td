@@ -15,6 +15,7 @@ def Fuse_Dialect : Dialect {
     stands for the batch size chosen at run time. `fuse.superkernel` groups
     ops that codegen emits as one kernel.
   }];
+  let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 0;
   let useDefaultTypePrinterParser = 0;
 }

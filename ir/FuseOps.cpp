@@ -1,5 +1,6 @@
 //===- FuseOps.cpp - fuse dialect operations ----------------------------===//
 #include "ir/FuseOps.h"
+#include "ir/ConstantData.h"
 #include "ir/ShapeUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -48,6 +49,36 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  auto input = llvm::dyn_cast_or_null<ElementsAttr>(adaptor.getInput());
+  if (!input)
+    return {};
+  auto data = getConstantData(input);
+  if (!data)
+    return {};
+  auto inputShape = getInput().getType().getShape();
+  auto outputShape = getType().getShape();
+  int64_t rank = inputShape.size();
+  SmallVector<int64_t> inputStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inputStrides[d] = inputStrides[d + 1] * inputShape[d + 1];
+  std::vector<float> result(data->size());
+  SmallVector<int64_t> index(rank, 0);
+  for (size_t flat = 0; flat < result.size(); ++flat) {
+    int64_t source = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      source += index[d] * inputStrides[getPerm()[d]];
+    result[flat] = (*data)[source];
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == outputShape[d]; --d)
+      index[d] = 0;
+  }
+  return makeConstantData(getType(), "transposed", result);
 }
 
 //===----------------------------------------------------------------------===//

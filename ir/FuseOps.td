@@ -229,9 +229,11 @@ def Fuse_FlattenOp : Fuse_OnnxOp<"flatten", "Flatten"> {
 
 def Fuse_TransposeOp : Fuse_OnnxOp<"transpose", "Transpose"> {
   let summary = "Permute dimensions: output dim i is input dim perm[i]";
+  let description = [{ Folds when its input is a constant (e.g. a linear layer's weight). }];
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Fuse_ConcatOp : Fuse_OnnxOp<"concat", "Concat"> {
@@ -252,10 +254,12 @@ def Fuse_SuperkernelOp : Fuse_Op<"superkernel", [IsolatedFromAbove,
     The body's block arguments correspond one to one to the operands; the
     `fuse.yield` terminator returns one value per result. `kind` names the
     kernel template (conv, gemm, elementwise, reduction, ...); `sym_name` is
-    the readable kernel name; `estimated_us` is the cost model's estimate.
+    the readable kernel name; `cost` holds the cost model's estimates for the
+    fused kernel and for the kernels it replaces (`fused_us`, `unfused_us`,
+    `fused_bytes`, `unfused_bytes`, `unfused_kernels`).
   }];
   let arguments = (ins Variadic<Fuse_Tensor>:$inputs, StrAttr:$sym_name,
-                   StrAttr:$kind, OptionalAttr<F64Attr>:$estimated_us);
+                   StrAttr:$kind, OptionalAttr<DictionaryAttr>:$cost);
   let results = (outs Variadic<Fuse_Tensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

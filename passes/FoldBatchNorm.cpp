@@ -1,4 +1,5 @@
 //===- FoldBatchNorm.cpp - Fold BatchNormalization into Conv --------------===//
+#include "passes/FusionAttributes.h"
 #include "passes/Passes.h"
 
 #include "ir/ConstantData.h"
@@ -62,6 +63,11 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     auto folded = rewriter.create<ConvOp>(loc, norm.getType(), conv.getInput(), newWeight,
                                           newBias, conv.getStridesAttr(), conv.getPadsAttr(),
                                           conv.getDilationsAttr(), conv.getGroupAttr());
+    SmallVector<Attribute> foldedOps;
+    if (auto previous = conv->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr))
+      foldedOps.append(previous.begin(), previous.end());
+    foldedOps.push_back(rewriter.getStringAttr("bn"));
+    folded->setAttr(fusec::kFoldedAttr, rewriter.getArrayAttr(foldedOps));
     rewriter.replaceOp(norm, folded.getResult());
     rewriter.eraseOp(conv);
     ++numFolded;

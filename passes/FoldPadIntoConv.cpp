@@ -1,4 +1,5 @@
 //===- FoldPadIntoConv.cpp - Fold zero Pad into Conv padding --------------===//
+#include "passes/FusionAttributes.h"
 #include "passes/Passes.h"
 
 #include "ir/FuseOps.h"
@@ -37,11 +38,15 @@ struct FoldZeroPadIntoConv : OpRewritePattern<ConvOp> {
     ArrayRef<int64_t> convPads = conv.getPads(); // top, left, bottom, right
     SmallVector<int64_t> pads = {convPads[0] + amounts[2], convPads[1] + amounts[3],
                                  convPads[2] + amounts[6], convPads[3] + amounts[7]};
-    Location loc = rewriter.getFusedLoc({pad.getLoc(), conv.getLoc()});
+    Location loc = rewriter.getFusedLoc({conv.getLoc(), pad.getLoc()});
     auto folded = rewriter.create<ConvOp>(loc, conv.getType(), pad.getInput(), conv.getWeight(),
                                           conv.getBias(), conv.getStridesAttr(),
                                           rewriter.getDenseI64ArrayAttr(pads),
                                           conv.getDilationsAttr(), conv.getGroupAttr());
+    SmallVector<Attribute> foldedOps = {rewriter.getStringAttr("pad")};
+    if (auto previous = conv->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr))
+      foldedOps.append(previous.begin(), previous.end());
+    folded->setAttr(fusec::kFoldedAttr, rewriter.getArrayAttr(foldedOps));
     rewriter.replaceOp(conv, folded.getResult());
     rewriter.eraseOp(pad);
     ++numFolded;

@@ -5,6 +5,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include "ir/FuseDialect.h"
+
 namespace fusec {
 
 #define GEN_PASS_DECL

@@ -31,4 +31,75 @@ def FoldPadIntoConv : Pass<"fuse-fold-pad-into-conv", "mlir::func::FuncOp"> {
   ];
 }
 
+def ApplyPluginPatterns : Pass<"fuse-apply-plugin-patterns", "mlir::func::FuncOp"> {
+  let summary = "Apply the rewrite patterns plugins registered with FusionRegistry";
+  let options = [
+    ListOption<"disabledRules", "disabled-rules", "std::string",
+               "Registered pattern names not to apply">,
+  ];
+}
+
+def FormEpilogues : Pass<"fuse-form-epilogues", "mlir::func::FuncOp"> {
+  let summary = "Group Conv/Gemm/MatMul with their epilogue ops (rule patterns)";
+  let description = [{
+    Known-good fusions, applied without consulting the cost model. Starting at
+    each conv, gemm or matmul, the chain of single users joins its group
+    (marked with the `fuse.group` attribute) while it is:
+    - an activation (Relu, Clip, Sigmoid, Tanh, Gelu): rule `epilogue-activation`;
+    - an Add/Sub/Mul/Div with a constant that does not change the shape
+      (bias, scale, shift; MatMul + Add(bias) is a biased GEMM): rule `bias-epilogue`;
+    - an Add of a value computed elsewhere (a residual): rule `add-to-output`,
+      at most once per kernel. The other operand is defined before the Add, so
+      the kernel, placed at the Add, reads it without creating a cycle.
+    A value with other users or that is a graph output ends the chain.
+  }];
+  let options = [
+    ListOption<"disabledRules", "disabled-rules", "std::string",
+               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output)">,
+  ];
+  let statistics = [
+    Statistic<"numGroups", "groups", "Number of epilogue groups formed">,
+    Statistic<"numFusedOps", "fused-ops", "Number of ops joined to a conv/gemm/matmul">,
+  ];
+}
+
+def FormFusionGroups : Pass<"fuse-form-fusion-groups", "mlir::func::FuncOp"> {
+  let summary = "Cost-model-driven fusion planning for the remaining ops";
+  let description = [{
+    Builds a FusionGraph over the function (groups from fuse-form-epilogues
+    are kept), runs a fusion strategy under a cost model and device profile,
+    and records the result: `fuse.group` on every op, the estimated costs
+    (`fuse.kernel_cost`) on each group's first op, and rejected candidates
+    (`fuse.rejected_fusions`) on the function, for the fusion report.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", "\"greedy\"",
+           "Fusion strategy: greedy, dp, none, or a plugin's">,
+    Option<"deviceProfile", "device-profile", "std::string", "\"h200\"",
+           "Built-in device profile (h200, h100, a100) or a JSON file">,
+    Option<"costModel", "cost-model", "std::string", "\"roofline\"",
+           "Cost model: roofline or a plugin's">,
+    ListOption<"disabledRules", "disabled-rules", "std::string",
+               "Rules not to apply (elementwise-fusion, epilogue-fusion, reduction-fusion, sibling-fusion)">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Number of kernels after planning">,
+  ];
+}
+
+def OutlineSuperkernels : Pass<"fuse-outline-superkernels", "mlir::func::FuncOp"> {
+  let summary = "Turn each fusion group into a fuse.superkernel";
+  let description = [{
+    Every compute op ends up in exactly one `fuse.superkernel`: the ops of a
+    `fuse.group` together, any other op alone. Constants and values from other
+    kernels become operands; values used outside the group, or returned,
+    become results (they are written to memory). The superkernel sits where
+    its last member was; the function is then re-sorted topologically.
+  }];
+  let dependentDialects = ["fusec::fuse::FuseDialect"];
+  let statistics = [
+    Statistic<"numSuperkernels", "superkernels", "Number of superkernels created">,
+  ];
+}
+
 #endif // FUSEC_PASSES_TD

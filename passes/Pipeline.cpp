@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - The fusion pipeline ---------------------------------===//
 #include "passes/Pipeline.h"
+#include "passes/FusionRegistry.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,7 +15,18 @@ bool FusionOptions::isEnabled(llvm::StringRef name) const {
   return std::find(disabled.begin(), disabled.end(), name.str()) == disabled.end();
 }
 
-std::vector<std::string> fusionRuleNames() { return {"fold-batch-norm", "fold-pad-into-conv"}; }
+std::vector<std::string> fusionRuleNames() {
+  std::vector<std::string> names = {
+      // rewrites
+      "fold-batch-norm", "fold-pad-into-conv",
+      // epilogue rule patterns (fuse-form-epilogues)
+      "epilogue-activation", "bias-epilogue", "add-to-output",
+      // planner rules (fuse-form-fusion-groups)
+      "elementwise-fusion", "epilogue-fusion", "reduction-fusion", "sibling-fusion"};
+  for (const std::string &pattern : FusionRegistry::instance().patternNames())
+    names.push_back(pattern);
+  return names;
+}
 
 void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) {
   mlir::OpPassManager &funcPm = pm.nest<mlir::func::FuncOp>();
@@ -23,8 +35,19 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
     funcPm.addPass(createFoldPadIntoConv());
   if (options.isEnabled("fold-batch-norm"))
     funcPm.addPass(createFoldBatchNorm());
+  funcPm.addPass(createApplyPluginPatterns({options.disabled}));
   funcPm.addPass(mlir::createCanonicalizerPass());
   funcPm.addPass(mlir::createCSEPass());
+  // "none" means every op is its own kernel: no rule pattern groups either.
+  if (options.strategy != "none")
+    funcPm.addPass(createFormEpilogues({options.disabled}));
+  FormFusionGroupsOptions planner;
+  planner.strategy = options.strategy;
+  planner.deviceProfile = options.deviceProfile;
+  planner.costModel = options.costModel;
+  planner.disabledRules = options.disabled;
+  funcPm.addPass(createFormFusionGroups(planner));
+  funcPm.addPass(createOutlineSuperkernels());
 }
 
 void registerFusionPipeline() {

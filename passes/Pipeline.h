@@ -10,8 +10,12 @@
 namespace fusec {
 
 struct FusionOptions {
-  /// Rule and pattern names (pass flags without the `fuse-` prefix, e.g.
-  /// "fold-batch-norm") that must not run.
+  /// greedy, dp, none (every op its own kernel), or a plugin's strategy.
+  std::string strategy = "greedy";
+  /// A built-in profile name or a JSON file (see DeviceProfile.h).
+  std::string deviceProfile = "h200";
+  std::string costModel = "roofline";
+  /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;
 
   bool isEnabled(llvm::StringRef name) const;
@@ -20,8 +24,10 @@ struct FusionOptions {
 /// The names `FusionOptions::disabled` accepts.
 std::vector<std::string> fusionRuleNames();
 
-/// Appends the fusion pipeline for `func.func` ops to `pm`: clean-up, then the
-/// rule patterns (pad into conv, batch-norm folding), then clean-up again.
+/// Appends the fusion pipeline for `func.func` ops to `pm`: clean-up, the
+/// rewrite rules (pad into conv, batch-norm folding, plugin patterns), the
+/// epilogue rule patterns, the cost-model planner, and outlining into one
+/// fuse.superkernel per kernel.
 void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options);
 
 /// Registers `fuse-fusion-pipeline` for fusec-opt's --pass-pipeline.

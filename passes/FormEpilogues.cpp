@@ -1,0 +1,78 @@
+//===- FormEpilogues.cpp - Conv/Gemm/MatMul epilogue groups ---------------===//
+#include "passes/FusionGraph.h"
+#include "passes/Passes.h"
+
+#include "ir/FuseOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace fusec {
+#define GEN_PASS_DEF_FORMEPILOGUES
+#include "passes/Passes.h.inc"
+} // namespace fusec
+
+using namespace mlir;
+using namespace fusec::fuse;
+
+namespace {
+
+bool isActivation(Operation *op) {
+  return llvm::isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp>(op);
+}
+
+bool isArithmetic(Operation *op) { return llvm::isa<AddOp, SubOp, MulOp, DivOp>(op); }
+
+struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
+  using FormEpiloguesBase::FormEpiloguesBase;
+
+  bool enabled(StringRef rule) const { return !llvm::is_contained(disabledRules, rule.str()); }
+
+  /// The rule under which `user` joins a group whose current value is
+  /// `value`, or an empty string.
+  StringRef ruleFor(Operation *user, Value value, bool haveResidual) const {
+    if (user->getResult(0).getType() != value.getType())
+      return ""; // an epilogue computes exactly the anchor's output elements
+    if (isActivation(user))
+      return enabled("epilogue-activation") ? "epilogue-activation" : "";
+    if (!isArithmetic(user))
+      return "";
+    Value other = user->getOperand(0) == value ? user->getOperand(1) : user->getOperand(0);
+    if (other == value)
+      return "";
+    if (other.getDefiningOp<ConstantOp>())
+      return enabled("bias-epilogue") ? "bias-epilogue" : "";
+    if (llvm::isa<AddOp>(user) && !haveResidual)
+      return enabled("add-to-output") ? "add-to-output" : "";
+    return "";
+  }
+
+  void runOnOperation() override {
+    Builder builder(&getContext());
+    int64_t nextGroup = 0;
+    for (Operation &op : getOperation().getBody().front()) {
+      if (!llvm::isa<ConvOp, GemmOp, MatMulOp>(op) || op.hasAttr(fusec::kGroupAttr))
+        continue;
+      auto group = builder.getI64IntegerAttr(nextGroup++);
+      op.setAttr(fusec::kGroupAttr, group);
+      ++numGroups;
+      Value value = op.getResult(0);
+      bool haveResidual = false;
+      while (value.hasOneUse()) {
+        Operation *user = *value.getUsers().begin();
+        if (user->getBlock() != op.getBlock() || user->hasAttr(fusec::kGroupAttr) ||
+            user->getNumResults() != 1)
+          break;
+        StringRef rule = ruleFor(user, value, haveResidual);
+        if (rule.empty())
+          break;
+        haveResidual |= rule == "add-to-output";
+        user->setAttr(fusec::kGroupAttr, group);
+        user->setAttr(fusec::kFusedByAttr, builder.getStringAttr(rule));
+        ++numFusedOps;
+        value = user->getResult(0);
+      }
+    }
+  }
+};
+
+} // namespace

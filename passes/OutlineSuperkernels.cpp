@@ -1,0 +1,145 @@
+//===- OutlineSuperkernels.cpp - One fuse.superkernel per group -----------===//
+#include "passes/FusionGraph.h"
+#include "passes/Passes.h"
+
+#include "ir/FuseOps.h"
+#include "ir/OpClassification.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace fusec {
+#define GEN_PASS_DEF_OUTLINESUPERKERNELS
+#include "passes/Passes.h.inc"
+} // namespace fusec
+
+using namespace mlir;
+using namespace fusec::fuse;
+
+namespace {
+
+std::string sanitize(StringRef text) {
+  std::string out;
+  for (char c : text)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+std::string firstNodeName(Operation *op) {
+  std::string name;
+  op->getLoc()->walk([&](Location inner) {
+    if (auto named = llvm::dyn_cast<NameLoc>(inner)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
+/// "sk3_conv_bn_relu_add__layer1_0_conv2": index, what it computes (folded
+/// ops included), and the first member's node name, so profiler traces map
+/// back to the model.
+std::string kernelName(unsigned index, ArrayRef<Operation *> members) {
+  std::string what;
+  for (Operation *op : members) {
+    SmallVector<StringRef> parts;
+    auto folded = op->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr);
+    if (folded)
+      for (auto name : folded.getAsValueRange<StringAttr>())
+        if (name == "pad")
+          parts.push_back(name);
+    parts.push_back(op->getName().stripDialect());
+    if (folded)
+      for (auto name : folded.getAsValueRange<StringAttr>())
+        if (name != "pad")
+          parts.push_back(name);
+    for (StringRef part : parts)
+      what += (what.empty() ? "" : "_") + part.str();
+  }
+  if (what.size() > 48)
+    what = what.substr(0, 48);
+  std::string node = sanitize(firstNodeName(members.front()));
+  return "sk" + std::to_string(index) + "_" + what + (node.empty() ? "" : "__" + node);
+}
+
+struct OutlineSuperkernelsPass
+    : fusec::impl::OutlineSuperkernelsBase<OutlineSuperkernelsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    Block &body = func.getBody().front();
+    // Groups in order of their first member; ungrouped ops are groups of one.
+    llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
+    int64_t ungrouped = -1;
+    for (Operation &op : body) {
+      if (llvm::isa<ConstantOp, func::ReturnOp, SuperkernelOp>(op))
+        continue;
+      auto id = op.getAttrOfType<IntegerAttr>(fusec::kGroupAttr);
+      groups[id ? id.getInt() : ungrouped--].push_back(&op);
+    }
+    unsigned index = 0;
+    for (auto &entry : groups)
+      outline(entry.second, index++);
+    if (!sortTopologically(&body)) {
+      func.emitError() << "outlining created a cycle between superkernels";
+      return signalPassFailure();
+    }
+  }
+
+  void outline(ArrayRef<Operation *> members, unsigned index) {
+    llvm::SmallPtrSet<Operation *, 8> inGroup(members.begin(), members.end());
+    llvm::SetVector<Value> inputs;
+    SmallVector<Value> outputs;
+    Operation *core = nullptr;
+    for (Operation *op : members) {
+      for (Value operand : op->getOperands())
+        if (!inGroup.contains(operand.getDefiningOp()))
+          inputs.insert(operand);
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) { return !inGroup.contains(user); }))
+          outputs.push_back(result);
+      if (!core && fusec::isCoreOp(op))
+        core = op;
+    }
+
+    Operation *last = members.back();
+    OpBuilder builder(last->getContext());
+    builder.setInsertionPointAfter(last);
+    SmallVector<Location> locs;
+    for (Operation *op : members)
+      locs.push_back(op->getLoc());
+    Location loc = builder.getFusedLoc(locs);
+    StringRef kind = core ? kernelKindName(classifyOp(core)) : "elementwise";
+    auto superkernel = builder.create<SuperkernelOp>(
+        loc, ValueRange(outputs).getTypes(), inputs.getArrayRef(),
+        builder.getStringAttr(kernelName(index, members)), builder.getStringAttr(kind),
+        members.front()->getAttrOfType<DictionaryAttr>(fusec::kKernelCostAttr));
+
+    Block *block = builder.createBlock(&superkernel.getBody());
+    IRMapping mapping;
+    for (Value input : inputs)
+      mapping.map(input, block->addArgument(input.getType(), input.getLoc()));
+    for (Operation *op : members) {
+      Operation *clone = builder.clone(*op, mapping);
+      clone->removeAttr(fusec::kGroupAttr);
+      clone->removeAttr(fusec::kKernelCostAttr);
+    }
+    SmallVector<Value> yielded;
+    for (Value output : outputs)
+      yielded.push_back(mapping.lookup(output));
+    builder.create<YieldOp>(loc, yielded);
+
+    for (auto [output, result] : llvm::zip(outputs, superkernel.getResults()))
+      output.replaceUsesWithIf(result, [&](OpOperand &use) {
+        return !inGroup.contains(use.getOwner());
+      });
+    for (Operation *op : llvm::reverse(members))
+      op->erase();
+    ++numSuperkernels;
+  }
+};
+
+} // namespace

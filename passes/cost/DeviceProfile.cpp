@@ -1,0 +1,81 @@
+//===- DeviceProfile.cpp - A GPU described as data ------------------------===//
+#include "passes/cost/DeviceProfile.h"
+
+#include "passes/cost/BuiltinProfiles.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <nlohmann/json.hpp>
+
+namespace fusec {
+namespace {
+
+llvm::Error profileError(llvm::StringRef source, const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "device profile '" + source + "': " + message);
+}
+
+} // namespace
+
+llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef text, llvm::StringRef source) {
+  auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object())
+    return profileError(source, "not a JSON object");
+  DeviceProfile profile;
+  auto number = [&](const char *key, double &out, bool positive) -> llvm::Error {
+    auto it = json.find(key);
+    if (it == json.end() || !it->is_number())
+      return profileError(source, llvm::Twine("'") + key + "' must be a number");
+    out = it->get<double>();
+    if (positive && out <= 0)
+      return profileError(source, llvm::Twine("'") + key + "' must be positive");
+    return llvm::Error::success();
+  };
+  auto text_ = [&](const char *key, std::string &out) -> llvm::Error {
+    auto it = json.find(key);
+    if (it == json.end() || !it->is_string())
+      return profileError(source, llvm::Twine("'") + key + "' must be a string");
+    out = it->get<std::string>();
+    return llvm::Error::success();
+  };
+  double sm = 0, smem = 0, regs = 0;
+  if (auto err = text_("name", profile.name)) return std::move(err);
+  if (auto err = text_("arch", profile.arch)) return std::move(err);
+  if (auto err = number("hbm_bandwidth_gbps", profile.hbmBandwidthGBps, true)) return std::move(err);
+  if (auto err = number("peak_fp32_tflops", profile.peakFp32Tflops, true)) return std::move(err);
+  if (auto err = number("peak_tensor_tflops", profile.peakTensorTflops, true)) return std::move(err);
+  if (auto err = number("launch_overhead_us", profile.launchOverheadUs, false)) return std::move(err);
+  if (auto err = number("graph_launch_overhead_us", profile.graphLaunchOverheadUs, false)) return std::move(err);
+  if (auto err = number("sm_count", sm, true)) return std::move(err);
+  if (auto err = number("shared_memory_per_block_kb", smem, true)) return std::move(err);
+  if (auto err = number("registers_per_thread", regs, true)) return std::move(err);
+  if (auto err = number("l2_cache_mb", profile.l2CacheMB, false)) return std::move(err);
+  profile.smCount = static_cast<int>(sm);
+  profile.sharedMemoryPerBlockKB = static_cast<int>(smem);
+  profile.registersPerThread = static_cast<int>(regs);
+  return profile;
+}
+
+llvm::Expected<DeviceProfile> loadDeviceProfile(llvm::StringRef nameOrPath) {
+  std::string lower = nameOrPath.lower();
+  for (const BuiltinProfile &builtin : kBuiltinProfiles)
+    if (lower == builtin.name)
+      return parseDeviceProfile(builtin.json, builtin.name);
+  auto buffer = llvm::MemoryBuffer::getFile(nameOrPath, /*IsText=*/true);
+  if (!buffer)
+    return profileError(nameOrPath, "not a built-in profile (" +
+                                        llvm::join(builtinDeviceProfiles(), ", ") +
+                                        ") and not a readable file: " +
+                                        buffer.getError().message());
+  return parseDeviceProfile((*buffer)->getBuffer(), nameOrPath);
+}
+
+std::vector<std::string> builtinDeviceProfiles() {
+  std::vector<std::string> names;
+  for (const BuiltinProfile &builtin : kBuiltinProfiles)
+    names.push_back(builtin.name);
+  return names;
+}
+
+} // namespace fusec

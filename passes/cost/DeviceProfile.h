@@ -1,0 +1,47 @@
+//===- DeviceProfile.h - A GPU described as data ----------------*- C++ -*-===//
+//
+// The cost model's view of a GPU. Profiles are JSON files: the built-in ones
+// (passes/cost/profiles/*.json) are embedded at build time, and
+// `--device-profile=FILE` loads any other.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_PASSES_COST_DEVICEPROFILE_H
+#define FUSEC_PASSES_COST_DEVICEPROFILE_H
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace fusec {
+
+struct DeviceProfile {
+  std::string name;
+  /// The NVRTC architecture, e.g. "sm_90".
+  std::string arch;
+  double hbmBandwidthGBps = 0;
+  double peakFp32Tflops = 0;
+  double peakTensorTflops = 0;
+  /// Cost of one kernel launch outside a CUDA graph, and inside one.
+  double launchOverheadUs = 0;
+  double graphLaunchOverheadUs = 0;
+  int smCount = 0;
+  int sharedMemoryPerBlockKB = 0;
+  int registersPerThread = 0;
+  double l2CacheMB = 0;
+};
+
+/// Parses a profile; errors name `sourceName` and the missing or bad field.
+llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef json, llvm::StringRef sourceName);
+
+/// A built-in profile by name ("h200", "h100", "a100"; case-insensitive), or
+/// a JSON file when `nameOrPath` names an existing file.
+llvm::Expected<DeviceProfile> loadDeviceProfile(llvm::StringRef nameOrPath);
+
+std::vector<std::string> builtinDeviceProfiles();
+
+inline constexpr const char *kDefaultDeviceProfile = "h200";
+
+} // namespace fusec
+
+#endif // FUSEC_PASSES_COST_DEVICEPROFILE_H

@@ -1,0 +1,94 @@
+//===- ModelTests.cpp - Shared models end to end on the CPU backend -------===//
+//
+// Each model is compiled in-process (unfused: every rule off; fused: the
+// default pipeline), run on the CPU reference backend at every reference
+// batch size, and compared with PyTorch's outputs within the tolerance in its
+// meta.json. The fused plan must also match the unfused plan.
+//
+//===----------------------------------------------------------------------===//
+#include "ModelReference.h"
+
+#include "compiler/Diagnostics.h"
+#include "compiler/Driver.h"
+#include "runtime/Session.h"
+
+#include <catch2/catch.hpp>
+
+using namespace fusec;
+
+namespace {
+
+const std::string kModelsDir = std::string(FUSEC_TEST_DATA_DIR) + "/models";
+
+struct Configuration {
+  std::string name;
+  FusionOptions fusion;
+};
+
+std::vector<Configuration> configurations() {
+  FusionOptions unfused;
+  unfused.disabled = fusionRuleNames();
+  return {{"unfused", unfused}, {"fused", FusionOptions()}};
+}
+
+std::shared_ptr<const runtime::Plan> compile(const std::string &path, const FusionOptions &fusion) {
+  auto context = createContext();
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(context.get(), [&](mlir::Diagnostic &diagnostic) {
+    diagnostics += formatDiagnostic(diagnostic) + "\n";
+    return mlir::success();
+  });
+  DriverOptions options;
+  options.inputPath = path;
+  options.fusion = fusion;
+  auto bytes = compileToPlan(*context, options);
+  INFO(diagnostics);
+  REQUIRE(mlir::succeeded(bytes));
+  return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(*bytes, path));
+}
+
+void checkModel(const std::string &name) {
+  ModelReference model = test::loadModelReference(kModelsDir + "/" + name);
+  std::map<int64_t, std::map<std::string, runtime::Tensor>> unfusedOutputs;
+  for (const Configuration &config : configurations()) {
+    auto plan = compile(model.onnxPath, config.fusion);
+    runtime::Session session(plan, runtime::Device::Cpu);
+    for (const test::ReferenceBatch &batch : model.batches) {
+      auto outputs = session.run(batch.batch, batch.inputs);
+      for (const auto &[outputName, expected] : batch.outputs) {
+        INFO(name << " (" << config.name << ", " << plan->kernels().size()
+                  << " kernels) batch " << batch.batch << " output '" << outputName << "'");
+        REQUIRE(outputs.count(outputName));
+        std::string report;
+        if (!test::allClose(outputs[outputName], expected, model.rtol, model.atol, report))
+          FAIL_CHECK("vs PyTorch: " << report);
+        if (config.name == "unfused")
+          unfusedOutputs[batch.batch][outputName] = outputs[outputName];
+        else if (!test::allClose(outputs[outputName], unfusedOutputs[batch.batch][outputName],
+                                 model.rtol, model.atol, report))
+          FAIL_CHECK("vs the unfused plan: " << report);
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("the shared model folder holds the seven reference models", "[models]") {
+  CHECK(test::listModels(kModelsDir) ==
+        std::vector<std::string>{"conv_bn_relu", "mlp", "multi_consumer", "pad_conv",
+                                 "residual_block", "three_part", "tiny_resnet"});
+}
+
+#define FUSEC_MODEL_TEST(NAME)                                                 \
+  TEST_CASE("model " #NAME " matches PyTorch, unfused and fused", "[models]") { \
+    checkModel(#NAME);                                                         \
+  }
+FUSEC_MODEL_TEST(conv_bn_relu)
+FUSEC_MODEL_TEST(mlp)
+FUSEC_MODEL_TEST(multi_consumer)
+FUSEC_MODEL_TEST(pad_conv)
+FUSEC_MODEL_TEST(residual_block)
+FUSEC_MODEL_TEST(three_part)
+FUSEC_MODEL_TEST(tiny_resnet)
+#undef FUSEC_MODEL_TEST
