@@ -1,6 +1,7 @@
 //===- Driver.cpp - import -> passes -> plan ------------------------------===//
 #include "compiler/Driver.h"
 #include "compiler/Diagnostics.h"
+#include "compiler/FusionReport.h"
 #include "compiler/export/JsonExporter.h"
 #include "compiler/import/JsonImporter.h"
 #include "compiler/import/OnnxImporter.h"
@@ -79,52 +80,77 @@ std::unique_ptr<MLIRContext> createContext() {
   return context;
 }
 
-FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context,
-                                              const DriverOptions &options) {
+OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &options) {
   OwningOpRef<ModuleOp> module = importModel(options.inputPath, context);
   if (!module)
-    return failure();
+    return nullptr;
   PassManager pm(&context);
   buildFusionPipeline(pm, options.fusion);
   if (failed(pm.run(*module)))
-    return failure();
+    return nullptr;
+  return module;
+}
+
+namespace {
+FailureOr<std::vector<uint8_t>> lowerToPlan(ModuleOp module, const DriverOptions &options) {
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
-  return buildPlan(*module, planOptions);
+  return buildPlan(module, planOptions);
+}
+
+/// Writes the fusion report and prints the summary, as the options ask.
+LogicalResult reportFusion(MLIRContext &context, ModuleOp module, const DriverOptions &options) {
+  if (options.fusionReportPath.empty() && !options.verbose)
+    return success();
+  nlohmann::json report = buildFusionReport(module);
+  if (options.verbose)
+    llvm::errs() << summarizeFusionReport(report);
+  if (options.fusionReportPath.empty())
+    return success();
+  return writeText(context, options.fusionReportPath, report.dump(2) + "\n");
+}
+} // namespace
+
+FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context,
+                                              const DriverOptions &options) {
+  OwningOpRef<ModuleOp> module = importAndFuse(context, options);
+  if (!module)
+    return failure();
+  return lowerToPlan(*module, options);
 }
 
 int runDriver(const DriverOptions &options) {
   auto context = createContext();
   FusecDiagnosticHandler diagnostics(context.get());
 
-  if (options.emit == EmitKind::Plan) {
-    auto bytes = compileToPlan(*context, options);
-    if (failed(bytes))
+  if (options.emit == EmitKind::Mlir || options.emit == EmitKind::Json) {
+    OwningOpRef<ModuleOp> module = importModel(options.inputPath, *context);
+    if (!module)
       return 1;
-    try {
-      runtime::writeFileAtomically(options.outputPath, *bytes);
-    } catch (const std::exception &error) {
-      emitError(UnknownLoc::get(context.get())) << error.what();
-      return 1;
-    }
-    if (options.verbose)
-      llvm::errs() << "fusec: wrote " << options.outputPath << " (" << bytes->size()
-                   << " bytes)\n";
-    return 0;
+    if (options.emit == EmitKind::Json)
+      return failed(exportJsonModel(*module, options.outputPath));
+    return failed(writeText(*context, options.outputPath, printModule(*module)));
   }
 
-  OwningOpRef<ModuleOp> module = importModel(options.inputPath, *context);
-  if (!module)
+  OwningOpRef<ModuleOp> module = importAndFuse(*context, options);
+  if (!module || failed(reportFusion(*context, *module, options)))
     return 1;
-  if (options.emit == EmitKind::Mlir)
+  if (options.emit == EmitKind::FusedMlir)
     return failed(writeText(*context, options.outputPath, printModule(*module)));
-  if (options.emit == EmitKind::Json)
-    return failed(exportJsonModel(*module, options.outputPath));
-  PassManager pm(context.get());
-  buildFusionPipeline(pm, options.fusion);
-  if (failed(pm.run(*module)))
+
+  auto bytes = lowerToPlan(*module, options);
+  if (failed(bytes))
     return 1;
-  return failed(writeText(*context, options.outputPath, printModule(*module)));
+  try {
+    runtime::writeFileAtomically(options.outputPath, *bytes);
+  } catch (const std::exception &error) {
+    emitError(UnknownLoc::get(context.get())) << error.what();
+    return 1;
+  }
+  if (options.verbose)
+    llvm::errs() << "fusec: wrote " << options.outputPath << " (" << bytes->size()
+                 << " bytes)\n";
+  return 0;
 }
 
 } // namespace fusec

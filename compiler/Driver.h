@@ -32,6 +32,9 @@ struct DriverOptions {
   EmitKind emit = EmitKind::Plan;
   FusionOptions fusion;
   PlanOptions plan;
+  /// Where to write the fusion report (JSON); empty for none.
+  std::string fusionReportPath;
+  /// Print a short fusion summary and what was written to stderr.
   bool verbose = false;
 };
 
@@ -42,6 +45,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path,
 
 /// A context with every dialect fusec uses loaded.
 std::unique_ptr<mlir::MLIRContext> createContext();
+
+/// Imports `options.inputPath` and runs the fusion pipeline on it.
+mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context,
+                                                const DriverOptions &options);
 
 /// Imports, fuses and lowers `options.inputPath` to plan bytes. Errors are
 /// reported through `context`'s diagnostics.

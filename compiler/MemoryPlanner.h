@@ -10,6 +10,7 @@
 #ifndef FUSEC_COMPILER_MEMORYPLANNER_H
 #define FUSEC_COMPILER_MEMORYPLANNER_H
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

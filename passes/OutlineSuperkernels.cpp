@@ -21,10 +21,18 @@ using namespace fusec::fuse;
 
 namespace {
 
+/// "/layer1/layer1.0/conv1/Conv" -> "layer1_layer1_0_conv1_Conv".
 std::string sanitize(StringRef text) {
   std::string out;
-  for (char c : text)
-    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  for (char c : text) {
+    bool keep = std::isalnum(static_cast<unsigned char>(c));
+    if (keep)
+      out += c;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
+  }
+  while (!out.empty() && out.back() == '_')
+    out.pop_back();
   return out;
 }
 
@@ -40,10 +48,10 @@ std::string firstNodeName(Operation *op) {
   return name;
 }
 
-/// "sk3_conv_bn_relu_add__layer1_0_conv2": index, what it computes (folded
-/// ops included), and the first member's node name, so profiler traces map
-/// back to the model.
-std::string kernelName(unsigned index, ArrayRef<Operation *> members) {
+/// "conv_bn_add_relu__layer1_0_conv2": what the kernel computes (folded ops
+/// included) and its first member's node name, so profiler traces map back to
+/// the model. The pass prefixes "sk<index>_" in execution order.
+std::string kernelName(ArrayRef<Operation *> members) {
   std::string what;
   for (Operation *op : members) {
     SmallVector<StringRef> parts;
@@ -63,7 +71,7 @@ std::string kernelName(unsigned index, ArrayRef<Operation *> members) {
   if (what.size() > 48)
     what = what.substr(0, 48);
   std::string node = sanitize(firstNodeName(members.front()));
-  return "sk" + std::to_string(index) + "_" + what + (node.empty() ? "" : "__" + node);
+  return what + (node.empty() ? "" : "__" + node);
 }
 
 struct OutlineSuperkernelsPass
@@ -80,16 +88,18 @@ struct OutlineSuperkernelsPass
       auto id = op.getAttrOfType<IntegerAttr>(fusec::kGroupAttr);
       groups[id ? id.getInt() : ungrouped--].push_back(&op);
     }
-    unsigned index = 0;
     for (auto &entry : groups)
-      outline(entry.second, index++);
+      outline(entry.second);
     if (!sortTopologically(&body)) {
       func.emitError() << "outlining created a cycle between superkernels";
       return signalPassFailure();
     }
+    unsigned index = 0;
+    for (auto superkernel : body.getOps<SuperkernelOp>())
+      superkernel.setSymName("sk" + std::to_string(index++) + "_" + superkernel.getSymName().str());
   }
 
-  void outline(ArrayRef<Operation *> members, unsigned index) {
+  void outline(ArrayRef<Operation *> members) {
     llvm::SmallPtrSet<Operation *, 8> inGroup(members.begin(), members.end());
     llvm::SetVector<Value> inputs;
     SmallVector<Value> outputs;
@@ -115,7 +125,7 @@ struct OutlineSuperkernelsPass
     StringRef kind = core ? kernelKindName(classifyOp(core)) : "elementwise";
     auto superkernel = builder.create<SuperkernelOp>(
         loc, ValueRange(outputs).getTypes(), inputs.getArrayRef(),
-        builder.getStringAttr(kernelName(index, members)), builder.getStringAttr(kind),
+        builder.getStringAttr(kernelName(members)), builder.getStringAttr(kind),
         members.front()->getAttrOfType<DictionaryAttr>(fusec::kKernelCostAttr));
 
     Block *block = builder.createBlock(&superkernel.getBody());

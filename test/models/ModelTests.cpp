@@ -1,9 +1,9 @@
 //===- ModelTests.cpp - Shared models end to end on the CPU backend -------===//
 //
-// Each model is compiled in-process (unfused: every rule off; fused: the
-// default pipeline), run on the CPU reference backend at every reference
-// batch size, and compared with PyTorch's outputs within the tolerance in its
-// meta.json. The fused plan must also match the unfused plan.
+// Each model is compiled in-process (unfused: every rule off; then fused with
+// each strategy), run on the CPU reference backend at every reference batch
+// size, and compared with PyTorch's outputs within the tolerance in its
+// meta.json. Every fused plan must also match the unfused plan.
 //
 //===----------------------------------------------------------------------===//
 #include "ModelReference.h"
@@ -25,10 +25,18 @@ struct Configuration {
   FusionOptions fusion;
 };
 
+/// The unfused reference first: every rule off, every op its own kernel.
 std::vector<Configuration> configurations() {
-  FusionOptions unfused;
-  unfused.disabled = fusionRuleNames();
-  return {{"unfused", unfused}, {"fused", FusionOptions()}};
+  std::vector<Configuration> configs(4);
+  configs[0].name = "unfused";
+  configs[0].fusion.strategy = "none";
+  configs[0].fusion.disabled = fusionRuleNames();
+  for (auto [config, strategy] : {std::pair{&configs[1], "greedy"}, {&configs[2], "dp"},
+                                  {&configs[3], "none"}}) {
+    config->name = strategy;
+    config->fusion.strategy = strategy;
+  }
+  return configs;
 }
 
 std::shared_ptr<const runtime::Plan> compile(const std::string &path, const FusionOptions &fusion) {
@@ -48,7 +56,7 @@ std::shared_ptr<const runtime::Plan> compile(const std::string &path, const Fusi
 }
 
 void checkModel(const std::string &name) {
-  ModelReference model = test::loadModelReference(kModelsDir + "/" + name);
+  test::ModelReference model = test::loadModelReference(kModelsDir + "/" + name);
   std::map<int64_t, std::map<std::string, runtime::Tensor>> unfusedOutputs;
   for (const Configuration &config : configurations()) {
     auto plan = compile(model.onnxPath, config.fusion);
@@ -81,7 +89,7 @@ TEST_CASE("the shared model folder holds the seven reference models", "[models]"
 }
 
 #define FUSEC_MODEL_TEST(NAME)                                                 \
-  TEST_CASE("model " #NAME " matches PyTorch, unfused and fused", "[models]") { \
+  TEST_CASE("model " #NAME " matches PyTorch, unfused and with every strategy", "[models]") { \
     checkModel(#NAME);                                                         \
   }
 FUSEC_MODEL_TEST(conv_bn_relu)

@@ -40,9 +40,26 @@ cl::opt<std::string> target("target", cl::init("cpu"), cl::value_desc("name"),
 cl::list<std::string> disableFusion(
     "disable-fusion", cl::CommaSeparated, cl::value_desc("name,..."),
     cl::desc("Turn off fusion rules by name (see --list-fusion-rules)"), cl::cat(fusecCategory));
+cl::opt<std::string> fusionStrategy(
+    "fusion-strategy", cl::init("greedy"), cl::value_desc("greedy|dp|none"),
+    cl::desc("How the planner chooses fusions: greedy by estimated benefit, dynamic "
+             "programming (optimal on chains), or none (every op its own kernel)"),
+    cl::cat(fusecCategory));
+cl::opt<std::string> deviceProfile(
+    "device-profile", cl::init("h200"), cl::value_desc("h200|h100|a100|FILE.json"),
+    cl::desc("GPU the cost model prices kernels for: a built-in profile or a JSON file"),
+    cl::cat(fusecCategory));
+cl::opt<std::string> costModel("cost-model", cl::init("roofline"), cl::value_desc("name"),
+                               cl::desc("Cost model used by the planner"),
+                               cl::cat(fusecCategory));
+cl::opt<std::string> fusionReport(
+    "fusion-report", cl::value_desc("FILE.json"),
+    cl::desc("Write every fused group and every rejected candidate, with the numbers that decided"),
+    cl::cat(fusecCategory));
 cl::opt<bool> listFusionRules("list-fusion-rules", cl::desc("Print the fusion rule names and exit"),
                               cl::cat(fusecCategory));
-cl::opt<bool> verbose("v", cl::desc("Print what was written"), cl::cat(fusecCategory));
+cl::opt<bool> verbose("v", cl::desc("Print a fusion summary and what was written"),
+                      cl::cat(fusecCategory));
 
 std::string defaultOutput(fusec::EmitKind kind) {
   llvm::SmallString<128> name(llvm::sys::path::filename(inputPath.getValue()));
@@ -77,6 +94,10 @@ int main(int argc, char **argv) {
   options.emit = emit;
   options.outputPath = outputPath.empty() ? defaultOutput(emit) : outputPath.getValue();
   options.verbose = verbose;
+  options.fusionReportPath = fusionReport;
+  options.fusion.strategy = fusionStrategy;
+  options.fusion.deviceProfile = deviceProfile;
+  options.fusion.costModel = costModel;
   options.plan.target = target;
   options.plan.batchBuckets.clear();
   for (llvm::StringRef item : llvm::split(batchBuckets.getValue(), ',')) {
