@@ -1,0 +1,47 @@
+//===- RandomInputs.cpp - Deterministic inputs for smoke tests and benchmarks ===//
+
+#include "runtime/RandomInputs.h"
+
+namespace fusec::runtime {
+
+namespace {
+
+/// SplitMix64: tiny, fast and fully specified, unlike the distributions of
+/// <random>, whose output differs between standard libraries.
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+  /// Uniform in [-1, 1), from the top 24 bits (exact in float).
+  float nextSymmetric() {
+    return static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f;
+  }
+
+private:
+  uint64_t state_;
+};
+
+} // namespace
+
+std::map<std::string, Tensor> makeRandomInputs(const Plan &plan, int64_t batch,
+                                               uint64_t seed) {
+  std::map<std::string, Tensor> inputs;
+  for (size_t i = 0; i < plan.inputs().size(); ++i) {
+    const TensorDesc &input = plan.inputs()[i];
+    SplitMix64 generator(seed * 0x100000001b3ULL + i);
+    Tensor tensor(resolveShape(input.shape, batch));
+    for (int64_t e = 0; e < tensor.numElements(); ++e)
+      tensor.data()[e] = generator.nextSymmetric();
+    inputs.emplace(input.name, std::move(tensor));
+  }
+  return inputs;
+}
+
+} // namespace fusec::runtime

@@ -1,0 +1,100 @@
+//===- Session.cpp - Run a plan: the runtime's public C++ API ---------------===//
+
+#include "runtime/Session.h"
+
+#include "runtime/Backend.h"
+#include "runtime/Error.h"
+
+#include <algorithm>
+
+namespace fusec::runtime {
+
+namespace {
+
+std::string listNames(const std::vector<TensorDesc> &tensors) {
+  std::string names;
+  for (const TensorDesc &tensor : tensors)
+    names += (names.empty() ? "'" : ", '") + tensor.name + "'";
+  return names;
+}
+
+void checkBatch(int64_t batch) {
+  if (batch < 1)
+    throw Error("batch size must be at least 1, got " + std::to_string(batch));
+}
+
+} // namespace
+
+Session::Session(std::shared_ptr<const Plan> plan, Device device)
+    : plan_(std::move(plan)), backend_(createBackend(device, plan_)) {}
+
+Session::~Session() = default;
+Session::Session(Session &&) noexcept = default;
+Session &Session::operator=(Session &&) noexcept = default;
+
+Device Session::device() const { return backend_->device(); }
+
+int64_t
+Session::inferBatch(const std::map<std::string, Tensor> &inputs) const {
+  for (const TensorDesc &input : plan_->inputs()) {
+    auto it = inputs.find(input.name);
+    if (it == inputs.end() || it->second.shape().size() != input.shape.size())
+      continue;
+    auto batchDim =
+        std::find(input.shape.begin(), input.shape.end(), plan::kBatchDim);
+    if (batchDim != input.shape.end())
+      return it->second.shape()[batchDim - input.shape.begin()];
+  }
+  return 1;
+}
+
+std::map<std::string, Tensor>
+Session::run(int64_t batch, const std::map<std::string, Tensor> &inputs) {
+  checkBatch(batch);
+  for (const auto &entry : inputs) {
+    const auto &declared = plan_->inputs();
+    if (std::none_of(declared.begin(), declared.end(),
+                     [&](const TensorDesc &d) { return d.name == entry.first; }))
+      throw Error("unknown input '" + entry.first + "' (the plan's inputs: " +
+                  listNames(declared) + ")");
+  }
+
+  std::vector<const float *> inputData;
+  for (const TensorDesc &input : plan_->inputs()) {
+    auto it = inputs.find(input.name);
+    if (it == inputs.end())
+      throw Error("missing input '" + input.name + "' of shape " +
+                  formatShape(input.shape));
+    const Shape expected = resolveShape(input.shape, batch);
+    if (it->second.shape() != expected)
+      throw Error("input '" + input.name + "' has shape " +
+                  formatShape(it->second.shape()) + ", but the plan expects " +
+                  formatShape(expected) + " (" + formatShape(input.shape) +
+                  " at batch " + std::to_string(batch) + ")");
+    inputData.push_back(it->second.data());
+  }
+
+  std::map<std::string, Tensor> results;
+  std::vector<float *> outputData;
+  for (const TensorDesc &output : plan_->outputs()) {
+    Tensor &tensor = results[output.name] =
+        Tensor(resolveShape(output.shape, batch));
+    outputData.push_back(tensor.data());
+  }
+  backend_->execute(batch, inputData, outputData);
+  return results;
+}
+
+void Session::run(int64_t batch, const std::vector<const float *> &inputs,
+                  const std::vector<float *> &outputs) {
+  checkBatch(batch);
+  if (inputs.size() != plan_->inputs().size() ||
+      outputs.size() != plan_->outputs().size())
+    throw Error("the plan has " + std::to_string(plan_->inputs().size()) +
+                " inputs and " + std::to_string(plan_->outputs().size()) +
+                " outputs; got " + std::to_string(inputs.size()) + " and " +
+                std::to_string(outputs.size()) + " pointers");
+  backend_->execute(batch, inputs, outputs);
+}
+
+} // namespace fusec::runtime

@@ -1,0 +1,67 @@
+//===- Session.h - Run a plan: the runtime's public C++ API -----------------===//
+//
+//   auto plan = std::make_shared<const Plan>(Plan::load("model.plan"));
+//   Session session(plan, Device::Auto);
+//   auto outputs = session.run(/*batch=*/4, {{"input", inputTensor}});
+//
+// A Session binds a plan to a backend. It checks every input against the
+// plan (names and shapes at the requested batch size) before running, and
+// may be run any number of times at any batch size; it is not thread-safe.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_SESSION_H
+#define FUSEC_RUNTIME_SESSION_H
+
+#include "runtime/Device.h"
+#include "runtime/Tensor.h"
+#include "runtime/plan/Plan.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fusec::runtime {
+
+class Backend;
+
+class Session {
+public:
+  /// Throws Error if `device` is unavailable.
+  explicit Session(std::shared_ptr<const Plan> plan,
+                   Device device = Device::Auto);
+  ~Session();
+  Session(Session &&) noexcept;
+  Session &operator=(Session &&) noexcept;
+
+  const Plan &plan() const { return *plan_; }
+  /// The device the session runs on (Auto resolved).
+  Device device() const;
+  const std::vector<TensorDesc> &inputs() const { return plan_->inputs(); }
+  const std::vector<TensorDesc> &outputs() const { return plan_->outputs(); }
+
+  /// The batch size the given inputs imply: the batch dimension of the first
+  /// plan input that has one and is given with the plan's rank; 1 if none.
+  /// run() then checks all inputs against it.
+  int64_t inferBatch(const std::map<std::string, Tensor> &inputs) const;
+
+  /// Runs the plan at `batch` and returns every output by name. Throws Error
+  /// if an input is missing or unknown, or if its shape differs from the
+  /// plan's at `batch`.
+  std::map<std::string, Tensor>
+  run(int64_t batch, const std::map<std::string, Tensor> &inputs);
+
+  /// Runs without copies or checks on the data: `inputs` and `outputs` point
+  /// to host memory in the order of inputs()/outputs(), each holding the
+  /// plan's shape at `batch`. Throws Error if the pointer counts are wrong.
+  void run(int64_t batch, const std::vector<const float *> &inputs,
+           const std::vector<float *> &outputs);
+
+private:
+  std::shared_ptr<const Plan> plan_;
+  std::unique_ptr<Backend> backend_;
+};
+
+} // namespace fusec::runtime
+
+#endif // FUSEC_RUNTIME_SESSION_H

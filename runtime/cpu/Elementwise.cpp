@@ -1,0 +1,130 @@
+//===- Elementwise.cpp - Unary activations and broadcasting binary ops ------===//
+//
+// Relu, Sigmoid, Tanh, Erf, Sqrt, Gelu, Clip: one input, same-shape result.
+// Add, Sub, Mul, Div, Pow: numpy broadcasting of both operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/Broadcast.h"
+#include "runtime/cpu/OpRegistry.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fusec::runtime::cpu {
+
+namespace {
+
+template <typename Fn>
+void applyUnary(const OpContext &context, Fn fn) {
+  const ConstView &x = context.operand(0);
+  context.expectResultShape(x.shape);
+  float *y = context.result().data;
+  const int64_t count = numElements(x.shape);
+  for (int64_t i = 0; i < count; ++i)
+    y[i] = fn(x.data[i]);
+}
+
+void relu(const OpContext &context) {
+  // std::max(x, 0) keeps NaN, as ONNX and PyTorch do.
+  applyUnary(context, [](float x) { return std::max(x, 0.0f); });
+}
+
+void sigmoid(const OpContext &context) {
+  applyUnary(context, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+}
+
+void tanhOp(const OpContext &context) {
+  applyUnary(context, [](float x) { return std::tanh(x); });
+}
+
+void erfOp(const OpContext &context) {
+  applyUnary(context, [](float x) { return std::erf(x); });
+}
+
+void sqrtOp(const OpContext &context) {
+  applyUnary(context, [](float x) { return std::sqrt(x); });
+}
+
+void gelu(const OpContext &context) {
+  const std::string approximate = context.stringAttr("approximate");
+  if (approximate == "none") {
+    applyUnary(context, [](float x) {
+      return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2)));
+    });
+  } else if (approximate == "tanh") {
+    const float kSqrt2OverPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);
+    applyUnary(context, [=](float x) {
+      const float inner = kSqrt2OverPi * (x + 0.044715f * x * x * x);
+      return 0.5f * x * (1.0f + std::tanh(inner));
+    });
+  } else {
+    context.fail("attribute 'approximate' must be \"none\" or \"tanh\", not \"" +
+                 approximate + "\"");
+  }
+}
+
+void clip(const OpContext &context) {
+  const float low = context.optionalFloatAttr("min").value_or(-INFINITY);
+  const float high = context.optionalFloatAttr("max").value_or(INFINITY);
+  applyUnary(context,
+             [=](float x) { return std::min(std::max(x, low), high); });
+}
+
+template <typename Fn>
+void applyBinary(const OpContext &context, Fn fn) {
+  const ConstView &a = context.operand(0);
+  const ConstView &b = context.operand(1);
+  std::optional<Shape> shape = broadcastShapes(a.shape, b.shape);
+  if (!shape)
+    context.fail("operand shapes " + formatShape(a.shape) + " and " +
+                 formatShape(b.shape) + " do not broadcast");
+  context.expectResultShape(*shape);
+  const Strides stridesA = broadcastStrides(a.shape, *shape);
+  const Strides stridesB = broadcastStrides(b.shape, *shape);
+  const int64_t rowLength = shape->empty() ? 1 : shape->back();
+  const int64_t stepA = shape->empty() ? 0 : stridesA.back();
+  const int64_t stepB = shape->empty() ? 0 : stridesB.back();
+  float *y = context.result().data;
+  forEachRow(*shape, stridesA, stridesB,
+             [&](int64_t offset, int64_t offsetA, int64_t offsetB) {
+               const float *rowA = a.data + offsetA;
+               const float *rowB = b.data + offsetB;
+               float *rowY = y + offset;
+               for (int64_t j = 0; j < rowLength; ++j)
+                 rowY[j] = fn(rowA[j * stepA], rowB[j * stepB]);
+             });
+}
+
+void addOp(const OpContext &context) {
+  applyBinary(context, [](float a, float b) { return a + b; });
+}
+void subOp(const OpContext &context) {
+  applyBinary(context, [](float a, float b) { return a - b; });
+}
+void mulOp(const OpContext &context) {
+  applyBinary(context, [](float a, float b) { return a * b; });
+}
+void divOp(const OpContext &context) {
+  applyBinary(context, [](float a, float b) { return a / b; });
+}
+void powOp(const OpContext &context) {
+  applyBinary(context, [](float a, float b) { return std::pow(a, b); });
+}
+
+} // namespace
+
+void registerElementwiseOps(OpRegistry &registry) {
+  const std::pair<const char *, OpFunction> unaryOps[] = {
+      {"Relu", relu}, {"Sigmoid", sigmoid}, {"Tanh", tanhOp}, {"Erf", erfOp},
+      {"Sqrt", sqrtOp}, {"Gelu", gelu},     {"Clip", clip}};
+  for (const auto &[name, function] : unaryOps)
+    registry.add(name, OpInfo{function, 1, 1});
+  const std::pair<const char *, OpFunction> binaryOps[] = {
+      {"Add", addOp}, {"Sub", subOp}, {"Mul", mulOp}, {"Div", divOp},
+      {"Pow", powOp}};
+  for (const auto &[name, function] : binaryOps)
+    registry.add(name, OpInfo{function, 2, 2});
+}
+
+} // namespace fusec::runtime::cpu

@@ -1,0 +1,68 @@
+//===- OpContext.h - What a CPU op implementation sees ----------------------===//
+//
+// An op implementation gets its operands and results as views with resolved
+// (batch-substituted) shapes, reads its attributes through typed getters, and
+// checks that the result shapes the plan recorded are the ones the op
+// computes. Every failure is reported as
+//   kernel 'k3_conv' op Conv 'conv1': <reason>
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_CPU_OPCONTEXT_H
+#define FUSEC_RUNTIME_CPU_OPCONTEXT_H
+
+#include "runtime/Tensor.h"
+#include "runtime/plan/Plan.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusec::runtime::cpu {
+
+struct ConstView {
+  const float *data = nullptr;
+  Shape shape;
+};
+
+struct MutableView {
+  float *data = nullptr;
+  Shape shape;
+};
+
+class OpContext {
+public:
+  OpContext(const KernelDesc &kernel, const OpDesc &op,
+            std::vector<ConstView> operands, std::vector<MutableView> results);
+
+  size_t numOperands() const { return operands_.size(); }
+  const ConstView &operand(size_t index) const { return operands_[index]; }
+  const MutableView &result() const { return results_.front(); }
+
+  int64_t intAttr(const char *name) const;
+  std::vector<int64_t> intsAttr(const char *name) const;
+  /// intsAttr() that also requires exactly `count` entries.
+  std::vector<int64_t> intsAttr(const char *name, size_t count) const;
+  float floatAttr(const char *name) const;
+  /// For attributes whose absence (or null) has a meaning (Clip's bounds).
+  std::optional<float> optionalFloatAttr(const char *name) const;
+  std::string stringAttr(const char *name) const;
+
+  /// Requires operand `index` to have rank `rank`.
+  void expectRank(size_t index, size_t rank) const;
+  /// Fails unless the plan's result shape is `computed`.
+  void expectResultShape(const Shape &computed) const;
+
+  [[noreturn]] void fail(const std::string &reason) const;
+
+private:
+  const nlohmann::json &attr(const char *name) const;
+
+  const KernelDesc &kernel_;
+  const OpDesc &op_;
+  std::vector<ConstView> operands_;
+  std::vector<MutableView> results_;
+};
+
+} // namespace fusec::runtime::cpu
+
+#endif // FUSEC_RUNTIME_CPU_OPCONTEXT_H

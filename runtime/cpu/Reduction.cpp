@@ -1,0 +1,61 @@
+//===- Reduction.cpp - ReduceMean -------------------------------------------===//
+
+#include "runtime/cpu/Broadcast.h"
+#include "runtime/cpu/OpRegistry.h"
+
+namespace fusec::runtime::cpu {
+
+namespace {
+
+void reduceMean(const OpContext &context) {
+  const ConstView &x = context.operand(0);
+  const size_t rank = x.shape.size();
+  std::vector<int64_t> axes = context.intsAttr("axes");
+  const bool keepDims = context.intAttr("keepdims") != 0;
+  // As in ONNX, no axes means all of them.
+  if (axes.empty())
+    for (size_t d = 0; d < rank; ++d)
+      axes.push_back(static_cast<int64_t>(d));
+  std::vector<bool> reduced(rank, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] < 0 || axes[i] >= static_cast<int64_t>(rank) ||
+        (i > 0 && axes[i] <= axes[i - 1]))
+      context.fail("axes must be sorted, unique and in [0, " +
+                   std::to_string(rank) + ")");
+    reduced[axes[i]] = true;
+  }
+
+  // Sum every input element into its output slot: the input is walked in
+  // C order and the output is read through strides that are 0 along the
+  // reduced dimensions.
+  Shape kept, resultShape;
+  for (size_t d = 0; d < rank; ++d) {
+    kept.push_back(reduced[d] ? 1 : x.shape[d]);
+    if (!reduced[d] || keepDims)
+      resultShape.push_back(kept.back());
+  }
+  context.expectResultShape(resultShape);
+  const Strides outStrides = broadcastStrides(kept, x.shape);
+  std::vector<double> sums(static_cast<size_t>(numElements(kept)), 0.0);
+  const int64_t rowLength = rank == 0 ? 1 : x.shape.back();
+  const int64_t step = rank == 0 ? 0 : outStrides.back();
+  forEachRow(x.shape, outStrides, outStrides,
+             [&](int64_t offset, int64_t outOffset, int64_t) {
+               for (int64_t j = 0; j < rowLength; ++j)
+                 sums[outOffset + j * step] += x.data[offset + j];
+             });
+  double count = 1.0;
+  for (size_t d = 0; d < rank; ++d)
+    if (reduced[d])
+      count *= static_cast<double>(x.shape[d]);
+  for (size_t i = 0; i < sums.size(); ++i)
+    context.result().data[i] = static_cast<float>(sums[i] / count);
+}
+
+} // namespace
+
+void registerReductionOps(OpRegistry &registry) {
+  registry.add("ReduceMean", OpInfo{reduceMean, 1, 1});
+}
+
+} // namespace fusec::runtime::cpu

@@ -1,0 +1,73 @@
+//===- Plan.cpp - A loaded, validated model.plan ----------------------------===//
+
+#include "runtime/plan/Plan.h"
+
+#include "runtime/plan/PlanReader.h"
+#include "runtime/plan/PlanVerifier.h"
+#include "runtime/support/FileIO.h"
+
+namespace fusec::runtime {
+
+const char *bufferKindName(BufferKind kind) {
+  switch (kind) {
+  case BufferKind::Input:
+    return "input";
+  case BufferKind::Output:
+    return "output";
+  case BufferKind::Weight:
+    return "weight";
+  case BufferKind::Arena:
+    return "arena";
+  }
+  return "unknown";
+}
+
+BatchLinear BufferDesc::byteSize() const {
+  int64_t bytes = sizeof(float);
+  for (int64_t dim : shape)
+    if (dim != plan::kBatchDim)
+      bytes *= dim;
+  if (hasBatchDim(shape))
+    return BatchLinear{bytes, 0};
+  return BatchLinear{0, bytes};
+}
+
+Plan::Plan(std::string sourceName, std::vector<uint8_t> bytes,
+           std::vector<plan::SectionRef> sections, PlanManifest manifest)
+    : sourceName_(std::move(sourceName)), bytes_(std::move(bytes)),
+      sections_(std::move(sections)), manifest_(std::move(manifest)) {}
+
+Plan Plan::load(const std::string &path) {
+  return fromBytes(readFileBytes(path), path);
+}
+
+Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
+  plan::DecodedContainer container =
+      plan::decodePlan(bytes.data(), bytes.size(), sourceName);
+  PlanManifest manifest = readManifest(container.manifest, sourceName);
+  std::optional<uint64_t> weightsSize;
+  for (const plan::SectionRef &section : container.sections)
+    if (section.name == plan::kWeightsSection)
+      weightsSize = section.size;
+  verifyManifest(manifest, weightsSize, sourceName);
+  return Plan(std::move(sourceName), std::move(bytes),
+              std::move(container.sections), std::move(manifest));
+}
+
+ByteRange Plan::sectionBytes(const std::string &name) const {
+  for (const plan::SectionRef &section : sections_)
+    if (section.name == name)
+      return ByteRange{bytes_.data() + section.offset,
+                       static_cast<size_t>(section.size)};
+  return ByteRange{};
+}
+
+const float *Plan::weightData(const BufferDesc &buffer) const {
+  // The verifier checked that the weight lies inside the section and that
+  // its offset is a multiple of 4; sections start 64-byte aligned in the
+  // file, and the file bytes are allocated with at least float alignment.
+  ByteRange weights = sectionBytes(plan::kWeightsSection);
+  return reinterpret_cast<const float *>(weights.data + buffer.weightOffset);
+}
+
+} // namespace fusec::runtime

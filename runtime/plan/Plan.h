@@ -1,0 +1,141 @@
+//===- Plan.h - A loaded, validated model.plan ------------------------------===//
+//
+// The manifest parsed into plain structs (field meanings in
+// docs/plan-format.md) together with the file bytes the sections live in.
+// A Plan that was returned by load()/fromBytes() has passed every check of
+// PlanContainer, PlanReader and PlanVerifier, so backends may index buffers,
+// values and weights without further range checks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_PLAN_PLAN_H
+#define FUSEC_RUNTIME_PLAN_PLAN_H
+
+#include "runtime/Tensor.h"
+#include "runtime/plan/PlanContainer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fusec::runtime {
+
+/// A byte count linear in the batch size: perBatch * batch + fixed.
+struct BatchLinear {
+  int64_t perBatch = 0;
+  int64_t fixed = 0;
+
+  int64_t at(int64_t batch) const { return perBatch * batch + fixed; }
+};
+
+/// A graph input or output.
+struct TensorDesc {
+  std::string name;
+  std::string dtype;
+  Shape shape;
+  size_t buffer = 0;
+};
+
+enum class BufferKind { Input, Output, Weight, Arena };
+
+/// The manifest spelling of a kind: "input", "output", "weight", "arena".
+const char *bufferKindName(BufferKind kind);
+
+/// A tensor that lives between kernels.
+struct BufferDesc {
+  size_t id = 0;
+  std::string name;
+  BufferKind kind = BufferKind::Arena;
+  Shape shape;
+  /// Weight buffers: byte offset into the weights section.
+  uint64_t weightOffset = 0;
+  /// Arena buffers: byte offset into the arena.
+  BatchLinear arenaOffset;
+
+  /// Bytes the buffer occupies at `batch`, as a function of the batch size.
+  BatchLinear byteSize() const;
+};
+
+/// One op of a kernel body; operands and results index the kernel's values.
+struct OpDesc {
+  std::string op;
+  std::string name;
+  std::vector<size_t> operands;
+  std::vector<size_t> results;
+  nlohmann::json attrs = nlohmann::json::object();
+};
+
+/// One launch. Values [0, inputs.size()) are the kernel inputs in order; the
+/// others are op results. yields[i] is the value written to outputs[i].
+struct KernelDesc {
+  std::string name;
+  std::string kind;
+  std::vector<size_t> inputs;
+  std::vector<size_t> outputs;
+  std::vector<Shape> values;
+  std::vector<OpDesc> ops;
+  std::vector<size_t> yields;
+};
+
+struct ArenaDesc {
+  BatchLinear size;
+  /// Peak bytes of simultaneously live intermediates.
+  BatchLinear lowerBound;
+};
+
+/// Everything the manifest says, in the manifest's order except `buffers`,
+/// which is indexed by buffer id.
+struct PlanManifest {
+  std::string formatVersion;
+  std::string compilerVersion;
+  std::string target;
+  std::string sourceHash;
+  std::vector<int64_t> batchBuckets;
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;
+  std::vector<BufferDesc> buffers;
+  ArenaDesc arena;
+  std::vector<KernelDesc> kernels;
+};
+
+struct ByteRange {
+  const uint8_t *data = nullptr;
+  size_t size = 0;
+};
+
+class Plan {
+public:
+  /// Reads and validates the plan file at `path`; throws Error naming the file
+  /// and the reason if it is unreadable or invalid.
+  static Plan load(const std::string &path);
+  /// Validates an in-memory plan; `sourceName` names it in error messages.
+  static Plan fromBytes(std::vector<uint8_t> bytes, std::string sourceName);
+
+  const std::string &sourceName() const { return sourceName_; }
+  const PlanManifest &manifest() const { return manifest_; }
+  const std::vector<TensorDesc> &inputs() const { return manifest_.inputs; }
+  const std::vector<TensorDesc> &outputs() const { return manifest_.outputs; }
+  const std::vector<BufferDesc> &buffers() const { return manifest_.buffers; }
+  const std::vector<KernelDesc> &kernels() const { return manifest_.kernels; }
+  const ArenaDesc &arena() const { return manifest_.arena; }
+  const std::vector<plan::SectionRef> &sections() const { return sections_; }
+
+  /// The bytes of section `name`, or an empty range if the plan has none.
+  ByteRange sectionBytes(const std::string &name) const;
+  /// The data of a weight buffer (inside the weights section).
+  const float *weightData(const BufferDesc &buffer) const;
+
+private:
+  Plan(std::string sourceName, std::vector<uint8_t> bytes,
+       std::vector<plan::SectionRef> sections, PlanManifest manifest);
+
+  std::string sourceName_;
+  std::vector<uint8_t> bytes_;
+  std::vector<plan::SectionRef> sections_;
+  PlanManifest manifest_;
+};
+
+} // namespace fusec::runtime
+
+#endif // FUSEC_RUNTIME_PLAN_PLAN_H

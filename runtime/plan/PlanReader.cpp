@@ -1,0 +1,116 @@
+//===- PlanReader.cpp - Parse a plan manifest into plain structs ------------===//
+
+#include "runtime/plan/PlanReader.h"
+
+#include "runtime/plan/JsonFieldReader.h"
+
+namespace fusec::runtime {
+
+namespace {
+
+BatchLinear readBatchLinear(const JsonFieldReader &object) {
+  return BatchLinear{object.getInt("per_batch"), object.getInt("fixed")};
+}
+
+BufferKind readBufferKind(const JsonFieldReader &buffer) {
+  const std::string kind = buffer.getString("kind");
+  for (BufferKind candidate : {BufferKind::Input, BufferKind::Output,
+                               BufferKind::Weight, BufferKind::Arena})
+    if (kind == bufferKindName(candidate))
+      return candidate;
+  buffer.fail("unknown buffer kind '" + kind +
+              "' (expected input, output, weight or arena)");
+}
+
+TensorDesc readTensor(const JsonFieldReader &tensor) {
+  TensorDesc desc;
+  desc.name = tensor.getString("name");
+  desc.dtype = tensor.getString("dtype");
+  desc.shape = tensor.getIntArray("shape");
+  desc.buffer = static_cast<size_t>(tensor.getUnsigned("buffer"));
+  return desc;
+}
+
+BufferDesc readBuffer(const JsonFieldReader &buffer) {
+  BufferDesc desc;
+  desc.id = static_cast<size_t>(buffer.getUnsigned("id"));
+  desc.name = buffer.getString("name");
+  desc.kind = readBufferKind(buffer);
+  desc.shape = buffer.getIntArray("shape");
+  if (desc.kind == BufferKind::Weight)
+    desc.weightOffset = buffer.getUnsigned("offset");
+  if (desc.kind == BufferKind::Arena)
+    desc.arenaOffset = readBatchLinear(buffer.getObject("offset"));
+  return desc;
+}
+
+std::vector<BufferDesc> readBuffers(const JsonFieldReader &root) {
+  const size_t count = root.getArray("buffers").size();
+  std::vector<BufferDesc> buffers(count);
+  std::vector<bool> seen(count, false);
+  for (size_t i = 0; i < count; ++i) {
+    JsonFieldReader entry = root.element("buffers", i);
+    BufferDesc desc = readBuffer(entry);
+    if (desc.id >= count)
+      entry.fail("buffer id " + std::to_string(desc.id) +
+                 " is out of range (the plan has " + std::to_string(count) +
+                 " buffers, so ids are 0.." + std::to_string(count - 1) + ")");
+    if (seen[desc.id])
+      entry.fail("duplicate buffer id " + std::to_string(desc.id));
+    seen[desc.id] = true;
+    buffers[desc.id] = std::move(desc);
+  }
+  return buffers;
+}
+
+OpDesc readOp(const JsonFieldReader &op) {
+  OpDesc desc;
+  desc.op = op.getString("op");
+  desc.name = op.getString("name");
+  desc.operands = op.getIndexArray("operands");
+  desc.results = op.getIndexArray("results");
+  // Ops without attributes may omit "attrs".
+  if (op.has("attrs"))
+    desc.attrs = op.getObject("attrs").value();
+  return desc;
+}
+
+KernelDesc readKernel(const JsonFieldReader &kernel) {
+  KernelDesc desc;
+  desc.name = kernel.getString("name");
+  desc.kind = kernel.getString("kind");
+  desc.inputs = kernel.getIndexArray("inputs");
+  desc.outputs = kernel.getIndexArray("outputs");
+  for (size_t i = 0; i < kernel.getArray("values").size(); ++i)
+    desc.values.push_back(kernel.element("values", i).getIntArray("shape"));
+  for (size_t i = 0; i < kernel.getArray("ops").size(); ++i)
+    desc.ops.push_back(readOp(kernel.element("ops", i)));
+  desc.yields = kernel.getIndexArray("yields");
+  return desc;
+}
+
+} // namespace
+
+PlanManifest readManifest(const nlohmann::json &manifest,
+                          const std::string &sourceName) {
+  JsonFieldReader root(manifest, sourceName, "");
+  PlanManifest result;
+  result.formatVersion = root.getString("format_version");
+  result.compilerVersion = root.getString("compiler_version");
+  result.target = root.getString("target");
+  result.sourceHash = root.getString("source_hash");
+  result.batchBuckets = root.getIntArray("batch_buckets");
+  for (size_t i = 0; i < root.getArray("inputs").size(); ++i)
+    result.inputs.push_back(readTensor(root.element("inputs", i)));
+  for (size_t i = 0; i < root.getArray("outputs").size(); ++i)
+    result.outputs.push_back(readTensor(root.element("outputs", i)));
+  result.buffers = readBuffers(root);
+  JsonFieldReader arena = root.getObject("arena");
+  result.arena.size = readBatchLinear(arena);
+  result.arena.lowerBound = readBatchLinear(arena.getObject("lower_bound"));
+  for (size_t i = 0; i < root.getArray("kernels").size(); ++i)
+    result.kernels.push_back(readKernel(root.element("kernels", i)));
+  return result;
+}
+
+} // namespace fusec::runtime

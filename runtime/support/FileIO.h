@@ -1,0 +1,28 @@
+//===- FileIO.h - Whole-file reads and atomic writes ------------------------===//
+//
+// Plans and .npy files are small enough to read and write in one piece. Writes
+// go through a temporary file and a rename so that a reader never sees a
+// partially written file, whatever fails on the way.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_SUPPORT_FILEIO_H
+#define FUSEC_RUNTIME_SUPPORT_FILEIO_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fusec::runtime {
+
+/// Returns the contents of the regular file at `path`; throws Error otherwise.
+std::vector<uint8_t> readFileBytes(const std::string &path);
+
+/// Writes `bytes` to `path.tmp.<pid>` in the same directory, fsyncs it and
+/// renames it over `path`. On any failure the temporary file is removed and an
+/// Error naming `path` and the failing step is thrown; `path` is untouched.
+void writeFileAtomically(const std::string &path,
+                         const std::vector<uint8_t> &bytes);
+
+} // namespace fusec::runtime
+
+#endif // FUSEC_RUNTIME_SUPPORT_FILEIO_H

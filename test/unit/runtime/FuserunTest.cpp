@@ -1,0 +1,196 @@
+//===- FuserunTest.cpp - The fuserun command line, end to end ---------------===//
+
+#include "TestSupport.h"
+
+#include "runtime/Npy.h"
+#include "runtime/support/FileIO.h"
+
+#include <cstdlib>
+#include <sys/wait.h>
+
+using namespace fusec;
+using namespace fusec::runtime;
+using nlohmann::json;
+using Catch::Contains;
+
+namespace {
+
+struct ToolResult {
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs fuserun with `args` (a shell word list) in `dir`.
+ToolResult fuserun(const test::TempDir &dir, const std::string &args) {
+  const std::string command = std::string(FUSERUN_PATH) + " " + args + " >" +
+                              dir.file("stdout.txt") + " 2>" +
+                              dir.file("stderr.txt");
+  const int status = std::system(command.c_str());
+  ToolResult result;
+  if (WIFEXITED(status))
+    result.exitCode = WEXITSTATUS(status);
+  auto read = [](const std::string &path) {
+    const std::vector<uint8_t> bytes = readFileBytes(path);
+    return std::string(bytes.begin(), bytes.end());
+  };
+  result.out = read(dir.file("stdout.txt"));
+  result.err = read(dir.file("stderr.txt"));
+  return result;
+}
+
+/// A directory holding small.plan and x3.npy (the plan's 3 example rows).
+struct Workspace {
+  test::TempDir dir;
+  std::string plan = dir.file("small.plan");
+  std::string input = dir.file("x3.npy");
+
+  Workspace() {
+    writeFileAtomically(plan, test::smallPlanBytes());
+    std::vector<float> x;
+    for (const auto &row : test::kSmallPlanInputRows)
+      x.insert(x.end(), row.begin(), row.end());
+    writeNpy(input, Tensor({3, 2}, x));
+  }
+};
+
+} // namespace
+
+TEST_CASE("fuserun runs a plan on .npy inputs and writes .npy outputs") {
+  Workspace w;
+  for (const std::string &flags :
+       {std::string("--input x=") + w.input + " --output-dir=" +
+            w.dir.file("out"),
+        std::string("--input=x=") + w.input + " --output-dir " +
+            w.dir.file("out") + " --batch 3 --device cpu"}) {
+    INFO(flags);
+    const ToolResult r = fuserun(w.dir, w.plan + " " + flags);
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.out, Contains("wrote " + w.dir.file("out") + "/y.npy"));
+    std::vector<float> expected;
+    for (const auto &row : test::kSmallPlanOutputRows)
+      expected.insert(expected.end(), row.begin(), row.end());
+    test::requireTensor(readNpy(w.dir.file("out/y.npy")), {3, 3}, expected);
+  }
+}
+
+TEST_CASE("fuserun summarizes outputs and times runs") {
+  Workspace w;
+  const ToolResult r = fuserun(
+      w.dir, w.plan + " --random-inputs=5 --batch=2 --iters 3 --warmup=1");
+  INFO(r.err);
+  REQUIRE(r.exitCode == 0);
+  CHECK_THAT(r.out, Contains("timing: 3 runs at batch 2 on cpu: median "));
+  CHECK_THAT(r.out, Contains(" ms, min "));
+  CHECK_THAT(r.out, Contains("output 'y' [2, 3]: min "));
+}
+
+TEST_CASE("fuserun --random-inputs is deterministic") {
+  Workspace w;
+  for (const char *out : {"a", "b"})
+    REQUIRE(fuserun(w.dir, w.plan + " --random-inputs 11 --batch=4 "
+                                    "--output-dir=" + w.dir.file(out))
+                .exitCode == 0);
+  const Tensor a = readNpy(w.dir.file("a/y.npy"));
+  CHECK(a.shape() == Shape{4, 3});
+  CHECK(a.values() == readNpy(w.dir.file("b/y.npy")).values());
+}
+
+TEST_CASE("fuserun --info describes the plan as JSON or text") {
+  Workspace w;
+  const ToolResult r = fuserun(w.dir, w.plan + " --info=json --batch=3");
+  REQUIRE(r.exitCode == 0);
+  const json info = json::parse(r.out);
+  CHECK(info["format_version"] == "1.0");
+  CHECK(info["compiler_version"] == "fusec test");
+  CHECK(info["target"] == "cpu");
+  CHECK(info["batch_buckets"] == json({1, 2, 4}));
+  CHECK(info["inputs"] ==
+        json::parse(R"([{"name": "x", "dtype": "f32", "shape": [-1, 2]}])"));
+  CHECK(info["outputs"][0]["shape"] == json({-1, 3}));
+  CHECK(info["kernels"]["count"] == 3);
+  CHECK(info["kernels"]["list"][0]["ops"] == json({"Gemm"}));
+  CHECK(info["kernels"]["list"][2] ==
+        json::parse(R"({"name": "k2_add_add", "kind": "elementwise",
+                        "ops": ["Add", "Add"]})"));
+  CHECK(info["arena_bytes"] == 128 * 3);
+  CHECK(info["arena_lower_bound_bytes"] == 24 * 3);
+
+  const ToolResult text = fuserun(w.dir, w.plan + " --info");
+  REQUIRE(text.exitCode == 0);
+  CHECK_THAT(text.out, Contains("kernels: 3"));
+  CHECK_THAT(text.out, Contains("k2_add_add (elementwise): Add Add"));
+  CHECK_THAT(text.out, Contains("arena at batch 1: 128 bytes (lower bound 24)"));
+  CHECK_THAT(text.out, Contains("x  f32 [batch, 2]"));
+}
+
+TEST_CASE("fuserun reports bad inputs and plans with exit code 1") {
+  Workspace w;
+  // A float64 file: numpy's header with another dtype.
+  std::vector<uint8_t> f8 = encodeNpy(Tensor({3, 2}));
+  std::string header(f8.begin(), f8.begin() + 64);
+  f8[header.find("<f4") + 2] = '8';
+  writeFileAtomically(w.dir.file("f8.npy"), f8);
+  writeFileAtomically(w.dir.file("bad.plan"), {'n', 'o', 'p', 'e'});
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {w.plan, "fuserun: error: missing input 'x' of shape [batch, 2]"},
+      {w.plan + " --input y=" + w.input, "unknown input 'y'"},
+      {w.plan + " --input x=" + w.input + " --batch=2",
+       "input 'x' has shape [3, 2], but the plan expects [2, 2]"},
+      {w.plan + " --input x=" + w.dir.file("f8.npy"),
+       "f8.npy: unsupported dtype '<f8'"},
+      {w.plan + " --input x=" + w.dir.file("none.npy"), "cannot open"},
+      {w.dir.file("bad.plan"), "bad.plan: file is too short"},
+      {w.dir.file("none.plan"), "cannot open"},
+      {w.plan + " --device=cuda --random-inputs=1",
+       "CUDA backend is not available yet"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.args);
+    const ToolResult r = fuserun(w.dir, c.args);
+    CHECK(r.exitCode == 1);
+    CHECK_THAT(r.err, Contains("fuserun: error: "));
+    CHECK_THAT(r.err, Contains(c.message));
+  }
+}
+
+TEST_CASE("fuserun reports usage errors with exit code 2") {
+  Workspace w;
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {"", "missing the PLAN argument"},
+      {w.plan + " --frobnicate", "unknown option '--frobnicate'"},
+      {w.plan + " -x", "unknown option '-x'"},
+      {w.plan + " --batch=0", "option '--batch' expects an integer >= 1"},
+      {w.plan + " --batch abc", "got 'abc'"},
+      {w.plan + " --iters", "option '--iters' needs a value"},
+      {w.plan + " --input x", "expects NAME=FILE.npy"},
+      {w.plan + " --info=xml", "accepts 'json' or 'text'"},
+      {w.plan + " --device=tpu", "expects cpu, cuda or auto"},
+      {w.plan + " --help=yes", "takes no value"},
+      {w.plan + " other.plan", "expected one PLAN argument"},
+      {w.plan + " --input x=a.npy --input x=b.npy", "given twice"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.args);
+    const ToolResult r = fuserun(w.dir, c.args);
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.err, Contains("fuserun: error: "));
+    CHECK_THAT(r.err, Contains(c.message));
+    CHECK_THAT(r.err, Contains("run 'fuserun --help' for usage"));
+  }
+}
+
+TEST_CASE("fuserun --help documents every flag") {
+  test::TempDir dir;
+  const ToolResult r = fuserun(dir, "--help");
+  CHECK(r.exitCode == 0);
+  for (const char *flag :
+       {"--device", "--batch", "--input", "--output-dir", "--random-inputs",
+        "--iters", "--warmup", "--info", "--help"})
+    CHECK_THAT(r.out, Contains(flag));
+}

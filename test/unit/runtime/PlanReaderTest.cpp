@@ -1,0 +1,391 @@
+//===- PlanReaderTest.cpp - Loading plans and rejecting bad ones ------------===//
+
+#include "TestSupport.h"
+
+#include "runtime/Error.h"
+#include "runtime/plan/Plan.h"
+
+#include <cstring>
+#include <functional>
+
+using namespace fusec;
+using namespace fusec::runtime;
+using nlohmann::json;
+using Catch::Contains;
+
+namespace {
+
+const char *const kName = "small.plan";
+
+Plan fromBytes(const std::vector<uint8_t> &bytes) {
+  return Plan::fromBytes(bytes, kName);
+}
+
+/// The small plan re-encoded after `edit` changed its manifest.
+std::vector<uint8_t> editedPlan(const std::function<void(json &)> &edit) {
+  json manifest = test::smallPlanManifest();
+  edit(manifest);
+  return plan::encodePlan(manifest, test::smallPlanSections());
+}
+
+void storeLE(std::vector<uint8_t> &bytes, size_t at, uint64_t value,
+             int size) {
+  for (int i = 0; i < size; ++i)
+    bytes[at + i] = static_cast<uint8_t>(value >> (8 * i));
+}
+
+/// A file with a valid header around `manifestText` taken verbatim (its
+/// "sections" entries are not recomputed), and `data` placed at `dataOffset`.
+std::vector<uint8_t> assemble(const std::string &manifestText,
+                              const std::vector<uint8_t> &data = {},
+                              uint64_t dataOffset = 0) {
+  const size_t end = std::max<size_t>(plan::kHeaderSize + manifestText.size(),
+                                      dataOffset + data.size());
+  std::vector<uint8_t> file(end, 0);
+  std::memcpy(file.data(), plan::kMagic, 8);
+  storeLE(file, 8, plan::kMajorVersion, 4);
+  storeLE(file, 16, plan::kHeaderSize, 8);
+  storeLE(file, 24, manifestText.size(), 8);
+  storeLE(file, 32, plan::fnv1a64(manifestText.data(), manifestText.size()),
+          8);
+  storeLE(file, 40, file.size(), 8);
+  std::memcpy(file.data() + plan::kHeaderSize, manifestText.data(),
+              manifestText.size());
+  if (!data.empty())
+    std::memcpy(file.data() + dataOffset, data.data(), data.size());
+  return file;
+}
+
+/// The small plan's manifest with a hand-written weights section entry, and
+/// the weights placed at offset 4096.
+std::vector<uint8_t> withWeightsEntry(uint64_t offset, uint64_t size) {
+  const std::vector<uint8_t> weights = test::smallPlanSections()[0].bytes;
+  json manifest = test::smallPlanManifest();
+  manifest["sections"] = {
+      {{"name", "weights"},
+       {"offset", offset},
+       {"size", size},
+       {"checksum", plan::toHex64(plan::fnv1a64(
+                        weights.data(), std::min<size_t>(size, weights.size())))}}};
+  return assemble(manifest.dump(), weights, 4096);
+}
+
+size_t manifestEnd(const std::vector<uint8_t> &file) {
+  return plan::kHeaderSize + (file[24] | file[25] << 8 | file[26] << 16);
+}
+
+} // namespace
+
+TEST_CASE("a valid plan is parsed into plain structs") {
+  const Plan plan = fromBytes(test::smallPlanBytes());
+  CHECK(plan.sourceName() == kName);
+  const PlanManifest &m = plan.manifest();
+  CHECK(m.formatVersion == "1.0");
+  CHECK(m.compilerVersion == "fusec test");
+  CHECK(m.target == "cpu");
+  CHECK(m.sourceHash == "0123456789abcdef");
+  CHECK(m.batchBuckets == std::vector<int64_t>{1, 2, 4});
+
+  REQUIRE(plan.inputs().size() == 1);
+  CHECK(plan.inputs()[0].name == "x");
+  CHECK(plan.inputs()[0].dtype == "f32");
+  CHECK(plan.inputs()[0].shape == Shape{-1, 2});
+  CHECK(plan.outputs()[0].buffer == 5);
+
+  REQUIRE(plan.buffers().size() == 7);
+  CHECK(plan.buffers()[1].kind == BufferKind::Weight);
+  CHECK(plan.buffers()[2].weightOffset == 24);
+  CHECK(plan.buffers()[3].kind == BufferKind::Arena);
+  CHECK(plan.buffers()[3].arenaOffset.at(2) == 128);
+  CHECK(plan.buffers()[3].byteSize().at(2) == 24);
+  CHECK(plan.buffers()[6].name == "t1");
+  CHECK(plan.arena().size.at(3) == 384);
+  CHECK(plan.arena().lowerBound.at(3) == 72);
+
+  REQUIRE(plan.kernels().size() == 3);
+  CHECK(plan.kernels()[0].ops[0].attrs["transB"] == 1);
+  // "attrs" may be omitted.
+  CHECK(plan.kernels()[1].ops[0].attrs == json::object());
+  const KernelDesc &k2 = plan.kernels()[2];
+  CHECK(k2.name == "k2_add_add");
+  CHECK(k2.kind == "elementwise");
+  CHECK(k2.inputs == std::vector<size_t>{6, 4, 3});
+  CHECK(k2.outputs == std::vector<size_t>{5});
+  CHECK(k2.values.size() == 5);
+  CHECK(k2.values[1] == Shape{3});
+  REQUIRE(k2.ops.size() == 2);
+  CHECK(k2.ops[1].op == "Add");
+  CHECK(k2.ops[1].name == "add_skip");
+  CHECK(k2.ops[1].operands == std::vector<size_t>{3, 2});
+  CHECK(k2.ops[1].results == std::vector<size_t>{4});
+  CHECK(k2.yields == std::vector<size_t>{4});
+
+  const float *c = plan.weightData(plan.buffers()[4]);
+  CHECK(c[0] == 1.0f);
+  CHECK(c[1] == -10.0f);
+  CHECK(plan.sectionBytes("weights").size == 60);
+  CHECK(plan.sectionBytes("kernel_images").data == nullptr);
+}
+
+TEST_CASE("Plan::load reads files and names missing ones") {
+  test::TempDir dir;
+  plan::writeFileAtomically(dir.file("m.plan"), test::smallPlanBytes());
+  CHECK(Plan::load(dir.file("m.plan")).kernels().size() == 3);
+  CHECK_THROWS_WITH(Plan::load(dir.file("absent.plan")),
+                    Contains("cannot open '" + dir.file("absent.plan") + "'"));
+}
+
+TEST_CASE("a truncated plan is rejected at every length") {
+  const std::vector<uint8_t> file = test::smallPlanBytes();
+  for (size_t length = 0; length < file.size(); ++length) {
+    INFO("length " << length);
+    std::vector<uint8_t> prefix(file.begin(), file.begin() + length);
+    if (length < plan::kHeaderSize)
+      CHECK_THROWS_WITH(fromBytes(prefix),
+                        Contains("small.plan: file is too short"));
+    else
+      CHECK_THROWS_WITH(fromBytes(prefix),
+                        Contains("small.plan: file is truncated"));
+  }
+}
+
+TEST_CASE("trailing data, bad magic and version numbers") {
+  std::vector<uint8_t> file = test::smallPlanBytes();
+
+  std::vector<uint8_t> longer = file;
+  longer.push_back(0);
+  CHECK_THROWS_WITH(fromBytes(longer), Contains("trailing data"));
+
+  std::vector<uint8_t> badMagic = file;
+  badMagic[3] = 'X';
+  CHECK_THROWS_WITH(fromBytes(badMagic),
+                    Contains("small.plan: not a fusec plan (bad magic"));
+
+  std::vector<uint8_t> newerMajor = file;
+  storeLE(newerMajor, 8, plan::kMajorVersion + 1, 4);
+  CHECK_THROWS_WITH(fromBytes(newerMajor),
+                    Contains("plan format version 2.0 is newer than this "
+                             "runtime supports (1.x)"));
+
+  std::vector<uint8_t> olderMajor = file;
+  storeLE(olderMajor, 8, 0, 4);
+  CHECK_THROWS_WITH(fromBytes(olderMajor), Contains("no longer supported"));
+
+  // Minor versions only add what older readers may ignore.
+  std::vector<uint8_t> newerMinor = file;
+  storeLE(newerMinor, 12, plan::kMinorVersion + 7, 4);
+  CHECK(fromBytes(newerMinor).kernels().size() == 3);
+
+  std::vector<uint8_t> badManifestOffset = file;
+  storeLE(badManifestOffset, 16, 128, 8);
+  CHECK_THROWS_WITH(fromBytes(badManifestOffset),
+                    Contains("manifest offset 128 is invalid"));
+
+  std::vector<uint8_t> hugeManifest = file;
+  storeLE(hugeManifest, 24, file.size(), 8);
+  CHECK_THROWS_WITH(fromBytes(hugeManifest),
+                    Contains("runs past the end of the file"));
+}
+
+TEST_CASE("flipped bytes are caught by the checksums") {
+  const std::vector<uint8_t> file = test::smallPlanBytes();
+  const size_t end = manifestEnd(file);
+  for (size_t at : {plan::kHeaderSize, plan::kHeaderSize + 10, end - 1}) {
+    std::vector<uint8_t> flipped = file;
+    flipped[at] ^= 0x20;
+    CHECK_THROWS_WITH(fromBytes(flipped),
+                      Contains("small.plan: manifest checksum mismatch"));
+  }
+  // The weights section is the last 60 bytes.
+  for (size_t back : {1u, 30u, 60u}) {
+    std::vector<uint8_t> flipped = file;
+    flipped[file.size() - back] ^= 0x01;
+    CHECK_THROWS_WITH(fromBytes(flipped),
+                      Contains("section 'weights' checksum mismatch"));
+  }
+}
+
+TEST_CASE("section entries outside the file are rejected") {
+  CHECK(fromBytes(withWeightsEntry(4096, 60)).buffers().size() == 7);
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(4096, 61)),
+                    Contains("section 'weights' (offset 4096, size 61) lies "
+                             "outside the data area"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(8192, 60)),
+                    Contains("lies outside the data area"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(uint64_t(1) << 62, 60)),
+                    Contains("lies outside the data area"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(0, 60)),
+                    Contains("lies outside the data area"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(4100, 50)),
+                    Contains("is not a multiple of 64"));
+}
+
+TEST_CASE("manifests that are not valid JSON or miss fields are rejected") {
+  CHECK_THROWS_WITH(fromBytes(assemble("{\"target\": ")),
+                    Contains("small.plan: manifest is not valid JSON"));
+  CHECK_THROWS_WITH(fromBytes(assemble("[1, 2]")),
+                    Contains("manifest: expected a JSON object"));
+  CHECK_THROWS_WITH(
+      fromBytes(assemble("{}")),
+      Contains("small.plan: manifest: missing required field 'sections'"));
+
+  for (const char *field :
+       {"format_version", "compiler_version", "target", "source_hash",
+        "batch_buckets", "inputs", "outputs", "buffers", "arena", "kernels"}) {
+    INFO(field);
+    CHECK_THROWS_WITH(
+        fromBytes(editedPlan([&](json &m) { m.erase(field); })),
+        Contains(std::string("manifest: missing required field '") + field +
+                 "'"));
+  }
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][1]["ops"][0].erase("op"); })),
+      Contains("small.plan: kernels[1].ops[0]: missing required field 'op'"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["batch_buckets"] = "many"; })),
+      Contains("batch_buckets: expected an array, found string"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][3]["offset"].erase("fixed"); })),
+      Contains("buffers[3].offset: missing required field 'fixed'"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][1]["offset"] = 1.5; })),
+      Contains("buffers[1].offset: expected an integer, found 1.5"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][0]["inputs"][1] = -1; })),
+      Contains("kernels[0].inputs: expected non-negative indices"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][0]["kind"] = "scratch"; })),
+      Contains("unknown buffer kind 'scratch'"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][0]["ops"][0]["attrs"] = 3; })),
+      Contains("kernels[0].ops[0].attrs: expected a JSON object"));
+}
+
+TEST_CASE("buffer ids and references out of range are rejected") {
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][5]["id"] = 9; })),
+      Contains("buffers[5]: buffer id 9 is out of range (the plan has 7 "
+               "buffers"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][5]["id"] = 0; })),
+      Contains("duplicate buffer id 0"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][0]["inputs"][2] = 17; })),
+      Contains("kernel 'k0_gemm' input 2 refers to buffer 17, which is out of "
+               "range"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["outputs"][0]["buffer"] = 7; })),
+      Contains("output 'y' refers to buffer 7, which is out of range"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["inputs"][0]["buffer"] = 1; })),
+      Contains("input 'x' is bound to weight buffer 1 'W'; expected a buffer of "
+               "kind 'input'"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][0]["outputs"][0] = 1; })),
+      Contains("kernel 'k0_gemm' output 0 writes weight buffer 1 'W'"));
+}
+
+TEST_CASE("kernel value indices out of range or out of order are rejected") {
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["kernels"][0]["ops"][0]["operands"] = {0, 1, 9};
+      })),
+      Contains("kernel 'k0_gemm' op Gemm 'fc' operand 9 is out of range (the "
+               "kernel has 4 values)"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["kernels"][1]["ops"][0]["results"] = {4};
+      })),
+      Contains("op Relu 'relu' result 4 is out of range (the kernel has 2 "
+               "values)"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["kernels"][2]["ops"][0]["operands"] = {3, 1};
+      })),
+      Contains("op Add 'add_c' uses value 3 before it is defined"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["kernels"][2]["ops"][1]["results"] = {0};
+      })),
+      Contains("op Add 'add_skip' redefines value 0"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["kernels"][1]["values"].push_back({{"shape", {3}}});
+      })),
+      Contains("kernel 'k1_relu' value 2 is neither a kernel input nor an op "
+               "result"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {8}; })),
+      Contains("kernel 'k2_add_add' yield 8 is out of range"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {4, 3}; })),
+      Contains("yields 2 values for 1 outputs"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["kernels"][1]["values"][0]["shape"] = {-1, 4};
+      })),
+      Contains("kernel 'k1_relu' input 0 has shape [batch, 4] but arena "
+               "buffer 3 't0' has shape [batch, 3]"));
+}
+
+TEST_CASE("weights must lie inside the weights section") {
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][4]["offset"] = 52; })),
+      Contains("weight buffer 4 'c' (offset 52, 12 bytes) runs past the end "
+               "of the weights section (60 bytes)"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][4]["offset"] = 2; })),
+      Contains("offset 2 is not a multiple of 4 bytes"));
+  CHECK_THROWS_WITH(
+      fromBytes(plan::encodePlan(test::smallPlanManifest(), {})),
+      Contains("weight buffer 1 'W' needs a 'weights' section"));
+}
+
+TEST_CASE("arena buffers must lie inside the arena at every batch size") {
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["buffers"][3]["offset"] = {{"per_batch", 64}, {"fixed", 128}};
+      })),
+      Contains("arena buffer 3 't0' (bytes [192, 204) at batch 1) lies beyond "
+               "the arena (128 bytes at batch 1)"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["arena"]["per_batch"] = 64;
+        m["arena"]["fixed"] = 1024;
+      })),
+      Contains("arena buffer 3 't0' ends at 76*batch + 0 bytes, which "
+               "outgrows the arena of 64*batch + 1024 bytes"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        m["buffers"][3]["offset"] = {{"per_batch", 64}, {"fixed", 32}};
+      })),
+      Contains("multiples of 64 bytes"));
+}
+
+TEST_CASE("graph inputs, outputs and kernel order are cross-checked") {
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["inputs"][0]["dtype"] = "f16"; })),
+      Contains("input 'x' has dtype 'f16'; only f32 is supported"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["outputs"][0]["shape"] = {-1, 4}; })),
+      Contains("output 'y' has shape [batch, 4] but output buffer 5 'y' has "
+               "shape [batch, 3]"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) {
+        std::swap(m["kernels"][0], m["kernels"][1]);
+      })),
+      Contains("kernel 'k1_relu' input 0 reads arena buffer 3 't0' before "
+               "any kernel writes it"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"].erase(2); })),
+      Contains("output 'y' is never written by a kernel"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][2]["shape"] = {-1, -1}; })),
+      Contains("more than one batch dimension"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][0]["shape"] = {-2, 2}; })),
+      Contains("invalid dimension -2"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {1, 0}; })),
+      Contains("batch bucket 0 is not positive"));
+}

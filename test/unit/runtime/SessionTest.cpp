@@ -1,0 +1,98 @@
+//===- SessionTest.cpp - Running a hand-built plan through a Session --------===//
+
+#include "TestSupport.h"
+
+#include "runtime/Error.h"
+#include "runtime/RandomInputs.h"
+#include "runtime/Session.h"
+
+using namespace fusec;
+using namespace fusec::runtime;
+using Catch::Contains;
+
+namespace {
+
+std::shared_ptr<const Plan> smallPlan() {
+  return std::make_shared<const Plan>(
+      Plan::fromBytes(test::smallPlanBytes(), "small.plan"));
+}
+
+/// The first `batch` rows of the small plan's example inputs, and outputs.
+Tensor rows(const std::vector<std::vector<float>> &table, int64_t batch) {
+  std::vector<float> values;
+  for (int64_t r = 0; r < batch; ++r)
+    values.insert(values.end(), table[r].begin(), table[r].end());
+  return Tensor({batch, static_cast<int64_t>(table[0].size())}, values);
+}
+
+} // namespace
+
+TEST_CASE("a three-kernel plan runs at batch 1 and batch 3") {
+  Session session(smallPlan(), Device::Cpu);
+  CHECK(session.device() == Device::Cpu);
+  REQUIRE(session.inputs().size() == 1);
+  CHECK(session.outputs()[0].name == "y");
+
+  for (int64_t batch : {1, 3, 1}) {
+    INFO("batch " << batch);
+    const auto outputs =
+        session.run(batch, {{"x", rows(test::kSmallPlanInputRows, batch)}});
+    REQUIRE(outputs.size() == 1);
+    test::requireTensor(outputs.at("y"), {batch, 3},
+                        rows(test::kSmallPlanOutputRows, batch).values());
+  }
+}
+
+TEST_CASE("the pointer entry point writes into caller memory") {
+  Session session(smallPlan(), Device::Auto);
+  CHECK(session.device() == Device::Cpu);
+  const Tensor x = rows(test::kSmallPlanInputRows, 2);
+  std::vector<float> y(6, -1.0f);
+  session.run(2, {x.data()}, {y.data()});
+  CHECK(y == rows(test::kSmallPlanOutputRows, 2).values());
+  CHECK_THROWS_WITH(session.run(2, {}, {y.data()}),
+                    Contains("the plan has 1 inputs and 1 outputs; got 0 and "
+                             "1 pointers"));
+}
+
+TEST_CASE("inferBatch reads the batch dimension of the inputs") {
+  Session session(smallPlan());
+  CHECK(session.inferBatch({{"x", Tensor({5, 2})}}) == 5);
+  CHECK(session.inferBatch({}) == 1);
+  CHECK(session.inferBatch({{"x", Tensor({5})}}) == 1);
+}
+
+TEST_CASE("Session rejects bad inputs with clear errors") {
+  Session session(smallPlan(), Device::Cpu);
+  CHECK_THROWS_WITH(session.run(2, {{"x", Tensor({3, 2})}}),
+                    Contains("input 'x' has shape [3, 2], but the plan "
+                             "expects [2, 2] ([batch, 2] at batch 2)"));
+  CHECK_THROWS_WITH(session.run(1, {{"x", Tensor({1, 2, 1})}}),
+                    Contains("input 'x' has shape [1, 2, 1]"));
+  CHECK_THROWS_WITH(
+      session.run(1, {{"x", Tensor({1, 2})}, {"z", Tensor({1})}}),
+      Contains("unknown input 'z' (the plan's inputs: 'x')"));
+  CHECK_THROWS_WITH(session.run(1, {}),
+                    Contains("missing input 'x' of shape [batch, 2]"));
+  CHECK_THROWS_WITH(session.run(0, {{"x", Tensor({0, 2})}}),
+                    Contains("batch size must be at least 1, got 0"));
+}
+
+TEST_CASE("the CUDA device is reported as unavailable") {
+  CHECK_THROWS_WITH(Session(smallPlan(), Device::Cuda),
+                    Contains("CUDA backend is not available yet"));
+}
+
+TEST_CASE("random inputs are deterministic, shaped and between -1 and 1") {
+  const auto plan = smallPlan();
+  const auto a = makeRandomInputs(*plan, 4, 7);
+  const auto b = makeRandomInputs(*plan, 4, 7);
+  const auto c = makeRandomInputs(*plan, 4, 8);
+  REQUIRE(a.at("x").shape() == Shape{4, 2});
+  CHECK(a.at("x").values() == b.at("x").values());
+  CHECK(a.at("x").values() != c.at("x").values());
+  for (float v : a.at("x").values()) {
+    CHECK(v >= -1.0f);
+    CHECK(v < 1.0f);
+  }
+}

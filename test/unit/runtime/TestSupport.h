@@ -1,0 +1,58 @@
+//===- TestSupport.h - Helpers shared by the runtime unit tests -------------===//
+#ifndef FUSEC_TEST_UNIT_RUNTIME_TESTSUPPORT_H
+#define FUSEC_TEST_UNIT_RUNTIME_TESTSUPPORT_H
+
+#include "runtime/Tensor.h"
+#include "runtime/plan/PlanContainer.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace fusec::test {
+
+/// A fresh directory under the system temp dir, removed with its contents.
+class TempDir {
+public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+
+  const std::string &path() const { return path_; }
+  std::string file(const std::string &name) const { return path_ + "/" + name; }
+  /// Names of the entries in the directory, sorted.
+  std::vector<std::string> entries() const;
+
+private:
+  std::string path_;
+};
+
+/// start, start + 1, ... in C order.
+runtime::Tensor iota(const runtime::Shape &shape, float start = 0.0f);
+
+/// Checks shape and every element of `actual` against `expected`.
+void requireTensor(const runtime::Tensor &actual,
+                   const runtime::Shape &expectedShape,
+                   const std::vector<float> &expected,
+                   float tolerance = 1e-6f);
+
+/// Runs one op of the CPU reference backend on host tensors.
+runtime::Tensor runOp(const std::string &op, const nlohmann::json &attrs,
+                      const std::vector<runtime::Tensor> &operands,
+                      const runtime::Shape &resultShape);
+
+/// A hand-built plan of three kernels, two arena buffers and three weights
+/// (see TestSupport.cpp for the numbers). x: [batch, 2], y: [batch, 3].
+nlohmann::json smallPlanManifest();
+std::vector<plan::Section> smallPlanSections();
+std::vector<uint8_t> smallPlanBytes();
+/// x rows and the y rows the small plan computes for them.
+extern const std::vector<std::vector<float>> kSmallPlanInputRows;
+extern const std::vector<std::vector<float>> kSmallPlanOutputRows;
+
+} // namespace fusec::test
+
+#endif // FUSEC_TEST_UNIT_RUNTIME_TESTSUPPORT_H

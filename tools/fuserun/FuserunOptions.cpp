@@ -1,0 +1,149 @@
+//===- FuserunOptions.cpp - fuserun's command line --------------------------===//
+
+#include "tools/fuserun/FuserunOptions.h"
+
+#include <charconv>
+#include <limits>
+
+namespace fusec::fuserun {
+
+namespace {
+
+template <typename Integer>
+Integer parseInteger(const std::string &flag, const std::string &text,
+                     Integer minimum) {
+  Integer value{};
+  const char *end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end || value < minimum)
+    throw UsageError("option '" + flag + "' expects an integer >= " +
+                     std::to_string(minimum) + ", got '" + text + "'");
+  return value;
+}
+
+} // namespace
+
+std::string fuserunUsage() {
+  return R"(usage: fuserun PLAN [options]
+
+Runs a compiled model.plan and reads/writes float32 .npy files.
+
+options (each valued option accepts --flag=value and --flag value):
+  --device=cpu|cuda|auto  where to run (default auto: CUDA if available, else CPU)
+  --batch=N               batch size (default: taken from the input files; 1 for
+                          --random-inputs and --info)
+  --input NAME=FILE.npy   bind graph input NAME to a float32 .npy file; repeat
+                          for every input
+  --random-inputs=SEED    generate deterministic inputs, uniform in [-1, 1), for
+                          every input not given with --input
+  --output-dir=DIR        write each output to DIR/<output name>.npy ('/' in a
+                          name becomes '_'); without it, print a summary of
+                          each output
+  --iters=N               time N runs and print the median/min/max in ms
+  --warmup=N              untimed runs before the timed ones (default 0)
+  --info[=json]           describe the plan (inputs, outputs, kernels, arena
+                          bytes at --batch) instead of running it; --info=json
+                          prints JSON
+  --help                  show this help
+
+exit codes: 0 success, 1 error (bad plan, bad inputs, failed run), 2 usage error
+)";
+}
+
+FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
+  FuserunOptions options;
+  std::vector<std::string> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    if (arg == "--") {
+      positional.insert(positional.end(), args.begin() + i + 1, args.end());
+      break;
+    }
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
+      if (arg == "-h")
+        options.help = true;
+      else if (arg.size() > 1 && arg[0] == '-')
+        throw UsageError("unknown option '" + arg + "'");
+      else
+        positional.push_back(arg);
+      continue;
+    }
+
+    const size_t equals = arg.find('=');
+    const std::string flag = arg.substr(0, equals);
+    std::optional<std::string> inlineValue;
+    if (equals != std::string::npos)
+      inlineValue = arg.substr(equals + 1);
+    auto value = [&]() -> std::string {
+      if (inlineValue)
+        return *inlineValue;
+      if (i + 1 >= args.size())
+        throw UsageError("option '" + flag + "' needs a value");
+      return args[++i];
+    };
+    auto noValue = [&] {
+      if (inlineValue)
+        throw UsageError("option '" + flag + "' takes no value");
+    };
+
+    if (flag == "--help") {
+      noValue();
+      options.help = true;
+    } else if (flag == "--info") {
+      if (!inlineValue || *inlineValue == "text")
+        options.info = InfoFormat::Text;
+      else if (*inlineValue == "json")
+        options.info = InfoFormat::Json;
+      else
+        throw UsageError("option '--info' accepts 'json' or 'text', got '" +
+                         *inlineValue + "'");
+    } else if (flag == "--device") {
+      const std::string name = value();
+      std::optional<runtime::Device> device = runtime::parseDevice(name);
+      if (!device)
+        throw UsageError("option '--device' expects cpu, cuda or auto, got '" +
+                         name + "'");
+      options.device = *device;
+    } else if (flag == "--batch") {
+      options.batch = parseInteger<int64_t>(flag, value(), 1);
+    } else if (flag == "--input") {
+      const std::string binding = value();
+      const size_t split = binding.find('=');
+      if (split == std::string::npos || split == 0 ||
+          split + 1 == binding.size())
+        throw UsageError("option '--input' expects NAME=FILE.npy, got '" +
+                         binding + "'");
+      const std::string name = binding.substr(0, split);
+      for (const auto &existing : options.inputFiles)
+        if (existing.first == name)
+          throw UsageError("input '" + name + "' is given twice");
+      options.inputFiles.emplace_back(name, binding.substr(split + 1));
+    } else if (flag == "--output-dir") {
+      options.outputDir = value();
+      if (options.outputDir->empty())
+        throw UsageError("option '--output-dir' needs a directory");
+    } else if (flag == "--random-inputs") {
+      options.randomSeed = parseInteger<uint64_t>(flag, value(), 0);
+    } else if (flag == "--iters") {
+      options.iterations = parseInteger<int>(flag, value(), 1);
+      options.reportTiming = true;
+    } else if (flag == "--warmup") {
+      options.warmup = parseInteger<int>(flag, value(), 0);
+      options.reportTiming = true;
+    } else {
+      throw UsageError("unknown option '" + flag + "'");
+    }
+  }
+
+  if (options.help)
+    return options;
+  if (positional.empty())
+    throw UsageError("missing the PLAN argument");
+  if (positional.size() > 1)
+    throw UsageError("expected one PLAN argument, got '" + positional[0] +
+                     "' and '" + positional[1] + "'");
+  options.planPath = positional.front();
+  return options;
+}
+
+} // namespace fusec::fuserun

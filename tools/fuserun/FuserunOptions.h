@@ -1,0 +1,50 @@
+//===- FuserunOptions.h - fuserun's command line ----------------------------===//
+#ifndef FUSEC_TOOLS_FUSERUN_FUSERUNOPTIONS_H
+#define FUSEC_TOOLS_FUSERUN_FUSERUNOPTIONS_H
+
+#include "runtime/Device.h"
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fusec::fuserun {
+
+/// A malformed command line (exit code 2).
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class InfoFormat { None, Text, Json };
+
+struct FuserunOptions {
+  std::string planPath;
+  runtime::Device device = runtime::Device::Auto;
+  std::optional<int64_t> batch;
+  /// (input name, .npy path) in command-line order.
+  std::vector<std::pair<std::string, std::string>> inputFiles;
+  std::optional<std::string> outputDir;
+  std::optional<uint64_t> randomSeed;
+  int iterations = 1;
+  int warmup = 0;
+  /// Set by --iters or --warmup.
+  bool reportTiming = false;
+  InfoFormat info = InfoFormat::None;
+  bool help = false;
+};
+
+/// Parses argv[1..]. Every valued option accepts "--flag=value" and
+/// "--flag value"; --info takes a value only as "--info=json". Throws
+/// UsageError.
+FuserunOptions parseFuserunOptions(const std::vector<std::string> &args);
+
+/// The --help text.
+std::string fuserunUsage();
+
+} // namespace fusec::fuserun
+
+#endif // FUSEC_TOOLS_FUSERUN_FUSERUNOPTIONS_H

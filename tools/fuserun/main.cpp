@@ -1,0 +1,119 @@
+//===- main.cpp - fuserun: run a compiled model.plan ------------------------===//
+//
+// Reads inputs from .npy files (or generates them), runs the plan through a
+// runtime Session, and writes or summarizes the outputs. See --help.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Npy.h"
+#include "runtime/PlanInfo.h"
+#include "runtime/RandomInputs.h"
+#include "runtime/Session.h"
+#include "runtime/Timing.h"
+#include "tools/fuserun/FuserunOptions.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+using namespace fusec;
+using namespace fusec::runtime;
+
+namespace {
+
+void printOutputSummary(const std::string &name, const Tensor &tensor) {
+  std::cout << "output '" << name << "' " << formatShape(tensor.shape());
+  if (tensor.numElements() > 0) {
+    const auto [low, high] =
+        std::minmax_element(tensor.values().begin(), tensor.values().end());
+    double sum = 0.0;
+    for (float value : tensor.values())
+      sum += value;
+    std::cout << ": min " << *low << ", max " << *high << ", mean "
+              << sum / tensor.numElements();
+  }
+  std::cout << "\n";
+}
+
+void writeOutputs(const std::string &directory,
+                  const std::map<std::string, Tensor> &outputs) {
+  std::filesystem::create_directories(directory);
+  for (const auto &[name, tensor] : outputs) {
+    std::string fileName = name;
+    std::replace(fileName.begin(), fileName.end(), '/', '_');
+    const std::string path =
+        (std::filesystem::path(directory) / (fileName + ".npy")).string();
+    writeNpy(path, tensor);
+    std::cout << "wrote " << path << "\n";
+  }
+}
+
+int run(const fuserun::FuserunOptions &options) {
+  auto plan = std::make_shared<const Plan>(Plan::load(options.planPath));
+  if (options.info != fuserun::InfoFormat::None) {
+    nlohmann::json description = describePlan(*plan, options.batch.value_or(1));
+    if (options.info == fuserun::InfoFormat::Json)
+      std::cout << description.dump(2) << "\n";
+    else
+      std::cout << formatPlanSummary(description);
+    return 0;
+  }
+
+  Session session(plan, options.device);
+  std::map<std::string, Tensor> inputs;
+  for (const auto &[name, path] : options.inputFiles)
+    inputs.emplace(name, readNpy(path));
+  const int64_t batch = options.batch.value_or(session.inferBatch(inputs));
+  if (options.randomSeed)
+    for (auto &[name, tensor] : makeRandomInputs(*plan, batch, *options.randomSeed))
+      inputs.emplace(name, std::move(tensor));
+
+  std::map<std::string, Tensor> outputs = session.run(batch, inputs);
+  if (options.reportTiming) {
+    // Time the unchecked entry point so that only execution is measured.
+    std::vector<const float *> inputData;
+    for (const TensorDesc &input : session.inputs())
+      inputData.push_back(inputs.at(input.name).data());
+    std::vector<float *> outputData;
+    for (const TensorDesc &output : session.outputs())
+      outputData.push_back(outputs.at(output.name).data());
+    const TimingSummary timing =
+        timeRuns(options.warmup, options.iterations,
+                 [&] { session.run(batch, inputData, outputData); });
+    std::cout << "timing: " << timing.iterations << " runs at batch " << batch
+              << " on " << deviceName(session.device()) << ": median "
+              << timing.medianMs << " ms, min " << timing.minMs << " ms, max "
+              << timing.maxMs << " ms\n";
+  }
+
+  if (options.outputDir)
+    writeOutputs(*options.outputDir, outputs);
+  else
+    for (const auto &[name, tensor] : outputs)
+      printOutputSummary(name, tensor);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  fuserun::FuserunOptions options;
+  try {
+    options = fuserun::parseFuserunOptions(
+        std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const fuserun::UsageError &error) {
+    std::cerr << "fuserun: error: " << error.what()
+              << "\n(run 'fuserun --help' for usage)\n";
+    return 2;
+  }
+  if (options.help) {
+    std::cout << fuserun::fuserunUsage();
+    return 0;
+  }
+  try {
+    return run(options);
+  } catch (const std::exception &error) {
+    std::cerr << "fuserun: error: " << error.what() << "\n";
+    return 1;
+  }
+}
