@@ -94,7 +94,7 @@ LogicalResult JsonGraphReader::readInputs(const json &root, Graph &graph) {
     GraphInput graphInput;
     graphInput.name = input["name"];
     std::string where = "input '" + graphInput.name + "'";
-    if (input.value("dtype", "f32") != "f32")
+    if (input.contains("dtype") && input["dtype"] != "f32")
       return fail(where, "dtype " + input["dtype"].dump() + " is not supported (only f32)");
     if (!input.contains("shape"))
       return fail(where, "needs a 'shape'");
@@ -124,7 +124,7 @@ LogicalResult JsonGraphReader::readConstants(const json &root, Graph &graph) {
     std::string where = "constant '" + name + "'";
     if (!tensor.is_object() || !tensor.contains("shape") || !tensor.contains("data"))
       return fail(where, "needs 'shape' and 'data'");
-    if (tensor.value("dtype", "f32") != "f32")
+    if (tensor.contains("dtype") && tensor["dtype"] != "f32")
       return fail(where, "dtype " + tensor["dtype"].dump() + " is not supported (only f32)");
     GraphConstant constant;
     constant.name = name;
@@ -234,7 +234,7 @@ FailureOr<Graph> JsonGraphReader::read() {
   }
   if (!root.is_object())
     return emitError(fileLoc) << "the top level must be a JSON object";
-  if (root.value("format", "") != kFormatName)
+  if (!root.contains("format") || root["format"] != kFormatName)
     return emitError(fileLoc) << "'format' must be \"" << kFormatName << "\"";
   if (!root.contains("version") || !root["version"].is_number_integer() ||
       root["version"].get<int64_t>() != kFormatVersion)

@@ -486,7 +486,9 @@ FailureOr<SmallVector<Value>> buildOnnxNode(OpBuilder &builder, const ImportedNo
   AttrReader attrs(node);
   BuildContext ctx{builder, node, attrs};
   auto results = spec.build(ctx);
-  if (failed(attrs.finish()) || failed(results))
+  // A builder that failed early has not read every attribute; only a
+  // successful build can tell which attributes are unknown.
+  if (failed(results) || failed(attrs.finish()))
     return failure();
   return results;
 }

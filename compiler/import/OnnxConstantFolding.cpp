@@ -1,0 +1,716 @@
+//===- OnnxConstantFolding.cpp - Evaluate ONNX nodes at import ------------===//
+#include "compiler/import/OnnxConstantFolding.h"
+#include "compiler/import/Graph.h"
+#include "compiler/import/OnnxProtoUtils.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+
+namespace fusec::import {
+namespace {
+
+using Shape = std::vector<int64_t>;
+using Results = std::vector<KnownTensor>;
+
+Shape stridesOf(ArrayRef<int64_t> shape) {
+  Shape strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Calls `visit(flatIndex, index)` for every element of `shape` in C order.
+template <typename Visitor>
+void forEachIndex(ArrayRef<int64_t> shape, Visitor visit) {
+  int64_t count = numElements(shape);
+  Shape index(shape.size(), 0);
+  for (int64_t flat = 0; flat < count; ++flat) {
+    visit(flat, ArrayRef<int64_t>(index));
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+/// A tensor of `source`'s kind holding its elements at the flat `indices`:
+/// every layout op (Gather, Slice, Transpose, ...) is one such selection.
+KnownTensor takeElements(const KnownTensor &source, Shape shape, ArrayRef<int64_t> indices) {
+  KnownTensor result;
+  result.kind = source.kind;
+  result.shape = std::move(shape);
+  for (int64_t index : indices) {
+    if (source.isFloat())
+      result.floats.push_back(source.floats[index]);
+    else
+      result.ints.push_back(source.ints[index]);
+  }
+  return result;
+}
+
+KnownTensor withShape(KnownTensor tensor, Shape shape) {
+  tensor.shape = std::move(shape);
+  return tensor;
+}
+
+std::string describe(const SymbolicInt &value) {
+  return value.isBatch ? std::string("batch") : std::to_string(value.value);
+}
+
+/// Evaluates one node. Each fold method checks the inputs it reads.
+class NodeFolder {
+public:
+  NodeFolder(const onnx::NodeProto &node, int64_t opset,
+             ArrayRef<const KnownTensor *> inputs, Location loc)
+      : node(node), opset(opset), inputs(inputs), loc(loc) {}
+
+  using Method = FailureOr<Results> (NodeFolder::*)();
+  static const llvm::StringMap<Method> &methods();
+
+  FailureOr<Results> fold() {
+    return (this->*methods().lookup(node.op_type()))();
+  }
+
+private:
+  InFlightDiagnostic error() {
+    return emitError(loc) << node.op_type() << " cannot be evaluated at import: ";
+  }
+  const KnownTensor *input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  FailureOr<const KnownTensor *> required(size_t i) {
+    if (!input(i))
+      return error() << "input " << i << " is required";
+    return input(i);
+  }
+  /// Input `i` as integers without the batch size (axes, shapes, indices).
+  FailureOr<Shape> staticInts(size_t i, StringRef what) {
+    auto tensor = required(i);
+    if (failed(tensor))
+      return failure();
+    if (!(*tensor)->isInt())
+      return error() << "the " << what << " (input " << i << ") must be integers";
+    auto values = (*tensor)->staticInts();
+    if (!values)
+      return error() << "the " << what << " (input " << i << ") depends on the batch size";
+    return *values;
+  }
+  FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank, bool inclusiveEnd = false) {
+    int64_t limit = inclusiveEnd ? rank + 1 : rank;
+    int64_t normalized = axis < 0 ? axis + rank : axis;
+    if (normalized < 0 || normalized >= limit)
+      return error() << "axis " << axis << " is out of range for rank " << rank;
+    return normalized;
+  }
+  FailureOr<int64_t> intAttribute(StringRef name, int64_t defaultValue) {
+    return getIntAttribute(node, name, defaultValue, loc);
+  }
+  /// Squeeze and Unsqueeze axes: an attribute before opset 13, an
+  /// optional input since.
+  FailureOr<std::optional<Shape>> axesArgument() {
+    if (opset < 13)
+      return getIntsAttribute(node, "axes", loc);
+    if (!input(1))
+      return std::optional<Shape>();
+    auto axes = staticInts(1, "axes");
+    if (failed(axes))
+      return failure();
+    return std::optional<Shape>(*axes);
+  }
+
+  FailureOr<Results> foldConstant();
+  FailureOr<Results> foldIdentity() {
+    auto data = required(0);
+    if (failed(data))
+      return failure();
+    return Results{**data};
+  }
+  FailureOr<Results> foldCast();
+  FailureOr<Results> foldConstantOfShape();
+  FailureOr<Results> foldGather();
+  FailureOr<Results> foldSqueeze();
+  FailureOr<Results> foldUnsqueeze();
+  FailureOr<Results> foldConcat();
+  FailureOr<Results> foldSlice();
+  FailureOr<Results> foldReshape();
+  FailureOr<Results> foldFlatten();
+  FailureOr<Results> foldTranspose();
+  FailureOr<Results> foldRange();
+  FailureOr<Results> foldBinary();
+  FailureOr<SymbolicInt> applyInt(SymbolicInt lhs, SymbolicInt rhs);
+
+  const onnx::NodeProto &node;
+  int64_t opset;
+  ArrayRef<const KnownTensor *> inputs;
+  Location loc;
+};
+
+const llvm::StringMap<NodeFolder::Method> &NodeFolder::methods() {
+  static const llvm::StringMap<Method> table = {
+      {"Constant", &NodeFolder::foldConstant},
+      {"Identity", &NodeFolder::foldIdentity},
+      {"Cast", &NodeFolder::foldCast},
+      {"ConstantOfShape", &NodeFolder::foldConstantOfShape},
+      {"Gather", &NodeFolder::foldGather},
+      {"Squeeze", &NodeFolder::foldSqueeze},
+      {"Unsqueeze", &NodeFolder::foldUnsqueeze},
+      {"Concat", &NodeFolder::foldConcat},
+      {"Slice", &NodeFolder::foldSlice},
+      {"Reshape", &NodeFolder::foldReshape},
+      {"Flatten", &NodeFolder::foldFlatten},
+      {"Transpose", &NodeFolder::foldTranspose},
+      {"Range", &NodeFolder::foldRange},
+      {"Add", &NodeFolder::foldBinary},
+      {"Sub", &NodeFolder::foldBinary},
+      {"Mul", &NodeFolder::foldBinary},
+      {"Div", &NodeFolder::foldBinary},
+  };
+  return table;
+}
+
+FailureOr<Results> NodeFolder::foldConstant() {
+  if (node.attribute_size() != 1)
+    return error() << "it needs exactly one value attribute";
+  const onnx::AttributeProto &value = node.attribute(0);
+  const std::string &name = value.name();
+  if (name == "value") {
+    auto tensor = readTensorProto(value.t(), loc);
+    if (failed(tensor))
+      return failure();
+    return Results{std::move(*tensor)};
+  }
+  if (name == "value_float")
+    return Results{KnownTensor::ofFloats({}, {value.f()})};
+  if (name == "value_floats")
+    return Results{KnownTensor::ofFloats({value.floats_size()},
+                                         {value.floats().begin(), value.floats().end()})};
+  if (name == "value_int")
+    return Results{KnownTensor::ofInts({}, std::vector<int64_t>{value.i()})};
+  if (name == "value_ints")
+    return Results{KnownTensor::ofInts({value.ints_size()},
+                                       std::vector<int64_t>(value.ints().begin(),
+                                                            value.ints().end()))};
+  return error() << "attribute '" << name << "' is not supported";
+}
+
+FailureOr<Results> NodeFolder::foldCast() {
+  auto data = required(0);
+  auto to = intAttribute("to", onnx::TensorProto::UNDEFINED);
+  if (failed(data) || failed(to))
+    return failure();
+  const KnownTensor &source = **data;
+  switch (*to) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::DOUBLE: {
+    if (source.isFloat())
+      return Results{source};
+    if (source.dependsOnBatch())
+      return error() << "the batch size has no value to convert to float";
+    std::vector<float> values;
+    for (const SymbolicInt &v : source.ints)
+      values.push_back(static_cast<float>(v.value));
+    return Results{KnownTensor::ofFloats(source.shape, std::move(values))};
+  }
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::BOOL: {
+    bool toBool = *to == onnx::TensorProto::BOOL;
+    std::vector<SymbolicInt> values;
+    if (source.isFloat()) {
+      for (float v : source.floats)
+        values.push_back(SymbolicInt::of(toBool ? v != 0 : static_cast<int64_t>(std::trunc(v))));
+    } else {
+      for (const SymbolicInt &v : source.ints) {
+        if (toBool && v.isBatch)
+          return error() << "the batch size has no value to convert to bool";
+        values.push_back(toBool ? SymbolicInt::of(v.value != 0) : v);
+      }
+    }
+    return Results{KnownTensor::ofInts(source.shape, std::move(values))};
+  }
+  default:
+    return error() << "casting to " << onnxTypeName(*to) << " is not supported";
+  }
+}
+
+FailureOr<Results> NodeFolder::foldConstantOfShape() {
+  auto shape = staticInts(0, "shape");
+  if (failed(shape))
+    return failure();
+  if (llvm::any_of(*shape, [](int64_t dim) { return dim < 0; }))
+    return error() << "the shape has a negative dimension";
+  KnownTensor fill = KnownTensor::ofFloats({}, {0.0f});
+  if (const onnx::AttributeProto *value = findAttribute(node, "value")) {
+    auto tensor = readTensorProto(value->t(), loc);
+    if (failed(tensor))
+      return failure();
+    if (tensor->size() != 1)
+      return error() << "'value' must hold one element";
+    fill = std::move(*tensor);
+  }
+  return Results{takeElements(fill, *shape, Shape(numElements(*shape), 0))};
+}
+
+FailureOr<Results> NodeFolder::foldGather() {
+  auto data = required(0);
+  auto indices = staticInts(1, "indices");
+  auto axisAttr = intAttribute("axis", 0);
+  if (failed(data) || failed(indices) || failed(axisAttr))
+    return failure();
+  const KnownTensor &source = **data;
+  int64_t rank = source.shape.size();
+  auto axis = normalizeAxis(*axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  int64_t dim = source.shape[*axis];
+  int64_t outer = numElements(ArrayRef<int64_t>(source.shape).take_front(*axis));
+  int64_t inner = numElements(ArrayRef<int64_t>(source.shape).drop_front(*axis + 1));
+  for (int64_t &index : *indices) {
+    if (index < -dim || index >= dim)
+      return error() << "index " << index << " is out of range for a dimension of " << dim;
+    if (index < 0)
+      index += dim;
+  }
+  Shape shape(source.shape.begin(), source.shape.begin() + *axis);
+  shape.insert(shape.end(), input(1)->shape.begin(), input(1)->shape.end());
+  shape.insert(shape.end(), source.shape.begin() + *axis + 1, source.shape.end());
+  Shape selected;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t index : *indices)
+      for (int64_t i = 0; i < inner; ++i)
+        selected.push_back((o * dim + index) * inner + i);
+  return Results{takeElements(source, shape, selected)};
+}
+
+FailureOr<Results> NodeFolder::foldSqueeze() {
+  auto data = required(0);
+  auto axes = axesArgument();
+  if (failed(data) || failed(axes))
+    return failure();
+  auto shape = squeezeShape((*data)->shape, *axes, loc);
+  if (failed(shape))
+    return failure();
+  return Results{withShape(**data, *shape)};
+}
+
+FailureOr<Results> NodeFolder::foldUnsqueeze() {
+  auto data = required(0);
+  auto axes = axesArgument();
+  if (failed(data) || failed(axes))
+    return failure();
+  if (!*axes)
+    return error() << "'axes' is required";
+  auto shape = unsqueezeShape((*data)->shape, **axes, loc);
+  if (failed(shape))
+    return failure();
+  return Results{withShape(**data, *shape)};
+}
+
+FailureOr<Results> NodeFolder::foldConcat() {
+  if (!findAttribute(node, "axis"))
+    return error() << "'axis' is required";
+  auto axisAttr = intAttribute("axis", 0);
+  if (failed(axisAttr) || failed(required(0)))
+    return failure();
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (failed(required(i)))
+      return failure();
+  const KnownTensor &first = *inputs.front();
+  int64_t rank = first.shape.size();
+  auto axis = normalizeAxis(*axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  Shape shape = first.shape;
+  shape[*axis] = 0;
+  for (const KnownTensor *part : inputs) {
+    if (part->kind != first.kind)
+      return error() << "inputs mix float and integer tensors";
+    if (static_cast<int64_t>(part->shape.size()) != rank)
+      return error() << "inputs differ in rank";
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis && part->shape[d] != first.shape[d])
+        return error() << "input shapes do not match outside the axis";
+    shape[*axis] += part->shape[*axis];
+  }
+  // Each input contributes one contiguous chunk per index of the outer dims.
+  int64_t outer = numElements(ArrayRef<int64_t>(shape).take_front(*axis));
+  KnownTensor result;
+  result.kind = first.kind;
+  result.shape = shape;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const KnownTensor *part : inputs) {
+      int64_t chunk = numElements(ArrayRef<int64_t>(part->shape).drop_front(*axis));
+      if (part->isFloat())
+        result.floats.insert(result.floats.end(), part->floats.begin() + o * chunk,
+                             part->floats.begin() + (o + 1) * chunk);
+      else
+        result.ints.insert(result.ints.end(), part->ints.begin() + o * chunk,
+                           part->ints.begin() + (o + 1) * chunk);
+    }
+  }
+  return Results{std::move(result)};
+}
+
+FailureOr<Results> NodeFolder::foldSlice() {
+  auto data = required(0);
+  if (failed(data))
+    return failure();
+  const KnownTensor &source = **data;
+  int64_t rank = source.shape.size();
+  Shape starts, ends, axes, steps;
+  if (opset < 10) {
+    auto startsAttr = getIntsAttribute(node, "starts", loc);
+    auto endsAttr = getIntsAttribute(node, "ends", loc);
+    auto axesAttr = getIntsAttribute(node, "axes", loc);
+    if (failed(startsAttr) || failed(endsAttr) || failed(axesAttr))
+      return failure();
+    if (!*startsAttr || !*endsAttr)
+      return error() << "'starts' and 'ends' are required";
+    starts = **startsAttr;
+    ends = **endsAttr;
+    if (*axesAttr)
+      axes = **axesAttr;
+  } else {
+    auto startsInput = staticInts(1, "starts");
+    auto endsInput = staticInts(2, "ends");
+    if (failed(startsInput) || failed(endsInput))
+      return failure();
+    starts = *startsInput;
+    ends = *endsInput;
+    for (auto [index, values, what] : {std::make_tuple(3, &axes, "axes"),
+                                       std::make_tuple(4, &steps, "steps")}) {
+      if (!input(index))
+        continue;
+      auto given = staticInts(index, what);
+      if (failed(given))
+        return failure();
+      *values = *given;
+    }
+  }
+  if (axes.empty()) {
+    axes.resize(starts.size());
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return error() << "'starts', 'ends', 'axes' and 'steps' differ in length";
+
+  // The indices kept along each axis; axes not sliced keep all of theirs.
+  std::vector<Shape> kept(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    kept[d].resize(source.shape[d]);
+    std::iota(kept[d].begin(), kept[d].end(), 0);
+  }
+  for (size_t i = 0; i < starts.size(); ++i) {
+    auto axis = normalizeAxis(axes[i], rank);
+    if (failed(axis))
+      return failure();
+    int64_t dim = source.shape[*axis], step = steps[i];
+    if (step == 0)
+      return error() << "a step is 0";
+    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
+    int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
+    kept[*axis].clear();
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      for (int64_t index = start; index < end; index += step)
+        kept[*axis].push_back(index);
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      for (int64_t index = start; index > end; index += step)
+        kept[*axis].push_back(index);
+    }
+  }
+  Shape shape, strides = stridesOf(source.shape), selected;
+  for (const Shape &indices : kept)
+    shape.push_back(indices.size());
+  forEachIndex(shape, [&](int64_t, ArrayRef<int64_t> index) {
+    int64_t flat = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      flat += kept[d][index[d]] * strides[d];
+    selected.push_back(flat);
+  });
+  return Results{takeElements(source, shape, selected)};
+}
+
+FailureOr<Results> NodeFolder::foldReshape() {
+  auto data = required(0);
+  if (failed(data))
+    return failure();
+  Shape target;
+  if (opset < 5) {
+    auto shapeAttr = getIntsAttribute(node, "shape", loc);
+    if (failed(shapeAttr))
+      return failure();
+    if (!*shapeAttr)
+      return error() << "'shape' is required";
+    target = **shapeAttr;
+  } else {
+    auto shapeInput = staticInts(1, "shape");
+    if (failed(shapeInput))
+      return failure();
+    target = *shapeInput;
+  }
+  auto allowZero = intAttribute("allowzero", 0);
+  if (failed(allowZero))
+    return failure();
+  const Shape &from = (*data)->shape;
+  int64_t inferAt = -1, known = 1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == 0 && !*allowZero) {
+      if (i >= from.size())
+        return error() << "shape entry " << i << " copies a dimension the input lacks";
+      target[i] = from[i];
+    }
+    if (target[i] == -1) {
+      if (inferAt >= 0)
+        return error() << "the shape has more than one -1";
+      inferAt = i;
+    } else if (target[i] < 0) {
+      return error() << "shape entry " << target[i] << " is invalid";
+    } else {
+      known *= target[i];
+    }
+  }
+  int64_t total = numElements(from);
+  if (inferAt >= 0) {
+    if (known == 0 || total % known != 0)
+      return error() << "cannot infer the -1 entry";
+    target[inferAt] = total / known;
+  } else if (known != total) {
+    return error() << "the new shape holds " << known << " elements, the input " << total;
+  }
+  return Results{withShape(**data, target)};
+}
+
+FailureOr<Results> NodeFolder::foldFlatten() {
+  auto data = required(0);
+  auto axisAttr = intAttribute("axis", 1);
+  if (failed(data) || failed(axisAttr))
+    return failure();
+  ArrayRef<int64_t> shape = (*data)->shape;
+  auto axis = normalizeAxis(*axisAttr, shape.size(), /*inclusiveEnd=*/true);
+  if (failed(axis))
+    return failure();
+  return Results{withShape(**data, {numElements(shape.take_front(*axis)),
+                                    numElements(shape.drop_front(*axis))})};
+}
+
+FailureOr<Results> NodeFolder::foldTranspose() {
+  auto data = required(0);
+  auto permAttr = getIntsAttribute(node, "perm", loc);
+  if (failed(data) || failed(permAttr))
+    return failure();
+  const KnownTensor &source = **data;
+  int64_t rank = source.shape.size();
+  Shape perm(rank);
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  if (*permAttr)
+    perm = **permAttr;
+  Shape identity(rank);
+  std::iota(identity.begin(), identity.end(), 0);
+  if (!std::is_permutation(perm.begin(), perm.end(), identity.begin(), identity.end()))
+    return error() << "'perm' is not a permutation of the " << rank << " axes";
+  Shape shape, strides = stridesOf(source.shape), selected;
+  for (int64_t p : perm)
+    shape.push_back(source.shape[p]);
+  forEachIndex(shape, [&](int64_t, ArrayRef<int64_t> index) {
+    int64_t flat = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      flat += index[d] * strides[perm[d]];
+    selected.push_back(flat);
+  });
+  return Results{takeElements(source, shape, selected)};
+}
+
+FailureOr<Results> NodeFolder::foldRange() {
+  for (size_t i = 0; i < 3; ++i) {
+    auto operand = required(i);
+    if (failed(operand))
+      return failure();
+    if ((*operand)->size() != 1 || (*operand)->kind != input(0)->kind)
+      return error() << "start, limit and delta must be scalars of one type";
+  }
+  if (input(0)->isFloat()) {
+    float start = input(0)->floats[0], limit = input(1)->floats[0], delta = input(2)->floats[0];
+    if (delta == 0)
+      return error() << "delta is 0";
+    int64_t count = std::max<int64_t>(0, std::ceil((limit - start) / delta));
+    std::vector<float> values;
+    for (int64_t i = 0; i < count; ++i)
+      values.push_back(start + i * delta);
+    return Results{KnownTensor::ofFloats({count}, std::move(values))};
+  }
+  Shape bounds;
+  for (size_t i = 0; i < 3; ++i) {
+    auto value = staticInts(i, i == 0 ? "start" : i == 1 ? "limit" : "delta");
+    if (failed(value))
+      return failure();
+    bounds.push_back(value->front());
+  }
+  int64_t start = bounds[0], limit = bounds[1], delta = bounds[2];
+  if (delta == 0)
+    return error() << "delta is 0";
+  int64_t count = std::max<int64_t>(
+      0, (limit - start + delta + (delta > 0 ? -1 : 1)) / delta);
+  Shape values;
+  for (int64_t i = 0; i < count; ++i)
+    values.push_back(start + i * delta);
+  return Results{KnownTensor::ofInts({count}, values)};
+}
+
+FailureOr<SymbolicInt> NodeFolder::applyInt(SymbolicInt lhs, SymbolicInt rhs) {
+  const std::string &op = node.op_type();
+  SymbolicInt zero = SymbolicInt::of(0), one = SymbolicInt::of(1);
+  if (!lhs.isBatch && !rhs.isBatch) {
+    if (op == "Add")
+      return SymbolicInt::of(lhs.value + rhs.value);
+    if (op == "Sub")
+      return SymbolicInt::of(lhs.value - rhs.value);
+    if (op == "Mul")
+      return SymbolicInt::of(lhs.value * rhs.value);
+    if (rhs.value == 0)
+      return error() << "integer division by zero";
+    return SymbolicInt::of(lhs.value / rhs.value);
+  }
+  // Results that are still the batch size or a number; anything else (batch
+  // * 8, ...) would need symbolic expressions that fusec does not track.
+  if (op == "Add" && (lhs == zero || rhs == zero))
+    return lhs == zero ? rhs : lhs;
+  if (op == "Sub" && rhs == zero)
+    return lhs;
+  if (op == "Sub" && lhs == rhs)
+    return zero;
+  if (op == "Mul" && (lhs == one || rhs == one))
+    return lhs == one ? rhs : lhs;
+  if (op == "Mul" && (lhs == zero || rhs == zero))
+    return zero;
+  if (op == "Div" && rhs == one)
+    return lhs;
+  if (op == "Div" && lhs == rhs)
+    return one;
+  return error() << describe(lhs) << " " << op << " " << describe(rhs)
+                 << " involves the batch size, whose value is unknown until run time";
+}
+
+FailureOr<Results> NodeFolder::foldBinary() {
+  auto lhs = required(0), rhs = required(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  const KnownTensor &a = **lhs, &b = **rhs;
+  if (a.kind != b.kind)
+    return error() << "the operands mix float and integer tensors";
+  // Numpy broadcasting: align trailing dimensions; size-1 dimensions repeat.
+  size_t rank = std::max(a.shape.size(), b.shape.size());
+  Shape shape(rank), aStrides(rank, 0), bStrides(rank, 0);
+  Shape aDense = stridesOf(a.shape), bDense = stridesOf(b.shape);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t aAt = static_cast<int64_t>(i) - (rank - a.shape.size());
+    int64_t bAt = static_cast<int64_t>(i) - (rank - b.shape.size());
+    int64_t aDim = aAt >= 0 ? a.shape[aAt] : 1, bDim = bAt >= 0 ? b.shape[bAt] : 1;
+    if (aDim != bDim && aDim != 1 && bDim != 1)
+      return error() << "shapes do not broadcast";
+    shape[i] = aDim == 1 ? bDim : aDim;
+    if (aDim != 1)
+      aStrides[i] = aDense[aAt];
+    if (bDim != 1)
+      bStrides[i] = bDense[bAt];
+  }
+  KnownTensor result;
+  result.kind = a.kind;
+  result.shape = shape;
+  const std::string &op = node.op_type();
+  LogicalResult status = success();
+  forEachIndex(shape, [&](int64_t, ArrayRef<int64_t> index) {
+    int64_t ai = 0, bi = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      ai += index[d] * aStrides[d];
+      bi += index[d] * bStrides[d];
+    }
+    if (a.isFloat()) {
+      float x = a.floats[ai], y = b.floats[bi];
+      result.floats.push_back(op == "Add"   ? x + y
+                              : op == "Sub" ? x - y
+                              : op == "Mul" ? x * y
+                                            : x / y);
+      return;
+    }
+    if (failed(status))
+      return;
+    auto value = applyInt(a.ints[ai], b.ints[bi]);
+    if (failed(value))
+      status = failure();
+    else
+      result.ints.push_back(*value);
+  });
+  if (failed(status))
+    return failure();
+  return Results{std::move(result)};
+}
+
+} // namespace
+
+bool isFoldableOnnxOp(StringRef opType) { return NodeFolder::methods().count(opType); }
+
+FailureOr<std::vector<KnownTensor>> foldOnnxNode(const onnx::NodeProto &node, int64_t opset,
+                                                 ArrayRef<const KnownTensor *> inputs,
+                                                 Location loc) {
+  assert(isFoldableOnnxOp(node.op_type()) && "not a foldable op");
+  return NodeFolder(node, opset, inputs, loc).fold();
+}
+
+FailureOr<std::vector<int64_t>> squeezeShape(ArrayRef<int64_t> shape,
+                                             const std::optional<std::vector<int64_t>> &axes,
+                                             Location loc) {
+  int64_t rank = shape.size();
+  std::vector<bool> removed(rank, false);
+  if (!axes) {
+    for (int64_t d = 0; d < rank; ++d)
+      removed[d] = shape[d] == 1;
+  }
+  for (int64_t axis : axes.value_or(std::vector<int64_t>())) {
+    if (axis < -rank || axis >= rank)
+      return emitError(loc) << "Squeeze axis " << axis << " is out of range for rank " << rank;
+    int64_t d = axis < 0 ? axis + rank : axis;
+    if (shape[d] != 1)
+      return emitError(loc) << "Squeeze axis " << axis << " has size "
+                            << (shape[d] == kBatchDim ? "batch" : std::to_string(shape[d]))
+                            << ", not 1";
+    removed[d] = true;
+  }
+  std::vector<int64_t> result;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!removed[d])
+      result.push_back(shape[d]);
+  return result;
+}
+
+FailureOr<std::vector<int64_t>> unsqueezeShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes,
+                                               Location loc) {
+  int64_t rank = shape.size() + axes.size();
+  std::vector<bool> inserted(rank, false);
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank)
+      return emitError(loc) << "Unsqueeze axis " << axis << " is out of range for rank " << rank;
+    int64_t d = axis < 0 ? axis + rank : axis;
+    if (inserted[d])
+      return emitError(loc) << "Unsqueeze axis " << axis << " is repeated";
+    inserted[d] = true;
+  }
+  std::vector<int64_t> result;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    result.push_back(inserted[d] ? 1 : shape[next++]);
+  return result;
+}
+
+} // namespace fusec::import

@@ -1,0 +1,680 @@
+//===- OnnxImporter.cpp - ONNX models to the fuse dialect -----------------===//
+//
+// One pass over the nodes in file order (ONNX requires topological order):
+// a node whose inputs are all known at import and that the folder evaluates
+// becomes a known tensor; Shape and Size read shapes from ONNX shape
+// inference; everything else is a run-time GraphNode, with the inputs fuse
+// takes as attributes converted to attributes.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/import/OnnxImporter.h"
+#include "compiler/import/GraphBuilder.h"
+#include "compiler/import/OnnxConstantFolding.h"
+#include "compiler/import/OnnxOpBuilders.h"
+#include "compiler/import/OnnxProtoUtils.h"
+#include "compiler/import/OnnxShapeInference.h"
+#include "compiler/import/OnnxTensor.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <climits>
+
+using namespace mlir;
+
+namespace fusec::import {
+namespace {
+
+/// An input that the fuse op takes as an attribute, so it must be known at
+/// import. All of them follow the op's tensor inputs.
+struct ImportTimeInput {
+  const char *opType;
+  int64_t sinceOpset;
+  size_t index;
+  const char *attribute;
+};
+
+constexpr ImportTimeInput kImportTimeInputs[] = {
+    {"Reshape", 5, 1, "shape"},         {"Pad", 11, 1, "pads"},
+    {"Pad", 11, 2, "value"},            {"Pad", 18, 3, "axes"},
+    {"Clip", 11, 1, "min"},             {"Clip", 11, 2, "max"},
+    {"ReduceMean", 18, 1, "axes"},      {"Squeeze", 13, 1, "axes"},
+    {"Unsqueeze", 13, 1, "axes"},       {"Dropout", 12, 1, "ratio"},
+    {"Dropout", 12, 2, "training_mode"},
+};
+
+/// Run-time ops without a fuse op of their own; the importer rewrites them
+/// to ones that have (Identity, Reshape).
+bool isLoweredOp(StringRef opType) {
+  return opType == "Dropout" || opType == "Squeeze" || opType == "Unsqueeze" ||
+         opType == "Cast";
+}
+
+/// Ops about a tensor's shape rather than its values.
+bool isShapeQueryOp(StringRef opType) { return opType == "Shape" || opType == "Size"; }
+
+bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string nodeName(const onnx::NodeProto &node, int index) {
+  if (!node.name().empty())
+    return node.name();
+  return node.op_type() + "_" + std::to_string(index);
+}
+
+/// The Reshape target fusec uses for a shape with static dimensions and the
+/// batch size: an input dimension at the same index is copied (0), a moved
+/// batch dimension is inferred (-1).
+std::vector<int64_t> reshapeTargetFor(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  std::vector<int64_t> target(to.begin(), to.end());
+  for (size_t i = 0; i < target.size(); ++i)
+    if (target[i] == kBatchDim)
+      target[i] = i < from.size() && from[i] == kBatchDim ? 0 : -1;
+  return target;
+}
+
+class OnnxGraphReader {
+public:
+  OnnxGraphReader(const onnx::ModelProto &model, StringRef path, MLIRContext &context)
+      : model(model), path(path.str()), context(context),
+        fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {}
+
+  FailureOr<Graph> read();
+
+private:
+  LogicalResult readOpset();
+  LogicalResult checkOpTypes();
+  LogicalResult readInitializers();
+  LogicalResult readInputs();
+  /// Non-float inputs are reported after the nodes, which name the node
+  /// that needed the value at import when there is one.
+  LogicalResult checkNonFloatInputs();
+  LogicalResult importNode(const onnx::NodeProto &node, const std::string &name);
+  LogicalResult importShapeQuery(const onnx::NodeProto &node, Location loc);
+  LogicalResult importRuntimeNode(const onnx::NodeProto &node, const std::string &name,
+                                  Location loc);
+  LogicalResult convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode,
+                                        Location loc);
+  LogicalResult lowerNode(GraphNode &node, Location loc);
+  FailureOr<AttrValue> reshapeTarget(const KnownTensor &shape, StringRef data, Location loc);
+  LogicalResult readOutputs();
+
+  /// The static shape of `tensor` (kBatchDim for the batch size).
+  FailureOr<std::vector<int64_t>> requireShape(StringRef tensor, Location loc);
+  /// Registers a tensor a node defines, rejecting a second definition.
+  LogicalResult define(const std::string &tensor, Location loc);
+  /// Makes the known float tensor `name` a graph constant.
+  void useConstant(const std::string &name);
+  /// The name of a float copy of the known integer tensor `name`.
+  FailureOr<std::string> floatConstant(const std::string &name, const KnownTensor &tensor,
+                                       Location loc);
+
+  const onnx::ModelProto &model;
+  std::string path;
+  MLIRContext &context;
+  Location fileLoc;
+  int64_t opset = 0;
+  /// The dim_param naming the batch dimension; empty when no input has one.
+  std::string batchSymbol;
+  /// Tensors known at import: initializers, Constant nodes, folded nodes.
+  llvm::StringMap<KnownTensor> known;
+  /// Tensors computed at run time: graph inputs and GraphNode outputs.
+  llvm::StringSet<> runtime;
+  std::vector<const onnx::ValueInfoProto *> nonFloatInputs;
+  /// Tensors some node reads or the graph returns.
+  llvm::StringSet<> consumed;
+  /// Known float tensors that GraphNodes read, in first-use order.
+  std::vector<std::string> usedConstants;
+  llvm::StringSet<> usedConstantSet;
+  std::optional<RuntimeShapeInference> shapes;
+  Graph graph;
+};
+
+LogicalResult OnnxGraphReader::readOpset() {
+  bool found = false;
+  for (const onnx::OperatorSetIdProto &import : model.opset_import()) {
+    if (!isDefaultDomain(import.domain()))
+      continue;
+    opset = import.version();
+    found = true;
+  }
+  if (!found)
+    return emitError(fileLoc) << "the model imports no ai.onnx opset";
+  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
+    return emitError(fileLoc) << "ai.onnx opset " << opset << " is not supported (fusec reads "
+                              << kMinOnnxOpset << " to " << kMaxOnnxOpset << ")";
+  return success();
+}
+
+LogicalResult OnnxGraphReader::checkOpTypes() {
+  std::vector<std::string> unsupported;
+  llvm::StringSet<> listed;
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    const onnx::NodeProto &node = model.graph().node(i);
+    bool defaultDomain = isDefaultDomain(node.domain());
+    if (defaultDomain && classifyOnnxOp(node.op_type()) != OnnxOpKind::Unsupported)
+      continue;
+    std::string type = defaultDomain ? node.op_type() : node.domain() + "." + node.op_type();
+    if (listed.insert(type).second)
+      unsupported.push_back(type + " (node '" + nodeName(node, i) + "')");
+  }
+  if (unsupported.empty())
+    return success();
+  return emitError(fileLoc) << "unsupported ONNX ops: " << llvm::join(unsupported, ", ");
+}
+
+LogicalResult OnnxGraphReader::readInitializers() {
+  if (model.graph().sparse_initializer_size() > 0)
+    return emitError(fileLoc) << "sparse initializers are not supported";
+  for (const onnx::TensorProto &initializer : model.graph().initializer()) {
+    auto tensor = readTensorProto(initializer, fileLoc);
+    if (failed(tensor))
+      return failure();
+    known[initializer.name()] = std::move(*tensor);
+  }
+  return success();
+}
+
+LogicalResult OnnxGraphReader::readInputs() {
+  std::vector<std::pair<const onnx::ValueInfoProto *, std::vector<int64_t>>> runtimeInputs;
+  for (const onnx::ValueInfoProto &input : model.graph().input()) {
+    // Inputs that are also initializers are constants with a default value.
+    if (known.count(input.name()))
+      continue;
+    auto fail = [&](const Twine &why) {
+      return emitError(fileLoc) << "graph input '" << input.name() << "' " << why;
+    };
+    if (!input.type().has_tensor_type())
+      return fail("is not a tensor");
+    const onnx::TypeProto::Tensor &type = input.type().tensor_type();
+    if (!type.has_shape())
+      return fail("has no shape");
+    std::vector<int64_t> shape;
+    for (int d = 0; d < type.shape().dim_size(); ++d) {
+      const onnx::TensorShapeProto::Dimension &dim = type.shape().dim(d);
+      if (dim.has_dim_value()) {
+        shape.push_back(dim.dim_value());
+        continue;
+      }
+      if (!dim.has_dim_param() || dim.dim_param().empty())
+        return fail("has dimension " + Twine(d) + " without a size or a name");
+      if (batchSymbol.empty())
+        batchSymbol = dim.dim_param();
+      else if (dim.dim_param() != batchSymbol)
+        return fail("has symbolic dimension '" + dim.dim_param() + "', but the batch is '" +
+                    batchSymbol + "' (only the batch dimension may be symbolic)");
+      shape.push_back(kBatchDim);
+    }
+    runtime.insert(input.name());
+    if (type.elem_type() == onnx::TensorProto::FLOAT)
+      graph.inputs.push_back({input.name(), shape});
+    else
+      nonFloatInputs.push_back(&input);
+    runtimeInputs.emplace_back(&input, std::move(shape));
+  }
+  shapes.emplace(model, batchSymbol);
+  for (auto &[input, shape] : runtimeInputs)
+    shapes->addInput(*input, std::move(shape));
+  return success();
+}
+
+LogicalResult OnnxGraphReader::checkNonFloatInputs() {
+  if (nonFloatInputs.empty())
+    return success();
+  const onnx::ValueInfoProto &input = *nonFloatInputs.front();
+  return emitError(fileLoc) << "graph input '" << input.name() << "' has element type "
+                            << onnxTypeName(input.type().tensor_type().elem_type())
+                            << "; fusec takes float32 inputs (integer inputs must be "
+                               "initializers)";
+}
+
+LogicalResult OnnxGraphReader::define(const std::string &tensor, Location loc) {
+  if (known.count(tensor) || runtime.contains(tensor))
+    return emitError(loc) << "tensor '" << tensor << "' is defined more than once";
+  return success();
+}
+
+void OnnxGraphReader::useConstant(const std::string &name) {
+  if (usedConstantSet.insert(name).second)
+    usedConstants.push_back(name);
+}
+
+FailureOr<std::string> OnnxGraphReader::floatConstant(const std::string &name,
+                                                      const KnownTensor &tensor,
+                                                      Location loc) {
+  auto values = tensor.staticInts();
+  if (!values)
+    return emitError(loc) << "input '" << name
+                          << "' depends on the batch size, which has no value at import";
+  std::string floatName = name + "@float";
+  if (!known.count(floatName))
+    known[floatName] = KnownTensor::ofFloats(
+        tensor.shape, std::vector<float>(values->begin(), values->end()));
+  return floatName;
+}
+
+FailureOr<std::vector<int64_t>> OnnxGraphReader::requireShape(StringRef tensor, Location loc) {
+  if (auto it = known.find(tensor); it != known.end())
+    return it->second.shape;
+  auto shape = shapes->shapeOf(tensor);
+  if (!shape)
+    return emitError(loc) << "the shape of '" << tensor
+                          << "' is not known at import (ONNX shape inference could not "
+                             "determine it)";
+  for (size_t d = 0; d < shape->size(); ++d)
+    if ((*shape)[d] == RuntimeShapeInference::kUnknownDim)
+      return emitError(loc) << "dimension " << d << " of '" << tensor
+                            << "' is not known at import (only the batch size may vary)";
+  return *shape;
+}
+
+LogicalResult OnnxGraphReader::importNode(const onnx::NodeProto &node, const std::string &name) {
+  Location loc = nodeLocation(context, path, name);
+  SmallVector<const KnownTensor *> knownInputs;
+  const std::string *runtimeInput = nullptr;
+  for (const std::string &input : node.input()) {
+    if (input.empty()) {
+      knownInputs.push_back(nullptr);
+    } else if (auto it = known.find(input); it != known.end()) {
+      knownInputs.push_back(&it->second);
+    } else if (runtime.contains(input)) {
+      knownInputs.push_back(nullptr);
+      if (!runtimeInput)
+        runtimeInput = &input;
+    } else {
+      return emitError(loc) << "input '" << input
+                            << "' is not defined before this node (ONNX lists nodes in "
+                               "topological order)";
+    }
+  }
+  for (const std::string &output : node.output())
+    if (!output.empty() && failed(define(output, loc)))
+      return failure();
+
+  const std::string &opType = node.op_type();
+  OnnxOpKind kind = classifyOnnxOp(opType);
+  if (kind == OnnxOpKind::ShapeQuery)
+    return importShapeQuery(node, loc);
+  if (!runtimeInput && isFoldableOnnxOp(opType)) {
+    auto results = foldOnnxNode(node, opset, knownInputs, loc);
+    if (failed(results))
+      return failure();
+    for (int i = 0; i < node.output_size() && i < static_cast<int>(results->size()); ++i)
+      if (!node.output(i).empty())
+        known[node.output(i)] = std::move((*results)[i]);
+    return success();
+  }
+  if (kind == OnnxOpKind::ImportTime)
+    return emitError(loc) << opType << " is evaluated at import, but its input '"
+                          << *runtimeInput << "' is only known at run time";
+  return importRuntimeNode(node, name, loc);
+}
+
+LogicalResult OnnxGraphReader::importShapeQuery(const onnx::NodeProto &node, Location loc) {
+  if (node.input_size() != 1 || node.output_size() != 1 || node.input(0).empty())
+    return emitError(loc) << node.op_type() << " takes one input and has one output";
+  auto shape = requireShape(node.input(0), loc);
+  if (failed(shape))
+    return failure();
+  int64_t rank = shape->size();
+  if (node.op_type() == "Size") {
+    // The element count is the batch size only when every other dim is 1.
+    int64_t others = 1;
+    bool hasBatch = false;
+    for (int64_t dim : *shape) {
+      hasBatch |= dim == kBatchDim;
+      others *= dim == kBatchDim ? 1 : dim;
+    }
+    if (hasBatch && others != 1)
+      return emitError(loc) << "Size of '" << node.input(0)
+                            << "' is a multiple of the batch size, unknown until run time";
+    known[node.output(0)] = KnownTensor::ofInts(
+        {}, {hasBatch ? SymbolicInt::batch() : SymbolicInt::of(others)});
+    return success();
+  }
+  // Shape: `start` and `end` (opset 15) select a range of dimensions.
+  auto start = getIntAttribute(node, "start", 0, loc);
+  auto end = getIntAttribute(node, "end", rank, loc);
+  if (failed(start) || failed(end))
+    return failure();
+  auto clampAxis = [&](int64_t axis) {
+    return std::clamp<int64_t>(axis < 0 ? axis + rank : axis, 0, rank);
+  };
+  std::vector<SymbolicInt> dims;
+  for (int64_t d = clampAxis(*start); d < clampAxis(*end); ++d)
+    dims.push_back((*shape)[d] == kBatchDim ? SymbolicInt::batch()
+                                            : SymbolicInt::of((*shape)[d]));
+  int64_t count = dims.size();
+  known[node.output(0)] = KnownTensor::ofInts({count}, std::move(dims));
+  return success();
+}
+
+FailureOr<AttrValue> convertAttribute(const onnx::AttributeProto &attribute,
+                                      StringRef opType, Location loc) {
+  switch (attribute.type()) {
+  case onnx::AttributeProto::INT:
+    return AttrValue::ofInt(attribute.i());
+  case onnx::AttributeProto::FLOAT:
+    return AttrValue::ofFloat(attribute.f());
+  case onnx::AttributeProto::STRING:
+    return AttrValue::ofString(attribute.s());
+  case onnx::AttributeProto::INTS:
+    return AttrValue::ofInts({attribute.ints().begin(), attribute.ints().end()});
+  case onnx::AttributeProto::FLOATS:
+    return AttrValue::ofFloats({attribute.floats().begin(), attribute.floats().end()});
+  default:
+    return emitError(loc) << "attribute '" << attribute.name() << "' of " << opType
+                          << " holds a "
+                          << onnx::AttributeProto::AttributeType_Name(attribute.type())
+                          << ", which fusec does not support";
+  }
+}
+
+/// The attribute value of a known tensor: integers as a list, a float
+/// scalar as a number.
+FailureOr<AttrValue> attributeFromTensor(const KnownTensor &tensor, StringRef what,
+                                         Location loc) {
+  if (tensor.isFloat()) {
+    if (tensor.floats.size() == 1)
+      return AttrValue::ofFloat(tensor.floats.front());
+    return AttrValue::ofFloats({tensor.floats.begin(), tensor.floats.end()});
+  }
+  auto values = tensor.staticInts();
+  if (!values)
+    return emitError(loc) << "the " << what << " depends on the batch size";
+  return AttrValue::ofInts(std::move(*values));
+}
+
+FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, StringRef data,
+                                                    Location loc) {
+  if (!shape.isInt())
+    return emitError(loc) << "Reshape's shape must be integers";
+  std::vector<int64_t> target;
+  std::optional<size_t> batchAt;
+  for (const SymbolicInt &dim : shape.ints) {
+    if (dim.isBatch && batchAt)
+      return emitError(loc) << "the new shape holds the batch size more than once";
+    if (dim.isBatch)
+      batchAt = target.size();
+    target.push_back(dim.value);
+  }
+  if (!batchAt)
+    return AttrValue::ofInts(std::move(target));
+  // 0 copies the batch dimension when the input has it at the same index;
+  // -1 infers it anywhere, unless the shape already infers another entry.
+  auto from = shapes->shapeOf(data);
+  if (from && *batchAt < from->size() && (*from)[*batchAt] == kBatchDim) {
+    target[*batchAt] = 0;
+  } else if (llvm::is_contained(target, -1)) {
+    return emitError(loc) << "the batch size is entry " << *batchAt
+                          << " of the new shape, which fusec cannot express: the input "
+                             "does not have it there and the shape already infers a "
+                             "dimension (-1)";
+  } else {
+    target[*batchAt] = -1;
+  }
+  return AttrValue::ofInts(std::move(target));
+}
+
+LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node,
+                                                       onnx::NodeProto &inferenceNode,
+                                                       Location loc) {
+  size_t tensorInputs = node.inputs.size();
+  for (const ImportTimeInput &entry : kImportTimeInputs) {
+    if (node.opType != entry.opType || opset < entry.sinceOpset)
+      continue;
+    tensorInputs = std::min(tensorInputs, entry.index);
+    if (entry.index >= node.inputs.size() || node.inputs[entry.index].empty())
+      continue;
+    const std::string &tensorName = node.inputs[entry.index];
+    auto it = known.find(tensorName);
+    if (it == known.end())
+      return emitError(loc) << node.opType << " input " << entry.index << " ('"
+                            << entry.attribute
+                            << "') must be a constant known at import, but '" << tensorName
+                            << "' is computed at run time";
+    const KnownTensor &tensor = it->second;
+    bool isReshapeShape = node.opType == "Reshape";
+    auto value = isReshapeShape ? reshapeTarget(tensor, node.inputs[0], loc)
+                                : attributeFromTensor(tensor, entry.attribute, loc);
+    if (failed(value))
+      return failure();
+    node.attrs[entry.attribute] = *value;
+    if (!tensor.dependsOnBatch()) {
+      shapes->addConstant(tensorName, tensor);
+      continue;
+    }
+    // ONNX shape inference sees the target fusec uses, 0 or -1 for the batch.
+    std::string inferenceName = tensorName + "@" + node.name;
+    shapes->addConstant(inferenceName,
+                        KnownTensor::ofInts({static_cast<int64_t>(value->ints.size())},
+                                            value->ints));
+    inferenceNode.set_input(entry.index, inferenceName);
+  }
+  node.inputs.resize(tensorInputs);
+  return success();
+}
+
+LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, Location loc) {
+  if (node.opType == "Pad" && node.attrs.count("axes")) {
+    // Pads for the listed axes only (opset 18): expand to every axis.
+    auto shape = shapes->shapeOf(node.inputs[0]);
+    if (!shape)
+      return emitError(loc) << "Pad with 'axes' needs the rank of '" << node.inputs[0] << "'";
+    int64_t rank = shape->size();
+    std::vector<int64_t> axes = node.attrs["axes"].ints, pads = node.attrs["pads"].ints;
+    if (pads.size() != 2 * axes.size())
+      return emitError(loc) << "Pad needs two pads per axis";
+    std::vector<int64_t> full(2 * rank, 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (axes[i] < -rank || axes[i] >= rank)
+        return emitError(loc) << "Pad axis " << axes[i] << " is out of range for rank " << rank;
+      int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+      full[axis] = pads[i];
+      full[axis + rank] = pads[i + axes.size()];
+    }
+    node.attrs["pads"] = AttrValue::ofInts(std::move(full));
+    node.attrs.erase("axes");
+    return success();
+  }
+  if (node.opType == "Squeeze" || node.opType == "Unsqueeze") {
+    auto from = requireShape(node.inputs[0], loc);
+    if (failed(from))
+      return failure();
+    std::optional<std::vector<int64_t>> axes;
+    if (node.attrs.count("axes"))
+      axes = node.attrs["axes"].ints;
+    if (node.opType == "Unsqueeze" && !axes)
+      return emitError(loc) << "Unsqueeze needs 'axes'";
+    auto to = node.opType == "Squeeze" ? squeezeShape(*from, axes, loc)
+                                       : unsqueezeShape(*from, *axes, loc);
+    if (failed(to))
+      return failure();
+    node.opType = "Reshape";
+    node.attrs = {{"shape", AttrValue::ofInts(reshapeTargetFor(*from, *to))}};
+    return success();
+  }
+  if (node.opType == "Dropout") {
+    // Inference: the output is the input, and there is no mask to return.
+    auto training = node.attrs.find("training_mode");
+    if (training != node.attrs.end() && llvm::is_contained(training->second.ints, 1))
+      return emitError(loc) << "Dropout in training mode is not supported";
+    if (node.outputs.size() > 1)
+      return emitError(loc) << "Dropout's mask output is not supported";
+    node.opType = "Identity";
+    node.attrs.clear();
+    return success();
+  }
+  if (node.opType == "Cast") {
+    auto to = node.attrs.find("to");
+    if (to == node.attrs.end() || to->second.i != onnx::TensorProto::FLOAT)
+      return emitError(loc) << "Cast of a run-time tensor must be to FLOAT (fusec computes "
+                               "float32 only)";
+    node.opType = "Identity";
+    node.attrs.clear();
+  }
+  return success();
+}
+
+LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node,
+                                                 const std::string &name, Location loc) {
+  GraphNode graphNode;
+  graphNode.name = name;
+  graphNode.opType = node.op_type();
+  graphNode.opset = opset;
+  graphNode.inputs.assign(node.input().begin(), node.input().end());
+  graphNode.outputs.assign(node.output().begin(), node.output().end());
+  // Outputs nobody reads (BatchNormalization's training statistics, MaxPool's
+  // indices, ...) are dropped: fuse ops compute the inference form only.
+  while (graphNode.outputs.size() > 1 && !consumed.contains(graphNode.outputs.back()))
+    graphNode.outputs.pop_back();
+  for (const onnx::AttributeProto &attribute : node.attribute()) {
+    auto value = convertAttribute(attribute, node.op_type(), loc);
+    if (failed(value))
+      return failure();
+    graphNode.attrs[attribute.name()] = std::move(*value);
+  }
+  onnx::NodeProto inferenceNode = node;
+  if (failed(convertImportTimeInputs(graphNode, inferenceNode, loc)) ||
+      failed(lowerNode(graphNode, loc)))
+    return failure();
+
+  for (std::string &input : graphNode.inputs) {
+    auto it = known.find(input);
+    if (input.empty() || it == known.end())
+      continue;
+    shapes->addConstant(input, it->second);
+    if (it->second.isInt()) {
+      // ONNX gives float and integer operands one type, except Pow's
+      // exponent; fusec computes it, like everything, in float32.
+      auto asFloat = floatConstant(input, it->second, loc);
+      if (failed(asFloat))
+        return failure();
+      input = *asFloat;
+    }
+    useConstant(input);
+  }
+  for (const std::string &output : graphNode.outputs)
+    if (!output.empty())
+      runtime.insert(output);
+  shapes->addNode(inferenceNode);
+  graph.nodes.push_back(std::move(graphNode));
+  return success();
+}
+
+LogicalResult OnnxGraphReader::readOutputs() {
+  for (const onnx::ValueInfoProto &output : model.graph().output()) {
+    const std::string &name = output.name();
+    auto notFloat = [&](int32_t type) {
+      return emitError(fileLoc) << "graph output '" << name << "' has element type "
+                                << onnxTypeName(type) << "; fusec computes float32 only";
+    };
+    int32_t declared = output.type().tensor_type().elem_type();
+    if (declared != onnx::TensorProto::UNDEFINED && declared != onnx::TensorProto::FLOAT)
+      return notFloat(declared);
+    if (auto it = known.find(name); it != known.end()) {
+      if (it->second.isInt())
+        return notFloat(onnx::TensorProto::INT64);
+      // The graph returns only values nodes compute: an Identity returns the
+      // folded constant.
+      std::string constantName = name + "@constant";
+      known[constantName] = it->second;
+      useConstant(constantName);
+      GraphNode identity;
+      identity.name = name + "@identity";
+      identity.opType = "Identity";
+      identity.opset = opset;
+      identity.inputs = {constantName};
+      identity.outputs = {name};
+      graph.nodes.push_back(std::move(identity));
+    } else if (!runtime.contains(name)) {
+      return emitError(fileLoc) << "graph output '" << name << "' is not computed by any node";
+    }
+    graph.outputs.push_back(name);
+  }
+  return success();
+}
+
+FailureOr<Graph> OnnxGraphReader::read() {
+  graph.sourcePath = path;
+  if (failed(readOpset()) || failed(checkOpTypes()) || failed(readInitializers()) ||
+      failed(readInputs()))
+    return failure();
+  for (const onnx::NodeProto &node : model.graph().node())
+    for (const std::string &input : node.input())
+      consumed.insert(input);
+  for (const onnx::ValueInfoProto &output : model.graph().output())
+    consumed.insert(output.name());
+  for (int i = 0; i < model.graph().node_size(); ++i)
+    if (failed(importNode(model.graph().node(i), nodeName(model.graph().node(i), i))))
+      return failure();
+  if (failed(checkNonFloatInputs()) || failed(readOutputs()))
+    return failure();
+  for (const std::string &name : usedConstants) {
+    KnownTensor &tensor = known[name];
+    graph.constants.push_back({name, tensor.shape, std::move(tensor.floats)});
+  }
+  return std::move(graph);
+}
+
+} // namespace
+
+OnnxOpKind classifyOnnxOp(StringRef opType) {
+  if (isShapeQueryOp(opType))
+    return OnnxOpKind::ShapeQuery;
+  if (isSupportedOnnxOp(opType) || isLoweredOp(opType))
+    return OnnxOpKind::Compute;
+  if (isFoldableOnnxOp(opType))
+    return OnnxOpKind::ImportTime;
+  return OnnxOpKind::Unsupported;
+}
+
+bool isImportTimeInput(StringRef opType, int64_t opset, size_t index) {
+  return llvm::any_of(kImportTimeInputs, [&](const ImportTimeInput &entry) {
+    return opType == entry.opType && opset >= entry.sinceOpset && index == entry.index;
+  });
+}
+
+FailureOr<Graph> readOnnxGraph(const onnx::ModelProto &model, StringRef sourceName,
+                               MLIRContext &context) {
+  return OnnxGraphReader(model, sourceName, context).read();
+}
+
+FailureOr<Graph> readOnnxGraph(StringRef path, MLIRContext &context) {
+  Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return emitError(fileLoc) << "cannot read: " << buffer.getError().message();
+  StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    return emitError(fileLoc) << "models over 2 GiB (external data) are not supported";
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return emitError(fileLoc) << "not an ONNX model: the file does not parse as an "
+                                 "onnx.ModelProto";
+  // Protobuf skips fields it does not know, so some foreign bytes parse.
+  if (!model.has_graph() || model.opset_import_size() == 0)
+    return emitError(fileLoc) << "not an ONNX model: it has no graph or no opset import";
+  return readOnnxGraph(model, path, context);
+}
+
+OwningOpRef<ModuleOp> importOnnxModel(const onnx::ModelProto &model, StringRef sourceName,
+                                      MLIRContext &context) {
+  auto graph = readOnnxGraph(model, sourceName, context);
+  if (failed(graph))
+    return nullptr;
+  return buildModule(*graph, context);
+}
+
+OwningOpRef<ModuleOp> importOnnxModel(StringRef path, MLIRContext &context) {
+  auto graph = readOnnxGraph(path, context);
+  if (failed(graph))
+    return nullptr;
+  return buildModule(*graph, context);
+}
+
+} // namespace fusec::import

@@ -1,0 +1,84 @@
+//===- OnnxShapeInference.cpp - Shapes of run-time ONNX tensors -----------===//
+#include "compiler/import/OnnxShapeInference.h"
+#include "compiler/import/Graph.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+namespace fusec::import {
+
+RuntimeShapeInference::RuntimeShapeInference(const onnx::ModelProto &source,
+                                             std::string batchSymbol)
+    : batchSymbol(std::move(batchSymbol)) {
+  model.set_ir_version(source.ir_version());
+  *model.mutable_opset_import() = source.opset_import();
+  model.mutable_graph()->set_name(source.graph().name());
+}
+
+void RuntimeShapeInference::addInput(const onnx::ValueInfoProto &input,
+                                     std::vector<int64_t> shape) {
+  *model.mutable_graph()->add_input() = input;
+  shapes[input.name()] = std::move(shape);
+}
+
+void RuntimeShapeInference::addConstant(llvm::StringRef name, const KnownTensor &tensor) {
+  if (shapes.count(name))
+    return;
+  shapes[name] = tensor.shape;
+  onnx::GraphProto &graph = *model.mutable_graph();
+  if (tensor.isInt()) {
+    writeTensorProto(tensor, name, *graph.add_initializer());
+    return;
+  }
+  onnx::ValueInfoProto &input = *graph.add_input();
+  input.set_name(name.str());
+  onnx::TypeProto::Tensor &type = *input.mutable_type()->mutable_tensor_type();
+  type.set_elem_type(onnx::TensorProto::FLOAT);
+  onnx::TensorShapeProto &shape = *type.mutable_shape();
+  for (int64_t dim : tensor.shape)
+    shape.add_dim()->set_dim_value(dim);
+}
+
+void RuntimeShapeInference::addNode(const onnx::NodeProto &node) {
+  *model.mutable_graph()->add_node() = node;
+}
+
+void RuntimeShapeInference::record(const onnx::ValueInfoProto &info) {
+  if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())
+    return;
+  std::vector<int64_t> shape;
+  for (const auto &dim : info.type().tensor_type().shape().dim()) {
+    if (dim.has_dim_value())
+      shape.push_back(dim.dim_value());
+    else if (!batchSymbol.empty() && dim.dim_param() == batchSymbol)
+      shape.push_back(kBatchDim);
+    else
+      shape.push_back(kUnknownDim);
+  }
+  shapes.try_emplace(info.name(), std::move(shape));
+}
+
+void RuntimeShapeInference::inferNewNodes() {
+  onnx::ModelProto inferred = model;
+  try {
+    onnx::shape_inference::InferShapes(inferred);
+  } catch (const std::exception &) {
+    // Inference is best effort: a node ONNX cannot infer leaves its outputs
+    // unknown, and the importer reports the shape it actually needed.
+  }
+  for (const onnx::ValueInfoProto &info : inferred.graph().value_info())
+    record(info);
+  inferredNodes = model.graph().node_size();
+}
+
+std::optional<std::vector<int64_t>> RuntimeShapeInference::shapeOf(llvm::StringRef name) {
+  auto it = shapes.find(name);
+  if (it == shapes.end() && inferredNodes < model.graph().node_size()) {
+    inferNewNodes();
+    it = shapes.find(name);
+  }
+  if (it == shapes.end())
+    return std::nullopt;
+  return it->second;
+}
+
+} // namespace fusec::import

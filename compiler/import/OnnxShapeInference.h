@@ -1,0 +1,64 @@
+//===- OnnxShapeInference.h - Shapes of run-time ONNX tensors ---*- C++ -*-===//
+//
+// Folding `Shape`, lowering Squeeze/Unsqueeze to a Reshape and placing the
+// batch size in a Reshape's target need the shapes of tensors fusec computes
+// at run time. The importer does not track shapes itself: it asks ONNX shape
+// inference, run over the model as far as it has been imported, where every
+// value folded so far is a constant. Pads or shapes computed by a subgraph
+// are therefore initializers to ONNX, and the dimensions after them come out
+// static, where inference over the original model would leave them symbolic
+// (pad_conv declares its output as [batch, 16, "Concatoutput_dim_2", ...]).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_COMPILER_IMPORT_ONNXSHAPEINFERENCE_H
+#define FUSEC_COMPILER_IMPORT_ONNXSHAPEINFERENCE_H
+
+#include "compiler/import/OnnxTensor.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusec::import {
+
+class RuntimeShapeInference {
+public:
+  /// A dimension ONNX shape inference could not determine.
+  static constexpr int64_t kUnknownDim = -2;
+
+  /// `model` provides the opsets; `batchSymbol` is the dim_param that names
+  /// the batch dimension (empty when the model has none).
+  RuntimeShapeInference(const onnx::ModelProto &model, std::string batchSymbol);
+
+  /// A graph input computed at run time, whose `shape` is already known.
+  void addInput(const onnx::ValueInfoProto &input, std::vector<int64_t> shape);
+  /// A tensor known at import that added nodes read. Only integer data can
+  /// change shapes, so float tensors enter by type alone.
+  void addConstant(llvm::StringRef name, const KnownTensor &tensor);
+  /// A node computed at run time, in its ONNX form; its inputs were added
+  /// before (as inputs, constants or outputs of earlier nodes).
+  void addNode(const onnx::NodeProto &node);
+
+  /// The shape of an added tensor, with kBatchDim for the batch size and
+  /// kUnknownDim for what inference could not determine; std::nullopt when
+  /// not even the rank is known.
+  std::optional<std::vector<int64_t>> shapeOf(llvm::StringRef name);
+
+private:
+  void record(const onnx::ValueInfoProto &info);
+  void inferNewNodes();
+
+  onnx::ModelProto model;
+  std::string batchSymbol;
+  llvm::StringMap<std::vector<int64_t>> shapes;
+  /// How many nodes the last inference run covered.
+  int inferredNodes = 0;
+};
+
+} // namespace fusec::import
+
+#endif // FUSEC_COMPILER_IMPORT_ONNXSHAPEINFERENCE_H

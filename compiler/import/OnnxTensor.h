@@ -1,0 +1,78 @@
+//===- OnnxTensor.h - Tensors the ONNX importer knows at import -*- C++ -*-===//
+//
+// Initializers, Constant nodes and folded shape arithmetic give tensors whose
+// values are known before run time. Integer tensors come from shape
+// arithmetic, where one quantity is still unknown at import: the batch size.
+// An integer element may therefore stand for "the batch size", which lets
+// `Reshape(x, Concat(Gather(Shape(x), 0), [-1]))` fold to a static reshape.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_COMPILER_IMPORT_ONNXTENSOR_H
+#define FUSEC_COMPILER_IMPORT_ONNXTENSOR_H
+
+#include "mlir/IR/Location.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace fusec::import {
+
+/// One element of an integer tensor: a number, or the batch size.
+struct SymbolicInt {
+  int64_t value = 0;
+  bool isBatch = false;
+
+  static SymbolicInt of(int64_t value) { return {value, false}; }
+  static SymbolicInt batch() { return {0, true}; }
+  bool operator==(const SymbolicInt &other) const {
+    return isBatch == other.isBatch && (isBatch || value == other.value);
+  }
+  bool operator!=(const SymbolicInt &other) const { return !(*this == other); }
+};
+
+/// A tensor known at import: float data (weights, folded float ops) or
+/// integer data (shape arithmetic). Data is in C order.
+struct KnownTensor {
+  enum class Kind { Float, Int };
+  Kind kind = Kind::Float;
+  std::vector<int64_t> shape;
+  std::vector<float> floats;     ///< Kind::Float
+  std::vector<SymbolicInt> ints; ///< Kind::Int
+
+  static KnownTensor ofFloats(std::vector<int64_t> shape, std::vector<float> data);
+  static KnownTensor ofInts(std::vector<int64_t> shape, std::vector<SymbolicInt> data);
+  static KnownTensor ofInts(std::vector<int64_t> shape, const std::vector<int64_t> &data);
+
+  bool isFloat() const { return kind == Kind::Float; }
+  bool isInt() const { return kind == Kind::Int; }
+  size_t size() const { return isFloat() ? floats.size() : ints.size(); }
+  /// Whether an element stands for the batch size.
+  bool dependsOnBatch() const;
+  /// The integer values; std::nullopt for a float tensor or when an element
+  /// is the batch size.
+  std::optional<std::vector<int64_t>> staticInts() const;
+};
+
+/// Product of `shape`'s dimensions.
+int64_t numElements(llvm::ArrayRef<int64_t> shape);
+
+/// Whether readTensorProto reads tensors of TensorProto `dataType`.
+bool isReadableTensorType(int32_t dataType);
+
+/// Reads an initializer or a Constant's tensor. FLOAT and DOUBLE (narrowed)
+/// become float tensors; INT64, INT32 and BOOL integer ones. Other types and
+/// externally stored data are reported at `loc`.
+mlir::FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto,
+                                             mlir::Location loc);
+
+/// Writes a tensor without batch-dependent elements as FLOAT or INT64.
+void writeTensorProto(const KnownTensor &tensor, llvm::StringRef name,
+                      onnx::TensorProto &proto);
+
+} // namespace fusec::import
+
+#endif // FUSEC_COMPILER_IMPORT_ONNXTENSOR_H

@@ -1,0 +1,210 @@
+//===- OnnxConformance.cpp - ONNX node tests prepared for fusec -----------===//
+#include "test/unit/compiler/OnnxConformance.h"
+
+#include "compiler/import/OnnxConstantFolding.h"
+#include "compiler/import/OnnxImporter.h"
+#include "compiler/import/OnnxProtoUtils.h"
+#include "compiler/import/OnnxTensor.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace fusec::testing {
+namespace {
+
+using import::OnnxOpKind;
+
+template <typename Message>
+bool parseFile(const std::string &path, Message &message) {
+  std::ifstream stream(path, std::ios::binary);
+  return stream && message.ParseFromIstream(&stream);
+}
+
+std::string dataFile(const ConformanceTest &test, const char *kind, int index) {
+  return test.directory + "/test_data_set_0/" + kind + "_" + std::to_string(index) + ".pb";
+}
+
+int64_t defaultOpset(const onnx::ModelProto &model) {
+  for (const onnx::OperatorSetIdProto &import : model.opset_import())
+    if (import.domain().empty() || import.domain() == "ai.onnx")
+      return import.version();
+  return 0;
+}
+
+bool isFloatTensor(const onnx::ValueInfoProto &value) {
+  return value.type().has_tensor_type() &&
+         value.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT;
+}
+
+/// Graph inputs fusec must know at import: integer tensors (fusec takes
+/// float32 at run time) and tensors a node takes as an attribute.
+llvm::StringSet<> inputsToFreeze(const onnx::ModelProto &model, int64_t opset) {
+  llvm::StringSet<> tensorInputs, frozen;
+  for (const onnx::ValueInfoProto &input : model.graph().input()) {
+    if (!input.type().has_tensor_type())
+      continue;
+    tensorInputs.insert(input.name());
+    if (!isFloatTensor(input))
+      frozen.insert(input.name());
+  }
+  for (const onnx::NodeProto &node : model.graph().node())
+    for (int i = 0; i < node.input_size(); ++i)
+      if (tensorInputs.contains(node.input(i)) &&
+          import::isImportTimeInput(node.op_type(), opset, i))
+        frozen.insert(node.input(i));
+  return frozen;
+}
+
+/// Why fusec cannot run `model` (already frozen), or an empty string.
+std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
+  if (opset == 0)
+    return "no ai.onnx opset";
+  if (opset < import::kMinOnnxOpset || opset > import::kMaxOnnxOpset)
+    return "ai.onnx opset " + std::to_string(opset);
+  std::set<std::string> unsupportedOps;
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (!defaultDomain)
+      unsupportedOps.insert(node.domain() + "." + node.op_type());
+    else if (import::classifyOnnxOp(node.op_type()) == OnnxOpKind::Unsupported)
+      unsupportedOps.insert(node.op_type());
+  }
+  if (!unsupportedOps.empty())
+    return "unsupported ops: " + llvm::join(unsupportedOps, ", ");
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    if (!input.type().has_tensor_type())
+      return "input '" + input.name() + "' is not a tensor";
+  for (const onnx::TensorProto &initializer : model.graph().initializer())
+    if (!import::isReadableTensorType(initializer.data_type()))
+      return "input '" + initializer.name() + "' is " +
+             import::onnxTypeName(initializer.data_type());
+  for (const onnx::ValueInfoProto &output : model.graph().output())
+    if (!isFloatTensor(output))
+      return "output '" + output.name() + "' is " +
+             (output.type().has_tensor_type()
+                  ? import::onnxTypeName(output.type().tensor_type().elem_type())
+                  : std::string("not a tensor"));
+  // fuse ops compute an op's inference form: its first output only.
+  llvm::StringSet<> graphOutputs;
+  for (const onnx::ValueInfoProto &output : model.graph().output())
+    graphOutputs.insert(output.name());
+  for (const onnx::NodeProto &node : model.graph().node())
+    for (int i = 1; i < node.output_size(); ++i)
+      if (graphOutputs.contains(node.output(i)))
+        return "output '" + node.output(i) + "' is output " + std::to_string(i) + " of " +
+               node.op_type();
+  // Follow which values the importer will know, to find ops it can only
+  // evaluate at import that read a run-time value.
+  llvm::StringSet<> known;
+  for (const onnx::TensorProto &initializer : model.graph().initializer())
+    known.insert(initializer.name());
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    OnnxOpKind kind = import::classifyOnnxOp(node.op_type());
+    auto runtimeInput = std::find_if(node.input().begin(), node.input().end(),
+                                     [&](const std::string &input) {
+                                       return !input.empty() && !known.contains(input);
+                                     });
+    bool allKnown = runtimeInput == node.input().end();
+    if (kind == OnnxOpKind::ImportTime && !allKnown)
+      return node.op_type() + " reads run-time input '" + *runtimeInput + "' at import";
+    if (kind == OnnxOpKind::ShapeQuery || (allKnown && import::isFoldableOnnxOp(node.op_type())))
+      for (const std::string &output : node.output())
+        known.insert(output);
+  }
+  return "";
+}
+
+} // namespace
+
+std::vector<ConformanceTest> listConformanceTests(const std::string &root) {
+  std::vector<ConformanceTest> tests;
+  std::error_code error;
+  for (const auto &entry : std::filesystem::directory_iterator(root, error))
+    if (std::filesystem::exists(entry.path() / "model.onnx"))
+      tests.push_back({entry.path().filename().string(), entry.path().string()});
+  std::sort(tests.begin(), tests.end(),
+            [](const ConformanceTest &a, const ConformanceTest &b) { return a.name < b.name; });
+  return tests;
+}
+
+std::optional<NamedTensor> readTensorFile(const std::string &path, mlir::MLIRContext &context,
+                                          std::string &error) {
+  onnx::TensorProto proto;
+  if (!parseFile(path, proto)) {
+    error = "cannot read the TensorProto file " + path;
+    return std::nullopt;
+  }
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diagnostic) {
+    diagnostics += diagnostic.str();
+    return mlir::success();
+  });
+  auto tensor = import::readTensorProto(proto, mlir::FileLineColLoc::get(&context, path, 0, 0));
+  if (mlir::failed(tensor)) {
+    error = path + ": " + diagnostics;
+    return std::nullopt;
+  }
+  NamedTensor named{proto.name(), tensor->shape, std::move(tensor->floats)};
+  for (const import::SymbolicInt &value : tensor->ints)
+    named.data.push_back(static_cast<float>(value.value));
+  return named;
+}
+
+std::optional<PreparedTest> prepareConformanceTest(const ConformanceTest &test,
+                                                   mlir::MLIRContext &context,
+                                                   std::string &error) {
+  PreparedTest prepared;
+  if (!parseFile(test.directory + "/model.onnx", prepared.model)) {
+    error = "cannot parse " + test.directory + "/model.onnx";
+    return std::nullopt;
+  }
+  onnx::GraphProto &graph = *prepared.model.mutable_graph();
+  int64_t opset = defaultOpset(prepared.model);
+  llvm::StringSet<> frozen = inputsToFreeze(prepared.model, opset);
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> runtimeInputs;
+  std::vector<std::pair<std::string, std::string>> runtimeInputFiles; // name, file
+  for (int k = 0; k < graph.input_size(); ++k) {
+    const onnx::ValueInfoProto &input = graph.input(k);
+    std::string file = dataFile(test, "input", k);
+    if (!frozen.contains(input.name())) {
+      *runtimeInputs.Add() = input;
+      runtimeInputFiles.emplace_back(input.name(), file);
+      continue;
+    }
+    onnx::TensorProto &initializer = *graph.add_initializer();
+    if (!parseFile(file, initializer)) {
+      error = "cannot read the TensorProto file " + file;
+      return std::nullopt;
+    }
+    initializer.set_name(input.name());
+  }
+  graph.mutable_input()->Swap(&runtimeInputs);
+
+  prepared.unsupportedReason = unsupportedReason(prepared.model, opset);
+  if (!prepared.unsupportedReason.empty())
+    return prepared;
+  // Data files may leave the tensor name empty; the graph's names count.
+  for (const auto &[name, file] : runtimeInputFiles) {
+    auto tensor = readTensorFile(file, context, error);
+    if (!tensor)
+      return std::nullopt;
+    tensor->name = name;
+    prepared.inputs.push_back(std::move(*tensor));
+  }
+  for (int k = 0; k < graph.output_size(); ++k) {
+    auto tensor = readTensorFile(dataFile(test, "output", k), context, error);
+    if (!tensor)
+      return std::nullopt;
+    tensor->name = graph.output(k).name();
+    prepared.outputs.push_back(std::move(*tensor));
+  }
+  return prepared;
+}
+
+} // namespace fusec::testing

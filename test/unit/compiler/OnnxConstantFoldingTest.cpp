@@ -1,0 +1,182 @@
+//===- OnnxConstantFoldingTest.cpp - ONNX nodes evaluated at import -------===//
+#include "compiler/import/Graph.h"
+#include "compiler/import/OnnxConstantFolding.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+using namespace fusec::import;
+
+namespace {
+
+/// Folds one node built from `opType`, `attributes` and `inputs`.
+struct Folder {
+  Folder() {
+    handler.emplace(&context, [this](mlir::Diagnostic &diagnostic) {
+      diagnostics += diagnostic.str() + "\n";
+      return mlir::success();
+    });
+  }
+
+  mlir::FailureOr<KnownTensor> fold(onnx::NodeProto node, std::vector<KnownTensor> inputs,
+                                    int64_t opset = 13) {
+    std::vector<const KnownTensor *> pointers;
+    for (const KnownTensor &input : inputs) {
+      node.add_input("in");
+      pointers.push_back(&input);
+    }
+    node.add_output("out");
+    auto results = foldOnnxNode(node, opset, pointers, mlir::UnknownLoc::get(&context));
+    if (mlir::failed(results))
+      return mlir::failure();
+    return results->front();
+  }
+
+  mlir::MLIRContext context;
+  std::string diagnostics;
+  std::optional<mlir::ScopedDiagnosticHandler> handler;
+};
+
+onnx::NodeProto node(const std::string &opType) {
+  onnx::NodeProto node;
+  node.set_op_type(opType);
+  return node;
+}
+
+onnx::NodeProto &withInt(onnx::NodeProto &node, const std::string &name, int64_t value) {
+  onnx::AttributeProto &attribute = *node.add_attribute();
+  attribute.set_name(name);
+  attribute.set_type(onnx::AttributeProto::INT);
+  attribute.set_i(value);
+  return node;
+}
+
+onnx::NodeProto &withInts(onnx::NodeProto &node, const std::string &name,
+                          const std::vector<int64_t> &values) {
+  onnx::AttributeProto &attribute = *node.add_attribute();
+  attribute.set_name(name);
+  attribute.set_type(onnx::AttributeProto::INTS);
+  for (int64_t value : values)
+    attribute.add_ints(value);
+  return node;
+}
+
+KnownTensor ints(std::vector<int64_t> shape, const std::vector<int64_t> &values) {
+  return KnownTensor::ofInts(std::move(shape), values);
+}
+
+KnownTensor floats(std::vector<int64_t> shape, std::vector<float> values) {
+  return KnownTensor::ofFloats(std::move(shape), std::move(values));
+}
+
+const SymbolicInt kBatch = SymbolicInt::batch();
+
+} // namespace
+
+TEST_CASE("Slice with a negative step reverses, clamping huge bounds", "[onnx][folding]") {
+  // pad_conv's exporter reverses pads with ends = -INT64_MAX.
+  Folder folder;
+  int64_t veryNegative = -std::numeric_limits<int64_t>::max();
+  auto result = folder.fold(node("Slice"), {ints({4, 2}, {1, 1, 2, 2, 3, 3, 4, 4}), ints({1}, {-1}),
+                                            ints({1}, {veryNegative}), ints({1}, {0}),
+                                            ints({1}, {-1})});
+  INFO(folder.diagnostics);
+  REQUIRE(mlir::succeeded(result));
+  CHECK(result->shape == std::vector<int64_t>{4, 2});
+  CHECK(result->staticInts() == std::vector<int64_t>{4, 4, 3, 3, 2, 2, 1, 1});
+
+  auto strided = folder.fold(node("Slice"), {floats({6}, {0, 1, 2, 3, 4, 5}), ints({1}, {1}),
+                                             ints({1}, {100}), ints({1}, {0}), ints({1}, {2})});
+  REQUIRE(mlir::succeeded(strided));
+  CHECK(strided->floats == std::vector<float>{1, 3, 5});
+}
+
+TEST_CASE("Gather takes negative and multi-dimensional indices", "[onnx][folding]") {
+  Folder folder;
+  onnx::NodeProto gather = node("Gather");
+  withInt(gather, "axis", 1);
+  auto result = folder.fold(gather, {floats({2, 3}, {0, 1, 2, 10, 11, 12}),
+                                     ints({2, 1}, {-1, 0})});
+  INFO(folder.diagnostics);
+  REQUIRE(mlir::succeeded(result));
+  CHECK(result->shape == std::vector<int64_t>{2, 2, 1});
+  CHECK(result->floats == std::vector<float>{2, 0, 12, 10});
+}
+
+TEST_CASE("Transpose, Concat and Reshape rearrange constants", "[onnx][folding]") {
+  Folder folder;
+  onnx::NodeProto transpose = node("Transpose");
+  withInts(transpose, "perm", {2, 0, 1});
+  auto transposed = folder.fold(transpose, {floats({2, 1, 3}, {0, 1, 2, 3, 4, 5})});
+  REQUIRE(mlir::succeeded(transposed));
+  CHECK(transposed->shape == std::vector<int64_t>{3, 2, 1});
+  CHECK(transposed->floats == std::vector<float>{0, 3, 1, 4, 2, 5});
+
+  onnx::NodeProto concat = node("Concat");
+  withInt(concat, "axis", -1);
+  auto joined = folder.fold(concat, {floats({2, 1}, {0, 1}), floats({2, 2}, {2, 3, 4, 5})});
+  REQUIRE(mlir::succeeded(joined));
+  CHECK(joined->shape == std::vector<int64_t>{2, 3});
+  CHECK(joined->floats == std::vector<float>{0, 2, 3, 1, 4, 5});
+
+  auto reshaped = folder.fold(node("Reshape"), {*joined, ints({2}, {0, -1})});
+  REQUIRE(mlir::succeeded(reshaped));
+  CHECK(reshaped->shape == std::vector<int64_t>{2, 3});
+}
+
+TEST_CASE("Range, Cast and ConstantOfShape make new constants", "[onnx][folding]") {
+  Folder folder;
+  auto range = folder.fold(node("Range"), {ints({}, {10}), ints({}, {3}), ints({}, {-3})});
+  REQUIRE(mlir::succeeded(range));
+  CHECK(range->staticInts() == std::vector<int64_t>{10, 7, 4});
+
+  auto floatRange =
+      folder.fold(node("Range"), {floats({}, {0}), floats({}, {1}), floats({}, {0.25f})});
+  REQUIRE(mlir::succeeded(floatRange));
+  CHECK(floatRange->floats == std::vector<float>{0, 0.25f, 0.5f, 0.75f});
+
+  onnx::NodeProto cast = node("Cast");
+  withInt(cast, "to", onnx::TensorProto::INT64);
+  auto truncated = folder.fold(cast, {floats({3}, {1.9f, -1.9f, 0})});
+  REQUIRE(mlir::succeeded(truncated));
+  CHECK(truncated->staticInts() == std::vector<int64_t>{1, -1, 0});
+
+  auto zeros = folder.fold(node("ConstantOfShape"), {ints({2}, {2, 3})});
+  REQUIRE(mlir::succeeded(zeros));
+  CHECK(zeros->shape == std::vector<int64_t>{2, 3});
+  CHECK(zeros->floats == std::vector<float>(6, 0.0f));
+}
+
+TEST_CASE("Squeeze and Unsqueeze shapes", "[onnx][folding]") {
+  Folder folder;
+  mlir::Location loc = mlir::UnknownLoc::get(&folder.context);
+  CHECK(*squeezeShape({1, 3, 1}, std::nullopt, loc) == std::vector<int64_t>{3});
+  CHECK(*squeezeShape({kBatchDim, 1, 4}, std::vector<int64_t>{-2}, loc) ==
+        std::vector<int64_t>{kBatchDim, 4});
+  CHECK(mlir::failed(squeezeShape({kBatchDim, 4}, std::vector<int64_t>{0}, loc)));
+  CHECK(*unsqueezeShape({kBatchDim, 4}, {0, 3}, loc) ==
+        std::vector<int64_t>{1, kBatchDim, 4, 1});
+}
+
+TEST_CASE("arithmetic keeps the batch size only where the result is known", "[onnx][folding]") {
+  Folder folder;
+  KnownTensor shape = KnownTensor::ofInts({2}, {kBatch, SymbolicInt::of(6)});
+  auto same = folder.fold(node("Mul"), {shape, ints({2}, {1, 2})});
+  REQUIRE(mlir::succeeded(same));
+  CHECK(same->ints == std::vector<SymbolicInt>{kBatch, SymbolicInt::of(12)});
+
+  auto cancelled = folder.fold(node("Sub"), {shape, shape});
+  REQUIRE(mlir::succeeded(cancelled));
+  CHECK(cancelled->staticInts() == std::vector<int64_t>{0, 0});
+
+  CHECK(mlir::failed(folder.fold(node("Add"), {shape, ints({}, {1})})));
+  CHECK_THAT(folder.diagnostics, Catch::Contains("batch Add 1"));
+
+  onnx::NodeProto cast = node("Cast");
+  withInt(cast, "to", onnx::TensorProto::FLOAT);
+  CHECK(mlir::failed(folder.fold(cast, {shape})));
+}

@@ -1,0 +1,453 @@
+//===- OnnxImporterTest.cpp - ONNX importer on models and bad input -------===//
+#include "compiler/import/GraphBuilder.h"
+#include "compiler/import/OnnxImporter.h"
+#include "ir/ConstantData.h"
+#include "ir/FuseDialect.h"
+#include "ir/FuseOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+using namespace mlir;
+using namespace fusec;
+
+namespace {
+
+std::string modelPath(const std::string &name) {
+  return std::string(FUSEC_TEST_DATA_DIR) + "/models/" + name + "/model.onnx";
+}
+
+/// A context with fusec's dialects that records every diagnostic as
+/// "location: message" lines.
+struct TestContext {
+  TestContext() : context(makeRegistry()) {
+    context.loadAllAvailableDialects();
+    handler.emplace(&context, [this](Diagnostic &diagnostic) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
+      return success();
+    });
+  }
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    registerDialects(registry);
+    return registry;
+  }
+
+  MLIRContext context;
+  std::string diagnostics;
+  std::optional<ScopedDiagnosticHandler> handler;
+};
+
+func::FuncOp mainFunction(ModuleOp module) {
+  return module.lookupSymbol<func::FuncOp>(import::kEntryFunction);
+}
+
+/// How many ops of each ONNX type @main holds; anything that is neither a
+/// fuse ONNX op nor a constant counts under its MLIR name.
+std::map<std::string, int> computeOps(ModuleOp module) {
+  std::map<std::string, int> counts;
+  mainFunction(module).walk([&](Operation *op) {
+    if (auto onnxOp = dyn_cast<fuse::OnnxOpInterface>(op))
+      ++counts[onnxOp.getOnnxName().str()];
+    else if (!isa<fuse::ConstantOp, func::ReturnOp, func::FuncOp>(op))
+      ++counts[op->getName().getStringRef().str()];
+  });
+  return counts;
+}
+
+template <typename OpTy>
+std::vector<OpTy> opsOfType(ModuleOp module) {
+  std::vector<OpTy> ops;
+  module.walk([&](OpTy op) { ops.push_back(op); });
+  return ops;
+}
+
+/// Builds small ONNX models with the protobuf API.
+class TestModel {
+public:
+  explicit TestModel(int64_t opset = 13) {
+    model.set_ir_version(8);
+    onnx::OperatorSetIdProto &import = *model.add_opset_import();
+    import.set_domain("");
+    import.set_version(opset);
+  }
+
+  /// `dims` entries are sizes, or names for symbolic dimensions.
+  void input(const std::string &name, const std::vector<std::string> &dims,
+             int32_t type = onnx::TensorProto::FLOAT) {
+    valueInfo(*model.mutable_graph()->add_input(), name, type, dims);
+  }
+  void output(const std::string &name) {
+    onnx::ValueInfoProto &info = *model.mutable_graph()->add_output();
+    info.set_name(name);
+    info.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  }
+  onnx::NodeProto &node(const std::string &opType, const std::vector<std::string> &inputs,
+                        const std::vector<std::string> &outputs, const std::string &name = "") {
+    onnx::NodeProto &node = *model.mutable_graph()->add_node();
+    node.set_op_type(opType);
+    node.set_name(name);
+    for (const std::string &input : inputs)
+      node.add_input(input);
+    for (const std::string &output : outputs)
+      node.add_output(output);
+    return node;
+  }
+  /// A Constant node holding a 1-D int64 tensor.
+  void constantInts(const std::string &name, const std::vector<int64_t> &values) {
+    onnx::AttributeProto &value = *node("Constant", {}, {name}).add_attribute();
+    value.set_name("value");
+    value.set_type(onnx::AttributeProto::TENSOR);
+    onnx::TensorProto &tensor = *value.mutable_t();
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    tensor.add_dims(values.size());
+    for (int64_t v : values)
+      tensor.add_int64_data(v);
+  }
+  static void setInt(onnx::NodeProto &node, const std::string &name, int64_t value) {
+    onnx::AttributeProto &attribute = *node.add_attribute();
+    attribute.set_name(name);
+    attribute.set_type(onnx::AttributeProto::INT);
+    attribute.set_i(value);
+  }
+  OwningOpRef<ModuleOp> import(TestContext &test) const {
+    return import::importOnnxModel(model, "test.onnx", test.context);
+  }
+
+  onnx::ModelProto model;
+
+private:
+  static void valueInfo(onnx::ValueInfoProto &info, const std::string &name, int32_t type,
+                        const std::vector<std::string> &dims) {
+    info.set_name(name);
+    onnx::TypeProto::Tensor &tensor = *info.mutable_type()->mutable_tensor_type();
+    tensor.set_elem_type(type);
+    onnx::TensorShapeProto &shape = *tensor.mutable_shape();
+    for (const std::string &dim : dims) {
+      if (std::isdigit(static_cast<unsigned char>(dim.front())))
+        shape.add_dim()->set_dim_value(std::stoll(dim));
+      else
+        shape.add_dim()->set_dim_param(dim);
+    }
+  }
+};
+
+std::vector<int64_t> shapeOf(Value value) {
+  auto shape = cast<RankedTensorType>(value.getType()).getShape();
+  return {shape.begin(), shape.end()};
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The shared models
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("the shared ONNX models import to fuse compute ops only", "[onnx]") {
+  // Shape arithmetic, Transpose(W) and Constant nodes fold away; Conv+BN stay
+  // apart (the compiler folds BN later).
+  const std::map<std::string, std::map<std::string, int>> expected = {
+      {"mlp", {{"MatMul", 2}, {"Add", 2}, {"Relu", 1}}},
+      {"three_part", {{"MatMul", 3}, {"Add", 3}, {"Relu", 2}}},
+      {"conv_bn_relu", {{"Conv", 2}, {"BatchNormalization", 2}, {"Relu", 2}}},
+      {"pad_conv", {{"Pad", 2}, {"Conv", 2}, {"Relu", 2}, {"Concat", 1}}},
+      {"residual_block", {{"Conv", 2}, {"BatchNormalization", 2}, {"Relu", 2}, {"Add", 1}}},
+      {"tiny_resnet",
+       {{"Add", 4},
+        {"BatchNormalization", 12},
+        {"Conv", 12},
+        {"Flatten", 1},
+        {"Gemm", 1},
+        {"GlobalAveragePool", 1},
+        {"MaxPool", 1},
+        {"Relu", 9}}},
+      {"multi_consumer", {{"Conv", 1}, {"BatchNormalization", 1}, {"Relu", 1}, {"Add", 1}}},
+  };
+  for (const auto &[name, ops] : expected) {
+    DYNAMIC_SECTION(name) {
+      TestContext test;
+      auto module = import::importOnnxModel(modelPath(name), test.context);
+      INFO(test.diagnostics);
+      REQUIRE(module);
+      CHECK(computeOps(*module) == ops);
+
+      // Inputs and outputs keep their names; the batch is the one dynamic
+      // dimension, the others are meta.json's.
+      std::ifstream metaFile(std::string(FUSEC_TEST_DATA_DIR) + "/models/" + name + "/meta.json");
+      nlohmann::json meta = nlohmann::json::parse(metaFile);
+      func::FuncOp main = mainFunction(*module);
+      auto checkSignature = [&](const nlohmann::json &tensors, TypeRange types, auto nameOf) {
+        REQUIRE(types.size() == tensors.size());
+        for (size_t i = 0; i < types.size(); ++i) {
+          CHECK(nameOf(i) == tensors[i]["name"].get<std::string>());
+          std::vector<int64_t> shape = {ShapedType::kDynamic};
+          for (size_t d = 1; d < tensors[i]["shape"].size(); ++d)
+            shape.push_back(tensors[i]["shape"][d].get<int64_t>());
+          auto type = cast<RankedTensorType>(types[i]);
+          CHECK(std::vector<int64_t>(type.getShape().begin(), type.getShape().end()) == shape);
+        }
+      };
+      checkSignature(meta["inputs"], main.getArgumentTypes(), [&](size_t i) {
+        return main.getArgAttrOfType<StringAttr>(i, import::kTensorNameAttr).str();
+      });
+      checkSignature(meta["outputs"], main.getResultTypes(), [&](size_t i) {
+        return main.getResultAttrOfType<StringAttr>(i, import::kTensorNameAttr).str();
+      });
+    }
+  }
+}
+
+TEST_CASE("pad_conv's computed pads fold to constants", "[onnx]") {
+  TestContext test;
+  auto module = import::importOnnxModel(modelPath("pad_conv"), test.context);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  auto pads = opsOfType<fuse::PadOp>(*module);
+  REQUIRE(pads.size() == 2);
+  std::vector<float> values;
+  for (fuse::PadOp pad : pads) {
+    CHECK(pad.getPads() == ArrayRef<int64_t>{0, 0, 1, 1, 0, 0, 1, 1});
+    CHECK(pad.getMode() == "constant");
+    values.push_back(pad.getValue().convertToFloat());
+  }
+  std::sort(values.begin(), values.end());
+  CHECK(values == std::vector<float>{0.0f, 0.5f});
+  for (fuse::PadOp pad : pads)
+    CHECK(shapeOf(pad.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 3, 18, 18});
+}
+
+TEST_CASE("mlp's Transpose(W) folds into a transposed constant", "[onnx]") {
+  TestContext test;
+  auto module = import::importOnnxModel(modelPath("mlp"), test.context);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+
+  onnx::ModelProto model;
+  std::ifstream file(modelPath("mlp"), std::ios::binary);
+  REQUIRE(model.ParseFromIstream(&file));
+  const onnx::TensorProto *weight = nullptr;
+  for (const onnx::TensorProto &initializer : model.graph().initializer())
+    if (initializer.name() == "0.weight")
+      weight = &initializer;
+  REQUIRE(weight);
+  std::vector<float> w(weight->raw_data().size() / sizeof(float));
+  std::memcpy(w.data(), weight->raw_data().data(), weight->raw_data().size());
+
+  auto matmuls = opsOfType<fuse::MatMulOp>(*module);
+  REQUIRE(matmuls.size() == 2);
+  Value rhs = matmuls.front().getRhs();
+  REQUIRE(shapeOf(rhs) == std::vector<int64_t>{32, 64});
+  auto data = fuse::getConstantData(rhs);
+  REQUIRE(data);
+  // W is [64, 32]; the MatMul reads W^T.
+  bool transposed = true;
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 64; ++j)
+      transposed &= (*data)[i * 64 + j] == w[j * 32 + i];
+  CHECK(transposed);
+}
+
+//===----------------------------------------------------------------------===//
+// Folding on small models
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("a Reshape target built from Shape keeps the batch dimension", "[onnx]") {
+  // Reshape(x, Concat(Gather(Shape(x), [0]), [-1])), the usual flatten.
+  TestModel model;
+  model.input("x", {"batch", "2", "3"});
+  model.node("Shape", {"x"}, {"shape"});
+  model.constantInts("zero", {0});
+  model.node("Gather", {"shape", "zero"}, {"batch_size"});
+  model.constantInts("rest", {-1});
+  TestModel::setInt(model.node("Concat", {"batch_size", "rest"}, {"target"}), "axis", 0);
+  model.node("Reshape", {"x", "target"}, {"y"}, "flatten");
+  model.output("y");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  CHECK(computeOps(*module) == std::map<std::string, int>{{"Reshape", 1}});
+  auto reshape = opsOfType<fuse::ReshapeOp>(*module).front();
+  CHECK(reshape.getShape() == ArrayRef<int64_t>{0, -1});
+  CHECK(shapeOf(reshape.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 6});
+}
+
+TEST_CASE("Shape after a Pad with computed pads is static", "[onnx]") {
+  // The pads come from a Concat, which ONNX shape inference on the original
+  // model cannot see through; the importer infers on the folded model.
+  TestModel model;
+  model.input("x", {"batch", "3", "4", "4"});
+  model.constantInts("begin", {0, 0, 1, 1});
+  model.constantInts("end", {0, 0, 1, 1});
+  TestModel::setInt(model.node("Concat", {"begin", "end"}, {"pads"}), "axis", 0);
+  model.node("Pad", {"x", "pads"}, {"padded"}, "pad");
+  model.node("Shape", {"padded"}, {"shape"});
+  model.constantInts("first_three", {0, 1, 2});
+  model.node("Gather", {"shape", "first_three"}, {"kept"});
+  model.constantInts("rest", {-1});
+  TestModel::setInt(model.node("Concat", {"kept", "rest"}, {"target"}), "axis", 0);
+  model.node("Reshape", {"padded", "target"}, {"y"}, "reshape");
+  model.output("y");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  auto reshape = opsOfType<fuse::ReshapeOp>(*module).front();
+  CHECK(reshape.getShape() == ArrayRef<int64_t>{0, 3, 6, -1});
+  CHECK(shapeOf(reshape.getResult()) ==
+        std::vector<int64_t>{ShapedType::kDynamic, 3, 6, 6});
+}
+
+TEST_CASE("Squeeze and Unsqueeze of run-time tensors become Reshapes", "[onnx]") {
+  TestModel model;
+  model.input("x", {"batch", "1", "4"});
+  model.constantInts("axis1", {1});
+  model.node("Squeeze", {"x", "axis1"}, {"squeezed"});
+  model.constantInts("axis0", {0});
+  model.node("Unsqueeze", {"squeezed", "axis0"}, {"y"});
+  model.output("y");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  auto reshapes = opsOfType<fuse::ReshapeOp>(*module);
+  REQUIRE(reshapes.size() == 2);
+  CHECK(reshapes[0].getShape() == ArrayRef<int64_t>{0, 4});
+  CHECK(reshapes[1].getShape() == ArrayRef<int64_t>{1, -1, 4});
+  CHECK(shapeOf(reshapes[1].getResult()) == std::vector<int64_t>{1, ShapedType::kDynamic, 4});
+}
+
+TEST_CASE("Dropout imports as its inference form and constant outputs survive", "[onnx]") {
+  TestModel model;
+  model.input("x", {"batch", "4"});
+  model.node("Dropout", {"x"}, {"y", "unused_mask"}, "dropout");
+  model.constantInts("shape", {2, 2});
+  TestModel::setInt(model.node("Cast", {"shape"}, {"shape_float"}), "to",
+                    onnx::TensorProto::FLOAT);
+  model.output("y");
+  model.output("shape_float");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  CHECK(computeOps(*module).empty());
+  func::FuncOp main = mainFunction(*module);
+  auto returned = cast<func::ReturnOp>(main.getBody().front().getTerminator());
+  CHECK(returned.getOperand(0) == main.getArgument(0));
+  CHECK(fuse::getConstantData(returned.getOperand(1)) == std::vector<float>{2.0f, 2.0f});
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("a file that is not ONNX is reported with its name", "[onnx][errors]") {
+  llvm::SmallString<128> path;
+  int fd;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("fusec-garbage", "onnx", fd, path));
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    for (int i = 0; i < 256; ++i)
+      os << static_cast<char>((i * 167 + 13) & 0xff);
+  }
+  TestContext test;
+  CHECK_FALSE(import::importOnnxModel(path, test.context));
+  llvm::sys::fs::remove(path);
+  CHECK_THAT(test.diagnostics, Catch::Contains(path.str().str()) &&
+                                   Catch::Contains("not an ONNX model"));
+
+  TestContext missing;
+  CHECK_FALSE(import::importOnnxModel("/nonexistent/model.onnx", missing.context));
+  CHECK_THAT(missing.diagnostics, Catch::Contains("/nonexistent/model.onnx") &&
+                                      Catch::Contains("cannot read"));
+}
+
+TEST_CASE("unsupported ops are listed in one error with a node each", "[onnx][errors]") {
+  TestModel model;
+  model.input("x", {"batch", "4", "8"});
+  model.node("Relu", {"x"}, {"a"}, "relu");
+  model.node("LSTM", {"a"}, {"b"}, "lstm_1");
+  model.node("Resize", {"b"}, {"c"}, "up");
+  model.node("LSTM", {"c"}, {"d"}, "lstm_2");
+  model.node("NonZero", {"d"}, {"e"});
+  model.node("FusedConv", {"e"}, {"f"}, "fused").set_domain("com.example");
+  model.output("f");
+
+  TestContext test;
+  CHECK_FALSE(model.import(test));
+  CHECK_THAT(test.diagnostics,
+             Catch::Contains("unsupported ONNX ops: LSTM (node 'lstm_1'), Resize (node 'up'), "
+                             "NonZero (node 'NonZero_4'), com.example.FusedConv (node 'fused')"));
+  CHECK(std::count(test.diagnostics.begin(), test.diagnostics.end(), '\n') == 1);
+}
+
+TEST_CASE("a Reshape shape known only at run time is an error naming the node",
+          "[onnx][errors]") {
+  TestModel model;
+  model.input("x", {"batch", "4"});
+  model.input("target", {"2"}, onnx::TensorProto::INT64);
+  model.node("Reshape", {"x", "target"}, {"y"}, "reshape_node");
+  model.output("y");
+
+  TestContext test;
+  CHECK_FALSE(model.import(test));
+  CHECK_THAT(test.diagnostics, Catch::Contains("reshape_node") &&
+                                   Catch::Contains("input 1 ('shape') must be a constant") &&
+                                   Catch::Contains("'target' is computed at run time"));
+}
+
+TEST_CASE("only the batch dimension may be symbolic", "[onnx][errors]") {
+  TestModel model;
+  model.input("x", {"batch", "4"});
+  model.input("y", {"batch", "seq"});
+  model.node("Add", {"x", "y"}, {"z"});
+  model.output("z");
+
+  TestContext test;
+  CHECK_FALSE(model.import(test));
+  CHECK_THAT(test.diagnostics, Catch::Contains("symbolic dimension 'seq'") &&
+                                   Catch::Contains("only the batch dimension may be symbolic"));
+}
+
+TEST_CASE("arithmetic on the batch size that fusec cannot track is an error", "[onnx][errors]") {
+  TestModel model;
+  model.input("x", {"batch", "2", "3"});
+  model.node("Shape", {"x"}, {"shape"});
+  model.constantInts("eight", {8});
+  model.node("Mul", {"shape", "eight"}, {"scaled"}, "scale");
+  model.node("Reshape", {"x", "scaled"}, {"y"});
+  model.output("y");
+
+  TestContext test;
+  CHECK_FALSE(model.import(test));
+  CHECK_THAT(test.diagnostics, Catch::Contains("scale") && Catch::Contains("batch Mul 8"));
+}
+
+TEST_CASE("an opset outside the supported range is an error", "[onnx][errors]") {
+  TestModel model(/*opset=*/6);
+  model.input("x", {"batch", "4"});
+  model.node("Relu", {"x"}, {"y"});
+  model.output("y");
+
+  TestContext test;
+  CHECK_FALSE(model.import(test));
+  CHECK_THAT(test.diagnostics, Catch::Contains("ai.onnx opset 6 is not supported"));
+}
