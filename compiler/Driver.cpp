@@ -77,6 +77,8 @@ std::unique_ptr<MLIRContext> createContext() {
   registerDialects(registry);
   auto context = std::make_unique<MLIRContext>(registry);
   context->loadAllAvailableDialects();
+  // Diagnostics name the file and node; dumping the (half-built) op adds noise.
+  context->printOpOnDiagnostic(false);
   return context;
 }
 

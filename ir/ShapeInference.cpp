@@ -179,9 +179,11 @@ LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput()), weight = shapeOf(getWeight());
   int64_t group = getGroup();
   int64_t channels = input[1], filters = weight[0];
-  if (failed(expectStatic(*this, "input channel dimension", channels)) ||
-      failed(expectStatic(*this, "weight shape", filters)))
+  if (failed(expectStatic(*this, "input channel dimension", channels)))
     return failure();
+  for (int64_t dim : weight)
+    if (failed(expectStatic(*this, "weight shape", dim)))
+      return failure();
   if (group < 1)
     return emitOpError() << "'group' must be >= 1, got " << group;
   if (channels % group != 0 || filters % group != 0)
@@ -416,11 +418,7 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
       known *= dim;
     shape.push_back(dim);
   }
-  auto inputElements = collapseDims(input);
-  if (!inputElements)
-    return emitOpError() << "input " << shapeToString(input) << " is invalid";
-  bool inputDynamic = *inputElements == kDynamic ||
-                      llvm::is_contained(input, kDynamic);
+  bool inputDynamic = llvm::is_contained(input, kDynamic);
   int64_t inputKnown = 1;
   for (int64_t dim : input)
     if (dim != kDynamic)
@@ -443,6 +441,26 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
                            << inputKnown << " elements per batch) to "
                            << shapeToString(target);
     }
+  }
+  // Samples must stay contiguous and in order: the elements before the batch
+  // dimension are the same count in the input and the output.
+  if (inputDynamic) {
+    int64_t before = 1;
+    for (int64_t dim : input) {
+      if (dim == kDynamic)
+        break;
+      before *= dim;
+    }
+    int64_t outputBefore = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == kDynamic)
+        break;
+      outputBefore *= shape[i];
+    }
+    if (before != outputBefore)
+      return emitOpError() << "cannot reshape " << shapeToString(input) << " to "
+                           << shapeToString(target)
+                           << ": the batch dimension must keep the elements before it";
   }
   return success(inferred, *this, shape);
 }
