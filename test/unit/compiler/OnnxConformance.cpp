@@ -122,6 +122,20 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
 
 } // namespace
 
+const std::map<std::string, std::string> &importRejectedVariants() {
+  static const std::map<std::string, std::string> variants = {
+      {"test_averagepool_1d_default", "fusec pools 2-D only"},
+      {"test_averagepool_3d_default", "fusec pools 2-D only"},
+      {"test_maxpool_1d_default", "fusec pools 2-D only"},
+      {"test_maxpool_3d_default", "fusec pools 2-D only"},
+      {"test_reshape_allowzero_reordered", "Reshape with allowzero=1"},
+      {"test_training_dropout", "Dropout in training mode"},
+      {"test_training_dropout_default", "Dropout in training mode"},
+      {"test_training_dropout_zero_ratio", "Dropout in training mode"},
+  };
+  return variants;
+}
+
 std::vector<ConformanceTest> listConformanceTests(const std::string &root) {
   std::vector<ConformanceTest> tests;
   std::error_code error;

@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,12 @@ std::optional<PreparedTest> prepareConformanceTest(const ConformanceTest &test,
 /// float32.
 std::optional<NamedTensor> readTensorFile(const std::string &path,
                                           mlir::MLIRContext &context, std::string &error);
+
+/// Tests whose ops fusec supports but not in the form the test uses, each
+/// with the reason: the importer must reject them with a diagnostic (the
+/// import test checks that it rejects exactly these), and the execution test
+/// lists them as unsupported.
+const std::map<std::string, std::string> &importRejectedVariants();
 
 } // namespace fusec::testing
 
