@@ -4,7 +4,7 @@
 // synthetic graphs of 1k, 10k and 100k nodes (elementwise chains and
 // ResNet-like blocks) with the growth per 10x; (2) kernel counts and modeled
 // HBM bytes, fused vs unfused, for every shared model and ResNet-50.
-// Figures, not pass/fail: run `build/bin/fusec-bench-fusion [MODELS_DIR]`.
+// Figures, not pass/fail: `build/bin/fusec-bench-fusion [--max-nodes=N] [MODELS_DIR]`.
 //
 //===----------------------------------------------------------------------===//
 #include "bench/ModelGenerators.h"
@@ -59,11 +59,13 @@ PipelineTimes timePipeline(const import::Graph &graph) {
   return times;
 }
 
+int64_t maxNodes = 100000;
+
 void benchScaling(const char *label, const std::function<import::Graph(int64_t)> &make) {
   std::printf("\n%s\n%10s %10s %10s %10s %10s %12s %9s\n", label, "nodes", "import s", "fuse s",
               "plan s", "total s", "growth/10x", "kernels");
   double previous = 0;
-  for (int64_t nodes : {1000, 10000, 100000}) {
+  for (int64_t nodes = 1000; nodes <= maxNodes; nodes *= 10) {
     import::Graph graph = make(nodes);
     PipelineTimes t = timePipeline(graph);
     double total = t.importS + t.fuseS + t.planS;
@@ -76,19 +78,44 @@ void benchScaling(const char *label, const std::function<import::Graph(int64_t)>
   }
 }
 
-void printModelRow(const std::string &name, mlir::ModuleOp module) {
-  nlohmann::json totals = buildFusionReport(module)["totals"];
-  double fused = totals["bytes"]["fused"], unfused = totals["bytes"]["unfused"];
-  std::printf("%-16s %8lld %9lld %14.0f %14.0f %8.1f%%\n", name.c_str(),
-              static_cast<long long>(totals["kernels"]["fused"].get<int64_t>()),
-              static_cast<long long>(totals["kernels"]["unfused"].get<int64_t>()), fused, unfused,
-              unfused > 0 ? 100.0 * fused / unfused : 0.0);
+/// Kernels and modeled HBM bytes of `graph` fused with `options`.
+std::pair<int64_t, double> kernelsAndBytes(const std::function<mlir::OwningOpRef<mlir::ModuleOp>(
+                                               mlir::MLIRContext &)> &import,
+                                           const FusionOptions &options) {
+  auto context = createContext();
+  FusecDiagnosticHandler diagnostics(context.get());
+  auto module = import(*context);
+  mlir::PassManager pm(context.get());
+  buildFusionPipeline(pm, options);
+  if (!module || mlir::failed(pm.run(*module)))
+    return {0, 0};
+  nlohmann::json totals = buildFusionReport(*module)["totals"];
+  return {totals["kernels"]["fused"].get<int64_t>(), totals["bytes"]["fused"].get<double>()};
+}
+
+void printModelRow(const std::string &name,
+                   const std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &)> &import) {
+  // The baseline runs every original op (BatchNormalization and Pad included)
+  // as its own kernel.
+  for (int64_t batch : {1, 16}) {
+    FusionOptions fusedOptions, unfusedOptions;
+    fusedOptions.costBatch = unfusedOptions.costBatch = batch;
+    unfusedOptions.strategy = "none";
+    unfusedOptions.disabled = fusionRuleNames();
+    auto [kernels, fused] = kernelsAndBytes(import, fusedOptions);
+    auto [unfusedKernels, unfused] = kernelsAndBytes(import, unfusedOptions);
+    std::printf("%-16s %6lld %8lld %9lld %14.0f %14.0f %8.1f%%\n", name.c_str(),
+                static_cast<long long>(batch), static_cast<long long>(kernels),
+                static_cast<long long>(unfusedKernels), fused, unfused,
+                unfused > 0 ? 100.0 * fused / unfused : 0.0);
+  }
 }
 
 void benchModels(const std::string &modelsDir) {
-  std::printf("\nkernels and modeled HBM bytes at batch 1 (greedy, H200 profile)\n");
-  std::printf("%-16s %8s %9s %14s %14s %9s\n", "model", "kernels", "unfused", "bytes fused",
-              "bytes unfused", "ratio");
+  std::printf("\nkernels and modeled HBM bytes (greedy, H200 profile; unfused = every original "
+              "op its own kernel)\n");
+  std::printf("%-16s %6s %8s %9s %14s %14s %9s\n", "model", "batch", "kernels", "unfused",
+              "bytes fused", "bytes unfused", "ratio");
   std::vector<std::string> names;
   if (DIR *dir = opendir(modelsDir.c_str())) {
     while (dirent *entry = readdir(dir))
@@ -97,28 +124,29 @@ void benchModels(const std::string &modelsDir) {
     closedir(dir);
   }
   std::sort(names.begin(), names.end());
-  for (const std::string &name : names) {
-    auto context = createContext();
-    FusecDiagnosticHandler diagnostics(context.get());
-    DriverOptions options;
-    options.inputPath = modelsDir + "/" + name + "/model.onnx";
-    auto module = importAndFuse(*context, options);
-    if (module)
-      printModelRow(name, *module);
-  }
-  auto context = createContext();
-  FusecDiagnosticHandler diagnostics(context.get());
-  auto module = import::buildModule(bench::makeResNet50(), *context);
-  mlir::PassManager pm(context.get());
-  buildFusionPipeline(pm, FusionOptions());
-  if (module && mlir::succeeded(pm.run(*module)))
-    printModelRow("resnet50", *module);
+  for (const std::string &name : names)
+    printModelRow(name, [&](mlir::MLIRContext &context) {
+      return importModel(modelsDir + "/" + name + "/model.onnx", context);
+    });
+  import::Graph resnet = bench::makeResNet50();
+  printModelRow("resnet50", [&](mlir::MLIRContext &context) {
+    return import::buildModule(resnet, context);
+  });
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string modelsDir = argc > 1 ? argv[1] : FUSEC_MODELS_DIR;
+  // Figures appear as they are measured, also when piped.
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  std::string modelsDir = FUSEC_MODELS_DIR;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--max-nodes=", 0) == 0)
+      maxNodes = std::stoll(arg.substr(12));
+    else
+      modelsDir = arg;
+  }
   std::printf("fusec fusion benchmark (goals: growth <= 11x per 10x nodes, 100k nodes <= 5 s;\n"
               "ResNet-50 fused bytes <= 40%% of unfused)\n");
   benchScaling("elementwise chains", bench::makeElementwiseChain);

@@ -11,10 +11,6 @@ uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-bool livesOverlap(const BufferLifetime &a, const BufferLifetime &b) {
-  return a.firstStep <= b.lastStep && b.firstStep <= a.lastStep;
-}
-
 /// Places the buffers in `members` (indices into `buffers`) whose sizes are
 /// `sizeOf(buffer)`; returns the region's size.
 template <typename SizeFn>
@@ -26,15 +22,25 @@ uint64_t placeRegion(const std::vector<BufferLifetime> &buffers, std::vector<siz
       return sizeOf(buffers[a]) > sizeOf(buffers[b]);
     return buffers[a].firstStep < buffers[b].firstStep;
   });
-  std::vector<size_t> placed;
+  // Which placed buffers are live at each step, so a buffer is only checked
+  // against the buffers it coexists with.
+  size_t steps = 0;
+  for (size_t index : members)
+    steps = std::max(steps, buffers[index].lastStep + 1);
+  std::vector<std::vector<size_t>> placedLiveAt(steps);
   uint64_t regionSize = 0;
   for (size_t index : members) {
-    uint64_t size = alignUp(sizeOf(buffers[index]), alignment);
+    const BufferLifetime &buffer = buffers[index];
+    uint64_t size = alignUp(sizeOf(buffer), alignment);
+    std::vector<size_t> neighbours;
+    for (size_t step = buffer.firstStep; step <= buffer.lastStep; ++step)
+      neighbours.insert(neighbours.end(), placedLiveAt[step].begin(), placedLiveAt[step].end());
+    std::sort(neighbours.begin(), neighbours.end());
+    neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
     // Intervals already taken by buffers live at the same time, by offset.
     std::vector<std::pair<uint64_t, uint64_t>> taken;
-    for (size_t other : placed)
-      if (livesOverlap(buffers[index], buffers[other]))
-        taken.push_back({offsets[other], offsets[other] + alignUp(sizeOf(buffers[other]), alignment)});
+    for (size_t other : neighbours)
+      taken.push_back({offsets[other], offsets[other] + alignUp(sizeOf(buffers[other]), alignment)});
     std::sort(taken.begin(), taken.end());
     uint64_t offset = 0;
     for (auto [begin, end] : taken) {
@@ -44,7 +50,8 @@ uint64_t placeRegion(const std::vector<BufferLifetime> &buffers, std::vector<siz
     }
     offsets[index] = offset;
     regionSize = std::max(regionSize, offset + size);
-    placed.push_back(index);
+    for (size_t step = buffer.firstStep; step <= buffer.lastStep; ++step)
+      placedLiveAt[step].push_back(index);
   }
   return regionSize;
 }
@@ -76,14 +83,19 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers, uint64_t align
   size_t steps = 0;
   for (const BufferLifetime &buffer : buffers)
     steps = std::max(steps, buffer.lastStep + 1);
+  // Sweep: bytes become live at a buffer's first step and die after its last.
+  std::vector<int64_t> deltaPerBatch(steps + 1, 0), deltaFixed(steps + 1, 0);
+  for (const BufferLifetime &buffer : buffers) {
+    deltaPerBatch[buffer.firstStep] += buffer.size.perBatch;
+    deltaPerBatch[buffer.lastStep + 1] -= buffer.size.perBatch;
+    deltaFixed[buffer.firstStep] += buffer.size.fixed;
+    deltaFixed[buffer.lastStep + 1] -= buffer.size.fixed;
+  }
+  int64_t livePerBatch = 0, liveFixed = 0;
   for (size_t step = 0; step < steps; ++step) {
-    LinearBytes live;
-    for (const BufferLifetime &buffer : buffers) {
-      if (buffer.firstStep <= step && step <= buffer.lastStep) {
-        live.perBatch += buffer.size.perBatch;
-        live.fixed += buffer.size.fixed;
-      }
-    }
+    livePerBatch += deltaPerBatch[step];
+    liveFixed += deltaFixed[step];
+    LinearBytes live{uint64_t(livePerBatch), uint64_t(liveFixed)};
     if (live.at(1) > plan.lowerBound.at(1))
       plan.lowerBound = live;
   }

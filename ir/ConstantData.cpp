@@ -37,6 +37,18 @@ Value createConstant(OpBuilder &builder, Location loc, StringRef name,
   return builder.create<ConstantOp>(loc, makeConstantData(type, name, data));
 }
 
+std::string constantNameAt(Location loc, StringRef suffix) {
+  std::string name;
+  loc->walk([&](Location inner) {
+    if (auto named = llvm::dyn_cast<NameLoc>(inner)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name.empty() ? suffix.str() : name + "_" + suffix.str();
+}
+
 std::optional<std::vector<float>> getConstantData(ElementsAttr value) {
   if (auto resource = llvm::dyn_cast<DenseF32ResourceElementsAttr>(value)) {
     auto data = resource.tryGetAsArrayRef();

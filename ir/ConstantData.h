@@ -25,6 +25,11 @@ mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::ElementsAttr makeConstantData(mlir::RankedTensorType type, llvm::StringRef name,
                                     llvm::ArrayRef<float> data);
 
+/// A resource name for a constant derived at `loc`: the first node name in
+/// `loc` plus `suffix` (unique names keep MLIR's blob manager from probing
+/// for a free name, which is quadratic in the number of equal names).
+std::string constantNameAt(mlir::Location loc, llvm::StringRef suffix);
+
 /// The f32 data of an ElementsAttr held by a fuse.constant, in C order.
 std::optional<std::vector<float>> getConstantData(mlir::ElementsAttr value);
 

@@ -78,7 +78,7 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     for (int64_t d = rank - 1; d >= 0 && ++index[d] == outputShape[d]; --d)
       index[d] = 0;
   }
-  return makeConstantData(getType(), "transposed", result);
+  return makeConstantData(getType(), constantNameAt(getLoc(), "transposed"), result);
 }
 
 //===----------------------------------------------------------------------===//

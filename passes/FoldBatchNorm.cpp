@@ -57,9 +57,10 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     }
 
     Location loc = rewriter.getFusedLoc({conv.getLoc(), norm.getLoc()});
-    Value newWeight = createConstant(rewriter, conv.getWeight().getLoc(), "folded_weight",
+    Value newWeight = createConstant(rewriter, conv.getWeight().getLoc(), constantNameAt(loc, "folded_weight"),
                                      weightType.getShape(), foldedWeight);
-    Value newBias = createConstant(rewriter, loc, "folded_bias", {filters}, foldedBias);
+    Value newBias = createConstant(rewriter, loc, constantNameAt(loc, "folded_bias"), {filters},
+                                   foldedBias);
     auto folded = rewriter.create<ConvOp>(loc, norm.getType(), conv.getInput(), newWeight,
                                           newBias, conv.getStridesAttr(), conv.getPadsAttr(),
                                           conv.getDilationsAttr(), conv.getGroupAttr());

@@ -26,7 +26,11 @@ struct FormFusionGroupsPass : fusec::impl::FormFusionGroupsBase<FormFusionGroups
       func.emitError() << llvm::toString(profile.takeError());
       return signalPassFailure();
     }
-    auto model = registry.createCostModel(costModel, *profile);
+    if (costBatch < 1) {
+      func.emitError() << "cost-batch must be >= 1, got " << costBatch;
+      return signalPassFailure();
+    }
+    auto model = registry.createCostModel(costModel, *profile, costBatch);
     if (!model) {
       func.emitError() << "unknown cost model '" << costModel << "' (known: "
                        << llvm::join(registry.costModelNames(), ", ") << ")";

@@ -156,6 +156,9 @@ Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup 
   std::string rule = ruleFor(producer, consumer, /*siblings=*/false);
   if (llvm::is_contained(disabledRules, rule))
     return Legality::reject("disabled", rule + " is disabled");
+  if (producer.ops.size() + consumer.ops.size() > kMaxKernelOps)
+    return Legality::reject("kernel-size", "a kernel computes at most " +
+                                               std::to_string(kMaxKernelOps) + " ops");
   auto coreClass = [](const FusionGroup &group) { return fuse::classifyOp(group.core); };
   if (producer.core && consumer.core)
     return Legality::reject("one-core", "both '" + describe(producer.id) + "' and '" +
@@ -201,6 +204,9 @@ Legality FusionGraph::checkMerge(int a, int b) const {
       return Legality::reject("one-core", "only elementwise siblings fuse");
     if (llvm::is_contained(disabledRules, "sibling-fusion"))
       return Legality::reject("disabled", "sibling-fusion is disabled");
+    if (first.ops.size() + second.ops.size() > kMaxKernelOps)
+      return Legality::reject("kernel-size", "a kernel computes at most " +
+                                                 std::to_string(kMaxKernelOps) + " ops");
     if (reaches(a, b, -1) || reaches(b, a, -1))
       return Legality::reject("cycle", "one sibling depends on the other");
     return checkKinds(first, second);

@@ -11,6 +11,8 @@
 //   no-prologue      - conv, gemm and pool inputs are read by their templates: only
 //                      reductions take fused elementwise producers
 //   data-movement    - pad/reshape/transpose/concat kernels stay alone
+//   kernel-size      - at most kMaxKernelOps ops per kernel (register pressure,
+//                      compile time, and linear planning time)
 //   iteration-space  - fused elementwise ops compute the shape of the kernel's
 //                      core output (epilogue), core input (prologue) or, without
 //                      a core, one common shape
@@ -34,6 +36,9 @@
 #include <vector>
 
 namespace fusec {
+
+/// The most ops one kernel computes.
+inline constexpr size_t kMaxKernelOps = 64;
 
 struct FusionGroup {
   int id = 0;

@@ -23,8 +23,8 @@ FusionRegistry::FusionRegistry() {
   strategies["greedy"] = createGreedyStrategy;
   strategies["dp"] = createDynamicProgrammingStrategy;
   strategies["none"] = createNoFusionStrategy;
-  costModels["roofline"] = [](const DeviceProfile &profile) {
-    return std::make_unique<RooflineCostModel>(profile);
+  costModels["roofline"] = [](const DeviceProfile &profile, int64_t batch) {
+    return std::make_unique<RooflineCostModel>(profile, batch);
   };
 }
 
@@ -55,10 +55,11 @@ std::unique_ptr<FusionStrategy> FusionRegistry::createStrategy(const std::string
 }
 
 std::unique_ptr<CostModel> FusionRegistry::createCostModel(const std::string &name,
-                                                           const DeviceProfile &profile) const {
+                                                           const DeviceProfile &profile,
+                                                           int64_t batch) const {
   std::lock_guard<std::mutex> lock(registryMutex());
   auto it = costModels.find(name);
-  return it == costModels.end() ? nullptr : it->second(profile);
+  return it == costModels.end() ? nullptr : it->second(profile, batch);
 }
 
 void FusionRegistry::populatePatterns(mlir::RewritePatternSet &set,

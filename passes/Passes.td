@@ -79,6 +79,8 @@ def FormFusionGroups : Pass<"fuse-form-fusion-groups", "mlir::func::FuncOp"> {
            "Built-in device profile (h200, h100, a100) or a JSON file">,
     Option<"costModel", "cost-model", "std::string", "\"roofline\"",
            "Cost model: roofline or a plugin's">,
+    Option<"costBatch", "cost-batch", "int64_t", "1",
+           "Batch size at which the cost model prices tensors">,
     ListOption<"disabledRules", "disabled-rules", "std::string",
                "Rules not to apply (elementwise-fusion, epilogue-fusion, reduction-fusion, sibling-fusion)">,
   ];

@@ -45,6 +45,7 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   planner.strategy = options.strategy;
   planner.deviceProfile = options.deviceProfile;
   planner.costModel = options.costModel;
+  planner.costBatch = options.costBatch;
   planner.disabledRules = options.disabled;
   funcPm.addPass(createFormFusionGroups(planner));
   funcPm.addPass(createOutlineSuperkernels());

@@ -15,6 +15,8 @@ struct FusionOptions {
   /// A built-in profile name or a JSON file (see DeviceProfile.h).
   std::string deviceProfile = "h200";
   std::string costModel = "roofline";
+  /// The batch size the cost model prices tensors at.
+  int64_t costBatch = 1;
   /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;
 

@@ -24,18 +24,20 @@ CostEstimate &CostEstimate::operator+=(const CostEstimate &other) {
 CostModel::~CostModel() = default;
 
 namespace {
-double elementsOf(Type type) {
+double elementsOf(Type type, int64_t batch) {
   double elements = 1;
   for (int64_t dim : llvm::cast<RankedTensorType>(type).getShape())
-    elements *= ShapedType::isDynamic(dim) ? 1 : dim;
+    elements *= ShapedType::isDynamic(dim) ? batch : dim;
   return elements;
 }
 } // namespace
 
-double tensorBytes(Value value) { return elementsOf(value.getType()) * sizeof(float); }
+double tensorBytes(Value value, int64_t batch) {
+  return elementsOf(value.getType(), batch) * sizeof(float);
+}
 
-double opFlops(Operation *op) {
-  double out = op->getNumResults() ? elementsOf(op->getResult(0).getType()) : 0;
+double opFlops(Operation *op, int64_t batch) {
+  double out = op->getNumResults() ? elementsOf(op->getResult(0).getType(), batch) : 0;
   return llvm::TypeSwitch<Operation *, double>(op)
       .Case([&](fuse::ConvOp conv) {
         auto weight = llvm::cast<RankedTensorType>(conv.getWeight().getType()).getShape();
@@ -55,7 +57,7 @@ double opFlops(Operation *op) {
       })
       .Case<fuse::SoftmaxOp, fuse::LayerNormOp>([&](auto) { return 5.0 * out; })
       .Case<fuse::ReduceMeanOp, fuse::GlobalAveragePoolOp>(
-          [&](auto reduce) { return elementsOf(reduce.getInput().getType()); })
+          [&](auto reduce) { return elementsOf(reduce.getInput().getType(), batch); })
       .Case<fuse::ErfOp, fuse::GeluOp, fuse::TanhOp, fuse::SigmoidOp, fuse::PowOp,
             fuse::BatchNormOp>([&](auto) { return 4.0 * out; })
       .Default([&](Operation *) {
@@ -73,12 +75,12 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
     for (Value operand : op->getOperands()) {
       Operation *producer = operand.getDefiningOp();
       if ((!producer || !contains(producer)) && read.insert(operand).second)
-        cost.bytesRead += tensorBytes(operand);
+        cost.bytesRead += tensorBytes(operand, batch);
     }
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(), [&](Operation *user) { return !contains(user); }))
-        cost.bytesWritten += tensorBytes(result);
-    cost.flops += opFlops(op);
+        cost.bytesWritten += tensorBytes(result, batch);
+    cost.flops += opFlops(op, batch);
     auto opClass = fuse::classifyOp(op);
     tensorCore |= opClass == fuse::OpClass::Conv || opClass == fuse::OpClass::Gemm;
   }

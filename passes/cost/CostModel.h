@@ -43,10 +43,11 @@ public:
 };
 
 /// Roofline: time = max(bytes / bandwidth, flops / peak) + launch overhead,
-/// at batch 1 (a dynamic dimension counts as 1).
+/// with the batch dimension at `batch`.
 class RooflineCostModel : public CostModel {
 public:
-  explicit RooflineCostModel(DeviceProfile profile) : profile(std::move(profile)) {}
+  explicit RooflineCostModel(DeviceProfile profile, int64_t batch = 1)
+      : profile(std::move(profile)), batch(batch) {}
   std::string name() const override { return "roofline"; }
   CostEstimate estimateKernel(llvm::ArrayRef<mlir::Operation *> ops,
                               llvm::function_ref<bool(mlir::Operation *)> contains) const override;
@@ -54,12 +55,13 @@ public:
 
 private:
   DeviceProfile profile;
+  int64_t batch;
 };
 
-/// Bytes of a tensor value at batch 1.
-double tensorBytes(mlir::Value value);
-/// Floating-point operations of one op at batch 1.
-double opFlops(mlir::Operation *op);
+/// Bytes of a tensor value with the batch dimension at `batch`.
+double tensorBytes(mlir::Value value, int64_t batch = 1);
+/// Floating-point operations of one op with the batch dimension at `batch`.
+double opFlops(mlir::Operation *op, int64_t batch = 1);
 
 } // namespace fusec
 

@@ -52,6 +52,9 @@ cl::opt<std::string> deviceProfile(
 cl::opt<std::string> costModel("cost-model", cl::init("roofline"), cl::value_desc("name"),
                                cl::desc("Cost model used by the planner"),
                                cl::cat(fusecCategory));
+cl::opt<int64_t> costBatch("cost-batch", cl::init(1), cl::value_desc("n"),
+                           cl::desc("Batch size at which the cost model prices tensors"),
+                           cl::cat(fusecCategory));
 cl::opt<std::string> fusionReport(
     "fusion-report", cl::value_desc("FILE.json"),
     cl::desc("Write every fused group and every rejected candidate, with the numbers that decided"),
@@ -98,6 +101,11 @@ int main(int argc, char **argv) {
   options.fusion.strategy = fusionStrategy;
   options.fusion.deviceProfile = deviceProfile;
   options.fusion.costModel = costModel;
+  options.fusion.costBatch = costBatch;
+  if (costBatch < 1) {
+    llvm::errs() << "fusec: error: --cost-batch must be >= 1\n";
+    return 2;
+  }
   options.plan.target = target;
   options.plan.batchBuckets.clear();
   for (llvm::StringRef item : llvm::split(batchBuckets.getValue(), ',')) {

@@ -1,0 +1,367 @@
+//===- fusec_cuda_emulation.h - CUDA kernels on host threads ----*- C++ -*-===//
+//
+// CI machines have no GPU, yet the tests must show that the exact CUDA C++
+// text fusec emits computes the right numbers. Compiled by the host compiler
+// with FUSEC_EMULATION defined, a generated translation unit gets from this
+// header the subset of CUDA that fusec's kernels use, and
+// fusec_emulation::launch runs a kernel as a GPU would, as far as the kernel
+// can tell:
+//
+//  * one host thread per CUDA thread of a block; all of them run block 0, then
+//    block 1, and so on, so function-local statics can stand in for
+//    __shared__ arrays;
+//  * __syncthreads() waits for the threads of the block still running the
+//    kernel: one that has returned no longer counts, so it cannot deadlock the
+//    others;
+//  * warp shuffles exchange values among groups of 32 consecutive linear
+//    thread ids.
+//
+// Launches of kernels of one module must not overlap: the __shared__ storage
+// and the builtin variables are the module's.
+//
+// A host program that dlopens a compiled module must launch through that
+// module's fusec_emulation_launch (at the end of this file), not through a
+// copy of fusec_emulation::launch compiled into itself: threadIdx and the
+// other builtins are thread-locals of the module, and another copy of the
+// launcher would set another module's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_CODEGEN_EMULATION_FUSEC_CUDA_EMULATION_H
+#define FUSEC_CODEGEN_EMULATION_FUSEC_CUDA_EMULATION_H
+
+#include <math.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// Everything but the launch entry point stays private to the module, so that
+// modules loaded side by side never bind to each other's state.
+#pragma GCC visibility push(hidden)
+
+//===----------------------------------------------------------------------===//
+// Qualifiers and builtin variables
+//===----------------------------------------------------------------------===//
+
+#define __global__
+#define __device__
+#define __forceinline__ inline __attribute__((always_inline))
+// One block runs at a time, so one static array per declaration is exactly
+// the per-block shared memory CUDA gives; like CUDA's, it starts undefined.
+#define __shared__ static
+
+struct uint3 {
+  unsigned x, y, z;
+};
+
+struct dim3 {
+  constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1)
+      : x(x), y(y), z(z) {}
+  unsigned x, y, z;
+};
+
+inline thread_local uint3 threadIdx;
+inline thread_local uint3 blockIdx;
+inline thread_local dim3 blockDim;
+inline thread_local dim3 gridDim;
+
+//===----------------------------------------------------------------------===//
+// Launch machinery
+//===----------------------------------------------------------------------===//
+
+namespace fusec_emulation {
+namespace detail {
+
+constexpr unsigned kWarpSize = 32;
+
+/// A reusable barrier whose participants may leave for good, like
+/// std::barrier::arrive_and_drop: a thread that has returned from the kernel
+/// must not hold back those still running.
+///
+/// An emulated block has far more threads than the host has cores, so nearly
+/// every arrival puts a thread to sleep. Sleeping on a futex rather than a
+/// condition variable spares the woken threads a fight over a mutex, which
+/// halves the cost of a barrier.
+class Barrier {
+public:
+  /// Starts over with `participants` threads; none may be waiting.
+  void reset(unsigned participants) {
+    counts_.store(uint64_t(participants) << 32, std::memory_order_relaxed);
+  }
+
+  /// Blocks until every remaining participant has arrived. The last to arrive
+  /// runs `onComplete` before any of them is released.
+  template <typename OnComplete> void arriveAndWait(OnComplete onComplete) {
+    // The phase cannot move on before this thread has arrived.
+    const uint32_t phase = phase_.load(std::memory_order_relaxed);
+    if (isComplete(counts_.fetch_add(1, std::memory_order_acq_rel) + 1)) {
+      onComplete();
+      release();
+      return;
+    }
+    while (phase_.load(std::memory_order_acquire) == phase)
+      futex(FUTEX_WAIT_PRIVATE, phase);
+  }
+
+  void arriveAndWait() {
+    arriveAndWait([] {});
+  }
+
+  /// Leaves without waiting; the phase completes if everyone left has
+  /// already arrived.
+  void arriveAndDrop() {
+    if (isComplete(
+            counts_.fetch_sub(kOneParticipant, std::memory_order_acq_rel) -
+            kOneParticipant))
+      release();
+  }
+
+private:
+  static constexpr uint64_t kOneParticipant = uint64_t(1) << 32;
+
+  static bool isComplete(uint64_t counts) {
+    const uint32_t arrived = uint32_t(counts);
+    return arrived != 0 && arrived == uint32_t(counts >> 32);
+  }
+
+  /// Run by the thread that completed the phase. Every other participant is
+  /// waiting, so nobody else touches the counts.
+  void release() {
+    counts_.store(counts_.load(std::memory_order_relaxed) & ~uint64_t(~0u),
+                  std::memory_order_relaxed);
+    phase_.fetch_add(1, std::memory_order_release);
+    futex(FUTEX_WAKE_PRIVATE, INT_MAX);
+  }
+
+  void futex(int operation, uint32_t value) {
+    ::syscall(SYS_futex, &phase_, operation, value, nullptr, nullptr, 0);
+  }
+
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
+                    std::atomic<uint32_t>::is_always_lock_free,
+                "a futex must be a plain 32-bit word");
+
+  std::atomic<uint64_t> counts_{0}; // participants << 32 | arrived
+  std::atomic<uint32_t> phase_{0};  // the futex word
+};
+
+/// The lanes of one warp meet here to exchange shuffled values. Shuffles
+/// alternate between two sets of slots: a lane may publish its next value
+/// while slower lanes still read the last, but it cannot get two shuffles
+/// ahead, since the barrier of the next one waits for them.
+struct Warp {
+  Barrier barrier;
+  float slots[2][kWarpSize];
+};
+
+/// What __syncthreads and the shuffles find through the calling thread.
+struct ThreadContext {
+  Barrier *syncThreads;
+  Warp *warp;
+  unsigned lane;
+  unsigned shuffles; // in the current block
+};
+
+inline thread_local ThreadContext context;
+
+/// Rejects what a GPU would refuse to launch, so that a configuration that
+/// cannot run on a GPU does not pass under emulation.
+inline void checkConfiguration(dim3 grid, dim3 block) {
+  auto within = [](unsigned value, unsigned limit) {
+    return value >= 1 && value <= limit;
+  };
+  if (!within(grid.x, 2147483647u) || !within(grid.y, 65535) ||
+      !within(grid.z, 65535))
+    throw std::invalid_argument(
+        "grid dimensions must be in [1, 2^31-1] x [1, 65535] x [1, 65535]");
+  if (!within(block.x, 1024) || !within(block.y, 1024) ||
+      !within(block.z, 64) || block.x * block.y * block.z > 1024)
+    throw std::invalid_argument("block dimensions must be in [1, 1024] x "
+                                "[1, 1024] x [1, 64] with at most 1024 "
+                                "threads");
+}
+
+/// One kernel launch: the host threads standing for one block's CUDA threads
+/// and what they synchronise on.
+class Launch {
+public:
+  Launch(void (*thunk)(void **), dim3 grid, dim3 block, void **args)
+      : thunk_(thunk), grid_(grid), block_(block), args_(args),
+        numThreads_(block.x * block.y * block.z),
+        warps_((numThreads_ + kWarpSize - 1) / kWarpSize) {
+    started_.reset(numThreads_ + 1);
+    blockDone_.reset(numThreads_);
+    resetBlockState();
+  }
+
+  void run() {
+    std::vector<std::thread> threads;
+    threads.reserve(numThreads_);
+    std::string failure;
+    try {
+      for (unsigned id = 0; id < numThreads_; ++id)
+        threads.emplace_back(&Launch::runThread, this, id);
+    } catch (const std::exception &error) {
+      failure = error.what();
+    }
+    // No thread may start on block 0 before all exist, since the barriers
+    // count on all of them. If some could not be created, they drop out so
+    // that the others are released, only to leave.
+    aborted_ = threads.size() < numThreads_;
+    for (size_t missing = threads.size(); missing < numThreads_; ++missing)
+      started_.arriveAndDrop();
+    started_.arriveAndWait();
+    for (std::thread &thread : threads)
+      thread.join();
+    if (aborted_)
+      throw std::runtime_error(
+          "cannot start a host thread for each thread of the block: " +
+          failure);
+  }
+
+private:
+  void runThread(unsigned id) {
+    threadIdx = {id % block_.x, id / block_.x % block_.y,
+                 id / (block_.x * block_.y)};
+    blockDim = block_;
+    gridDim = grid_;
+    context = {&syncThreads_, &warps_[id / kWarpSize], id % kWarpSize, 0};
+    started_.arriveAndWait();
+    if (aborted_)
+      return;
+    for (unsigned z = 0; z < grid_.z; ++z)
+      for (unsigned y = 0; y < grid_.y; ++y)
+        for (unsigned x = 0; x < grid_.x; ++x) {
+          blockIdx = {x, y, z};
+          context.shuffles = 0;
+          thunk_(args_);
+          syncThreads_.arriveAndDrop();
+          context.warp->barrier.arriveAndDrop();
+          blockDone_.arriveAndWait([this] { resetBlockState(); });
+        }
+  }
+
+  /// Readies the barriers that threads drop out of for the next block. Slots
+  /// start as NaN so that reading a lane that does not exist (in a partial
+  /// last warp) shows up in the results; CUDA leaves such reads undefined.
+  void resetBlockState() {
+    syncThreads_.reset(numThreads_);
+    for (size_t w = 0; w < warps_.size(); ++w) {
+      warps_[w].barrier.reset(
+          std::min<unsigned>(kWarpSize, numThreads_ - w * kWarpSize));
+      for (auto &slots : warps_[w].slots)
+        std::fill(std::begin(slots), std::end(slots), NAN);
+    }
+  }
+
+  void (*const thunk_)(void **);
+  const dim3 grid_;
+  const dim3 block_;
+  void **const args_;
+  const unsigned numThreads_;
+  Barrier started_;
+  bool aborted_ = false;
+  Barrier syncThreads_;
+  Barrier blockDone_;
+  std::vector<Warp> warps_;
+};
+
+/// Every lane publishes `value`, then reads lane `source`'s; a source outside
+/// the warp reads the caller's own value, as CUDA's shuffles do.
+inline float exchange(float value, unsigned source) {
+  Warp &warp = *context.warp;
+  float *slots = warp.slots[context.shuffles++ % 2];
+  slots[context.lane] = value;
+  warp.barrier.arriveAndWait();
+  return source < kWarpSize ? slots[source] : value;
+}
+
+} // namespace detail
+
+/// Runs `thunk(args)` once per CUDA thread of `grid` x `block`, blocks in
+/// order (x fastest). Throws std::invalid_argument for a configuration a GPU
+/// would reject.
+inline void launch(void (*thunk)(void **), dim3 grid, dim3 block, void **args) {
+  detail::checkConfiguration(grid, block);
+  detail::Launch(thunk, grid, block, args).run();
+}
+
+} // namespace fusec_emulation
+
+//===----------------------------------------------------------------------===//
+// Device functions
+//===----------------------------------------------------------------------===//
+
+inline void __syncthreads() {
+  fusec_emulation::detail::context.syncThreads->arriveAndWait();
+}
+
+inline float __shfl_xor_sync(unsigned mask, float var, int laneMask) {
+  assert(mask == 0xffffffffu && "emulation supports full-warp shuffles only");
+  (void)mask;
+  return fusec_emulation::detail::exchange(
+      var, fusec_emulation::detail::context.lane ^ unsigned(laneMask));
+}
+
+inline float __shfl_down_sync(unsigned mask, float var, unsigned delta) {
+  assert(mask == 0xffffffffu && "emulation supports full-warp shuffles only");
+  (void)mask;
+  return fusec_emulation::detail::exchange(
+      var, fusec_emulation::detail::context.lane + delta);
+}
+
+// Shuffles of anything but float would silently convert to float and back.
+template <typename T> T __shfl_xor_sync(unsigned, T, int) = delete;
+template <typename T> T __shfl_down_sync(unsigned, T, unsigned) = delete;
+
+template <typename T> inline T __ldg(const T *address) { return *address; }
+
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a < b ? b : a; }
+// min/max on floats would silently truncate to int; kernels use fminf/fmaxf.
+template <typename T> T min(T, T) = delete;
+template <typename T> T max(T, T) = delete;
+
+// Declared like <math.h>'s functions because glibc declares some of these
+// names itself (__expf always, rsqrtf from 2.41 on), and a C++ definition
+// would conflict with those declarations.
+extern "C" inline float rsqrtf(float x) noexcept { return 1.0f / sqrtf(x); }
+extern "C" inline float __expf(float x) noexcept { return expf(x); }
+extern "C" inline float __fdividef(float a, float b) noexcept { return a / b; }
+
+inline float __int_as_float(int bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+inline int __float_as_int(float value) {
+  int bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+#pragma GCC visibility pop
+
+/// The host's way into this module (see the file comment): `grid` and
+/// `block` are {x, y, z}; `args` is what the kernel's thunk unpacks.
+extern "C" __attribute__((visibility("default"), used)) inline void
+fusec_emulation_launch(void (*thunk)(void **), const unsigned grid[3],
+                       const unsigned block[3], void **args) {
+  fusec_emulation::launch(thunk, dim3(grid[0], grid[1], grid[2]),
+                          dim3(block[0], block[1], block[2]), args);
+}
+
+#endif // FUSEC_CODEGEN_EMULATION_FUSEC_CUDA_EMULATION_H
