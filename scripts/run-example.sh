@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Set-up, build, then the main job on a bundled example: compile a model into a
-# plan and run it on the CPU reference backend.
+# fused plan, inspect it, and run it on the CPU reference backend with the
+# reference input PyTorch used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
-model=examples/conv_bn_relu.json
 out=${TMPDIR:-/tmp}/fusec-example
 mkdir -p "$out"
 set -x
-build/bin/fusec "$model" -o "$out/conv_bn_relu.plan" -v
-build/bin/fuserun "$out/conv_bn_relu.plan" --info
-build/bin/fuserun "$out/conv_bn_relu.plan" --batch 4 --random-inputs 7 --output-dir "$out" --iters 5
+build/bin/fusec examples/residual_block.json -o "$out/residual_block.plan" -v \
+  --fusion-report "$out/fusion-report.json"
+build/bin/fuserun "$out/residual_block.plan" --info
+build/bin/fuserun "$out/residual_block.plan" \
+  --input input=test/data/models/residual_block/input_b4.npy \
+  --output-dir "$out" --iters 20 --warmup 2

@@ -83,7 +83,23 @@ LogicalResult exportJsonModel(ModuleOp module, const std::string &jsonPath) {
     if (failed(import::writeSafetensors(weightsPath, module.getLoc(), constants)))
       return failure();
   }
-  std::string text = root.dump(1) + "\n";
+  // One line per input, node and constant: easy to read, diff and edit.
+  std::string text = "{\n";
+  bool firstField = true;
+  for (auto &[key, value] : root.items()) {
+    text += firstField ? "  " : ",\n  ";
+    firstField = false;
+    text += json(key).dump() + ": ";
+    if (value.is_array() && !value.empty() && value.front().is_object()) {
+      text += "[\n";
+      for (size_t i = 0; i < value.size(); ++i)
+        text += "    " + value[i].dump() + (i + 1 < value.size() ? ",\n" : "\n");
+      text += "  ]";
+    } else {
+      text += value.dump();
+    }
+  }
+  text += "\n}\n";
   try {
     runtime::writeFileAtomically(jsonPath, std::vector<uint8_t>(text.begin(), text.end()));
   } catch (const std::exception &error) {
