@@ -1,0 +1,136 @@
+//===- ElementwiseKernels.cpp - Elementwise and data-movement kernels -----===//
+//
+// One thread per output element in a grid-stride loop. Elementwise groups
+// evaluate their whole chain in registers (inputs broadcast by index
+// arithmetic) and write every materialized value once. Data-movement ops
+// (pad, transpose, reshape, flatten, concat) map each output element to
+// the input element it copies.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/KernelBuilder.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace fusec::codegen {
+namespace {
+
+constexpr int64_t kThreads = 256;
+
+const char *kLoopHead =
+    "  const long long total = %TOTAL%;\n"
+    "  for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n"
+    "       idx += (long long)gridDim.x * blockDim.x) {\n";
+
+std::string loopHead(ArrayRef<int64_t> shape) {
+  std::string head = kLoopHead;
+  head.replace(head.find("%TOTAL%"), 7, numelExpr(shape));
+  return head;
+}
+
+KernelLaunch launchOver(ArrayRef<int64_t> shape) {
+  KernelLaunch launch;
+  launch.block = {kThreads, 1, 1};
+  launch.grid[0] = gridFor(linearNumel(shape), kThreads);
+  return launch;
+}
+
+/// The value of input element `coords` of a data-movement op, for output
+/// coordinates `out`.
+FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, std::string &code,
+                                        const std::vector<std::string> &out) {
+  const std::string indent = "    ";
+  auto input = [&](unsigned i) { return builder.inputName(op->getOperand(i)); };
+  return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
+      .Case<fuse::ReshapeOp, fuse::FlattenOp>([&](auto) -> FailureOr<std::string> {
+        return "__ldg(&" + input(0) + "[idx])";
+      })
+      .Case([&](fuse::TransposeOp transpose) -> FailureOr<std::string> {
+        auto perm = transpose.getPerm();
+        std::vector<std::string> in(perm.size());
+        for (size_t i = 0; i < perm.size(); ++i)
+          in[perm[i]] = out[i];
+        return "__ldg(&" + input(0) + "[" + linearOffset(shapeOf(op->getOperand(0)), in) + "])";
+      })
+      .Case([&](fuse::PadOp pad) -> FailureOr<std::string> {
+        auto shape = shapeOf(pad.getInput());
+        auto pads = pad.getPads();
+        size_t rank = shape.size();
+        std::vector<std::string> in;
+        std::string inside = "true";
+        for (size_t d = 0; d < rank; ++d) {
+          std::string c = builder.fresh("p");
+          code += indent + "long long " + c + " = " + out[d] + " - " + std::to_string(pads[d]) + "LL;\n";
+          std::string size = dimExpr(shape[d]);
+          if (pad.getMode() == "reflect") {
+            code += indent + "if (" + c + " < 0) " + c + " = -" + c + ";\n";
+            code += indent + "if (" + c + " >= " + size + ") " + c + " = 2 * (" + size + " - 1) - " + c + ";\n";
+          } else if (pad.getMode() == "edge") {
+            code += indent + c + " = " + c + " < 0 ? 0 : (" + c + " >= " + size + " ? " + size +
+                    " - 1 : " + c + ");\n";
+          } else {
+            inside += " && " + c + " >= 0 && " + c + " < " + size;
+          }
+          in.push_back(c);
+        }
+        std::string load = "__ldg(&" + input(0) + "[" + linearOffset(shape, in) + "])";
+        if (pad.getMode() != "constant")
+          return load;
+        return "((" + inside + ") ? " + load + " : " +
+               floatLiteral(pad.getValue().convertToDouble()) + ")";
+      })
+      .Case([&](fuse::ConcatOp concat) -> FailureOr<std::string> {
+        int64_t axis = concat.getAxis();
+        std::string result = builder.fresh("c");
+        code += indent + "float " + result + ";\n";
+        int64_t start = 0;
+        for (auto [i, operand] : llvm::enumerate(concat.getInputs())) {
+          auto shape = shapeOf(operand);
+          std::vector<std::string> in = out;
+          in[axis] = "(" + out[axis] + " - " + std::to_string(start) + "LL)";
+          code += indent + (i ? "else if (" : "if (") + out[axis] + " < " +
+                  std::to_string(start + shape[axis]) + "LL) " + result + " = __ldg(&" +
+                  builder.inputName(operand) + "[" + linearOffset(shape, in) + "]);\n";
+          start += shape[axis];
+        }
+        code += indent + "else " + result + " = 0.0f;\n";
+        return result;
+      })
+      .Default([&](Operation *other) -> FailureOr<std::string> {
+        return other->emitError() << "codegen has no data-movement kernel for this op";
+      });
+}
+
+} // namespace
+
+FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder) {
+  auto ops = builder.bodyOps();
+  auto shape = shapeOf(ops.back()->getResult(0));
+  std::string code = loopHead(shape);
+  auto coords = emitCoordinates(code, "    ", shape, "idx", "i");
+  if (failed(builder.emitElementwise(code, "    ", ops, coords)))
+    return failure();
+  builder.emitStores(code, "    ", shape, "idx", coords);
+  code += "  }\n";
+  return builder.finish(code, launchOver(shape));
+}
+
+FailureOr<GeneratedKernel> emitDataMovementKernel(KernelBuilder &builder) {
+  auto ops = builder.bodyOps();
+  if (ops.size() != 1)
+    return builder.getKernel().emitError() << "a data-movement kernel computes one op";
+  Operation *op = ops.front();
+  auto shape = shapeOf(op->getResult(0));
+  std::string code = loopHead(shape);
+  auto coords = emitCoordinates(code, "    ", shape, "idx", "i");
+  auto value = emitDataMovement(builder, op, code, coords);
+  if (failed(value))
+    return failure();
+  builder.bind(op->getResult(0), *value);
+  builder.emitStores(code, "    ", shape, "idx", coords);
+  code += "  }\n";
+  return builder.finish(code, launchOver(shape));
+}
+
+} // namespace fusec::codegen

@@ -1,0 +1,148 @@
+//===- KernelBuilder.cpp - Shared pieces of kernel emission ---------------===//
+#include "codegen/KernelBuilder.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace fusec::codegen {
+
+KernelBuilder::KernelBuilder(fuse::SuperkernelOp kernel) : kernel(kernel) {}
+
+std::vector<Operation *> KernelBuilder::bodyOps() const {
+  std::vector<Operation *> ops;
+  for (Operation &op : body().without_terminator())
+    ops.push_back(&op);
+  return ops;
+}
+
+std::vector<Value> KernelBuilder::yields() const {
+  auto operands = body().getTerminator()->getOperands();
+  return std::vector<Value>(operands.begin(), operands.end());
+}
+
+std::string KernelBuilder::inputName(Value blockArgument) const {
+  return "in" + std::to_string(llvm::cast<BlockArgument>(blockArgument).getArgNumber());
+}
+
+std::string KernelBuilder::valueAt(Value value, const std::vector<std::string> &coords) {
+  auto it = bound.find(value);
+  if (it != bound.end())
+    return it->second;
+  assert(llvm::isa<BlockArgument>(value) && "unbound value computed inside the kernel");
+  return "__ldg(&" + inputName(value) + "[" + broadcastOffset(shapeOf(value), coords) + "])";
+}
+
+LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::string &indent,
+                                             ArrayRef<Operation *> ops,
+                                             const std::vector<std::string> &coords) {
+  for (Operation *op : ops) {
+    auto operand = [&](unsigned i) { return valueAt(op->getOperand(i), coords); };
+    std::string expression;
+    bool ok = llvm::TypeSwitch<Operation *, bool>(op)
+                  .Case([&](fuse::ReluOp) { return expression = "fmaxf(" + operand(0) + ", 0.0f)", true; })
+                  .Case([&](fuse::SigmoidOp) { return expression = "fusec_sigmoid(" + operand(0) + ")", true; })
+                  .Case([&](fuse::TanhOp) { return expression = "tanhf(" + operand(0) + ")", true; })
+                  .Case([&](fuse::ErfOp) { return expression = "erff(" + operand(0) + ")", true; })
+                  .Case([&](fuse::SqrtOp) { return expression = "sqrtf(" + operand(0) + ")", true; })
+                  .Case([&](fuse::GeluOp gelu) {
+                    expression = (gelu.getApproximate() == "tanh" ? "fusec_gelu_tanh(" : "fusec_gelu_erf(") +
+                                 operand(0) + ")";
+                    return true;
+                  })
+                  .Case([&](fuse::ClipOp clip) {
+                    expression = operand(0);
+                    if (clip.getMin())
+                      expression = "fmaxf(" + expression + ", " + floatLiteral(clip.getMin()->convertToDouble()) + ")";
+                    if (clip.getMax())
+                      expression = "fminf(" + expression + ", " + floatLiteral(clip.getMax()->convertToDouble()) + ")";
+                    return true;
+                  })
+                  .Case([&](fuse::AddOp) { return expression = "(" + operand(0) + " + " + operand(1) + ")", true; })
+                  .Case([&](fuse::SubOp) { return expression = "(" + operand(0) + " - " + operand(1) + ")", true; })
+                  .Case([&](fuse::MulOp) { return expression = "(" + operand(0) + " * " + operand(1) + ")", true; })
+                  .Case([&](fuse::DivOp) { return expression = "(" + operand(0) + " / " + operand(1) + ")", true; })
+                  .Case([&](fuse::PowOp) { return expression = "powf(" + operand(0) + ", " + operand(1) + ")", true; })
+                  .Case([&](fuse::BatchNormOp norm) {
+                    // Per-channel parameters, indexed by the channel coordinate.
+                    size_t rank = shapeOf(norm.getInput()).size();
+                    std::string channel = coords[coords.size() - rank + 1];
+                    auto param = [&](Value v) { return "__ldg(&" + inputName(v) + "[" + channel + "])"; };
+                    expression = "((" + operand(0) + " - " + param(norm.getMean()) + ") * " +
+                                 param(norm.getScale()) + " / sqrtf(" + param(norm.getVariance()) +
+                                 " + " + floatLiteral(norm.getEpsilon().convertToDouble()) + ") + " +
+                                 param(norm.getBias()) + ")";
+                    return llvm::isa<BlockArgument>(norm.getScale()) &&
+                           llvm::isa<BlockArgument>(norm.getBias()) &&
+                           llvm::isa<BlockArgument>(norm.getMean()) &&
+                           llvm::isa<BlockArgument>(norm.getVariance());
+                  })
+                  .Default([](Operation *) { return false; });
+    if (!ok)
+      return op->emitError() << "codegen cannot express this op in an elementwise expression";
+    std::string name = fresh("v");
+    code += indent + "float " + name + " = " + expression + ";\n";
+    bound[op->getResult(0)] = name;
+  }
+  return success();
+}
+
+void KernelBuilder::emitStores(std::string &code, const std::string &indent,
+                               ArrayRef<int64_t> shape, const std::string &linear,
+                               const std::vector<std::string> &coords) {
+  for (auto [index, value] : llvm::enumerate(yields()))
+    if (shapeOf(value) == shape)
+      code += indent + "out" + std::to_string(index) + "[" + linear + "] = " +
+              valueAt(value, coords) + ";\n";
+}
+
+GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch launch) const {
+  GeneratedKernel result;
+  result.name = kernel.getSymName().str();
+  result.kind = kernel.getKind().str();
+  result.numInputs = kernel.getInputs().size();
+  result.numOutputs = kernel.getNumResults();
+  result.launch = launch;
+  std::string params, thunkArgs;
+  size_t argument = 0;
+  for (size_t i = 0; i < result.numInputs; ++i, ++argument) {
+    params += "const float *__restrict__ in" + std::to_string(i) + ", ";
+    thunkArgs += "(const float *)args[" + std::to_string(argument) + "], ";
+  }
+  for (size_t i = 0; i < result.numOutputs; ++i, ++argument) {
+    params += "float *__restrict__ out" + std::to_string(i) + ", ";
+    thunkArgs += "(float *)args[" + std::to_string(argument) + "], ";
+  }
+  params += "int batch";
+  thunkArgs += "*(const int *)args[" + std::to_string(argument) + "]";
+  result.source = "// Generated by fusec: superkernel " + result.name + " (" + result.kind + ").\n" +
+                  "#include \"" + std::string(kPreludeName) + "\"\n\n" + "extern \"C\" __global__ void " +
+                  result.name + "(" + params + ") {\n" + bodyCode + "}\n\n" +
+                  "#ifdef FUSEC_EMULATION\nextern \"C\" void " + result.name +
+                  "__emulated(void **args) { " + result.name + "(" + thunkArgs +
+                  "); }\n#endif\n";
+  return result;
+}
+
+void splitAroundCore(KernelBuilder &builder, Operation *core, std::vector<Operation *> &prologue,
+                     std::vector<Operation *> &epilogue) {
+  llvm::SetVector<Operation *> feeds;
+  std::vector<Value> worklist(core->getOperands().begin(), core->getOperands().end());
+  while (!worklist.empty()) {
+    Operation *producer = worklist.back().getDefiningOp();
+    worklist.pop_back();
+    if (!producer || !feeds.insert(producer))
+      continue;
+    worklist.insert(worklist.end(), producer->getOperands().begin(), producer->getOperands().end());
+  }
+  for (Operation *op : builder.bodyOps()) {
+    if (op == core)
+      continue;
+    (feeds.contains(op) ? prologue : epilogue).push_back(op);
+  }
+}
+
+GridDim gridFor(LinearCount count, int64_t step) { return {count.perBatch, count.fixed, step}; }
+
+} // namespace fusec::codegen

@@ -1,0 +1,87 @@
+//===- KernelBuilder.h - Shared pieces of kernel emission ------*- C++ -*-===//
+//
+// Internal to codegen: the kernel signature and emulation thunk, and the
+// scalar emitter that turns a superkernel's elementwise ops into C
+// expressions evaluated at one element's coordinates (used for plain
+// elementwise kernels and for the prologues/epilogues of the templates).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_CODEGEN_KERNELBUILDER_H
+#define FUSEC_CODEGEN_KERNELBUILDER_H
+
+#include "codegen/KernelSource.h"
+#include "codegen/TensorIndexing.h"
+
+#include "ir/FuseOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+#include <vector>
+
+namespace fusec::codegen {
+
+class KernelBuilder {
+public:
+  explicit KernelBuilder(fuse::SuperkernelOp kernel);
+
+  fuse::SuperkernelOp getKernel() const { return kernel; }
+  mlir::Block &body() const { return kernel.getBody().front(); }
+  /// Body ops without the terminator, in order.
+  std::vector<mlir::Operation *> bodyOps() const;
+  /// The values the kernel writes, in output order.
+  std::vector<mlir::Value> yields() const;
+
+  /// "in3" for the kernel's 4th input.
+  std::string inputName(mlir::Value blockArgument) const;
+
+  /// Evaluates `ops` (elementwise ops, in order) at `coords` of the
+  /// iteration shape, appending `float vN = ...;` lines to `code`. Values
+  /// already bound (bind()) are used as they are; kernel inputs are loaded
+  /// with broadcasting. Fails on an op it cannot express.
+  mlir::LogicalResult emitElementwise(std::string &code, const std::string &indent,
+                                      llvm::ArrayRef<mlir::Operation *> ops,
+                                      const std::vector<std::string> &coords);
+  /// The C expression of `value` at `coords` (bound variable or a load).
+  std::string valueAt(mlir::Value value, const std::vector<std::string> &coords);
+  void bind(mlir::Value value, std::string expression) { bound[value] = std::move(expression); }
+  void unbind(mlir::Value value) { bound.erase(value); }
+
+  /// Stores every yielded value whose shape is `shape` at `linear`, reading
+  /// it at `coords`.
+  void emitStores(std::string &code, const std::string &indent, llvm::ArrayRef<int64_t> shape,
+                  const std::string &linear, const std::vector<std::string> &coords);
+
+  /// Wraps `bodyCode` into a complete translation unit.
+  GeneratedKernel finish(const std::string &bodyCode, KernelLaunch launch) const;
+
+  /// A fresh C identifier with `prefix`.
+  std::string fresh(const std::string &prefix) { return prefix + std::to_string(counter++); }
+
+private:
+  // Op accessors are not const; the builder never changes the kernel.
+  mutable fuse::SuperkernelOp kernel;
+  llvm::DenseMap<mlir::Value, std::string> bound;
+  unsigned counter = 0;
+};
+
+/// Per-kind emitters (one file each).
+mlir::FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder);
+mlir::FailureOr<GeneratedKernel> emitDataMovementKernel(KernelBuilder &builder);
+mlir::FailureOr<GeneratedKernel> emitConvKernel(KernelBuilder &builder);
+mlir::FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder);
+mlir::FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder);
+mlir::FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder);
+
+/// Ops of the body other than `core`, split into those `core` depends on
+/// (prologue) and the rest (epilogue), each in order.
+void splitAroundCore(KernelBuilder &builder, mlir::Operation *core,
+                     std::vector<mlir::Operation *> &prologue,
+                     std::vector<mlir::Operation *> &epilogue);
+
+/// A grid dimension covering `count` (linear in batch) in steps of `step`.
+GridDim gridFor(LinearCount count, int64_t step);
+
+} // namespace fusec::codegen
+
+#endif // FUSEC_CODEGEN_KERNELBUILDER_H

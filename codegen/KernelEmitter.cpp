@@ -1,0 +1,39 @@
+//===- KernelEmitter.cpp - CUDA C++ for a fuse.superkernel ----------------===//
+#include "codegen/KernelEmitter.h"
+#include "codegen/KernelBuilder.h"
+
+#include "ir/OpClassification.h"
+
+using namespace mlir;
+
+namespace fusec::codegen {
+
+FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
+  KernelBuilder builder(kernel);
+  // The kernel template follows the heaviest op in the body.
+  fuse::OpClass kind = fuse::OpClass::Elementwise;
+  for (Operation *op : builder.bodyOps()) {
+    fuse::OpClass opClass = fuse::classifyOp(op);
+    if (opClass != fuse::OpClass::Elementwise)
+      kind = opClass;
+  }
+  switch (kind) {
+  case fuse::OpClass::Conv:
+    return emitConvKernel(builder);
+  case fuse::OpClass::Gemm:
+    return emitGemmKernel(builder);
+  case fuse::OpClass::Reduction:
+    return emitReductionKernel(builder);
+  case fuse::OpClass::Pool:
+    return emitPoolKernel(builder);
+  case fuse::OpClass::DataMovement:
+    return emitDataMovementKernel(builder);
+  case fuse::OpClass::Elementwise:
+    return emitElementwiseKernel(builder);
+  case fuse::OpClass::Other:
+    break;
+  }
+  return kernel.emitError() << "codegen has no kernel template for this superkernel";
+}
+
+} // namespace fusec::codegen

@@ -1,0 +1,54 @@
+//===- KernelSource.h - A generated CUDA kernel -----------------*- C++ -*-===//
+//
+// What codegen produces for one fuse.superkernel: CUDA C++ text and how to
+// launch it. Grid sizes are linear in the batch size, so one image serves
+// every batch bucket: each grid dimension is ceil((perBatch * batch + fixed)
+// / divisor). No MLIR types here: the plan writer records this as data.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_CODEGEN_KERNELSOURCE_H
+#define FUSEC_CODEGEN_KERNELSOURCE_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace fusec::codegen {
+
+struct GridDim {
+  int64_t perBatch = 0;
+  int64_t fixed = 1;
+  int64_t divisor = 1;
+  int64_t at(int64_t batch) const {
+    int64_t work = perBatch * batch + fixed;
+    return work <= 0 ? 1 : (work + divisor - 1) / divisor;
+  }
+};
+
+struct KernelLaunch {
+  std::array<GridDim, 3> grid;
+  std::array<int64_t, 3> block = {1, 1, 1};
+};
+
+struct GeneratedKernel {
+  /// The kernel's symbol name (the superkernel's sym_name).
+  std::string name;
+  std::string kind;
+  /// A complete translation unit: includes the prelude, defines
+  /// `extern "C" __global__ void <name>(inputs..., outputs..., int batch)`
+  /// and, under FUSEC_EMULATION, the host thunk `<name>__emulated`.
+  std::string source;
+  KernelLaunch launch;
+  size_t numInputs = 0;
+  size_t numOutputs = 0;
+};
+
+/// The name of the prelude every generated kernel includes.
+inline constexpr const char *kPreludeName = "fusec_cuda_prelude.h";
+
+/// The prelude's text (embedded at build time from codegen/include/).
+const char *preludeSource();
+
+} // namespace fusec::codegen
+
+#endif // FUSEC_CODEGEN_KERNELSOURCE_H

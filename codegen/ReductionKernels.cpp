@@ -1,0 +1,235 @@
+//===- ReductionKernels.cpp - Softmax, LayerNorm, ReduceMean, GAP ---------===//
+//
+// One 256-thread block per reduced row (or output element): each thread
+// strides over the row, a warp-shuffle + shared-memory block reduction
+// combines the partial results, and the fused elementwise prologue (on the
+// reduction's input) and epilogue (on its output) are evaluated inline.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/KernelBuilder.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace fusec::codegen {
+namespace {
+
+constexpr int64_t kThreads = 256;
+
+/// Emits `float <name> = <core input at linear input index `linear`>`,
+/// evaluating the prologue there.
+LogicalResult emitInputValue(KernelBuilder &builder, Operation *core,
+                             ArrayRef<Operation *> prologue, std::string &code,
+                             const std::string &indent, const std::string &linear,
+                             const std::string &name, bool keepPrologueBound = false) {
+  Value input = core->getOperand(0);
+  auto coords = emitCoordinates(code, indent, shapeOf(input), linear, builder.fresh("x"));
+  if (failed(builder.emitElementwise(code, indent, prologue, coords)))
+    return failure();
+  code += indent + "float " + name + " = " + builder.valueAt(input, coords) + ";\n";
+  if (!keepPrologueBound)
+    for (Operation *op : prologue)
+      builder.unbind(op->getResult(0));
+  return success();
+}
+
+/// Stores the core result `value` at output index `linear` after the epilogue.
+LogicalResult emitOutput(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
+                         std::string &code, const std::string &indent, const std::string &linear,
+                         const std::string &value) {
+  auto shape = shapeOf(core->getResult(0));
+  auto coords = emitCoordinates(code, indent, shape, linear, builder.fresh("y"));
+  builder.bind(core->getResult(0), value);
+  if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
+    return failure();
+  builder.emitStores(code, indent, shape, linear, coords);
+  for (Operation *op : epilogue)
+    builder.unbind(op->getResult(0));
+  return success();
+}
+
+} // namespace
+
+FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
+  Operation *core = nullptr;
+  for (Operation *op : builder.bodyOps())
+    if (llvm::isa<fuse::SoftmaxOp, fuse::LayerNormOp, fuse::ReduceMeanOp,
+                  fuse::GlobalAveragePoolOp>(op))
+      core = op;
+  if (!core)
+    return builder.getKernel().emitError() << "reduction kernel without a reduction";
+  std::vector<Operation *> prologue, epilogue;
+  splitAroundCore(builder, core, prologue, epilogue);
+  auto in = shapeOf(core->getOperand(0));
+  std::string code = "  __shared__ float scratch[32];\n";
+  const std::string i1 = "  ", i2 = "    ", i3 = "      ";
+  KernelLaunch launch;
+  launch.block = {kThreads, 1, 1};
+
+  if (auto softmax = llvm::dyn_cast<fuse::SoftmaxOp>(core)) {
+    size_t axis = softmax.getAxis();
+    std::string length = dimExpr(in[axis]), inner = productExpr(in, axis + 1, in.size());
+    code += i1 + "const long long row = blockIdx.x;\n";
+    code += i1 + "const long long L = " + length + ", inner = " + inner + ";\n";
+    code += i1 + "const long long base = (row / inner) * L * inner + row % inner;\n";
+    code += i1 + "float localMax = -INFINITY;\n";
+    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l * inner", "x")))
+      return failure();
+    code += i2 + "localMax = fmaxf(localMax, x);\n" + i1 + "}\n";
+    code += i1 + "const float rowMax = fusec_block_max(localMax, scratch);\n";
+    code += i1 + "float localSum = 0.0f;\n";
+    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l * inner", "x")))
+      return failure();
+    code += i2 + "localSum += expf(x - rowMax);\n" + i1 + "}\n";
+    code += i1 + "const float rowSum = fusec_block_sum(localSum, scratch);\n";
+    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l * inner", "x",
+                              /*keepPrologueBound=*/true)))
+      return failure();
+    code += i2 + "const float y = expf(x - rowMax) / rowSum;\n";
+    code += i2 + "const long long at = base + l * inner;\n";
+    if (failed(emitOutput(builder, core, epilogue, code, i2, "at", "y")))
+      return failure();
+    code += i1 + "}\n";
+    LinearCount rows = linearNumel(in);
+    int64_t length_ = in[axis];
+    launch.grid[0] = {rows.perBatch / length_, rows.fixed / length_, 1};
+  } else if (auto norm = llvm::dyn_cast<fuse::LayerNormOp>(core)) {
+    size_t axis = norm.getAxis();
+    code += i1 + "const long long row = blockIdx.x;\n";
+    code += i1 + "const long long L = " + productExpr(in, axis, in.size()) + ";\n";
+    code += i1 + "const long long base = row * L;\n";
+    code += i1 + "float localSum = 0.0f;\n";
+    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l", "x")))
+      return failure();
+    code += i2 + "localSum += x;\n" + i1 + "}\n";
+    code += i1 + "const float mean = fusec_block_sum(localSum, scratch) / (float)L;\n";
+    code += i1 + "float localSquares = 0.0f;\n";
+    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l", "x")))
+      return failure();
+    code += i2 + "localSquares += (x - mean) * (x - mean);\n" + i1 + "}\n";
+    code += i1 + "const float invStd = 1.0f / sqrtf(fusec_block_sum(localSquares, scratch) / (float)L + " +
+            floatLiteral(norm.getEpsilon().convertToDouble()) + ");\n";
+    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l", "x",
+                              /*keepPrologueBound=*/true)))
+      return failure();
+    code += i2 + "const long long at = base + l;\n";
+    auto coords = emitCoordinates(code, i2, in, "at", "n");
+    std::string y = "(x - mean) * invStd * " + builder.valueAt(norm.getScale(), coords);
+    if (norm.getBias())
+      y += " + " + builder.valueAt(norm.getBias(), coords);
+    code += i2 + "const float y = " + y + ";\n";
+    if (failed(emitOutput(builder, core, epilogue, code, i2, "at", "y")))
+      return failure();
+    code += i1 + "}\n";
+    launch.grid[0] = gridFor(linearNumel(in.take_front(axis)), 1);
+  } else {
+    // ReduceMean / GlobalAveragePool: one block per output element.
+    SmallVector<int64_t> axes;
+    bool keepdims = true;
+    if (auto reduce = llvm::dyn_cast<fuse::ReduceMeanOp>(core)) {
+      axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());
+      keepdims = reduce.getKeepdims();
+    } else {
+      for (size_t d = 2; d < in.size(); ++d)
+        axes.push_back(d);
+    }
+    SmallVector<int64_t> kept, reduced;
+    for (size_t d = 0; d < in.size(); ++d)
+      (llvm::is_contained(axes, int64_t(d)) ? reduced : kept).push_back(in[d]);
+    auto out = shapeOf(core->getResult(0));
+    code += i1 + "const long long outIndex = blockIdx.x;\n";
+    code += i1 + "const long long R = " + numelExpr(reduced) + ";\n";
+    auto keptCoords = emitCoordinates(code, i1, kept, "outIndex", "k");
+    code += i1 + "float localSum = 0.0f;\n";
+    code += i1 + "for (long long r = threadIdx.x; r < R; r += blockDim.x) {\n";
+    auto reducedCoords = emitCoordinates(code, i2, reduced, "r", "q");
+    std::vector<std::string> inputCoords;
+    size_t nextKept = 0, nextReduced = 0;
+    for (size_t d = 0; d < in.size(); ++d)
+      inputCoords.push_back(llvm::is_contained(axes, int64_t(d)) ? reducedCoords[nextReduced++]
+                                                                : keptCoords[nextKept++]);
+    code += i2 + "const long long at = " + linearOffset(in, inputCoords) + ";\n";
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "at", "x")))
+      return failure();
+    code += i2 + "localSum += x;\n" + i1 + "}\n";
+    code += i1 + "const float mean = fusec_block_sum(localSum, scratch) / (float)R;\n";
+    code += i1 + "if (threadIdx.x == 0) {\n";
+    if (failed(emitOutput(builder, core, epilogue, code, i2, "outIndex", "mean")))
+      return failure();
+    code += i1 + "}\n";
+    (void)keepdims; // the output index enumerates kept dims either way
+    launch.grid[0] = gridFor(linearNumel(out), 1);
+  }
+  return builder.finish(code, launch);
+}
+
+FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
+  Operation *core = nullptr;
+  for (Operation *op : builder.bodyOps())
+    if (llvm::isa<fuse::MaxPoolOp, fuse::AveragePoolOp>(op))
+      core = op;
+  if (!core)
+    return builder.getKernel().emitError() << "pool kernel without a pool";
+  std::vector<Operation *> prologue, epilogue;
+  splitAroundCore(builder, core, prologue, epilogue);
+  if (!prologue.empty() || !llvm::isa<BlockArgument>(core->getOperand(0)))
+    return core->emitError() << "pool kernels take no fused prologue";
+  auto in = shapeOf(core->getOperand(0)), out = shapeOf(core->getResult(0));
+  auto max = llvm::dyn_cast<fuse::MaxPoolOp>(core);
+  auto avg = llvm::dyn_cast<fuse::AveragePoolOp>(core);
+  ArrayRef<int64_t> kernel = max ? max.getKernelShape() : avg.getKernelShape();
+  ArrayRef<int64_t> strides = max ? max.getStrides() : avg.getStrides();
+  ArrayRef<int64_t> pads = max ? max.getPads() : avg.getPads();
+  SmallVector<int64_t> dilations = {1, 1};
+  if (max)
+    dilations.assign(max.getDilations().begin(), max.getDilations().end());
+  std::string x = builder.inputName(core->getOperand(0));
+  std::string H = dimExpr(in[2]), W = dimExpr(in[3]);
+  std::string code;
+  code += "  const long long total = " + numelExpr(out) + ";\n";
+  code += "  for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n";
+  code += "       idx += (long long)gridDim.x * blockDim.x) {\n";
+  auto coords = emitCoordinates(code, "    ", out, "idx", "o");
+  code += "    const long long plane = (" + coords[0] + " * " + dimExpr(in[1]) + " + " + coords[1] +
+          ") * " + H + " * " + W + ";\n";
+  code += std::string("    float acc = ") + (max ? "-INFINITY" : "0.0f") + ";\n";
+  code += "    long long count = 0;\n";
+  code += "    for (long long kh = 0; kh < " + std::to_string(kernel[0]) + "; ++kh)\n";
+  code += "      for (long long kw = 0; kw < " + std::to_string(kernel[1]) + "; ++kw) {\n";
+  code += "        const long long ih = " + coords[2] + " * " + std::to_string(strides[0]) + " - " +
+          std::to_string(pads[0]) + " + kh * " + std::to_string(dilations[0]) + ";\n";
+  code += "        const long long iw = " + coords[3] + " * " + std::to_string(strides[1]) + " - " +
+          std::to_string(pads[1]) + " + kw * " + std::to_string(dilations[1]) + ";\n";
+  if (avg && avg.getCountIncludePad()) {
+    // Padded positions count, but never positions past the padded input.
+    code += "        if (ih < " + H + " + " + std::to_string(pads[2]) + " && iw < " + W + " + " +
+            std::to_string(pads[3]) + ") ++count;\n";
+  }
+  code += "        if (ih < 0 || ih >= " + H + " || iw < 0 || iw >= " + W + ") continue;\n";
+  code += "        const float v = __ldg(&" + x + "[plane + ih * " + W + " + iw]);\n";
+  if (max)
+    code += "        acc = fmaxf(acc, v);\n";
+  else
+    code += std::string("        acc += v;\n") + (avg.getCountIncludePad() ? "" : "        ++count;\n");
+  code += "      }\n";
+  if (avg)
+    code += "    acc = count > 0 ? acc / (float)count : 0.0f;\n";
+  builder.bind(core->getResult(0), "acc");
+  if (failed(builder.emitElementwise(code, "    ", epilogue, coords)))
+    return failure();
+  builder.emitStores(code, "    ", out, "idx", coords);
+  code += "  }\n";
+  KernelLaunch launch;
+  launch.block = {kThreads, 1, 1};
+  launch.grid[0] = gridFor(linearNumel(out), kThreads);
+  return builder.finish(code, launch);
+}
+
+} // namespace fusec::codegen

@@ -1,0 +1,52 @@
+//===- TensorIndexing.h - Index arithmetic in generated code ----*- C++ -*-===//
+//
+// Generated kernels address dense C-order tensors whose batch dimension is
+// the kernel argument `batch`. These helpers produce the C expressions for
+// sizes, strides, coordinates and (broadcast) offsets.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_CODEGEN_TENSORINDEXING_H
+#define FUSEC_CODEGEN_TENSORINDEXING_H
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <string>
+#include <vector>
+
+namespace fusec::codegen {
+
+/// "batch" for the dynamic dimension, else the number ("(long long)" typed).
+std::string dimExpr(int64_t dim);
+llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
+
+/// Number of elements as a C expression.
+std::string numelExpr(llvm::ArrayRef<int64_t> shape);
+/// Product of dims [begin, end).
+std::string productExpr(llvm::ArrayRef<int64_t> shape, size_t begin, size_t end);
+
+/// Emits `long long <prefix>0 = ...;` ... decomposing `linear` into the
+/// coordinates of `shape`; returns the coordinate variable names.
+std::vector<std::string> emitCoordinates(std::string &code, const std::string &indent,
+                                         llvm::ArrayRef<int64_t> shape, const std::string &linear,
+                                         const std::string &prefix);
+
+/// The linear offset into a tensor of `shape` at `coords` of a (possibly
+/// larger) iteration space, with numpy broadcasting: leading iteration dims
+/// the tensor lacks, and its size-1 dims, do not move the offset.
+std::string broadcastOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::string> &coords);
+
+/// Linear offset of `coords` in a tensor of exactly `shape`.
+std::string linearOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::string> &coords);
+
+/// A float as a C literal ("1.5f", "(-INFINITY)").
+std::string floatLiteral(double value);
+
+/// A linear function of the batch size: perBatch * batch + fixed elements.
+struct LinearCount {
+  int64_t perBatch = 0, fixed = 0;
+};
+LinearCount linearNumel(llvm::ArrayRef<int64_t> shape);
+
+} // namespace fusec::codegen
+
+#endif // FUSEC_CODEGEN_TENSORINDEXING_H
