@@ -62,7 +62,6 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   code += "  const long long on = m / (" + g.ho + " * " + g.wo + ");\n";
   code += "  const long long oh = (m / " + g.wo + ") % " + g.ho + ";\n";
   code += "  const long long ow = m % " + g.wo + ";\n";
-  code += "  // Filter rows this thread stages into tileB: channel blockIdx.x*16+tx.\n";
   code += "  float acc = 0.0f;\n";
   code += "  for (long long k0 = 0; k0 < K; k0 += 16) {\n";
   code += "    {\n";

@@ -200,7 +200,8 @@ FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
   code += "    const long long plane = (" + coords[0] + " * " + dimExpr(in[1]) + " + " + coords[1] +
           ") * " + H + " * " + W + ";\n";
   code += std::string("    float acc = ") + (max ? "-INFINITY" : "0.0f") + ";\n";
-  code += "    long long count = 0;\n";
+  if (avg)
+    code += "    long long count = 0;\n";
   code += "    for (long long kh = 0; kh < " + std::to_string(kernel[0]) + "; ++kh)\n";
   code += "      for (long long kw = 0; kw < " + std::to_string(kernel[1]) + "; ++kw) {\n";
   code += "        const long long ih = " + coords[2] + " * " + std::to_string(strides[0]) + " - " +

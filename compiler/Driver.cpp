@@ -1,5 +1,7 @@
 //===- Driver.cpp - import -> passes -> plan ------------------------------===//
 #include "compiler/Driver.h"
+#include "codegen/KernelCompiler.h"
+#include "codegen/KernelEmitter.h"
 #include "compiler/Diagnostics.h"
 #include "compiler/FusionReport.h"
 #include "compiler/export/JsonExporter.h"
@@ -16,6 +18,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -94,10 +98,71 @@ OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &o
 }
 
 namespace {
-FailureOr<std::vector<uint8_t>> lowerToPlan(ModuleOp module, const DriverOptions &options) {
+/// Emits CUDA C++ for every superkernel of `module`.
+FailureOr<std::vector<codegen::GeneratedKernel>> generateKernels(ModuleOp module) {
+  std::vector<codegen::GeneratedKernel> kernels;
+  WalkResult walk = module.walk([&](fuse::SuperkernelOp superkernel) {
+    auto kernel = codegen::emitKernel(superkernel);
+    if (failed(kernel))
+      return WalkResult::interrupt();
+    kernels.push_back(std::move(*kernel));
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return kernels;
+}
+
+/// Writes `text` to `dir/name`, creating `dir`.
+LogicalResult writeInto(MLIRContext &context, const std::string &dir, const std::string &name,
+                        const std::string &text) {
+  llvm::sys::fs::create_directories(dir);
+  return writeText(context, dir + "/" + name, text);
+}
+
+FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp module,
+                                            const DriverOptions &options) {
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
+  if (planOptions.target != "cpu") {
+    auto kernels = generateKernels(module);
+    if (failed(kernels))
+      return failure();
+    codegen::CompileOptions compileOptions;
+    compileOptions.arch = planOptions.target;
+    compileOptions.cacheDir = options.kernelCacheDir;
+    compileOptions.dumpDir = options.dumpDir;
+    std::string error;
+    codegen::CompileStats stats;
+    auto compiled = codegen::compileKernels(*kernels, compileOptions, error, &stats);
+    if (!error.empty())
+      return emitError(FileLineColLoc::get(&context, options.inputPath, 0, 0)) << error;
+    for (size_t i = 0; i < kernels->size(); ++i) {
+      if (!options.dumpDir.empty() &&
+          (failed(writeInto(context, options.dumpDir, (*kernels)[i].name + ".cu", (*kernels)[i].source)) ||
+           failed(writeInto(context, options.dumpDir, (*kernels)[i].name + ".ptx", compiled[i].ptx))))
+        return failure();
+      planOptions.kernels[(*kernels)[i].name] = {(*kernels)[i], compiled[i]};
+    }
+    if (options.verbose)
+      llvm::errs() << "fusec: " << kernels->size() << " kernels for " << planOptions.target << ": "
+                   << stats.compiled << " compiled by NVRTC " << codegen::nvrtcVersion() << ", "
+                   << stats.cached << " from the cache, " << stats.deduplicated
+                   << " duplicates (" << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
+  }
   return buildPlan(module, planOptions);
+}
+
+LogicalResult writeCuda(MLIRContext &context, ModuleOp module, const DriverOptions &options) {
+  auto kernels = generateKernels(module);
+  if (failed(kernels))
+    return failure();
+  if (failed(writeInto(context, options.outputPath, codegen::kPreludeName, codegen::preludeSource())))
+    return failure();
+  for (const codegen::GeneratedKernel &kernel : *kernels)
+    if (failed(writeInto(context, options.outputPath, kernel.name + ".cu", kernel.source)))
+      return failure();
+  return success();
 }
 
 /// Writes the fusion report and prints the summary, as the options ask.
@@ -118,7 +183,7 @@ FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context,
   OwningOpRef<ModuleOp> module = importAndFuse(context, options);
   if (!module)
     return failure();
-  return lowerToPlan(*module, options);
+  return lowerToPlan(context, *module, options);
 }
 
 int runDriver(const DriverOptions &options) {
@@ -129,6 +194,9 @@ int runDriver(const DriverOptions &options) {
     OwningOpRef<ModuleOp> module = importModel(options.inputPath, *context);
     if (!module)
       return 1;
+    if (!options.dumpDir.empty() &&
+        failed(writeInto(*context, options.dumpDir, "imported.mlir", printModule(*module))))
+      return 1;
     if (options.emit == EmitKind::Json)
       return failed(exportJsonModel(*module, options.outputPath));
     return failed(writeText(*context, options.outputPath, printModule(*module)));
@@ -137,10 +205,15 @@ int runDriver(const DriverOptions &options) {
   OwningOpRef<ModuleOp> module = importAndFuse(*context, options);
   if (!module || failed(reportFusion(*context, *module, options)))
     return 1;
+  if (!options.dumpDir.empty() &&
+      failed(writeInto(*context, options.dumpDir, "fused.mlir", printModule(*module))))
+    return 1;
   if (options.emit == EmitKind::FusedMlir)
     return failed(writeText(*context, options.outputPath, printModule(*module)));
+  if (options.emit == EmitKind::Cuda)
+    return failed(writeCuda(*context, *module, options));
 
-  auto bytes = lowerToPlan(*module, options);
+  auto bytes = lowerToPlan(*context, *module, options);
   if (failed(bytes))
     return 1;
   try {

@@ -23,6 +23,8 @@ enum class EmitKind {
   Json,
   /// The executable plan.
   Plan,
+  /// The generated CUDA C++ kernels (a directory of .cu files + prelude).
+  Cuda,
 };
 
 struct DriverOptions {
@@ -36,6 +38,10 @@ struct DriverOptions {
   std::string fusionReportPath;
   /// Print a short fusion summary and what was written to stderr.
   bool verbose = false;
+  /// On-disk kernel cache; empty disables it.
+  std::string kernelCacheDir;
+  /// When set, MLIR after each stage, .cu and .ptx files are written here.
+  std::string dumpDir;
 };
 
 /// Imports a model by its extension (.json, .onnx, .mlir) into `context`.

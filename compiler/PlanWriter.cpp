@@ -73,6 +73,7 @@ private:
   }
   LogicalResult addKernel(Operation *op);
   LogicalResult addCopyKernel(Value from, size_t toBuffer);
+  void addImage(json &entry, const KernelArtifact &artifact);
   json opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals, json &values);
 
   func::FuncOp func;
@@ -81,6 +82,7 @@ private:
   std::vector<Buffer> buffers;
   llvm::DenseMap<Value, size_t> bufferOfValue;
   std::vector<uint8_t> weights;
+  std::vector<uint8_t> images;
   json kernels = json::array();
 };
 
@@ -164,9 +166,35 @@ LogicalResult PlanBuilder::addKernel(Operation *op) {
     bufferOfValue[result] = id;
     outputs.push_back(id);
   }
-  kernels.push_back({{"name", name}, {"kind", kind}, {"inputs", inputs}, {"outputs", outputs},
-                     {"values", values}, {"ops", ops}, {"yields", yields}});
+  json entry = {{"name", name}, {"kind", kind}, {"inputs", inputs}, {"outputs", outputs},
+                {"values", values}, {"ops", ops}, {"yields", yields}};
+  if (options.target != "cpu") {
+    auto artifact = options.kernels.find(name);
+    if (artifact == options.kernels.end())
+      return op->emitError() << "no compiled kernel image for '" << name << "'";
+    addImage(entry, artifact->second);
+  }
+  kernels.push_back(entry);
   return success();
+}
+
+void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
+  auto append = [&](const void *data, size_t size) {
+    images.resize(plan::alignTo(images.size(), plan::kSectionAlignment));
+    json where = {{"offset", images.size()}, {"size", size}};
+    auto *bytes = static_cast<const uint8_t *>(data);
+    images.insert(images.end(), bytes, bytes + size);
+    return where;
+  };
+  const codegen::KernelLaunch &launch = artifact.generated.launch;
+  json grid = json::array();
+  for (const codegen::GridDim &dim : launch.grid)
+    grid.push_back({{"per_batch", dim.perBatch}, {"fixed", dim.fixed}, {"divisor", dim.divisor}});
+  entry["launch"] = {{"block", launch.block}, {"grid", grid}};
+  entry["image"] = {{"entry", artifact.generated.name},
+                    {"arch", options.target},
+                    {"ptx", append(artifact.compiled.ptx.data(), artifact.compiled.ptx.size())},
+                    {"cubin", append(artifact.compiled.cubin.data(), artifact.compiled.cubin.size())}};
 }
 
 LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {
@@ -177,7 +205,7 @@ LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {
   buffers[*source].lastStep = step;
   json shape = shapeToJson(from.getType());
   kernels.push_back({{"name", "k" + std::to_string(step) + "_copy_" + sanitize(buffers[toBuffer].name)},
-                     {"kind", "data_movement"},
+                     {"kind", "copy"},
                      {"inputs", {*source}},
                      {"outputs", {toBuffer}},
                      {"values", {{{"shape", shape}}, {{"shape", shape}}}},
@@ -265,6 +293,8 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
   };
   std::vector<plan::Section> sections;
   sections.push_back({plan::kWeightsSection, std::move(weights)});
+  if (options.target != "cpu")
+    sections.push_back({plan::kKernelImagesSection, std::move(images)});
   try {
     return plan::encodePlan(manifest, sections);
   } catch (const std::exception &error) {

@@ -2,7 +2,12 @@
 #ifndef FUSEC_COMPILER_PLANWRITER_H
 #define FUSEC_COMPILER_PLANWRITER_H
 
+#include "codegen/KernelCompiler.h"
+#include "codegen/KernelSource.h"
+
 #include "mlir/IR/BuiltinOps.h"
+
+#include <map>
 
 #include <cstdint>
 #include <string>
@@ -10,9 +15,19 @@
 
 namespace fusec {
 
+/// A superkernel's generated and compiled code, for GPU targets.
+struct KernelArtifact {
+  codegen::GeneratedKernel generated;
+  codegen::CompiledKernel compiled;
+};
+
 struct PlanOptions {
   std::vector<int64_t> batchBuckets = {1, 2, 4, 8, 16};
+  /// "cpu" (no kernel images) or an NVIDIA architecture such as "sm_90".
   std::string target = "cpu";
+  /// Kernel images by superkernel name (GPU targets): launch geometry goes
+  /// into the manifest, PTX and CUBIN into the kernel_images section.
+  std::map<std::string, KernelArtifact> kernels;
   /// FNV-1a 64 of the source model's bytes.
   uint64_t sourceHash = 0;
 };

@@ -11,6 +11,11 @@
 
 #define FUSEC_WARP_SIZE 32
 
+// NVRTC compiles without the C library headers.
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 __device__ __forceinline__ float fusec_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 __device__ __forceinline__ float fusec_gelu_erf(float x) {

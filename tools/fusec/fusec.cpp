@@ -3,6 +3,7 @@
 // Argument parsing only; the work happens in compiler/Driver.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/KernelCompiler.h"
 #include "compiler/Driver.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -30,13 +31,28 @@ cl::opt<fusec::EmitKind> emit(
                clEnumValN(fusec::EmitKind::Mlir, "mlir", "the imported, verified fuse IR"),
                clEnumValN(fusec::EmitKind::FusedMlir, "fused-mlir", "the IR after fusion"),
                clEnumValN(fusec::EmitKind::Json, "json",
-                          "the fusec-graph JSON format, weights in a .safetensors beside it")),
+                          "the fusec-graph JSON format, weights in a .safetensors beside it"),
+               clEnumValN(fusec::EmitKind::Cuda, "cuda",
+                          "the generated CUDA C++ kernels: -o names a directory")),
     cl::cat(fusecCategory));
 cl::opt<std::string> batchBuckets(
     "batch-buckets", cl::init("1,2,4,8,16"), cl::value_desc("n,n,..."),
     cl::desc("Batch sizes the runtime prepares (one CUDA graph each)"), cl::cat(fusecCategory));
-cl::opt<std::string> target("target", cl::init("cpu"), cl::value_desc("name"),
-                            cl::desc("Target recorded in the plan"), cl::cat(fusecCategory));
+cl::opt<std::string> target(
+    "target", cl::init("sm_90"), cl::value_desc("sm_XX|cpu"),
+    cl::desc("GPU architecture the kernels are compiled for by NVRTC (CUBIN for it, PTX for "
+             "others); 'cpu' writes a plan without kernel images"),
+    cl::cat(fusecCategory));
+cl::opt<std::string> kernelCache(
+    "kernel-cache", cl::value_desc("dir"),
+    cl::desc("Reuse compiled kernels from this directory (default: ~/.cache/fusec/kernels)"),
+    cl::cat(fusecCategory));
+cl::opt<bool> noKernelCache("no-kernel-cache", cl::desc("Compile every kernel afresh"),
+                            cl::cat(fusecCategory));
+cl::opt<std::string> dumpDir(
+    "dump-dir", cl::value_desc("dir"),
+    cl::desc("Write the MLIR after each stage and every kernel's .cu and .ptx here"),
+    cl::cat(fusecCategory));
 cl::list<std::string> disableFusion(
     "disable-fusion", cl::CommaSeparated, cl::value_desc("name,..."),
     cl::desc("Turn off fusion rules by name (see --list-fusion-rules)"), cl::cat(fusecCategory));
@@ -98,6 +114,10 @@ int main(int argc, char **argv) {
   options.outputPath = outputPath.empty() ? defaultOutput(emit) : outputPath.getValue();
   options.verbose = verbose;
   options.fusionReportPath = fusionReport;
+  options.dumpDir = dumpDir;
+  options.kernelCacheDir = noKernelCache ? std::string()
+                           : kernelCache.empty() ? fusec::codegen::defaultKernelCacheDir()
+                                                 : kernelCache.getValue();
   options.fusion.strategy = fusionStrategy;
   options.fusion.deviceProfile = deviceProfile;
   options.fusion.costModel = costModel;
@@ -129,6 +149,10 @@ int main(int argc, char **argv) {
   }
   if (options.emit == fusec::EmitKind::Json && options.outputPath == "-") {
     llvm::errs() << "fusec: error: --emit=json writes two files; give -o model.json\n";
+    return 2;
+  }
+  if (options.emit == fusec::EmitKind::Cuda && (outputPath.empty() || outputPath == "-")) {
+    llvm::errs() << "fusec: error: --emit=cuda writes a directory; give -o DIR\n";
     return 2;
   }
   return fusec::runDriver(options);

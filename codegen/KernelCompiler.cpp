@@ -1,0 +1,228 @@
+//===- KernelCompiler.cpp - NVRTC compilation with a kernel cache ---------===//
+#include "codegen/KernelCompiler.h"
+
+#include "runtime/plan/PlanFormat.h"
+#include "runtime/support/FileIO.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <sys/stat.h>
+#include <thread>
+
+#ifdef FUSEC_HAVE_NVRTC
+#include <nvrtc.h>
+#endif
+
+namespace fusec::codegen {
+namespace {
+
+std::string readFile(const std::string &path, bool &ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = bool(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void makeDirectories(const std::string &path) {
+  for (size_t slash = path.find('/', 1); ; slash = path.find('/', slash + 1)) {
+    ::mkdir(path.substr(0, slash).c_str(), 0755);
+    if (slash == std::string::npos)
+      break;
+  }
+}
+
+#ifdef FUSEC_HAVE_NVRTC
+/// One NVRTC compilation; returns false with `log` on failure.
+bool nvrtcCompile(const GeneratedKernel &kernel, const std::string &archOption, bool cubin,
+                  std::string &output, std::string &log) {
+  const char *headers[] = {preludeSource()};
+  const char *headerNames[] = {kPreludeName};
+  nvrtcProgram program;
+  if (nvrtcCreateProgram(&program, kernel.source.c_str(), (kernel.name + ".cu").c_str(), 1, headers,
+                         headerNames) != NVRTC_SUCCESS) {
+    log = "nvrtcCreateProgram failed";
+    return false;
+  }
+  std::vector<const char *> options = {archOption.c_str(), "-std=c++17", "--restrict"};
+  if (cubin)
+    options.push_back("--ptxas-options=-v");
+  nvrtcResult result = nvrtcCompileProgram(program, int(options.size()), options.data());
+  size_t logSize = 0;
+  nvrtcGetProgramLogSize(program, &logSize);
+  log.assign(logSize, '\0');
+  if (logSize)
+    nvrtcGetProgramLog(program, log.data());
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+    log.pop_back();
+  if (result == NVRTC_SUCCESS) {
+    size_t size = 0;
+    if (cubin) {
+      nvrtcGetCUBINSize(program, &size);
+      output.assign(size, '\0');
+      nvrtcGetCUBIN(program, output.data());
+    } else {
+      nvrtcGetPTXSize(program, &size);
+      output.assign(size, '\0');
+      nvrtcGetPTX(program, output.data());
+    }
+  }
+  nvrtcDestroyProgram(&program);
+  return result == NVRTC_SUCCESS;
+}
+#endif
+
+} // namespace
+
+void parsePtxasReport(CompiledKernel &kernel) {
+  std::istringstream lines(kernel.log);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t used = line.find("Used ");
+    if (used != std::string::npos && line.find(" registers", used) != std::string::npos)
+      kernel.registers = std::atoi(line.c_str() + used + 5);
+    size_t stores = line.find(" bytes spill stores");
+    if (stores != std::string::npos) {
+      size_t begin = line.rfind(' ', stores - 1);
+      kernel.spillBytes += std::atoll(line.c_str() + (begin == std::string::npos ? 0 : begin + 1));
+      size_t loads = line.find(" bytes spill loads", stores + 1);
+      size_t comma = line.rfind(' ', loads - 1);
+      if (loads != std::string::npos)
+        kernel.spillBytes += std::atoll(line.c_str() + comma + 1);
+    }
+  }
+}
+
+bool haveNvrtc() {
+#ifdef FUSEC_HAVE_NVRTC
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string nvrtcVersion() {
+#ifdef FUSEC_HAVE_NVRTC
+  int major = 0, minor = 0;
+  if (::nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
+    return std::to_string(major) + "." + std::to_string(minor);
+#endif
+  return "";
+}
+
+std::string defaultKernelCacheDir() {
+  if (const char *dir = std::getenv("FUSEC_CACHE_DIR"))
+    return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
+    return std::string(xdg) + "/fusec/kernels";
+  if (const char *home = std::getenv("HOME"))
+    return std::string(home) + "/.cache/fusec/kernels";
+  return "";
+}
+
+std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &kernels,
+                                           const CompileOptions &options, std::string &error,
+                                           CompileStats *stats) {
+#ifndef FUSEC_HAVE_NVRTC
+  error = "this fusec was built without NVRTC: kernels cannot be compiled for " + options.arch +
+          " (use --target=cpu)";
+  return {};
+#else
+  std::string virtualArch = options.arch;
+  if (virtualArch.rfind("sm_", 0) != 0) {
+    error = "target '" + options.arch + "' is not an NVIDIA architecture like sm_90";
+    return {};
+  }
+  virtualArch.replace(0, 3, "compute_");
+  std::string version = nvrtcVersion();
+  // Kernels with the same source compile once.
+  std::map<uint64_t, size_t> firstWithKey;
+  std::vector<uint64_t> keys(kernels.size());
+  std::vector<size_t> unique;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    std::string identity = kernels[i].source + "\n" + options.arch + "\nnvrtc " + version;
+    keys[i] = plan::fnv1a64(identity.data(), identity.size());
+    if (firstWithKey.emplace(keys[i], i).second)
+      unique.push_back(i);
+  }
+  std::vector<CompiledKernel> results(kernels.size());
+  std::mutex errorMutex;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto start = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    for (size_t slot = next++; slot < unique.size() && !failed; slot = next++) {
+      size_t i = unique[slot];
+      const GeneratedKernel &kernel = kernels[i];
+      CompiledKernel &result = results[i];
+      std::string base = options.cacheDir.empty()
+                             ? ""
+                             : options.cacheDir + "/" + plan::toHex64(keys[i]);
+      if (!base.empty()) {
+        bool havePtx = false, haveCubin = false;
+        result.ptx = readFile(base + ".ptx", havePtx);
+        std::string cubin = readFile(base + ".cubin", haveCubin);
+        if (havePtx && haveCubin) {
+          result.cubin.assign(cubin.begin(), cubin.end());
+          result.fromCache = true;
+          continue;
+        }
+      }
+      std::string cubin, ptxLog;
+      bool ok = nvrtcCompile(kernel, "--gpu-architecture=" + virtualArch, false, result.ptx, ptxLog) &&
+                nvrtcCompile(kernel, "--gpu-architecture=" + options.arch, true, cubin, result.log);
+      if (!ok) {
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (!failed.exchange(true)) {
+          std::string dump = (options.dumpDir.empty() ? std::string("/tmp") : options.dumpDir) + "/" +
+                             kernel.name + ".cu";
+          std::ofstream(dump) << kernel.source;
+          error = "NVRTC failed to compile kernel '" + kernel.name + "' (source: " + dump + "):\n" +
+                  (ptxLog.empty() ? result.log : ptxLog);
+        }
+        continue;
+      }
+      result.cubin.assign(cubin.begin(), cubin.end());
+      parsePtxasReport(result);
+      if (!base.empty()) {
+        try {
+          makeDirectories(options.cacheDir);
+          runtime::writeFileAtomically(base + ".ptx", std::vector<uint8_t>(result.ptx.begin(), result.ptx.end()));
+          runtime::writeFileAtomically(base + ".cubin", result.cubin);
+        } catch (const std::exception &) {
+          // A cache that cannot be written only costs time.
+        }
+      }
+    }
+  };
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, std::max<size_t>(1, unique.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(worker);
+  for (std::thread &thread : pool)
+    thread.join();
+  if (failed)
+    return {};
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    size_t first = firstWithKey[keys[i]];
+    if (first != i)
+      results[i] = results[first];
+  }
+  if (stats) {
+    for (size_t i : unique)
+      (results[i].fromCache ? stats->cached : stats->compiled) += 1;
+    stats->deduplicated = kernels.size() - unique.size();
+    stats->nvrtcSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return results;
+#endif
+}
+
+} // namespace fusec::codegen

@@ -1,0 +1,68 @@
+//===- KernelCompiler.h - NVRTC compilation with a kernel cache -*- C++ -*-===//
+//
+// Compiles generated kernels for a target architecture: CUBIN for that arch
+// plus PTX for the others (the runtime JIT-compiles PTX when the device's
+// arch differs). Identical sources are compiled once (content hash of
+// source, options and NVRTC version); kernels compile in parallel on every
+// core; results may be cached on disk.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_CODEGEN_KERNELCOMPILER_H
+#define FUSEC_CODEGEN_KERNELCOMPILER_H
+
+#include "codegen/KernelSource.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fusec::codegen {
+
+struct CompiledKernel {
+  std::string ptx;
+  std::vector<uint8_t> cubin;
+  /// NVRTC's log (warnings, register and spill report).
+  std::string log;
+  /// Registers per thread and bytes spilled to local memory (stores + loads),
+  /// from ptxas's report.
+  int registers = 0;
+  int64_t spillBytes = 0;
+  bool fromCache = false;
+};
+
+struct CompileOptions {
+  /// "sm_90", "sm_80", ...
+  std::string arch = "sm_90";
+  /// Directory of the on-disk cache; empty disables it.
+  std::string cacheDir;
+  /// Where failing sources are written for inspection.
+  std::string dumpDir;
+  unsigned threads = 0; // 0: every core
+};
+
+struct CompileStats {
+  size_t compiled = 0, cached = 0, deduplicated = 0;
+  double nvrtcSeconds = 0;
+};
+
+/// Reads "Used N registers" and "N bytes spill stores, M bytes spill loads"
+/// from a ptxas report into `kernel`.
+void parsePtxasReport(CompiledKernel &kernel);
+
+/// True when this build links NVRTC.
+bool haveNvrtc();
+/// "13.0", or "" without NVRTC.
+std::string nvrtcVersion();
+/// The default cache directory: $FUSEC_CACHE_DIR, else
+/// $XDG_CACHE_HOME/fusec/kernels, else ~/.cache/fusec/kernels.
+std::string defaultKernelCacheDir();
+
+/// Compiles every kernel; on failure `error` names the kernel, holds NVRTC's
+/// log and the path of the dumped source, and the result is empty.
+std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &kernels,
+                                           const CompileOptions &options, std::string &error,
+                                           CompileStats *stats = nullptr);
+
+} // namespace fusec::codegen
+
+#endif // FUSEC_CODEGEN_KERNELCOMPILER_H
