@@ -126,7 +126,7 @@ std::string summarizeFusionReport(const json &report) {
   const json &totals = report["totals"];
   char line[256];
   std::snprintf(line, sizeof(line),
-                "%lld kernels (unfused: %lld), modeled HBM traffic %s (unfused: %s), %zu candidates rejected\n",
+                "%lld kernels (unfused: %lld), modeled HBM traffic %s (unfused: %s), %zu rejected candidate(s)\n",
                 static_cast<long long>(totals["kernels"]["fused"].get<int64_t>()),
                 static_cast<long long>(totals["kernels"]["unfused"].get<int64_t>()),
                 formatBytes(totals["bytes"]["fused"].get<double>()).c_str(),

@@ -117,6 +117,24 @@ std::vector<std::pair<int, int>> FusionGraph::siblingPairs() const {
   return pairs;
 }
 
+std::vector<int> FusionGraph::siblingsOf(int id) const {
+  std::vector<int> result;
+  for (Operation *op : groupList[id].ops)
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && groupOf(producer) == id)
+        continue; // computed inside the group
+      for (Operation *user : operand.getUsers()) {
+        int other = groupOf(user);
+        if (other >= 0 && other != id)
+          result.push_back(other);
+      }
+    }
+  llvm::sort(result);
+  result.erase(std::unique(result.begin(), result.end()), result.end());
+  return result;
+}
+
 bool FusionGraph::reaches(int from, int to, int excluded) const {
   // Any group on a path into `to` has an op before `to`'s last op, which
   // bounds the search.

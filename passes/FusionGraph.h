@@ -89,6 +89,8 @@ public:
   /// Pairs of groups that read a common value without depending on each other
   /// directly (candidates for sibling fusion), each pair once, first < second.
   std::vector<std::pair<int, int>> siblingPairs() const;
+  /// Groups that read a value `id` also reads, excluding `id` (sorted).
+  std::vector<int> siblingsOf(int id) const;
 
   Legality checkMerge(int a, int b) const;
   /// The kind rules (all but `cycle`) for `producer`'s ops feeding `consumer`'s.
@@ -112,8 +114,7 @@ public:
   /// A readable name for a group: its members' node names.
   std::string describe(int id) const;
 
-  /// Writes `fuse.group` on every op (and its kernel cost on the group's
-  /// last op) for OutlineSuperkernels.
+  /// Writes `fuse.group` on every op for OutlineSuperkernels.
   void commit();
 
   const CostModel &getCostModel() const { return costModel; }

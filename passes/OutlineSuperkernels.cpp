@@ -88,18 +88,26 @@ struct OutlineSuperkernelsPass
       auto id = op.getAttrOfType<IntegerAttr>(fusec::kGroupAttr);
       groups[id ? id.getInt() : ungrouped--].push_back(&op);
     }
+    SmallVector<SuperkernelOp> created;
     for (auto &entry : groups)
-      outline(entry.second);
+      created.push_back(outline(entry.second));
     if (!sortTopologically(&body)) {
       func.emitError() << "outlining created a cycle between superkernels";
       return signalPassFailure();
     }
+    // Number the new kernels in execution order; superkernels that were
+    // already in the input keep their names.
+    llvm::SmallPtrSet<Operation *, 16> isNew;
+    for (SuperkernelOp superkernel : created)
+      isNew.insert(superkernel);
     unsigned index = 0;
     for (auto superkernel : body.getOps<SuperkernelOp>())
-      superkernel.setSymName("sk" + std::to_string(index++) + "_" + superkernel.getSymName().str());
+      if (isNew.contains(superkernel))
+        superkernel.setSymName("sk" + std::to_string(index++) + "_" +
+                               superkernel.getSymName().str());
   }
 
-  void outline(ArrayRef<Operation *> members) {
+  SuperkernelOp outline(ArrayRef<Operation *> members) {
     llvm::SmallPtrSet<Operation *, 8> inGroup(members.begin(), members.end());
     llvm::SetVector<Value> inputs;
     SmallVector<Value> outputs;
@@ -149,6 +157,7 @@ struct OutlineSuperkernelsPass
     for (Operation *op : llvm::reverse(members))
       op->erase();
     ++numSuperkernels;
+    return superkernel;
   }
 };
 

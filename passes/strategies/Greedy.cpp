@@ -44,6 +44,8 @@ void runGreedy(FusionGraph &graph) {
       consider(other, id);
     for (int other : graph.consumers(id))
       consider(id, other);
+    for (int other : graph.siblingsOf(id))
+      consider(id, other);
   };
   for (const FusionGroup &group : graph.groups())
     if (group.alive)

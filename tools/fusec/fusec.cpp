@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelCompiler.h"
 #include "compiler/Driver.h"
+#include "compiler/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -22,8 +23,9 @@ cl::opt<std::string> inputPath(cl::Positional, cl::Required,
                                cl::cat(fusecCategory));
 cl::opt<std::string> outputPath(
     "o", cl::value_desc("path"),
-    cl::desc("Output file ('-' for stdout with text outputs). Default: the input name with "
-             ".plan (or .mlir / .json) in the current directory"),
+    cl::desc("Output file, '-' for stdout (text outputs only), a directory for --emit=cuda. "
+             "Default: the input's name with .plan (or .json) in the current directory; "
+             "stdout for --emit=mlir and --emit=fused-mlir"),
     cl::cat(fusecCategory));
 cl::opt<fusec::EmitKind> emit(
     "emit", cl::desc("What to produce"), cl::init(fusec::EmitKind::Plan),
@@ -45,13 +47,14 @@ cl::opt<std::string> target(
     cl::cat(fusecCategory));
 cl::opt<std::string> kernelCache(
     "kernel-cache", cl::value_desc("dir"),
-    cl::desc("Reuse compiled kernels from this directory (default: ~/.cache/fusec/kernels)"),
+    cl::desc("Reuse compiled kernels from this directory (default: $FUSEC_CACHE_DIR, else "
+             "$XDG_CACHE_HOME/fusec/kernels, else ~/.cache/fusec/kernels)"),
     cl::cat(fusecCategory));
 cl::opt<bool> noKernelCache("no-kernel-cache", cl::desc("Compile every kernel afresh"),
                             cl::cat(fusecCategory));
 cl::opt<std::string> dumpDir(
     "dump-dir", cl::value_desc("dir"),
-    cl::desc("Write the MLIR after each stage and every kernel's .cu and .ptx here"),
+    cl::desc("Write the imported or fused MLIR and every kernel's .cu and .ptx here"),
     cl::cat(fusecCategory));
 cl::list<std::string> disableFusion(
     "disable-fusion", cl::CommaSeparated, cl::value_desc("name,..."),
@@ -106,6 +109,7 @@ int main(int argc, char **argv) {
       return 0;
     }
   cl::HideUnrelatedOptions(fusecCategory);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << FUSEC_VERSION_STRING << "\n"; });
   cl::ParseCommandLineOptions(argc, argv, "fusec: compile a model into a fused model.plan\n");
 
   fusec::DriverOptions options;
@@ -138,6 +142,9 @@ int main(int argc, char **argv) {
     options.plan.batchBuckets.push_back(bucket);
   }
   llvm::sort(options.plan.batchBuckets);
+  options.plan.batchBuckets.erase(
+      std::unique(options.plan.batchBuckets.begin(), options.plan.batchBuckets.end()),
+      options.plan.batchBuckets.end());
   auto known = fusec::fusionRuleNames();
   for (const std::string &name : disableFusion) {
     if (!llvm::is_contained(known, name)) {
@@ -149,6 +156,10 @@ int main(int argc, char **argv) {
   }
   if (options.emit == fusec::EmitKind::Json && options.outputPath == "-") {
     llvm::errs() << "fusec: error: --emit=json writes two files; give -o model.json\n";
+    return 2;
+  }
+  if (options.emit == fusec::EmitKind::Plan && options.outputPath == "-") {
+    llvm::errs() << "fusec: error: a plan is binary; give -o model.plan\n";
     return 2;
   }
   if (options.emit == fusec::EmitKind::Cuda && (outputPath.empty() || outputPath == "-")) {
