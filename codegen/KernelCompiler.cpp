@@ -154,6 +154,15 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
   std::mutex errorMutex;
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
+  std::atomic<size_t> done{0};
+  std::mutex progressMutex;
+  auto reportProgress = [&] {
+    size_t count = ++done;
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progressMutex);
+      options.progress(count, unique.size());
+    }
+  };
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
     for (size_t slot = next++; slot < unique.size() && !failed; slot = next++) {
@@ -170,6 +179,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
         if (havePtx && haveCubin) {
           result.cubin.assign(cubin.begin(), cubin.end());
           result.fromCache = true;
+          reportProgress();
           continue;
         }
       }
@@ -189,6 +199,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
       }
       result.cubin.assign(cubin.begin(), cubin.end());
       parsePtxasReport(result);
+      reportProgress();
       if (!base.empty()) {
         try {
           makeDirectories(options.cacheDir);

@@ -13,6 +13,7 @@
 #include "codegen/KernelSource.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct CompileOptions {
   /// Where failing sources are written for inspection.
   std::string dumpDir;
   unsigned threads = 0; // 0: every core
+  /// Called (from worker threads, serialised) after each kernel: done, total.
+  std::function<void(size_t, size_t)> progress;
 };
 
 struct CompileStats {

@@ -4,6 +4,7 @@
 #include "codegen/KernelEmitter.h"
 #include "compiler/Diagnostics.h"
 #include "compiler/FusionReport.h"
+#include "compiler/export/DotExporter.h"
 #include "compiler/export/JsonExporter.h"
 #include "compiler/import/JsonImporter.h"
 #include "compiler/import/OnnxImporter.h"
@@ -87,9 +88,13 @@ std::unique_ptr<MLIRContext> createContext() {
 }
 
 OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &options) {
+  if (options.progress)
+    llvm::errs() << "fusec: importing " << options.inputPath << "\n";
   OwningOpRef<ModuleOp> module = importModel(options.inputPath, context);
   if (!module)
     return nullptr;
+  if (options.progress)
+    llvm::errs() << "fusec: fusing (" << options.fusion.strategy << ")\n";
   PassManager pm(&context);
   buildFusionPipeline(pm, options.fusion);
   if (failed(pm.run(*module)))
@@ -130,6 +135,12 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
       return failure();
     codegen::CompileOptions compileOptions;
     compileOptions.arch = planOptions.target;
+    if (options.progress)
+      compileOptions.progress = [](size_t done, size_t total) {
+        llvm::errs() << "\rfusec: compiling kernels " << done << "/" << total
+                     << (done == total ? "\n" : "");
+        llvm::errs().flush();
+      };
     compileOptions.cacheDir = options.kernelCacheDir;
     compileOptions.dumpDir = options.dumpDir;
     std::string error;
@@ -212,6 +223,8 @@ int runDriver(const DriverOptions &options) {
     return failed(writeText(*context, options.outputPath, printModule(*module)));
   if (options.emit == EmitKind::Cuda)
     return failed(writeCuda(*context, *module, options));
+  if (options.emit == EmitKind::Dot)
+    return failed(writeText(*context, options.outputPath, exportDot(*module)));
 
   auto bytes = lowerToPlan(*context, *module, options);
   if (failed(bytes))

@@ -25,6 +25,8 @@ enum class EmitKind {
   Plan,
   /// The generated CUDA C++ kernels (a directory of .cu files + prelude).
   Cuda,
+  /// The fused graph as Graphviz DOT, superkernels as clusters.
+  Dot,
 };
 
 struct DriverOptions {
@@ -38,6 +40,8 @@ struct DriverOptions {
   std::string fusionReportPath;
   /// Print a short fusion summary and what was written to stderr.
   bool verbose = false;
+  /// Show stages and kernels compiled (n/N) on stderr.
+  bool progress = false;
   /// On-disk kernel cache; empty disables it.
   std::string kernelCacheDir;
   /// When set, MLIR after each stage, .cu and .ptx files are written here.

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelCompiler.h"
 #include "compiler/Driver.h"
+#include "compiler/Plugins.h"
 #include "compiler/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -18,7 +19,7 @@ namespace cl = llvm::cl;
 namespace {
 cl::OptionCategory fusecCategory("fusec options");
 
-cl::opt<std::string> inputPath(cl::Positional, cl::Required,
+cl::opt<std::string> inputPath(cl::Positional,
                                cl::desc("<model.json | model.onnx | model.mlir>"),
                                cl::cat(fusecCategory));
 cl::opt<std::string> outputPath(
@@ -35,7 +36,9 @@ cl::opt<fusec::EmitKind> emit(
                clEnumValN(fusec::EmitKind::Json, "json",
                           "the fusec-graph JSON format, weights in a .safetensors beside it"),
                clEnumValN(fusec::EmitKind::Cuda, "cuda",
-                          "the generated CUDA C++ kernels: -o names a directory")),
+                          "the generated CUDA C++ kernels: -o names a directory"),
+               clEnumValN(fusec::EmitKind::Dot, "dot",
+                          "the fused graph as Graphviz DOT, kernels as labelled clusters")),
     cl::cat(fusecCategory));
 cl::opt<std::string> batchBuckets(
     "batch-buckets", cl::init("1,2,4,8,16"), cl::value_desc("n,n,..."),
@@ -78,6 +81,11 @@ cl::opt<std::string> fusionReport(
     "fusion-report", cl::value_desc("FILE.json"),
     cl::desc("Write every fused group and every rejected candidate, with the numbers that decided"),
     cl::cat(fusecCategory));
+cl::list<std::string> plugins(
+    "plugin", cl::value_desc("lib.so"),
+    cl::desc("Load a fusion plugin (patterns, cost models, strategies); may repeat"),
+    cl::cat(fusecCategory));
+cl::opt<bool> quiet("quiet", cl::desc("Print no progress on stderr"), cl::cat(fusecCategory));
 cl::opt<bool> listFusionRules("list-fusion-rules", cl::desc("Print the fusion rule names and exit"),
                               cl::cat(fusecCategory));
 cl::opt<bool> verbose("v", cl::desc("Print a fusion summary and what was written"),
@@ -92,6 +100,9 @@ std::string defaultOutput(fusec::EmitKind kind) {
   case fusec::EmitKind::Json:
     llvm::sys::path::replace_extension(name, "json");
     break;
+  case fusec::EmitKind::Dot:
+    llvm::sys::path::replace_extension(name, "dot");
+    break;
   default:
     return "-";
   }
@@ -101,13 +112,6 @@ std::string defaultOutput(fusec::EmitKind kind) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  // --list-fusion-rules needs no input; handle it before the required positional.
-  for (int i = 1; i < argc; ++i)
-    if (llvm::StringRef(argv[i]) == "--list-fusion-rules") {
-      for (const std::string &name : fusec::fusionRuleNames())
-        llvm::outs() << name << "\n";
-      return 0;
-    }
   cl::HideUnrelatedOptions(fusecCategory);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << FUSEC_VERSION_STRING << "\n"; });
   cl::ParseCommandLineOptions(argc, argv, "fusec: compile a model into a fused model.plan\n");
@@ -119,6 +123,8 @@ int main(int argc, char **argv) {
   options.verbose = verbose;
   options.fusionReportPath = fusionReport;
   options.dumpDir = dumpDir;
+  // Long compiles show where they are, when someone is watching.
+  options.progress = !quiet && llvm::errs().is_displayed();
   options.kernelCacheDir = noKernelCache ? std::string()
                            : kernelCache.empty() ? fusec::codegen::defaultKernelCacheDir()
                                                  : kernelCache.getValue();
@@ -145,7 +151,23 @@ int main(int argc, char **argv) {
   options.plan.batchBuckets.erase(
       std::unique(options.plan.batchBuckets.begin(), options.plan.batchBuckets.end()),
       options.plan.batchBuckets.end());
+  for (const std::string &plugin : plugins) {
+    std::string error;
+    if (!fusec::loadFusionPlugin(plugin, error)) {
+      llvm::errs() << "fusec: error: " << error << "\n";
+      return 1;
+    }
+  }
   auto known = fusec::fusionRuleNames();
+  if (listFusionRules) {
+    for (const std::string &name : known)
+      llvm::outs() << name << "\n";
+    return 0;
+  }
+  if (inputPath.empty()) {
+    llvm::errs() << "fusec: error: no input model (see --help)\n";
+    return 2;
+  }
   for (const std::string &name : disableFusion) {
     if (!llvm::is_contained(known, name)) {
       llvm::errs() << "fusec: error: unknown fusion rule '" << name

@@ -1,0 +1,117 @@
+//===- RuntimeC.cpp - fusec's runtime C API -------------------------------===//
+#include "runtime/c_api/runtime_c.h"
+
+#include "runtime/RuntimeApi.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+using namespace fusec::runtime;
+
+struct fusec_plan {
+  std::shared_ptr<const Plan> plan;
+};
+
+struct fusec_session {
+  std::unique_ptr<Session> session;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+/// Runs `body`, turning any exception into lastError and `failure`.
+template <typename Result, typename Body>
+Result guarded(Result failure, Body body) {
+  try {
+    lastError.clear();
+    return body();
+  } catch (const std::exception &error) {
+    lastError = error.what();
+  } catch (...) {
+    lastError = "unknown error";
+  }
+  return failure;
+}
+
+size_t copyShape(const std::vector<TensorDesc> &tensors, size_t index, int64_t *dims,
+                 size_t capacity) {
+  if (index >= tensors.size())
+    return 0;
+  const auto &shape = tensors[index].shape;
+  for (size_t d = 0; d < shape.size() && d < capacity; ++d)
+    dims[d] = shape[d];
+  return shape.size();
+}
+
+} // namespace
+
+extern "C" {
+
+const char *fusec_last_error(void) { return lastError.c_str(); }
+
+fusec_plan *fusec_plan_load(const char *path) {
+  return guarded<fusec_plan *>(nullptr, [&] {
+    if (!path)
+      throw Error("fusec_plan_load: path is NULL");
+    return new fusec_plan{std::make_shared<const Plan>(Plan::load(path))};
+  });
+}
+
+void fusec_plan_free(fusec_plan *plan) { delete plan; }
+
+size_t fusec_plan_num_inputs(const fusec_plan *plan) { return plan ? plan->plan->inputs().size() : 0; }
+size_t fusec_plan_num_outputs(const fusec_plan *plan) { return plan ? plan->plan->outputs().size() : 0; }
+
+const char *fusec_plan_input_name(const fusec_plan *plan, size_t index) {
+  return plan && index < plan->plan->inputs().size() ? plan->plan->inputs()[index].name.c_str()
+                                                     : nullptr;
+}
+const char *fusec_plan_output_name(const fusec_plan *plan, size_t index) {
+  return plan && index < plan->plan->outputs().size() ? plan->plan->outputs()[index].name.c_str()
+                                                      : nullptr;
+}
+
+size_t fusec_plan_input_shape(const fusec_plan *plan, size_t index, int64_t *dims, size_t capacity) {
+  return plan ? copyShape(plan->plan->inputs(), index, dims, capacity) : 0;
+}
+size_t fusec_plan_output_shape(const fusec_plan *plan, size_t index, int64_t *dims,
+                               size_t capacity) {
+  return plan ? copyShape(plan->plan->outputs(), index, dims, capacity) : 0;
+}
+
+fusec_session *fusec_session_create(const fusec_plan *plan, const char *device) {
+  return guarded<fusec_session *>(nullptr, [&] {
+    if (!plan)
+      throw Error("fusec_session_create: plan is NULL");
+    std::string name = device ? device : "auto";
+    Device kind;
+    if (name == "cpu")
+      kind = Device::Cpu;
+    else if (name == "cuda")
+      kind = Device::Cuda;
+    else if (name == "auto")
+      kind = Device::Auto;
+    else
+      throw Error("fusec_session_create: unknown device '" + name + "' (cpu, cuda, auto)");
+    return new fusec_session{std::make_unique<Session>(plan->plan, kind)};
+  });
+}
+
+void fusec_session_free(fusec_session *session) { delete session; }
+
+int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs,
+                      float *const *outputs) {
+  return guarded<int>(1, [&] {
+    if (!session || !inputs || !outputs)
+      throw Error("fusec_session_run: session, inputs and outputs must not be NULL");
+    const Plan &plan = session->session->plan();
+    std::vector<const float *> in(inputs, inputs + plan.inputs().size());
+    std::vector<float *> out(outputs, outputs + plan.outputs().size());
+    session->session->run(batch, in, out);
+    return 0;
+  });
+}
+
+} // extern "C"

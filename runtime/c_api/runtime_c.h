@@ -1,0 +1,62 @@
+/*===- runtime_c.h - fusec's runtime C API ------------------------*- C -*-===*\
+ *
+ * Installed as <fusec/runtime_c.h>; usable from plain C. Every function that
+ * can fail returns NULL or a non-zero status and leaves a message for
+ * fusec_last_error() (per thread).
+ *
+ *   fusec_plan *plan = fusec_plan_load("model.plan");
+ *   fusec_session *session = fusec_session_create(plan, "auto");
+ *   const float *inputs[] = {x};  float *outputs[] = {y};
+ *   if (fusec_session_run(session, batch, inputs, outputs) != 0)
+ *     fprintf(stderr, "%s\n", fusec_last_error());
+ *   fusec_session_free(session);  fusec_plan_free(plan);
+ *
+\*===----------------------------------------------------------------------===*/
+#ifndef FUSEC_RUNTIME_C_API_RUNTIME_C_H
+#define FUSEC_RUNTIME_C_API_RUNTIME_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fusec_plan fusec_plan;
+typedef struct fusec_session fusec_session;
+
+/* The batch dimension in shapes returned by the queries. */
+#define FUSEC_BATCH_DIM (-1)
+
+/* The last error message of this thread, or "" when none. */
+const char *fusec_last_error(void);
+
+fusec_plan *fusec_plan_load(const char *path);
+void fusec_plan_free(fusec_plan *plan);
+
+/* Inputs and outputs of a plan, in the order fusec_session_run takes them. */
+size_t fusec_plan_num_inputs(const fusec_plan *plan);
+size_t fusec_plan_num_outputs(const fusec_plan *plan);
+const char *fusec_plan_input_name(const fusec_plan *plan, size_t index);
+const char *fusec_plan_output_name(const fusec_plan *plan, size_t index);
+/* Rank of the tensor; its dims (FUSEC_BATCH_DIM for the batch) are written to
+   dims[0 .. min(rank, capacity)). Returns 0 for an index out of range. */
+size_t fusec_plan_input_shape(const fusec_plan *plan, size_t index, int64_t *dims,
+                              size_t capacity);
+size_t fusec_plan_output_shape(const fusec_plan *plan, size_t index, int64_t *dims,
+                               size_t capacity);
+
+/* device: "cpu", "cuda" or "auto". The session keeps the plan alive. */
+fusec_session *fusec_session_create(const fusec_plan *plan, const char *device);
+void fusec_session_free(fusec_session *session);
+
+/* Runs at `batch`: inputs[i] and outputs[i] are float32, C order, holding the
+   plan's shapes with the batch dimension set to `batch`. Returns 0 on success. */
+int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs,
+                      float *const *outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUSEC_RUNTIME_C_API_RUNTIME_C_H */

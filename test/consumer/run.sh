@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs fusec from BUILD_DIR into a temporary prefix, builds this consumer
+# project against it, and runs both consumers.
+# Usage: run.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 source=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+cmake -S "$source/test/consumer" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DFUSEC_EXAMPLE_PLUGIN_SOURCE="$source/examples/plugin/FoldReluClipPlugin.cpp" \
+  > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/build" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
+"$work/build/consumer_pipeline"
+"$work/prefix/bin/fusec" "$source/examples/residual_block.json" --target=cpu -o "$work/model.plan"
+"$work/build/consumer_c_api" "$work/model.plan"
+printf 'func.func @main(%%x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n  %%r = fuse.relu %%x : (tensor<?x4xf32>) -> tensor<?x4xf32>\n  %%c = fuse.clip %%r {max = 6.0 : f32} : (tensor<?x4xf32>) -> tensor<?x4xf32>\n  return %%c : tensor<?x4xf32>\n}\n' > "$work/relu_clip.mlir"
+"$work/prefix/bin/fusec-opt" --load-pass-plugin="$work/build/libconsumer_plugin.so" "$work/relu_clip.mlir" \
+  --pass-pipeline='builtin.module(func.func(fuse-example-fold-relu-clip))' > "$work/folded.mlir"
+if grep -q 'fuse.relu' "$work/folded.mlir"; then
+  echo "consumer: the plugin pass did not fold relu into clip" >&2
+  exit 1
+fi
+echo "consumer: pass plugin built against the installed package folded relu into clip"
