@@ -89,10 +89,13 @@ private:
 
   void writeKernel(fuse::SuperkernelOp kernel, unsigned index) {
     Block &body = kernel.getBody().front();
+    // Copy before inserting: insertion may move the map's entries.
     for (auto [arg, operand] : llvm::zip(body.getArguments(), kernel.getInputs())) {
       auto it = producerOf.find(operand);
-      if (it != producerOf.end())
-        producerOf[arg] = it->second;
+      if (it != producerOf.end()) {
+        std::string producer = it->second;
+        producerOf[arg] = producer;
+      }
     }
     double savedBytes = costField(kernel, "unfused_bytes") - costField(kernel, "fused_bytes");
     char savings[96];
@@ -107,8 +110,10 @@ private:
     out += "  }\n";
     for (auto [result, yielded] : llvm::zip(kernel.getResults(), body.getTerminator()->getOperands())) {
       auto it = producerOf.find(yielded);
-      if (it != producerOf.end())
-        producerOf[result] = it->second;
+      if (it != producerOf.end()) {
+        std::string producer = it->second;
+        producerOf[result] = producer;
+      }
     }
   }
 
