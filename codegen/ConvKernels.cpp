@@ -143,19 +143,11 @@ FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp c
 } // namespace
 
 FailureOr<GeneratedKernel> emitConvKernel(KernelBuilder &builder) {
-  fuse::ConvOp conv;
-  for (Operation *op : builder.bodyOps())
-    if (auto candidate = llvm::dyn_cast<fuse::ConvOp>(op))
-      conv = candidate;
-  if (!conv)
-    return builder.getKernel().emitError() << "conv kernel without a conv";
-  std::vector<Operation *> prologue, epilogue;
-  splitAroundCore(builder, conv, prologue, epilogue);
-  if (!prologue.empty())
-    return prologue.front()->emitError() << "conv kernels take no fused prologue";
-  for (Value operand : conv->getOperands())
-    if (!llvm::isa<BlockArgument>(operand))
-      return conv.emitError() << "conv operands must be kernel inputs";
+  std::vector<Operation *> epilogue;
+  auto core = findTemplateCore(builder, fuse::OpClass::Conv, epilogue);
+  if (failed(core))
+    return failure();
+  auto conv = llvm::cast<fuse::ConvOp>(*core);
   if (conv.getGroup() == 1)
     return emitImplicitGemm(builder, conv, epilogue);
   return emitDirectConv(builder, conv, epilogue);

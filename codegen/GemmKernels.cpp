@@ -17,19 +17,11 @@ constexpr int64_t kTile = 16;
 } // namespace
 
 FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
-  Operation *core = nullptr;
-  for (Operation *op : builder.bodyOps())
-    if (llvm::isa<fuse::MatMulOp, fuse::GemmOp>(op))
-      core = op;
-  if (!core)
-    return builder.getKernel().emitError() << "gemm kernel without a matrix product";
-  std::vector<Operation *> prologue, epilogue;
-  splitAroundCore(builder, core, prologue, epilogue);
-  if (!prologue.empty())
-    return prologue.front()->emitError() << "gemm kernels take no fused prologue";
-  for (Value operand : core->getOperands())
-    if (!llvm::isa<BlockArgument>(operand))
-      return core->emitError() << "matrix operands must be kernel inputs";
+  std::vector<Operation *> epilogue;
+  auto found = findTemplateCore(builder, fuse::OpClass::Gemm, epilogue);
+  if (failed(found))
+    return failure();
+  Operation *core = *found;
 
   Value lhs = core->getOperand(0), rhs = core->getOperand(1), result = core->getResult(0);
   auto lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs), outShape = shapeOf(result);

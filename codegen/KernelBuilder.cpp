@@ -143,6 +143,25 @@ void splitAroundCore(KernelBuilder &builder, Operation *core, std::vector<Operat
   }
 }
 
+FailureOr<Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass coreClass,
+                                        std::vector<Operation *> &epilogue) {
+  Operation *core = nullptr;
+  for (Operation *op : builder.bodyOps())
+    if (fuse::classifyOp(op) == coreClass)
+      core = op;
+  StringRef kind = fuse::kernelKindName(coreClass);
+  if (!core)
+    return builder.getKernel().emitError() << kind << " kernel without a " << kind << " op";
+  std::vector<Operation *> prologue;
+  splitAroundCore(builder, core, prologue, epilogue);
+  if (!prologue.empty())
+    return prologue.front()->emitError() << kind << " kernels take no fused prologue";
+  for (Value operand : core->getOperands())
+    if (!llvm::isa<BlockArgument>(operand))
+      return core->emitError() << kind << " operands must be kernel inputs";
+  return core;
+}
+
 GridDim gridFor(LinearCount count, int64_t step) { return {count.perBatch, count.fixed, step}; }
 
 } // namespace fusec::codegen

@@ -13,6 +13,7 @@
 #include "codegen/TensorIndexing.h"
 
 #include "ir/FuseOps.h"
+#include "ir/OpClassification.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -78,6 +79,13 @@ mlir::FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder);
 void splitAroundCore(KernelBuilder &builder, mlir::Operation *core,
                      std::vector<mlir::Operation *> &prologue,
                      std::vector<mlir::Operation *> &epilogue);
+
+/// The template op of a kernel whose inputs are read directly from memory
+/// (conv, gemm, pool): the body's core op of class `coreClass`, with every
+/// operand a kernel input and only an epilogue fused after it.
+mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder,
+                                                    fuse::OpClass coreClass,
+                                                    std::vector<mlir::Operation *> &epilogue);
 
 /// A grid dimension covering `count` (linear in batch) in steps of `step`.
 GridDim gridFor(LinearCount count, int64_t step);
