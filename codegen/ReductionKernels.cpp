@@ -22,12 +22,20 @@ constexpr int64_t kThreads = 256;
 LogicalResult emitInputValue(KernelBuilder &builder, Operation *core,
                              ArrayRef<Operation *> prologue, std::string &code,
                              const std::string &indent, const std::string &linear,
-                             const std::string &name, bool keepPrologueBound = false) {
+                             const std::string &name, bool keepPrologueBound = false,
+                             bool storePrologueOutputs = false) {
   Value input = core->getOperand(0);
   auto coords = emitCoordinates(code, indent, shapeOf(input), linear, builder.fresh("x"));
   if (failed(builder.emitElementwise(code, indent, prologue, coords)))
     return failure();
   code += indent + "float " + name + " = " + builder.valueAt(input, coords) + ";\n";
+  // Prologue values read outside the kernel are written where they are
+  // computed (kernels whose output shape differs from the input's).
+  if (storePrologueOutputs)
+    for (auto [index, value] : llvm::enumerate(builder.yields()))
+      if (Operation *producer = value.getDefiningOp(); producer && llvm::is_contained(prologue, producer))
+        code += indent + "out" + std::to_string(index) + "[" + linear + "] = " +
+                builder.valueAt(value, coords) + ";\n";
   if (!keepPrologueBound)
     for (Operation *op : prologue)
       builder.unbind(op->getResult(0));
@@ -156,7 +164,8 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
       inputCoords.push_back(llvm::is_contained(axes, int64_t(d)) ? reducedCoords[nextReduced++]
                                                                 : keptCoords[nextKept++]);
     code += i2 + "const long long at = " + linearOffset(in, inputCoords) + ";\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "at", "x")))
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "at", "x",
+                              /*keepPrologueBound=*/false, /*storePrologueOutputs=*/true)))
       return failure();
     code += i2 + "localSum += x;\n" + i1 + "}\n";
     code += i1 + "const float mean = fusec_block_sum(localSum, scratch) / (float)R;\n";

@@ -37,7 +37,7 @@ std::vector<std::string> emitCoordinates(std::string &code, const std::string &i
   for (size_t d = 0; d < shape.size(); ++d) {
     std::string name = prefix + std::to_string(d);
     // Not every fused op reads every coordinate.
-    code += indent + "[[maybe_unused]] long long " + name + " = (" + linear + " / " +
+    code += indent + "[[maybe_unused]] long long " + name + " = ((" + linear + ") / " +
             productExpr(shape, d + 1, shape.size()) + ")";
     if (d > 0)
       code += " % " + dimExpr(shape[d]);

@@ -27,7 +27,7 @@ struct FormFusionGroupsPass : fusec::impl::FormFusionGroupsBase<FormFusionGroups
       return signalPassFailure();
     }
     if (costBatch < 1) {
-      func.emitError() << "cost-batch must be >= 1, got " << costBatch;
+      func.emitError() << "cost-batch must be >= 1, got " << static_cast<int64_t>(costBatch);
       return signalPassFailure();
     }
     auto model = registry.createCostModel(costModel, *profile, costBatch);
@@ -54,7 +54,7 @@ struct FormFusionGroupsPass : fusec::impl::FormFusionGroupsBase<FormFusionGroups
     func::FuncOp func = getOperation();
     Builder builder(&getContext());
     for (const fusec::FusionGroup &group : graph.groups()) {
-      if (!group.alive)
+      if (!group.alive || graph.isOutlined(group.id))
         continue;
       ++numKernels;
       fusec::CostEstimate fused = graph.cost(group.id), unfused = graph.unfusedCost(group.id);

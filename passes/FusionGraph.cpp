@@ -108,6 +108,7 @@ std::vector<std::pair<int, int>> FusionGraph::siblingPairs() const {
   };
   for (BlockArgument arg : func.getArguments())
     visit(arg);
+  // Weights are not visited: sharing one is no reason to fuse.
   for (Operation &op : func.getBody().front())
     if (isComputeOp(op))
       for (Value result : op.getResults())
@@ -122,8 +123,10 @@ std::vector<int> FusionGraph::siblingsOf(int id) const {
   for (Operation *op : groupList[id].ops)
     for (Value operand : op->getOperands()) {
       Operation *producer = operand.getDefiningOp();
-      if (producer && groupOf(producer) == id)
-        continue; // computed inside the group
+      // Computed inside the group, or a weight: sharing a weight saves no
+      // activation traffic worth a merge.
+      if (producer && (groupOf(producer) == id || llvm::isa<fuse::ConstantOp>(producer)))
+        continue;
       for (Operation *user : operand.getUsers()) {
         int other = groupOf(user);
         if (other >= 0 && other != id)
@@ -170,7 +173,15 @@ std::string FusionGraph::ruleFor(const FusionGroup &producer, const FusionGroup 
   return "reduction-fusion";
 }
 
+bool FusionGraph::isOutlined(int id) const {
+  return llvm::any_of(groupList[id].ops,
+                      [](Operation *op) { return llvm::isa<fuse::SuperkernelOp>(op); });
+}
+
 Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup &consumer) const {
+  for (const FusionGroup *group : {&producer, &consumer})
+    if (llvm::any_of(group->ops, [](Operation *op) { return llvm::isa<fuse::SuperkernelOp>(op); }))
+      return Legality::reject("outlined", "'" + describe(group->id) + "' is already a superkernel");
   std::string rule = ruleFor(producer, consumer, /*siblings=*/false);
   if (llvm::is_contained(disabledRules, rule))
     return Legality::reject("disabled", rule + " is disabled");
@@ -218,6 +229,8 @@ Legality FusionGraph::checkMerge(int a, int b) const {
   if (aFeedsB && bFeedsA)
     return Legality::reject("cycle", "the groups feed each other");
   if (!aFeedsB && !bFeedsA) {
+    if (isOutlined(a) || isOutlined(b))
+      return Legality::reject("outlined", "a superkernel that is already outlined stays as it is");
     if (first.core || second.core)
       return Legality::reject("one-core", "only elementwise siblings fuse");
     if (llvm::is_contained(disabledRules, "sibling-fusion"))
@@ -329,7 +342,7 @@ void FusionGraph::commit() {
   Builder builder(func.getContext());
   int next = 0;
   for (FusionGroup &group : groupList) {
-    if (!group.alive)
+    if (!group.alive || isOutlined(group.id))
       continue;
     for (Operation *op : group.ops)
       op->setAttr(kGroupAttr, builder.getI64IntegerAttr(next));

@@ -11,6 +11,7 @@
 //   no-prologue      - conv, gemm and pool inputs are read by their templates: only
 //                      reductions take fused elementwise producers
 //   data-movement    - pad/reshape/transpose/concat kernels stay alone
+//   outlined         - a fuse.superkernel already in the input stays as it is
 //   kernel-size      - at most kMaxKernelOps ops per kernel (register pressure,
 //                      compile time, and linear planning time)
 //   iteration-space  - fused elementwise ops compute the shape of the kernel's
@@ -110,6 +111,9 @@ public:
   void reject(int a, int b, const Legality &why);
   void rejectUnprofitable(int a, int b);
   const std::vector<RejectedFusion> &rejections() const { return rejected; }
+
+  /// True for the group of a fuse.superkernel that was already outlined.
+  bool isOutlined(int id) const;
 
   /// A readable name for a group: its members' node names.
   std::string describe(int id) const;

@@ -10,6 +10,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace fusec {
 #define GEN_PASS_DEF_OUTLINESUPERKERNELS
@@ -100,11 +101,23 @@ struct OutlineSuperkernelsPass
     llvm::SmallPtrSet<Operation *, 16> isNew;
     for (SuperkernelOp superkernel : created)
       isNew.insert(superkernel);
-    unsigned index = 0;
+    llvm::StringSet<> taken;
     for (auto superkernel : body.getOps<SuperkernelOp>())
-      if (isNew.contains(superkernel))
-        superkernel.setSymName("sk" + std::to_string(index++) + "_" +
-                               superkernel.getSymName().str());
+      if (!isNew.contains(superkernel))
+        taken.insert(superkernel.getSymName());
+    unsigned index = 0;
+    for (auto superkernel : body.getOps<SuperkernelOp>()) {
+      if (!isNew.contains(superkernel)) {
+        ++index;
+        continue;
+      }
+      std::string name;
+      do
+        name = "sk" + std::to_string(index++) + "_" + superkernel.getSymName().str();
+      while (taken.contains(name));
+      taken.insert(name);
+      superkernel.setSymName(name);
+    }
   }
 
   SuperkernelOp outline(ArrayRef<Operation *> members) {
