@@ -259,7 +259,16 @@ CostEstimate FusionGraph::costOf(ArrayRef<int> ids) const {
   });
 }
 
-CostEstimate FusionGraph::cost(int id) const { return costOf({id}); }
+CostEstimate FusionGraph::cost(int id) const {
+  if (costCache.size() < groupList.size())
+    costCache.resize(groupList.size());
+  CachedCost &cached = costCache[id];
+  if (cached.version != groupList[id].version) {
+    cached.cost = costOf({id});
+    cached.version = groupList[id].version;
+  }
+  return cached.cost;
+}
 CostEstimate FusionGraph::mergedCost(int a, int b) const { return costOf({a, b}); }
 
 CostEstimate FusionGraph::unfusedCost(int id) const {

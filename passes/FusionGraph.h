@@ -137,6 +137,13 @@ private:
   llvm::DenseMap<mlir::Operation *, int> groupOfOp;
   llvm::DenseMap<mlir::Operation *, size_t> indexOfOp;
   std::vector<RejectedFusion> rejected;
+  /// cost(id) per group, valid while the group's version is unchanged; the
+  /// planner asks for the same groups' costs many times between merges.
+  struct CachedCost {
+    unsigned version = ~0u;
+    CostEstimate cost;
+  };
+  mutable std::vector<CachedCost> costCache;
 };
 
 /// Heavy ops that anchor a kernel template.
