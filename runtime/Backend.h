@@ -10,12 +10,41 @@
 #define FUSEC_RUNTIME_BACKEND_H
 
 #include "runtime/Device.h"
+#include "runtime/Timing.h"
 #include "runtime/plan/Plan.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace fusec::runtime {
+
+/// What Backend::time() measures.
+struct TimingOptions {
+  /// Untimed runs first.
+  int warmup = 0;
+  int iterations = 1;
+  /// GPU only: also time every device step (kernel or copy) on its own.
+  bool deviceSteps = false;
+};
+
+/// Timings of repeated runs, each summarized over the timed iterations.
+struct RunTimings {
+  /// How the runs executed ("bucket 4, graph"); empty on the CPU.
+  std::string mode;
+  /// Whole runs: inputs in, execution, outputs out. Device time between
+  /// CUDA events on a GPU, the host's wall clock on the CPU.
+  TimingSummary run;
+  /// GPU only: the execution alone (graph replays or kernel launches, and
+  /// host steps), without the copies in and out.
+  std::optional<TimingSummary> execute;
+  /// GPU only, if asked for: per iteration, the sum of every device step
+  /// timed on its own, back to back on a stream that was held until all of
+  /// them were enqueued: the execution without launch overhead or gaps.
+  std::optional<TimingSummary> deviceSteps;
+  size_t deviceStepCount = 0;
+};
 
 class Backend {
 public:
@@ -29,12 +58,22 @@ public:
   /// in C order with the shapes of the plan resolved at `batch`.
   virtual void execute(int64_t batch, const std::vector<const float *> &inputs,
                        const std::vector<float *> &outputs) = 0;
+
+  /// Runs like execute(), first untimed, then timed, as `options` say.
+  /// This default times each run with the host's wall clock.
+  virtual RunTimings time(int64_t batch,
+                          const std::vector<const float *> &inputs,
+                          const std::vector<float *> &outputs,
+                          const TimingOptions &options);
 };
 
-/// The backend for `device`. Device::Auto picks the best one available.
-/// Throws Error if the device is unavailable.
+/// The backend for `device`. Device::Auto picks CUDA where the plan has GPU
+/// kernels and the driver finds a device; otherwise it says why on stderr
+/// (once per process and reason) and picks the CPU. Throws Error if
+/// `device` is Device::Cuda and CUDA cannot run the plan.
 std::unique_ptr<Backend> createBackend(Device device,
-                                       std::shared_ptr<const Plan> plan);
+                                       std::shared_ptr<const Plan> plan,
+                                       const DeviceOptions &options = {});
 
 } // namespace fusec::runtime
 

@@ -14,6 +14,21 @@ enum class Device {
   Auto,
 };
 
+/// How a session uses its device. The CPU backend ignores these.
+struct DeviceOptions {
+  /// Replay one CUDA graph per batch bucket, padding a batch up to the next
+  /// bucket; false launches every kernel directly at the exact batch.
+  bool useGraphs = true;
+  /// Capture every bucket's graphs when the session is created instead of
+  /// on each bucket's first run.
+  bool prebuildGraphs = false;
+  /// The CUDA driver library, opened with dlopen when a CUDA session is
+  /// created (a path or a name the dynamic loader searches for).
+  std::string cudaDriver = "libcuda.so.1";
+  /// The CUDA device ordinal.
+  int cudaDevice = 0;
+};
+
 /// "cpu", "cuda" or "auto".
 const char *deviceName(Device device);
 /// The inverse of deviceName(); nullopt for anything else.

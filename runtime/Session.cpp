@@ -25,8 +25,9 @@ void checkBatch(int64_t batch) {
 
 } // namespace
 
-Session::Session(std::shared_ptr<const Plan> plan, Device device)
-    : plan_(std::move(plan)), backend_(createBackend(device, plan_)) {}
+Session::Session(std::shared_ptr<const Plan> plan, Device device,
+                 const DeviceOptions &options)
+    : plan_(std::move(plan)), backend_(createBackend(device, plan_, options)) {}
 
 Session::~Session() = default;
 Session::Session(Session &&) noexcept = default;
@@ -85,8 +86,9 @@ Session::run(int64_t batch, const std::map<std::string, Tensor> &inputs) {
   return results;
 }
 
-void Session::run(int64_t batch, const std::vector<const float *> &inputs,
-                  const std::vector<float *> &outputs) {
+void Session::checkPointers(int64_t batch,
+                            const std::vector<const float *> &inputs,
+                            const std::vector<float *> &outputs) const {
   checkBatch(batch);
   if (inputs.size() != plan_->inputs().size() ||
       outputs.size() != plan_->outputs().size())
@@ -94,7 +96,20 @@ void Session::run(int64_t batch, const std::vector<const float *> &inputs,
                 " inputs and " + std::to_string(plan_->outputs().size()) +
                 " outputs; got " + std::to_string(inputs.size()) + " and " +
                 std::to_string(outputs.size()) + " pointers");
+}
+
+void Session::run(int64_t batch, const std::vector<const float *> &inputs,
+                  const std::vector<float *> &outputs) {
+  checkPointers(batch, inputs, outputs);
   backend_->execute(batch, inputs, outputs);
+}
+
+RunTimings Session::time(int64_t batch,
+                         const std::vector<const float *> &inputs,
+                         const std::vector<float *> &outputs,
+                         const TimingOptions &options) {
+  checkPointers(batch, inputs, outputs);
+  return backend_->time(batch, inputs, outputs, options);
 }
 
 } // namespace fusec::runtime

@@ -4,7 +4,7 @@
 //   Session session(plan, Device::Auto);
 //   auto outputs = session.run(/*batch=*/4, {{"input", inputTensor}});
 //
-// A Session binds a plan to a backend. It checks every input against the
+// A Session binds a plan to a backend (DeviceOptions tune the CUDA one). It checks every input against the
 // plan (names and shapes at the requested batch size) before running, and
 // may be run any number of times at any batch size; it is not thread-safe.
 //
@@ -12,6 +12,7 @@
 #ifndef FUSEC_RUNTIME_SESSION_H
 #define FUSEC_RUNTIME_SESSION_H
 
+#include "runtime/Backend.h"
 #include "runtime/Device.h"
 #include "runtime/Tensor.h"
 #include "runtime/plan/Plan.h"
@@ -23,13 +24,13 @@
 
 namespace fusec::runtime {
 
-class Backend;
-
 class Session {
 public:
-  /// Throws Error if `device` is unavailable.
+  /// Throws Error if `device` is unavailable. Device::Auto falls back to the
+  /// CPU, saying why on stderr, where CUDA cannot run the plan.
   explicit Session(std::shared_ptr<const Plan> plan,
-                   Device device = Device::Auto);
+                   Device device = Device::Auto,
+                   const DeviceOptions &options = {});
   ~Session();
   Session(Session &&) noexcept;
   Session &operator=(Session &&) noexcept;
@@ -57,7 +58,17 @@ public:
   void run(int64_t batch, const std::vector<const float *> &inputs,
            const std::vector<float *> &outputs);
 
+  /// Runs like the pointer entry point, first `options.warmup` times
+  /// untimed, then `options.iterations` times timed (CUDA events on a GPU,
+  /// the wall clock on the CPU). Throws Error like run().
+  RunTimings time(int64_t batch, const std::vector<const float *> &inputs,
+                  const std::vector<float *> &outputs,
+                  const TimingOptions &options);
+
 private:
+  void checkPointers(int64_t batch, const std::vector<const float *> &inputs,
+                     const std::vector<float *> &outputs) const;
+
   std::shared_ptr<const Plan> plan_;
   std::unique_ptr<Backend> backend_;
 };

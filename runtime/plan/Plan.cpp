@@ -6,6 +6,9 @@
 #include "runtime/plan/PlanVerifier.h"
 #include "runtime/support/FileIO.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace fusec::runtime {
 
 const char *bufferKindName(BufferKind kind) {
@@ -32,6 +35,17 @@ BatchLinear BufferDesc::byteSize() const {
   return BatchLinear{0, bytes};
 }
 
+int64_t GridDimDesc::at(int64_t batch) const {
+  // The verifier bounds the terms (per_batch, fixed >= 0, divisor >= 1, all
+  // <= 2^52), so only a huge batch overflows: the result saturates, and the
+  // scheduler rejects anything above CUDA's grid limits.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (perBatch > 0 && batch > (kMax - fixed - divisor) / perBatch)
+    return kMax;
+  return std::max<int64_t>(1, (perBatch * batch + fixed + divisor - 1) /
+                                  divisor);
+}
+
 Plan::Plan(std::string sourceName, std::vector<uint8_t> bytes,
            std::vector<plan::SectionRef> sections, PlanManifest manifest)
     : sourceName_(std::move(sourceName)), bytes_(std::move(bytes)),
@@ -45,11 +59,14 @@ Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
   plan::DecodedContainer container =
       plan::decodePlan(bytes.data(), bytes.size(), sourceName);
   PlanManifest manifest = readManifest(container.manifest, sourceName);
-  std::optional<uint64_t> weightsSize;
-  for (const plan::SectionRef &section : container.sections)
+  SectionSizes sizes;
+  for (const plan::SectionRef &section : container.sections) {
     if (section.name == plan::kWeightsSection)
-      weightsSize = section.size;
-  verifyManifest(manifest, weightsSize, sourceName);
+      sizes.weights = section.size;
+    if (section.name == plan::kKernelImagesSection)
+      sizes.kernelImages = section.size;
+  }
+  verifyManifest(manifest, sizes, sourceName);
   return Plan(std::move(sourceName), std::move(bytes),
               std::move(container.sections), std::move(manifest));
 }
@@ -68,6 +85,13 @@ const float *Plan::weightData(const BufferDesc &buffer) const {
   // file, and the file bytes are allocated with at least float alignment.
   ByteRange weights = sectionBytes(plan::kWeightsSection);
   return reinterpret_cast<const float *>(weights.data + buffer.weightOffset);
+}
+
+ByteRange Plan::imageBytes(const ImageRange &range) const {
+  // The verifier checked that the range lies inside the section.
+  ByteRange images = sectionBytes(plan::kKernelImagesSection);
+  return ByteRange{images.data + range.offset,
+                   static_cast<size_t>(range.size)};
 }
 
 } // namespace fusec::runtime

@@ -15,7 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,8 +68,42 @@ struct OpDesc {
   nlohmann::json attrs = nlohmann::json::object();
 };
 
+/// One grid dimension of a launch: ceil((perBatch * batch + fixed) /
+/// divisor), at least 1.
+struct GridDimDesc {
+  int64_t perBatch = 0;
+  int64_t fixed = 0;
+  int64_t divisor = 1;
+
+  int64_t at(int64_t batch) const;
+};
+
+/// How a device kernel is launched: block dimensions and a grid that grows
+/// with the batch size.
+struct LaunchDesc {
+  std::array<int64_t, 3> block = {1, 1, 1};
+  std::array<GridDimDesc, 3> grid;
+};
+
+/// A byte range inside the kernel_images section.
+struct ImageRange {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+/// A device kernel's compiled code: PTX (NUL-terminated or not) and, for the
+/// architecture `arch` ("sm_90"), an optional CUBIN.
+struct KernelImageDesc {
+  std::string entry;
+  std::string arch;
+  ImageRange ptx;
+  std::optional<ImageRange> cubin;
+};
+
 /// One launch. Values [0, inputs.size()) are the kernel inputs in order; the
 /// others are op results. yields[i] is the value written to outputs[i].
+/// Device kernels of GPU plans carry `launch` and `image`; "copy" and "host"
+/// kernels never do (plan::kCopyKernelKind, plan::kHostKernelKind).
 struct KernelDesc {
   std::string name;
   std::string kind;
@@ -76,6 +112,11 @@ struct KernelDesc {
   std::vector<Shape> values;
   std::vector<OpDesc> ops;
   std::vector<size_t> yields;
+  std::optional<LaunchDesc> launch;
+  std::optional<KernelImageDesc> image;
+
+  bool isHostStep() const { return kind == plan::kHostKernelKind; }
+  bool isCopy() const { return kind == plan::kCopyKernelKind; }
 };
 
 struct ArenaDesc {
@@ -125,6 +166,8 @@ public:
   ByteRange sectionBytes(const std::string &name) const;
   /// The data of a weight buffer (inside the weights section).
   const float *weightData(const BufferDesc &buffer) const;
+  /// The bytes of a range of the kernel_images section.
+  ByteRange imageBytes(const ImageRange &range) const;
 
 private:
   Plan(std::string sourceName, std::vector<uint8_t> bytes,

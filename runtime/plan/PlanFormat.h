@@ -41,6 +41,13 @@ inline constexpr uint64_t kBufferAlignment = 64;
 inline constexpr const char *kWeightsSection = "weights";
 inline constexpr const char *kKernelImagesSection = "kernel_images";
 
+/// Kernel kinds the runtime treats specially. A "copy" kernel (one Identity
+/// op) is a device-to-device copy on a GPU; a "host" kernel always runs on
+/// the CPU, between the captured kernel segments of a GPU run. Every other
+/// kind is a compiled device kernel.
+inline constexpr const char *kCopyKernelKind = "copy";
+inline constexpr const char *kHostKernelKind = "host";
+
 /// A dimension in a manifest shape is either a non-negative static size or
 /// kBatchDim, the symbolic batch size chosen at run time.
 inline constexpr int64_t kBatchDim = -1;

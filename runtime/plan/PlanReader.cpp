@@ -75,6 +75,44 @@ OpDesc readOp(const JsonFieldReader &op) {
   return desc;
 }
 
+/// Exactly three integers (x, y, z).
+std::array<int64_t, 3> readDim3(const JsonFieldReader &object,
+                                const char *key) {
+  const std::vector<int64_t> dims = object.getIntArray(key);
+  if (dims.size() != 3)
+    object.fail(std::string("'") + key + "' must have 3 entries (x, y, z), "
+                "found " + std::to_string(dims.size()));
+  return {dims[0], dims[1], dims[2]};
+}
+
+LaunchDesc readLaunch(const JsonFieldReader &launch) {
+  LaunchDesc desc;
+  desc.block = readDim3(launch, "block");
+  if (launch.getArray("grid").size() != 3)
+    launch.fail("'grid' must have 3 entries (x, y, z), found " +
+                std::to_string(launch.getArray("grid").size()));
+  for (size_t i = 0; i < 3; ++i) {
+    JsonFieldReader dim = launch.element("grid", i);
+    desc.grid[i] = GridDimDesc{dim.getInt("per_batch"), dim.getInt("fixed"),
+                               dim.getInt("divisor")};
+  }
+  return desc;
+}
+
+ImageRange readImageRange(const JsonFieldReader &range) {
+  return ImageRange{range.getUnsigned("offset"), range.getUnsigned("size")};
+}
+
+KernelImageDesc readImage(const JsonFieldReader &image) {
+  KernelImageDesc desc;
+  desc.entry = image.getString("entry");
+  desc.arch = image.getString("arch");
+  desc.ptx = readImageRange(image.getObject("ptx"));
+  if (image.has("cubin"))
+    desc.cubin = readImageRange(image.getObject("cubin"));
+  return desc;
+}
+
 KernelDesc readKernel(const JsonFieldReader &kernel) {
   KernelDesc desc;
   desc.name = kernel.getString("name");
@@ -86,6 +124,10 @@ KernelDesc readKernel(const JsonFieldReader &kernel) {
   for (size_t i = 0; i < kernel.getArray("ops").size(); ++i)
     desc.ops.push_back(readOp(kernel.element("ops", i)));
   desc.yields = kernel.getIndexArray("yields");
+  if (kernel.has("launch"))
+    desc.launch = readLaunch(kernel.getObject("launch"));
+  if (kernel.has("image"))
+    desc.image = readImage(kernel.getObject("image"));
   return desc;
 }
 

@@ -22,11 +22,10 @@ std::string formatBytes(const BatchLinear &bytes) {
 
 class ManifestVerifier {
 public:
-  ManifestVerifier(const PlanManifest &manifest,
-                   std::optional<uint64_t> weightsSectionSize,
+  ManifestVerifier(const PlanManifest &manifest, const SectionSizes &sections,
                    const std::string &sourceName)
-      : manifest_(manifest), weightsSectionSize_(weightsSectionSize),
-        sourceName_(sourceName) {}
+      : manifest_(manifest), weightsSectionSize_(sections.weights),
+        imagesSectionSize_(sections.kernelImages), sourceName_(sourceName) {}
 
   void verify() {
     verifyBatchBuckets();
@@ -206,6 +205,7 @@ private:
         expectSameShape(kernel.values[kernel.yields[i]], buffer, what);
         ready[buffer.id] = true;
       }
+      verifyKernelCode(kernel);
     }
     for (const TensorDesc &output : manifest_.outputs)
       if (!ready[output.buffer])
@@ -267,17 +267,113 @@ private:
         fail(where + " yield " + std::to_string(value) + range);
   }
 
+  /// Copy and host kernels carry no code. Every other kernel is a device
+  /// kernel: in a GPU plan (any target but "cpu") it has a launch geometry
+  /// and an image, and in a CPU plan it may have both or neither.
+  void verifyKernelCode(const KernelDesc &kernel) const {
+    const std::string where = "kernel '" + kernel.name + "'";
+    if (kernel.isCopy() || kernel.isHostStep()) {
+      if (kernel.launch || kernel.image)
+        fail(where + " of kind '" + kernel.kind +
+             "' must have neither 'launch' nor 'image'");
+      if (kernel.isCopy())
+        verifyCopy(kernel, where);
+      return;
+    }
+    if (kernel.launch.has_value() != kernel.image.has_value())
+      fail(where + (kernel.launch ? " has a 'launch' but no 'image'"
+                                  : " has an 'image' but no 'launch'"));
+    if (!kernel.launch) {
+      if (manifest_.target != "cpu")
+        fail(where + " has no 'launch' and 'image', which every device "
+             "kernel of a plan for target '" + manifest_.target + "' needs");
+      return;
+    }
+    verifyLaunch(*kernel.launch, where);
+    verifyImage(*kernel.image, where);
+  }
+
+  /// A copy moves one buffer's bytes into another of the same size.
+  void verifyCopy(const KernelDesc &kernel, const std::string &where) const {
+    if (kernel.inputs.size() != 1 || kernel.outputs.size() != 1)
+      fail(where + " of kind 'copy' must have one input and one output, not " +
+           std::to_string(kernel.inputs.size()) + " and " +
+           std::to_string(kernel.outputs.size()));
+    const BufferDesc &from = manifest_.buffers[kernel.inputs[0]];
+    const BufferDesc &to = manifest_.buffers[kernel.outputs[0]];
+    if (from.shape != to.shape)
+      fail(where + " copies " + describe(from) + " of shape " +
+           formatShape(from.shape) + " into " + describe(to) + " of shape " +
+           formatShape(to.shape));
+  }
+
+  /// CUDA's limits on a block: x, y <= 1024, z <= 64, at most 1024 threads.
+  /// Grid sizes depend on the batch and are checked when a run is scheduled.
+  void verifyLaunch(const LaunchDesc &launch, const std::string &where) const {
+    static const int64_t kMaxBlock[3] = {1024, 1024, 64};
+    static const char *const kAxes[3] = {"x", "y", "z"};
+    const std::string block = "[" + std::to_string(launch.block[0]) + ", " +
+                              std::to_string(launch.block[1]) + ", " +
+                              std::to_string(launch.block[2]) + "]";
+    int64_t threads = 1;
+    for (int axis = 0; axis < 3; ++axis) {
+      const int64_t dim = launch.block[axis];
+      if (dim < 1 || dim > kMaxBlock[axis])
+        fail(where + " block " + block + ": " + kAxes[axis] +
+             " must be in [1, " + std::to_string(kMaxBlock[axis]) + "]");
+      threads *= dim;
+    }
+    if (threads > 1024)
+      fail(where + " block " + block + " has " + std::to_string(threads) +
+           " threads; CUDA allows at most 1024");
+    for (int axis = 0; axis < 3; ++axis) {
+      const GridDimDesc &dim = launch.grid[axis];
+      if (dim.divisor < 1 || dim.perBatch < 0 || dim.fixed < 0 ||
+          dim.perBatch > kMaxBytes || dim.fixed > kMaxBytes ||
+          dim.divisor > kMaxBytes)
+        fail(where + " grid " + kAxes[axis] + " (per_batch " +
+             std::to_string(dim.perBatch) + ", fixed " +
+             std::to_string(dim.fixed) + ", divisor " +
+             std::to_string(dim.divisor) +
+             ") needs a positive divisor and non-negative, plausible terms");
+    }
+  }
+
+  void verifyImage(const KernelImageDesc &image,
+                   const std::string &where) const {
+    if (image.entry.empty() || image.arch.empty())
+      fail(where + " image needs a non-empty 'entry' and 'arch'");
+    if (!imagesSectionSize_)
+      fail(where + " has an image, but the plan has no '" +
+           std::string(plan::kKernelImagesSection) + "' section");
+    verifyImageRange(image.ptx, "PTX", where);
+    if (image.cubin)
+      verifyImageRange(*image.cubin, "CUBIN", where);
+  }
+
+  void verifyImageRange(const ImageRange &range, const char *what,
+                        const std::string &where) const {
+    const uint64_t sectionSize = *imagesSectionSize_;
+    if (range.size == 0 || range.offset > sectionSize ||
+        range.size > sectionSize - range.offset)
+      fail(where + " " + what + " image (offset " +
+           std::to_string(range.offset) + ", " + std::to_string(range.size) +
+           " bytes) must be non-empty and lie inside the " +
+           plan::kKernelImagesSection + " section (" +
+           std::to_string(sectionSize) + " bytes)");
+  }
+
   const PlanManifest &manifest_;
   std::optional<uint64_t> weightsSectionSize_;
+  std::optional<uint64_t> imagesSectionSize_;
   const std::string &sourceName_;
 };
 
 } // namespace
 
-void verifyManifest(const PlanManifest &manifest,
-                    std::optional<uint64_t> weightsSectionSize,
+void verifyManifest(const PlanManifest &manifest, const SectionSizes &sections,
                     const std::string &sourceName) {
-  ManifestVerifier(manifest, weightsSectionSize, sourceName).verify();
+  ManifestVerifier(manifest, sections, sourceName).verify();
 }
 
 } // namespace fusec::runtime

@@ -3,6 +3,8 @@
 #include "tools/fuserun/FuserunOptions.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace fusec::fuserun {
@@ -18,6 +20,16 @@ Integer parseInteger(const std::string &flag, const std::string &text,
   if (text.empty() || error != std::errc() || stop != end || value < minimum)
     throw UsageError("option '" + flag + "' expects an integer >= " +
                      std::to_string(minimum) + ", got '" + text + "'");
+  return value;
+}
+
+double parseTolerance(const std::string &flag, const std::string &text) {
+  char *end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(value >= 0.0) ||
+      value == HUGE_VAL)
+    throw UsageError("option '" + flag +
+                     "' expects a non-negative number, got '" + text + "'");
   return value;
 }
 
@@ -39,8 +51,22 @@ options (each valued option accepts --flag=value and --flag value):
   --output-dir=DIR        write each output to DIR/<output name>.npy ('/' in a
                           name becomes '_'); without it, print a summary of
                           each output
-  --iters=N               time N runs and print the median/min/max in ms
+  --iters=N               time N runs and print the median/min/max in ms (CUDA:
+                          device time between events for the whole run and for
+                          its execution alone; CPU: wall clock)
   --warmup=N              untimed runs before the timed ones (default 0)
+  --time-kernels          with --iters on CUDA: also time every kernel on its
+                          own, back to back, and print the sum per run
+  --check                 also run the CPU backend on the same inputs and report
+                          each output's max abs and rel error (rel over elements
+                          whose reference exceeds atol in magnitude); exit 1 if
+                          any |out - ref| > atol + rtol * |ref|
+  --rtol=X, --atol=X      tolerances for --check (default 1e-4 each)
+  --no-graph              CUDA: launch kernels directly at the exact batch
+                          instead of replaying a CUDA graph per batch bucket
+  --prebuild-graphs       CUDA: capture every bucket's graphs at load instead of
+                          on each bucket's first run
+  --cuda-driver=LIB       the CUDA driver library to dlopen (default libcuda.so.1)
   --info[=json]           describe the plan (inputs, outputs, kernels, arena
                           bytes at --batch) instead of running it; --info=json
                           prints JSON
@@ -130,6 +156,26 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
     } else if (flag == "--warmup") {
       options.warmup = parseInteger<int>(flag, value(), 0);
       options.reportTiming = true;
+    } else if (flag == "--time-kernels") {
+      noValue();
+      options.timeKernels = true;
+    } else if (flag == "--check") {
+      noValue();
+      options.check = true;
+    } else if (flag == "--rtol") {
+      options.rtol = parseTolerance(flag, value());
+    } else if (flag == "--atol") {
+      options.atol = parseTolerance(flag, value());
+    } else if (flag == "--no-graph") {
+      noValue();
+      options.deviceOptions.useGraphs = false;
+    } else if (flag == "--prebuild-graphs") {
+      noValue();
+      options.deviceOptions.prebuildGraphs = true;
+    } else if (flag == "--cuda-driver") {
+      options.deviceOptions.cudaDriver = value();
+      if (options.deviceOptions.cudaDriver.empty())
+        throw UsageError("option '--cuda-driver' needs a library");
     } else {
       throw UsageError("unknown option '" + flag + "'");
     }
@@ -137,6 +183,8 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
 
   if (options.help)
     return options;
+  if (options.timeKernels && !options.reportTiming)
+    throw UsageError("option '--time-kernels' needs --iters");
   if (positional.empty())
     throw UsageError("missing the PLAN argument");
   if (positional.size() > 1)

@@ -33,6 +33,14 @@ struct FuserunOptions {
   int warmup = 0;
   /// Set by --iters or --warmup.
   bool reportTiming = false;
+  /// --time-kernels: also time each kernel on its own (CUDA).
+  bool timeKernels = false;
+  /// --no-graph, --prebuild-graphs, --cuda-driver.
+  runtime::DeviceOptions deviceOptions;
+  /// --check: compare every output with the CPU backend's.
+  bool check = false;
+  double rtol = 1e-4;
+  double atol = 1e-4;
   InfoFormat info = InfoFormat::None;
   bool help = false;
 };

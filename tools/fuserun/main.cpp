@@ -11,6 +11,7 @@
 #include "runtime/Session.h"
 #include "runtime/Timing.h"
 #include "tools/fuserun/FuserunOptions.h"
+#include "tools/fuserun/OutputCheck.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -48,6 +49,65 @@ void writeOutputs(const std::string &directory,
   }
 }
 
+void printTiming(const char *label, const TimingSummary &timing,
+                 const std::string &suffix = "") {
+  std::cout << label << "median " << timing.medianMs << " ms, min "
+            << timing.minMs << " ms, max " << timing.maxMs << " ms" << suffix
+            << "\n";
+}
+
+/// Times the unchecked entry point, so that only execution is measured.
+void reportTiming(const fuserun::FuserunOptions &options, Session &session,
+                  int64_t batch, const std::map<std::string, Tensor> &inputs,
+                  std::map<std::string, Tensor> &outputs) {
+  std::vector<const float *> inputData;
+  for (const TensorDesc &input : session.inputs())
+    inputData.push_back(inputs.at(input.name).data());
+  std::vector<float *> outputData;
+  for (const TensorDesc &output : session.outputs())
+    outputData.push_back(outputs.at(output.name).data());
+  TimingOptions timingOptions;
+  timingOptions.warmup = options.warmup;
+  timingOptions.iterations = options.iterations;
+  timingOptions.deviceSteps = options.timeKernels;
+  const RunTimings timings =
+      session.time(batch, inputData, outputData, timingOptions);
+
+  std::cout << "timing: " << timings.run.iterations << " runs at batch "
+            << batch << " on " << deviceName(session.device());
+  if (!timings.mode.empty())
+    std::cout << " (" << timings.mode << ")";
+  printTiming(": ", timings.run);
+  if (timings.execute)
+    printTiming("timing execute: ", *timings.execute);
+  if (timings.deviceSteps)
+    printTiming("timing kernels: ", *timings.deviceSteps,
+                " (sum of " + std::to_string(timings.deviceStepCount) +
+                    " kernels, each timed on its own)");
+}
+
+/// Runs the CPU backend on the same inputs; false if an output differs
+/// beyond tolerance.
+bool checkAgainstCpu(const fuserun::FuserunOptions &options,
+                     std::shared_ptr<const Plan> plan, int64_t batch,
+                     const std::map<std::string, Tensor> &inputs,
+                     const std::map<std::string, Tensor> &outputs) {
+  Session reference(std::move(plan), Device::Cpu);
+  const std::map<std::string, Tensor> expected =
+      reference.run(batch, inputs);
+  bool ok = true;
+  for (const TensorDesc &output : reference.outputs()) {
+    const fuserun::OutputComparison comparison =
+        fuserun::compareOutputs(outputs.at(output.name),
+                                expected.at(output.name), options.rtol,
+                                options.atol);
+    std::cout << "check '" << output.name << "' against the CPU backend: "
+              << fuserun::formatComparison(comparison) << "\n";
+    ok = ok && comparison.mismatches == 0;
+  }
+  return ok;
+}
+
 int run(const fuserun::FuserunOptions &options) {
   auto plan = std::make_shared<const Plan>(Plan::load(options.planPath));
   if (options.info != fuserun::InfoFormat::None) {
@@ -59,7 +119,7 @@ int run(const fuserun::FuserunOptions &options) {
     return 0;
   }
 
-  Session session(plan, options.device);
+  Session session(plan, options.device, options.deviceOptions);
   std::map<std::string, Tensor> inputs;
   for (const auto &[name, path] : options.inputFiles)
     inputs.emplace(name, readNpy(path));
@@ -69,28 +129,22 @@ int run(const fuserun::FuserunOptions &options) {
       inputs.emplace(name, std::move(tensor));
 
   std::map<std::string, Tensor> outputs = session.run(batch, inputs);
-  if (options.reportTiming) {
-    // Time the unchecked entry point so that only execution is measured.
-    std::vector<const float *> inputData;
-    for (const TensorDesc &input : session.inputs())
-      inputData.push_back(inputs.at(input.name).data());
-    std::vector<float *> outputData;
-    for (const TensorDesc &output : session.outputs())
-      outputData.push_back(outputs.at(output.name).data());
-    const TimingSummary timing =
-        timeRuns(options.warmup, options.iterations,
-                 [&] { session.run(batch, inputData, outputData); });
-    std::cout << "timing: " << timing.iterations << " runs at batch " << batch
-              << " on " << deviceName(session.device()) << ": median "
-              << timing.medianMs << " ms, min " << timing.minMs << " ms, max "
-              << timing.maxMs << " ms\n";
-  }
+  const bool checked =
+      !options.check || checkAgainstCpu(options, plan, batch, inputs, outputs);
+  if (options.reportTiming)
+    reportTiming(options, session, batch, inputs, outputs);
 
   if (options.outputDir)
     writeOutputs(*options.outputDir, outputs);
   else
     for (const auto &[name, tensor] : outputs)
       printOutputSummary(name, tensor);
+  if (!checked) {
+    std::cerr << "fuserun: error: outputs differ from the CPU backend beyond "
+                 "rtol "
+              << options.rtol << ", atol " << options.atol << "\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -146,7 +146,8 @@ TEST_CASE("fuserun reports bad inputs and plans with exit code 1") {
       {w.dir.file("bad.plan"), "bad.plan: file is too short"},
       {w.dir.file("none.plan"), "cannot open"},
       {w.plan + " --device=cuda --random-inputs=1",
-       "CUDA backend is not available yet"},
+       "cannot run plan '" + w.plan + "' on CUDA: kernel 'k0_gemm' has no GPU "
+       "image"},
   };
   for (const auto &c : cases) {
     INFO(c.args);
@@ -174,6 +175,12 @@ TEST_CASE("fuserun reports usage errors with exit code 2") {
       {w.plan + " --help=yes", "takes no value"},
       {w.plan + " other.plan", "expected one PLAN argument"},
       {w.plan + " --input x=a.npy --input x=b.npy", "given twice"},
+      {w.plan + " --rtol=-1", "option '--rtol' expects a non-negative number"},
+      {w.plan + " --atol abc", "got 'abc'"},
+      {w.plan + " --check=yes", "takes no value"},
+      {w.plan + " --no-graph=1", "takes no value"},
+      {w.plan + " --time-kernels", "option '--time-kernels' needs --iters"},
+      {w.plan + " --cuda-driver=", "option '--cuda-driver' needs a library"},
   };
   for (const auto &c : cases) {
     INFO(c.args);
@@ -191,6 +198,48 @@ TEST_CASE("fuserun --help documents every flag") {
   CHECK(r.exitCode == 0);
   for (const char *flag :
        {"--device", "--batch", "--input", "--output-dir", "--random-inputs",
-        "--iters", "--warmup", "--info", "--help"})
+        "--iters", "--warmup", "--info", "--help", "--check", "--rtol",
+        "--atol", "--no-graph", "--prebuild-graphs", "--time-kernels",
+        "--cuda-driver"})
     CHECK_THAT(r.out, Contains(flag));
+}
+
+TEST_CASE("fuserun --check compares every output with the CPU backend") {
+  Workspace w;
+  const std::string gpuPlan = w.dir.file("host.plan");
+  writeFileAtomically(gpuPlan, test::hostStepPlanBytes());
+  const ToolResult r =
+      fuserun(w.dir, gpuPlan + " --random-inputs=3 --batch=3 --check "
+                               "--cuda-driver=/nonexistent/libcuda.so.1");
+  INFO(r.err);
+  REQUIRE(r.exitCode == 0);
+  CHECK_THAT(r.out, Contains("check 'y' against the CPU backend: max abs "
+                             "error 0, max rel error 0: ok"));
+  CHECK_THAT(r.out, Contains("check 'z' against the CPU backend: "));
+}
+
+TEST_CASE("fuserun --device=auto falls back to the CPU with one note") {
+  Workspace w;
+  const std::string gpuPlan = w.dir.file("host.plan");
+  writeFileAtomically(gpuPlan, test::hostStepPlanBytes());
+  const std::string driver = " --cuda-driver=/nonexistent/libcuda.so.1";
+  const ToolResult r = fuserun(
+      w.dir, gpuPlan + " --random-inputs=1 --iters=2 --prebuild-graphs" +
+                 driver);
+  INFO(r.err);
+  REQUIRE(r.exitCode == 0);
+  const std::string note =
+      "fusec: CUDA is unavailable (cannot load the CUDA driver "
+      "'/nonexistent/libcuda.so.1': ";
+  CHECK_THAT(r.err, Contains(note));
+  CHECK(r.err.find(note) == r.err.rfind(note));
+  CHECK_THAT(r.out, Contains("timing: 2 runs at batch 1 on cpu: median "));
+  CHECK_THAT(r.out, !Contains("timing execute"));
+
+  const ToolResult cuda =
+      fuserun(w.dir, gpuPlan + " --random-inputs=1 --device=cuda" + driver);
+  CHECK(cuda.exitCode == 1);
+  CHECK_THAT(cuda.err,
+             Contains("fuserun: error: cannot run on CUDA: cannot load the "
+                      "CUDA driver '/nonexistent/libcuda.so.1'"));
 }

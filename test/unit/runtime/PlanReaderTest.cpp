@@ -389,3 +389,139 @@ TEST_CASE("graph inputs, outputs and kernel order are cross-checked") {
       fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {1, 0}; })),
       Contains("batch bucket 0 is not positive"));
 }
+
+namespace {
+
+/// The host step plan (a GPU plan) re-encoded after `edit`.
+Plan gpuPlan(const std::function<void(json &)> &edit) {
+  json manifest = test::hostStepPlanManifest();
+  edit(manifest);
+  return Plan::fromBytes(
+      plan::encodePlan(manifest, test::hostStepPlanSections()), kName);
+}
+
+} // namespace
+
+TEST_CASE("launch geometry and kernel images are read") {
+  const Plan plan = gpuPlan([](json &) {});
+  const KernelDesc &mul = plan.kernels()[0];
+  REQUIRE(mul.launch);
+  CHECK(mul.launch->block == std::array<int64_t, 3>{64, 1, 1});
+  CHECK(mul.launch->grid[0].perBatch == 4);
+  CHECK(mul.launch->grid[0].divisor == 64);
+  CHECK(mul.launch->grid[2].fixed == 1);
+  REQUIRE(mul.image);
+  CHECK(mul.image->entry == "fusec_test_mul");
+  CHECK(mul.image->arch == "sm_75");
+  CHECK(mul.image->ptx.offset == 0);
+  CHECK_FALSE(mul.image->cubin);
+  const ByteRange ptx = plan.imageBytes(mul.image->ptx);
+  CHECK(std::string(reinterpret_cast<const char *>(ptx.data), 16) ==
+        "//\n// Two elemen");
+  CHECK(plan.kernels()[1].isHostStep());
+  CHECK_FALSE(plan.kernels()[1].launch);
+  CHECK(plan.kernels()[3].isCopy());
+
+  const Plan withCubin = gpuPlan([](json &m) {
+    m["kernels"][0]["image"]["cubin"] = {{"offset", 64}, {"size", 32}};
+  });
+  REQUIRE(withCubin.kernels()[0].image->cubin);
+  CHECK(withCubin.kernels()[0].image->cubin->offset == 64);
+}
+
+TEST_CASE("launch and image fields are checked") {
+  const struct {
+    std::function<void(json &)> edit;
+    std::string message;
+  } cases[] = {
+      {[](json &m) { m["kernels"][0]["launch"]["block"] = {64, 1}; },
+       "kernels[0].launch: 'block' must have 3 entries (x, y, z), found 2"},
+      {[](json &m) { m["kernels"][0]["launch"]["grid"].erase(2); },
+       "kernels[0].launch: 'grid' must have 3 entries"},
+      {[](json &m) { m["kernels"][0]["launch"]["grid"][1].erase("divisor"); },
+       "kernels[0].launch.grid[1]: missing required field 'divisor'"},
+      {[](json &m) { m["kernels"][0]["image"]["ptx"]["offset"] = -1; },
+       "kernels[0].image.ptx.offset: expected a non-negative integer"},
+      {[](json &m) { m["kernels"][0]["image"].erase("entry"); },
+       "kernels[0].image: missing required field 'entry'"},
+      {[](json &m) { m["kernels"][0]["launch"]["block"] = {0, 1, 1}; },
+       "kernel 'k0_mul' block [0, 1, 1]: x must be in [1, 1024]"},
+      {[](json &m) { m["kernels"][0]["launch"]["block"] = {1, 1, 65}; },
+       "kernel 'k0_mul' block [1, 1, 65]: z must be in [1, 64]"},
+      {[](json &m) { m["kernels"][0]["launch"]["block"] = {64, 32, 1}; },
+       "kernel 'k0_mul' block [64, 32, 1] has 2048 threads; CUDA allows at "
+       "most 1024"},
+      {[](json &m) { m["kernels"][0]["launch"]["grid"][0]["divisor"] = 0; },
+       "kernel 'k0_mul' grid x (per_batch 4, fixed 0, divisor 0) needs a "
+       "positive divisor"},
+      {[](json &m) { m["kernels"][2]["launch"]["grid"][2]["fixed"] = -1; },
+       "kernel 'k2_add' grid z"},
+      {[](json &m) { m["kernels"][0]["image"]["ptx"]["size"] = 1 << 20; },
+       "kernel 'k0_mul' PTX image (offset 0, 1048576 bytes) must be "
+       "non-empty and lie inside the kernel_images section"},
+      {[](json &m) { m["kernels"][0]["image"]["ptx"]["size"] = 0; },
+       "kernel 'k0_mul' PTX image (offset 0, 0 bytes) must be non-empty"},
+      {[](json &m) {
+         m["kernels"][2]["image"]["cubin"] = {{"offset", 1 << 20},
+                                              {"size", 8}};
+       },
+       "kernel 'k2_add' CUBIN image (offset 1048576, 8 bytes)"},
+      {[](json &m) { m["kernels"][0]["image"]["entry"] = ""; },
+       "kernel 'k0_mul' image needs a non-empty 'entry' and 'arch'"},
+      {[](json &m) { m["kernels"][0].erase("image"); },
+       "kernel 'k0_mul' has a 'launch' but no 'image'"},
+      {[](json &m) { m["kernels"][0].erase("launch"); },
+       "kernel 'k0_mul' has an 'image' but no 'launch'"},
+      {[](json &m) {
+         m["kernels"][0].erase("launch");
+         m["kernels"][0].erase("image");
+       },
+       "kernel 'k0_mul' has no 'launch' and 'image', which every device "
+       "kernel of a plan for target 'sm_75' needs"},
+      {[](json &m) { m["kernels"][1]["launch"] = m["kernels"][0]["launch"]; },
+       "kernel 'k1_softmax' of kind 'host' must have neither 'launch' nor "
+       "'image'"},
+      {[](json &m) { m["kernels"][3]["image"] = m["kernels"][0]["image"]; },
+       "kernel 'k3_copy_z' of kind 'copy' must have neither"},
+      {[](json &m) {
+         m["kernels"][3]["inputs"] = {2, 0};
+         m["kernels"][3]["values"].insert(m["kernels"][3]["values"].begin(),
+                                          json::parse(R"({"shape": [-1, 4]})"));
+         m["kernels"][3]["ops"][0]["operands"] = {0};
+         m["kernels"][3]["ops"][0]["results"] = {2};
+         m["kernels"][3]["yields"] = {2};
+       },
+       "kernel 'k3_copy_z' of kind 'copy' must have one input and one output, "
+       "not 2 and 1"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.message);
+    CHECK_THROWS_WITH(gpuPlan(c.edit), Contains(c.message));
+  }
+  // A copy between buffers of different shapes.
+  json manifest = test::hostStepPlanManifest();
+  manifest["buffers"][5]["shape"] = {-1, 2, 2};
+  manifest["outputs"][1]["shape"] = {-1, 2, 2};
+  manifest["kernels"][3]["values"][1]["shape"] = {-1, 2, 2};
+  CHECK_THROWS_WITH(
+      Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()),
+                      kName),
+      Contains("kernel 'k3_copy_z' copies arena buffer 2 't0' of shape "
+               "[batch, 4] into output buffer 5 'z' of shape [batch, 2, 2]"));
+  // Images need their section.
+  CHECK_THROWS_WITH(
+      Plan::fromBytes(plan::encodePlan(test::hostStepPlanManifest(),
+                                       {test::hostStepPlanSections()[0]}),
+                      kName),
+      Contains("kernel 'k0_mul' has an image, but the plan has no "
+               "'kernel_images' section"));
+}
+
+TEST_CASE("a CPU plan may carry launch and image, or neither") {
+  CHECK_NOTHROW(gpuPlan([](json &m) {
+    m["target"] = "cpu";
+    m["kernels"][0].erase("launch");
+    m["kernels"][0].erase("image");
+  }));
+  CHECK_NOTHROW(gpuPlan([](json &m) { m["target"] = "cpu"; }));
+}

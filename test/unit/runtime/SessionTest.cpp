@@ -78,9 +78,45 @@ TEST_CASE("Session rejects bad inputs with clear errors") {
                     Contains("batch size must be at least 1, got 0"));
 }
 
-TEST_CASE("the CUDA device is reported as unavailable") {
+TEST_CASE("a plan without GPU kernels cannot run on CUDA") {
   CHECK_THROWS_WITH(Session(smallPlan(), Device::Cuda),
-                    Contains("CUDA backend is not available yet"));
+                    Contains("cannot run plan 'small.plan' on CUDA: kernel "
+                             "'k0_gemm' has no GPU image (the plan was "
+                             "compiled for target 'cpu'; compile it with "
+                             "fusec --target=sm_XX)"));
+}
+
+TEST_CASE("the CPU backend runs host steps and copies like other kernels") {
+  auto plan = std::make_shared<const Plan>(
+      Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
+  Session session(plan, Device::Cpu);
+  for (int64_t batch : {1, 3}) {
+    INFO("batch " << batch);
+    const Tensor x = test::iota({batch, 4}, -2.5f);
+    const auto outputs = session.run(batch, {{"x", x}});
+    test::requireTensor(outputs.at("y"), {batch, 4},
+                        test::hostStepPlanY(x.values()), 1e-6f);
+    test::requireTensor(outputs.at("z"), {batch, 4},
+                        test::hostStepPlanZ(x.values()));
+  }
+}
+
+TEST_CASE("Session::time reports wall-clock runs on the CPU") {
+  Session session(smallPlan(), Device::Cpu);
+  const Tensor x = rows(test::kSmallPlanInputRows, 2);
+  std::vector<float> y(6);
+  TimingOptions options;
+  options.warmup = 1;
+  options.iterations = 4;
+  options.deviceSteps = true; // GPU only: ignored here
+  const RunTimings timings = session.time(2, {x.data()}, {y.data()}, options);
+  CHECK(timings.run.iterations == 4);
+  CHECK(timings.mode.empty());
+  CHECK_FALSE(timings.execute);
+  CHECK_FALSE(timings.deviceSteps);
+  CHECK(y == rows(test::kSmallPlanOutputRows, 2).values());
+  CHECK_THROWS_WITH(session.time(2, {x.data()}, {}, options),
+                    Contains("got 1 and 0 pointers"));
 }
 
 TEST_CASE("random inputs are deterministic, shaped and between -1 and 1") {

@@ -150,4 +150,190 @@ std::vector<uint8_t> smallPlanBytes() {
   return plan::encodePlan(smallPlanManifest(), smallPlanSections());
 }
 
+// Checked with `ptxas -arch=sm_75` and `-arch=sm_90`. One thread per
+// element; `batch` is the kernels' last parameter, as in generated kernels.
+const char *const kHostStepPlanPtx = R"(//
+// Two elementwise kernels over [batch, 4] tensors.
+//
+.version 7.0
+.target sm_75
+.address_size 64
+
+// out[i] = x[i] * w[i % 4]
+.visible .entry fusec_test_mul(.param .u64 x, .param .u64 w, .param .u64 out,
+                               .param .u32 batch)
+{
+  .reg .pred %p;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<4>;
+
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r4, %r1, %r2, %r3;
+  ld.param.u32 %r5, [batch];
+  shl.b32 %r6, %r5, 2;
+  setp.ge.s32 %p, %r4, %r6;
+  @%p bra DONE;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [w];
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  cvta.to.global.u64 %rd3, %rd3;
+  mul.wide.s32 %rd4, %r4, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  and.b32 %r7, %r4, 3;
+  mul.wide.s32 %rd6, %r7, 4;
+  add.s64 %rd6, %rd2, %rd6;
+  ld.global.f32 %f2, [%rd6];
+  mul.rn.f32 %f3, %f1, %f2;
+  add.s64 %rd7, %rd3, %rd4;
+  st.global.f32 [%rd7], %f3;
+DONE:
+  ret;
+}
+
+// out[i] = a[i] + b[i]
+.visible .entry fusec_test_add(.param .u64 a, .param .u64 b, .param .u64 out,
+                               .param .u32 batch)
+{
+  .reg .pred %p;
+  .reg .b32 %r<7>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<4>;
+
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r4, %r1, %r2, %r3;
+  ld.param.u32 %r5, [batch];
+  shl.b32 %r6, %r5, 2;
+  setp.ge.s32 %p, %r4, %r6;
+  @%p bra DONE;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  cvta.to.global.u64 %rd3, %rd3;
+  mul.wide.s32 %rd4, %r4, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  add.s64 %rd6, %rd2, %rd4;
+  ld.global.f32 %f2, [%rd6];
+  add.rn.f32 %f3, %f1, %f2;
+  add.s64 %rd7, %rd3, %rd4;
+  st.global.f32 [%rd7], %f3;
+DONE:
+  ret;
+}
+)";
+
+const std::vector<float> kHostStepPlanWeight = {2, -1, 0.5f, 0};
+
+json hostStepPlanManifest() {
+  const size_t ptxSize = std::strlen(kHostStepPlanPtx);
+  const json launch = json::parse(R"({
+    "block": [64, 1, 1],
+    "grid": [{"per_batch": 4, "fixed": 0, "divisor": 64},
+             {"per_batch": 0, "fixed": 1, "divisor": 1},
+             {"per_batch": 0, "fixed": 1, "divisor": 1}]})");
+  auto image = [&](const char *entry) {
+    return json{{"entry", entry},
+                {"arch", "sm_75"},
+                {"ptx", {{"offset", 0}, {"size", ptxSize}}}};
+  };
+  json manifest = json::parse(R"({
+    "format_version": "1.0",
+    "compiler_version": "fusec test",
+    "target": "sm_75",
+    "source_hash": "0123456789abcdef",
+    "batch_buckets": [1, 2, 4, 8, 16],
+    "inputs":  [{"name": "x", "dtype": "f32", "shape": [-1, 4], "buffer": 0}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": [-1, 4], "buffer": 4},
+                {"name": "z", "dtype": "f32", "shape": [-1, 4], "buffer": 5}],
+    "buffers": [
+      {"id": 0, "name": "x", "kind": "input", "shape": [-1, 4]},
+      {"id": 1, "name": "w", "kind": "weight", "shape": [4], "offset": 0},
+      {"id": 2, "name": "t0", "kind": "arena", "shape": [-1, 4],
+       "offset": {"per_batch": 0, "fixed": 0}},
+      {"id": 3, "name": "t1", "kind": "arena", "shape": [-1, 4],
+       "offset": {"per_batch": 64, "fixed": 0}},
+      {"id": 4, "name": "y", "kind": "output", "shape": [-1, 4]},
+      {"id": 5, "name": "z", "kind": "output", "shape": [-1, 4]}
+    ],
+    "arena": {"per_batch": 128, "fixed": 0,
+              "lower_bound": {"per_batch": 32, "fixed": 0}},
+    "kernels": [
+      {"name": "k0_mul", "kind": "elementwise", "inputs": [0, 1],
+       "outputs": [2],
+       "values": [{"shape": [-1, 4]}, {"shape": [4]}, {"shape": [-1, 4]}],
+       "ops": [{"op": "Mul", "name": "mul", "operands": [0, 1],
+                "results": [2]}],
+       "yields": [2]},
+      {"name": "k1_softmax", "kind": "host", "inputs": [2], "outputs": [3],
+       "values": [{"shape": [-1, 4]}, {"shape": [-1, 4]}],
+       "ops": [{"op": "Softmax", "name": "softmax", "operands": [0],
+                "results": [1], "attrs": {"axis": 1}}],
+       "yields": [1]},
+      {"name": "k2_add", "kind": "elementwise", "inputs": [3, 2],
+       "outputs": [4],
+       "values": [{"shape": [-1, 4]}, {"shape": [-1, 4]}, {"shape": [-1, 4]}],
+       "ops": [{"op": "Add", "name": "add", "operands": [0, 1],
+                "results": [2]}],
+       "yields": [2]},
+      {"name": "k3_copy_z", "kind": "copy", "inputs": [2], "outputs": [5],
+       "values": [{"shape": [-1, 4]}, {"shape": [-1, 4]}],
+       "ops": [{"op": "Identity", "name": "z", "operands": [0],
+                "results": [1]}],
+       "yields": [1]}
+    ]
+  })");
+  manifest["kernels"][0]["launch"] = launch;
+  manifest["kernels"][0]["image"] = image("fusec_test_mul");
+  manifest["kernels"][2]["launch"] = launch;
+  manifest["kernels"][2]["image"] = image("fusec_test_add");
+  return manifest;
+}
+
+std::vector<plan::Section> hostStepPlanSections() {
+  plan::Section weights{plan::kWeightsSection, {}};
+  weights.bytes.resize(kHostStepPlanWeight.size() * sizeof(float));
+  std::memcpy(weights.bytes.data(), kHostStepPlanWeight.data(),
+              weights.bytes.size());
+  const auto *ptx = reinterpret_cast<const uint8_t *>(kHostStepPlanPtx);
+  plan::Section images{plan::kKernelImagesSection,
+                       {ptx, ptx + std::strlen(kHostStepPlanPtx)}};
+  return {weights, images};
+}
+
+std::vector<uint8_t> hostStepPlanBytes() {
+  return plan::encodePlan(hostStepPlanManifest(), hostStepPlanSections());
+}
+
+std::vector<float> hostStepPlanZ(const std::vector<float> &x) {
+  std::vector<float> z(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    z[i] = x[i] * kHostStepPlanWeight[i % 4];
+  return z;
+}
+
+std::vector<float> hostStepPlanY(const std::vector<float> &x) {
+  const std::vector<float> t0 = hostStepPlanZ(x);
+  std::vector<float> y(x.size());
+  for (size_t row = 0; row < x.size() / 4; ++row) {
+    const float *in = &t0[row * 4];
+    const float peak = *std::max_element(in, in + 4);
+    float sum = 0;
+    for (int i = 0; i < 4; ++i)
+      sum += std::exp(in[i] - peak);
+    for (int i = 0; i < 4; ++i)
+      y[row * 4 + i] = std::exp(in[i] - peak) / sum + in[i];
+  }
+  return y;
+}
+
 } // namespace fusec::test

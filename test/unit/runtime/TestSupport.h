@@ -53,6 +53,22 @@ std::vector<uint8_t> smallPlanBytes();
 extern const std::vector<std::vector<float>> kSmallPlanInputRows;
 extern const std::vector<std::vector<float>> kSmallPlanOutputRows;
 
+/// A GPU plan (target sm_75, PTX only, so any newer GPU JIT-compiles it)
+/// with a host step and a copy, over x, y, z: [batch, 4] and w: [4]:
+///   k0_mul      device  t0 = x * w                (PTX fusec_test_mul)
+///   k1_softmax  host    t1 = Softmax(t0, axis 1)
+///   k2_add      device  y = t1 + t0               (PTX fusec_test_add)
+///   k3_copy_z   copy    z = t0
+/// Buffers: 0 x, 1 w, 2 t0 (arena at 0), 3 t1 (arena at 64 * batch), 4 y,
+/// 5 z. Both device kernels point at the same PTX module.
+nlohmann::json hostStepPlanManifest();
+std::vector<plan::Section> hostStepPlanSections();
+std::vector<uint8_t> hostStepPlanBytes();
+extern const std::vector<float> kHostStepPlanWeight;
+/// y and z of the host step plan, computed directly for `x` rows of 4.
+std::vector<float> hostStepPlanY(const std::vector<float> &x);
+std::vector<float> hostStepPlanZ(const std::vector<float> &x);
+
 } // namespace fusec::test
 
 #endif // FUSEC_TEST_UNIT_RUNTIME_TESTSUPPORT_H

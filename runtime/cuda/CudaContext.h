@@ -1,0 +1,52 @@
+//===- CudaContext.h - A device's primary context and a session's stream ----===//
+//
+// Opening a device is where "CUDA is unavailable" is decided: a driver that
+// fails to initialize or finds no device raises CudaUnavailable (Device::Auto
+// then runs on the CPU); any later failure is an ordinary Error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_CUDA_CUDACONTEXT_H
+#define FUSEC_RUNTIME_CUDA_CUDACONTEXT_H
+
+#include "runtime/cuda/DriverApi.h"
+
+#include <memory>
+#include <string>
+
+namespace fusec::runtime::cuda {
+
+class CudaContext {
+public:
+  /// Initializes the driver, retains device `ordinal`'s primary context
+  /// (shared with any other user of the device in this process, e.g. a
+  /// framework) and creates the session's stream.
+  CudaContext(std::shared_ptr<const DriverApi> api, int ordinal);
+  ~CudaContext();
+  CudaContext(const CudaContext &) = delete;
+  CudaContext &operator=(const CudaContext &) = delete;
+
+  const DriverApi &api() const { return *api_; }
+  CUstream stream() const { return stream_; }
+  /// A session may be used from any thread (one at a time), and a CUDA
+  /// context is current per thread, so every entry point calls this first.
+  void makeCurrent() const;
+  /// Waits for the stream; `where` names the work in an error.
+  void synchronize(const std::string &where) const;
+
+  /// Major * 10 + minor: 90 for sm_90.
+  int computeCapability() const { return computeCapability_; }
+  /// "NVIDIA H200 (sm_90)".
+  std::string describeDevice() const;
+
+private:
+  std::shared_ptr<const DriverApi> api_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  int computeCapability_ = 0;
+  std::string name_;
+};
+
+} // namespace fusec::runtime::cuda
+
+#endif // FUSEC_RUNTIME_CUDA_CUDACONTEXT_H

@@ -1,0 +1,104 @@
+//===- DriverApi.cpp - The CUDA driver API, loaded with dlopen --------------===//
+
+#include "runtime/cuda/DriverApi.h"
+
+#include <dlfcn.h>
+
+namespace fusec::runtime::cuda {
+
+DriverApi::DriverApi(std::string library, void *handle)
+    : library_(std::move(library)), handle_(handle) {}
+
+DriverApi::~DriverApi() { dlclose(handle_); }
+
+template <typename Function>
+void DriverApi::resolve(Function &slot,
+                        std::initializer_list<const char *> symbols) {
+  for (const char *symbol : symbols)
+    if (void *address = dlsym(handle_, symbol)) {
+      slot = reinterpret_cast<Function>(address);
+      return;
+    }
+  throw CudaUnavailable("the CUDA driver '" + library_ + "' does not export " +
+                        *symbols.begin() + " (the driver is too old)");
+}
+
+std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
+  // RTLD_LOCAL: the driver's symbols stay out of the global namespace.
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *reason = dlerror();
+    throw CudaUnavailable("cannot load the CUDA driver '" + library +
+                          "': " + (reason ? reason : "unknown reason"));
+  }
+  std::shared_ptr<DriverApi> api(new DriverApi(library, handle));
+  // The versioned symbol first where cuda.h maps the name to one; a fallback
+  // is listed only where the older symbol has the same signature (for
+  // drivers older than the version suffix).
+  api->resolve(api->init, {"cuInit"});
+  api->resolve(api->driverGetVersion, {"cuDriverGetVersion"});
+  api->resolve(api->deviceGetCount, {"cuDeviceGetCount"});
+  api->resolve(api->deviceGet, {"cuDeviceGet"});
+  api->resolve(api->deviceGetAttribute, {"cuDeviceGetAttribute"});
+  api->resolve(api->deviceGetName, {"cuDeviceGetName"});
+  api->resolve(api->devicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
+  api->resolve(api->devicePrimaryCtxRelease,
+               {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
+  api->resolve(api->ctxSetCurrent, {"cuCtxSetCurrent"});
+  api->resolve(api->moduleLoadDataEx, {"cuModuleLoadDataEx"});
+  api->resolve(api->moduleUnload, {"cuModuleUnload"});
+  api->resolve(api->moduleGetFunction, {"cuModuleGetFunction"});
+  api->resolve(api->memAlloc, {"cuMemAlloc_v2"});
+  api->resolve(api->memFree, {"cuMemFree_v2"});
+  api->resolve(api->memHostAlloc, {"cuMemHostAlloc"});
+  api->resolve(api->memHostGetDevicePointer, {"cuMemHostGetDevicePointer_v2"});
+  api->resolve(api->memFreeHost, {"cuMemFreeHost"});
+  api->resolve(api->memcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
+  api->resolve(api->memcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
+  api->resolve(api->memcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
+  api->resolve(api->memsetD32Async, {"cuMemsetD32Async"});
+  api->resolve(api->streamCreate, {"cuStreamCreate"});
+  api->resolve(api->streamDestroy, {"cuStreamDestroy_v2"});
+  api->resolve(api->streamSynchronize, {"cuStreamSynchronize"});
+  api->resolve(api->streamWaitValue32, {"cuStreamWaitValue32_v2"});
+  api->resolve(api->launchKernel, {"cuLaunchKernel"});
+  api->resolve(api->streamBeginCapture, {"cuStreamBeginCapture_v2"});
+  api->resolve(api->streamEndCapture, {"cuStreamEndCapture"});
+  api->resolve(api->graphInstantiate, {"cuGraphInstantiateWithFlags"});
+  api->resolve(api->graphLaunch, {"cuGraphLaunch"});
+  api->resolve(api->graphDestroy, {"cuGraphDestroy"});
+  api->resolve(api->graphExecDestroy, {"cuGraphExecDestroy"});
+  api->resolve(api->eventCreate, {"cuEventCreate"});
+  api->resolve(api->eventDestroy, {"cuEventDestroy_v2"});
+  api->resolve(api->eventRecord, {"cuEventRecord"});
+  api->resolve(api->eventElapsedTime,
+               {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+  api->resolve(api->getErrorName, {"cuGetErrorName"});
+  api->resolve(api->getErrorString, {"cuGetErrorString"});
+  return api;
+}
+
+std::string DriverApi::describe(CUresult result) const {
+  const char *name = nullptr;
+  const char *text = nullptr;
+  // Both fail for codes the driver does not know.
+  if (getErrorName(result, &name) != kCudaSuccess || !name)
+    return "CUDA error " + std::to_string(result);
+  std::string description = name;
+  if (getErrorString(result, &text) == kCudaSuccess && text)
+    description += std::string(" (") + text + ")";
+  return description;
+}
+
+void DriverApi::check(CUresult result, const char *call,
+                      const std::string &where) const {
+  if (result != kCudaSuccess)
+    fail(result, call, where);
+}
+
+void DriverApi::fail(CUresult result, const char *call,
+                     const std::string &where) const {
+  throw Error(std::string(call) + " failed " + where + ": " + describe(result));
+}
+
+} // namespace fusec::runtime::cuda

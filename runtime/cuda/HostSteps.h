@@ -1,0 +1,28 @@
+//===- HostSteps.h - Run a "host" kernel between a GPU run's segments -------===//
+//
+// A host step runs on the CPU in the middle of a GPU run: the buffers it
+// reads come from the device, its ops run through the CPU reference ops at
+// the run batch, and the buffers it writes go back before the next segment.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_CUDA_HOSTSTEPS_H
+#define FUSEC_RUNTIME_CUDA_HOSTSTEPS_H
+
+#include "runtime/Schedule.h"
+#include "runtime/cuda/CudaContext.h"
+#include "runtime/cuda/Enqueue.h"
+
+#include <vector>
+
+namespace fusec::runtime::cuda {
+
+/// Runs `step` after the work already on the stream and enqueues its
+/// uploads ahead of whatever comes next. `scratch` holds at least the
+/// schedule's hostScratchBytes.
+void runHostStep(const CudaContext &context, const Plan &plan,
+                 const HostStep &step, const DeviceRegions &regions,
+                 const RunMode &mode, std::vector<float> &scratch);
+
+} // namespace fusec::runtime::cuda
+
+#endif // FUSEC_RUNTIME_CUDA_HOSTSTEPS_H

@@ -1,0 +1,97 @@
+//===- KernelModules.cpp - Load a plan's kernel images onto the device ------===//
+
+#include "runtime/cuda/KernelModules.h"
+
+#include <cctype>
+#include <map>
+#include <tuple>
+
+namespace fusec::runtime::cuda {
+
+namespace {
+
+/// Loads a CUBIN or NUL-terminated PTX. The driver writes JIT errors (PTX
+/// too new for the driver, an architecture it cannot target) into the log,
+/// which goes into the error message.
+CUmodule loadModule(const DriverApi &cu, const void *image,
+                    const std::string &where) {
+  char log[8192] = {};
+  CUjit_option options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
+  CUmodule module = nullptr;
+  const CUresult result =
+      cu.moduleLoadDataEx(&module, image, 2, options, values);
+  if (result != kCudaSuccess)
+    throw Error("cuModuleLoadDataEx failed " + where + ": " +
+                cu.describe(result) +
+                (log[0] ? std::string("\n") + log : std::string()));
+  return module;
+}
+
+} // namespace
+
+bool cubinMatchesDevice(const std::string &arch, int computeCapability) {
+  const std::string exact = "sm_" + std::to_string(computeCapability);
+  if (arch == exact)
+    return true;
+  return arch.size() == exact.size() + 1 &&
+         arch.compare(0, exact.size(), exact) == 0 &&
+         std::isalpha(static_cast<unsigned char>(arch.back()));
+}
+
+KernelModules::KernelModules(const CudaContext &context, const Plan &plan)
+    : context_(context), functions_(plan.kernels().size(), nullptr) {
+  const DriverApi &cu = context_.api();
+  // By (offset, size, is CUBIN) of the image in the kernel_images section.
+  std::map<std::tuple<uint64_t, uint64_t, bool>, CUmodule> loaded;
+  try {
+    for (size_t k = 0; k < plan.kernels().size(); ++k) {
+      const KernelDesc &kernel = plan.kernels()[k];
+      if (!kernel.image)
+        continue;
+      const KernelImageDesc &image = *kernel.image;
+      const bool useCubin =
+          image.cubin &&
+          cubinMatchesDevice(image.arch, context_.computeCapability());
+      const ImageRange range = useCubin ? *image.cubin : image.ptx;
+      const std::string where =
+          "for kernel '" + kernel.name + "' (" +
+          (useCubin ? "CUBIN for " + image.arch
+                    : "PTX for " + image.arch + ", JIT-compiled for " +
+                          context_.describeDevice()) +
+          ")";
+      auto key = std::make_tuple(range.offset, range.size, useCubin);
+      auto it = loaded.find(key);
+      if (it == loaded.end()) {
+        const ByteRange bytes = plan.imageBytes(range);
+        // PTX is text the JIT reads up to a NUL, which the plan need not
+        // store; std::string adds one.
+        const std::string ptx =
+            useCubin ? std::string()
+                     : std::string(reinterpret_cast<const char *>(bytes.data),
+                                   bytes.size);
+        CUmodule module = loadModule(
+            cu, useCubin ? static_cast<const void *>(bytes.data) : ptx.c_str(),
+            where);
+        modules_.push_back(module);
+        it = loaded.emplace(key, module).first;
+      }
+      if (!useCubin)
+        ++jitCompiled_;
+      cu.check(
+          cu.moduleGetFunction(&functions_[k], it->second, image.entry.c_str()),
+          "cuModuleGetFunction", where + " (entry '" + image.entry + "')");
+    }
+  } catch (...) {
+    for (CUmodule module : modules_)
+      cu.moduleUnload(module);
+    throw;
+  }
+}
+
+KernelModules::~KernelModules() {
+  for (CUmodule module : modules_)
+    context_.api().moduleUnload(module);
+}
+
+} // namespace fusec::runtime::cuda

@@ -1,0 +1,47 @@
+//===- StreamGate.h - Hold the stream back while work is enqueued -----------===//
+//
+// Timing a kernel between two events measures its launch latency too when
+// the GPU is idle, waiting for the host to enqueue it: for the small kernels
+// of a batch-1 model that latency is most of the measurement. A gate makes
+// the stream wait on a flag in pinned host memory (cuStreamWaitValue32);
+// everything enqueued while it is closed then runs back to back once it
+// opens, and the events between the kernels measure the kernels alone.
+// (The technique of NVIDIA's nvbench, with a driver wait instead of a
+// spinning kernel.)
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_CUDA_STREAMGATE_H
+#define FUSEC_RUNTIME_CUDA_STREAMGATE_H
+
+#include "runtime/cuda/CudaContext.h"
+
+#include <cstdint>
+
+namespace fusec::runtime::cuda {
+
+class StreamGate {
+public:
+  explicit StreamGate(const CudaContext &context);
+  /// Opens the gate if closed (a failure may leave it so) and waits for the
+  /// stream before freeing the flag the device polls.
+  ~StreamGate();
+  StreamGate(const StreamGate &) = delete;
+  StreamGate &operator=(const StreamGate &) = delete;
+
+  /// Work enqueued from now on waits for open().
+  void close();
+  void open();
+
+private:
+  const CudaContext &context_;
+  volatile uint32_t *flag_ = nullptr;
+  CUdeviceptr deviceFlag_ = 0;
+  /// The flag value that opens the gate closed last; it only grows, so the
+  /// flag never has to be reset while the device may be reading it.
+  uint32_t generation_ = 0;
+  bool closed_ = false;
+};
+
+} // namespace fusec::runtime::cuda
+
+#endif // FUSEC_RUNTIME_CUDA_STREAMGATE_H

@@ -1,0 +1,30 @@
+//===- GpuTestMain.cpp - Run the GPU tests, or skip them visibly ------------===//
+//
+// ctest treats exit code 77 as "skipped" (SKIP_RETURN_CODE), so a machine
+// without a GPU reports the GPU tests as skipped, with the reason in the
+// test's output, rather than as passed or failed.
+//
+//===----------------------------------------------------------------------===//
+
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include "runtime/Device.h"
+#include "runtime/cuda/CudaContext.h"
+
+#include <iostream>
+
+int main(int argc, char **argv) {
+  try {
+    fusec::runtime::cuda::CudaContext probe(
+        fusec::runtime::cuda::DriverApi::load(
+            fusec::runtime::DeviceOptions().cudaDriver),
+        0);
+    std::cout << "running the GPU tests on " << probe.describeDevice() << "\n";
+  } catch (const fusec::runtime::cuda::CudaUnavailable &unavailable) {
+    std::cout << "SKIPPED: no usable CUDA device: " << unavailable.what()
+              << "\n";
+    return 77;
+  }
+  return Catch::Session().run(argc, argv);
+}

@@ -1,0 +1,111 @@
+//===- DriverApiAbiCheck.cpp - DriverApi's signatures against cuda.h --------===//
+//
+// DriverApi declares the driver's entry points by hand so that the runtime
+// builds without the CUDA toolkit. Where the toolkit is installed, this file
+// is compiled into the runtime tests and checks every declaration against
+// cuda.h; the static_asserts are the test. It links nothing from CUDA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cuda/DriverApi.h"
+
+#include <cuda.h>
+
+#include <type_traits>
+
+namespace {
+
+namespace fc = fusec::runtime::cuda;
+
+template <typename T>
+constexpr bool kIntegerLike = std::is_enum_v<T> || std::is_integral_v<T>;
+
+/// The same type, or integers/enums of one size: cuda.h passes enums where
+/// DriverApi passes ints. Pointers compare their pointees.
+template <typename A, typename B> constexpr bool sameAbi() {
+  if constexpr (std::is_same_v<A, B>)
+    return true;
+  else if constexpr (std::is_pointer_v<A> && std::is_pointer_v<B>)
+    return sameAbi<std::remove_pointer_t<A>, std::remove_pointer_t<B>>();
+  else if constexpr (kIntegerLike<A> && kIntegerLike<B>)
+    return sizeof(A) == sizeof(B);
+  else
+    return false;
+}
+
+template <typename R1, typename... A1, typename R2, typename... A2>
+constexpr bool sameSignature(R1 (*)(A1...), R2 (*)(A2...)) {
+  if constexpr (sizeof...(A1) != sizeof...(A2))
+    return false;
+  else
+    return sameAbi<R1, R2>() && (sameAbi<A1, A2>() && ...);
+}
+
+// Unevaluated: nothing here refers to a driver symbol at link time.
+#define FUSEC_CHECK_ENTRY(member, function)                                    \
+  static_assert(                                                               \
+      sameSignature(static_cast<decltype(fc::DriverApi::member)>(nullptr),     \
+                    static_cast<decltype(&::function)>(nullptr)),              \
+      "DriverApi::" #member " does not match cuda.h's " #function)
+
+// cuda.h maps the unversioned names to the symbols DriverApi.cpp resolves
+// (cuMemAlloc to cuMemAlloc_v2, ...).
+FUSEC_CHECK_ENTRY(init, cuInit);
+FUSEC_CHECK_ENTRY(driverGetVersion, cuDriverGetVersion);
+FUSEC_CHECK_ENTRY(deviceGetCount, cuDeviceGetCount);
+FUSEC_CHECK_ENTRY(deviceGet, cuDeviceGet);
+FUSEC_CHECK_ENTRY(deviceGetAttribute, cuDeviceGetAttribute);
+FUSEC_CHECK_ENTRY(deviceGetName, cuDeviceGetName);
+FUSEC_CHECK_ENTRY(devicePrimaryCtxRetain, cuDevicePrimaryCtxRetain);
+FUSEC_CHECK_ENTRY(devicePrimaryCtxRelease, cuDevicePrimaryCtxRelease);
+FUSEC_CHECK_ENTRY(ctxSetCurrent, cuCtxSetCurrent);
+FUSEC_CHECK_ENTRY(moduleLoadDataEx, cuModuleLoadDataEx);
+FUSEC_CHECK_ENTRY(moduleUnload, cuModuleUnload);
+FUSEC_CHECK_ENTRY(moduleGetFunction, cuModuleGetFunction);
+FUSEC_CHECK_ENTRY(memAlloc, cuMemAlloc);
+FUSEC_CHECK_ENTRY(memFree, cuMemFree);
+FUSEC_CHECK_ENTRY(memHostAlloc, cuMemHostAlloc);
+FUSEC_CHECK_ENTRY(memHostGetDevicePointer, cuMemHostGetDevicePointer);
+FUSEC_CHECK_ENTRY(memFreeHost, cuMemFreeHost);
+FUSEC_CHECK_ENTRY(memcpyHtoDAsync, cuMemcpyHtoDAsync);
+FUSEC_CHECK_ENTRY(memcpyDtoHAsync, cuMemcpyDtoHAsync);
+FUSEC_CHECK_ENTRY(memcpyDtoDAsync, cuMemcpyDtoDAsync);
+FUSEC_CHECK_ENTRY(memsetD32Async, cuMemsetD32Async);
+FUSEC_CHECK_ENTRY(streamCreate, cuStreamCreate);
+FUSEC_CHECK_ENTRY(streamDestroy, cuStreamDestroy);
+FUSEC_CHECK_ENTRY(streamSynchronize, cuStreamSynchronize);
+FUSEC_CHECK_ENTRY(streamWaitValue32, cuStreamWaitValue32);
+FUSEC_CHECK_ENTRY(launchKernel, cuLaunchKernel);
+FUSEC_CHECK_ENTRY(streamBeginCapture, cuStreamBeginCapture);
+FUSEC_CHECK_ENTRY(streamEndCapture, cuStreamEndCapture);
+FUSEC_CHECK_ENTRY(graphInstantiate, cuGraphInstantiateWithFlags);
+FUSEC_CHECK_ENTRY(graphLaunch, cuGraphLaunch);
+FUSEC_CHECK_ENTRY(graphDestroy, cuGraphDestroy);
+FUSEC_CHECK_ENTRY(graphExecDestroy, cuGraphExecDestroy);
+FUSEC_CHECK_ENTRY(eventCreate, cuEventCreate);
+FUSEC_CHECK_ENTRY(eventDestroy, cuEventDestroy);
+FUSEC_CHECK_ENTRY(eventRecord, cuEventRecord);
+FUSEC_CHECK_ENTRY(eventElapsedTime, cuEventElapsedTime);
+FUSEC_CHECK_ENTRY(getErrorName, cuGetErrorName);
+FUSEC_CHECK_ENTRY(getErrorString, cuGetErrorString);
+
+static_assert(std::is_same_v<fc::CUdeviceptr, ::CUdeviceptr>);
+static_assert(std::is_same_v<fc::CUcontext, ::CUcontext>);
+static_assert(std::is_same_v<fc::CUstream, ::CUstream>);
+static_assert(std::is_same_v<fc::CUgraphExec, ::CUgraphExec>);
+static_assert(fc::kCudaSuccess == CUDA_SUCCESS);
+static_assert(fc::kAttributeComputeCapabilityMajor ==
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+static_assert(fc::kAttributeComputeCapabilityMinor ==
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(fc::kJitErrorLogBuffer == CU_JIT_ERROR_LOG_BUFFER);
+static_assert(fc::kJitErrorLogBufferSizeBytes ==
+              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
+static_assert(fc::kStreamNonBlocking == CU_STREAM_NON_BLOCKING);
+static_assert(fc::kCaptureModeThreadLocal ==
+              CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+static_assert(fc::kEventDefault == CU_EVENT_DEFAULT);
+static_assert(fc::kMemHostAllocDeviceMap == CU_MEMHOSTALLOC_DEVICEMAP);
+static_assert(fc::kStreamWaitValueGeq == CU_STREAM_WAIT_VALUE_GEQ);
+
+} // namespace
