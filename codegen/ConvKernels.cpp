@@ -1,7 +1,8 @@
 //===- ConvKernels.cpp - Convolution kernels ------------------------------===//
 //
 // group == 1: implicit GEMM. Rows are output pixels (n, ho, wo), columns are
-// output channels, the reduction runs over (c, kh, kw). 16x16 tiles of the
+// output channels, the reduction runs over (c, kh, kw). Square tiles (16, or
+// 8 for small outputs: chooseTile) of the
 // im2col matrix and of the weights are staged in shared memory; padding is
 // folded into the im2col loads (out-of-image reads are 0). The epilogue
 // (bias, folded batch norm, activations, residual add) is applied in
@@ -16,7 +17,6 @@ using namespace mlir;
 namespace fusec::codegen {
 namespace {
 
-constexpr int64_t kTile = 16;
 
 struct ConvGeometry {
   std::string n, c, h, w, co, ho, wo, kh, kw;
@@ -52,18 +52,22 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
                                             ArrayRef<Operation *> epilogue) {
   ConvGeometry g = geometryOf(conv);
   std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
+  auto outShape = shapeOf(conv.getOutput());
+  LinearCount pixelCount = linearNumel({outShape[0], outShape[2], outShape[3]});
+  const int64_t tile = chooseTile(pixelCount.perBatch + pixelCount.fixed, outShape[1]);
+  const std::string T = std::to_string(tile);
   std::string code;
-  code += "  __shared__ float tileA[16][17];\n  __shared__ float tileB[16][17];\n";
+  code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T + "][" + std::to_string(tile + 1) + "];\n";
   code += "  const long long M = " + g.n + " * " + g.ho + " * " + g.wo + ";\n";
   code += "  const long long K = " + g.c + " * " + g.kh + " * " + g.kw + ";\n";
   code += "  const int tx = threadIdx.x, ty = threadIdx.y;\n";
-  code += "  const long long m = (long long)blockIdx.y * 16 + ty;\n";
-  code += "  const long long co = (long long)blockIdx.x * 16 + tx;\n";
+  code += "  const long long m = (long long)blockIdx.y * " + T + " + ty;\n";
+  code += "  const long long co = (long long)blockIdx.x * " + T + " + tx;\n";
   code += "  const long long on = m / (" + g.ho + " * " + g.wo + ");\n";
   code += "  const long long oh = (m / " + g.wo + ") % " + g.ho + ";\n";
   code += "  const long long ow = m % " + g.wo + ";\n";
   code += "  float acc = 0.0f;\n";
-  code += "  for (long long k0 = 0; k0 < K; k0 += 16) {\n";
+  code += "  for (long long k0 = 0; k0 < K; k0 += " + T + ") {\n";
   code += "    {\n";
   code += "      const long long k = k0 + tx;\n";
   code += "      float a = 0.0f;\n";
@@ -83,7 +87,7 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   code += "    }\n";
   code += "    __syncthreads();\n";
   code += "#pragma unroll\n";
-  code += "    for (int kk = 0; kk < 16; ++kk)\n";
+  code += "    for (int kk = 0; kk < " + T + "; ++kk)\n";
   code += "      acc += tileA[ty][kk] * tileB[kk][tx];\n";
   code += "    __syncthreads();\n";
   code += "  }\n";
@@ -93,11 +97,11 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   code += "  }\n";
 
   KernelLaunch launch;
-  launch.block = {kTile, kTile, 1};
+  launch.block = {tile, tile, 1};
   auto out = shapeOf(conv.getOutput());
-  launch.grid[0] = gridFor(linearNumel(out.slice(1, 1)), kTile);
+  launch.grid[0] = gridFor(linearNumel(out.slice(1, 1)), tile);
   LinearCount pixels = linearNumel({out[0], out[2], out[3]});
-  launch.grid[1] = gridFor(pixels, kTile);
+  launch.grid[1] = gridFor(pixels, tile);
   return builder.finish(code, launch);
 }
 

@@ -1,7 +1,7 @@
 //===- GemmKernels.cpp - Matrix-product kernels ---------------------------===//
 //
 // MatMul (numpy batching with broadcast) and Gemm (2-D, transposes, alpha,
-// beta * C) as one tiled kernel: 16x16 output tiles, A and B tiles staged in
+// beta * C) as one tiled kernel: square output tiles (chooseTile), A and B tiles staged in
 // shared memory, one output element per thread, blockIdx.z over the batch
 // dimensions of the result. The epilogue (bias, activations, residual add)
 // runs in registers before the store.
@@ -13,7 +13,6 @@ using namespace mlir;
 
 namespace fusec::codegen {
 namespace {
-constexpr int64_t kTile = 16;
 } // namespace
 
 FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
@@ -33,12 +32,16 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   std::string M = dimExpr(outShape[outRank - 2]), N = dimExpr(outShape[outRank - 1]);
   std::string K = dimExpr(transA ? lhsShape[lhsShape.size() - 2] : lhsShape.back());
   std::string a = builder.inputName(lhs), b = builder.inputName(rhs);
+  // A batch-sized side grows with the batch: it never makes the tile small.
+  auto extent = [](int64_t dim) { return ShapedType::isDynamic(dim) ? int64_t(1) << 30 : dim; };
+  const int64_t tile = chooseTile(extent(outShape[outRank - 2]), extent(outShape[outRank - 1]));
+  const std::string T = std::to_string(tile);
 
   std::string code;
-  code += "  __shared__ float tileA[16][17];\n  __shared__ float tileB[16][17];\n";
+  code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T + "][" + std::to_string(tile + 1) + "];\n";
   code += "  const int tx = threadIdx.x, ty = threadIdx.y;\n";
-  code += "  const long long row = (long long)blockIdx.y * 16 + ty;\n";
-  code += "  const long long col = (long long)blockIdx.x * 16 + tx;\n";
+  code += "  const long long row = (long long)blockIdx.y * " + T + " + ty;\n";
+  code += "  const long long col = (long long)blockIdx.x * " + T + " + tx;\n";
   code += "  const long long M = " + M + ", N = " + N + ", K = " + K + ";\n";
   // Batch coordinates of this block's output matrix, and the matching
   // (broadcast) matrices of A and B.
@@ -52,14 +55,14 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   code += "  const float *A = " + a + " + " + matrixBase(lhsShape) + ";\n";
   code += "  const float *B = " + b + " + " + matrixBase(rhsShape) + ";\n";
   code += "  float acc = 0.0f;\n";
-  code += "  for (long long k0 = 0; k0 < K; k0 += 16) {\n";
+  code += "  for (long long k0 = 0; k0 < K; k0 += " + T + ") {\n";
   std::string aIndex = transA ? "(k0 + tx) * M + row" : "row * K + k0 + tx";
   std::string bIndex = transB ? "col * K + k0 + ty" : "(k0 + ty) * N + col";
   code += "    tileA[ty][tx] = (row < M && k0 + tx < K) ? __ldg(&A[" + aIndex + "]) : 0.0f;\n";
   code += "    tileB[ty][tx] = (col < N && k0 + ty < K) ? __ldg(&B[" + bIndex + "]) : 0.0f;\n";
   code += "    __syncthreads();\n";
   code += "#pragma unroll\n";
-  code += "    for (int kk = 0; kk < 16; ++kk)\n";
+  code += "    for (int kk = 0; kk < " + T + "; ++kk)\n";
   code += "      acc += tileA[ty][kk] * tileB[kk][tx];\n";
   code += "    __syncthreads();\n";
   code += "  }\n";
@@ -80,9 +83,9 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   code += "  }\n";
 
   KernelLaunch launch;
-  launch.block = {kTile, kTile, 1};
-  launch.grid[0] = gridFor(linearNumel(outShape.take_back(1)), kTile);
-  launch.grid[1] = gridFor(linearNumel(outShape.drop_back(1).take_back(1)), kTile);
+  launch.block = {tile, tile, 1};
+  launch.grid[0] = gridFor(linearNumel(outShape.take_back(1)), tile);
+  launch.grid[1] = gridFor(linearNumel(outShape.drop_back(1).take_back(1)), tile);
   launch.grid[2] = gridFor(linearNumel(batchShape), 1);
   return builder.finish(code, launch);
 }

@@ -87,6 +87,12 @@ mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder,
                                                     fuse::OpClass coreClass,
                                                     std::vector<mlir::Operation *> &epilogue);
 
+/// The square tile edge (and K step) of the tiled conv and GEMM templates for
+/// an output of `rows` x `columns` (rows at batch 1): 16 by default, 8 when
+/// either side is so small that a 16-wide tile would leave most threads
+/// idle. Recorded in the launch geometry.
+int64_t chooseTile(int64_t rows, int64_t columns);
+
 /// A grid dimension covering `count` (linear in batch) in steps of `step`.
 GridDim gridFor(LinearCount count, int64_t step);
 
