@@ -28,8 +28,6 @@ private:
   std::vector<float *> bindBuffers(int64_t batch,
                                    const std::vector<const float *> &inputs,
                                    const std::vector<float *> &outputs);
-  void executeKernel(const KernelDesc &kernel, int64_t batch,
-                     const std::vector<float *> &buffers) const;
 
   std::shared_ptr<const Plan> plan_;
   /// Grown to the largest batch run so far and reused.

@@ -2,51 +2,12 @@
 
 #include "runtime/cuda/HostSteps.h"
 
-#include "runtime/cpu/OpRegistry.h"
+#include "runtime/cpu/KernelInterpreter.h"
 
 #include <cstring>
 
 namespace fusec::runtime::cuda {
 
-namespace {
-
-/// Interprets the kernel's ops like the CPU backend does: results go to
-/// temporaries and are copied to the output buffers at the end, since an
-/// output may share bytes with an input.
-void interpret(const KernelDesc &kernel, int64_t batch,
-               const std::vector<float *> &buffers) {
-  const size_t numValues = kernel.values.size();
-  std::vector<const float *> data(numValues, nullptr);
-  std::vector<Shape> shapes(numValues);
-  std::vector<std::vector<float>> temporaries(numValues);
-  for (size_t i = 0; i < numValues; ++i)
-    shapes[i] = resolveShape(kernel.values[i], batch);
-  for (size_t i = 0; i < kernel.inputs.size(); ++i)
-    data[i] = buffers[kernel.inputs[i]];
-  for (const OpDesc &op : kernel.ops) {
-    std::vector<cpu::ConstView> operands;
-    for (size_t value : op.operands)
-      operands.push_back(cpu::ConstView{data[value], shapes[value]});
-    std::vector<cpu::MutableView> results;
-    for (size_t value : op.results) {
-      temporaries[value].assign(static_cast<size_t>(numElements(shapes[value])),
-                                0.0f);
-      data[value] = temporaries[value].data();
-      results.push_back(
-          cpu::MutableView{temporaries[value].data(), shapes[value]});
-    }
-    cpu::executeOp(kernel, op, std::move(operands), std::move(results));
-  }
-  for (size_t i = 0; i < kernel.outputs.size(); ++i) {
-    const size_t value = kernel.yields[i];
-    const int64_t count = numElements(shapes[value]);
-    if (count > 0)
-      std::memmove(buffers[kernel.outputs[i]], data[value],
-                   static_cast<size_t>(count) * sizeof(float));
-  }
-}
-
-} // namespace
 
 void runHostStep(const CudaContext &context, const Plan &plan,
                  const HostStep &step, const DeviceRegions &regions,
@@ -73,7 +34,7 @@ void runHostStep(const CudaContext &context, const Plan &plan,
   }
   context.synchronize(where);
 
-  interpret(kernel, mode.runBatch, buffers);
+  cpu::interpretKernel(kernel, mode.runBatch, buffers);
 
   // Uploads from pageable memory return once the data is staged, so the
   // scratch memory may be reused right away.
