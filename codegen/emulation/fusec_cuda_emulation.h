@@ -66,6 +66,11 @@ struct uint3 {
   unsigned x, y, z;
 };
 
+// CUDA's 16-byte vector type, for vectorized loads and stores.
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+
 struct dim3 {
   constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1)
       : x(x), y(y), z(z) {}

@@ -146,3 +146,21 @@ func.func @main(%a: tensor<19x?xf32> {fuse.name = "a"}, %b: tensor<21x19xf32> {f
 }
 )mlir", 3);
 }
+
+TEST_CASE("emul: elementwise chains, vectorized (float4) and scalar", "[codegen][emul]") {
+  // [?, 8, 16]: 128 elements per batch, float4 loads for x and y, a
+  // broadcast bias read per element, two materialized outputs.
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x8x16xf32> {fuse.name = "x"}, %y: tensor<?x8x16xf32> {fuse.name = "y"},
+                %b: tensor<16xf32> {fuse.name = "b"}, %z: tensor<?x3x5xf32> {fuse.name = "z"})
+    -> (tensor<?x8x16xf32> {fuse.name = "sum"}, tensor<?x8x16xf32> {fuse.name = "act"},
+        tensor<?x3x5xf32> {fuse.name = "odd"}) {
+  %s = fuse.add %x, %y : (tensor<?x8x16xf32>, tensor<?x8x16xf32>) -> tensor<?x8x16xf32>
+  %t = fuse.mul %s, %b : (tensor<?x8x16xf32>, tensor<16xf32>) -> tensor<?x8x16xf32>
+  %a = fuse.tanh %t : (tensor<?x8x16xf32>) -> tensor<?x8x16xf32>
+  %o = fuse.sigmoid %z : (tensor<?x3x5xf32>) -> tensor<?x3x5xf32>
+  %p = fuse.sqrt %o : (tensor<?x3x5xf32>) -> tensor<?x3x5xf32>
+  return %s, %a, %p : tensor<?x8x16xf32>, tensor<?x8x16xf32>, tensor<?x3x5xf32>
+}
+)mlir", 3);
+}
