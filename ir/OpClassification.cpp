@@ -2,22 +2,37 @@
 #include "ir/OpClassification.h"
 #include "ir/FuseOps.h"
 
-#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace fusec::fuse {
 
+namespace {
+template <typename... Ops>
+void classify(llvm::DenseMap<mlir::TypeID, OpClass> &table, OpClass opClass) {
+  (table.try_emplace(mlir::TypeID::get<Ops>(), opClass), ...);
+}
+
+/// The planner classifies ops many times per candidate; one hash lookup on
+/// the op's TypeID is much cheaper than a chain of isa<> checks.
+const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
+  static const llvm::DenseMap<mlir::TypeID, OpClass> table = [] {
+    llvm::DenseMap<mlir::TypeID, OpClass> t;
+    classify<ConvOp>(t, OpClass::Conv);
+    classify<GemmOp, MatMulOp>(t, OpClass::Gemm);
+    classify<ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, GeluOp, ClipOp, AddOp, SubOp, MulOp, DivOp,
+             PowOp, BatchNormOp>(t, OpClass::Elementwise);
+    classify<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(t, OpClass::Reduction);
+    classify<MaxPoolOp, AveragePoolOp>(t, OpClass::Pool);
+    classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp>(t, OpClass::DataMovement);
+    return t;
+  }();
+  return table;
+}
+} // namespace
+
 OpClass classifyOp(mlir::Operation *op) {
-  return llvm::TypeSwitch<mlir::Operation *, OpClass>(op)
-      .Case<ConvOp>([](auto) { return OpClass::Conv; })
-      .Case<GemmOp, MatMulOp>([](auto) { return OpClass::Gemm; })
-      .Case<ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, GeluOp, ClipOp, AddOp, SubOp, MulOp,
-            DivOp, PowOp, BatchNormOp>([](auto) { return OpClass::Elementwise; })
-      .Case<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(
-          [](auto) { return OpClass::Reduction; })
-      .Case<MaxPoolOp, AveragePoolOp>([](auto) { return OpClass::Pool; })
-      .Case<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp>(
-          [](auto) { return OpClass::DataMovement; })
-      .Default([](auto) { return OpClass::Other; });
+  auto it = classTable().find(op->getName().getTypeID());
+  return it == classTable().end() ? OpClass::Other : it->second;
 }
 
 llvm::StringRef kernelKindName(OpClass opClass) {
