@@ -22,6 +22,14 @@ bool isComputeOp(Operation &op) {
   return !llvm::isa<fuse::ConstantOp, func::ReturnOp>(op);
 }
 
+/// Sorts `ids` and drops repeats.
+template <typename T>
+std::vector<T> sortedUnique(std::vector<T> ids) {
+  llvm::sort(ids);
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 ArrayRef<int64_t> resultShape(Operation *op) {
   return llvm::cast<RankedTensorType>(op->getResult(0).getType()).getShape();
 }
@@ -73,9 +81,7 @@ std::vector<int> FusionGraph::producers(int id) const {
         if (other >= 0 && other != id)
           result.push_back(other);
       }
-  llvm::sort(result);
-  result.erase(std::unique(result.begin(), result.end()), result.end());
-  return result;
+  return sortedUnique(std::move(result));
 }
 
 std::vector<int> FusionGraph::consumers(int id) const {
@@ -86,9 +92,7 @@ std::vector<int> FusionGraph::consumers(int id) const {
       if (other >= 0 && other != id)
         result.push_back(other);
     }
-  llvm::sort(result);
-  result.erase(std::unique(result.begin(), result.end()), result.end());
-  return result;
+  return sortedUnique(std::move(result));
 }
 
 std::vector<std::pair<int, int>> FusionGraph::siblingPairs() const {
@@ -100,8 +104,7 @@ std::vector<std::pair<int, int>> FusionGraph::siblingPairs() const {
       if (id >= 0)
         readers.push_back(id);
     }
-    llvm::sort(readers);
-    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    readers = sortedUnique(std::move(readers));
     for (size_t i = 0; i < readers.size(); ++i)
       for (size_t j = i + 1; j < readers.size(); ++j)
         pairs.push_back({readers[i], readers[j]});
@@ -113,9 +116,7 @@ std::vector<std::pair<int, int>> FusionGraph::siblingPairs() const {
     if (isComputeOp(op))
       for (Value result : op.getResults())
         visit(result);
-  llvm::sort(pairs);
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  return pairs;
+  return sortedUnique(std::move(pairs));
 }
 
 std::vector<int> FusionGraph::siblingsOf(int id) const {
@@ -133,9 +134,7 @@ std::vector<int> FusionGraph::siblingsOf(int id) const {
           result.push_back(other);
       }
     }
-  llvm::sort(result);
-  result.erase(std::unique(result.begin(), result.end()), result.end());
-  return result;
+  return sortedUnique(std::move(result));
 }
 
 bool FusionGraph::reaches(int from, int to, int excluded) const {
