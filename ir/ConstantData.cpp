@@ -37,6 +37,33 @@ Value createConstant(OpBuilder &builder, Location loc, StringRef name,
   return builder.create<ConstantOp>(loc, makeConstantData(type, name, data));
 }
 
+Value createConstant(OpBuilder &builder, Location loc, StringRef name, ArrayRef<int64_t> shape,
+                     function_ref<void(MutableArrayRef<float>)> fill) {
+  auto type = f32TensorType(builder.getContext(), shape);
+  int64_t count = type.getNumElements();
+  if (count <= kInlineConstantLimit) {
+    std::vector<float> data(count);
+    fill(data);
+    return createConstant(builder, loc, name, shape, data);
+  }
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(count * sizeof(float), alignof(float));
+  MutableArrayRef<char> bytes = blob.getMutableData();
+  fill(MutableArrayRef<float>(reinterpret_cast<float *>(bytes.data()), count));
+  auto value = llvm::cast<ElementsAttr>(
+      DenseF32ResourceElementsAttr::get(type, resourceKey(name), std::move(blob)));
+  return builder.create<ConstantOp>(loc, value);
+}
+
+std::optional<ArrayRef<float>> viewConstantData(ElementsAttr value) {
+  if (auto resource = llvm::dyn_cast<DenseF32ResourceElementsAttr>(value))
+    return resource.tryGetAsArrayRef();
+  if (auto dense = llvm::dyn_cast<DenseElementsAttr>(value))
+    if (dense.getElementType().isF32() && !dense.isSplat())
+      return ArrayRef<float>(reinterpret_cast<const float *>(dense.getRawData().data()),
+                             dense.getNumElements());
+  return std::nullopt;
+}
+
 std::string constantNameAt(Location loc, StringRef suffix) {
   std::string name;
   loc->walk([&](Location inner) {

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 #include <vector>
@@ -20,6 +21,12 @@ mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc,
                            llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
                            llvm::ArrayRef<float> data);
 
+/// Creates a fuse.constant of `shape` whose data `fill` writes in place (no
+/// intermediate copy of large weights).
+mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc, llvm::StringRef name,
+                           llvm::ArrayRef<int64_t> shape,
+                           llvm::function_ref<void(llvm::MutableArrayRef<float>)> fill);
+
 /// The attribute createConstant stores: dense for small, dense_resource for
 /// large tensors.
 mlir::ElementsAttr makeConstantData(mlir::RankedTensorType type, llvm::StringRef name,
@@ -32,6 +39,10 @@ std::string constantNameAt(mlir::Location loc, llvm::StringRef suffix);
 
 /// The f32 data of an ElementsAttr held by a fuse.constant, in C order.
 std::optional<std::vector<float>> getConstantData(mlir::ElementsAttr value);
+
+/// The f32 data of `value` without copying it, when it is stored densely
+/// (resource blobs and non-splat dense attributes); std::nullopt otherwise.
+std::optional<llvm::ArrayRef<float>> viewConstantData(mlir::ElementsAttr value);
 
 /// The data of `value` when a fuse.constant defines it.
 std::optional<std::vector<float>> getConstantData(mlir::Value value);

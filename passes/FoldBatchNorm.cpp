@@ -31,7 +31,14 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     // Another user (or a graph output) still needs the un-normalised values.
     if (!conv->hasOneUse())
       return rewriter.notifyMatchFailure(norm, "conv result has other users");
-    auto weight = getConstantData(conv.getWeight());
+    auto weightConstant = conv.getWeight().getDefiningOp<ConstantOp>();
+    std::optional<std::vector<float>> weightCopy;
+    std::optional<ArrayRef<float>> weight;
+    if (weightConstant) {
+      weight = viewConstantData(weightConstant.getValue());
+      if (!weight && (weightCopy = getConstantData(weightConstant.getValue())))
+        weight = ArrayRef<float>(*weightCopy);
+    }
     auto scale = getConstantData(norm.getScale()), shift = getConstantData(norm.getBias());
     auto mean = getConstantData(norm.getMean()), variance = getConstantData(norm.getVariance());
     std::optional<std::vector<float>> bias;
@@ -47,18 +54,22 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     int64_t filters = weightType.getDimSize(0);
     int64_t perFilter = weightType.getNumElements() / filters;
     double epsilon = norm.getEpsilon().convertToDouble();
-    std::vector<float> foldedWeight(weight->size()), foldedBias(filters);
+    std::vector<double> factors(filters);
+    std::vector<float> foldedBias(filters);
     for (int64_t o = 0; o < filters; ++o) {
-      double factor = double((*scale)[o]) / std::sqrt(double((*variance)[o]) + epsilon);
-      for (int64_t i = 0; i < perFilter; ++i)
-        foldedWeight[o * perFilter + i] = float(double((*weight)[o * perFilter + i]) * factor);
+      factors[o] = double((*scale)[o]) / std::sqrt(double((*variance)[o]) + epsilon);
       double b = bias ? double((*bias)[o]) : 0.0;
-      foldedBias[o] = float((b - double((*mean)[o])) * factor + double((*shift)[o]));
+      foldedBias[o] = float((b - double((*mean)[o])) * factors[o] + double((*shift)[o]));
     }
 
     Location loc = rewriter.getFusedLoc({conv.getLoc(), norm.getLoc()});
-    Value newWeight = createConstant(rewriter, conv.getWeight().getLoc(), constantNameAt(loc, "folded_weight"),
-                                     weightType.getShape(), foldedWeight);
+    Value newWeight = createConstant(
+        rewriter, conv.getWeight().getLoc(), constantNameAt(loc, "folded_weight"),
+        weightType.getShape(), [&](MutableArrayRef<float> folded) {
+          for (int64_t o = 0; o < filters; ++o)
+            for (int64_t i = 0; i < perFilter; ++i)
+              folded[o * perFilter + i] = float(double((*weight)[o * perFilter + i]) * factors[o]);
+        });
     Value newBias = createConstant(rewriter, loc, constantNameAt(loc, "folded_bias"), {filters},
                                    foldedBias);
     auto folded = rewriter.create<ConvOp>(loc, norm.getType(), conv.getInput(), newWeight,
