@@ -12,8 +12,6 @@
 using namespace mlir;
 
 namespace fusec::codegen {
-namespace {
-} // namespace
 
 FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   std::vector<Operation *> epilogue;

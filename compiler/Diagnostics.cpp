@@ -35,7 +35,7 @@ std::string formatLocation(Location loc) {
     }
     return WalkResult::advance();
   });
-  auto nodes = nodeNamesOf(loc);
+  auto nodes = fuse::nodeNamesOf(loc);
   std::string out = file.empty() ? "<unknown>" : file;
   if (line)
     out += ":" + std::to_string(line) + ":" + std::to_string(column);

@@ -53,7 +53,7 @@ json buildFusionReport(ModuleOp module) {
       json members = json::array(), rules = json::array();
       std::set<std::string> seenRules;
       for (Operation &op : superkernel.getBody().front().without_terminator()) {
-        for (const std::string &name : nodeNamesOf(op.getLoc()))
+        for (const std::string &name : fuse::nodeNamesOf(op.getLoc()))
           members.push_back(name);
         if (auto rule = op.getAttrOfType<StringAttr>(kFusedByAttr))
           if (seenRules.insert(rule.str()).second)

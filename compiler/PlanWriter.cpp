@@ -43,12 +43,6 @@ LinearBytes bytesOf(Type type) {
 }
 
 
-std::string sanitize(StringRef name) {
-  std::string out;
-  for (char c : name)
-    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return out;
-}
 
 class PlanBuilder {
 public:
@@ -162,7 +156,7 @@ LogicalResult PlanBuilder::addKernel(Operation *op) {
     for (Value result : op->getResults())
       yields.push_back(locals.lookup(result));
     kind = fuse::kernelKindName(fuse::classifyOp(op)).str();
-    name = "k" + std::to_string(step) + "_" + sanitize(opDisplayName(op));
+    name = "k" + std::to_string(step) + "_" + fuse::identifierFrom(opDisplayName(op));
   }
   for (Value result : op->getResults()) {
     size_t id = addBuffer(names[result], "arena", result.getType());
@@ -208,8 +202,8 @@ LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {
   size_t step = kernels.size();
   buffers[*source].lastStep = step;
   json shape = shapeToJson(from.getType());
-  kernels.push_back({{"name", "k" + std::to_string(step) + "_copy_" + sanitize(buffers[toBuffer].name)},
-                     {"kind", "copy"},
+  kernels.push_back({{"name", "k" + std::to_string(step) + "_copy_" + fuse::identifierFrom(buffers[toBuffer].name)},
+                     {"kind", plan::kCopyKernelKind},
                      {"inputs", {*source}},
                      {"outputs", {toBuffer}},
                      {"values", {{{"shape", shape}}, {{"shape", shape}}}},

@@ -8,18 +8,9 @@ using namespace mlir;
 
 namespace fusec {
 
-SmallVector<std::string> nodeNamesOf(Location loc) {
-  SmallVector<std::string> names;
-  loc->walk([&](Location inner) {
-    if (auto named = llvm::dyn_cast<NameLoc>(inner))
-      names.push_back(named.getName().str());
-    return WalkResult::advance();
-  });
-  return names;
-}
 
 std::string opDisplayName(Operation *op) {
-  auto names = nodeNamesOf(op->getLoc());
+  auto names = fuse::nodeNamesOf(op->getLoc());
   if (names.empty())
     return op->getName().stripDialect().str();
   std::string joined;

@@ -8,16 +8,14 @@
 #ifndef FUSEC_COMPILER_VALUENAMES_H
 #define FUSEC_COMPILER_VALUENAMES_H
 
+#include "ir/NodeNames.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <string>
 
 namespace fusec {
-
-/// The node names recorded in `loc` (NameLocs, also inside FusedLocs), in
-/// order; empty when the location names no node.
-llvm::SmallVector<std::string> nodeNamesOf(mlir::Location loc);
 
 /// A readable name for an op: its node names joined by '+', or its op name.
 std::string opDisplayName(mlir::Operation *op);

@@ -1,6 +1,7 @@
 //===- ConstantData.cpp - Read and create fuse.constant data -------------===//
 #include "ir/ConstantData.h"
 #include "ir/FuseOps.h"
+#include "ir/NodeNames.h"
 #include "ir/ShapeUtils.h"
 
 #include "mlir/IR/AsmState.h"
@@ -15,9 +16,7 @@ namespace fusec::fuse {
 namespace {
 /// Resource keys are printed as bare identifiers; keep them simple.
 std::string resourceKey(llvm::StringRef name) {
-  std::string key;
-  for (char c : name)
-    key += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  std::string key = identifierFrom(name);
   if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0])))
     key = "w_" + key;
   return key;
@@ -65,14 +64,7 @@ std::optional<ArrayRef<float>> viewConstantData(ElementsAttr value) {
 }
 
 std::string constantNameAt(Location loc, StringRef suffix) {
-  std::string name;
-  loc->walk([&](Location inner) {
-    if (auto named = llvm::dyn_cast<NameLoc>(inner)) {
-      name = named.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
+  std::string name = firstNodeName(loc);
   return name.empty() ? suffix.str() : name + "_" + suffix.str();
 }
 

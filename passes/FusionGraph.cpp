@@ -2,6 +2,7 @@
 #include "passes/FusionGraph.h"
 
 #include "ir/FuseOps.h"
+#include "ir/NodeNames.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
@@ -332,15 +333,7 @@ std::string FusionGraph::describe(int id) const {
   for (Operation *op : groupList[id].ops) {
     if (!text.empty())
       text += "+";
-    auto loc = op->getLoc();
-    std::string name;
-    loc->walk([&](Location inner) {
-      if (auto named = llvm::dyn_cast<NameLoc>(inner)) {
-        name = named.getName().str();
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
+    std::string name = fuse::firstNodeName(op->getLoc());
     text += name.empty() ? op->getName().stripDialect().str() : name;
   }
   return text;

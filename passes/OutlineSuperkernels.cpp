@@ -3,6 +3,7 @@
 #include "passes/Passes.h"
 
 #include "ir/FuseOps.h"
+#include "ir/NodeNames.h"
 #include "ir/OpClassification.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -21,33 +22,6 @@ using namespace mlir;
 using namespace fusec::fuse;
 
 namespace {
-
-/// "/layer1/layer1.0/conv1/Conv" -> "layer1_layer1_0_conv1_Conv".
-std::string sanitize(StringRef text) {
-  std::string out;
-  for (char c : text) {
-    bool keep = std::isalnum(static_cast<unsigned char>(c));
-    if (keep)
-      out += c;
-    else if (!out.empty() && out.back() != '_')
-      out += '_';
-  }
-  while (!out.empty() && out.back() == '_')
-    out.pop_back();
-  return out;
-}
-
-std::string firstNodeName(Operation *op) {
-  std::string name;
-  op->getLoc()->walk([&](Location inner) {
-    if (auto named = llvm::dyn_cast<NameLoc>(inner)) {
-      name = named.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return name;
-}
 
 /// "conv_bn_add_relu__layer1_0_conv2": what the kernel computes (folded ops
 /// included) and its first member's node name, so profiler traces map back to
@@ -71,7 +45,7 @@ std::string kernelName(ArrayRef<Operation *> members) {
   }
   if (what.size() > 48)
     what = what.substr(0, 48);
-  std::string node = sanitize(firstNodeName(members.front()));
+  std::string node = identifierFrom(firstNodeName(members.front()->getLoc()));
   return what + (node.empty() ? "" : "__" + node);
 }
 
