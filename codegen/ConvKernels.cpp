@@ -30,7 +30,7 @@ ConvGeometry geometryOf(fuse::ConvOp conv) {
           dimExpr(out[1]), dimExpr(out[2]), dimExpr(out[3]), dimExpr(weight[2]),
           dimExpr(weight[3]), conv.getStrides()[0], conv.getStrides()[1],
           conv.getPads()[0], conv.getPads()[1], conv.getDilations()[0],
-          conv.getDilations()[1], conv.getGroup()};
+          conv.getDilations()[1], static_cast<int64_t>(conv.getGroup())};
 }
 
 /// Code after `acc` holds the conv result for output (on, co, oh, ow).

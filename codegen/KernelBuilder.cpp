@@ -101,16 +101,15 @@ GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch 
   GeneratedKernel result;
   result.name = kernel.getSymName().str();
   result.kind = kernel.getKind().str();
-  result.numInputs = kernel.getInputs().size();
-  result.numOutputs = kernel.getNumResults();
+  const size_t numInputs = kernel.getInputs().size(), numOutputs = kernel.getNumResults();
   result.launch = launch;
   std::string params, thunkArgs;
   size_t argument = 0;
-  for (size_t i = 0; i < result.numInputs; ++i, ++argument) {
+  for (size_t i = 0; i < numInputs; ++i, ++argument) {
     params += "const float *__restrict__ in" + std::to_string(i) + ", ";
     thunkArgs += "(const float *)args[" + std::to_string(argument) + "], ";
   }
-  for (size_t i = 0; i < result.numOutputs; ++i, ++argument) {
+  for (size_t i = 0; i < numOutputs; ++i, ++argument) {
     params += "float *__restrict__ out" + std::to_string(i) + ", ";
     thunkArgs += "(float *)args[" + std::to_string(argument) + "], ";
   }

@@ -39,8 +39,6 @@ struct GeneratedKernel {
   /// and, under FUSEC_EMULATION, the host thunk `<name>__emulated`.
   std::string source;
   KernelLaunch launch;
-  size_t numInputs = 0;
-  size_t numOutputs = 0;
 };
 
 /// The name of the prelude every generated kernel includes.

@@ -140,10 +140,8 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
   } else {
     // ReduceMean / GlobalAveragePool: one block per output element.
     SmallVector<int64_t> axes;
-    bool keepdims = true;
     if (auto reduce = llvm::dyn_cast<fuse::ReduceMeanOp>(core)) {
       axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());
-      keepdims = reduce.getKeepdims();
     } else {
       for (size_t d = 2; d < in.size(); ++d)
         axes.push_back(d);
@@ -173,7 +171,6 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
     if (failed(emitOutput(builder, core, epilogue, code, i2, "outIndex", "mean")))
       return failure();
     code += i1 + "}\n";
-    (void)keepdims; // the output index enumerates kept dims either way
     launch.grid[0] = gridFor(linearNumel(out), 1);
   }
   return builder.finish(code, launch);
