@@ -24,8 +24,7 @@ using namespace fusec;
 
 namespace {
 
-double compileSeconds(const std::string &model, const std::string &target,
-                      const std::string &cacheDir) {
+double compileSeconds(const std::string &model, const std::string &target, const std::string &cacheDir) {
   auto context = createContext();
   FusecDiagnosticHandler diagnostics(context.get());
   DriverOptions options;
@@ -66,8 +65,8 @@ int main(int argc, char **argv) {
     if (!module || mlir::failed(exportJsonModel(*module, model)))
       return 1;
   }
-  std::printf("ResNet-50 (fusec-graph JSON + safetensors) -> plan for %s, NVRTC %s\n",
-              target.c_str(), codegen::nvrtcVersion().c_str());
+  std::printf("ResNet-50 (fusec-graph JSON + safetensors) -> plan for %s, NVRTC %s\n", target.c_str(),
+              codegen::nvrtcVersion().c_str());
   double cold = compileSeconds(model, target, cache);
   double warm = compileSeconds(model, target, cache);
   std::printf("cold (empty kernel cache): %.2f s   (goal <= 5 s)\n", cold);

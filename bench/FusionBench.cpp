@@ -62,8 +62,8 @@ PipelineTimes timePipeline(const import::Graph &graph) {
 int64_t maxNodes = 100000;
 
 void benchScaling(const char *label, const std::function<import::Graph(int64_t)> &make) {
-  std::printf("\n%s\n%10s %10s %10s %10s %10s %12s %9s\n", label, "nodes", "import s", "fuse s",
-              "plan s", "total s", "growth/10x", "kernels");
+  std::printf("\n%s\n%10s %10s %10s %10s %10s %12s %9s\n", label, "nodes", "import s", "fuse s", "plan s", "total s",
+              "growth/10x", "kernels");
   double previous = 0;
   for (int64_t nodes = 1000; nodes <= maxNodes; nodes *= 10) {
     import::Graph graph = make(nodes);
@@ -72,16 +72,16 @@ void benchScaling(const char *label, const std::function<import::Graph(int64_t)>
     char growth[32] = "-";
     if (previous > 0)
       std::snprintf(growth, sizeof(growth), "%.1fx", total / previous);
-    std::printf("%10zu %10.3f %10.3f %10.3f %10.3f %12s %9lld\n", graph.nodes.size(), t.importS,
-                t.fuseS, t.planS, total, growth, static_cast<long long>(t.kernels));
+    std::printf("%10zu %10.3f %10.3f %10.3f %10.3f %12s %9lld\n", graph.nodes.size(), t.importS, t.fuseS, t.planS,
+                total, growth, static_cast<long long>(t.kernels));
     previous = total;
   }
 }
 
 /// Kernels and modeled HBM bytes of `graph` fused with `options`.
-std::pair<int64_t, double> kernelsAndBytes(const std::function<mlir::OwningOpRef<mlir::ModuleOp>(
-                                               mlir::MLIRContext &)> &import,
-                                           const FusionOptions &options) {
+std::pair<int64_t, double>
+kernelsAndBytes(const std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &)> &import,
+                const FusionOptions &options) {
   auto context = createContext();
   FusecDiagnosticHandler diagnostics(context.get());
   auto module = import(*context);
@@ -104,9 +104,8 @@ void printModelRow(const std::string &name,
     unfusedOptions.disabled = fusionRuleNames();
     auto [kernels, fused] = kernelsAndBytes(import, fusedOptions);
     auto [unfusedKernels, unfused] = kernelsAndBytes(import, unfusedOptions);
-    std::printf("%-16s %6lld %8lld %9lld %14.0f %14.0f %8.1f%%\n", name.c_str(),
-                static_cast<long long>(batch), static_cast<long long>(kernels),
-                static_cast<long long>(unfusedKernels), fused, unfused,
+    std::printf("%-16s %6lld %8lld %9lld %14.0f %14.0f %8.1f%%\n", name.c_str(), static_cast<long long>(batch),
+                static_cast<long long>(kernels), static_cast<long long>(unfusedKernels), fused, unfused,
                 unfused > 0 ? 100.0 * fused / unfused : 0.0);
   }
 }
@@ -114,8 +113,8 @@ void printModelRow(const std::string &name,
 void benchModels(const std::string &modelsDir) {
   std::printf("\nkernels and modeled HBM bytes (greedy, H200 profile; unfused = every original "
               "op its own kernel)\n");
-  std::printf("%-16s %6s %8s %9s %14s %14s %9s\n", "model", "batch", "kernels", "unfused",
-              "bytes fused", "bytes unfused", "ratio");
+  std::printf("%-16s %6s %8s %9s %14s %14s %9s\n", "model", "batch", "kernels", "unfused", "bytes fused",
+              "bytes unfused", "ratio");
   std::vector<std::string> names;
   if (DIR *dir = opendir(modelsDir.c_str())) {
     while (dirent *entry = readdir(dir))
@@ -125,13 +124,10 @@ void benchModels(const std::string &modelsDir) {
   }
   std::sort(names.begin(), names.end());
   for (const std::string &name : names)
-    printModelRow(name, [&](mlir::MLIRContext &context) {
-      return importModel(modelsDir + "/" + name + "/model.onnx", context);
-    });
+    printModelRow(
+        name, [&](mlir::MLIRContext &context) { return importModel(modelsDir + "/" + name + "/model.onnx", context); });
   import::Graph resnet = bench::makeResNet50();
-  printModelRow("resnet50", [&](mlir::MLIRContext &context) {
-    return import::buildModule(resnet, context);
-  });
+  printModelRow("resnet50", [&](mlir::MLIRContext &context) { return import::buildModule(resnet, context); });
 }
 
 } // namespace

@@ -49,14 +49,14 @@ public:
   }
 
   /// Conv (no bias) + BatchNormalization, optionally + Relu.
-  std::string convBn(const std::string &name, const std::string &x, int64_t in, int64_t out,
-                     int64_t kernel, int64_t stride, bool relu) {
+  std::string convBn(const std::string &name, const std::string &x, int64_t in, int64_t out, int64_t kernel,
+                     int64_t stride, bool relu) {
     float scale = std::sqrt(2.0f / float(in * kernel * kernel));
     std::string w = constant(name + ".weight", {out, in, kernel, kernel}, -scale, scale);
     int64_t pad = kernel / 2;
-    std::string y = node(name, "Conv", {x, w},
-                         {{"strides", AttrValue::ofInts({stride, stride})},
-                          {"pads", AttrValue::ofInts({pad, pad, pad, pad})}});
+    std::string y =
+        node(name, "Conv", {x, w},
+             {{"strides", AttrValue::ofInts({stride, stride})}, {"pads", AttrValue::ofInts({pad, pad, pad, pad})}});
     std::string bn = name + ".bn";
     y = node(bn, "BatchNormalization",
              {y, constant(bn + ".scale", {out}, 0.5f, 1.5f), constant(bn + ".bias", {out}, -0.1f, 0.1f),
@@ -110,8 +110,7 @@ Graph makeResNet50(int64_t imageSize) {
   x = g.node("avgpool", "GlobalAveragePool", {x});
   x = g.node("flatten", "Flatten", {x});
   x = g.node("fc", "Gemm",
-             {x, g.constant("fc.weight", {1000, 2048}, -0.02f, 0.02f),
-              g.constant("fc.bias", {1000}, -0.01f, 0.01f)},
+             {x, g.constant("fc.weight", {1000, 2048}, -0.02f, 0.02f), g.constant("fc.bias", {1000}, -0.01f, 0.01f)},
              {{"transB", AttrValue::ofInt(1)}});
   return g.take({x});
 }

@@ -17,25 +17,21 @@ using namespace mlir;
 namespace fusec::codegen {
 namespace {
 
-
 struct ConvGeometry {
   std::string n, c, h, w, co, ho, wo, kh, kw;
   int64_t strideH, strideW, padTop, padLeft, dilationH, dilationW, group;
 };
 
 ConvGeometry geometryOf(fuse::ConvOp conv) {
-  auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()),
-       out = shapeOf(conv.getOutput());
-  return {dimExpr(in[0]), dimExpr(in[1]), dimExpr(in[2]), dimExpr(in[3]),
-          dimExpr(out[1]), dimExpr(out[2]), dimExpr(out[3]), dimExpr(weight[2]),
-          dimExpr(weight[3]), conv.getStrides()[0], conv.getStrides()[1],
-          conv.getPads()[0], conv.getPads()[1], conv.getDilations()[0],
-          conv.getDilations()[1], static_cast<int64_t>(conv.getGroup())};
+  auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
+  return {dimExpr(in[0]),     dimExpr(in[1]),         dimExpr(in[2]),         dimExpr(in[3]),
+          dimExpr(out[1]),    dimExpr(out[2]),        dimExpr(out[3]),        dimExpr(weight[2]),
+          dimExpr(weight[3]), conv.getStrides()[0],   conv.getStrides()[1],   conv.getPads()[0],
+          conv.getPads()[1],  conv.getDilations()[0], conv.getDilations()[1], static_cast<int64_t>(conv.getGroup())};
 }
 
 /// Code after `acc` holds the conv result for output (on, co, oh, ow).
-LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv,
-                           ArrayRef<Operation *> epilogue, std::string &code,
+LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue, std::string &code,
                            const std::string &indent, const ConvGeometry &g) {
   if (conv.getBias())
     code += indent + "acc += __ldg(&" + builder.inputName(conv.getBias()) + "[co]);\n";
@@ -48,8 +44,7 @@ LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv,
   return success();
 }
 
-FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp conv,
-                                            ArrayRef<Operation *> epilogue) {
+FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue) {
   ConvGeometry g = geometryOf(conv);
   std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
   auto outShape = shapeOf(conv.getOutput());
@@ -57,7 +52,8 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   const int64_t tile = chooseTile(pixelCount.perBatch + pixelCount.fixed, outShape[1]);
   const std::string T = std::to_string(tile);
   std::string code;
-  code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T + "][" + std::to_string(tile + 1) + "];\n";
+  code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T +
+          "][" + std::to_string(tile + 1) + "];\n";
   code += "  const long long M = " + g.n + " * " + g.ho + " * " + g.wo + ";\n";
   code += "  const long long K = " + g.c + " * " + g.kh + " * " + g.kw + ";\n";
   code += "  const int tx = threadIdx.x, ty = threadIdx.y;\n";
@@ -74,10 +70,10 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   code += "      if (m < M && k < K) {\n";
   code += "        const long long c = k / (" + g.kh + " * " + g.kw + ");\n";
   code += "        const long long r = k % (" + g.kh + " * " + g.kw + ");\n";
-  code += "        const long long ih = oh * " + std::to_string(g.strideH) + " - " +
-          std::to_string(g.padTop) + " + (r / " + g.kw + ") * " + std::to_string(g.dilationH) + ";\n";
-  code += "        const long long iw = ow * " + std::to_string(g.strideW) + " - " +
-          std::to_string(g.padLeft) + " + (r % " + g.kw + ") * " + std::to_string(g.dilationW) + ";\n";
+  code += "        const long long ih = oh * " + std::to_string(g.strideH) + " - " + std::to_string(g.padTop) +
+          " + (r / " + g.kw + ") * " + std::to_string(g.dilationH) + ";\n";
+  code += "        const long long iw = ow * " + std::to_string(g.strideW) + " - " + std::to_string(g.padLeft) +
+          " + (r % " + g.kw + ") * " + std::to_string(g.dilationW) + ";\n";
   code += "        if (ih >= 0 && ih < " + g.h + " && iw >= 0 && iw < " + g.w + ")\n";
   code += "          a = __ldg(&" + x + "[((on * " + g.c + " + c) * " + g.h + " + ih) * " + g.w + " + iw]);\n";
   code += "      }\n";
@@ -105,8 +101,7 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   return builder.finish(code, launch);
 }
 
-FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp conv,
-                                          ArrayRef<Operation *> epilogue) {
+FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue) {
   ConvGeometry g = geometryOf(conv);
   std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
   auto out = shapeOf(conv.getOutput());
@@ -123,16 +118,15 @@ FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp c
   code += "    float acc = 0.0f;\n";
   code += "    for (long long c = 0; c < perGroupIn; ++c)\n";
   code += "      for (long long kh = 0; kh < " + g.kh + "; ++kh) {\n";
-  code += "        const long long ih = oh * " + std::to_string(g.strideH) + " - " +
-          std::to_string(g.padTop) + " + kh * " + std::to_string(g.dilationH) + ";\n";
+  code += "        const long long ih = oh * " + std::to_string(g.strideH) + " - " + std::to_string(g.padTop) +
+          " + kh * " + std::to_string(g.dilationH) + ";\n";
   code += "        if (ih < 0 || ih >= " + g.h + ") continue;\n";
   code += "        for (long long kw = 0; kw < " + g.kw + "; ++kw) {\n";
-  code += "          const long long iw = ow * " + std::to_string(g.strideW) + " - " +
-          std::to_string(g.padLeft) + " + kw * " + std::to_string(g.dilationW) + ";\n";
+  code += "          const long long iw = ow * " + std::to_string(g.strideW) + " - " + std::to_string(g.padLeft) +
+          " + kw * " + std::to_string(g.dilationW) + ";\n";
   code += "          if (iw < 0 || iw >= " + g.w + ") continue;\n";
-  code += "          acc += __ldg(&" + x + "[((on * " + g.c + " + firstChannel + c) * " + g.h +
-          " + ih) * " + g.w + " + iw]) * __ldg(&" + w + "[((co * perGroupIn + c) * " + g.kh +
-          " + kh) * " + g.kw + " + kw]);\n";
+  code += "          acc += __ldg(&" + x + "[((on * " + g.c + " + firstChannel + c) * " + g.h + " + ih) * " + g.w +
+          " + iw]) * __ldg(&" + w + "[((co * perGroupIn + c) * " + g.kh + " + kh) * " + g.kw + " + kw]);\n";
   code += "        }\n";
   code += "      }\n";
   if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g)))

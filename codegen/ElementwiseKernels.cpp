@@ -19,10 +19,9 @@ namespace {
 
 constexpr int64_t kThreads = 256;
 
-const char *kLoopHead =
-    "  const long long total = %TOTAL%;\n"
-    "  for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n"
-    "       idx += (long long)gridDim.x * blockDim.x) {\n";
+const char *kLoopHead = "  const long long total = %TOTAL%;\n"
+                        "  for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n"
+                        "       idx += (long long)gridDim.x * blockDim.x) {\n";
 
 std::string loopHead(ArrayRef<int64_t> shape) {
   std::string head = kLoopHead;
@@ -44,9 +43,8 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
   const std::string indent = "    ";
   auto input = [&](unsigned i) { return builder.inputName(op->getOperand(i)); };
   return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
-      .Case<fuse::ReshapeOp, fuse::FlattenOp>([&](auto) -> FailureOr<std::string> {
-        return "__ldg(&" + input(0) + "[idx])";
-      })
+      .Case<fuse::ReshapeOp, fuse::FlattenOp>(
+          [&](auto) -> FailureOr<std::string> { return "__ldg(&" + input(0) + "[idx])"; })
       .Case([&](fuse::TransposeOp transpose) -> FailureOr<std::string> {
         auto perm = transpose.getPerm();
         std::vector<std::string> in(perm.size());
@@ -68,8 +66,7 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
             code += indent + "if (" + c + " < 0) " + c + " = -" + c + ";\n";
             code += indent + "if (" + c + " >= " + size + ") " + c + " = 2 * (" + size + " - 1) - " + c + ";\n";
           } else if (pad.getMode() == "edge") {
-            code += indent + c + " = " + c + " < 0 ? 0 : (" + c + " >= " + size + " ? " + size +
-                    " - 1 : " + c + ");\n";
+            code += indent + c + " = " + c + " < 0 ? 0 : (" + c + " >= " + size + " ? " + size + " - 1 : " + c + ");\n";
           } else {
             inside += " && " + c + " >= 0 && " + c + " < " + size;
           }
@@ -78,8 +75,7 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
         std::string load = "__ldg(&" + input(0) + "[" + linearOffset(shape, in) + "])";
         if (pad.getMode() != "constant")
           return load;
-        return "((" + inside + ") ? " + load + " : " +
-               floatLiteral(pad.getValue().convertToDouble()) + ")";
+        return "((" + inside + ") ? " + load + " : " + floatLiteral(pad.getValue().convertToDouble()) + ")";
       })
       .Case([&](fuse::ConcatOp concat) -> FailureOr<std::string> {
         int64_t axis = concat.getAxis();
@@ -90,9 +86,8 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
           auto shape = shapeOf(operand);
           std::vector<std::string> in = out;
           in[axis] = "(" + out[axis] + " - " + std::to_string(start) + "LL)";
-          code += indent + (i ? "else if (" : "if (") + out[axis] + " < " +
-                  std::to_string(start + shape[axis]) + "LL) " + result + " = __ldg(&" +
-                  builder.inputName(operand) + "[" + linearOffset(shape, in) + "]);\n";
+          code += indent + (i ? "else if (" : "if (") + out[axis] + " < " + std::to_string(start + shape[axis]) +
+                  "LL) " + result + " = __ldg(&" + builder.inputName(operand) + "[" + linearOffset(shape, in) + "]);\n";
           start += shape[axis];
         }
         code += indent + "else " + result + " = 0.0f;\n";
@@ -109,8 +104,7 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
 /// input of the full iteration shape is read as float4, every output written
 /// as float4; broadcast inputs are read element by element. Needs an element
 /// count that is a multiple of 4 at every batch (buffers are 64-byte aligned).
-FailureOr<GeneratedKernel> emitVectorizedElementwise(KernelBuilder &builder,
-                                                     ArrayRef<Operation *> ops,
+FailureOr<GeneratedKernel> emitVectorizedElementwise(KernelBuilder &builder, ArrayRef<Operation *> ops,
                                                      ArrayRef<int64_t> shape) {
   LinearCount count = linearNumel(shape);
   std::string code = "  const long long vectors = " + numelExpr(shape) + " / 4;\n";
@@ -135,8 +129,7 @@ FailureOr<GeneratedKernel> emitVectorizedElementwise(KernelBuilder &builder,
     if (failed(builder.emitElementwise(code, "      ", ops, coords)))
       return failure();
     for (auto [index, value] : llvm::enumerate(yields))
-      code += "      out" + std::to_string(index) + "v." + lanes[lane] + " = " +
-              builder.valueAt(value, coords) + ";\n";
+      code += "      out" + std::to_string(index) + "v." + lanes[lane] + " = " + builder.valueAt(value, coords) + ";\n";
     for (Value input : vectorInputs)
       builder.unbind(input);
     for (Operation *op : ops)
@@ -144,8 +137,7 @@ FailureOr<GeneratedKernel> emitVectorizedElementwise(KernelBuilder &builder,
     code += "    }\n";
   }
   for (size_t i = 0; i < yields.size(); ++i)
-    code += "    reinterpret_cast<float4 *>(out" + std::to_string(i) + ")[q] = out" +
-            std::to_string(i) + "v;\n";
+    code += "    reinterpret_cast<float4 *>(out" + std::to_string(i) + ")[q] = out" + std::to_string(i) + "v;\n";
   code += "  }\n";
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
@@ -157,9 +149,8 @@ FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder) {
   auto ops = builder.bodyOps();
   auto shape = shapeOf(ops.back()->getResult(0));
   LinearCount count = linearNumel(shape);
-  bool anyFullInput = llvm::any_of(builder.body().getArguments(), [&](BlockArgument arg) {
-    return shapeOf(arg) == shape && !arg.use_empty();
-  });
+  bool anyFullInput = llvm::any_of(builder.body().getArguments(),
+                                   [&](BlockArgument arg) { return shapeOf(arg) == shape && !arg.use_empty(); });
   bool allOutputsFull = llvm::all_of(builder.yields(), [&](Value v) { return shapeOf(v) == shape; });
   if (count.perBatch % 4 == 0 && count.fixed % 4 == 0 && anyFullInput && allOutputsFull)
     return emitVectorizedElementwise(builder, ops, shape);

@@ -36,7 +36,8 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   const std::string T = std::to_string(tile);
 
   std::string code;
-  code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T + "][" + std::to_string(tile + 1) + "];\n";
+  code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T +
+          "][" + std::to_string(tile + 1) + "];\n";
   code += "  const int tx = threadIdx.x, ty = threadIdx.y;\n";
   code += "  const long long row = (long long)blockIdx.y * " + T + " + ty;\n";
   code += "  const long long col = (long long)blockIdx.x * " + T + " + tx;\n";
@@ -44,8 +45,7 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   // Batch coordinates of this block's output matrix, and the matching
   // (broadcast) matrices of A and B.
   llvm::ArrayRef<int64_t> batchShape = outShape.drop_back(2);
-  std::vector<std::string> coords =
-      emitCoordinates(code, "  ", batchShape, "(long long)blockIdx.z", "b");
+  std::vector<std::string> coords = emitCoordinates(code, "  ", batchShape, "(long long)blockIdx.z", "b");
   auto matrixBase = [&](ArrayRef<int64_t> shape) {
     std::string offset = broadcastOffset(shape.drop_back(2), coords);
     return "(" + offset + ") * " + dimExpr(shape[shape.size() - 2]) + " * " + dimExpr(shape.back());

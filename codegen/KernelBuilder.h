@@ -41,8 +41,7 @@ public:
   /// already bound (bind()) are used as they are; kernel inputs are loaded
   /// with broadcasting. Fails on an op it cannot express.
   mlir::LogicalResult emitElementwise(std::string &code, const std::string &indent,
-                                      llvm::ArrayRef<mlir::Operation *> ops,
-                                      const std::vector<std::string> &coords);
+                                      llvm::ArrayRef<mlir::Operation *> ops, const std::vector<std::string> &coords);
   /// The C expression of `value` at `coords` (bound variable or a load).
   std::string valueAt(mlir::Value value, const std::vector<std::string> &coords);
   void bind(mlir::Value value, std::string expression) { bound[value] = std::move(expression); }
@@ -76,15 +75,13 @@ mlir::FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder);
 
 /// Ops of the body other than `core`, split into those `core` depends on
 /// (prologue) and the rest (epilogue), each in order.
-void splitAroundCore(KernelBuilder &builder, mlir::Operation *core,
-                     std::vector<mlir::Operation *> &prologue,
+void splitAroundCore(KernelBuilder &builder, mlir::Operation *core, std::vector<mlir::Operation *> &prologue,
                      std::vector<mlir::Operation *> &epilogue);
 
 /// The template op of a kernel whose inputs are read directly from memory
 /// (conv, gemm, pool): the body's core op of class `coreClass`, with every
 /// operand a kernel input and only an epilogue fused after it.
-mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder,
-                                                    fuse::OpClass coreClass,
+mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass coreClass,
                                                     std::vector<mlir::Operation *> &epilogue);
 
 /// The square tile edge (and K step) of the tiled conv and GEMM templates for

@@ -30,7 +30,7 @@ std::string readFile(const std::string &path, bool &ok) {
 }
 
 void makeDirectories(const std::string &path) {
-  for (size_t slash = path.find('/', 1); ; slash = path.find('/', slash + 1)) {
+  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
     ::mkdir(path.substr(0, slash).c_str(), 0755);
     if (slash == std::string::npos)
       break;
@@ -39,13 +39,13 @@ void makeDirectories(const std::string &path) {
 
 #ifdef FUSEC_HAVE_NVRTC
 /// One NVRTC compilation; returns false with `log` on failure.
-bool nvrtcCompile(const GeneratedKernel &kernel, const std::string &archOption, bool cubin,
-                  std::string &output, std::string &log) {
+bool nvrtcCompile(const GeneratedKernel &kernel, const std::string &archOption, bool cubin, std::string &output,
+                  std::string &log) {
   const char *headers[] = {preludeSource()};
   const char *headerNames[] = {kPreludeName};
   nvrtcProgram program;
-  if (nvrtcCreateProgram(&program, kernel.source.c_str(), (kernel.name + ".cu").c_str(), 1, headers,
-                         headerNames) != NVRTC_SUCCESS) {
+  if (nvrtcCreateProgram(&program, kernel.source.c_str(), (kernel.name + ".cu").c_str(), 1, headers, headerNames) !=
+      NVRTC_SUCCESS) {
     log = "nvrtcCreateProgram failed";
     return false;
   }
@@ -125,12 +125,10 @@ std::string defaultKernelCacheDir() {
   return "";
 }
 
-std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &kernels,
-                                           const CompileOptions &options, std::string &error,
-                                           CompileStats *stats) {
+std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &kernels, const CompileOptions &options,
+                                           std::string &error, CompileStats *stats) {
 #ifndef FUSEC_HAVE_NVRTC
-  error = "this fusec was built without NVRTC: kernels cannot be compiled for " + options.arch +
-          " (use --target=cpu)";
+  error = "this fusec was built without NVRTC: kernels cannot be compiled for " + options.arch + " (use --target=cpu)";
   return {};
 #else
   std::string virtualArch = options.arch;
@@ -169,9 +167,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
       size_t i = unique[slot];
       const GeneratedKernel &kernel = kernels[i];
       CompiledKernel &result = results[i];
-      std::string base = options.cacheDir.empty()
-                             ? ""
-                             : options.cacheDir + "/" + plan::toHex64(keys[i]);
+      std::string base = options.cacheDir.empty() ? "" : options.cacheDir + "/" + plan::toHex64(keys[i]);
       if (!base.empty()) {
         bool havePtx = false, haveCubin = false;
         result.ptx = readFile(base + ".ptx", havePtx);
@@ -189,8 +185,8 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
       if (!ok) {
         std::lock_guard<std::mutex> lock(errorMutex);
         if (!failed.exchange(true)) {
-          std::string dump = (options.dumpDir.empty() ? std::string("/tmp") : options.dumpDir) + "/" +
-                             kernel.name + ".cu";
+          std::string dump =
+              (options.dumpDir.empty() ? std::string("/tmp") : options.dumpDir) + "/" + kernel.name + ".cu";
           std::ofstream(dump) << kernel.source;
           error = "NVRTC failed to compile kernel '" + kernel.name + "' (source: " + dump + "):\n" +
                   (ptxLog.empty() ? result.log : ptxLog);
@@ -229,8 +225,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
     for (size_t i : unique)
       (results[i].fromCache ? stats->cached : stats->compiled) += 1;
     stats->deduplicated = kernels.size() - unique.size();
-    stats->nvrtcSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats->nvrtcSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return results;
 #endif

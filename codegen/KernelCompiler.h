@@ -62,9 +62,8 @@ std::string defaultKernelCacheDir();
 
 /// Compiles every kernel; on failure `error` names the kernel, holds NVRTC's
 /// log and the path of the dumped source, and the result is empty.
-std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &kernels,
-                                           const CompileOptions &options, std::string &error,
-                                           CompileStats *stats = nullptr);
+std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &kernels, const CompileOptions &options,
+                                           std::string &error, CompileStats *stats = nullptr);
 
 } // namespace fusec::codegen
 

@@ -37,8 +37,8 @@ FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
   code += "  for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n";
   code += "       idx += (long long)gridDim.x * blockDim.x) {\n";
   auto coords = emitCoordinates(code, "    ", out, "idx", "o");
-  code += "    const long long plane = (" + coords[0] + " * " + dimExpr(in[1]) + " + " + coords[1] +
-          ") * " + H + " * " + W + ";\n";
+  code += "    const long long plane = (" + coords[0] + " * " + dimExpr(in[1]) + " + " + coords[1] + ") * " + H +
+          " * " + W + ";\n";
   code += std::string("    float acc = ") + (max ? "-INFINITY" : "0.0f") + ";\n";
   if (avg)
     code += "    long long count = 0;\n";

@@ -19,11 +19,9 @@ constexpr int64_t kThreads = 256;
 
 /// Emits `float <name> = <core input at linear input index `linear`>`,
 /// evaluating the prologue there.
-LogicalResult emitInputValue(KernelBuilder &builder, Operation *core,
-                             ArrayRef<Operation *> prologue, std::string &code,
-                             const std::string &indent, const std::string &linear,
-                             const std::string &name, bool keepPrologueBound = false,
-                             bool storePrologueOutputs = false) {
+LogicalResult emitInputValue(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> prologue, std::string &code,
+                             const std::string &indent, const std::string &linear, const std::string &name,
+                             bool keepPrologueBound = false, bool storePrologueOutputs = false) {
   Value input = core->getOperand(0);
   auto coords = emitCoordinates(code, indent, shapeOf(input), linear, builder.fresh("x"));
   if (failed(builder.emitElementwise(code, indent, prologue, coords)))
@@ -34,8 +32,7 @@ LogicalResult emitInputValue(KernelBuilder &builder, Operation *core,
   if (storePrologueOutputs)
     for (auto [index, value] : llvm::enumerate(builder.yields()))
       if (Operation *producer = value.getDefiningOp(); producer && llvm::is_contained(prologue, producer))
-        code += indent + "out" + std::to_string(index) + "[" + linear + "] = " +
-                builder.valueAt(value, coords) + ";\n";
+        code += indent + "out" + std::to_string(index) + "[" + linear + "] = " + builder.valueAt(value, coords) + ";\n";
   if (!keepPrologueBound)
     for (Operation *op : prologue)
       builder.unbind(op->getResult(0));
@@ -43,9 +40,8 @@ LogicalResult emitInputValue(KernelBuilder &builder, Operation *core,
 }
 
 /// Stores the core result `value` at output index `linear` after the epilogue.
-LogicalResult emitOutput(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
-                         std::string &code, const std::string &indent, const std::string &linear,
-                         const std::string &value) {
+LogicalResult emitOutput(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue, std::string &code,
+                         const std::string &indent, const std::string &linear, const std::string &value) {
   auto shape = shapeOf(core->getResult(0));
   auto coords = emitCoordinates(code, indent, shape, linear, builder.fresh("y"));
   builder.bind(core->getResult(0), value);
@@ -62,8 +58,7 @@ LogicalResult emitOutput(KernelBuilder &builder, Operation *core, ArrayRef<Opera
 FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
   Operation *core = nullptr;
   for (Operation *op : builder.bodyOps())
-    if (llvm::isa<fuse::SoftmaxOp, fuse::LayerNormOp, fuse::ReduceMeanOp,
-                  fuse::GlobalAveragePoolOp>(op))
+    if (llvm::isa<fuse::SoftmaxOp, fuse::LayerNormOp, fuse::ReduceMeanOp, fuse::GlobalAveragePoolOp>(op))
       core = op;
   if (!core)
     return builder.getKernel().emitError() << "reduction kernel without a reduction";
@@ -160,7 +155,7 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
     size_t nextKept = 0, nextReduced = 0;
     for (size_t d = 0; d < in.size(); ++d)
       inputCoords.push_back(llvm::is_contained(axes, int64_t(d)) ? reducedCoords[nextReduced++]
-                                                                : keptCoords[nextKept++]);
+                                                                 : keptCoords[nextKept++]);
     code += i2 + "const long long at = " + linearOffset(in, inputCoords) + ";\n";
     if (failed(emitInputValue(builder, core, prologue, code, i2, "at", "x",
                               /*keepPrologueBound=*/false, /*storePrologueOutputs=*/true)))

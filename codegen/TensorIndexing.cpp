@@ -30,9 +30,8 @@ std::string productExpr(llvm::ArrayRef<int64_t> shape, size_t begin, size_t end)
 
 std::string numelExpr(llvm::ArrayRef<int64_t> shape) { return productExpr(shape, 0, shape.size()); }
 
-std::vector<std::string> emitCoordinates(std::string &code, const std::string &indent,
-                                         llvm::ArrayRef<int64_t> shape, const std::string &linear,
-                                         const std::string &prefix) {
+std::vector<std::string> emitCoordinates(std::string &code, const std::string &indent, llvm::ArrayRef<int64_t> shape,
+                                         const std::string &linear, const std::string &prefix) {
   std::vector<std::string> coords;
   for (size_t d = 0; d < shape.size(); ++d) {
     std::string name = prefix + std::to_string(d);
@@ -62,8 +61,7 @@ std::string broadcastOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std
 std::string linearOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::string> &coords) {
   std::string offset;
   for (size_t d = 0; d < shape.size(); ++d)
-    offset += (offset.empty() ? "" : " + ") + coords[d] + " * " +
-              productExpr(shape, d + 1, shape.size());
+    offset += (offset.empty() ? "" : " + ") + coords[d] + " * " + productExpr(shape, d + 1, shape.size());
   return offset.empty() ? "0" : offset;
 }
 

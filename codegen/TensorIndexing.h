@@ -26,9 +26,8 @@ std::string productExpr(llvm::ArrayRef<int64_t> shape, size_t begin, size_t end)
 
 /// Emits `long long <prefix>0 = ...;` ... decomposing `linear` into the
 /// coordinates of `shape`; returns the coordinate variable names.
-std::vector<std::string> emitCoordinates(std::string &code, const std::string &indent,
-                                         llvm::ArrayRef<int64_t> shape, const std::string &linear,
-                                         const std::string &prefix);
+std::vector<std::string> emitCoordinates(std::string &code, const std::string &indent, llvm::ArrayRef<int64_t> shape,
+                                         const std::string &linear, const std::string &prefix);
 
 /// The linear offset into a tensor of `shape` at `coords` of a (possibly
 /// larger) iteration space, with numpy broadcasting: leading iteration dims

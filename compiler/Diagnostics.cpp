@@ -53,8 +53,8 @@ std::string formatLocation(Location loc) {
 std::string formatDiagnostic(Diagnostic &diagnostic) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << formatLocation(diagnostic.getLocation()) << ": "
-     << severityName(diagnostic.getSeverity()) << ": " << diagnostic.str();
+  os << formatLocation(diagnostic.getLocation()) << ": " << severityName(diagnostic.getSeverity()) << ": "
+     << diagnostic.str();
   for (Diagnostic &note : diagnostic.getNotes())
     os << "\n" << formatDiagnostic(note);
   return os.str();

@@ -125,8 +125,7 @@ LogicalResult writeInto(MLIRContext &context, const std::string &dir, const std:
   return writeText(context, dir + "/" + name, text);
 }
 
-FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp module,
-                                            const DriverOptions &options) {
+FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp module, const DriverOptions &options) {
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
   if (planOptions.target != "cpu") {
@@ -137,8 +136,7 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
     compileOptions.arch = planOptions.target;
     if (options.progress)
       compileOptions.progress = [](size_t done, size_t total) {
-        llvm::errs() << "\rfusec: compiling kernels " << done << "/" << total
-                     << (done == total ? "\n" : "");
+        llvm::errs() << "\rfusec: compiling kernels " << done << "/" << total << (done == total ? "\n" : "");
         llvm::errs().flush();
       };
     compileOptions.cacheDir = options.kernelCacheDir;
@@ -156,10 +154,9 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
       planOptions.kernels[(*kernels)[i].name] = {(*kernels)[i], compiled[i]};
     }
     if (options.verbose)
-      llvm::errs() << "fusec: " << kernels->size() << " kernels for " << planOptions.target << ": "
-                   << stats.compiled << " compiled by NVRTC " << codegen::nvrtcVersion() << ", "
-                   << stats.cached << " from the cache, " << stats.deduplicated
-                   << " duplicates (" << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
+      llvm::errs() << "fusec: " << kernels->size() << " kernels for " << planOptions.target << ": " << stats.compiled
+                   << " compiled by NVRTC " << codegen::nvrtcVersion() << ", " << stats.cached << " from the cache, "
+                   << stats.deduplicated << " duplicates (" << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
   }
   return buildPlan(module, planOptions);
 }
@@ -189,8 +186,7 @@ LogicalResult reportFusion(MLIRContext &context, ModuleOp module, const DriverOp
 }
 } // namespace
 
-FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context,
-                                              const DriverOptions &options) {
+FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context, const DriverOptions &options) {
   OwningOpRef<ModuleOp> module = importAndFuse(context, options);
   if (!module)
     return failure();
@@ -205,8 +201,7 @@ int runDriver(const DriverOptions &options) {
     OwningOpRef<ModuleOp> module = importModel(options.inputPath, *context);
     if (!module)
       return 1;
-    if (!options.dumpDir.empty() &&
-        failed(writeInto(*context, options.dumpDir, "imported.mlir", printModule(*module))))
+    if (!options.dumpDir.empty() && failed(writeInto(*context, options.dumpDir, "imported.mlir", printModule(*module))))
       return 1;
     if (options.emit == EmitKind::Json)
       return failed(exportJsonModel(*module, options.outputPath));
@@ -216,8 +211,7 @@ int runDriver(const DriverOptions &options) {
   OwningOpRef<ModuleOp> module = importAndFuse(*context, options);
   if (!module || failed(reportFusion(*context, *module, options)))
     return 1;
-  if (!options.dumpDir.empty() &&
-      failed(writeInto(*context, options.dumpDir, "fused.mlir", printModule(*module))))
+  if (!options.dumpDir.empty() && failed(writeInto(*context, options.dumpDir, "fused.mlir", printModule(*module))))
     return 1;
   if (options.emit == EmitKind::FusedMlir)
     return failed(writeText(*context, options.outputPath, printModule(*module)));
@@ -236,8 +230,7 @@ int runDriver(const DriverOptions &options) {
     return 1;
   }
   if (options.verbose)
-    llvm::errs() << "fusec: wrote " << options.outputPath << " (" << bytes->size()
-                 << " bytes)\n";
+    llvm::errs() << "fusec: wrote " << options.outputPath << " (" << bytes->size() << " bytes)\n";
   return 0;
 }
 

@@ -50,20 +50,17 @@ struct DriverOptions {
 
 /// Imports a model by its extension (.json, .onnx, .mlir) into `context`.
 /// Errors are reported through the context's diagnostics.
-mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path,
-                                              mlir::MLIRContext &context);
+mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path, mlir::MLIRContext &context);
 
 /// A context with every dialect fusec uses loaded.
 std::unique_ptr<mlir::MLIRContext> createContext();
 
 /// Imports `options.inputPath` and runs the fusion pipeline on it.
-mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context,
-                                                const DriverOptions &options);
+mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, const DriverOptions &options);
 
 /// Imports, fuses and lowers `options.inputPath` to plan bytes. Errors are
 /// reported through `context`'s diagnostics.
-mlir::FailureOr<std::vector<uint8_t>> compileToPlan(mlir::MLIRContext &context,
-                                                    const DriverOptions &options);
+mlir::FailureOr<std::vector<uint8_t>> compileToPlan(mlir::MLIRContext &context, const DriverOptions &options);
 
 /// Runs the whole compiler for one model and writes the requested output.
 /// Returns a process exit code; diagnostics go to stderr. Outputs are written

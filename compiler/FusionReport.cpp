@@ -71,11 +71,11 @@ json buildFusionReport(ModuleOp module) {
           {"kind", superkernel.getKind().str()},
           {"members", members},
           {"rules", rules},
-          {"fused", {{"time_us", number(cost, "fused_us")}, {"bytes", number(cost, "fused_bytes")},
-                     {"kernels", 1}}},
-          {"unfused", {{"time_us", number(cost, "unfused_us")},
-                       {"bytes", number(cost, "unfused_bytes")},
-                       {"kernels", static_cast<int64_t>(number(cost, "unfused_kernels"))}}},
+          {"fused", {{"time_us", number(cost, "fused_us")}, {"bytes", number(cost, "fused_bytes")}, {"kernels", 1}}},
+          {"unfused",
+           {{"time_us", number(cost, "unfused_us")},
+            {"bytes", number(cost, "unfused_bytes")},
+            {"kernels", static_cast<int64_t>(number(cost, "unfused_kernels"))}}},
       };
       report["kernels"].push_back(entry);
       ++kernels;
@@ -119,9 +119,8 @@ std::string summarizeFusionReport(const json &report) {
     for (const json &member : kernel["members"])
       members += (members.empty() ? "" : "+") + member.get<std::string>();
     double saved = kernel["unfused"]["bytes"].get<double>() - kernel["fused"]["bytes"].get<double>();
-    text += "fused " + members + " -> " + kernel["kernel"].get<std::string>() + ": saves " +
-            formatBytes(saved) + ", " + std::to_string(replaced - 1) + " launch" +
-            (replaced == 2 ? "" : "es") + "\n";
+    text += "fused " + members + " -> " + kernel["kernel"].get<std::string>() + ": saves " + formatBytes(saved) + ", " +
+            std::to_string(replaced - 1) + " launch" + (replaced == 2 ? "" : "es") + "\n";
   }
   const json &totals = report["totals"];
   char line[256];
@@ -130,8 +129,7 @@ std::string summarizeFusionReport(const json &report) {
                 static_cast<long long>(totals["kernels"]["fused"].get<int64_t>()),
                 static_cast<long long>(totals["kernels"]["unfused"].get<int64_t>()),
                 formatBytes(totals["bytes"]["fused"].get<double>()).c_str(),
-                formatBytes(totals["bytes"]["unfused"].get<double>()).c_str(),
-                report["rejected"].size());
+                formatBytes(totals["bytes"]["unfused"].get<double>()).c_str(), report["rejected"].size());
   return text + line;
 }
 

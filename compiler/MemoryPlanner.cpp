@@ -7,15 +7,13 @@
 namespace fusec {
 namespace {
 
-uint64_t alignUp(uint64_t value, uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
+uint64_t alignUp(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 
 /// Places the buffers in `members` (indices into `buffers`) whose sizes are
 /// `sizeOf(buffer)`; returns the region's size.
 template <typename SizeFn>
-uint64_t placeRegion(const std::vector<BufferLifetime> &buffers, std::vector<size_t> members,
-                     SizeFn sizeOf, uint64_t alignment, std::vector<uint64_t> &offsets) {
+uint64_t placeRegion(const std::vector<BufferLifetime> &buffers, std::vector<size_t> members, SizeFn sizeOf,
+                     uint64_t alignment, std::vector<uint64_t> &offsets) {
   // Largest first; ties by first step then index keep the result deterministic.
   std::stable_sort(members.begin(), members.end(), [&](size_t a, size_t b) {
     if (sizeOf(buffers[a]) != sizeOf(buffers[b]))
@@ -64,12 +62,10 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers, uint64_t align
     (buffers[i].size.perBatch ? scaled : fixed).push_back(i);
 
   std::vector<uint64_t> scaledOffsets(buffers.size()), fixedOffsets(buffers.size());
-  uint64_t scaledSize = placeRegion(
-      buffers, scaled, [](const BufferLifetime &b) { return b.size.perBatch; }, alignment,
-      scaledOffsets);
-  uint64_t fixedSize = placeRegion(
-      buffers, fixed, [](const BufferLifetime &b) { return b.size.fixed; }, alignment,
-      fixedOffsets);
+  uint64_t scaledSize =
+      placeRegion(buffers, scaled, [](const BufferLifetime &b) { return b.size.perBatch; }, alignment, scaledOffsets);
+  uint64_t fixedSize =
+      placeRegion(buffers, fixed, [](const BufferLifetime &b) { return b.size.fixed; }, alignment, fixedOffsets);
 
   MemoryPlan plan;
   plan.arenaSize = {scaledSize, fixedSize};

@@ -21,9 +21,7 @@ struct LinearBytes {
   uint64_t perBatch = 0;
   uint64_t fixed = 0;
   uint64_t at(uint64_t batch) const { return perBatch * batch + fixed; }
-  bool operator==(const LinearBytes &other) const {
-    return perBatch == other.perBatch && fixed == other.fixed;
-  }
+  bool operator==(const LinearBytes &other) const { return perBatch == other.perBatch && fixed == other.fixed; }
 };
 
 struct BufferLifetime {

@@ -42,12 +42,9 @@ LinearBytes bytesOf(Type type) {
   return scaled ? LinearBytes{elements, 0} : LinearBytes{0, elements};
 }
 
-
-
 class PlanBuilder {
 public:
-  PlanBuilder(func::FuncOp func, const PlanOptions &options)
-      : func(func), options(options), names(func) {}
+  PlanBuilder(func::FuncOp func, const PlanOptions &options) : func(func), options(options), names(func) {}
 
   FailureOr<std::vector<uint8_t>> build();
 
@@ -122,8 +119,8 @@ json PlanBuilder::opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals,
 
 LogicalResult PlanBuilder::addKernel(Operation *op) {
   size_t step = kernels.size();
-  json inputs = json::array(), outputs = json::array(), values = json::array(),
-       ops = json::array(), yields = json::array();
+  json inputs = json::array(), outputs = json::array(), values = json::array(), ops = json::array(),
+       yields = json::array();
   llvm::DenseMap<Value, size_t> locals;
   auto superkernel = llvm::dyn_cast<fuse::SuperkernelOp>(op);
   // Kernel inputs are the op's operands; inside a superkernel the body's
@@ -164,8 +161,8 @@ LogicalResult PlanBuilder::addKernel(Operation *op) {
     bufferOfValue[result] = id;
     outputs.push_back(id);
   }
-  json entry = {{"name", name}, {"kind", kind}, {"inputs", inputs}, {"outputs", outputs},
-                {"values", values}, {"ops", ops}, {"yields", yields}};
+  json entry = {{"name", name},     {"kind", kind}, {"inputs", inputs}, {"outputs", outputs},
+                {"values", values}, {"ops", ops},   {"yields", yields}};
   if (options.target != "cpu") {
     auto artifact = options.kernels.find(name);
     if (artifact == options.kernels.end())
@@ -207,8 +204,12 @@ LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {
                      {"inputs", {*source}},
                      {"outputs", {toBuffer}},
                      {"values", {{{"shape", shape}}, {{"shape", shape}}}},
-                     {"ops", {{{"op", "Identity"}, {"name", buffers[toBuffer].name},
-                               {"operands", {0}}, {"results", {1}}, {"attrs", json::object()}}}},
+                     {"ops",
+                      {{{"op", "Identity"},
+                        {"name", buffers[toBuffer].name},
+                        {"operands", {0}},
+                        {"results", {1}},
+                        {"attrs", json::object()}}}},
                      {"yields", {1}}});
   return success();
 }
@@ -218,8 +219,7 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
   for (BlockArgument arg : func.getArguments()) {
     size_t id = addBuffer(names[arg], "input", arg.getType());
     bufferOfValue[arg] = id;
-    inputs.push_back({{"name", names[arg]}, {"dtype", "f32"},
-                      {"shape", shapeToJson(arg.getType())}, {"buffer", id}});
+    inputs.push_back({{"name", names[arg]}, {"dtype", "f32"}, {"shape", shapeToJson(arg.getType())}, {"buffer", id}});
   }
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (llvm::isa<fuse::ConstantOp>(op))
@@ -247,8 +247,7 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
         return failure();
     }
     claimed.insert(id);
-    outputs.push_back({{"name", name}, {"dtype", "f32"},
-                       {"shape", shapeToJson(value.getType())}, {"buffer", id}});
+    outputs.push_back({{"name", name}, {"dtype", "f32"}, {"shape", shapeToJson(value.getType())}, {"buffer", id}});
   }
 
   std::vector<size_t> arenaIds;
@@ -264,19 +263,16 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
   json bufferList = json::array();
   for (size_t id = 0; id < buffers.size(); ++id) {
     const Buffer &buffer = buffers[id];
-    json entry = {{"id", id}, {"name", buffer.name}, {"kind", buffer.kind},
-                  {"shape", shapeToJson(buffer.type)}};
+    json entry = {{"id", id}, {"name", buffer.name}, {"kind", buffer.kind}, {"shape", shapeToJson(buffer.type)}};
     if (buffer.kind == "weight")
       entry["offset"] = buffer.weightOffset;
     bufferList.push_back(entry);
   }
   for (size_t i = 0; i < arenaIds.size(); ++i)
-    bufferList[arenaIds[i]]["offset"] = {{"per_batch", memory.offsets[i].perBatch},
-                                         {"fixed", memory.offsets[i].fixed}};
+    bufferList[arenaIds[i]]["offset"] = {{"per_batch", memory.offsets[i].perBatch}, {"fixed", memory.offsets[i].fixed}};
 
   json manifest = {
-      {"format_version", std::to_string(plan::kMajorVersion) + "." +
-                             std::to_string(plan::kMinorVersion)},
+      {"format_version", std::to_string(plan::kMajorVersion) + "." + std::to_string(plan::kMinorVersion)},
       {"compiler_version", FUSEC_VERSION_STRING},
       {"target", options.target},
       {"source_hash", plan::toHex64(options.sourceHash)},
@@ -284,9 +280,10 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
       {"inputs", inputs},
       {"outputs", outputs},
       {"buffers", bufferList},
-      {"arena", {{"per_batch", memory.arenaSize.perBatch}, {"fixed", memory.arenaSize.fixed},
-                 {"lower_bound", {{"per_batch", memory.lowerBound.perBatch},
-                                  {"fixed", memory.lowerBound.fixed}}}}},
+      {"arena",
+       {{"per_batch", memory.arenaSize.perBatch},
+        {"fixed", memory.arenaSize.fixed},
+        {"lower_bound", {{"per_batch", memory.lowerBound.perBatch}, {"fixed", memory.lowerBound.fixed}}}}},
       {"kernels", kernels},
   };
   std::vector<plan::Section> sections;
@@ -305,8 +302,7 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
 FailureOr<std::vector<uint8_t>> buildPlan(ModuleOp module, const PlanOptions &options) {
   auto func = module.lookupSymbol<func::FuncOp>(import::kEntryFunction);
   if (!func)
-    return emitError(module.getLoc()) << "the module has no @" << import::kEntryFunction
-                                      << " function";
+    return emitError(module.getLoc()) << "the module has no @" << import::kEntryFunction << " function";
   return PlanBuilder(func, options).build();
 }
 

@@ -36,8 +36,7 @@ struct PlanOptions {
 /// or `fuse.superkernel`, in program order; weights in the weights section;
 /// intermediates placed in an arena by liveness. Deterministic: the same
 /// module and options give the same bytes.
-mlir::FailureOr<std::vector<uint8_t>> buildPlan(mlir::ModuleOp module,
-                                                const PlanOptions &options);
+mlir::FailureOr<std::vector<uint8_t>> buildPlan(mlir::ModuleOp module, const PlanOptions &options);
 
 } // namespace fusec
 

@@ -8,7 +8,6 @@ using namespace mlir;
 
 namespace fusec {
 
-
 std::string opDisplayName(Operation *op) {
   auto names = fuse::nodeNamesOf(op->getLoc());
   if (names.empty())

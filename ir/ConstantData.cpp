@@ -26,12 +26,11 @@ std::string resourceKey(llvm::StringRef name) {
 ElementsAttr makeConstantData(RankedTensorType type, StringRef name, ArrayRef<float> data) {
   if (static_cast<int64_t>(data.size()) <= kInlineConstantLimit)
     return DenseElementsAttr::get(type, data);
-  return llvm::cast<ElementsAttr>(DenseF32ResourceElementsAttr::get(
-      type, resourceKey(name), HeapAsmResourceBlob::allocateAndCopyInferAlign(data)));
+  return llvm::cast<ElementsAttr>(
+      DenseF32ResourceElementsAttr::get(type, resourceKey(name), HeapAsmResourceBlob::allocateAndCopyInferAlign(data)));
 }
 
-Value createConstant(OpBuilder &builder, Location loc, StringRef name,
-                     ArrayRef<int64_t> shape, ArrayRef<float> data) {
+Value createConstant(OpBuilder &builder, Location loc, StringRef name, ArrayRef<int64_t> shape, ArrayRef<float> data) {
   auto type = f32TensorType(builder.getContext(), shape);
   return builder.create<ConstantOp>(loc, makeConstantData(type, name, data));
 }
@@ -48,8 +47,7 @@ Value createConstant(OpBuilder &builder, Location loc, StringRef name, ArrayRef<
   AsmResourceBlob blob = HeapAsmResourceBlob::allocate(count * sizeof(float), alignof(float));
   MutableArrayRef<char> bytes = blob.getMutableData();
   fill(MutableArrayRef<float>(reinterpret_cast<float *>(bytes.data()), count));
-  auto value = llvm::cast<ElementsAttr>(
-      DenseF32ResourceElementsAttr::get(type, resourceKey(name), std::move(blob)));
+  auto value = llvm::cast<ElementsAttr>(DenseF32ResourceElementsAttr::get(type, resourceKey(name), std::move(blob)));
   return builder.create<ConstantOp>(loc, value);
 }
 
@@ -58,8 +56,7 @@ std::optional<ArrayRef<float>> viewConstantData(ElementsAttr value) {
     return resource.tryGetAsArrayRef();
   if (auto dense = llvm::dyn_cast<DenseElementsAttr>(value))
     if (dense.getElementType().isF32() && !dense.isSplat())
-      return ArrayRef<float>(reinterpret_cast<const float *>(dense.getRawData().data()),
-                             dense.getNumElements());
+      return ArrayRef<float>(reinterpret_cast<const float *>(dense.getRawData().data()), dense.getNumElements());
   return std::nullopt;
 }
 

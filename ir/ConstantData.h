@@ -17,20 +17,17 @@ inline constexpr int64_t kInlineConstantLimit = 16;
 
 /// Creates a fuse.constant holding `data` (f32, C order) of `shape`. `name`
 /// keys the resource blob (made unique by MLIR when it repeats).
-mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc,
-                           llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
-                           llvm::ArrayRef<float> data);
+mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc, llvm::StringRef name,
+                           llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<float> data);
 
 /// Creates a fuse.constant of `shape` whose data `fill` writes in place (no
 /// intermediate copy of large weights).
 mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc, llvm::StringRef name,
-                           llvm::ArrayRef<int64_t> shape,
-                           llvm::function_ref<void(llvm::MutableArrayRef<float>)> fill);
+                           llvm::ArrayRef<int64_t> shape, llvm::function_ref<void(llvm::MutableArrayRef<float>)> fill);
 
 /// The attribute createConstant stores: dense for small, dense_resource for
 /// large tensors.
-mlir::ElementsAttr makeConstantData(mlir::RankedTensorType type, llvm::StringRef name,
-                                    llvm::ArrayRef<float> data);
+mlir::ElementsAttr makeConstantData(mlir::RankedTensorType type, llvm::StringRef name, llvm::ArrayRef<float> data);
 
 /// A resource name for a constant derived at `loc`: the first node name in
 /// `loc` plus `suffix` (unique names keep MLIR's blob manager from probing

@@ -19,9 +19,8 @@ void fusec::registerDialects(mlir::DialectRegistry &registry) {
   registry.insert<FuseDialect, mlir::func::FuncDialect>();
 }
 
-mlir::Operation *FuseDialect::materializeConstant(mlir::OpBuilder &builder,
-                                                 mlir::Attribute value, mlir::Type type,
-                                                 mlir::Location loc) {
+mlir::Operation *FuseDialect::materializeConstant(mlir::OpBuilder &builder, mlir::Attribute value, mlir::Type type,
+                                                  mlir::Location loc) {
   auto elements = llvm::dyn_cast<mlir::ElementsAttr>(value);
   if (!elements || elements.getType() != type)
     return nullptr;

@@ -20,9 +20,8 @@ using namespace fusec::fuse;
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
-LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                           ValueRange operands, DictionaryAttr attributes,
-                                           OpaqueProperties properties, RegionRange regions,
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, ValueRange operands,
+                                           DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
                                            SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
   if (!adaptor.getValue())
@@ -34,8 +33,7 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location
 LogicalResult ConstantOp::verify() {
   auto valueType = llvm::dyn_cast<RankedTensorType>(getValue().getType());
   if (!valueType || valueType != getType())
-    return emitOpError() << "value type " << getValue().getType()
-                         << " does not match the result type " << getType();
+    return emitOpError() << "value type " << getValue().getType() << " does not match the result type " << getType();
   if (!valueType.hasStaticShape())
     return emitOpError() << "constants must have a static shape";
   return success();
@@ -88,21 +86,17 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 LogicalResult SuperkernelOp::verifyRegions() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
-    return emitOpError() << "body has " << body.getNumArguments()
-                         << " arguments but the superkernel has " << getInputs().size()
-                         << " inputs";
-  for (auto [index, pair] :
-       llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs().getTypes())))
+    return emitOpError() << "body has " << body.getNumArguments() << " arguments but the superkernel has "
+                         << getInputs().size() << " inputs";
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs().getTypes())))
     if (std::get<0>(pair) != std::get<1>(pair))
-      return emitOpError() << "body argument " << index << " has type "
-                           << std::get<0>(pair) << " but input " << index << " has type "
-                           << std::get<1>(pair);
+      return emitOpError() << "body argument " << index << " has type " << std::get<0>(pair) << " but input " << index
+                           << " has type " << std::get<1>(pair);
   auto yield = llvm::dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
     return emitOpError() << "body must end with fuse.yield";
   if (yield.getValues().getTypes() != getOutputs().getTypes())
-    return emitOpError() << "fuse.yield returns " << yield.getValues().size()
-                         << " values whose types do not match the "
+    return emitOpError() << "fuse.yield returns " << yield.getValues().size() << " values whose types do not match the "
                          << getOutputs().size() << " superkernel results";
   if (getSymName().empty())
     return emitOpError() << "needs a non-empty kernel name";

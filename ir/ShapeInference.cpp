@@ -16,22 +16,17 @@ using namespace mlir;
 namespace fusec::fuse {
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return llvm::cast<RankedTensorType>(value.getType()).getShape();
-}
+ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); }
 
-LogicalResult success(SmallVectorImpl<Type> &inferred, Operation *op,
-                      ArrayRef<int64_t> shape) {
+LogicalResult success(SmallVectorImpl<Type> &inferred, Operation *op, ArrayRef<int64_t> shape) {
   inferred.push_back(f32TensorType(op->getContext(), shape));
   return mlir::success();
 }
 
-LogicalResult expectRank(Operation *op, StringRef what, Value value,
-                         int64_t rank) {
+LogicalResult expectRank(Operation *op, StringRef what, Value value, int64_t rank) {
   if (static_cast<int64_t>(shapeOf(value).size()) == rank)
     return mlir::success();
-  return op->emitOpError() << what << " must have rank " << rank << ", got "
-                           << shapeToString(shapeOf(value));
+  return op->emitOpError() << what << " must have rank " << rank << ", got " << shapeToString(shapeOf(value));
 }
 
 LogicalResult expectStatic(Operation *op, StringRef what, int64_t dim) {
@@ -41,24 +36,19 @@ LogicalResult expectStatic(Operation *op, StringRef what, int64_t dim) {
 }
 
 /// Checks `values` has `size` entries, each >= `min`.
-LogicalResult expectArray(Operation *op, StringRef name, ArrayRef<int64_t> values,
-                          size_t size, int64_t min) {
+LogicalResult expectArray(Operation *op, StringRef name, ArrayRef<int64_t> values, size_t size, int64_t min) {
   if (values.size() != size)
-    return op->emitOpError() << "'" << name << "' must have " << size
-                             << " entries, got " << values.size();
+    return op->emitOpError() << "'" << name << "' must have " << size << " entries, got " << values.size();
   for (int64_t v : values)
     if (v < min)
-      return op->emitOpError() << "'" << name << "' entries must be >= " << min
-                               << ", got " << v;
+      return op->emitOpError() << "'" << name << "' entries must be >= " << min << ", got " << v;
   return mlir::success();
 }
 
-LogicalResult expectAxis(Operation *op, StringRef name, int64_t axis,
-                         int64_t rank) {
+LogicalResult expectAxis(Operation *op, StringRef name, int64_t axis, int64_t rank) {
   if (axis >= 0 && axis < rank)
     return mlir::success();
-  return op->emitOpError() << "'" << name << "' " << axis
-                           << " is out of range for rank " << rank;
+  return op->emitOpError() << "'" << name << "' " << axis << " is out of range for rank " << rank;
 }
 
 LogicalResult inferUnary(Operation *op, SmallVectorImpl<Type> &inferred) {
@@ -69,32 +59,27 @@ LogicalResult inferBroadcast(Operation *op, SmallVectorImpl<Type> &inferred) {
   auto lhs = shapeOf(op->getOperand(0)), rhs = shapeOf(op->getOperand(1));
   auto result = broadcastShapes(lhs, rhs);
   if (!result)
-    return op->emitOpError() << "operands do not broadcast: "
-                             << shapeToString(lhs) << " and " << shapeToString(rhs);
+    return op->emitOpError() << "operands do not broadcast: " << shapeToString(lhs) << " and " << shapeToString(rhs);
   return success(inferred, op, *result);
 }
 
 /// Spatial output sizes shared by conv and pooling. `kernel` holds the window
 /// sizes for the trailing spatial dims of `input`.
-LogicalResult inferWindowed(Operation *op, ArrayRef<int64_t> input,
-                            ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                            ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
-                            bool ceilMode, SmallVectorImpl<int64_t> &spatial) {
-  if (failed(expectArray(op, "strides", strides, 2, 1)) ||
-      failed(expectArray(op, "pads", pads, 4, 0)) ||
+LogicalResult inferWindowed(Operation *op, ArrayRef<int64_t> input, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                            ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, bool ceilMode,
+                            SmallVectorImpl<int64_t> &spatial) {
+  if (failed(expectArray(op, "strides", strides, 2, 1)) || failed(expectArray(op, "pads", pads, 4, 0)) ||
       failed(expectArray(op, "dilations", dilations, 2, 1)))
     return failure();
   for (int i = 0; i < 2; ++i) {
     int64_t size = input[2 + i];
     if (failed(expectStatic(op, "spatial input dimension", size)))
       return failure();
-    int64_t out = slidingWindowOutputSize(size, kernel[i], strides[i], pads[i],
-                                          pads[i + 2], dilations[i], ceilMode);
+    int64_t out = slidingWindowOutputSize(size, kernel[i], strides[i], pads[i], pads[i + 2], dilations[i], ceilMode);
     if (out < 1)
-      return op->emitOpError()
-             << "window of size " << kernel[i] << " (dilation " << dilations[i]
-             << ") does not fit spatial dimension " << i << " of size " << size
-             << " with padding " << pads[i] << "+" << pads[i + 2];
+      return op->emitOpError() << "window of size " << kernel[i] << " (dilation " << dilations[i]
+                               << ") does not fit spatial dimension " << i << " of size " << size << " with padding "
+                               << pads[i] << "+" << pads[i + 2];
     spatial.push_back(out);
   }
   return mlir::success();
@@ -132,10 +117,8 @@ LogicalResult inferAndSetResultTypes(Operation *op) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-#define FUSE_UNARY_INFERENCE(OP)                                               \
-  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &inferred) {        \
-    return inferUnary(*this, inferred);                                        \
-  }
+#define FUSE_UNARY_INFERENCE(OP)                                                                                       \
+  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &inferred) { return inferUnary(*this, inferred); }
 FUSE_UNARY_INFERENCE(ReluOp)
 FUSE_UNARY_INFERENCE(SigmoidOp)
 FUSE_UNARY_INFERENCE(TanhOp)
@@ -145,22 +128,19 @@ FUSE_UNARY_INFERENCE(SqrtOp)
 
 LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (getApproximate() != "none" && getApproximate() != "tanh")
-    return emitOpError() << "'approximate' must be \"none\" or \"tanh\", got \""
-                         << getApproximate() << "\"";
+    return emitOpError() << "'approximate' must be \"none\" or \"tanh\", got \"" << getApproximate() << "\"";
   return inferUnary(*this, inferred);
 }
 
 LogicalResult ClipOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (getMin() && getMax() && getMin()->convertToFloat() > getMax()->convertToFloat())
-    return emitOpError() << "'min' " << getMin()->convertToFloat()
-                         << " is greater than 'max' " << getMax()->convertToFloat();
+    return emitOpError() << "'min' " << getMin()->convertToFloat() << " is greater than 'max' "
+                         << getMax()->convertToFloat();
   return inferUnary(*this, inferred);
 }
 
-#define FUSE_BINARY_INFERENCE(OP)                                              \
-  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &inferred) {        \
-    return inferBroadcast(*this, inferred);                                    \
-  }
+#define FUSE_BINARY_INFERENCE(OP)                                                                                      \
+  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &inferred) { return inferBroadcast(*this, inferred); }
 FUSE_BINARY_INFERENCE(AddOp)
 FUSE_BINARY_INFERENCE(SubOp)
 FUSE_BINARY_INFERENCE(MulOp)
@@ -173,8 +153,7 @@ FUSE_BINARY_INFERENCE(PowOp)
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
-  if (failed(expectRank(*this, "input", getInput(), 4)) ||
-      failed(expectRank(*this, "weight", getWeight(), 4)))
+  if (failed(expectRank(*this, "input", getInput(), 4)) || failed(expectRank(*this, "weight", getWeight(), 4)))
     return failure();
   auto input = shapeOf(getInput()), weight = shapeOf(getWeight());
   int64_t group = getGroup();
@@ -187,21 +166,19 @@ LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (group < 1)
     return emitOpError() << "'group' must be >= 1, got " << group;
   if (channels % group != 0 || filters % group != 0)
-    return emitOpError() << "'group' " << group << " must divide the input channels ("
-                         << channels << ") and the output channels (" << filters << ")";
+    return emitOpError() << "'group' " << group << " must divide the input channels (" << channels
+                         << ") and the output channels (" << filters << ")";
   if (weight[1] != channels / group)
-    return emitOpError() << "weight has " << weight[1]
-                         << " input channels per group, expected " << channels / group
+    return emitOpError() << "weight has " << weight[1] << " input channels per group, expected " << channels / group
                          << " (input channels " << channels << " / group " << group << ")";
   if (getBias()) {
     auto bias = shapeOf(getBias());
     if (bias.size() != 1 || bias[0] != filters)
-      return emitOpError() << "bias must have shape [" << filters << "], got "
-                           << shapeToString(bias);
+      return emitOpError() << "bias must have shape [" << filters << "], got " << shapeToString(bias);
   }
   SmallVector<int64_t> spatial;
-  if (failed(inferWindowed(*this, input, weight.drop_front(2), getStrides(),
-                           getPads(), getDilations(), /*ceilMode=*/false, spatial)))
+  if (failed(inferWindowed(*this, input, weight.drop_front(2), getStrides(), getPads(), getDilations(),
+                           /*ceilMode=*/false, spatial)))
     return failure();
   return success(inferred, *this, {input[0], filters, spatial[0], spatial[1]});
 }
@@ -219,8 +196,7 @@ LogicalResult BatchNormOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   for (auto [name, value] : llvm::zip(names, params)) {
     auto shape = shapeOf(value);
     if (shape.size() != 1 || shape[0] != input[1])
-      return emitOpError() << name << " must have shape [" << input[1] << "], got "
-                           << shapeToString(shape);
+      return emitOpError() << name << " must have shape [" << input[1] << "], got " << shapeToString(shape);
   }
   return success(inferred, *this, input);
 }
@@ -237,9 +213,8 @@ LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     if (!param)
       continue;
     if (!broadcastsTo(shapeOf(param), normalized))
-      return emitOpError() << "scale and bias must broadcast to the normalised shape "
-                           << shapeToString(normalized) << ", got "
-                           << shapeToString(shapeOf(param));
+      return emitOpError() << "scale and bias must broadcast to the normalised shape " << shapeToString(normalized)
+                           << ", got " << shapeToString(shapeOf(param));
   }
   return success(inferred, *this, input);
 }
@@ -257,8 +232,8 @@ LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     return failure();
   auto input = shapeOf(getInput());
   SmallVector<int64_t> spatial;
-  if (failed(inferWindowed(*this, input, getKernelShape(), getStrides(), getPads(),
-                           getDilations(), getCeilMode(), spatial)))
+  if (failed(inferWindowed(*this, input, getKernelShape(), getStrides(), getPads(), getDilations(), getCeilMode(),
+                           spatial)))
     return failure();
   return success(inferred, *this, {input[0], input[1], spatial[0], spatial[1]});
 }
@@ -270,8 +245,8 @@ LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput());
   SmallVector<int64_t> spatial;
   int64_t noDilation[] = {1, 1};
-  if (failed(inferWindowed(*this, input, getKernelShape(), getStrides(), getPads(),
-                           noDilation, getCeilMode(), spatial)))
+  if (failed(
+          inferWindowed(*this, input, getKernelShape(), getStrides(), getPads(), noDilation, getCeilMode(), spatial)))
     return failure();
   return success(inferred, *this, {input[0], input[1], spatial[0], spatial[1]});
 }
@@ -324,14 +299,11 @@ LogicalResult MatMulOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     rhs.push_back(1);
   int64_t k = lhs.back(), k2 = rhs[rhs.size() - 2];
   if (k != k2 || k == kDynamic)
-    return emitOpError() << "contraction dimensions differ: "
-                         << shapeToString(shapeOf(getLhs())) << " x "
+    return emitOpError() << "contraction dimensions differ: " << shapeToString(shapeOf(getLhs())) << " x "
                          << shapeToString(shapeOf(getRhs()));
-  auto batch = broadcastShapes(ArrayRef<int64_t>(lhs).drop_back(2),
-                               ArrayRef<int64_t>(rhs).drop_back(2));
+  auto batch = broadcastShapes(ArrayRef<int64_t>(lhs).drop_back(2), ArrayRef<int64_t>(rhs).drop_back(2));
   if (!batch)
-    return emitOpError() << "batch dimensions do not broadcast: "
-                         << shapeToString(shapeOf(getLhs())) << " x "
+    return emitOpError() << "batch dimensions do not broadcast: " << shapeToString(shapeOf(getLhs())) << " x "
                          << shapeToString(shapeOf(getRhs()));
   SmallVector<int64_t> shape(*batch);
   if (!lhsVector)
@@ -342,19 +314,18 @@ LogicalResult MatMulOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
 }
 
 LogicalResult GemmOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
-  if (failed(expectRank(*this, "A", getA(), 2)) ||
-      failed(expectRank(*this, "B", getB(), 2)))
+  if (failed(expectRank(*this, "A", getA(), 2)) || failed(expectRank(*this, "B", getB(), 2)))
     return failure();
   auto a = shapeOf(getA()), b = shapeOf(getB());
   int64_t m = getTransA() ? a[1] : a[0], k = getTransA() ? a[0] : a[1];
   int64_t k2 = getTransB() ? b[1] : b[0], n = getTransB() ? b[0] : b[1];
   if (k != k2 || k == kDynamic)
     return emitOpError() << "contraction dimensions differ: A " << shapeToString(a)
-                         << (getTransA() ? " (transposed)" : "") << ", B "
-                         << shapeToString(b) << (getTransB() ? " (transposed)" : "");
+                         << (getTransA() ? " (transposed)" : "") << ", B " << shapeToString(b)
+                         << (getTransB() ? " (transposed)" : "");
   if (getC() && !broadcastsTo(shapeOf(getC()), {m, n}))
-    return emitOpError() << "C " << shapeToString(shapeOf(getC()))
-                         << " does not broadcast to " << shapeToString({m, n});
+    return emitOpError() << "C " << shapeToString(shapeOf(getC())) << " does not broadcast to "
+                         << shapeToString({m, n});
   return success(inferred, *this, {m, n});
 }
 
@@ -367,25 +338,22 @@ LogicalResult PadOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   int64_t rank = input.size();
   auto pads = getPads();
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
-    return emitOpError() << "'pads' must have 2 x rank = " << 2 * rank
-                         << " entries, got " << pads.size();
+    return emitOpError() << "'pads' must have 2 x rank = " << 2 * rank << " entries, got " << pads.size();
   StringRef mode = getMode();
   if (mode != "constant" && mode != "reflect" && mode != "edge")
-    return emitOpError() << "'mode' must be \"constant\", \"reflect\" or \"edge\", got \""
-                         << mode << "\"";
+    return emitOpError() << "'mode' must be \"constant\", \"reflect\" or \"edge\", got \"" << mode << "\"";
   SmallVector<int64_t> shape(input.begin(), input.end());
   for (int64_t d = 0; d < rank; ++d) {
     int64_t begin = pads[d], end = pads[d + rank];
     if (begin < 0 || end < 0)
-      return emitOpError() << "negative pads (cropping) are not supported, got "
-                           << begin << " and " << end << " on axis " << d;
+      return emitOpError() << "negative pads (cropping) are not supported, got " << begin << " and " << end
+                           << " on axis " << d;
     if (begin == 0 && end == 0)
       continue;
     if (input[d] == kDynamic)
       return emitOpError() << "cannot pad the batch dimension (axis " << d << ")";
     if (mode == "reflect" && (begin >= input[d] || end >= input[d]))
-      return emitOpError() << "reflect pads must be smaller than the dimension ("
-                           << input[d] << ") on axis " << d;
+      return emitOpError() << "reflect pads must be smaller than the dimension (" << input[d] << ") on axis " << d;
     if (mode == "edge" && input[d] == 0)
       return emitOpError() << "edge padding of an empty axis " << d;
     shape[d] += begin + end;
@@ -426,20 +394,18 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (inputDynamic && !batchCopied) {
     // The batch dimension must land, alone, on the -1 entry.
     if (inferIndex < 0 || known == 0 || inputKnown != known)
-      return emitOpError() << "cannot reshape " << shapeToString(input) << " to "
-                           << shapeToString(target)
+      return emitOpError() << "cannot reshape " << shapeToString(input) << " to " << shapeToString(target)
                            << ": the batch dimension must map to exactly one output dimension";
     shape[inferIndex] = kDynamic;
   } else {
     if (inferIndex >= 0) {
       if (known == 0 || inputKnown % known != 0)
-        return emitOpError() << "cannot infer the -1 entry reshaping "
-                             << shapeToString(input) << " to " << shapeToString(target);
+        return emitOpError() << "cannot infer the -1 entry reshaping " << shapeToString(input) << " to "
+                             << shapeToString(target);
       shape[inferIndex] = inputKnown / known;
     } else if (inputKnown != known) {
-      return emitOpError() << "cannot reshape " << shapeToString(input) << " ("
-                           << inputKnown << " elements per batch) to "
-                           << shapeToString(target);
+      return emitOpError() << "cannot reshape " << shapeToString(input) << " (" << inputKnown
+                           << " elements per batch) to " << shapeToString(target);
     }
   }
   // Samples must stay contiguous and in order: the elements before the batch
@@ -458,8 +424,7 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
       outputBefore *= shape[i];
     }
     if (before != outputBefore)
-      return emitOpError() << "cannot reshape " << shapeToString(input) << " to "
-                           << shapeToString(target)
+      return emitOpError() << "cannot reshape " << shapeToString(input) << " to " << shapeToString(target)
                            << ": the batch dimension must keep the elements before it";
   }
   return success(inferred, *this, shape);
@@ -469,8 +434,7 @@ LogicalResult FlattenOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput());
   int64_t axis = getAxis();
   if (axis < 0 || axis > static_cast<int64_t>(input.size()))
-    return emitOpError() << "'axis' " << axis << " is out of range [0, "
-                         << input.size() << "]";
+    return emitOpError() << "'axis' " << axis << " is out of range [0, " << input.size() << "]";
   auto outer = collapseDims(input.take_front(axis));
   auto inner = collapseDims(input.drop_front(axis));
   if (!outer || !inner)
@@ -483,8 +447,7 @@ LogicalResult TransposeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput());
   auto perm = getPerm();
   if (perm.size() != input.size())
-    return emitOpError() << "'perm' must have " << input.size() << " entries, got "
-                         << perm.size();
+    return emitOpError() << "'perm' must have " << input.size() << " entries, got " << perm.size();
   SmallVector<bool> seen(input.size(), false);
   SmallVector<int64_t> shape;
   for (int64_t p : perm) {
@@ -507,17 +470,16 @@ LogicalResult ConcatOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   for (Value input : getInputs().drop_front()) {
     auto other = shapeOf(input);
     if (other.size() != shape.size())
-      return emitOpError() << "inputs must have equal ranks, got "
-                           << shapeToString(shape) << " and " << shapeToString(other);
+      return emitOpError() << "inputs must have equal ranks, got " << shapeToString(shape) << " and "
+                           << shapeToString(other);
     for (size_t d = 0; d < other.size(); ++d) {
       if (static_cast<int64_t>(d) == axis) {
         if (failed(expectStatic(*this, "concatenated dimension", other[d])))
           return failure();
         shape[d] += other[d];
       } else if (other[d] != shape[d]) {
-        return emitOpError() << "inputs differ on axis " << d << ": "
-                             << shapeToString(shapeOf(getInputs().front())) << " and "
-                             << shapeToString(other);
+        return emitOpError() << "inputs differ on axis " << d << ": " << shapeToString(shapeOf(getInputs().front()))
+                             << " and " << shapeToString(other);
       }
     }
   }

@@ -5,13 +5,11 @@
 
 namespace fusec::fuse {
 
-mlir::RankedTensorType f32TensorType(mlir::MLIRContext *ctx,
-                                     llvm::ArrayRef<int64_t> shape) {
+mlir::RankedTensorType f32TensorType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape) {
   return mlir::RankedTensorType::get(shape, mlir::Float32Type::get(ctx));
 }
 
-std::optional<llvm::SmallVector<int64_t>>
-broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs) {
+std::optional<llvm::SmallVector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs) {
   size_t rank = std::max(lhs.size(), rhs.size());
   llvm::SmallVector<int64_t> result(rank, 1);
   for (size_t i = 0; i < rank; ++i) {
@@ -60,10 +58,8 @@ std::string shapeToString(llvm::ArrayRef<int64_t> shape) {
   return out + "]";
 }
 
-int64_t slidingWindowOutputSize(int64_t inputSize, int64_t kernelSize,
-                                int64_t stride, int64_t padBegin,
-                                int64_t padEnd, int64_t dilation,
-                                bool ceilMode) {
+int64_t slidingWindowOutputSize(int64_t inputSize, int64_t kernelSize, int64_t stride, int64_t padBegin, int64_t padEnd,
+                                int64_t dilation, bool ceilMode) {
   // Absurd attribute values must not overflow: a window wider than the padded
   // input never fits.
   int64_t padded = inputSize + padBegin + padEnd;

@@ -20,13 +20,11 @@ namespace fusec::fuse {
 inline constexpr int64_t kDynamic = mlir::ShapedType::kDynamic;
 
 /// The f32 ranked tensor type of `shape`.
-mlir::RankedTensorType f32TensorType(mlir::MLIRContext *ctx,
-                                     llvm::ArrayRef<int64_t> shape);
+mlir::RankedTensorType f32TensorType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape);
 
 /// Numpy-style broadcast of two shapes. Returns std::nullopt when they are
 /// incompatible.
-std::optional<llvm::SmallVector<int64_t>>
-broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+std::optional<llvm::SmallVector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
 /// True when `from` broadcasts to exactly `to` (unidirectional broadcasting).
 bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
@@ -42,10 +40,8 @@ std::string shapeToString(llvm::ArrayRef<int64_t> shape);
 /// Output size of a sliding window (conv or pool) along one axis.
 /// `ceilMode` follows ONNX/PyTorch: the last window must start inside the
 /// input or the begin padding.
-int64_t slidingWindowOutputSize(int64_t inputSize, int64_t kernelSize,
-                                int64_t stride, int64_t padBegin,
-                                int64_t padEnd, int64_t dilation,
-                                bool ceilMode);
+int64_t slidingWindowOutputSize(int64_t inputSize, int64_t kernelSize, int64_t stride, int64_t padBegin, int64_t padEnd,
+                                int64_t dilation, bool ceilMode);
 
 } // namespace fusec::fuse
 

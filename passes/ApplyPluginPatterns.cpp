@@ -10,8 +10,7 @@ namespace fusec {
 } // namespace fusec
 
 namespace {
-struct ApplyPluginPatternsPass
-    : fusec::impl::ApplyPluginPatternsBase<ApplyPluginPatternsPass> {
+struct ApplyPluginPatternsPass : fusec::impl::ApplyPluginPatternsBase<ApplyPluginPatternsPass> {
   using ApplyPluginPatternsBase::ApplyPluginPatternsBase;
   void runOnOperation() override {
     mlir::RewritePatternSet patterns(&getContext());

@@ -63,18 +63,17 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     }
 
     Location loc = rewriter.getFusedLoc({conv.getLoc(), norm.getLoc()});
-    Value newWeight = createConstant(
-        rewriter, conv.getWeight().getLoc(), constantNameAt(loc, "folded_weight"),
-        weightType.getShape(), [&](MutableArrayRef<float> folded) {
-          for (int64_t o = 0; o < filters; ++o)
-            for (int64_t i = 0; i < perFilter; ++i)
-              folded[o * perFilter + i] = float(double((*weight)[o * perFilter + i]) * factors[o]);
-        });
-    Value newBias = createConstant(rewriter, loc, constantNameAt(loc, "folded_bias"), {filters},
-                                   foldedBias);
-    auto folded = rewriter.create<ConvOp>(loc, norm.getType(), conv.getInput(), newWeight,
-                                          newBias, conv.getStridesAttr(), conv.getPadsAttr(),
-                                          conv.getDilationsAttr(), conv.getGroupAttr());
+    Value newWeight = createConstant(rewriter, conv.getWeight().getLoc(), constantNameAt(loc, "folded_weight"),
+                                     weightType.getShape(), [&](MutableArrayRef<float> folded) {
+                                       for (int64_t o = 0; o < filters; ++o)
+                                         for (int64_t i = 0; i < perFilter; ++i)
+                                           folded[o * perFilter + i] =
+                                               float(double((*weight)[o * perFilter + i]) * factors[o]);
+                                     });
+    Value newBias = createConstant(rewriter, loc, constantNameAt(loc, "folded_bias"), {filters}, foldedBias);
+    auto folded =
+        rewriter.create<ConvOp>(loc, norm.getType(), conv.getInput(), newWeight, newBias, conv.getStridesAttr(),
+                                conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr());
     SmallVector<Attribute> foldedOps;
     if (auto previous = conv->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr))
       foldedOps.append(previous.begin(), previous.end());

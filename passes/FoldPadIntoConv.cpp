@@ -36,12 +36,11 @@ struct FoldZeroPadIntoConv : OpRewritePattern<ConvOp> {
     if (llvm::any_of(amounts, [](int64_t a) { return a < 0; }))
       return rewriter.notifyMatchFailure(conv, "negative pads crop");
     ArrayRef<int64_t> convPads = conv.getPads(); // top, left, bottom, right
-    SmallVector<int64_t> pads = {convPads[0] + amounts[2], convPads[1] + amounts[3],
-                                 convPads[2] + amounts[6], convPads[3] + amounts[7]};
+    SmallVector<int64_t> pads = {convPads[0] + amounts[2], convPads[1] + amounts[3], convPads[2] + amounts[6],
+                                 convPads[3] + amounts[7]};
     Location loc = rewriter.getFusedLoc({conv.getLoc(), pad.getLoc()});
-    auto folded = rewriter.create<ConvOp>(loc, conv.getType(), pad.getInput(), conv.getWeight(),
-                                          conv.getBias(), conv.getStridesAttr(),
-                                          rewriter.getDenseI64ArrayAttr(pads),
+    auto folded = rewriter.create<ConvOp>(loc, conv.getType(), pad.getInput(), conv.getWeight(), conv.getBias(),
+                                          conv.getStridesAttr(), rewriter.getDenseI64ArrayAttr(pads),
                                           conv.getDilationsAttr(), conv.getGroupAttr());
     SmallVector<Attribute> foldedOps = {rewriter.getStringAttr("pad")};
     if (auto previous = conv->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr))

@@ -16,9 +16,7 @@ using namespace fusec::fuse;
 
 namespace {
 
-bool isActivation(Operation *op) {
-  return llvm::isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp>(op);
-}
+bool isActivation(Operation *op) { return llvm::isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp>(op); }
 
 bool isArithmetic(Operation *op) { return llvm::isa<AddOp, SubOp, MulOp, DivOp>(op); }
 
@@ -59,8 +57,7 @@ struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
       bool haveResidual = false;
       while (value.hasOneUse()) {
         Operation *user = *value.getUsers().begin();
-        if (user->getBlock() != op.getBlock() || user->hasAttr(fusec::kGroupAttr) ||
-            user->getNumResults() != 1)
+        if (user->getBlock() != op.getBlock() || user->hasAttr(fusec::kGroupAttr) || user->getNumResults() != 1)
           break;
         StringRef rule = ruleFor(user, value, haveResidual);
         if (rule.empty())

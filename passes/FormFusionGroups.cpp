@@ -32,19 +32,18 @@ struct FormFusionGroupsPass : fusec::impl::FormFusionGroupsBase<FormFusionGroups
     }
     auto model = registry.createCostModel(costModel, *profile, costBatch);
     if (!model) {
-      func.emitError() << "unknown cost model '" << costModel << "' (known: "
-                       << llvm::join(registry.costModelNames(), ", ") << ")";
+      func.emitError() << "unknown cost model '" << costModel
+                       << "' (known: " << llvm::join(registry.costModelNames(), ", ") << ")";
       return signalPassFailure();
     }
     auto chosen = registry.createStrategy(strategy);
     if (!chosen) {
-      func.emitError() << "unknown fusion strategy '" << strategy << "' (known: "
-                       << llvm::join(registry.strategyNames(), ", ") << ")";
+      func.emitError() << "unknown fusion strategy '" << strategy
+                       << "' (known: " << llvm::join(registry.strategyNames(), ", ") << ")";
       return signalPassFailure();
     }
 
-    fusec::FusionGraph graph(func, *model,
-                             std::vector<std::string>(disabledRules.begin(), disabledRules.end()));
+    fusec::FusionGraph graph(func, *model, std::vector<std::string>(disabledRules.begin(), disabledRules.end()));
     chosen->run(graph);
     graph.commit();
     recordDecisions(graph, *profile);
@@ -65,8 +64,7 @@ struct FormFusionGroupsPass : fusec::impl::FormFusionGroupsBase<FormFusionGroups
               builder.getNamedAttr("unfused_us", builder.getF64FloatAttr(unfused.timeUs)),
               builder.getNamedAttr("fused_bytes", builder.getF64FloatAttr(fused.bytes())),
               builder.getNamedAttr("unfused_bytes", builder.getF64FloatAttr(unfused.bytes())),
-              builder.getNamedAttr("unfused_kernels",
-                                   builder.getI64IntegerAttr(unfused.launches)),
+              builder.getNamedAttr("unfused_kernels", builder.getI64IntegerAttr(unfused.launches)),
           }));
     }
     SmallVector<Attribute> rejected;

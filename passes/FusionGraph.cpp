@@ -19,13 +19,10 @@ bool isCoreOp(Operation *op) {
 }
 
 namespace {
-bool isComputeOp(Operation &op) {
-  return !llvm::isa<fuse::ConstantOp, func::ReturnOp>(op);
-}
+bool isComputeOp(Operation &op) { return !llvm::isa<fuse::ConstantOp, func::ReturnOp>(op); }
 
 /// Sorts `ids` and drops repeats.
-template <typename T>
-std::vector<T> sortedUnique(std::vector<T> ids) {
+template <typename T> std::vector<T> sortedUnique(std::vector<T> ids) {
   llvm::sort(ids);
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
@@ -36,8 +33,7 @@ ArrayRef<int64_t> resultShape(Operation *op) {
 }
 } // namespace
 
-FusionGraph::FusionGraph(func::FuncOp func, const CostModel &costModel,
-                         std::vector<std::string> disabledRules)
+FusionGraph::FusionGraph(func::FuncOp func, const CostModel &costModel, std::vector<std::string> disabledRules)
     : func(func), costModel(costModel), disabledRules(std::move(disabledRules)) {
   llvm::DenseMap<int64_t, int> existing;
   size_t index = 0;
@@ -160,8 +156,7 @@ bool FusionGraph::reaches(int from, int to, int excluded) const {
   return false;
 }
 
-std::string FusionGraph::ruleFor(const FusionGroup &producer, const FusionGroup &consumer,
-                                 bool siblings) const {
+std::string FusionGraph::ruleFor(const FusionGroup &producer, const FusionGroup &consumer, bool siblings) const {
   if (siblings)
     return "sibling-fusion";
   const FusionGroup &withCore = producer.core ? producer : consumer;
@@ -174,8 +169,7 @@ std::string FusionGraph::ruleFor(const FusionGroup &producer, const FusionGroup 
 }
 
 bool FusionGraph::isOutlined(int id) const {
-  return llvm::any_of(groupList[id].ops,
-                      [](Operation *op) { return llvm::isa<fuse::SuperkernelOp>(op); });
+  return llvm::any_of(groupList[id].ops, [](Operation *op) { return llvm::isa<fuse::SuperkernelOp>(op); });
 }
 
 Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup &consumer) const {
@@ -186,12 +180,10 @@ Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup 
   if (llvm::is_contained(disabledRules, rule))
     return Legality::reject("disabled", rule + " is disabled");
   if (producer.ops.size() + consumer.ops.size() > kMaxKernelOps)
-    return Legality::reject("kernel-size", "a kernel computes at most " +
-                                               std::to_string(kMaxKernelOps) + " ops");
+    return Legality::reject("kernel-size", "a kernel computes at most " + std::to_string(kMaxKernelOps) + " ops");
   auto coreClass = [](const FusionGroup &group) { return fuse::classifyOp(group.core); };
   if (producer.core && consumer.core)
-    return Legality::reject("one-core", "both '" + describe(producer.id) + "' and '" +
-                                            describe(consumer.id) +
+    return Legality::reject("one-core", "both '" + describe(producer.id) + "' and '" + describe(consumer.id) +
                                             "' have a conv/gemm/pool/reduction/data-movement op");
   for (const FusionGroup *group : {&producer, &consumer})
     if (group->core && coreClass(*group) == fuse::OpClass::DataMovement)
@@ -201,8 +193,7 @@ Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup 
   };
   if (consumer.core) {
     if (coreClass(consumer) != fuse::OpClass::Reduction)
-      return Legality::reject("no-prologue", "'" + describe(consumer.id) +
-                                                 "' reads its inputs through a template");
+      return Legality::reject("no-prologue", "'" + describe(consumer.id) + "' reads its inputs through a template");
     auto input = llvm::cast<RankedTensorType>(consumer.core->getOperand(0).getType()).getShape();
     if (!allHaveShape(producer, input))
       return Legality::reject("iteration-space", "prologue shape differs from the reduction input");
@@ -236,16 +227,15 @@ Legality FusionGraph::checkMerge(int a, int b) const {
     if (llvm::is_contained(disabledRules, "sibling-fusion"))
       return Legality::reject("disabled", "sibling-fusion is disabled");
     if (first.ops.size() + second.ops.size() > kMaxKernelOps)
-      return Legality::reject("kernel-size", "a kernel computes at most " +
-                                                 std::to_string(kMaxKernelOps) + " ops");
+      return Legality::reject("kernel-size", "a kernel computes at most " + std::to_string(kMaxKernelOps) + " ops");
     if (reaches(a, b, -1) || reaches(b, a, -1))
       return Legality::reject("cycle", "one sibling depends on the other");
     return checkKinds(first, second);
   }
   int producer = aFeedsB ? a : b, consumer = aFeedsB ? b : a;
   if (reaches(producer, consumer, consumer))
-    return Legality::reject("cycle", "'" + describe(producer) + "' reaches '" +
-                                         describe(consumer) + "' through another kernel");
+    return Legality::reject("cycle",
+                            "'" + describe(producer) + "' reaches '" + describe(consumer) + "' through another kernel");
   return checkKinds(groupList[producer], groupList[consumer]);
 }
 
@@ -254,9 +244,7 @@ CostEstimate FusionGraph::costOf(ArrayRef<int> ids) const {
   for (int id : ids)
     ops.insert(ops.end(), groupList[id].ops.begin(), groupList[id].ops.end());
   llvm::sort(ops, [&](Operation *x, Operation *y) { return indexOfOp.lookup(x) < indexOfOp.lookup(y); });
-  return costModel.estimateKernel(ops, [&](Operation *op) {
-    return llvm::is_contained(ids, groupOf(op));
-  });
+  return costModel.estimateKernel(ops, [&](Operation *op) { return llvm::is_contained(ids, groupOf(op)); });
 }
 
 CostEstimate FusionGraph::cost(int id) const {
@@ -278,9 +266,7 @@ CostEstimate FusionGraph::unfusedCost(int id) const {
   return total;
 }
 
-double FusionGraph::benefit(int a, int b) const {
-  return cost(a).timeUs + cost(b).timeUs - mergedCost(a, b).timeUs;
-}
+double FusionGraph::benefit(int a, int b) const { return cost(a).timeUs + cost(b).timeUs - mergedCost(a, b).timeUs; }
 
 int FusionGraph::merge(int a, int b) {
   // Name the rule on the ops that join, for the report.
@@ -302,9 +288,8 @@ int FusionGraph::merge(int a, int b) {
   FusionGroup &survivor = groupList[a], &absorbed = groupList[b];
   std::vector<Operation *> ops;
   std::merge(survivor.ops.begin(), survivor.ops.end(), absorbed.ops.begin(), absorbed.ops.end(),
-             std::back_inserter(ops), [&](Operation *x, Operation *y) {
-               return indexOfOp.lookup(x) < indexOfOp.lookup(y);
-             });
+             std::back_inserter(ops),
+             [&](Operation *x, Operation *y) { return indexOfOp.lookup(x) < indexOfOp.lookup(y); });
   for (Operation *op : absorbed.ops)
     groupOfOp[op] = a;
   survivor.ops = std::move(ops);
@@ -324,8 +309,7 @@ void FusionGraph::reject(int a, int b, const Legality &why) {
 
 void FusionGraph::rejectUnprofitable(int a, int b) {
   double fused = mergedCost(a, b).timeUs, unfused = cost(a).timeUs + cost(b).timeUs;
-  rejected.push_back({describe(a), describe(b), "unprofitable", "cost-model",
-                      "fusing saves no time", fused, unfused});
+  rejected.push_back({describe(a), describe(b), "unprofitable", "cost-model", "fusing saves no time", fused, unfused});
 }
 
 std::string FusionGraph::describe(int id) const {

@@ -58,9 +58,7 @@ struct Legality {
   std::string rule;
   std::string detail;
   static Legality ok() { return {}; }
-  static Legality reject(std::string rule, std::string detail) {
-    return {false, std::move(rule), std::move(detail)};
-  }
+  static Legality reject(std::string rule, std::string detail) { return {false, std::move(rule), std::move(detail)}; }
 };
 
 /// A merge the planner did not make, for the fusion report.
@@ -77,8 +75,7 @@ class FusionGraph {
 public:
   /// `disabledRules` names rules (elementwise-fusion, epilogue-fusion,
   /// reduction-fusion, sibling-fusion) whose merges are rejected.
-  FusionGraph(mlir::func::FuncOp func, const CostModel &costModel,
-              std::vector<std::string> disabledRules = {});
+  FusionGraph(mlir::func::FuncOp func, const CostModel &costModel, std::vector<std::string> disabledRules = {});
 
   const std::vector<FusionGroup> &groups() const { return groupList; }
   const FusionGroup &group(int id) const { return groupList[id]; }
@@ -126,8 +123,7 @@ public:
 private:
   bool reaches(int from, int to, int excluded) const;
   /// The rule a merge of `producer` into `consumer` applies (or siblings).
-  std::string ruleFor(const FusionGroup &producer, const FusionGroup &consumer,
-                      bool siblings) const;
+  std::string ruleFor(const FusionGroup &producer, const FusionGroup &consumer, bool siblings) const;
 
   // Op accessors are not const; the graph never changes the function.
   mutable mlir::func::FuncOp func;

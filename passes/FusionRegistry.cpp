@@ -10,8 +10,7 @@ std::mutex &registryMutex() {
   static std::mutex mutex;
   return mutex;
 }
-template <typename Map>
-std::vector<std::string> keysOf(const Map &map) {
+template <typename Map> std::vector<std::string> keysOf(const Map &map) {
   std::vector<std::string> keys;
   for (const auto &entry : map)
     keys.push_back(entry.first);
@@ -54,16 +53,14 @@ std::unique_ptr<FusionStrategy> FusionRegistry::createStrategy(const std::string
   return it == strategies.end() ? nullptr : it->second();
 }
 
-std::unique_ptr<CostModel> FusionRegistry::createCostModel(const std::string &name,
-                                                           const DeviceProfile &profile,
+std::unique_ptr<CostModel> FusionRegistry::createCostModel(const std::string &name, const DeviceProfile &profile,
                                                            int64_t batch) const {
   std::lock_guard<std::mutex> lock(registryMutex());
   auto it = costModels.find(name);
   return it == costModels.end() ? nullptr : it->second(profile, batch);
 }
 
-void FusionRegistry::populatePatterns(mlir::RewritePatternSet &set,
-                                      const std::vector<std::string> &disabled) const {
+void FusionRegistry::populatePatterns(mlir::RewritePatternSet &set, const std::vector<std::string> &disabled) const {
   std::lock_guard<std::mutex> lock(registryMutex());
   for (const auto &[name, populate] : patterns)
     if (std::find(disabled.begin(), disabled.end(), name) == disabled.end())

@@ -26,8 +26,7 @@ class FusionRegistry {
 public:
   using StrategyFactory = std::function<std::unique_ptr<FusionStrategy>()>;
   /// Makes a cost model for a device, pricing tensors at a batch size.
-  using CostModelFactory =
-      std::function<std::unique_ptr<CostModel>(const DeviceProfile &, int64_t batch)>;
+  using CostModelFactory = std::function<std::unique_ptr<CostModel>(const DeviceProfile &, int64_t batch)>;
   /// Adds rewrite patterns that run before fusion groups are formed (pass
   /// `fuse-apply-plugin-patterns`), e.g. to rewrite a custom activation.
   using PatternPopulator = std::function<void(mlir::RewritePatternSet &)>;
@@ -43,8 +42,7 @@ public:
   std::unique_ptr<FusionStrategy> createStrategy(const std::string &name) const;
   std::unique_ptr<CostModel> createCostModel(const std::string &name, const DeviceProfile &profile,
                                              int64_t batch) const;
-  void populatePatterns(mlir::RewritePatternSet &patterns,
-                        const std::vector<std::string> &disabled) const;
+  void populatePatterns(mlir::RewritePatternSet &patterns, const std::vector<std::string> &disabled) const;
 
   std::vector<std::string> strategyNames() const;
   std::vector<std::string> costModelNames() const;

@@ -49,8 +49,7 @@ std::string kernelName(ArrayRef<Operation *> members) {
   return what + (node.empty() ? "" : "__" + node);
 }
 
-struct OutlineSuperkernelsPass
-    : fusec::impl::OutlineSuperkernelsBase<OutlineSuperkernelsPass> {
+struct OutlineSuperkernelsPass : fusec::impl::OutlineSuperkernelsBase<OutlineSuperkernelsPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     Block &body = func.getBody().front();
@@ -119,9 +118,8 @@ struct OutlineSuperkernelsPass
     Location loc = builder.getFusedLoc(locs);
     StringRef kind = core ? kernelKindName(classifyOp(core)) : "elementwise";
     auto superkernel = builder.create<SuperkernelOp>(
-        loc, ValueRange(outputs).getTypes(), inputs.getArrayRef(),
-        builder.getStringAttr(kernelName(members)), builder.getStringAttr(kind),
-        members.front()->getAttrOfType<DictionaryAttr>(fusec::kKernelCostAttr));
+        loc, ValueRange(outputs).getTypes(), inputs.getArrayRef(), builder.getStringAttr(kernelName(members)),
+        builder.getStringAttr(kind), members.front()->getAttrOfType<DictionaryAttr>(fusec::kKernelCostAttr));
 
     Block *block = builder.createBlock(&superkernel.getBody());
     IRMapping mapping;
@@ -138,9 +136,7 @@ struct OutlineSuperkernelsPass
     builder.create<YieldOp>(loc, yielded);
 
     for (auto [output, result] : llvm::zip(outputs, superkernel.getResults()))
-      output.replaceUsesWithIf(result, [&](OpOperand &use) {
-        return !inGroup.contains(use.getOwner());
-      });
+      output.replaceUsesWithIf(result, [&](OpOperand &use) { return !inGroup.contains(use.getOwner()); });
     for (Operation *op : llvm::reverse(members))
       op->erase();
     ++numSuperkernels;

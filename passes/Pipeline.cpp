@@ -16,13 +16,12 @@ bool FusionOptions::isEnabled(llvm::StringRef name) const {
 }
 
 std::vector<std::string> fusionRuleNames() {
-  std::vector<std::string> names = {
-      // rewrites
-      "fold-batch-norm", "fold-pad-into-conv",
-      // epilogue rule patterns (fuse-form-epilogues)
-      "epilogue-activation", "bias-epilogue", "add-to-output",
-      // planner rules (fuse-form-fusion-groups)
-      "elementwise-fusion", "epilogue-fusion", "reduction-fusion", "sibling-fusion"};
+  std::vector<std::string> names = {// rewrites
+                                    "fold-batch-norm", "fold-pad-into-conv",
+                                    // epilogue rule patterns (fuse-form-epilogues)
+                                    "epilogue-activation", "bias-epilogue", "add-to-output",
+                                    // planner rules (fuse-form-fusion-groups)
+                                    "elementwise-fusion", "epilogue-fusion", "reduction-fusion", "sibling-fusion"};
   for (const std::string &pattern : FusionRegistry::instance().patternNames())
     names.push_back(pattern);
   return names;
@@ -52,9 +51,8 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
 }
 
 void registerFusionPipeline() {
-  mlir::PassPipelineRegistration<>(
-      "fuse-fusion-pipeline", "The fusec fusion pipeline with every rule enabled",
-      [](mlir::OpPassManager &pm) { buildFusionPipeline(pm, FusionOptions()); });
+  mlir::PassPipelineRegistration<>("fuse-fusion-pipeline", "The fusec fusion pipeline with every rule enabled",
+                                   [](mlir::OpPassManager &pm) { buildFusionPipeline(pm, FusionOptions()); });
 }
 
 } // namespace fusec

@@ -24,37 +24,30 @@ void noteOnce(const std::string &note) {
     std::cerr << "fusec: " << note << "\n";
 }
 
-std::unique_ptr<Backend> createAuto(std::shared_ptr<const Plan> plan,
-                                    const DeviceOptions &options) {
+std::unique_ptr<Backend> createAuto(std::shared_ptr<const Plan> plan, const DeviceOptions &options) {
   if (cuda::firstKernelWithoutImage(*plan)) {
-    noteOnce("plan '" + plan->sourceName() + "' has no GPU kernels (target '" +
-             plan->manifest().target + "'); running on the CPU");
+    noteOnce("plan '" + plan->sourceName() + "' has no GPU kernels (target '" + plan->manifest().target +
+             "'); running on the CPU");
     return std::make_unique<cpu::CpuBackend>(std::move(plan));
   }
   try {
     return std::make_unique<cuda::CudaBackend>(plan, options);
   } catch (const cuda::CudaUnavailable &unavailable) {
-    noteOnce(std::string("CUDA is unavailable (") + unavailable.what() +
-             "); running on the CPU");
+    noteOnce(std::string("CUDA is unavailable (") + unavailable.what() + "); running on the CPU");
     return std::make_unique<cpu::CpuBackend>(std::move(plan));
   }
 }
 
 } // namespace
 
-RunTimings Backend::time(int64_t batch,
-                         const std::vector<const float *> &inputs,
-                         const std::vector<float *> &outputs,
+RunTimings Backend::time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
                          const TimingOptions &options) {
   RunTimings timings;
-  timings.run = timeRuns(options.warmup, options.iterations,
-                         [&] { execute(batch, inputs, outputs); });
+  timings.run = timeRuns(options.warmup, options.iterations, [&] { execute(batch, inputs, outputs); });
   return timings;
 }
 
-std::unique_ptr<Backend> createBackend(Device device,
-                                       std::shared_ptr<const Plan> plan,
-                                       const DeviceOptions &options) {
+std::unique_ptr<Backend> createBackend(Device device, std::shared_ptr<const Plan> plan, const DeviceOptions &options) {
   switch (device) {
   case Device::Cuda:
     try {

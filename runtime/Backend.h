@@ -61,9 +61,7 @@ public:
 
   /// Runs like execute(), first untimed, then timed, as `options` say.
   /// This default times each run with the host's wall clock.
-  virtual RunTimings time(int64_t batch,
-                          const std::vector<const float *> &inputs,
-                          const std::vector<float *> &outputs,
+  virtual RunTimings time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
                           const TimingOptions &options);
 };
 
@@ -71,8 +69,7 @@ public:
 /// kernels and the driver finds a device; otherwise it says why on stderr
 /// (once per process and reason) and picks the CPU. Throws Error if
 /// `device` is Device::Cuda and CUDA cannot run the plan.
-std::unique_ptr<Backend> createBackend(Device device,
-                                       std::shared_ptr<const Plan> plan,
+std::unique_ptr<Backend> createBackend(Device device, std::shared_ptr<const Plan> plan,
                                        const DeviceOptions &options = {});
 
 } // namespace fusec::runtime

@@ -36,8 +36,7 @@ struct HeaderValue {
 /// Parses the restricted Python literal syntax numpy writes.
 class HeaderParser {
 public:
-  HeaderParser(const std::string &text, const std::string &sourceName)
-      : text_(text), sourceName_(sourceName) {}
+  HeaderParser(const std::string &text, const std::string &sourceName) : text_(text), sourceName_(sourceName) {}
 
   std::map<std::string, HeaderValue> parseDict() {
     expect('{');
@@ -60,13 +59,11 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string &reason) const {
-    throw Error(sourceName_ + ": malformed .npy header: " + reason + " in \"" +
-                text_ + "\"");
+    throw Error(sourceName_ + ": malformed .npy header: " + reason + " in \"" + text_ + "\"");
   }
 
   void skipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t'))
       ++pos_;
   }
 
@@ -146,18 +143,15 @@ private:
   size_t pos_ = 0;
 };
 
-const HeaderValue &headerField(const std::map<std::string, HeaderValue> &dict,
-                               const char *key, HeaderValue::Kind kind,
+const HeaderValue &headerField(const std::map<std::string, HeaderValue> &dict, const char *key, HeaderValue::Kind kind,
                                const std::string &sourceName) {
   auto it = dict.find(key);
   if (it == dict.end() || it->second.kind != kind)
-    throw Error(sourceName + ": malformed .npy header: missing or invalid '" +
-                key + "'");
+    throw Error(sourceName + ": malformed .npy header: missing or invalid '" + key + "'");
   return it->second;
 }
 
-[[noreturn]] void failDecoding(const std::string &sourceName,
-                               const std::string &reason) {
+[[noreturn]] void failDecoding(const std::string &sourceName, const std::string &reason) {
   throw Error(sourceName + ": " + reason);
 }
 
@@ -170,54 +164,43 @@ uint64_t loadLE(const uint8_t *in, unsigned bytes) {
 
 } // namespace
 
-Tensor decodeNpy(const std::vector<uint8_t> &bytes,
-                 const std::string &sourceName) {
+Tensor decodeNpy(const std::vector<uint8_t> &bytes, const std::string &sourceName) {
   auto fail = [&](const std::string &reason) { failDecoding(sourceName, reason); };
-  if (bytes.size() < kNpyMagicSize + 2 ||
-      std::memcmp(bytes.data(), kNpyMagic, kNpyMagicSize) != 0)
+  if (bytes.size() < kNpyMagicSize + 2 || std::memcmp(bytes.data(), kNpyMagic, kNpyMagicSize) != 0)
     fail("not a .npy file (bad magic)");
   const unsigned major = bytes[kNpyMagicSize];
   const unsigned minor = bytes[kNpyMagicSize + 1];
   if ((major != 1 && major != 2) || minor != 0)
-    fail(".npy format version " + std::to_string(major) + "." +
-         std::to_string(minor) + " is not supported (only 1.0 and 2.0)");
+    fail(".npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+         " is not supported (only 1.0 and 2.0)");
   const size_t lengthBytes = major == 1 ? 2 : 4;
   const size_t prefix = kNpyMagicSize + 2 + lengthBytes;
   if (bytes.size() < prefix)
     fail("truncated .npy header");
-  const uint64_t headerLength =
-      loadLE(bytes.data() + kNpyMagicSize + 2, lengthBytes);
+  const uint64_t headerLength = loadLE(bytes.data() + kNpyMagicSize + 2, lengthBytes);
   if (headerLength > bytes.size() - prefix)
     fail("truncated .npy header");
-  const std::string header(bytes.begin() + prefix,
-                           bytes.begin() + prefix + headerLength);
+  const std::string header(bytes.begin() + prefix, bytes.begin() + prefix + headerLength);
 
   const auto dict = HeaderParser(header, sourceName).parseDict();
   for (const auto &entry : dict)
-    if (entry.first != "descr" && entry.first != "fortran_order" &&
-        entry.first != "shape")
+    if (entry.first != "descr" && entry.first != "fortran_order" && entry.first != "shape")
       fail("unexpected .npy header key '" + entry.first + "'");
-  const std::string &descr =
-      headerField(dict, "descr", HeaderValue::Kind::String, sourceName).text;
+  const std::string &descr = headerField(dict, "descr", HeaderValue::Kind::String, sourceName).text;
   if (descr != kFloat32Descr)
-    fail("unsupported dtype '" + descr +
-         "' (only little-endian float32, '<f4', is supported)");
-  if (headerField(dict, "fortran_order", HeaderValue::Kind::Bool, sourceName)
-          .flag)
+    fail("unsupported dtype '" + descr + "' (only little-endian float32, '<f4', is supported)");
+  if (headerField(dict, "fortran_order", HeaderValue::Kind::Bool, sourceName).flag)
     fail("Fortran-order arrays are not supported (save in C order)");
-  Shape shape =
-      headerField(dict, "shape", HeaderValue::Kind::Tuple, sourceName).ints;
+  Shape shape = headerField(dict, "shape", HeaderValue::Kind::Tuple, sourceName).ints;
 
   const uint64_t dataBytes = bytes.size() - prefix - headerLength;
   uint64_t expected = sizeof(float);
   for (int64_t dim : shape)
-    if (__builtin_mul_overflow(expected, static_cast<uint64_t>(dim),
-                               &expected))
+    if (__builtin_mul_overflow(expected, static_cast<uint64_t>(dim), &expected))
       fail("shape " + formatShape(shape) + " is too large");
   if (dataBytes != expected)
-    fail("data size " + std::to_string(dataBytes) + " bytes does not match " +
-         "shape " + formatShape(shape) + " (" + std::to_string(expected) +
-         " bytes)");
+    fail("data size " + std::to_string(dataBytes) + " bytes does not match " + "shape " + formatShape(shape) + " (" +
+         std::to_string(expected) + " bytes)");
   // Plans only run on little-endian hosts, so '<f4' data is copied as is.
   std::vector<float> data(static_cast<size_t>(numElements(shape)));
   if (!data.empty())
@@ -225,9 +208,7 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes,
   return Tensor(std::move(shape), std::move(data));
 }
 
-Tensor readNpy(const std::string &path) {
-  return decodeNpy(readFileBytes(path), path);
-}
+Tensor readNpy(const std::string &path) { return decodeNpy(readFileBytes(path), path); }
 
 std::vector<uint8_t> encodeNpy(const Tensor &tensor) {
   // The dict is exactly what numpy writes: keys sorted, Python tuple syntax.
@@ -235,38 +216,31 @@ std::vector<uint8_t> encodeNpy(const Tensor &tensor) {
   for (size_t i = 0; i < tensor.shape().size(); ++i)
     shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
   shape += tensor.shape().size() == 1 ? ",)" : ")";
-  std::string header = std::string("{'descr': '") + kFloat32Descr +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header =
+      std::string("{'descr': '") + kFloat32Descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
 
   // Like numpy, pad with at least one space so that the data is aligned.
   unsigned major = 1;
   size_t prefix = kNpyMagicSize + 2 + 2;
-  auto padFor = [&](size_t prefixSize) {
-    return kNpyAlignment - (prefixSize + header.size() + 1) % kNpyAlignment;
-  };
+  auto padFor = [&](size_t prefixSize) { return kNpyAlignment - (prefixSize + header.size() + 1) % kNpyAlignment; };
   if (header.size() + padFor(prefix) + 1 > 0xffff) {
     major = 2;
     prefix = kNpyMagicSize + 2 + 4;
   }
   header += std::string(padFor(prefix), ' ') + "\n";
 
-  std::vector<uint8_t> bytes(prefix + header.size() +
-                             tensor.values().size() * sizeof(float));
+  std::vector<uint8_t> bytes(prefix + header.size() + tensor.values().size() * sizeof(float));
   std::memcpy(bytes.data(), kNpyMagic, kNpyMagicSize);
   bytes[kNpyMagicSize] = static_cast<uint8_t>(major);
   bytes[kNpyMagicSize + 1] = 0;
   for (size_t i = 0; i < prefix - kNpyMagicSize - 2; ++i)
-    bytes[kNpyMagicSize + 2 + i] =
-        static_cast<uint8_t>(header.size() >> (8 * i));
+    bytes[kNpyMagicSize + 2 + i] = static_cast<uint8_t>(header.size() >> (8 * i));
   std::memcpy(bytes.data() + prefix, header.data(), header.size());
   if (!tensor.values().empty())
-    std::memcpy(bytes.data() + prefix + header.size(), tensor.data(),
-                tensor.values().size() * sizeof(float));
+    std::memcpy(bytes.data() + prefix + header.size(), tensor.data(), tensor.values().size() * sizeof(float));
   return bytes;
 }
 
-void writeNpy(const std::string &path, const Tensor &tensor) {
-  writeFileAtomically(path, encodeNpy(tensor));
-}
+void writeNpy(const std::string &path, const Tensor &tensor) { writeFileAtomically(path, encodeNpy(tensor)); }
 
 } // namespace fusec::runtime

@@ -20,8 +20,7 @@ namespace fusec::runtime {
 /// '<f4', or in Fortran order.
 Tensor readNpy(const std::string &path);
 /// Decodes in-memory .npy bytes; `sourceName` names them in errors.
-Tensor decodeNpy(const std::vector<uint8_t> &bytes,
-                 const std::string &sourceName);
+Tensor decodeNpy(const std::vector<uint8_t> &bytes, const std::string &sourceName);
 
 /// Writes atomically (see writeFileAtomically).
 void writeNpy(const std::string &path, const Tensor &tensor);

@@ -13,16 +13,14 @@ namespace {
 json describeTensors(const std::vector<TensorDesc> &tensors) {
   json list = json::array();
   for (const TensorDesc &tensor : tensors)
-    list.push_back(
-        {{"name", tensor.name}, {"dtype", tensor.dtype}, {"shape", tensor.shape}});
+    list.push_back({{"name", tensor.name}, {"dtype", tensor.dtype}, {"shape", tensor.shape}});
   return list;
 }
 
 void printTensors(std::ostream &out, const char *title, const json &tensors) {
   out << title << ":\n";
   for (const json &tensor : tensors)
-    out << "  " << tensor["name"].get<std::string>() << "  "
-        << tensor["dtype"].get<std::string>() << " "
+    out << "  " << tensor["name"].get<std::string>() << "  " << tensor["dtype"].get<std::string>() << " "
         << formatShape(tensor["shape"].get<Shape>()) << "\n";
 }
 
@@ -35,8 +33,7 @@ json describePlan(const Plan &plan, int64_t batch) {
     json ops = json::array();
     for (const OpDesc &op : kernel.ops)
       ops.push_back(op.op);
-    kernels.push_back(
-        {{"name", kernel.name}, {"kind", kernel.kind}, {"ops", ops}});
+    kernels.push_back({{"name", kernel.name}, {"kind", kernel.kind}, {"ops", ops}});
   }
   return {
       {"plan", plan.sourceName()},
@@ -61,24 +58,20 @@ std::string formatPlanSummary(const json &description) {
       << description["format_version"].get<std::string>() << ", compiled by "
       << description["compiler_version"].get<std::string>() << " for target "
       << description["target"].get<std::string>() << "\n";
-  out << "source hash: " << description["source_hash"].get<std::string>()
-      << "\n";
+  out << "source hash: " << description["source_hash"].get<std::string>() << "\n";
   printTensors(out, "inputs", description["inputs"]);
   printTensors(out, "outputs", description["outputs"]);
   const json &kernels = description["kernels"];
   out << "kernels: " << kernels["count"].get<size_t>() << "\n";
   for (const json &kernel : kernels["list"]) {
-    out << "  " << kernel["name"].get<std::string>() << " ("
-        << kernel["kind"].get<std::string>() << "):";
+    out << "  " << kernel["name"].get<std::string>() << " (" << kernel["kind"].get<std::string>() << "):";
     for (const json &op : kernel["ops"])
       out << " " << op.get<std::string>();
     out << "\n";
   }
-  out << "arena at batch " << description["batch"].get<int64_t>() << ": "
-      << description["arena_bytes"].get<int64_t>() << " bytes (lower bound "
-      << description["arena_lower_bound_bytes"].get<int64_t>() << ")\n";
-  out << "weights: " << description["weight_bytes"].get<size_t>()
-      << " bytes\n";
+  out << "arena at batch " << description["batch"].get<int64_t>() << ": " << description["arena_bytes"].get<int64_t>()
+      << " bytes (lower bound " << description["arena_lower_bound_bytes"].get<int64_t>() << ")\n";
+  out << "weights: " << description["weight_bytes"].get<size_t>() << " bytes\n";
   out << "batch buckets:";
   for (const json &bucket : description["batch_buckets"])
     out << " " << bucket.get<int64_t>();

@@ -20,9 +20,7 @@ public:
   }
 
   /// Uniform in [-1, 1), from the top 24 bits (exact in float).
-  float nextSymmetric() {
-    return static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f;
-  }
+  float nextSymmetric() { return static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f; }
 
 private:
   uint64_t state_;
@@ -30,8 +28,7 @@ private:
 
 } // namespace
 
-std::map<std::string, Tensor> makeRandomInputs(const Plan &plan, int64_t batch,
-                                               uint64_t seed) {
+std::map<std::string, Tensor> makeRandomInputs(const Plan &plan, int64_t batch, uint64_t seed) {
   std::map<std::string, Tensor> inputs;
   for (size_t i = 0; i < plan.inputs().size(); ++i) {
     const TensorDesc &input = plan.inputs()[i];

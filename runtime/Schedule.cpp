@@ -12,15 +12,11 @@ namespace fusec::runtime {
 namespace {
 
 /// CUDA's grid limits: x up to 2^31 - 1, y and z up to 65535.
-constexpr int64_t kMaxGrid[3] = {std::numeric_limits<int32_t>::max(), 65535,
-                                 65535};
+constexpr int64_t kMaxGrid[3] = {std::numeric_limits<int32_t>::max(), 65535, 65535};
 
-std::string kernelWhere(const KernelDesc &kernel) {
-  return "kernel '" + kernel.name + "'";
-}
+std::string kernelWhere(const KernelDesc &kernel) { return "kernel '" + kernel.name + "'"; }
 
-IoTransfer ioTransfer(const Plan &plan, const WorkspaceLayout &layout,
-                      size_t index, const TensorDesc &tensor,
+IoTransfer ioTransfer(const Plan &plan, const WorkspaceLayout &layout, size_t index, const TensorDesc &tensor,
                       const RunMode &mode) {
   IoTransfer transfer;
   transfer.index = index;
@@ -28,22 +24,19 @@ IoTransfer ioTransfer(const Plan &plan, const WorkspaceLayout &layout,
   const Shape &shape = tensor.shape;
   auto batchDim = std::find(shape.begin(), shape.end(), plan::kBatchDim);
   if (batchDim == shape.end()) {
-    transfer.hostBlockBytes = transfer.deviceBlockBytes =
-        static_cast<uint64_t>(numElements(shape)) * sizeof(float);
+    transfer.hostBlockBytes = transfer.deviceBlockBytes = static_cast<uint64_t>(numElements(shape)) * sizeof(float);
     return transfer;
   }
   const Shape outer(shape.begin(), batchDim);
   const Shape inner(batchDim + 1, shape.end());
-  const uint64_t rowBytes =
-      static_cast<uint64_t>(numElements(inner)) * sizeof(float);
+  const uint64_t rowBytes = static_cast<uint64_t>(numElements(inner)) * sizeof(float);
   transfer.blocks = static_cast<uint64_t>(numElements(outer));
   transfer.hostBlockBytes = rowBytes * static_cast<uint64_t>(mode.batch);
   transfer.deviceBlockBytes = rowBytes * static_cast<uint64_t>(mode.runBatch);
   return transfer;
 }
 
-LaunchStep launchStep(const Plan &plan, const WorkspaceLayout &layout,
-                      size_t index, const RunMode &mode) {
+LaunchStep launchStep(const Plan &plan, const WorkspaceLayout &layout, size_t index, const RunMode &mode) {
   const KernelDesc &kernel = plan.kernels()[index];
   if (!kernel.launch)
     throw Error(kernelWhere(kernel) + " (kind '" + kernel.kind +
@@ -61,24 +54,20 @@ LaunchStep launchStep(const Plan &plan, const WorkspaceLayout &layout,
   return step;
 }
 
-CopyStep copyStep(const Plan &plan, const WorkspaceLayout &layout, size_t index,
-                  const RunMode &mode) {
+CopyStep copyStep(const Plan &plan, const WorkspaceLayout &layout, size_t index, const RunMode &mode) {
   // The verifier guarantees one input and one output of the same shape.
   const KernelDesc &kernel = plan.kernels()[index];
   CopyStep step;
   step.kernel = index;
   step.source = bufferAddress(plan, layout, kernel.inputs[0], mode.runBatch);
-  step.destination =
-      bufferAddress(plan, layout, kernel.outputs[0], mode.runBatch);
-  step.bytes = static_cast<uint64_t>(
-      plan.buffers()[kernel.outputs[0]].byteSize().at(mode.runBatch));
+  step.destination = bufferAddress(plan, layout, kernel.outputs[0], mode.runBatch);
+  step.bytes = static_cast<uint64_t>(plan.buffers()[kernel.outputs[0]].byteSize().at(mode.runBatch));
   return step;
 }
 
 /// Stages every non-weight buffer the step reads or writes, once per buffer,
 /// in host scratch memory starting at offset 0.
-HostStep hostStep(const Plan &plan, const WorkspaceLayout &layout, size_t index,
-                  const RunMode &mode) {
+HostStep hostStep(const Plan &plan, const WorkspaceLayout &layout, size_t index, const RunMode &mode) {
   const KernelDesc &kernel = plan.kernels()[index];
   HostStep step;
   step.kernel = index;
@@ -90,11 +79,9 @@ HostStep hostStep(const Plan &plan, const WorkspaceLayout &layout, size_t index,
     HostBuffer staged;
     staged.buffer = id;
     staged.device = bufferAddress(plan, layout, id, mode.runBatch);
-    staged.bytes =
-        static_cast<uint64_t>(plan.buffers()[id].byteSize().at(mode.runBatch));
+    staged.bytes = static_cast<uint64_t>(plan.buffers()[id].byteSize().at(mode.runBatch));
     staged.hostOffset = scratchEnd;
-    scratchEnd =
-        plan::alignTo(scratchEnd + staged.bytes, plan::kBufferAlignment);
+    scratchEnd = plan::alignTo(scratchEnd + staged.bytes, plan::kBufferAlignment);
     step.buffers.push_back(staged);
     return step.buffers.back();
   };
@@ -125,12 +112,10 @@ std::vector<int64_t> batchBuckets(const Plan &plan) {
 }
 
 bool RunMode::operator==(const RunMode &other) const {
-  return batch == other.batch && runBatch == other.runBatch &&
-         graphed == other.graphed;
+  return batch == other.batch && runBatch == other.runBatch && graphed == other.graphed;
 }
 
-RunMode chooseRunMode(const std::vector<int64_t> &buckets, int64_t batch,
-                      bool useGraphs) {
+RunMode chooseRunMode(const std::vector<int64_t> &buckets, int64_t batch, bool useGraphs) {
   if (useGraphs)
     for (int64_t bucket : buckets)
       if (bucket >= batch)
@@ -144,9 +129,7 @@ std::string describeRunMode(const RunMode &mode) {
   return "batch " + std::to_string(mode.runBatch) + ", no graph";
 }
 
-bool Dim3::operator==(const Dim3 &other) const {
-  return x == other.x && y == other.y && z == other.z;
-}
+bool Dim3::operator==(const Dim3 &other) const { return x == other.x && y == other.y && z == other.z; }
 
 bool DeviceAddress::operator==(const DeviceAddress &other) const {
   return region == other.region && offset == other.offset;
@@ -158,10 +141,8 @@ Dim3 gridAt(const KernelDesc &kernel, int64_t batch) {
   for (int axis = 0; axis < 3; ++axis) {
     const int64_t dim = kernel.launch->grid[axis].at(batch);
     if (dim > kMaxGrid[axis])
-      throw Error(kernelWhere(kernel) + " needs a grid " + kAxes[axis] +
-                  " dimension of " + std::to_string(dim) + " at batch " +
-                  std::to_string(batch) + ", above CUDA's limit of " +
-                  std::to_string(kMaxGrid[axis]));
+      throw Error(kernelWhere(kernel) + " needs a grid " + kAxes[axis] + " dimension of " + std::to_string(dim) +
+                  " at batch " + std::to_string(batch) + ", above CUDA's limit of " + std::to_string(kMaxGrid[axis]));
     dims[axis] = static_cast<uint32_t>(dim);
   }
   return Dim3{dims[0], dims[1], dims[2]};
@@ -170,8 +151,7 @@ Dim3 gridAt(const KernelDesc &kernel, int64_t batch) {
 Dim3 blockOf(const KernelDesc &kernel) {
   // The verifier bounded every block dimension by 1024.
   const auto &block = kernel.launch->block;
-  return Dim3{static_cast<uint32_t>(block[0]), static_cast<uint32_t>(block[1]),
-              static_cast<uint32_t>(block[2])};
+  return Dim3{static_cast<uint32_t>(block[0]), static_cast<uint32_t>(block[1]), static_cast<uint32_t>(block[2])};
 }
 
 WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch) {
@@ -183,23 +163,19 @@ WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch) {
     if (buffer.kind != BufferKind::Input && buffer.kind != BufferKind::Output)
       continue;
     layout.ioOffsets[buffer.id] = plan::alignTo(end, kWorkspaceAlignment);
-    end = layout.ioOffsets[buffer.id] +
-          static_cast<uint64_t>(buffer.byteSize().at(capacityBatch));
+    end = layout.ioOffsets[buffer.id] + static_cast<uint64_t>(buffer.byteSize().at(capacityBatch));
   }
   layout.bytes = end;
   return layout;
 }
 
-DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout,
-                            size_t id, int64_t runBatch) {
+DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout, size_t id, int64_t runBatch) {
   const BufferDesc &buffer = plan.buffers()[id];
   switch (buffer.kind) {
   case BufferKind::Weight:
     return DeviceAddress{Region::Weights, buffer.weightOffset};
   case BufferKind::Arena:
-    return DeviceAddress{
-        Region::Workspace,
-        static_cast<uint64_t>(buffer.arenaOffset.at(runBatch))};
+    return DeviceAddress{Region::Workspace, static_cast<uint64_t>(buffer.arenaOffset.at(runBatch))};
   case BufferKind::Input:
   case BufferKind::Output:
     break;
@@ -207,39 +183,31 @@ DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout,
   return DeviceAddress{Region::Workspace, layout.ioOffsets[id]};
 }
 
-Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout,
-                       const RunMode &mode) {
+Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout, const RunMode &mode) {
   if (mode.runBatch > layout.capacityBatch)
-    throw Error("internal error: a run at batch " +
-                std::to_string(mode.runBatch) +
-                " does not fit a workspace for batch " +
-                std::to_string(layout.capacityBatch));
+    throw Error("internal error: a run at batch " + std::to_string(mode.runBatch) +
+                " does not fit a workspace for batch " + std::to_string(layout.capacityBatch));
   if (mode.runBatch > std::numeric_limits<int32_t>::max())
-    throw Error("batch " + std::to_string(mode.runBatch) +
-                " is too large for a CUDA kernel's int batch parameter");
+    throw Error("batch " + std::to_string(mode.runBatch) + " is too large for a CUDA kernel's int batch parameter");
 
   Schedule schedule;
   schedule.mode = mode;
   for (size_t i = 0; i < plan.inputs().size(); ++i)
-    schedule.inputs.push_back(
-        ioTransfer(plan, layout, i, plan.inputs()[i], mode));
+    schedule.inputs.push_back(ioTransfer(plan, layout, i, plan.inputs()[i], mode));
   for (size_t i = 0; i < plan.outputs().size(); ++i)
-    schedule.outputs.push_back(
-        ioTransfer(plan, layout, i, plan.outputs()[i], mode));
+    schedule.outputs.push_back(ioTransfer(plan, layout, i, plan.outputs()[i], mode));
 
   schedule.segments.emplace_back();
   for (size_t k = 0; k < plan.kernels().size(); ++k) {
     const KernelDesc &kernel = plan.kernels()[k];
     if (kernel.isHostStep()) {
       schedule.hostSteps.push_back(hostStep(plan, layout, k, mode));
-      schedule.hostScratchBytes = std::max(
-          schedule.hostScratchBytes, scratchBytes(schedule.hostSteps.back()));
+      schedule.hostScratchBytes = std::max(schedule.hostScratchBytes, scratchBytes(schedule.hostSteps.back()));
       schedule.segments.emplace_back();
     } else if (kernel.isCopy()) {
       schedule.segments.back().steps.push_back(copyStep(plan, layout, k, mode));
     } else {
-      schedule.segments.back().steps.push_back(
-          launchStep(plan, layout, k, mode));
+      schedule.segments.back().steps.push_back(launchStep(plan, layout, k, mode));
     }
   }
   return schedule;

@@ -46,8 +46,7 @@ struct RunMode {
 
 /// Graphed at the smallest bucket >= batch; plain launches at `batch` when
 /// graphs are off or the batch is above the largest bucket.
-RunMode chooseRunMode(const std::vector<int64_t> &buckets, int64_t batch,
-                      bool useGraphs);
+RunMode chooseRunMode(const std::vector<int64_t> &buckets, int64_t batch, bool useGraphs);
 
 /// "bucket 4, graph", "batch 40, no graph": how a run is described in
 /// messages and timing output.
@@ -94,8 +93,7 @@ WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch);
 
 /// Where buffer `id` lives when kernels run at `runBatch` (<= the layout's
 /// capacity).
-DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout,
-                            size_t id, int64_t runBatch);
+DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout, size_t id, int64_t runBatch);
 
 /// A device kernel launch. `args` are the kernel's input buffers, then its
 /// output buffers; the kernel's last parameter is `batch`.
@@ -171,8 +169,7 @@ struct Schedule {
 /// The schedule of a run in `mode` on a workspace laid out by `layout`
 /// (whose capacity must be >= mode.runBatch). Throws Error if a device
 /// kernel has no launch geometry or a grid exceeds CUDA's limits.
-Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout,
-                       const RunMode &mode);
+Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout, const RunMode &mode);
 
 } // namespace fusec::runtime
 

@@ -25,8 +25,7 @@ void checkBatch(int64_t batch) {
 
 } // namespace
 
-Session::Session(std::shared_ptr<const Plan> plan, Device device,
-                 const DeviceOptions &options)
+Session::Session(std::shared_ptr<const Plan> plan, Device device, const DeviceOptions &options)
     : plan_(std::move(plan)), backend_(createBackend(device, plan_, options)) {}
 
 Session::~Session() = default;
@@ -35,78 +34,64 @@ Session &Session::operator=(Session &&) noexcept = default;
 
 Device Session::device() const { return backend_->device(); }
 
-int64_t
-Session::inferBatch(const std::map<std::string, Tensor> &inputs) const {
+int64_t Session::inferBatch(const std::map<std::string, Tensor> &inputs) const {
   for (const TensorDesc &input : plan_->inputs()) {
     auto it = inputs.find(input.name);
     if (it == inputs.end() || it->second.shape().size() != input.shape.size())
       continue;
-    auto batchDim =
-        std::find(input.shape.begin(), input.shape.end(), plan::kBatchDim);
+    auto batchDim = std::find(input.shape.begin(), input.shape.end(), plan::kBatchDim);
     if (batchDim != input.shape.end())
       return it->second.shape()[batchDim - input.shape.begin()];
   }
   return 1;
 }
 
-std::map<std::string, Tensor>
-Session::run(int64_t batch, const std::map<std::string, Tensor> &inputs) {
+std::map<std::string, Tensor> Session::run(int64_t batch, const std::map<std::string, Tensor> &inputs) {
   checkBatch(batch);
   for (const auto &entry : inputs) {
     const auto &declared = plan_->inputs();
-    if (std::none_of(declared.begin(), declared.end(),
-                     [&](const TensorDesc &d) { return d.name == entry.first; }))
-      throw Error("unknown input '" + entry.first + "' (the plan's inputs: " +
-                  listNames(declared) + ")");
+    if (std::none_of(declared.begin(), declared.end(), [&](const TensorDesc &d) { return d.name == entry.first; }))
+      throw Error("unknown input '" + entry.first + "' (the plan's inputs: " + listNames(declared) + ")");
   }
 
   std::vector<const float *> inputData;
   for (const TensorDesc &input : plan_->inputs()) {
     auto it = inputs.find(input.name);
     if (it == inputs.end())
-      throw Error("missing input '" + input.name + "' of shape " +
-                  formatShape(input.shape));
+      throw Error("missing input '" + input.name + "' of shape " + formatShape(input.shape));
     const Shape expected = resolveShape(input.shape, batch);
     if (it->second.shape() != expected)
-      throw Error("input '" + input.name + "' has shape " +
-                  formatShape(it->second.shape()) + ", but the plan expects " +
-                  formatShape(expected) + " (" + formatShape(input.shape) +
-                  " at batch " + std::to_string(batch) + ")");
+      throw Error("input '" + input.name + "' has shape " + formatShape(it->second.shape()) +
+                  ", but the plan expects " + formatShape(expected) + " (" + formatShape(input.shape) + " at batch " +
+                  std::to_string(batch) + ")");
     inputData.push_back(it->second.data());
   }
 
   std::map<std::string, Tensor> results;
   std::vector<float *> outputData;
   for (const TensorDesc &output : plan_->outputs()) {
-    Tensor &tensor = results[output.name] =
-        Tensor(resolveShape(output.shape, batch));
+    Tensor &tensor = results[output.name] = Tensor(resolveShape(output.shape, batch));
     outputData.push_back(tensor.data());
   }
   backend_->execute(batch, inputData, outputData);
   return results;
 }
 
-void Session::checkPointers(int64_t batch,
-                            const std::vector<const float *> &inputs,
+void Session::checkPointers(int64_t batch, const std::vector<const float *> &inputs,
                             const std::vector<float *> &outputs) const {
   checkBatch(batch);
-  if (inputs.size() != plan_->inputs().size() ||
-      outputs.size() != plan_->outputs().size())
-    throw Error("the plan has " + std::to_string(plan_->inputs().size()) +
-                " inputs and " + std::to_string(plan_->outputs().size()) +
-                " outputs; got " + std::to_string(inputs.size()) + " and " +
+  if (inputs.size() != plan_->inputs().size() || outputs.size() != plan_->outputs().size())
+    throw Error("the plan has " + std::to_string(plan_->inputs().size()) + " inputs and " +
+                std::to_string(plan_->outputs().size()) + " outputs; got " + std::to_string(inputs.size()) + " and " +
                 std::to_string(outputs.size()) + " pointers");
 }
 
-void Session::run(int64_t batch, const std::vector<const float *> &inputs,
-                  const std::vector<float *> &outputs) {
+void Session::run(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs) {
   checkPointers(batch, inputs, outputs);
   backend_->execute(batch, inputs, outputs);
 }
 
-RunTimings Session::time(int64_t batch,
-                         const std::vector<const float *> &inputs,
-                         const std::vector<float *> &outputs,
+RunTimings Session::time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
                          const TimingOptions &options) {
   checkPointers(batch, inputs, outputs);
   return backend_->time(batch, inputs, outputs, options);

@@ -28,9 +28,7 @@ class Session {
 public:
   /// Throws Error if `device` is unavailable. Device::Auto falls back to the
   /// CPU, saying why on stderr, where CUDA cannot run the plan.
-  explicit Session(std::shared_ptr<const Plan> plan,
-                   Device device = Device::Auto,
-                   const DeviceOptions &options = {});
+  explicit Session(std::shared_ptr<const Plan> plan, Device device = Device::Auto, const DeviceOptions &options = {});
   ~Session();
   Session(Session &&) noexcept;
   Session &operator=(Session &&) noexcept;
@@ -49,20 +47,17 @@ public:
   /// Runs the plan at `batch` and returns every output by name. Throws Error
   /// if an input is missing or unknown, or if its shape differs from the
   /// plan's at `batch`.
-  std::map<std::string, Tensor>
-  run(int64_t batch, const std::map<std::string, Tensor> &inputs);
+  std::map<std::string, Tensor> run(int64_t batch, const std::map<std::string, Tensor> &inputs);
 
   /// Runs without copies or checks on the data: `inputs` and `outputs` point
   /// to host memory in the order of inputs()/outputs(), each holding the
   /// plan's shape at `batch`. Throws Error if the pointer counts are wrong.
-  void run(int64_t batch, const std::vector<const float *> &inputs,
-           const std::vector<float *> &outputs);
+  void run(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs);
 
   /// Runs like the pointer entry point, first `options.warmup` times
   /// untimed, then `options.iterations` times timed (CUDA events on a GPU,
   /// the wall clock on the CPU). Throws Error like run().
-  RunTimings time(int64_t batch, const std::vector<const float *> &inputs,
-                  const std::vector<float *> &outputs,
+  RunTimings time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
                   const TimingOptions &options);
 
 private:

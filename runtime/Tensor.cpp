@@ -13,16 +13,13 @@ int64_t numElements(const Shape &shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {
     if (dim < 0)
-      throw Error("shape " + formatShape(shape) +
-                  " has no element count (a dimension is unresolved)");
+      throw Error("shape " + formatShape(shape) + " has no element count (a dimension is unresolved)");
     count *= dim;
   }
   return count;
 }
 
-bool hasBatchDim(const Shape &shape) {
-  return std::find(shape.begin(), shape.end(), plan::kBatchDim) != shape.end();
-}
+bool hasBatchDim(const Shape &shape) { return std::find(shape.begin(), shape.end(), plan::kBatchDim) != shape.end(); }
 
 Shape resolveShape(const Shape &shape, int64_t batch) {
   Shape resolved = shape;
@@ -43,14 +40,11 @@ std::string formatShape(const Shape &shape) {
 }
 
 Tensor::Tensor(Shape shape)
-    : shape_(std::move(shape)),
-      data_(static_cast<size_t>(runtime::numElements(shape_)), 0.0f) {}
+    : shape_(std::move(shape)), data_(static_cast<size_t>(runtime::numElements(shape_)), 0.0f) {}
 
-Tensor::Tensor(Shape shape, std::vector<float> data)
-    : shape_(std::move(shape)), data_(std::move(data)) {
+Tensor::Tensor(Shape shape, std::vector<float> data) : shape_(std::move(shape)), data_(std::move(data)) {
   if (static_cast<int64_t>(data_.size()) != runtime::numElements(shape_))
-    throw Error("tensor of shape " + formatShape(shape_) + " needs " +
-                std::to_string(runtime::numElements(shape_)) +
+    throw Error("tensor of shape " + formatShape(shape_) + " needs " + std::to_string(runtime::numElements(shape_)) +
                 " values, got " + std::to_string(data_.size()));
 }
 

@@ -19,8 +19,7 @@ TimingSummary summarizeTimings(std::vector<double> milliseconds);
 
 /// Calls `run` `warmup` times untimed, then `iterations` times timed with a
 /// monotonic wall clock.
-TimingSummary timeRuns(int warmup, int iterations,
-                       const std::function<void()> &run);
+TimingSummary timeRuns(int warmup, int iterations, const std::function<void()> &run);
 
 } // namespace fusec::runtime
 

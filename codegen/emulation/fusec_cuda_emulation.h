@@ -72,8 +72,7 @@ struct alignas(16) float4 {
 };
 
 struct dim3 {
-  constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1)
-      : x(x), y(y), z(z) {}
+  constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
   unsigned x, y, z;
 };
 
@@ -102,9 +101,7 @@ constexpr unsigned kWarpSize = 32;
 class Barrier {
 public:
   /// Starts over with `participants` threads; none may be waiting.
-  void reset(unsigned participants) {
-    counts_.store(uint64_t(participants) << 32, std::memory_order_relaxed);
-  }
+  void reset(unsigned participants) { counts_.store(uint64_t(participants) << 32, std::memory_order_relaxed); }
 
   /// Blocks until every remaining participant has arrived. The last to arrive
   /// runs `onComplete` before any of them is released.
@@ -127,9 +124,7 @@ public:
   /// Leaves without waiting; the phase completes if everyone left has
   /// already arrived.
   void arriveAndDrop() {
-    if (isComplete(
-            counts_.fetch_sub(kOneParticipant, std::memory_order_acq_rel) -
-            kOneParticipant))
+    if (isComplete(counts_.fetch_sub(kOneParticipant, std::memory_order_acq_rel) - kOneParticipant))
       release();
   }
 
@@ -144,18 +139,14 @@ private:
   /// Run by the thread that completed the phase. Every other participant is
   /// waiting, so nobody else touches the counts.
   void release() {
-    counts_.store(counts_.load(std::memory_order_relaxed) & ~uint64_t(~0u),
-                  std::memory_order_relaxed);
+    counts_.store(counts_.load(std::memory_order_relaxed) & ~uint64_t(~0u), std::memory_order_relaxed);
     phase_.fetch_add(1, std::memory_order_release);
     futex(FUTEX_WAKE_PRIVATE, INT_MAX);
   }
 
-  void futex(int operation, uint32_t value) {
-    ::syscall(SYS_futex, &phase_, operation, value, nullptr, nullptr, 0);
-  }
+  void futex(int operation, uint32_t value) { ::syscall(SYS_futex, &phase_, operation, value, nullptr, nullptr, 0); }
 
-  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
-                    std::atomic<uint32_t>::is_always_lock_free,
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) && std::atomic<uint32_t>::is_always_lock_free,
                 "a futex must be a plain 32-bit word");
 
   std::atomic<uint64_t> counts_{0}; // participants << 32 | arrived
@@ -184,15 +175,10 @@ inline thread_local ThreadContext context;
 /// Rejects what a GPU would refuse to launch, so that a configuration that
 /// cannot run on a GPU does not pass under emulation.
 inline void checkConfiguration(dim3 grid, dim3 block) {
-  auto within = [](unsigned value, unsigned limit) {
-    return value >= 1 && value <= limit;
-  };
-  if (!within(grid.x, 2147483647u) || !within(grid.y, 65535) ||
-      !within(grid.z, 65535))
-    throw std::invalid_argument(
-        "grid dimensions must be in [1, 2^31-1] x [1, 65535] x [1, 65535]");
-  if (!within(block.x, 1024) || !within(block.y, 1024) ||
-      !within(block.z, 64) || block.x * block.y * block.z > 1024)
+  auto within = [](unsigned value, unsigned limit) { return value >= 1 && value <= limit; };
+  if (!within(grid.x, 2147483647u) || !within(grid.y, 65535) || !within(grid.z, 65535))
+    throw std::invalid_argument("grid dimensions must be in [1, 2^31-1] x [1, 65535] x [1, 65535]");
+  if (!within(block.x, 1024) || !within(block.y, 1024) || !within(block.z, 64) || block.x * block.y * block.z > 1024)
     throw std::invalid_argument("block dimensions must be in [1, 1024] x "
                                 "[1, 1024] x [1, 64] with at most 1024 "
                                 "threads");
@@ -203,8 +189,7 @@ inline void checkConfiguration(dim3 grid, dim3 block) {
 class Launch {
 public:
   Launch(void (*thunk)(void **), dim3 grid, dim3 block, void **args)
-      : thunk_(thunk), grid_(grid), block_(block), args_(args),
-        numThreads_(block.x * block.y * block.z),
+      : thunk_(thunk), grid_(grid), block_(block), args_(args), numThreads_(block.x * block.y * block.z),
         warps_((numThreads_ + kWarpSize - 1) / kWarpSize) {
     started_.reset(numThreads_ + 1);
     blockDone_.reset(numThreads_);
@@ -231,15 +216,12 @@ public:
     for (std::thread &thread : threads)
       thread.join();
     if (aborted_)
-      throw std::runtime_error(
-          "cannot start a host thread for each thread of the block: " +
-          failure);
+      throw std::runtime_error("cannot start a host thread for each thread of the block: " + failure);
   }
 
 private:
   void runThread(unsigned id) {
-    threadIdx = {id % block_.x, id / block_.x % block_.y,
-                 id / (block_.x * block_.y)};
+    threadIdx = {id % block_.x, id / block_.x % block_.y, id / (block_.x * block_.y)};
     blockDim = block_;
     gridDim = grid_;
     context = {&syncThreads_, &warps_[id / kWarpSize], id % kWarpSize, 0};
@@ -264,8 +246,7 @@ private:
   void resetBlockState() {
     syncThreads_.reset(numThreads_);
     for (size_t w = 0; w < warps_.size(); ++w) {
-      warps_[w].barrier.reset(
-          std::min<unsigned>(kWarpSize, numThreads_ - w * kWarpSize));
+      warps_[w].barrier.reset(std::min<unsigned>(kWarpSize, numThreads_ - w * kWarpSize));
       for (auto &slots : warps_[w].slots)
         std::fill(std::begin(slots), std::end(slots), NAN);
     }
@@ -309,22 +290,18 @@ inline void launch(void (*thunk)(void **), dim3 grid, dim3 block, void **args) {
 // Device functions
 //===----------------------------------------------------------------------===//
 
-inline void __syncthreads() {
-  fusec_emulation::detail::context.syncThreads->arriveAndWait();
-}
+inline void __syncthreads() { fusec_emulation::detail::context.syncThreads->arriveAndWait(); }
 
 inline float __shfl_xor_sync(unsigned mask, float var, int laneMask) {
   assert(mask == 0xffffffffu && "emulation supports full-warp shuffles only");
   (void)mask;
-  return fusec_emulation::detail::exchange(
-      var, fusec_emulation::detail::context.lane ^ unsigned(laneMask));
+  return fusec_emulation::detail::exchange(var, fusec_emulation::detail::context.lane ^ unsigned(laneMask));
 }
 
 inline float __shfl_down_sync(unsigned mask, float var, unsigned delta) {
   assert(mask == 0xffffffffu && "emulation supports full-warp shuffles only");
   (void)mask;
-  return fusec_emulation::detail::exchange(
-      var, fusec_emulation::detail::context.lane + delta);
+  return fusec_emulation::detail::exchange(var, fusec_emulation::detail::context.lane + delta);
 }
 
 // Shuffles of anything but float would silently convert to float and back.
@@ -363,10 +340,8 @@ inline int __float_as_int(float value) {
 /// The host's way into this module (see the file comment): `grid` and
 /// `block` are {x, y, z}; `args` is what the kernel's thunk unpacks.
 extern "C" __attribute__((visibility("default"), used)) inline void
-fusec_emulation_launch(void (*thunk)(void **), const unsigned grid[3],
-                       const unsigned block[3], void **args) {
-  fusec_emulation::launch(thunk, dim3(grid[0], grid[1], grid[2]),
-                          dim3(block[0], block[1], block[2]), args);
+fusec_emulation_launch(void (*thunk)(void **), const unsigned grid[3], const unsigned block[3], void **args) {
+  fusec_emulation::launch(thunk, dim3(grid[0], grid[1], grid[2]), dim3(block[0], block[1], block[2]), args);
 }
 
 #endif // FUSEC_CODEGEN_EMULATION_FUSEC_CUDA_EMULATION_H

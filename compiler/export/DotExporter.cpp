@@ -102,8 +102,7 @@ private:
     std::snprintf(savings, sizeof(savings), "saves %.1f KB, %.2f us (est.)", savedBytes / 1e3,
                   costField(kernel, "unfused_us") - costField(kernel, "fused_us"));
     out += "  subgraph cluster_" + std::to_string(index) + " {\n";
-    out += "    label=" + quote(kernel.getSymName().str() + "\n" + kernel.getKind().str() + ", " +
-                                savings) + ";\n";
+    out += "    label=" + quote(kernel.getSymName().str() + "\n" + kernel.getKind().str() + ", " + savings) + ";\n";
     out += "    style=filled; color=lightblue; fontname=\"Helvetica\";\n";
     for (Operation &op : body.without_terminator())
       writeOp(&op, "    ");

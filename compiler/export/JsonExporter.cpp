@@ -32,7 +32,6 @@ json shapeToJson(Type type) {
   return shape;
 }
 
-
 } // namespace
 
 LogicalResult exportJsonModel(ModuleOp module, const std::string &jsonPath) {
@@ -46,16 +45,14 @@ LogicalResult exportJsonModel(ModuleOp module, const std::string &jsonPath) {
   json inputs = json::array(), outputs = json::array(), nodes = json::array();
   std::vector<import::GraphConstant> constants;
   for (BlockArgument arg : func.getArguments())
-    inputs.push_back({{"name", names[arg]}, {"dtype", "f32"},
-                      {"shape", shapeToJson(arg.getType())}});
+    inputs.push_back({{"name", names[arg]}, {"dtype", "f32"}, {"shape", shapeToJson(arg.getType())}});
   for (Operation &op : func.getBody().front()) {
     if (auto constant = llvm::dyn_cast<fuse::ConstantOp>(op)) {
       auto data = fuse::getConstantData(constant.getValue());
       if (!data)
         return constant.emitError() << "constant data is unavailable";
       auto shape = llvm::cast<RankedTensorType>(constant.getType()).getShape();
-      constants.push_back({names[constant.getResult()], {shape.begin(), shape.end()},
-                           std::move(*data)});
+      constants.push_back({names[constant.getResult()], {shape.begin(), shape.end()}, std::move(*data)});
       continue;
     }
     if (llvm::isa<func::ReturnOp>(op)) {
@@ -72,12 +69,13 @@ LogicalResult exportJsonModel(ModuleOp module, const std::string &jsonPath) {
     for (Value result : op.getResults())
       opOutputs.push_back(names[result]);
     // Result names are unique; the first one names the node.
-    nodes.push_back({{"name", names[op.getResult(0)]}, {"op", onnx.getOnnxName().str()},
-                     {"inputs", opInputs}, {"outputs", opOutputs},
+    nodes.push_back({{"name", names[op.getResult(0)]},
+                     {"op", onnx.getOnnxName().str()},
+                     {"inputs", opInputs},
+                     {"outputs", opOutputs},
                      {"attrs", onnxAttributesToJson(&op)}});
   }
-  json root = {{"format", "fusec-graph"}, {"version", 1}, {"inputs", inputs},
-               {"outputs", outputs}, {"nodes", nodes}};
+  json root = {{"format", "fusec-graph"}, {"version", 1}, {"inputs", inputs}, {"outputs", outputs}, {"nodes", nodes}};
   if (!constants.empty()) {
     root["weights"] = llvm::sys::path::filename(weightsPath).str();
     if (failed(import::writeSafetensors(weightsPath, module.getLoc(), constants)))

@@ -18,8 +18,7 @@ using namespace mlir;
 namespace fusec::import {
 
 Location nodeLocation(MLIRContext &context, StringRef file, StringRef node) {
-  return NameLoc::get(StringAttr::get(&context, node),
-                      FileLineColLoc::get(&context, file, 0, 0));
+  return NameLoc::get(StringAttr::get(&context, node), FileLineColLoc::get(&context, file, 0, 0));
 }
 
 namespace {
@@ -27,8 +26,7 @@ namespace {
 class ModuleBuilder {
 public:
   ModuleBuilder(const Graph &graph, MLIRContext &context)
-      : graph(graph), context(context),
-        fileLoc(FileLineColLoc::get(&context, graph.sourcePath, 0, 0)) {}
+      : graph(graph), context(context), fileLoc(FileLineColLoc::get(&context, graph.sourcePath, 0, 0)) {}
 
   OwningOpRef<ModuleOp> build();
 
@@ -36,9 +34,7 @@ private:
   LogicalResult checkNames();
   FailureOr<std::vector<size_t>> topologicalOrder();
   LogicalResult emitNodes(OpBuilder &builder, ArrayRef<size_t> order);
-  Location locOf(const GraphNode &node) {
-    return nodeLocation(context, graph.sourcePath, node.name);
-  }
+  Location locOf(const GraphNode &node) { return nodeLocation(context, graph.sourcePath, node.name); }
 
   const Graph &graph;
   MLIRContext &context;
@@ -64,8 +60,7 @@ LogicalResult ModuleBuilder::checkNames() {
       return failure();
     for (int64_t dim : input.shape)
       if (dim < kBatchDim)
-        return emitError(fileLoc) << "graph input '" << input.name
-                                  << "' has an invalid dimension " << dim;
+        return emitError(fileLoc) << "graph input '" << input.name << "' has an invalid dimension " << dim;
   }
   for (const GraphConstant &constant : graph.constants) {
     if (failed(define(constant.name, kNoProducer, fileLoc)))
@@ -73,14 +68,13 @@ LogicalResult ModuleBuilder::checkNames() {
     int64_t elements = 1;
     for (int64_t dim : constant.shape) {
       if (dim < 0)
-        return emitError(fileLoc) << "constant '" << constant.name
-                                  << "' has an invalid dimension " << dim;
+        return emitError(fileLoc) << "constant '" << constant.name << "' has an invalid dimension " << dim;
       elements *= dim;
     }
     if (elements != static_cast<int64_t>(constant.data.size()))
-      return emitError(fileLoc) << "constant '" << constant.name << "' has "
-                                << constant.data.size() << " values but its shape "
-                                << fuse::shapeToString(constant.shape) << " needs " << elements;
+      return emitError(fileLoc) << "constant '" << constant.name << "' has " << constant.data.size()
+                                << " values but its shape " << fuse::shapeToString(constant.shape) << " needs "
+                                << elements;
     constants[constant.name] = &constant;
   }
   llvm::StringMap<bool> nodeNames;
@@ -99,8 +93,7 @@ LogicalResult ModuleBuilder::checkNames() {
   for (const GraphNode &node : graph.nodes)
     for (const std::string &input : node.inputs)
       if (!input.empty() && !producer.count(input))
-        return emitError(locOf(node)) << "input '" << input
-                                      << "' is not a graph input, a constant or a node output";
+        return emitError(locOf(node)) << "input '" << input << "' is not a graph input, a constant or a node output";
   llvm::StringMap<bool> outputs;
   if (graph.outputs.empty())
     return emitError(fileLoc) << "the graph has no outputs";
@@ -173,16 +166,15 @@ LogicalResult ModuleBuilder::emitNodes(OpBuilder &builder, ArrayRef<size_t> orde
       if (!value) {
         const GraphConstant *constant = constants.lookup(input);
         assert(constant && "checkNames guarantees every input is defined");
-        value = fuse::createConstant(builder, nodeLocation(context, graph.sourcePath, input),
-                               input, constant->shape, constant->data);
+        value = fuse::createConstant(builder, nodeLocation(context, graph.sourcePath, input), input, constant->shape,
+                                     constant->data);
       }
       operands.push_back(value);
     }
     size_t numResults = node.outputs.size();
     while (numResults > 0 && node.outputs[numResults - 1].empty())
       --numResults;
-    ImportedNode imported{node.name, node.opType, operands, node.attrs,
-                          loc,       numResults,  node.opset};
+    ImportedNode imported{node.name, node.opType, operands, node.attrs, loc, numResults, node.opset};
     auto results = buildOnnxNode(builder, imported);
     if (failed(results))
       return failure();
@@ -210,8 +202,7 @@ OwningOpRef<ModuleOp> ModuleBuilder::build() {
       shape.push_back(dim == kBatchDim ? fuse::kDynamic : dim);
     inputTypes.push_back(fuse::f32TensorType(&context, shape));
   }
-  auto func = builder.create<func::FuncOp>(fileLoc, kEntryFunction,
-                                           builder.getFunctionType(inputTypes, {}));
+  auto func = builder.create<func::FuncOp>(fileLoc, kEntryFunction, builder.getFunctionType(inputTypes, {}));
   Block *entry = func.addEntryBlock();
   for (auto [i, input] : llvm::enumerate(graph.inputs)) {
     func.setArgAttr(i, kTensorNameAttr, builder.getStringAttr(input.name));

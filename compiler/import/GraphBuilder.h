@@ -19,12 +19,10 @@ inline constexpr const char *kEntryFunction = "main";
 /// module holding `func.func @main`. Nodes may come in any order; they are
 /// emitted in a deterministic topological order. Every problem is reported
 /// as an MLIR diagnostic naming the file and node; returns null on error.
-mlir::OwningOpRef<mlir::ModuleOp> buildModule(const Graph &graph,
-                                              mlir::MLIRContext &context);
+mlir::OwningOpRef<mlir::ModuleOp> buildModule(const Graph &graph, mlir::MLIRContext &context);
 
 /// The location importers give a node: its name inside the source file.
-mlir::Location nodeLocation(mlir::MLIRContext &context, llvm::StringRef file,
-                            llvm::StringRef node);
+mlir::Location nodeLocation(mlir::MLIRContext &context, llvm::StringRef file, llvm::StringRef node);
 
 } // namespace fusec::import
 

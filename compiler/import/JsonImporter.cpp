@@ -23,8 +23,7 @@ inline constexpr int64_t kFormatVersion = 1;
 class JsonGraphReader {
 public:
   JsonGraphReader(StringRef path, MLIRContext &context)
-      : path(path.str()), context(context),
-        fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {}
+      : path(path.str()), context(context), fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {}
 
   FailureOr<Graph> read();
 
@@ -32,15 +31,12 @@ private:
   LogicalResult fail(const Twine &where, const Twine &message) {
     return emitError(fileLoc) << where << ": " << message;
   }
-  LogicalResult readShape(const json &value, const Twine &where,
-                          std::vector<int64_t> &shape, bool allowBatch);
+  LogicalResult readShape(const json &value, const Twine &where, std::vector<int64_t> &shape, bool allowBatch);
   LogicalResult readInputs(const json &root, Graph &graph);
   LogicalResult readConstants(const json &root, Graph &graph);
   LogicalResult readNodes(const json &root, Graph &graph);
-  LogicalResult readAttribute(const json &value, const std::string &where,
-                              AttrValue &attr);
-  LogicalResult readNames(const json &value, const Twine &where,
-                          std::vector<std::string> &names, bool allowEmpty);
+  LogicalResult readAttribute(const json &value, const std::string &where, AttrValue &attr);
+  LogicalResult readNames(const json &value, const Twine &where, std::vector<std::string> &names, bool allowEmpty);
 
   std::string path;
   MLIRContext &context;
@@ -49,8 +45,8 @@ private:
   std::string batchSymbol;
 };
 
-LogicalResult JsonGraphReader::readShape(const json &value, const Twine &where,
-                                         std::vector<int64_t> &shape, bool allowBatch) {
+LogicalResult JsonGraphReader::readShape(const json &value, const Twine &where, std::vector<int64_t> &shape,
+                                         bool allowBatch) {
   if (!value.is_array())
     return fail(where, "'shape' must be an array");
   for (const json &dim : value) {
@@ -61,20 +57,19 @@ LogicalResult JsonGraphReader::readShape(const json &value, const Twine &where,
       if (batchSymbol.empty())
         batchSymbol = symbol;
       else if (symbol != batchSymbol)
-        return fail(where, "symbolic dimension '" + symbol + "' differs from the batch symbol '" +
-                               batchSymbol + "' (only the batch dimension may be symbolic)");
+        return fail(where, "symbolic dimension '" + symbol + "' differs from the batch symbol '" + batchSymbol +
+                               "' (only the batch dimension may be symbolic)");
       shape.push_back(kBatchDim);
     } else {
       return fail(where, "shape entries must be non-negative integers" +
-                             Twine(allowBatch ? " or the batch symbol" : "") + ", got " +
-                             dim.dump());
+                             Twine(allowBatch ? " or the batch symbol" : "") + ", got " + dim.dump());
     }
   }
   return success();
 }
 
-LogicalResult JsonGraphReader::readNames(const json &value, const Twine &where,
-                                         std::vector<std::string> &names, bool allowEmpty) {
+LogicalResult JsonGraphReader::readNames(const json &value, const Twine &where, std::vector<std::string> &names,
+                                         bool allowEmpty) {
   if (!value.is_array())
     return fail(where, "must be an array of tensor names");
   for (const json &name : value) {
@@ -142,8 +137,7 @@ LogicalResult JsonGraphReader::readConstants(const json &root, Graph &graph) {
   return success();
 }
 
-LogicalResult JsonGraphReader::readAttribute(const json &value, const std::string &where,
-                                             AttrValue &attr) {
+LogicalResult JsonGraphReader::readAttribute(const json &value, const std::string &where, AttrValue &attr) {
   if (value.is_boolean()) {
     attr = AttrValue::ofInt(value.get<bool>() ? 1 : 0);
   } else if (value.is_number_integer()) {
@@ -164,8 +158,7 @@ LogicalResult JsonGraphReader::readAttribute(const json &value, const std::strin
     else
       attr = AttrValue::ofFloats(value.get<std::vector<double>>());
   } else {
-    return fail(where, "attribute values must be numbers, strings or lists of numbers, got " +
-                           value.dump());
+    return fail(where, "attribute values must be numbers, strings or lists of numbers, got " + value.dump());
   }
   return success();
 }
@@ -179,8 +172,7 @@ LogicalResult JsonGraphReader::readNodes(const json &root, Graph &graph) {
     if (!node.is_object())
       return fail(where, "must be an object");
     GraphNode graphNode;
-    if (!node.contains("name") || !node["name"].is_string() ||
-        node["name"].get<std::string>().empty())
+    if (!node.contains("name") || !node["name"].is_string() || node["name"].get<std::string>().empty())
       return fail(where, "needs a non-empty string 'name'");
     graphNode.name = node["name"];
     where = "node '" + graphNode.name + "'";
@@ -229,8 +221,7 @@ FailureOr<Graph> JsonGraphReader::read() {
     size_t colon = message.find(": ", message.find("parse error"));
     if (colon != std::string::npos)
       message = message.substr(colon + 2);
-    return emitError(FileLineColLoc::get(&context, path, line, column))
-           << "malformed JSON: " << message;
+    return emitError(FileLineColLoc::get(&context, path, line, column)) << "malformed JSON: " << message;
   }
   if (!root.is_object())
     return emitError(fileLoc) << "the top level must be a JSON object";
@@ -241,8 +232,7 @@ FailureOr<Graph> JsonGraphReader::read() {
     return emitError(fileLoc) << "'version' must be " << kFormatVersion;
   Graph graph;
   graph.sourcePath = path;
-  if (failed(readInputs(root, graph)) || failed(readConstants(root, graph)) ||
-      failed(readNodes(root, graph)))
+  if (failed(readInputs(root, graph)) || failed(readConstants(root, graph)) || failed(readNodes(root, graph)))
     return failure();
   return graph;
 }
@@ -254,8 +244,7 @@ FailureOr<Graph> readJsonGraph(StringRef path, MLIRContext &context) {
     return JsonGraphReader(path, context).read();
   } catch (const json::exception &error) {
     // A field of an unexpected JSON type that the reader accessed directly.
-    return emitError(FileLineColLoc::get(&context, path, 0, 0))
-           << "invalid model: " << error.what();
+    return emitError(FileLineColLoc::get(&context, path, 0, 0)) << "invalid model: " << error.what();
   }
 }
 

@@ -14,8 +14,7 @@ namespace fusec::import {
 mlir::FailureOr<Graph> readJsonGraph(llvm::StringRef path, mlir::MLIRContext &context);
 
 /// readJsonGraph followed by buildModule.
-mlir::OwningOpRef<mlir::ModuleOp> importJsonModel(llvm::StringRef path,
-                                                  mlir::MLIRContext &context);
+mlir::OwningOpRef<mlir::ModuleOp> importJsonModel(llvm::StringRef path, mlir::MLIRContext &context);
 
 } // namespace fusec::import
 

@@ -23,11 +23,36 @@ struct AttrValue {
   std::vector<int64_t> ints;
   std::vector<double> floats;
 
-  static AttrValue ofInt(int64_t v) { AttrValue a; a.kind = Kind::Int; a.i = v; return a; }
-  static AttrValue ofFloat(double v) { AttrValue a; a.kind = Kind::Float; a.f = v; return a; }
-  static AttrValue ofString(std::string v) { AttrValue a; a.kind = Kind::String; a.s = std::move(v); return a; }
-  static AttrValue ofInts(std::vector<int64_t> v) { AttrValue a; a.kind = Kind::Ints; a.ints = std::move(v); return a; }
-  static AttrValue ofFloats(std::vector<double> v) { AttrValue a; a.kind = Kind::Floats; a.floats = std::move(v); return a; }
+  static AttrValue ofInt(int64_t v) {
+    AttrValue a;
+    a.kind = Kind::Int;
+    a.i = v;
+    return a;
+  }
+  static AttrValue ofFloat(double v) {
+    AttrValue a;
+    a.kind = Kind::Float;
+    a.f = v;
+    return a;
+  }
+  static AttrValue ofString(std::string v) {
+    AttrValue a;
+    a.kind = Kind::String;
+    a.s = std::move(v);
+    return a;
+  }
+  static AttrValue ofInts(std::vector<int64_t> v) {
+    AttrValue a;
+    a.kind = Kind::Ints;
+    a.ints = std::move(v);
+    return a;
+  }
+  static AttrValue ofFloats(std::vector<double> v) {
+    AttrValue a;
+    a.kind = Kind::Floats;
+    a.floats = std::move(v);
+    return a;
+  }
 };
 
 /// Sorted by name so iteration (and therefore output) is deterministic.

@@ -26,8 +26,7 @@ Shape stridesOf(ArrayRef<int64_t> shape) {
 }
 
 /// Calls `visit(flatIndex, index)` for every element of `shape` in C order.
-template <typename Visitor>
-void forEachIndex(ArrayRef<int64_t> shape, Visitor visit) {
+template <typename Visitor> void forEachIndex(ArrayRef<int64_t> shape, Visitor visit) {
   int64_t count = numElements(shape);
   Shape index(shape.size(), 0);
   for (int64_t flat = 0; flat < count; ++flat) {
@@ -67,21 +66,16 @@ std::string describe(const SymbolicInt &value) {
 /// Evaluates one node. Each fold method checks the inputs it reads.
 class NodeFolder {
 public:
-  NodeFolder(const onnx::NodeProto &node, int64_t opset,
-             ArrayRef<const KnownTensor *> inputs, Location loc)
+  NodeFolder(const onnx::NodeProto &node, int64_t opset, ArrayRef<const KnownTensor *> inputs, Location loc)
       : node(node), opset(opset), inputs(inputs), loc(loc) {}
 
   using Method = FailureOr<Results> (NodeFolder::*)();
   static const llvm::StringMap<Method> &methods();
 
-  FailureOr<Results> fold() {
-    return (this->*methods().lookup(node.op_type()))();
-  }
+  FailureOr<Results> fold() { return (this->*methods().lookup(node.op_type()))(); }
 
 private:
-  InFlightDiagnostic error() {
-    return emitError(loc) << node.op_type() << " cannot be evaluated at import: ";
-  }
+  InFlightDiagnostic error() { return emitError(loc) << node.op_type() << " cannot be evaluated at import: "; }
   const KnownTensor *input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   FailureOr<const KnownTensor *> required(size_t i) {
     if (!input(i))
@@ -152,22 +146,14 @@ private:
 
 const llvm::StringMap<NodeFolder::Method> &NodeFolder::methods() {
   static const llvm::StringMap<Method> table = {
-      {"Constant", &NodeFolder::foldConstant},
-      {"Identity", &NodeFolder::foldIdentity},
-      {"Cast", &NodeFolder::foldCast},
-      {"ConstantOfShape", &NodeFolder::foldConstantOfShape},
-      {"Gather", &NodeFolder::foldGather},
-      {"Squeeze", &NodeFolder::foldSqueeze},
-      {"Unsqueeze", &NodeFolder::foldUnsqueeze},
-      {"Concat", &NodeFolder::foldConcat},
-      {"Slice", &NodeFolder::foldSlice},
-      {"Reshape", &NodeFolder::foldReshape},
-      {"Flatten", &NodeFolder::foldFlatten},
-      {"Transpose", &NodeFolder::foldTranspose},
-      {"Range", &NodeFolder::foldRange},
-      {"Add", &NodeFolder::foldBinary},
-      {"Sub", &NodeFolder::foldBinary},
-      {"Mul", &NodeFolder::foldBinary},
+      {"Constant", &NodeFolder::foldConstant},   {"Identity", &NodeFolder::foldIdentity},
+      {"Cast", &NodeFolder::foldCast},           {"ConstantOfShape", &NodeFolder::foldConstantOfShape},
+      {"Gather", &NodeFolder::foldGather},       {"Squeeze", &NodeFolder::foldSqueeze},
+      {"Unsqueeze", &NodeFolder::foldUnsqueeze}, {"Concat", &NodeFolder::foldConcat},
+      {"Slice", &NodeFolder::foldSlice},         {"Reshape", &NodeFolder::foldReshape},
+      {"Flatten", &NodeFolder::foldFlatten},     {"Transpose", &NodeFolder::foldTranspose},
+      {"Range", &NodeFolder::foldRange},         {"Add", &NodeFolder::foldBinary},
+      {"Sub", &NodeFolder::foldBinary},          {"Mul", &NodeFolder::foldBinary},
       {"Div", &NodeFolder::foldBinary},
   };
   return table;
@@ -187,14 +173,12 @@ FailureOr<Results> NodeFolder::foldConstant() {
   if (name == "value_float")
     return Results{KnownTensor::ofFloats({}, {value.f()})};
   if (name == "value_floats")
-    return Results{KnownTensor::ofFloats({value.floats_size()},
-                                         {value.floats().begin(), value.floats().end()})};
+    return Results{KnownTensor::ofFloats({value.floats_size()}, {value.floats().begin(), value.floats().end()})};
   if (name == "value_int")
     return Results{KnownTensor::ofInts({}, std::vector<int64_t>{value.i()})};
   if (name == "value_ints")
-    return Results{KnownTensor::ofInts({value.ints_size()},
-                                       std::vector<int64_t>(value.ints().begin(),
-                                                            value.ints().end()))};
+    return Results{
+        KnownTensor::ofInts({value.ints_size()}, std::vector<int64_t>(value.ints().begin(), value.ints().end()))};
   return error() << "attribute '" << name << "' is not supported";
 }
 
@@ -349,8 +333,7 @@ FailureOr<Results> NodeFolder::foldConcat() {
         result.floats.insert(result.floats.end(), part->floats.begin() + o * chunk,
                              part->floats.begin() + (o + 1) * chunk);
       else
-        result.ints.insert(result.ints.end(), part->ints.begin() + o * chunk,
-                           part->ints.begin() + (o + 1) * chunk);
+        result.ints.insert(result.ints.end(), part->ints.begin() + o * chunk, part->ints.begin() + (o + 1) * chunk);
     }
   }
   return Results{std::move(result)};
@@ -382,8 +365,7 @@ FailureOr<Results> NodeFolder::foldSlice() {
       return failure();
     starts = *startsInput;
     ends = *endsInput;
-    for (auto [index, values, what] : {std::make_tuple(3, &axes, "axes"),
-                                       std::make_tuple(4, &steps, "steps")}) {
+    for (auto [index, values, what] : {std::make_tuple(3, &axes, "axes"), std::make_tuple(4, &steps, "steps")}) {
       if (!input(index))
         continue;
       auto given = staticInts(index, what);
@@ -398,8 +380,7 @@ FailureOr<Results> NodeFolder::foldSlice() {
   }
   if (steps.empty())
     steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() ||
-      steps.size() != starts.size())
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     return error() << "'starts', 'ends', 'axes' and 'steps' differ in length";
 
   // The indices kept along each axis; axes not sliced keep all of theirs.
@@ -501,8 +482,7 @@ FailureOr<Results> NodeFolder::foldFlatten() {
   auto axis = normalizeAxis(*axisAttr, shape.size(), /*inclusiveEnd=*/true);
   if (failed(axis))
     return failure();
-  return Results{withShape(**data, {numElements(shape.take_front(*axis)),
-                                    numElements(shape.drop_front(*axis))})};
+  return Results{withShape(**data, {numElements(shape.take_front(*axis)), numElements(shape.drop_front(*axis))})};
 }
 
 FailureOr<Results> NodeFolder::foldTranspose() {
@@ -560,8 +540,7 @@ FailureOr<Results> NodeFolder::foldRange() {
   int64_t start = bounds[0], limit = bounds[1], delta = bounds[2];
   if (delta == 0)
     return error() << "delta is 0";
-  int64_t count = std::max<int64_t>(
-      0, (limit - start + delta + (delta > 0 ? -1 : 1)) / delta);
+  int64_t count = std::max<int64_t>(0, (limit - start + delta + (delta > 0 ? -1 : 1)) / delta);
   Shape values;
   for (int64_t i = 0; i < count; ++i)
     values.push_back(start + i * delta);
@@ -638,10 +617,7 @@ FailureOr<Results> NodeFolder::foldBinary() {
     }
     if (a.isFloat()) {
       float x = a.floats[ai], y = b.floats[bi];
-      result.floats.push_back(op == "Add"   ? x + y
-                              : op == "Sub" ? x - y
-                              : op == "Mul" ? x * y
-                                            : x / y);
+      result.floats.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y);
       return;
     }
     if (failed(status))
@@ -662,14 +638,12 @@ FailureOr<Results> NodeFolder::foldBinary() {
 bool isFoldableOnnxOp(StringRef opType) { return NodeFolder::methods().count(opType); }
 
 FailureOr<std::vector<KnownTensor>> foldOnnxNode(const onnx::NodeProto &node, int64_t opset,
-                                                 ArrayRef<const KnownTensor *> inputs,
-                                                 Location loc) {
+                                                 ArrayRef<const KnownTensor *> inputs, Location loc) {
   assert(isFoldableOnnxOp(node.op_type()) && "not a foldable op");
   return NodeFolder(node, opset, inputs, loc).fold();
 }
 
-FailureOr<std::vector<int64_t>> squeezeShape(ArrayRef<int64_t> shape,
-                                             const std::optional<std::vector<int64_t>> &axes,
+FailureOr<std::vector<int64_t>> squeezeShape(ArrayRef<int64_t> shape, const std::optional<std::vector<int64_t>> &axes,
                                              Location loc) {
   int64_t rank = shape.size();
   std::vector<bool> removed(rank, false);
@@ -683,8 +657,7 @@ FailureOr<std::vector<int64_t>> squeezeShape(ArrayRef<int64_t> shape,
     int64_t d = axis < 0 ? axis + rank : axis;
     if (shape[d] != 1)
       return emitError(loc) << "Squeeze axis " << axis << " has size "
-                            << (shape[d] == kBatchDim ? "batch" : std::to_string(shape[d]))
-                            << ", not 1";
+                            << (shape[d] == kBatchDim ? "batch" : std::to_string(shape[d])) << ", not 1";
     removed[d] = true;
   }
   std::vector<int64_t> result;
@@ -694,8 +667,7 @@ FailureOr<std::vector<int64_t>> squeezeShape(ArrayRef<int64_t> shape,
   return result;
 }
 
-FailureOr<std::vector<int64_t>> unsqueezeShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes,
-                                               Location loc) {
+FailureOr<std::vector<int64_t>> unsqueezeShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes, Location loc) {
   int64_t rank = shape.size() + axes.size();
   std::vector<bool> inserted(rank, false);
   for (int64_t axis : axes) {

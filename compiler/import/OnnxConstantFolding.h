@@ -23,21 +23,18 @@ bool isFoldableOnnxOp(llvm::StringRef opType);
 /// Evaluates `node`, written against ai.onnx `opset`, on inputs known at
 /// import; a null entry is an omitted optional input. Returns one tensor per
 /// output. What cannot be evaluated is reported at `loc`.
-mlir::FailureOr<std::vector<KnownTensor>>
-foldOnnxNode(const onnx::NodeProto &node, int64_t opset,
-             llvm::ArrayRef<const KnownTensor *> inputs, mlir::Location loc);
+mlir::FailureOr<std::vector<KnownTensor>> foldOnnxNode(const onnx::NodeProto &node, int64_t opset,
+                                                       llvm::ArrayRef<const KnownTensor *> inputs, mlir::Location loc);
 
 /// The shape Squeeze gives `shape`: without `axes`, every size-1 dimension is
 /// removed. A kBatchDim entry (the batch size) is never squeezed.
-mlir::FailureOr<std::vector<int64_t>>
-squeezeShape(llvm::ArrayRef<int64_t> shape,
-             const std::optional<std::vector<int64_t>> &axes, mlir::Location loc);
+mlir::FailureOr<std::vector<int64_t>> squeezeShape(llvm::ArrayRef<int64_t> shape,
+                                                   const std::optional<std::vector<int64_t>> &axes, mlir::Location loc);
 
 /// The shape Unsqueeze gives `shape`: a 1 inserted at each of `axes`
 /// (indices into the result).
-mlir::FailureOr<std::vector<int64_t>>
-unsqueezeShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axes,
-               mlir::Location loc);
+mlir::FailureOr<std::vector<int64_t>> unsqueezeShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axes,
+                                                     mlir::Location loc);
 
 } // namespace fusec::import
 

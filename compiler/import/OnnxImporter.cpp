@@ -39,19 +39,23 @@ struct ImportTimeInput {
 };
 
 constexpr ImportTimeInput kImportTimeInputs[] = {
-    {"Reshape", 5, 1, "shape"},         {"Pad", 11, 1, "pads"},
-    {"Pad", 11, 2, "value"},            {"Pad", 18, 3, "axes"},
-    {"Clip", 11, 1, "min"},             {"Clip", 11, 2, "max"},
-    {"ReduceMean", 18, 1, "axes"},      {"Squeeze", 13, 1, "axes"},
-    {"Unsqueeze", 13, 1, "axes"},       {"Dropout", 12, 1, "ratio"},
+    {"Reshape", 5, 1, "shape"},
+    {"Pad", 11, 1, "pads"},
+    {"Pad", 11, 2, "value"},
+    {"Pad", 18, 3, "axes"},
+    {"Clip", 11, 1, "min"},
+    {"Clip", 11, 2, "max"},
+    {"ReduceMean", 18, 1, "axes"},
+    {"Squeeze", 13, 1, "axes"},
+    {"Unsqueeze", 13, 1, "axes"},
+    {"Dropout", 12, 1, "ratio"},
     {"Dropout", 12, 2, "training_mode"},
 };
 
 /// Run-time ops without a fuse op of their own; the importer rewrites them
 /// to ones that have (Identity, Reshape).
 bool isLoweredOp(StringRef opType) {
-  return opType == "Dropout" || opType == "Squeeze" || opType == "Unsqueeze" ||
-         opType == "Cast";
+  return opType == "Dropout" || opType == "Squeeze" || opType == "Unsqueeze" || opType == "Cast";
 }
 
 /// Ops about a tensor's shape rather than its values.
@@ -79,8 +83,7 @@ std::vector<int64_t> reshapeTargetFor(ArrayRef<int64_t> from, ArrayRef<int64_t> 
 class OnnxGraphReader {
 public:
   OnnxGraphReader(const onnx::ModelProto &model, StringRef path, MLIRContext &context)
-      : model(model), path(path.str()), context(context),
-        fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {}
+      : model(model), path(path.str()), context(context), fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {}
 
   FailureOr<Graph> read();
 
@@ -94,10 +97,8 @@ private:
   LogicalResult checkNonFloatInputs();
   LogicalResult importNode(const onnx::NodeProto &node, const std::string &name);
   LogicalResult importShapeQuery(const onnx::NodeProto &node, Location loc);
-  LogicalResult importRuntimeNode(const onnx::NodeProto &node, const std::string &name,
-                                  Location loc);
-  LogicalResult convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode,
-                                        Location loc);
+  LogicalResult importRuntimeNode(const onnx::NodeProto &node, const std::string &name, Location loc);
+  LogicalResult convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc);
   LogicalResult lowerNode(GraphNode &node, Location loc);
   FailureOr<AttrValue> reshapeTarget(const KnownTensor &shape, StringRef data, Location loc);
   LogicalResult readOutputs();
@@ -109,8 +110,7 @@ private:
   /// Makes the known float tensor `name` a graph constant.
   void useConstant(const std::string &name);
   /// The name of a float copy of the known integer tensor `name`.
-  FailureOr<std::string> floatConstant(const std::string &name, const KnownTensor &tensor,
-                                       Location loc);
+  FailureOr<std::string> floatConstant(const std::string &name, const KnownTensor &tensor, Location loc);
 
   const onnx::ModelProto &model;
   std::string path;
@@ -144,8 +144,8 @@ LogicalResult OnnxGraphReader::readOpset() {
   if (!found)
     return emitError(fileLoc) << "the model imports no ai.onnx opset";
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
-    return emitError(fileLoc) << "ai.onnx opset " << opset << " is not supported (fusec reads "
-                              << kMinOnnxOpset << " to " << kMaxOnnxOpset << ")";
+    return emitError(fileLoc) << "ai.onnx opset " << opset << " is not supported (fusec reads " << kMinOnnxOpset
+                              << " to " << kMaxOnnxOpset << ")";
   return success();
 }
 
@@ -184,9 +184,7 @@ LogicalResult OnnxGraphReader::readInputs() {
     // Inputs that are also initializers are constants with a default value.
     if (known.count(input.name()))
       continue;
-    auto fail = [&](const Twine &why) {
-      return emitError(fileLoc) << "graph input '" << input.name() << "' " << why;
-    };
+    auto fail = [&](const Twine &why) { return emitError(fileLoc) << "graph input '" << input.name() << "' " << why; };
     if (!input.type().has_tensor_type())
       return fail("is not a tensor");
     const onnx::TypeProto::Tensor &type = input.type().tensor_type();
@@ -204,8 +202,8 @@ LogicalResult OnnxGraphReader::readInputs() {
       if (batchSymbol.empty())
         batchSymbol = dim.dim_param();
       else if (dim.dim_param() != batchSymbol)
-        return fail("has symbolic dimension '" + dim.dim_param() + "', but the batch is '" +
-                    batchSymbol + "' (only the batch dimension may be symbolic)");
+        return fail("has symbolic dimension '" + dim.dim_param() + "', but the batch is '" + batchSymbol +
+                    "' (only the batch dimension may be symbolic)");
       shape.push_back(kBatchDim);
     }
     runtime.insert(input.name());
@@ -242,17 +240,14 @@ void OnnxGraphReader::useConstant(const std::string &name) {
     usedConstants.push_back(name);
 }
 
-FailureOr<std::string> OnnxGraphReader::floatConstant(const std::string &name,
-                                                      const KnownTensor &tensor,
+FailureOr<std::string> OnnxGraphReader::floatConstant(const std::string &name, const KnownTensor &tensor,
                                                       Location loc) {
   auto values = tensor.staticInts();
   if (!values)
-    return emitError(loc) << "input '" << name
-                          << "' depends on the batch size, which has no value at import";
+    return emitError(loc) << "input '" << name << "' depends on the batch size, which has no value at import";
   std::string floatName = name + "@float";
   if (!known.count(floatName))
-    known[floatName] = KnownTensor::ofFloats(
-        tensor.shape, std::vector<float>(values->begin(), values->end()));
+    known[floatName] = KnownTensor::ofFloats(tensor.shape, std::vector<float>(values->begin(), values->end()));
   return floatName;
 }
 
@@ -308,8 +303,8 @@ LogicalResult OnnxGraphReader::importNode(const onnx::NodeProto &node, const std
     return success();
   }
   if (kind == OnnxOpKind::ImportTime)
-    return emitError(loc) << opType << " is evaluated at import, but its input '"
-                          << *runtimeInput << "' is only known at run time";
+    return emitError(loc) << opType << " is evaluated at import, but its input '" << *runtimeInput
+                          << "' is only known at run time";
   return importRuntimeNode(node, name, loc);
 }
 
@@ -331,8 +326,7 @@ LogicalResult OnnxGraphReader::importShapeQuery(const onnx::NodeProto &node, Loc
     if (hasBatch && others != 1)
       return emitError(loc) << "Size of '" << node.input(0)
                             << "' is a multiple of the batch size, unknown until run time";
-    known[node.output(0)] = KnownTensor::ofInts(
-        {}, {hasBatch ? SymbolicInt::batch() : SymbolicInt::of(others)});
+    known[node.output(0)] = KnownTensor::ofInts({}, {hasBatch ? SymbolicInt::batch() : SymbolicInt::of(others)});
     return success();
   }
   // Shape: `start` and `end` (opset 15) select a range of dimensions.
@@ -340,20 +334,16 @@ LogicalResult OnnxGraphReader::importShapeQuery(const onnx::NodeProto &node, Loc
   auto end = getIntAttribute(node, "end", rank, loc);
   if (failed(start) || failed(end))
     return failure();
-  auto clampAxis = [&](int64_t axis) {
-    return std::clamp<int64_t>(axis < 0 ? axis + rank : axis, 0, rank);
-  };
+  auto clampAxis = [&](int64_t axis) { return std::clamp<int64_t>(axis < 0 ? axis + rank : axis, 0, rank); };
   std::vector<SymbolicInt> dims;
   for (int64_t d = clampAxis(*start); d < clampAxis(*end); ++d)
-    dims.push_back((*shape)[d] == kBatchDim ? SymbolicInt::batch()
-                                            : SymbolicInt::of((*shape)[d]));
+    dims.push_back((*shape)[d] == kBatchDim ? SymbolicInt::batch() : SymbolicInt::of((*shape)[d]));
   int64_t count = dims.size();
   known[node.output(0)] = KnownTensor::ofInts({count}, std::move(dims));
   return success();
 }
 
-FailureOr<AttrValue> convertAttribute(const onnx::AttributeProto &attribute,
-                                      StringRef opType, Location loc) {
+FailureOr<AttrValue> convertAttribute(const onnx::AttributeProto &attribute, StringRef opType, Location loc) {
   switch (attribute.type()) {
   case onnx::AttributeProto::INT:
     return AttrValue::ofInt(attribute.i());
@@ -366,8 +356,7 @@ FailureOr<AttrValue> convertAttribute(const onnx::AttributeProto &attribute,
   case onnx::AttributeProto::FLOATS:
     return AttrValue::ofFloats({attribute.floats().begin(), attribute.floats().end()});
   default:
-    return emitError(loc) << "attribute '" << attribute.name() << "' of " << opType
-                          << " holds a "
+    return emitError(loc) << "attribute '" << attribute.name() << "' of " << opType << " holds a "
                           << onnx::AttributeProto::AttributeType_Name(attribute.type())
                           << ", which fusec does not support";
   }
@@ -375,8 +364,7 @@ FailureOr<AttrValue> convertAttribute(const onnx::AttributeProto &attribute,
 
 /// The attribute value of a known tensor: integers as a list, a float
 /// scalar as a number.
-FailureOr<AttrValue> attributeFromTensor(const KnownTensor &tensor, StringRef what,
-                                         Location loc) {
+FailureOr<AttrValue> attributeFromTensor(const KnownTensor &tensor, StringRef what, Location loc) {
   if (tensor.isFloat()) {
     if (tensor.floats.size() == 1)
       return AttrValue::ofFloat(tensor.floats.front());
@@ -388,8 +376,7 @@ FailureOr<AttrValue> attributeFromTensor(const KnownTensor &tensor, StringRef wh
   return AttrValue::ofInts(std::move(*values));
 }
 
-FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, StringRef data,
-                                                    Location loc) {
+FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, StringRef data, Location loc) {
   if (!shape.isInt())
     return emitError(loc) << "Reshape's shape must be integers";
   std::vector<int64_t> target;
@@ -419,9 +406,7 @@ FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, St
   return AttrValue::ofInts(std::move(target));
 }
 
-LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node,
-                                                       onnx::NodeProto &inferenceNode,
-                                                       Location loc) {
+LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc) {
   size_t tensorInputs = node.inputs.size();
   for (const ImportTimeInput &entry : kImportTimeInputs) {
     if (node.opType != entry.opType || opset < entry.sinceOpset)
@@ -432,14 +417,13 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node,
     const std::string &tensorName = node.inputs[entry.index];
     auto it = known.find(tensorName);
     if (it == known.end())
-      return emitError(loc) << node.opType << " input " << entry.index << " ('"
-                            << entry.attribute
+      return emitError(loc) << node.opType << " input " << entry.index << " ('" << entry.attribute
                             << "') must be a constant known at import, but '" << tensorName
                             << "' is computed at run time";
     const KnownTensor &tensor = it->second;
     bool isReshapeShape = node.opType == "Reshape";
-    auto value = isReshapeShape ? reshapeTarget(tensor, node.inputs[0], loc)
-                                : attributeFromTensor(tensor, entry.attribute, loc);
+    auto value =
+        isReshapeShape ? reshapeTarget(tensor, node.inputs[0], loc) : attributeFromTensor(tensor, entry.attribute, loc);
     if (failed(value))
       return failure();
     node.attrs[entry.attribute] = *value;
@@ -449,9 +433,7 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node,
     }
     // ONNX shape inference sees the target fusec uses, 0 or -1 for the batch.
     std::string inferenceName = tensorName + "@" + node.name;
-    shapes->addConstant(inferenceName,
-                        KnownTensor::ofInts({static_cast<int64_t>(value->ints.size())},
-                                            value->ints));
+    shapes->addConstant(inferenceName, KnownTensor::ofInts({static_cast<int64_t>(value->ints.size())}, value->ints));
     inferenceNode.set_input(entry.index, inferenceName);
   }
   node.inputs.resize(tensorInputs);
@@ -489,8 +471,7 @@ LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, Location loc) {
       axes = node.attrs["axes"].ints;
     if (node.opType == "Unsqueeze" && !axes)
       return emitError(loc) << "Unsqueeze needs 'axes'";
-    auto to = node.opType == "Squeeze" ? squeezeShape(*from, axes, loc)
-                                       : unsqueezeShape(*from, *axes, loc);
+    auto to = node.opType == "Squeeze" ? squeezeShape(*from, axes, loc) : unsqueezeShape(*from, *axes, loc);
     if (failed(to))
       return failure();
     node.opType = "Reshape";
@@ -519,8 +500,7 @@ LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, Location loc) {
   return success();
 }
 
-LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node,
-                                                 const std::string &name, Location loc) {
+LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, const std::string &name, Location loc) {
   GraphNode graphNode;
   graphNode.name = name;
   graphNode.opType = node.op_type();
@@ -538,8 +518,7 @@ LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node,
     graphNode.attrs[attribute.name()] = std::move(*value);
   }
   onnx::NodeProto inferenceNode = node;
-  if (failed(convertImportTimeInputs(graphNode, inferenceNode, loc)) ||
-      failed(lowerNode(graphNode, loc)))
+  if (failed(convertImportTimeInputs(graphNode, inferenceNode, loc)) || failed(lowerNode(graphNode, loc)))
     return failure();
 
   for (std::string &input : graphNode.inputs) {
@@ -569,8 +548,8 @@ LogicalResult OnnxGraphReader::readOutputs() {
   for (const onnx::ValueInfoProto &output : model.graph().output()) {
     const std::string &name = output.name();
     auto notFloat = [&](int32_t type) {
-      return emitError(fileLoc) << "graph output '" << name << "' has element type "
-                                << onnxTypeName(type) << "; fusec computes float32 only";
+      return emitError(fileLoc) << "graph output '" << name << "' has element type " << onnxTypeName(type)
+                                << "; fusec computes float32 only";
     };
     int32_t declared = output.type().tensor_type().elem_type();
     if (declared != onnx::TensorProto::UNDEFINED && declared != onnx::TensorProto::FLOAT)
@@ -600,8 +579,7 @@ LogicalResult OnnxGraphReader::readOutputs() {
 
 FailureOr<Graph> OnnxGraphReader::read() {
   graph.sourcePath = path;
-  if (failed(readOpset()) || failed(checkOpTypes()) || failed(readInitializers()) ||
-      failed(readInputs()))
+  if (failed(readOpset()) || failed(checkOpTypes()) || failed(readInitializers()) || failed(readInputs()))
     return failure();
   for (const onnx::NodeProto &node : model.graph().node())
     for (const std::string &input : node.input())
@@ -638,8 +616,7 @@ bool isImportTimeInput(StringRef opType, int64_t opset, size_t index) {
   });
 }
 
-FailureOr<Graph> readOnnxGraph(const onnx::ModelProto &model, StringRef sourceName,
-                               MLIRContext &context) {
+FailureOr<Graph> readOnnxGraph(const onnx::ModelProto &model, StringRef sourceName, MLIRContext &context) {
   return OnnxGraphReader(model, sourceName, context).read();
 }
 
@@ -662,8 +639,7 @@ FailureOr<Graph> readOnnxGraph(StringRef path, MLIRContext &context) {
   return readOnnxGraph(model, path, context);
 }
 
-OwningOpRef<ModuleOp> importOnnxModel(const onnx::ModelProto &model, StringRef sourceName,
-                                      MLIRContext &context) {
+OwningOpRef<ModuleOp> importOnnxModel(const onnx::ModelProto &model, StringRef sourceName, MLIRContext &context) {
   auto graph = readOnnxGraph(model, sourceName, context);
   if (failed(graph))
     return nullptr;

@@ -33,15 +33,12 @@ mlir::FailureOr<Graph> readOnnxGraph(llvm::StringRef path, mlir::MLIRContext &co
 
 /// readOnnxGraph on a model already in memory; `sourceName` stands for the
 /// file in diagnostics and locations.
-mlir::FailureOr<Graph> readOnnxGraph(const onnx::ModelProto &model,
-                                     llvm::StringRef sourceName,
+mlir::FailureOr<Graph> readOnnxGraph(const onnx::ModelProto &model, llvm::StringRef sourceName,
                                      mlir::MLIRContext &context);
 
 /// readOnnxGraph followed by buildModule.
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(llvm::StringRef path,
-                                                  mlir::MLIRContext &context);
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(const onnx::ModelProto &model,
-                                                  llvm::StringRef sourceName,
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(llvm::StringRef path, mlir::MLIRContext &context);
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(const onnx::ModelProto &model, llvm::StringRef sourceName,
                                                   mlir::MLIRContext &context);
 
 /// How the importer treats an ai.onnx op type.

@@ -67,8 +67,7 @@ public:
     const AttrValue *value = lookup(name);
     if (!value)
       return;
-    bool same = value->kind == expected.kind && value->i == expected.i &&
-                value->s == expected.s;
+    bool same = value->kind == expected.kind && value->i == expected.i && value->s == expected.s;
     if (!same)
       unsupported(name, "only its default value is supported");
   }
@@ -76,8 +75,7 @@ public:
 
   void unsupported(StringRef name, StringRef why) {
     failed = true;
-    emitError(node.loc) << "attribute '" << name << "' of " << node.opType
-                        << " is not supported: " << why;
+    emitError(node.loc) << "attribute '" << name << "' of " << node.opType << " is not supported: " << why;
   }
   void invalid(const Twine &message) {
     failed = true;
@@ -89,8 +87,7 @@ public:
     for (const auto &entry : node.attrs) {
       if (used.count(entry.first))
         continue;
-      emitError(node.loc) << "unknown attribute '" << entry.first << "' for "
-                          << node.opType;
+      emitError(node.loc) << "unknown attribute '" << entry.first << "' for " << node.opType;
       failed = true;
     }
     return failure(failed);
@@ -104,8 +101,7 @@ private:
   }
   void typeError(StringRef name, StringRef expected) {
     failed = true;
-    emitError(node.loc) << "attribute '" << name << "' of " << node.opType
-                        << " must be " << expected;
+    emitError(node.loc) << "attribute '" << name << "' of " << node.opType << " must be " << expected;
   }
 
   const ImportedNode &node;
@@ -122,15 +118,9 @@ struct BuildContext {
   AttrReader &attrs;
 
   Location loc() const { return node.loc; }
-  Value operand(size_t i) const {
-    return i < node.operands.size() ? node.operands[i] : Value();
-  }
-  int64_t rank(size_t i) const {
-    return llvm::cast<RankedTensorType>(operand(i).getType()).getRank();
-  }
-  ArrayRef<int64_t> shape(size_t i) const {
-    return llvm::cast<RankedTensorType>(operand(i).getType()).getShape();
-  }
+  Value operand(size_t i) const { return i < node.operands.size() ? node.operands[i] : Value(); }
+  int64_t rank(size_t i) const { return llvm::cast<RankedTensorType>(operand(i).getType()).getRank(); }
+  ArrayRef<int64_t> shape(size_t i) const { return llvm::cast<RankedTensorType>(operand(i).getType()).getShape(); }
   DenseI64ArrayAttr ints(ArrayRef<int64_t> v) { return builder.getDenseI64ArrayAttr(v); }
   IntegerAttr i64(int64_t v) { return builder.getI64IntegerAttr(v); }
   FloatAttr f32(float v) { return builder.getF32FloatAttr(v); }
@@ -138,21 +128,18 @@ struct BuildContext {
 
   /// Maps a possibly negative axis into [0, rank) (or [0, rank] when
   /// `inclusiveEnd`), diagnosing values outside [-rank, rank).
-  FailureOr<int64_t> normalizeAxis(StringRef name, int64_t axis, int64_t rank,
-                                   bool inclusiveEnd = false) {
+  FailureOr<int64_t> normalizeAxis(StringRef name, int64_t axis, int64_t rank, bool inclusiveEnd = false) {
     int64_t limit = inclusiveEnd ? rank + 1 : rank;
     int64_t normalized = axis < 0 ? axis + rank : axis;
     if (normalized < 0 || normalized >= limit) {
-      attrs.invalid("attribute '" + name + "' " + Twine(axis) +
-                    " is out of range for rank " + Twine(rank));
+      attrs.invalid("attribute '" + name + "' " + Twine(axis) + " is out of range for rank " + Twine(rank));
       return failure();
     }
     return normalized;
   }
 
   /// Creates an op with a placeholder result type, then infers the real one.
-  template <typename OpTy, typename... Args>
-  FailureOr<Value> create(Args &&...args) {
+  template <typename OpTy, typename... Args> FailureOr<Value> create(Args &&...args) {
     Type placeholder = UnrankedTensorType::get(builder.getF32Type());
     auto op = builder.create<OpTy>(loc(), placeholder, std::forward<Args>(args)...);
     if (failed(inferAndSetResultTypes(op))) {
@@ -170,9 +157,8 @@ FailureOr<Results> single(FailureOr<Value> value) {
 }
 
 /// Explicit pads for auto_pad SAME_UPPER / SAME_LOWER / VALID (2-D windows).
-FailureOr<std::vector<int64_t>>
-resolvePads(BuildContext &ctx, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-            ArrayRef<int64_t> dilations) {
+FailureOr<std::vector<int64_t>> resolvePads(BuildContext &ctx, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                                            ArrayRef<int64_t> dilations) {
   std::string autoPad = ctx.attrs.getString("auto_pad", "NOTSET");
   std::vector<int64_t> pads = ctx.attrs.getInts("pads", {0, 0, 0, 0});
   if (autoPad == "NOTSET")
@@ -187,8 +173,7 @@ resolvePads(BuildContext &ctx, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strid
     ctx.attrs.invalid("attribute 'auto_pad' has unknown value '" + autoPad + "'");
     return failure();
   }
-  if (kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2 ||
-      ctx.rank(0) != 4) {
+  if (kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2 || ctx.rank(0) != 4) {
     ctx.attrs.invalid("auto_pad needs a rank-4 input and 2-D windows");
     return failure();
   }
@@ -196,8 +181,7 @@ resolvePads(BuildContext &ctx, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strid
   for (int i = 0; i < 2; ++i) {
     int64_t in = ctx.shape(0)[2 + i];
     int64_t out = (in + strides[i] - 1) / strides[i];
-    int64_t total = std::max<int64_t>(
-        0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in);
+    int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in);
     int64_t small = total / 2, large = total - small;
     pads[i] = autoPad == "SAME_UPPER" ? small : large;
     pads[i + 2] = autoPad == "SAME_UPPER" ? large : small;
@@ -222,8 +206,7 @@ FailureOr<Results> buildConv(BuildContext &ctx) {
   auto pads = resolvePads(ctx, kernel, strides, dilations);
   if (failed(pads))
     return failure();
-  return single(ctx.create<ConvOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2),
-                                   ctx.ints(strides), ctx.ints(*pads),
+  return single(ctx.create<ConvOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.ints(strides), ctx.ints(*pads),
                                    ctx.ints(dilations), ctx.i64(group)));
 }
 
@@ -232,17 +215,15 @@ FailureOr<Results> buildBatchNorm(BuildContext &ctx) {
   ctx.attrs.ignore("momentum"); // only used in training
   ctx.attrs.acceptOnly("training_mode", AttrValue::ofInt(0));
   ctx.attrs.acceptOnly("spatial", AttrValue::ofInt(1));
-  return single(ctx.create<BatchNormOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2),
-                                        ctx.operand(3), ctx.operand(4), ctx.f32(epsilon)));
+  return single(ctx.create<BatchNormOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.operand(3), ctx.operand(4),
+                                        ctx.f32(epsilon)));
 }
 
-template <typename OpTy>
-FailureOr<Results> buildUnary(BuildContext &ctx) {
+template <typename OpTy> FailureOr<Results> buildUnary(BuildContext &ctx) {
   return single(ctx.create<OpTy>(ctx.operand(0)));
 }
 
-template <typename OpTy>
-FailureOr<Results> buildBinary(BuildContext &ctx) {
+template <typename OpTy> FailureOr<Results> buildBinary(BuildContext &ctx) {
   return single(ctx.create<OpTy>(ctx.operand(0), ctx.operand(1)));
 }
 
@@ -270,16 +251,14 @@ FailureOr<Results> buildPad(BuildContext &ctx) {
   auto pads = ctx.attrs.getInts("pads", {});
   std::string mode = ctx.attrs.getString("mode", "constant");
   float value = ctx.attrs.getFloat("value", 0.0f);
-  return single(ctx.create<PadOp>(ctx.operand(0), ctx.ints(pads),
-                                  ctx.builder.getStringAttr(mode), ctx.f32(value)));
+  return single(ctx.create<PadOp>(ctx.operand(0), ctx.ints(pads), ctx.builder.getStringAttr(mode), ctx.f32(value)));
 }
 
 FailureOr<Results> buildGemm(BuildContext &ctx) {
   float alpha = ctx.attrs.getFloat("alpha", 1.0f), beta = ctx.attrs.getFloat("beta", 1.0f);
   int64_t transA = ctx.attrs.getInt("transA", 0), transB = ctx.attrs.getInt("transB", 0);
-  return single(ctx.create<GemmOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2),
-                                   ctx.f32(alpha), ctx.f32(beta), ctx.boolean(transA),
-                                   ctx.boolean(transB)));
+  return single(ctx.create<GemmOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.f32(alpha), ctx.f32(beta),
+                                   ctx.boolean(transA), ctx.boolean(transB)));
 }
 
 FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
@@ -303,13 +282,11 @@ FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
   if (failed(pads))
     return failure();
   if (isMax)
-    return single(ctx.create<MaxPoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides),
-                                        ctx.ints(*pads), ctx.ints(dilations),
-                                        ctx.boolean(ceilMode)));
+    return single(ctx.create<MaxPoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides), ctx.ints(*pads),
+                                        ctx.ints(dilations), ctx.boolean(ceilMode)));
   int64_t countIncludePad = ctx.attrs.getInt("count_include_pad", 0);
-  return single(ctx.create<AveragePoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides),
-                                          ctx.ints(*pads), ctx.boolean(ceilMode),
-                                          ctx.boolean(countIncludePad)));
+  return single(ctx.create<AveragePoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides), ctx.ints(*pads),
+                                          ctx.boolean(ceilMode), ctx.boolean(countIncludePad)));
 }
 
 FailureOr<Results> buildSoftmax(BuildContext &ctx) {
@@ -340,8 +317,8 @@ FailureOr<Results> buildLayerNorm(BuildContext &ctx) {
   ctx.attrs.acceptOnly("stash_type", AttrValue::ofInt(1));
   if (failed(axis))
     return failure();
-  return single(ctx.create<LayerNormOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2),
-                                        ctx.i64(*axis), ctx.f32(epsilon)));
+  return single(
+      ctx.create<LayerNormOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.i64(*axis), ctx.f32(epsilon)));
 }
 
 FailureOr<Results> buildReduceMean(BuildContext &ctx) {

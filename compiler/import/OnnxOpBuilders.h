@@ -37,8 +37,7 @@ struct ImportedNode {
 /// returns one value per ONNX output. Emits an error at `node.loc` and fails
 /// on unknown attributes, wrong attribute types, wrong operand counts and
 /// shapes the op does not accept.
-mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-buildOnnxNode(mlir::OpBuilder &builder, const ImportedNode &node);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> buildOnnxNode(mlir::OpBuilder &builder, const ImportedNode &node);
 
 bool isSupportedOnnxOp(llvm::StringRef opType);
 std::vector<std::string> supportedOnnxOps();

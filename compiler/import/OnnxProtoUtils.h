@@ -23,19 +23,16 @@ namespace fusec::import {
 std::string onnxTypeName(int32_t dataType);
 
 /// The attribute `name` of `node`, or null.
-const onnx::AttributeProto *findAttribute(const onnx::NodeProto &node,
-                                          llvm::StringRef name);
+const onnx::AttributeProto *findAttribute(const onnx::NodeProto &node, llvm::StringRef name);
 
 /// The INT attribute `name`, `defaultValue` when absent. A present attribute
 /// of another type is reported at `loc`.
-mlir::FailureOr<int64_t> getIntAttribute(const onnx::NodeProto &node,
-                                         llvm::StringRef name,
-                                         int64_t defaultValue, mlir::Location loc);
+mlir::FailureOr<int64_t> getIntAttribute(const onnx::NodeProto &node, llvm::StringRef name, int64_t defaultValue,
+                                         mlir::Location loc);
 
 /// The INTS attribute `name`, std::nullopt when absent.
-mlir::FailureOr<std::optional<std::vector<int64_t>>>
-getIntsAttribute(const onnx::NodeProto &node, llvm::StringRef name,
-                 mlir::Location loc);
+mlir::FailureOr<std::optional<std::vector<int64_t>>> getIntsAttribute(const onnx::NodeProto &node, llvm::StringRef name,
+                                                                      mlir::Location loc);
 
 } // namespace fusec::import
 

@@ -6,16 +6,14 @@
 
 namespace fusec::import {
 
-RuntimeShapeInference::RuntimeShapeInference(const onnx::ModelProto &source,
-                                             std::string batchSymbol)
+RuntimeShapeInference::RuntimeShapeInference(const onnx::ModelProto &source, std::string batchSymbol)
     : batchSymbol(std::move(batchSymbol)) {
   model.set_ir_version(source.ir_version());
   *model.mutable_opset_import() = source.opset_import();
   model.mutable_graph()->set_name(source.graph().name());
 }
 
-void RuntimeShapeInference::addInput(const onnx::ValueInfoProto &input,
-                                     std::vector<int64_t> shape) {
+void RuntimeShapeInference::addInput(const onnx::ValueInfoProto &input, std::vector<int64_t> shape) {
   *model.mutable_graph()->add_input() = input;
   shapes[input.name()] = std::move(shape);
 }
@@ -38,9 +36,7 @@ void RuntimeShapeInference::addConstant(llvm::StringRef name, const KnownTensor 
     shape.add_dim()->set_dim_value(dim);
 }
 
-void RuntimeShapeInference::addNode(const onnx::NodeProto &node) {
-  *model.mutable_graph()->add_node() = node;
-}
+void RuntimeShapeInference::addNode(const onnx::NodeProto &node) { *model.mutable_graph()->add_node() = node; }
 
 void RuntimeShapeInference::record(const onnx::ValueInfoProto &info) {
   if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())

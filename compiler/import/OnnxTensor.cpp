@@ -60,8 +60,7 @@ namespace {
 
 /// Decodes little-endian `raw_data` (the host order on every supported
 /// machine) into `Stored` values and converts them to `Result`.
-template <typename Stored, typename Result>
-std::optional<std::vector<Result>> decodeRaw(const std::string &raw) {
+template <typename Stored, typename Result> std::optional<std::vector<Result>> decodeRaw(const std::string &raw) {
   if (raw.size() % sizeof(Stored) != 0)
     return std::nullopt;
   std::vector<Result> values(raw.size() / sizeof(Stored));
@@ -97,9 +96,7 @@ bool isReadableTensorType(int32_t dataType) {
 }
 
 FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location loc) {
-  auto fail = [&](const Twine &why) {
-    return emitError(loc) << "tensor '" << proto.name() << "': " << why;
-  };
+  auto fail = [&](const Twine &why) { return emitError(loc) << "tensor '" << proto.name() << "': " << why; };
   if (proto.data_location() == onnx::TensorProto::EXTERNAL)
     return fail("externally stored data is not supported");
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
@@ -133,8 +130,7 @@ FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location 
     return fail("raw_data is not a whole number of elements");
   size_t count = floats ? floats->size() : ints->size();
   if (static_cast<int64_t>(count) != numElements(shape))
-    return fail("holds " + Twine(count) + " elements but its shape needs " +
-                Twine(numElements(shape)));
+    return fail("holds " + Twine(count) + " elements but its shape needs " + Twine(numElements(shape)));
   if (floats)
     return KnownTensor::ofFloats(std::move(shape), std::move(*floats));
   return KnownTensor::ofInts(std::move(shape), *ints);

@@ -66,12 +66,10 @@ bool isReadableTensorType(int32_t dataType);
 /// Reads an initializer or a Constant's tensor. FLOAT and DOUBLE (narrowed)
 /// become float tensors; INT64, INT32 and BOOL integer ones. Other types and
 /// externally stored data are reported at `loc`.
-mlir::FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto,
-                                             mlir::Location loc);
+mlir::FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, mlir::Location loc);
 
 /// Writes a tensor without batch-dependent elements as FLOAT or INT64.
-void writeTensorProto(const KnownTensor &tensor, llvm::StringRef name,
-                      onnx::TensorProto &proto);
+void writeTensorProto(const KnownTensor &tensor, llvm::StringRef name, onnx::TensorProto &proto);
 
 } // namespace fusec::import
 

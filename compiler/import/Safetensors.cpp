@@ -14,24 +14,22 @@ using namespace mlir;
 
 namespace fusec::import {
 
-LogicalResult readSafetensors(StringRef path, Location loc,
-                              std::vector<GraphConstant> &tensors) {
+LogicalResult readSafetensors(StringRef path, Location loc, std::vector<GraphConstant> &tensors) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return emitError(loc) << "cannot read weights file '" << path
-                          << "': " << buffer.getError().message();
+    return emitError(loc) << "cannot read weights file '" << path << "': " << buffer.getError().message();
   StringRef bytes = (*buffer)->getBuffer();
   if (bytes.size() < 8)
     return emitError(loc) << "weights file '" << path << "' is too short for a safetensors header";
   uint64_t headerSize = 0;
   std::memcpy(&headerSize, bytes.data(), 8);
   if (headerSize > bytes.size() - 8)
-    return emitError(loc) << "weights file '" << path << "': header length " << headerSize
-                          << " exceeds the file size " << bytes.size();
+    return emitError(loc) << "weights file '" << path << "': header length " << headerSize << " exceeds the file size "
+                          << bytes.size();
   StringRef headerText = bytes.substr(8, headerSize);
-  nlohmann::json header = nlohmann::json::parse(headerText.begin(), headerText.end(),
-                                                nullptr, /*allow_exceptions=*/false);
+  nlohmann::json header =
+      nlohmann::json::parse(headerText.begin(), headerText.end(), nullptr, /*allow_exceptions=*/false);
   if (header.is_discarded() || !header.is_object())
     return emitError(loc) << "weights file '" << path << "': the header is not a JSON object";
   uint64_t dataSize = bytes.size() - 8 - headerSize;
@@ -42,8 +40,7 @@ LogicalResult readSafetensors(StringRef path, Location loc,
     auto fail = [&](const Twine &why) {
       return emitError(loc) << "weights file '" << path << "', tensor '" << name << "': " << why;
     };
-    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
-        !entry.contains("data_offsets"))
+    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets"))
       return fail("needs 'dtype', 'shape' and 'data_offsets'");
     if (entry["dtype"] != "F32")
       return fail("dtype " + entry["dtype"].dump() + " is not supported (only F32)");
@@ -62,11 +59,10 @@ LogicalResult readSafetensors(StringRef path, Location loc,
       return fail("'data_offsets' must be two non-negative integers");
     uint64_t begin = offsets[0], end = offsets[1];
     if (begin > end || end > dataSize)
-      return fail("data_offsets [" + Twine(begin) + ", " + Twine(end) +
-                  ") lie outside the data section of " + Twine(dataSize) + " bytes");
+      return fail("data_offsets [" + Twine(begin) + ", " + Twine(end) + ") lie outside the data section of " +
+                  Twine(dataSize) + " bytes");
     if (end - begin != elements * sizeof(float))
-      return fail("holds " + Twine(end - begin) + " bytes but its shape needs " +
-                  Twine(elements * sizeof(float)));
+      return fail("holds " + Twine(end - begin) + " bytes but its shape needs " + Twine(elements * sizeof(float)));
     tensor.data.resize(elements);
     std::memcpy(tensor.data.data(), data + begin, end - begin);
     tensors.push_back(std::move(tensor));
@@ -74,15 +70,12 @@ LogicalResult readSafetensors(StringRef path, Location loc,
   return success();
 }
 
-LogicalResult writeSafetensors(StringRef path, Location loc,
-                               const std::vector<GraphConstant> &tensors) {
+LogicalResult writeSafetensors(StringRef path, Location loc, const std::vector<GraphConstant> &tensors) {
   nlohmann::json header = nlohmann::json::object();
   uint64_t offset = 0;
   for (const GraphConstant &tensor : tensors) {
     uint64_t size = tensor.data.size() * sizeof(float);
-    header[tensor.name] = {{"dtype", "F32"},
-                           {"shape", tensor.shape},
-                           {"data_offsets", {offset, offset + size}}};
+    header[tensor.name] = {{"dtype", "F32"}, {"shape", tensor.shape}, {"data_offsets", {offset, offset + size}}};
     offset += size;
   }
   std::string headerText = header.dump();

@@ -38,9 +38,8 @@ struct FoldReluIntoClip : OpRewritePattern<ClipOp> {
     if (!relu || !relu->hasOneUse())
       return rewriter.notifyMatchFailure(clip, "input is not a single-use relu");
     float low = clip.getMin() ? std::max(0.0f, clip.getMin()->convertToFloat()) : 0.0f;
-    auto folded = rewriter.create<ClipOp>(
-        rewriter.getFusedLoc({relu.getLoc(), clip.getLoc()}), clip.getType(), relu.getInput(),
-        rewriter.getF32FloatAttr(low), clip.getMaxAttr());
+    auto folded = rewriter.create<ClipOp>(rewriter.getFusedLoc({relu.getLoc(), clip.getLoc()}), clip.getType(),
+                                          relu.getInput(), rewriter.getF32FloatAttr(low), clip.getMaxAttr());
     rewriter.replaceOp(clip, folded.getResult());
     rewriter.eraseOp(relu);
     return success();
@@ -61,14 +60,11 @@ struct FoldReluClipPass : PassWrapper<FoldReluClipPass, OperationPass<func::Func
 
 } // namespace
 
-extern "C" __attribute__((visibility("default"))) void
-fusecRegisterPlugin(fusec::FusionRegistry &registry) {
-  registry.registerPattern("fold-relu-clip", [](RewritePatternSet &patterns) {
-    patterns.add<FoldReluIntoClip>(patterns.getContext());
-  });
+extern "C" __attribute__((visibility("default"))) void fusecRegisterPlugin(fusec::FusionRegistry &registry) {
+  registry.registerPattern("fold-relu-clip",
+                           [](RewritePatternSet &patterns) { patterns.add<FoldReluIntoClip>(patterns.getContext()); });
 }
 
 extern "C" __attribute__((visibility("default"))) PassPluginLibraryInfo mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "FusecExampleFoldReluClip", "0.1",
-          [] { PassRegistration<FoldReluClipPass>(); }};
+  return {MLIR_PLUGIN_API_VERSION, "FusecExampleFoldReluClip", "0.1", [] { PassRegistration<FoldReluClipPass>(); }};
 }

@@ -32,9 +32,7 @@ double elementsOf(Type type, int64_t batch) {
 }
 } // namespace
 
-double tensorBytes(Value value, int64_t batch) {
-  return elementsOf(value.getType(), batch) * sizeof(float);
-}
+double tensorBytes(Value value, int64_t batch) { return elementsOf(value.getType(), batch) * sizeof(float); }
 
 double opFlops(Operation *op, int64_t batch) {
   double out = op->getNumResults() ? elementsOf(op->getResult(0).getType(), batch) : 0;
@@ -58,11 +56,9 @@ double opFlops(Operation *op, int64_t batch) {
       .Case<fuse::SoftmaxOp, fuse::LayerNormOp>([&](auto) { return 5.0 * out; })
       .Case<fuse::ReduceMeanOp, fuse::GlobalAveragePoolOp>(
           [&](auto reduce) { return elementsOf(reduce.getInput().getType(), batch); })
-      .Case<fuse::ErfOp, fuse::GeluOp, fuse::TanhOp, fuse::SigmoidOp, fuse::PowOp,
-            fuse::BatchNormOp>([&](auto) { return 4.0 * out; })
-      .Default([&](Operation *) {
-        return fuse::classifyOp(op) == fuse::OpClass::DataMovement ? 0.0 : out;
-      });
+      .Case<fuse::ErfOp, fuse::GeluOp, fuse::TanhOp, fuse::SigmoidOp, fuse::PowOp, fuse::BatchNormOp>(
+          [&](auto) { return 4.0 * out; })
+      .Default([&](Operation *) { return fuse::classifyOp(op) == fuse::OpClass::DataMovement ? 0.0 : out; });
 }
 
 CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,

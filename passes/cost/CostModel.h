@@ -46,8 +46,7 @@ public:
 /// with the batch dimension at `batch`.
 class RooflineCostModel : public CostModel {
 public:
-  explicit RooflineCostModel(DeviceProfile profile, int64_t batch = 1)
-      : profile(std::move(profile)), batch(batch) {}
+  explicit RooflineCostModel(DeviceProfile profile, int64_t batch = 1) : profile(std::move(profile)), batch(batch) {}
   std::string name() const override { return "roofline"; }
   CostEstimate estimateKernel(llvm::ArrayRef<mlir::Operation *> ops,
                               llvm::function_ref<bool(mlir::Operation *)> contains) const override;

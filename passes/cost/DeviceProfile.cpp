@@ -12,8 +12,7 @@ namespace fusec {
 namespace {
 
 llvm::Error profileError(llvm::StringRef source, const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "device profile '" + source + "': " + message);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "device profile '" + source + "': " + message);
 }
 
 } // namespace
@@ -40,17 +39,28 @@ llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef text, llvm::Str
     return llvm::Error::success();
   };
   double sm = 0, smem = 0, regs = 0;
-  if (auto err = text_("name", profile.name)) return std::move(err);
-  if (auto err = text_("arch", profile.arch)) return std::move(err);
-  if (auto err = number("hbm_bandwidth_gbps", profile.hbmBandwidthGBps, true)) return std::move(err);
-  if (auto err = number("peak_fp32_tflops", profile.peakFp32Tflops, true)) return std::move(err);
-  if (auto err = number("peak_tensor_tflops", profile.peakTensorTflops, true)) return std::move(err);
-  if (auto err = number("launch_overhead_us", profile.launchOverheadUs, false)) return std::move(err);
-  if (auto err = number("graph_launch_overhead_us", profile.graphLaunchOverheadUs, false)) return std::move(err);
-  if (auto err = number("sm_count", sm, true)) return std::move(err);
-  if (auto err = number("shared_memory_per_block_kb", smem, true)) return std::move(err);
-  if (auto err = number("registers_per_thread", regs, true)) return std::move(err);
-  if (auto err = number("l2_cache_mb", profile.l2CacheMB, false)) return std::move(err);
+  if (auto err = text_("name", profile.name))
+    return std::move(err);
+  if (auto err = text_("arch", profile.arch))
+    return std::move(err);
+  if (auto err = number("hbm_bandwidth_gbps", profile.hbmBandwidthGBps, true))
+    return std::move(err);
+  if (auto err = number("peak_fp32_tflops", profile.peakFp32Tflops, true))
+    return std::move(err);
+  if (auto err = number("peak_tensor_tflops", profile.peakTensorTflops, true))
+    return std::move(err);
+  if (auto err = number("launch_overhead_us", profile.launchOverheadUs, false))
+    return std::move(err);
+  if (auto err = number("graph_launch_overhead_us", profile.graphLaunchOverheadUs, false))
+    return std::move(err);
+  if (auto err = number("sm_count", sm, true))
+    return std::move(err);
+  if (auto err = number("shared_memory_per_block_kb", smem, true))
+    return std::move(err);
+  if (auto err = number("registers_per_thread", regs, true))
+    return std::move(err);
+  if (auto err = number("l2_cache_mb", profile.l2CacheMB, false))
+    return std::move(err);
   profile.smCount = static_cast<int>(sm);
   profile.sharedMemoryPerBlockKB = static_cast<int>(smem);
   profile.registersPerThread = static_cast<int>(regs);
@@ -64,10 +74,8 @@ llvm::Expected<DeviceProfile> loadDeviceProfile(llvm::StringRef nameOrPath) {
       return parseDeviceProfile(builtin.json, builtin.name);
   auto buffer = llvm::MemoryBuffer::getFile(nameOrPath, /*IsText=*/true);
   if (!buffer)
-    return profileError(nameOrPath, "not a built-in profile (" +
-                                        llvm::join(builtinDeviceProfiles(), ", ") +
-                                        ") and not a readable file: " +
-                                        buffer.getError().message());
+    return profileError(nameOrPath, "not a built-in profile (" + llvm::join(builtinDeviceProfiles(), ", ") +
+                                        ") and not a readable file: " + buffer.getError().message());
   return parseDeviceProfile((*buffer)->getBuffer(), nameOrPath);
 }
 

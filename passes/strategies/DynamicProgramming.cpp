@@ -22,9 +22,7 @@ constexpr size_t kMaxSegment = 32;
 std::vector<std::vector<int>> findChains(const FusionGraph &graph) {
   auto singleProducer = [&](int id) {
     auto producers = graph.producers(id);
-    return producers.size() == 1 && graph.consumers(producers[0]).size() == 1
-               ? producers[0]
-               : -1;
+    return producers.size() == 1 && graph.consumers(producers[0]).size() == 1 ? producers[0] : -1;
   };
   std::vector<std::vector<int>> chains;
   for (const FusionGroup &group : graph.groups()) {
@@ -44,8 +42,7 @@ std::vector<std::vector<int>> findChains(const FusionGraph &graph) {
 }
 
 /// Returns the segment boundaries of the cheapest segmentation of `chain`.
-std::vector<std::pair<size_t, size_t>> segmentChain(const FusionGraph &graph,
-                                                    const std::vector<int> &chain) {
+std::vector<std::pair<size_t, size_t>> segmentChain(const FusionGraph &graph, const std::vector<int> &chain) {
   size_t n = chain.size();
   std::vector<double> best(n + 1, std::numeric_limits<double>::infinity());
   std::vector<size_t> start(n + 1, 0);

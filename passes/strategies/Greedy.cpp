@@ -74,8 +74,6 @@ void runGreedy(FusionGraph &graph) {
   }
 }
 
-std::unique_ptr<FusionStrategy> createGreedyStrategy() {
-  return std::make_unique<GreedyStrategy>();
-}
+std::unique_ptr<FusionStrategy> createGreedyStrategy() { return std::make_unique<GreedyStrategy>(); }
 
 } // namespace fusec

@@ -10,7 +10,5 @@ public:
 };
 } // namespace
 
-std::unique_ptr<FusionStrategy> createNoFusionStrategy() {
-  return std::make_unique<NoFusionStrategy>();
-}
+std::unique_ptr<FusionStrategy> createNoFusionStrategy() { return std::make_unique<NoFusionStrategy>(); }
 } // namespace fusec

@@ -22,8 +22,7 @@ namespace {
 thread_local std::string lastError;
 
 /// Runs `body`, turning any exception into lastError and `failure`.
-template <typename Result, typename Body>
-Result guarded(Result failure, Body body) {
+template <typename Result, typename Body> Result guarded(Result failure, Body body) {
   try {
     lastError.clear();
     return body();
@@ -35,8 +34,7 @@ Result guarded(Result failure, Body body) {
   return failure;
 }
 
-size_t copyShape(const std::vector<TensorDesc> &tensors, size_t index, int64_t *dims,
-                 size_t capacity) {
+size_t copyShape(const std::vector<TensorDesc> &tensors, size_t index, int64_t *dims, size_t capacity) {
   if (index >= tensors.size())
     return 0;
   const auto &shape = tensors[index].shape;
@@ -65,19 +63,16 @@ size_t fusec_plan_num_inputs(const fusec_plan *plan) { return plan ? plan->plan-
 size_t fusec_plan_num_outputs(const fusec_plan *plan) { return plan ? plan->plan->outputs().size() : 0; }
 
 const char *fusec_plan_input_name(const fusec_plan *plan, size_t index) {
-  return plan && index < plan->plan->inputs().size() ? plan->plan->inputs()[index].name.c_str()
-                                                     : nullptr;
+  return plan && index < plan->plan->inputs().size() ? plan->plan->inputs()[index].name.c_str() : nullptr;
 }
 const char *fusec_plan_output_name(const fusec_plan *plan, size_t index) {
-  return plan && index < plan->plan->outputs().size() ? plan->plan->outputs()[index].name.c_str()
-                                                      : nullptr;
+  return plan && index < plan->plan->outputs().size() ? plan->plan->outputs()[index].name.c_str() : nullptr;
 }
 
 size_t fusec_plan_input_shape(const fusec_plan *plan, size_t index, int64_t *dims, size_t capacity) {
   return plan ? copyShape(plan->plan->inputs(), index, dims, capacity) : 0;
 }
-size_t fusec_plan_output_shape(const fusec_plan *plan, size_t index, int64_t *dims,
-                               size_t capacity) {
+size_t fusec_plan_output_shape(const fusec_plan *plan, size_t index, int64_t *dims, size_t capacity) {
   return plan ? copyShape(plan->plan->outputs(), index, dims, capacity) : 0;
 }
 
@@ -101,8 +96,7 @@ fusec_session *fusec_session_create(const fusec_plan *plan, const char *device) 
 
 void fusec_session_free(fusec_session *session) { delete session; }
 
-int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs,
-                      float *const *outputs) {
+int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs, float *const *outputs) {
   return guarded<int>(1, [&] {
     if (!session || !inputs || !outputs)
       throw Error("fusec_session_run: session, inputs and outputs must not be NULL");

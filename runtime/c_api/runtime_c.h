@@ -41,10 +41,8 @@ const char *fusec_plan_input_name(const fusec_plan *plan, size_t index);
 const char *fusec_plan_output_name(const fusec_plan *plan, size_t index);
 /* Rank of the tensor; its dims (FUSEC_BATCH_DIM for the batch) are written to
    dims[0 .. min(rank, capacity)). Returns 0 for an index out of range. */
-size_t fusec_plan_input_shape(const fusec_plan *plan, size_t index, int64_t *dims,
-                              size_t capacity);
-size_t fusec_plan_output_shape(const fusec_plan *plan, size_t index, int64_t *dims,
-                               size_t capacity);
+size_t fusec_plan_input_shape(const fusec_plan *plan, size_t index, int64_t *dims, size_t capacity);
+size_t fusec_plan_output_shape(const fusec_plan *plan, size_t index, int64_t *dims, size_t capacity);
 
 /* device: "cpu", "cuda" or "auto". The session keeps the plan alive. */
 fusec_session *fusec_session_create(const fusec_plan *plan, const char *device);
@@ -52,8 +50,7 @@ void fusec_session_free(fusec_session *session);
 
 /* Runs at `batch`: inputs[i] and outputs[i] are float32, C order, holding the
    plan's shapes with the batch dimension set to `batch`. Returns 0 on success. */
-int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs,
-                      float *const *outputs);
+int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs, float *const *outputs);
 
 #ifdef __cplusplus
 }

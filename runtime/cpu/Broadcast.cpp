@@ -44,11 +44,10 @@ std::vector<float> expandTo(const ConstView &source, const Shape &target) {
   const Strides strides = broadcastStrides(source.shape, target);
   const int64_t rowLength = target.empty() ? 1 : target.back();
   const int64_t step = target.empty() ? 0 : strides.back();
-  forEachRow(target, strides, strides,
-             [&](int64_t offset, int64_t offsetA, int64_t) {
-               for (int64_t j = 0; j < rowLength; ++j)
-                 result[offset + j] = source.data[offsetA + j * step];
-             });
+  forEachRow(target, strides, strides, [&](int64_t offset, int64_t offsetA, int64_t) {
+    for (int64_t j = 0; j < rowLength; ++j)
+      result[offset + j] = source.data[offsetA + j * step];
+  });
   return result;
 }
 

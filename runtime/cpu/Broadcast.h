@@ -39,8 +39,7 @@ std::vector<float> expandTo(const ConstView &source, const Shape &target);
 /// stride per dimension of `shape`). A rank-0 shape is a single row of one
 /// element.
 template <typename RowFn>
-void forEachRow(const Shape &shape, const Strides &stridesA,
-                const Strides &stridesB, RowFn &&row) {
+void forEachRow(const Shape &shape, const Strides &stridesA, const Strides &stridesB, RowFn &&row) {
   for (int64_t dim : shape)
     if (dim == 0)
       return;

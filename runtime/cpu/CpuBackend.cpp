@@ -4,18 +4,14 @@
 
 #include "runtime/cpu/KernelInterpreter.h"
 
-
 namespace fusec::runtime::cpu {
 
-CpuBackend::CpuBackend(std::shared_ptr<const Plan> plan)
-    : plan_(std::move(plan)) {}
+CpuBackend::CpuBackend(std::shared_ptr<const Plan> plan) : plan_(std::move(plan)) {}
 
-std::vector<float *>
-CpuBackend::bindBuffers(int64_t batch, const std::vector<const float *> &inputs,
-                        const std::vector<float *> &outputs) {
+std::vector<float *> CpuBackend::bindBuffers(int64_t batch, const std::vector<const float *> &inputs,
+                                             const std::vector<float *> &outputs) {
   const int64_t arenaBytes = plan_->arena().size.at(batch);
-  const size_t arenaFloats =
-      static_cast<size_t>((arenaBytes + sizeof(float) - 1) / sizeof(float));
+  const size_t arenaFloats = static_cast<size_t>((arenaBytes + sizeof(float) - 1) / sizeof(float));
   if (arena_.size() < arenaFloats)
     arena_.resize(arenaFloats);
 
@@ -29,8 +25,7 @@ CpuBackend::bindBuffers(int64_t batch, const std::vector<const float *> &inputs,
       break;
     case BufferKind::Arena:
       // Offsets are multiples of kBufferAlignment, hence of sizeof(float).
-      buffers[buffer.id] =
-          arena_.data() + buffer.arenaOffset.at(batch) / sizeof(float);
+      buffers[buffer.id] = arena_.data() + buffer.arenaOffset.at(batch) / sizeof(float);
       break;
     case BufferKind::Input:
     case BufferKind::Output:
@@ -44,10 +39,7 @@ CpuBackend::bindBuffers(int64_t batch, const std::vector<const float *> &inputs,
   return buffers;
 }
 
-
-void CpuBackend::execute(int64_t batch,
-                         const std::vector<const float *> &inputs,
-                         const std::vector<float *> &outputs) {
+void CpuBackend::execute(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs) {
   const std::vector<float *> buffers = bindBuffers(batch, inputs, outputs);
   for (const KernelDesc &kernel : plan_->kernels())
     interpretKernel(kernel, batch, buffers);

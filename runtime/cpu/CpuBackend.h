@@ -20,13 +20,11 @@ public:
   explicit CpuBackend(std::shared_ptr<const Plan> plan);
 
   Device device() const override { return Device::Cpu; }
-  void execute(int64_t batch, const std::vector<const float *> &inputs,
-               const std::vector<float *> &outputs) override;
+  void execute(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs) override;
 
 private:
   /// Host addresses of every buffer for this run.
-  std::vector<float *> bindBuffers(int64_t batch,
-                                   const std::vector<const float *> &inputs,
+  std::vector<float *> bindBuffers(int64_t batch, const std::vector<const float *> &inputs,
                                    const std::vector<float *> &outputs);
 
   std::shared_ptr<const Plan> plan_;

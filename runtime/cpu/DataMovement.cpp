@@ -20,8 +20,7 @@ void copyData(const OpContext &context) {
   const ConstView &x = context.operand(0);
   const int64_t count = numElements(x.shape);
   if (numElements(context.result().shape) != count)
-    context.fail("result shape " + formatShape(context.result().shape) +
-                 " does not hold the " + std::to_string(count) +
+    context.fail("result shape " + formatShape(context.result().shape) + " does not hold the " + std::to_string(count) +
                  " elements of " + formatShape(x.shape));
   std::copy(x.data, x.data + count, context.result().data);
 }
@@ -38,8 +37,7 @@ void transpose(const OpContext &context) {
   std::vector<bool> seen(rank, false);
   for (int64_t p : perm) {
     if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p])
-      context.fail("perm must be a permutation of 0.." +
-                   std::to_string(rank) + "-1");
+      context.fail("perm must be a permutation of 0.." + std::to_string(rank) + "-1");
     seen[p] = true;
   }
   const Strides inStrides = contiguousStrides(x.shape);
@@ -53,19 +51,17 @@ void transpose(const OpContext &context) {
   const int64_t rowLength = rank == 0 ? 1 : shape.back();
   const int64_t step = rank == 0 ? 0 : strides.back();
   float *y = context.result().data;
-  forEachRow(shape, strides, strides,
-             [&](int64_t offset, int64_t source, int64_t) {
-               for (int64_t j = 0; j < rowLength; ++j)
-                 y[offset + j] = x.data[source + j * step];
-             });
+  forEachRow(shape, strides, strides, [&](int64_t offset, int64_t source, int64_t) {
+    for (int64_t j = 0; j < rowLength; ++j)
+      y[offset + j] = x.data[source + j * step];
+  });
 }
 
 void concat(const OpContext &context) {
   const Shape &first = context.operand(0).shape;
   const int64_t axis = context.intAttr("axis");
   if (axis < 0 || axis >= static_cast<int64_t>(first.size()))
-    context.fail("axis " + std::to_string(axis) + " is out of range for rank " +
-                 std::to_string(first.size()));
+    context.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(first.size()));
   Shape shape = first;
   shape[axis] = 0;
   for (size_t i = 0; i < context.numOperands(); ++i) {
@@ -73,10 +69,8 @@ void concat(const OpContext &context) {
     Shape expected = first;
     expected[axis] = operand.size() == first.size() ? operand[axis] : 0;
     if (operand != expected)
-      context.fail("operand " + std::to_string(i) + " shape " +
-                   formatShape(operand) + " does not match " +
-                   formatShape(first) + " outside axis " +
-                   std::to_string(axis));
+      context.fail("operand " + std::to_string(i) + " shape " + formatShape(operand) + " does not match " +
+                   formatShape(first) + " outside axis " + std::to_string(axis));
     shape[axis] += operand[axis];
   }
   context.expectResultShape(shape);
@@ -97,8 +91,7 @@ void concat(const OpContext &context) {
 
 /// The input index that output index `out` of a dimension reads, or -1 for
 /// the constant. `begin` is that dimension's leading pad.
-int64_t padSource(const OpContext &context, const std::string &mode,
-                  int64_t out, int64_t begin, int64_t extent) {
+int64_t padSource(const OpContext &context, const std::string &mode, int64_t out, int64_t begin, int64_t extent) {
   const int64_t index = out - begin;
   if (index >= 0 && index < extent)
     return index;
@@ -123,8 +116,7 @@ void pad(const OpContext &context) {
   const std::vector<int64_t> pads = context.intsAttr("pads", 2 * rank);
   const std::string mode = context.stringAttr("mode");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
-    context.fail("mode must be \"constant\", \"reflect\" or \"edge\", not \"" +
-                 mode + "\"");
+    context.fail("mode must be \"constant\", \"reflect\" or \"edge\", not \"" + mode + "\"");
   const float value = mode == "constant" ? context.floatAttr("value") : 0.0f;
 
   Shape shape(rank);
@@ -132,8 +124,7 @@ void pad(const OpContext &context) {
   for (size_t d = 0; d < rank; ++d) {
     shape[d] = x.shape[d] + pads[d] + pads[d + rank];
     if (shape[d] < 0)
-      context.fail("pads remove more than dimension " + std::to_string(d) +
-                   " holds");
+      context.fail("pads remove more than dimension " + std::to_string(d) + " holds");
     for (int64_t out = 0; out < shape[d]; ++out)
       sources[d].push_back(padSource(context, mode, out, pads[d], x.shape[d]));
   }
@@ -160,9 +151,7 @@ void pad(const OpContext &context) {
       base += source * inStrides[d];
     }
     for (int64_t j = 0; j < shape.back(); ++j)
-      y[offset + j] = constantRow || lastSources[j] < 0
-                          ? value
-                          : x.data[base + lastSources[j]];
+      y[offset + j] = constantRow || lastSources[j] < 0 ? value : x.data[base + lastSources[j]];
     size_t d = rank - 1;
     while (d > 0 && ++index[d - 1] == shape[d - 1])
       index[--d] = 0;

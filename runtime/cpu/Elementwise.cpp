@@ -15,8 +15,7 @@ namespace fusec::runtime::cpu {
 
 namespace {
 
-template <typename Fn>
-void applyUnary(const OpContext &context, Fn fn) {
+template <typename Fn> void applyUnary(const OpContext &context, Fn fn) {
   const ConstView &x = context.operand(0);
   context.expectResultShape(x.shape);
   float *y = context.result().data;
@@ -49,9 +48,7 @@ void sqrtOp(const OpContext &context) {
 void gelu(const OpContext &context) {
   const std::string approximate = context.stringAttr("approximate");
   if (approximate == "none") {
-    applyUnary(context, [](float x) {
-      return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2)));
-    });
+    applyUnary(context, [](float x) { return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))); });
   } else if (approximate == "tanh") {
     const float kSqrt2OverPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);
     applyUnary(context, [=](float x) {
@@ -59,26 +56,22 @@ void gelu(const OpContext &context) {
       return 0.5f * x * (1.0f + std::tanh(inner));
     });
   } else {
-    context.fail("attribute 'approximate' must be \"none\" or \"tanh\", not \"" +
-                 approximate + "\"");
+    context.fail("attribute 'approximate' must be \"none\" or \"tanh\", not \"" + approximate + "\"");
   }
 }
 
 void clip(const OpContext &context) {
   const float low = context.optionalFloatAttr("min").value_or(-INFINITY);
   const float high = context.optionalFloatAttr("max").value_or(INFINITY);
-  applyUnary(context,
-             [=](float x) { return std::min(std::max(x, low), high); });
+  applyUnary(context, [=](float x) { return std::min(std::max(x, low), high); });
 }
 
-template <typename Fn>
-void applyBinary(const OpContext &context, Fn fn) {
+template <typename Fn> void applyBinary(const OpContext &context, Fn fn) {
   const ConstView &a = context.operand(0);
   const ConstView &b = context.operand(1);
   std::optional<Shape> shape = broadcastShapes(a.shape, b.shape);
   if (!shape)
-    context.fail("operand shapes " + formatShape(a.shape) + " and " +
-                 formatShape(b.shape) + " do not broadcast");
+    context.fail("operand shapes " + formatShape(a.shape) + " and " + formatShape(b.shape) + " do not broadcast");
   context.expectResultShape(*shape);
   const Strides stridesA = broadcastStrides(a.shape, *shape);
   const Strides stridesB = broadcastStrides(b.shape, *shape);
@@ -86,14 +79,13 @@ void applyBinary(const OpContext &context, Fn fn) {
   const int64_t stepA = shape->empty() ? 0 : stridesA.back();
   const int64_t stepB = shape->empty() ? 0 : stridesB.back();
   float *y = context.result().data;
-  forEachRow(*shape, stridesA, stridesB,
-             [&](int64_t offset, int64_t offsetA, int64_t offsetB) {
-               const float *rowA = a.data + offsetA;
-               const float *rowB = b.data + offsetB;
-               float *rowY = y + offset;
-               for (int64_t j = 0; j < rowLength; ++j)
-                 rowY[j] = fn(rowA[j * stepA], rowB[j * stepB]);
-             });
+  forEachRow(*shape, stridesA, stridesB, [&](int64_t offset, int64_t offsetA, int64_t offsetB) {
+    const float *rowA = a.data + offsetA;
+    const float *rowB = b.data + offsetB;
+    float *rowY = y + offset;
+    for (int64_t j = 0; j < rowLength; ++j)
+      rowY[j] = fn(rowA[j * stepA], rowB[j * stepB]);
+  });
 }
 
 void addOp(const OpContext &context) {
@@ -115,14 +107,13 @@ void powOp(const OpContext &context) {
 } // namespace
 
 void registerElementwiseOps(OpRegistry &registry) {
-  const std::pair<const char *, OpFunction> unaryOps[] = {
-      {"Relu", relu}, {"Sigmoid", sigmoid}, {"Tanh", tanhOp}, {"Erf", erfOp},
-      {"Sqrt", sqrtOp}, {"Gelu", gelu},     {"Clip", clip}};
+  const std::pair<const char *, OpFunction> unaryOps[] = {{"Relu", relu}, {"Sigmoid", sigmoid}, {"Tanh", tanhOp},
+                                                          {"Erf", erfOp}, {"Sqrt", sqrtOp},     {"Gelu", gelu},
+                                                          {"Clip", clip}};
   for (const auto &[name, function] : unaryOps)
     registry.add(name, OpInfo{function, 1, 1});
   const std::pair<const char *, OpFunction> binaryOps[] = {
-      {"Add", addOp}, {"Sub", subOp}, {"Mul", mulOp}, {"Div", divOp},
-      {"Pow", powOp}};
+      {"Add", addOp}, {"Sub", subOp}, {"Mul", mulOp}, {"Div", divOp}, {"Pow", powOp}};
   for (const auto &[name, function] : binaryOps)
     registry.add(name, OpInfo{function, 2, 2});
 }

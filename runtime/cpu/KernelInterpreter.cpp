@@ -26,8 +26,7 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
       operands.push_back(ConstView{data[value], shapes[value]});
     std::vector<MutableView> results;
     for (size_t value : op.results) {
-      temporaries[value].assign(
-          static_cast<size_t>(numElements(shapes[value])), 0.0f);
+      temporaries[value].assign(static_cast<size_t>(numElements(shapes[value])), 0.0f);
       data[value] = temporaries[value].data();
       results.push_back(MutableView{temporaries[value].data(), shapes[value]});
     }
@@ -38,8 +37,7 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
     const size_t value = kernel.yields[i];
     const int64_t count = numElements(shapes[value]);
     if (count > 0)
-      std::memmove(buffers[kernel.outputs[i]], data[value],
-                   static_cast<size_t>(count) * sizeof(float));
+      std::memmove(buffers[kernel.outputs[i]], data[value], static_cast<size_t>(count) * sizeof(float));
   }
 }
 

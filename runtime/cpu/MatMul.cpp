@@ -15,8 +15,7 @@ namespace fusec::runtime::cpu {
 namespace {
 
 /// y[M,N] = a[M,K] * b[K,N], all row-major and contiguous.
-void multiply(const float *a, const float *b, float *y, int64_t m, int64_t n,
-              int64_t k) {
+void multiply(const float *a, const float *b, float *y, int64_t m, int64_t n, int64_t k) {
   std::fill(y, y + m * n, 0.0f);
   for (int64_t i = 0; i < m; ++i) {
     float *row = y + i * n;
@@ -55,8 +54,7 @@ void gemm(const OpContext &context) {
   const int64_t kB = transB ? b.shape[1] : b.shape[0];
   const int64_t n = transB ? b.shape[0] : b.shape[1];
   if (k != kB)
-    context.fail("inner dimensions differ: A " + formatShape(a.shape) +
-                 (transA ? " (transposed)" : "") + ", B " +
+    context.fail("inner dimensions differ: A " + formatShape(a.shape) + (transA ? " (transposed)" : "") + ", B " +
                  formatShape(b.shape) + (transB ? " (transposed)" : ""));
   const Shape shape{m, n};
   context.expectResultShape(shape);
@@ -67,8 +65,7 @@ void gemm(const OpContext &context) {
   if (context.numOperands() == 3) {
     const ConstView &bias = context.operand(2);
     if (broadcastShapes(bias.shape, shape) != shape)
-      context.fail("C shape " + formatShape(bias.shape) +
-                   " does not broadcast to " + formatShape(shape));
+      context.fail("C shape " + formatShape(bias.shape) + " does not broadcast to " + formatShape(shape));
     c = expandTo(bias, shape);
   }
   for (int64_t i = 0; i < m * n; ++i)
@@ -92,16 +89,14 @@ void matMul(const OpContext &context) {
   const int64_t k = a.shape.back();
   const int64_t n = b.shape.back();
   if (b.shape[b.shape.size() - 2] != k)
-    context.fail("inner dimensions differ: " +
-                 formatShape(context.operand(0).shape) + " x " +
+    context.fail("inner dimensions differ: " + formatShape(context.operand(0).shape) + " x " +
                  formatShape(context.operand(1).shape));
 
   const Shape batchA(a.shape.begin(), a.shape.end() - 2);
   const Shape batchB(b.shape.begin(), b.shape.end() - 2);
   std::optional<Shape> batch = broadcastShapes(batchA, batchB);
   if (!batch)
-    context.fail("batch dimensions of " +
-                 formatShape(context.operand(0).shape) + " and " +
+    context.fail("batch dimensions of " + formatShape(context.operand(0).shape) + " and " +
                  formatShape(context.operand(1).shape) + " do not broadcast");
   Shape shape = *batch;
   if (!vectorA)
@@ -122,8 +117,7 @@ void matMul(const OpContext &context) {
       matrixA += coordinate * stridesA[d];
       matrixB += coordinate * stridesB[d];
     }
-    multiply(a.data + matrixA * m * k, b.data + matrixB * k * n,
-             context.result().data + index * m * n, m, n, k);
+    multiply(a.data + matrixA * m * k, b.data + matrixB * k * n, context.result().data + index * m * n, m, n, k);
   }
 }
 

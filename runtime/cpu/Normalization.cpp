@@ -38,23 +38,20 @@ AxisSplit splitAt(const Shape &shape, size_t axis) {
 size_t axisAttr(const OpContext &context, size_t rank) {
   const int64_t axis = context.intAttr("axis");
   if (axis < 0 || axis >= static_cast<int64_t>(rank))
-    context.fail("axis " + std::to_string(axis) + " is out of range for rank " +
-                 std::to_string(rank));
+    context.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return static_cast<size_t>(axis);
 }
 
 void batchNormalization(const OpContext &context) {
   const ConstView &x = context.operand(0);
   if (x.shape.size() < 2)
-    context.fail("operand 0 must have rank >= 2, but its shape is " +
-                 formatShape(x.shape));
+    context.fail("operand 0 must have rank >= 2, but its shape is " + formatShape(x.shape));
   context.expectResultShape(x.shape);
   const int64_t channels = x.shape[1];
   for (size_t i = 1; i < 5; ++i)
     if (context.operand(i).shape != Shape{channels})
-      context.fail("operand " + std::to_string(i) + " has shape " +
-                   formatShape(context.operand(i).shape) + ", expected [" +
-                   std::to_string(channels) + "]");
+      context.fail("operand " + std::to_string(i) + " has shape " + formatShape(context.operand(i).shape) +
+                   ", expected [" + std::to_string(channels) + "]");
   const float epsilon = context.floatAttr("epsilon");
   const float *scale = context.operand(1).data;
   const float *shift = context.operand(2).data;
@@ -63,13 +60,11 @@ void batchNormalization(const OpContext &context) {
 
   const AxisSplit split = splitAt(x.shape, 1);
   for (int64_t c = 0; c < channels; ++c) {
-    const float factor = static_cast<float>(
-        scale[c] / std::sqrt(static_cast<double>(variance[c]) + epsilon));
+    const float factor = static_cast<float>(scale[c] / std::sqrt(static_cast<double>(variance[c]) + epsilon));
     for (int64_t n = 0; n < split.outer; ++n) {
       const int64_t offset = (n * channels + c) * split.inner;
       for (int64_t i = 0; i < split.inner; ++i)
-        context.result().data[offset + i] =
-            (x.data[offset + i] - mean[c]) * factor + shift[c];
+        context.result().data[offset + i] = (x.data[offset + i] - mean[c]) * factor + shift[c];
     }
   }
 }
@@ -85,15 +80,13 @@ void layerNormalization(const OpContext &context) {
   auto expandParameter = [&](size_t index) {
     const ConstView &parameter = context.operand(index);
     if (broadcastShapes(parameter.shape, normalized) != normalized)
-      context.fail("operand " + std::to_string(index) + " shape " +
-                   formatShape(parameter.shape) + " does not broadcast to " +
-                   formatShape(normalized));
+      context.fail("operand " + std::to_string(index) + " shape " + formatShape(parameter.shape) +
+                   " does not broadcast to " + formatShape(normalized));
     return expandTo(parameter, normalized);
   };
   const std::vector<float> scale = expandParameter(1);
-  const std::vector<float> bias = context.numOperands() == 3
-                                      ? expandParameter(2)
-                                      : std::vector<float>(scale.size(), 0.0f);
+  const std::vector<float> bias =
+      context.numOperands() == 3 ? expandParameter(2) : std::vector<float>(scale.size(), 0.0f);
 
   const int64_t groups = splitAt(x.shape, axis).outer;
   const int64_t size = numElements(normalized);
@@ -109,8 +102,7 @@ void layerNormalization(const OpContext &context) {
       squares += (in[i] - mean) * (in[i] - mean);
     const double invStdDev = 1.0 / std::sqrt(squares / size + epsilon);
     for (int64_t i = 0; i < size; ++i)
-      out[i] = static_cast<float>((in[i] - mean) * invStdDev * scale[i] +
-                                  bias[i]);
+      out[i] = static_cast<float>((in[i] - mean) * invStdDev * scale[i] + bias[i]);
   }
 }
 
@@ -134,8 +126,7 @@ void softmax(const OpContext &context) {
         sum += e;
       }
       for (int64_t k = 0; k < split.extent; ++k)
-        context.result().data[at(k)] =
-            static_cast<float>(context.result().data[at(k)] / sum);
+        context.result().data[at(k)] = static_cast<float>(context.result().data[at(k)] / sum);
     }
   }
 }

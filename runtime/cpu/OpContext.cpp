@@ -6,15 +6,12 @@
 
 namespace fusec::runtime::cpu {
 
-OpContext::OpContext(const KernelDesc &kernel, const OpDesc &op,
-                     std::vector<ConstView> operands,
+OpContext::OpContext(const KernelDesc &kernel, const OpDesc &op, std::vector<ConstView> operands,
                      std::vector<MutableView> results)
-    : kernel_(kernel), op_(op), operands_(std::move(operands)),
-      results_(std::move(results)) {}
+    : kernel_(kernel), op_(op), operands_(std::move(operands)), results_(std::move(results)) {}
 
 void OpContext::fail(const std::string &reason) const {
-  throw Error("kernel '" + kernel_.name + "' op " + op_.op + " '" + op_.name +
-              "': " + reason);
+  throw Error("kernel '" + kernel_.name + "' op " + op_.op + " '" + op_.name + "': " + reason);
 }
 
 const nlohmann::json &OpContext::attr(const char *name) const {
@@ -27,8 +24,7 @@ const nlohmann::json &OpContext::attr(const char *name) const {
 int64_t OpContext::intAttr(const char *name) const {
   const nlohmann::json &value = attr(name);
   if (!value.is_number_integer())
-    fail(std::string("attribute '") + name + "' must be an integer, not " +
-         value.dump());
+    fail(std::string("attribute '") + name + "' must be an integer, not " + value.dump());
   return value.get<int64_t>();
 }
 
@@ -42,17 +38,14 @@ std::vector<int64_t> OpContext::intsAttr(const char *name) const {
       result.push_back(entry.get<int64_t>());
     }
   if (!value.is_array() || result.size() != value.size())
-    fail(std::string("attribute '") + name +
-         "' must be an array of integers, not " + value.dump());
+    fail(std::string("attribute '") + name + "' must be an array of integers, not " + value.dump());
   return result;
 }
 
-std::vector<int64_t> OpContext::intsAttr(const char *name,
-                                         size_t count) const {
+std::vector<int64_t> OpContext::intsAttr(const char *name, size_t count) const {
   std::vector<int64_t> result = intsAttr(name);
   if (result.size() != count)
-    fail(std::string("attribute '") + name + "' must have " +
-         std::to_string(count) + " entries, not " +
+    fail(std::string("attribute '") + name + "' must have " + std::to_string(count) + " entries, not " +
          std::to_string(result.size()));
   return result;
 }
@@ -60,8 +53,7 @@ std::vector<int64_t> OpContext::intsAttr(const char *name,
 float OpContext::floatAttr(const char *name) const {
   const nlohmann::json &value = attr(name);
   if (!value.is_number())
-    fail(std::string("attribute '") + name + "' must be a number, not " +
-         value.dump());
+    fail(std::string("attribute '") + name + "' must be a number, not " + value.dump());
   return value.get<float>();
 }
 
@@ -77,22 +69,21 @@ std::optional<float> OpContext::optionalFloatAttr(const char *name) const {
 std::string OpContext::stringAttr(const char *name) const {
   const nlohmann::json &value = attr(name);
   if (!value.is_string())
-    fail(std::string("attribute '") + name + "' must be a string, not " +
-         value.dump());
+    fail(std::string("attribute '") + name + "' must be a string, not " + value.dump());
   return value.get<std::string>();
 }
 
 void OpContext::expectRank(size_t index, size_t rank) const {
   const Shape &shape = operands_[index].shape;
   if (shape.size() != rank)
-    fail("operand " + std::to_string(index) + " must have rank " +
-         std::to_string(rank) + ", but its shape is " + formatShape(shape));
+    fail("operand " + std::to_string(index) + " must have rank " + std::to_string(rank) + ", but its shape is " +
+         formatShape(shape));
 }
 
 void OpContext::expectResultShape(const Shape &computed) const {
   if (result().shape != computed)
-    fail("the plan records result shape " + formatShape(result().shape) +
-         ", but the operands give " + formatShape(computed));
+    fail("the plan records result shape " + formatShape(result().shape) + ", but the operands give " +
+         formatShape(computed));
 }
 
 } // namespace fusec::runtime::cpu

@@ -31,8 +31,8 @@ struct MutableView {
 
 class OpContext {
 public:
-  OpContext(const KernelDesc &kernel, const OpDesc &op,
-            std::vector<ConstView> operands, std::vector<MutableView> results);
+  OpContext(const KernelDesc &kernel, const OpDesc &op, std::vector<ConstView> operands,
+            std::vector<MutableView> results);
 
   size_t numOperands() const { return operands_.size(); }
   const ConstView &operand(size_t index) const { return operands_[index]; }

@@ -21,39 +21,30 @@ const OpRegistry &OpRegistry::builtin() {
   return registry;
 }
 
-void OpRegistry::add(const std::string &name, OpInfo info) {
-  ops_[name] = info;
-}
+void OpRegistry::add(const std::string &name, OpInfo info) { ops_[name] = info; }
 
 const OpInfo *OpRegistry::lookup(const std::string &name) const {
   auto it = ops_.find(name);
   return it == ops_.end() ? nullptr : &it->second;
 }
 
-void executeOp(const KernelDesc &kernel, const OpDesc &op,
-               std::vector<ConstView> operands,
+void executeOp(const KernelDesc &kernel, const OpDesc &op, std::vector<ConstView> operands,
                std::vector<MutableView> results) {
-  const std::string where =
-      "kernel '" + kernel.name + "' op " + op.op + " '" + op.name + "': ";
+  const std::string where = "kernel '" + kernel.name + "' op " + op.op + " '" + op.name + "': ";
   const OpInfo *info = OpRegistry::builtin().lookup(op.op);
   if (!info)
-    throw Error(where + "the CPU backend has no implementation of '" + op.op +
-                "'");
-  if (operands.size() < info->minOperands ||
-      operands.size() > info->maxOperands) {
+    throw Error(where + "the CPU backend has no implementation of '" + op.op + "'");
+  if (operands.size() < info->minOperands || operands.size() > info->maxOperands) {
     std::string expected = std::to_string(info->minOperands);
     if (info->maxOperands == SIZE_MAX)
       expected += " or more";
     else if (info->maxOperands != info->minOperands)
       expected += " to " + std::to_string(info->maxOperands);
-    throw Error(where + "expected " + expected + " operands, got " +
-                std::to_string(operands.size()));
+    throw Error(where + "expected " + expected + " operands, got " + std::to_string(operands.size()));
   }
   if (results.size() != 1)
-    throw Error(where + "expected 1 result, got " +
-                std::to_string(results.size()));
-  info->function(OpContext(kernel, op, std::move(operands),
-                           std::move(results)));
+    throw Error(where + "expected 1 result, got " + std::to_string(results.size()));
+  info->function(OpContext(kernel, op, std::move(operands), std::move(results)));
 }
 
 } // namespace fusec::runtime::cpu

@@ -40,8 +40,7 @@ private:
 
 /// Runs `op` of `kernel`: looks it up, checks the operand and result counts,
 /// and calls it. Throws Error naming the kernel and the op on any failure.
-void executeOp(const KernelDesc &kernel, const OpDesc &op,
-               std::vector<ConstView> operands,
+void executeOp(const KernelDesc &kernel, const OpDesc &op, std::vector<ConstView> operands,
                std::vector<MutableView> results);
 
 // One registration function per op family.

@@ -32,12 +32,9 @@ PoolGeometry readPoolGeometry(const OpContext &context, bool hasDilations) {
   geometry.planes = shape[0] * shape[1];
   geometry.height = shape[2];
   geometry.width = shape[3];
-  geometry.window =
-      SlidingWindow::read(context, kernel[0], kernel[1], hasDilations);
-  geometry.outH =
-      geometry.window.outputSize(context, 0, geometry.height, ceilMode);
-  geometry.outW =
-      geometry.window.outputSize(context, 1, geometry.width, ceilMode);
+  geometry.window = SlidingWindow::read(context, kernel[0], kernel[1], hasDilations);
+  geometry.outH = geometry.window.outputSize(context, 0, geometry.height, ceilMode);
+  geometry.outW = geometry.window.outputSize(context, 1, geometry.width, ceilMode);
   context.expectResultShape({shape[0], shape[1], geometry.outH, geometry.outW});
   return geometry;
 }
@@ -87,17 +84,14 @@ void averagePool(const OpContext &context) {
       const int64_t h1 = std::min(padH1, g.height);
       for (int64_t ow = 0; ow < g.outW; ++ow) {
         const int64_t padW0 = w.inputStart(1, ow);
-        const int64_t padW1 =
-            std::min(padW0 + w.kernel[1], g.width + w.padEnd[1]);
+        const int64_t padW1 = std::min(padW0 + w.kernel[1], g.width + w.padEnd[1]);
         const int64_t w0 = std::max<int64_t>(padW0, 0);
         const int64_t w1 = std::min(padW1, g.width);
         double sum = 0.0;
         for (int64_t ih = h0; ih < h1; ++ih)
           for (int64_t iw = w0; iw < w1; ++iw)
             sum += in[ih * g.width + iw];
-        const int64_t count = countIncludePad
-                                  ? (padH1 - padH0) * (padW1 - padW0)
-                                  : (h1 - h0) * (w1 - w0);
+        const int64_t count = countIncludePad ? (padH1 - padH0) * (padW1 - padW0) : (h1 - h0) * (w1 - w0);
         out[oh * g.outW + ow] = static_cast<float>(sum / count);
       }
     }
@@ -107,8 +101,7 @@ void averagePool(const OpContext &context) {
 void globalAveragePool(const OpContext &context) {
   const Shape &shape = context.operand(0).shape;
   if (shape.size() < 3)
-    context.fail("operand 0 must have rank >= 3, but its shape is " +
-                 formatShape(shape));
+    context.fail("operand 0 must have rank >= 3, but its shape is " + formatShape(shape));
   Shape resultShape(shape.size(), 1);
   resultShape[0] = shape[0];
   resultShape[1] = shape[1];

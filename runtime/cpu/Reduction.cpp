@@ -18,10 +18,8 @@ void reduceMean(const OpContext &context) {
       axes.push_back(static_cast<int64_t>(d));
   std::vector<bool> reduced(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
-    if (axes[i] < 0 || axes[i] >= static_cast<int64_t>(rank) ||
-        (i > 0 && axes[i] <= axes[i - 1]))
-      context.fail("axes must be sorted, unique and in [0, " +
-                   std::to_string(rank) + ")");
+    if (axes[i] < 0 || axes[i] >= static_cast<int64_t>(rank) || (i > 0 && axes[i] <= axes[i - 1]))
+      context.fail("axes must be sorted, unique and in [0, " + std::to_string(rank) + ")");
     reduced[axes[i]] = true;
   }
 
@@ -39,11 +37,10 @@ void reduceMean(const OpContext &context) {
   std::vector<double> sums(static_cast<size_t>(numElements(kept)), 0.0);
   const int64_t rowLength = rank == 0 ? 1 : x.shape.back();
   const int64_t step = rank == 0 ? 0 : outStrides.back();
-  forEachRow(x.shape, outStrides, outStrides,
-             [&](int64_t offset, int64_t outOffset, int64_t) {
-               for (int64_t j = 0; j < rowLength; ++j)
-                 sums[outOffset + j * step] += x.data[offset + j];
-             });
+  forEachRow(x.shape, outStrides, outStrides, [&](int64_t offset, int64_t outOffset, int64_t) {
+    for (int64_t j = 0; j < rowLength; ++j)
+      sums[outOffset + j * step] += x.data[offset + j];
+  });
   double count = 1.0;
   for (size_t d = 0; d < rank; ++d)
     if (reduced[d])
@@ -54,8 +51,6 @@ void reduceMean(const OpContext &context) {
 
 } // namespace
 
-void registerReductionOps(OpRegistry &registry) {
-  registry.add("ReduceMean", OpInfo{reduceMean, 1, 1});
-}
+void registerReductionOps(OpRegistry &registry) { registry.add("ReduceMean", OpInfo{reduceMean, 1, 1}); }
 
 } // namespace fusec::runtime::cpu

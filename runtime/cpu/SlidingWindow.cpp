@@ -8,22 +8,17 @@ namespace fusec::runtime::cpu {
 
 namespace {
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
+int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 
 } // namespace
 
-SlidingWindow SlidingWindow::read(const OpContext &context, int64_t kernelH,
-                                  int64_t kernelW, bool hasDilations) {
+SlidingWindow SlidingWindow::read(const OpContext &context, int64_t kernelH, int64_t kernelW, bool hasDilations) {
   SlidingWindow window;
   const std::vector<int64_t> strides = context.intsAttr("strides", 2);
   const std::vector<int64_t> pads = context.intsAttr("pads", 4);
-  const std::vector<int64_t> dilations =
-      hasDilations ? context.intsAttr("dilations", 2)
-                   : std::vector<int64_t>{1, 1};
+  const std::vector<int64_t> dilations = hasDilations ? context.intsAttr("dilations", 2) : std::vector<int64_t>{1, 1};
   const int64_t kernel[2] = {kernelH, kernelW};
   for (int dim = 0; dim < 2; ++dim) {
     window.kernel[dim] = kernel[dim];
@@ -39,29 +34,23 @@ SlidingWindow SlidingWindow::read(const OpContext &context, int64_t kernelH,
   return window;
 }
 
-int64_t SlidingWindow::outputSize(const OpContext &context, int dim,
-                                  int64_t input, bool ceilMode) const {
+int64_t SlidingWindow::outputSize(const OpContext &context, int dim, int64_t input, bool ceilMode) const {
   const int64_t span = dilation[dim] * (kernel[dim] - 1) + 1;
   const int64_t room = input + padBegin[dim] + padEnd[dim] - span;
   if (room < 0)
-    context.fail("the window (" + std::to_string(span) +
-                 " wide) is larger than the padded input (" +
+    context.fail("the window (" + std::to_string(span) + " wide) is larger than the padded input (" +
                  std::to_string(input + padBegin[dim] + padEnd[dim]) + ")");
-  int64_t outputs =
-      (ceilMode ? ceilDiv(room, stride[dim]) : room / stride[dim]) + 1;
+  int64_t outputs = (ceilMode ? ceilDiv(room, stride[dim]) : room / stride[dim]) + 1;
   if (ceilMode && (outputs - 1) * stride[dim] >= input + padBegin[dim])
     --outputs;
   return outputs;
 }
 
-std::pair<int64_t, int64_t> SlidingWindow::validOutputs(int dim, int64_t tap,
-                                                        int64_t input,
-                                                        int64_t outputs) const {
+std::pair<int64_t, int64_t> SlidingWindow::validOutputs(int dim, int64_t tap, int64_t input, int64_t outputs) const {
   // inputStart(out) + tap * dilation = out * stride + shift.
   const int64_t shift = tap * dilation[dim] - padBegin[dim];
   const int64_t begin = std::max<int64_t>(0, ceilDiv(-shift, stride[dim]));
-  const int64_t end =
-      std::min(outputs, floorDiv(input - 1 - shift, stride[dim]) + 1);
+  const int64_t end = std::min(outputs, floorDiv(input - 1 - shift, stride[dim]) + 1);
   return {begin, std::max(begin, end)};
 }
 

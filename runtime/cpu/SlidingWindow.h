@@ -26,25 +26,20 @@ struct SlidingWindow {
   /// Reads `strides`, `pads` and (if `hasDilations`; else 1) `dilations` of a
   /// window of the given kernel size, and checks that they are positive
   /// (pads non-negative).
-  static SlidingWindow read(const OpContext &context, int64_t kernelH,
-                            int64_t kernelW, bool hasDilations);
+  static SlidingWindow read(const OpContext &context, int64_t kernelH, int64_t kernelW, bool hasDilations);
 
   /// The output extent along spatial dimension `dim` for an input extent
   /// `input`. With `ceilMode`, a last window that would start in the end
   /// padding is dropped (as ONNX and PyTorch do).
-  int64_t outputSize(const OpContext &context, int dim, int64_t input,
-                     bool ceilMode) const;
+  int64_t outputSize(const OpContext &context, int dim, int64_t input, bool ceilMode) const;
 
   /// The first input index window position `out` covers along `dim`.
-  int64_t inputStart(int dim, int64_t out) const {
-    return out * stride[dim] - padBegin[dim];
-  }
+  int64_t inputStart(int dim, int64_t out) const { return out * stride[dim] - padBegin[dim]; }
 
   /// The output positions [begin, end) whose kernel tap `tap` along `dim`
   /// reads a real input element, i.e. 0 <= inputStart(out) + tap*dilation <
   /// input.
-  std::pair<int64_t, int64_t> validOutputs(int dim, int64_t tap, int64_t input,
-                                           int64_t outputs) const;
+  std::pair<int64_t, int64_t> validOutputs(int dim, int64_t tap, int64_t input, int64_t outputs) const;
 };
 
 } // namespace fusec::runtime::cpu

@@ -14,20 +14,15 @@ namespace {
 
 /// Refuses a plan without GPU kernels before touching the driver, then
 /// loads it.
-std::shared_ptr<const DriverApi> loadDriverFor(const Plan &plan,
-                                               const DeviceOptions &options) {
+std::shared_ptr<const DriverApi> loadDriverFor(const Plan &plan, const DeviceOptions &options) {
   if (const KernelDesc *kernel = firstKernelWithoutImage(plan))
-    throw Error("cannot run plan '" + plan.sourceName() +
-                "' on CUDA: kernel '" + kernel->name +
-                "' has no GPU image (the plan was compiled for target '" +
-                plan.manifest().target +
+    throw Error("cannot run plan '" + plan.sourceName() + "' on CUDA: kernel '" + kernel->name +
+                "' has no GPU image (the plan was compiled for target '" + plan.manifest().target +
                 "'; compile it with fusec --target=sm_XX)");
   return DriverApi::load(options.cudaDriver);
 }
 
-std::string workspaceName(int64_t batch) {
-  return "the workspace for batch " + std::to_string(batch);
-}
+std::string workspaceName(int64_t batch) { return "the workspace for batch " + std::to_string(batch); }
 
 } // namespace
 
@@ -40,28 +35,22 @@ const KernelDesc *firstKernelWithoutImage(const Plan &plan) {
 
 struct CudaBackend::RunEvents {
   explicit RunEvents(const CudaContext &context)
-      : start(context), executeStart(context), executeEnd(context),
-        end(context) {}
+      : start(context), executeStart(context), executeEnd(context), end(context) {}
 
   Event start, executeStart, executeEnd, end;
 };
 
-CudaBackend::CudaBackend(std::shared_ptr<const Plan> plan,
-                         const DeviceOptions &options)
+CudaBackend::CudaBackend(std::shared_ptr<const Plan> plan, const DeviceOptions &options)
     : plan_(std::move(plan)), options_(options), buckets_(batchBuckets(*plan_)),
-      context_(loadDriverFor(*plan_, options_), options_.cudaDevice),
-      modules_(context_, *plan_),
-      weights_(context_, plan_->sectionBytes(plan::kWeightsSection).size,
-               "the weights"),
+      context_(loadDriverFor(*plan_, options_), options_.cudaDevice), modules_(context_, *plan_),
+      weights_(context_, plan_->sectionBytes(plan::kWeightsSection).size, "the weights"),
       layout_(layoutWorkspace(*plan_, buckets_.back())),
-      workspace_(context_, layout_.bytes, workspaceName(buckets_.back())),
-      graphs_(context_) {
+      workspace_(context_, layout_.bytes, workspaceName(buckets_.back())), graphs_(context_) {
   const ByteRange weights = plan_->sectionBytes(plan::kWeightsSection);
   if (weights.size > 0) {
     const DriverApi &cu = context_.api();
-    cu.check(cu.memcpyHtoDAsync(weights_.address(), weights.data, weights.size,
-                                context_.stream()),
-             "cuMemcpyHtoDAsync", "for the weights");
+    cu.check(cu.memcpyHtoDAsync(weights_.address(), weights.data, weights.size, context_.stream()), "cuMemcpyHtoDAsync",
+             "for the weights");
     context_.synchronize("while uploading the weights");
   }
   if (options_.useGraphs && options_.prebuildGraphs)
@@ -89,41 +78,31 @@ CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
       overflowSchedule_.reset();
       overflow_ = DeviceBuffer();
       overflowLayout_ = layoutWorkspace(*plan_, mode.runBatch);
-      overflow_ = DeviceBuffer(context_, overflowLayout_.bytes,
-                               workspaceName(mode.runBatch));
+      overflow_ = DeviceBuffer(context_, overflowLayout_.bytes, workspaceName(mode.runBatch));
     }
     if (!overflowSchedule_ || !(overflowSchedule_->mode == mode))
       overflowSchedule_ = buildSchedule(*plan_, overflowLayout_, mode);
-    return Prepared{&*overflowSchedule_,
-                    DeviceRegions{weights_.address(), overflow_.address()},
-                    nullptr};
+    return Prepared{&*overflowSchedule_, DeviceRegions{weights_.address(), overflow_.address()}, nullptr};
   }
 
   // Keyed by the requested batch: batches sharing a bucket share its graphs
   // but copy different numbers of rows in and out.
   auto cached = schedules_.find(batch);
   if (cached == schedules_.end())
-    cached =
-        schedules_.emplace(batch, buildSchedule(*plan_, layout_, mode)).first;
-  Prepared prepared{&cached->second,
-                    DeviceRegions{weights_.address(), workspace_.address()},
-                    nullptr};
+    cached = schedules_.emplace(batch, buildSchedule(*plan_, layout_, mode)).first;
+  Prepared prepared{&cached->second, DeviceRegions{weights_.address(), workspace_.address()}, nullptr};
   if (mode.graphed)
-    prepared.graphs =
-        &graphs_.graphs(cached->second, [&](const Segment &segment) {
-          enqueueSegment(context_, modules_, *plan_, segment, prepared.regions,
-                         mode);
-        });
+    prepared.graphs = &graphs_.graphs(cached->second, [&](const Segment &segment) {
+      enqueueSegment(context_, modules_, *plan_, segment, prepared.regions, mode);
+    });
   return prepared;
 }
 
-void CudaBackend::run(const Prepared &prepared,
-                      const std::vector<const float *> &inputs,
+void CudaBackend::run(const Prepared &prepared, const std::vector<const float *> &inputs,
                       const std::vector<float *> &outputs, RunEvents *events) {
   const Schedule &schedule = *prepared.schedule;
   const DriverApi &cu = context_.api();
-  const size_t scratchFloats = static_cast<size_t>(
-      (schedule.hostScratchBytes + sizeof(float) - 1) / sizeof(float));
+  const size_t scratchFloats = static_cast<size_t>((schedule.hostScratchBytes + sizeof(float) - 1) / sizeof(float));
   if (hostScratch_.size() < scratchFloats)
     hostScratch_.resize(scratchFloats);
 
@@ -134,17 +113,13 @@ void CudaBackend::run(const Prepared &prepared,
     events->executeStart.record();
   for (size_t i = 0; i < schedule.segments.size(); ++i) {
     if (!prepared.graphs)
-      enqueueSegment(context_, modules_, *plan_, schedule.segments[i],
-                     prepared.regions, schedule.mode);
+      enqueueSegment(context_, modules_, *plan_, schedule.segments[i], prepared.regions, schedule.mode);
     else if (CUgraphExec exec = (*prepared.graphs)[i])
-      if (CUresult result = cu.graphLaunch(exec, context_.stream());
-          result != kCudaSuccess)
+      if (CUresult result = cu.graphLaunch(exec, context_.stream()); result != kCudaSuccess)
         cu.fail(result, "cuGraphLaunch",
-                "for segment " + std::to_string(i) + " (" +
-                    describeRunMode(schedule.mode) + ")");
+                "for segment " + std::to_string(i) + " (" + describeRunMode(schedule.mode) + ")");
     if (i < schedule.hostSteps.size())
-      runHostStep(context_, *plan_, schedule.hostSteps[i], prepared.regions,
-                  schedule.mode, hostScratch_);
+      runHostStep(context_, *plan_, schedule.hostSteps[i], prepared.regions, schedule.mode, hostScratch_);
   }
   if (events)
     events->executeEnd.record();
@@ -152,21 +127,17 @@ void CudaBackend::run(const Prepared &prepared,
   if (events)
     events->end.record();
   // Also where a kernel's asynchronous failure (a bad address, say) shows.
-  if (CUresult result = cu.streamSynchronize(context_.stream());
-      result != kCudaSuccess)
-    cu.fail(result, "cuStreamSynchronize",
-            "at the end of a run (" + describeRunMode(schedule.mode) + ")");
+  if (CUresult result = cu.streamSynchronize(context_.stream()); result != kCudaSuccess)
+    cu.fail(result, "cuStreamSynchronize", "at the end of a run (" + describeRunMode(schedule.mode) + ")");
 }
 
-void CudaBackend::execute(int64_t batch,
-                          const std::vector<const float *> &inputs,
+void CudaBackend::execute(int64_t batch, const std::vector<const float *> &inputs,
                           const std::vector<float *> &outputs) {
   context_.makeCurrent();
   run(prepare(batch), inputs, outputs, nullptr);
 }
 
-std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared,
-                                                 int iterations) {
+std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int iterations) {
   std::vector<const DeviceStep *> steps;
   for (const Segment &segment : prepared.schedule->segments)
     for (const DeviceStep &step : segment.steps)
@@ -182,13 +153,11 @@ std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared,
     gate.close();
     for (size_t i = 0; i < steps.size(); ++i) {
       starts[i].record();
-      enqueueStep(context_, modules_, *plan_, *steps[i], prepared.regions,
-                  prepared.schedule->mode);
+      enqueueStep(context_, modules_, *plan_, *steps[i], prepared.regions, prepared.schedule->mode);
       ends[i].record();
     }
     gate.open();
-    context_.synchronize("after timing each device step (" +
-                         describeRunMode(prepared.schedule->mode) + ")");
+    context_.synchronize("after timing each device step (" + describeRunMode(prepared.schedule->mode) + ")");
     double sum = 0.0;
     for (size_t i = 0; i < steps.size(); ++i)
       sum += ends[i].millisecondsSince(starts[i]);
@@ -197,10 +166,8 @@ std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared,
   return sums;
 }
 
-RunTimings CudaBackend::time(int64_t batch,
-                             const std::vector<const float *> &inputs,
-                             const std::vector<float *> &outputs,
-                             const TimingOptions &options) {
+RunTimings CudaBackend::time(int64_t batch, const std::vector<const float *> &inputs,
+                             const std::vector<float *> &outputs, const TimingOptions &options) {
   context_.makeCurrent();
   const Prepared prepared = prepare(batch);
   for (int i = 0; i < options.warmup; ++i)
@@ -211,8 +178,7 @@ RunTimings CudaBackend::time(int64_t batch,
   for (int i = 0; i < options.iterations; ++i) {
     run(prepared, inputs, outputs, &events);
     runs.push_back(events.end.millisecondsSince(events.start));
-    executions.push_back(
-        events.executeEnd.millisecondsSince(events.executeStart));
+    executions.push_back(events.executeEnd.millisecondsSince(events.executeStart));
   }
 
   RunTimings timings;
@@ -223,8 +189,7 @@ RunTimings CudaBackend::time(int64_t batch,
     // After the timed runs, which the caller's outputs come from: the steps
     // run alone may read arena bytes a later kernel has reused, which costs
     // the same time but leaves meaningless values behind.
-    timings.deviceSteps =
-        summarizeTimings(timeDeviceSteps(prepared, options.iterations));
+    timings.deviceSteps = summarizeTimings(timeDeviceSteps(prepared, options.iterations));
     for (const Segment &segment : prepared.schedule->segments)
       timings.deviceStepCount += segment.steps.size();
   }

@@ -38,10 +38,8 @@ public:
   ~CudaBackend() override;
 
   Device device() const override { return Device::Cuda; }
-  void execute(int64_t batch, const std::vector<const float *> &inputs,
-               const std::vector<float *> &outputs) override;
-  RunTimings time(int64_t batch, const std::vector<const float *> &inputs,
-                  const std::vector<float *> &outputs,
+  void execute(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs) override;
+  RunTimings time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
                   const TimingOptions &options) override;
 
 private:
@@ -56,8 +54,8 @@ private:
   struct RunEvents;
 
   Prepared prepare(int64_t batch);
-  void run(const Prepared &prepared, const std::vector<const float *> &inputs,
-           const std::vector<float *> &outputs, RunEvents *events);
+  void run(const Prepared &prepared, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
+           RunEvents *events);
   /// Milliseconds per iteration of every device step launched on its own.
   std::vector<double> timeDeviceSteps(const Prepared &prepared, int iterations);
 

@@ -4,48 +4,36 @@
 
 namespace fusec::runtime::cuda {
 
-CudaContext::CudaContext(std::shared_ptr<const DriverApi> api, int ordinal)
-    : api_(std::move(api)) {
+CudaContext::CudaContext(std::shared_ptr<const DriverApi> api, int ordinal) : api_(std::move(api)) {
   const DriverApi &cu = *api_;
   const std::string driver = "the CUDA driver '" + cu.library() + "'";
   if (CUresult result = cu.init(0); result != kCudaSuccess)
-    throw CudaUnavailable(driver +
-                          " failed to initialize: " + cu.describe(result));
+    throw CudaUnavailable(driver + " failed to initialize: " + cu.describe(result));
   int count = 0;
   if (CUresult result = cu.deviceGetCount(&count); result != kCudaSuccess)
-    throw CudaUnavailable(driver +
-                          " cannot count devices: " + cu.describe(result));
+    throw CudaUnavailable(driver + " cannot count devices: " + cu.describe(result));
   if (count == 0)
     throw CudaUnavailable(driver + " found no CUDA device");
   if (ordinal < 0 || ordinal >= count)
-    throw CudaUnavailable("there is no CUDA device " + std::to_string(ordinal) +
-                          " (" + driver + " found " + std::to_string(count) +
-                          ")");
+    throw CudaUnavailable("there is no CUDA device " + std::to_string(ordinal) + " (" + driver + " found " +
+                          std::to_string(count) + ")");
 
-  const std::string where =
-      "while opening CUDA device " + std::to_string(ordinal);
+  const std::string where = "while opening CUDA device " + std::to_string(ordinal);
   cu.check(cu.deviceGet(&device_, ordinal), "cuDeviceGet", where);
   int major = 0, minor = 0;
-  cu.check(
-      cu.deviceGetAttribute(&major, kAttributeComputeCapabilityMajor, device_),
-      "cuDeviceGetAttribute", where);
-  cu.check(
-      cu.deviceGetAttribute(&minor, kAttributeComputeCapabilityMinor, device_),
-      "cuDeviceGetAttribute", where);
+  cu.check(cu.deviceGetAttribute(&major, kAttributeComputeCapabilityMajor, device_), "cuDeviceGetAttribute", where);
+  cu.check(cu.deviceGetAttribute(&minor, kAttributeComputeCapabilityMinor, device_), "cuDeviceGetAttribute", where);
   computeCapability_ = major * 10 + minor;
   char name[256] = {};
-  cu.check(cu.deviceGetName(name, sizeof(name) - 1, device_), "cuDeviceGetName",
-           where);
+  cu.check(cu.deviceGetName(name, sizeof(name) - 1, device_), "cuDeviceGetName", where);
   name_ = name;
 
-  cu.check(cu.devicePrimaryCtxRetain(&context_, device_),
-           "cuDevicePrimaryCtxRetain", where);
+  cu.check(cu.devicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain", where);
   try {
     cu.check(cu.ctxSetCurrent(context_), "cuCtxSetCurrent", where);
     // Non-blocking: the session's work never waits for, or holds up, work
     // others put on the legacy default stream.
-    cu.check(cu.streamCreate(&stream_, kStreamNonBlocking), "cuStreamCreate",
-             where);
+    cu.check(cu.streamCreate(&stream_, kStreamNonBlocking), "cuStreamCreate", where);
   } catch (...) {
     cu.devicePrimaryCtxRelease(device_);
     throw;
@@ -61,16 +49,13 @@ CudaContext::~CudaContext() {
 }
 
 void CudaContext::makeCurrent() const {
-  api_->check(api_->ctxSetCurrent(context_), "cuCtxSetCurrent",
-              "while making the session's CUDA context current");
+  api_->check(api_->ctxSetCurrent(context_), "cuCtxSetCurrent", "while making the session's CUDA context current");
 }
 
 void CudaContext::synchronize(const std::string &where) const {
   api_->check(api_->streamSynchronize(stream_), "cuStreamSynchronize", where);
 }
 
-std::string CudaContext::describeDevice() const {
-  return name_ + " (sm_" + std::to_string(computeCapability_) + ")";
-}
+std::string CudaContext::describeDevice() const { return name_ + " (sm_" + std::to_string(computeCapability_) + ")"; }
 
 } // namespace fusec::runtime::cuda

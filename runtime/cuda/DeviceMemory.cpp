@@ -6,22 +6,19 @@
 
 namespace fusec::runtime::cuda {
 
-DeviceBuffer::DeviceBuffer(const CudaContext &context, uint64_t bytes,
-                           const std::string &what)
+DeviceBuffer::DeviceBuffer(const CudaContext &context, uint64_t bytes, const std::string &what)
     : api_(&context.api()), bytes_(bytes) {
   // cuMemAlloc rejects 0 bytes; an empty region is never dereferenced.
   if (bytes == 0)
     return;
-  api_->check(api_->memAlloc(&address_, static_cast<size_t>(bytes)),
-              "cuMemAlloc",
+  api_->check(api_->memAlloc(&address_, static_cast<size_t>(bytes)), "cuMemAlloc",
               "for " + what + " (" + std::to_string(bytes) + " bytes)");
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
-    : api_(other.api_), address_(std::exchange(other.address_, 0)),
-      bytes_(std::exchange(other.bytes_, 0)) {}
+    : api_(other.api_), address_(std::exchange(other.address_, 0)), bytes_(std::exchange(other.bytes_, 0)) {}
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
   if (this != &other) {

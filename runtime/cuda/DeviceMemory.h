@@ -14,8 +14,7 @@ public:
   DeviceBuffer() = default;
   /// Allocates `bytes` (nothing for 0: address() is then 0). `what` names
   /// the buffer in an error, e.g. "the workspace for batch 16".
-  DeviceBuffer(const CudaContext &context, uint64_t bytes,
-               const std::string &what);
+  DeviceBuffer(const CudaContext &context, uint64_t bytes, const std::string &what);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer &&other) noexcept;
   DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;

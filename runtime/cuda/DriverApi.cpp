@@ -6,21 +6,18 @@
 
 namespace fusec::runtime::cuda {
 
-DriverApi::DriverApi(std::string library, void *handle)
-    : library_(std::move(library)), handle_(handle) {}
+DriverApi::DriverApi(std::string library, void *handle) : library_(std::move(library)), handle_(handle) {}
 
 DriverApi::~DriverApi() { dlclose(handle_); }
 
-template <typename Function>
-void DriverApi::resolve(Function &slot,
-                        std::initializer_list<const char *> symbols) {
+template <typename Function> void DriverApi::resolve(Function &slot, std::initializer_list<const char *> symbols) {
   for (const char *symbol : symbols)
     if (void *address = dlsym(handle_, symbol)) {
       slot = reinterpret_cast<Function>(address);
       return;
     }
-  throw CudaUnavailable("the CUDA driver '" + library_ + "' does not export " +
-                        *symbols.begin() + " (the driver is too old)");
+  throw CudaUnavailable("the CUDA driver '" + library_ + "' does not export " + *symbols.begin() +
+                        " (the driver is too old)");
 }
 
 std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
@@ -28,8 +25,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *reason = dlerror();
-    throw CudaUnavailable("cannot load the CUDA driver '" + library +
-                          "': " + (reason ? reason : "unknown reason"));
+    throw CudaUnavailable("cannot load the CUDA driver '" + library + "': " + (reason ? reason : "unknown reason"));
   }
   std::shared_ptr<DriverApi> api(new DriverApi(library, handle));
   // The versioned symbol first where cuda.h maps the name to one; a fallback
@@ -42,8 +38,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   api->resolve(api->deviceGetAttribute, {"cuDeviceGetAttribute"});
   api->resolve(api->deviceGetName, {"cuDeviceGetName"});
   api->resolve(api->devicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
-  api->resolve(api->devicePrimaryCtxRelease,
-               {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
+  api->resolve(api->devicePrimaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
   api->resolve(api->ctxSetCurrent, {"cuCtxSetCurrent"});
   api->resolve(api->moduleLoadDataEx, {"cuModuleLoadDataEx"});
   api->resolve(api->moduleUnload, {"cuModuleUnload"});
@@ -71,8 +66,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   api->resolve(api->eventCreate, {"cuEventCreate"});
   api->resolve(api->eventDestroy, {"cuEventDestroy_v2"});
   api->resolve(api->eventRecord, {"cuEventRecord"});
-  api->resolve(api->eventElapsedTime,
-               {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+  api->resolve(api->eventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   api->resolve(api->getErrorName, {"cuGetErrorName"});
   api->resolve(api->getErrorString, {"cuGetErrorString"});
   return api;
@@ -90,14 +84,12 @@ std::string DriverApi::describe(CUresult result) const {
   return description;
 }
 
-void DriverApi::check(CUresult result, const char *call,
-                      const std::string &where) const {
+void DriverApi::check(CUresult result, const char *call, const std::string &where) const {
   if (result != kCudaSuccess)
     fail(result, call, where);
 }
 
-void DriverApi::fail(CUresult result, const char *call,
-                     const std::string &where) const {
+void DriverApi::fail(CUresult result, const char *call, const std::string &where) const {
   throw Error(std::string(call) + " failed " + where + ": " + describe(result));
 }
 

@@ -86,8 +86,7 @@ public:
   void check(CUresult result, const char *call, const std::string &where) const;
   /// check() for a failed result; hot paths test the result first, so that
   /// they build the `where` message only on failure.
-  [[noreturn]] void fail(CUresult result, const char *call,
-                         const std::string &where) const;
+  [[noreturn]] void fail(CUresult result, const char *call, const std::string &where) const;
 
   // The entry points, named after cuda.h's functions without the "cu"
   // prefix; DriverApi.cpp lists the symbol each is resolved from.
@@ -95,65 +94,48 @@ public:
   CUresult (*driverGetVersion)(int *version) = nullptr;
   CUresult (*deviceGetCount)(int *count) = nullptr;
   CUresult (*deviceGet)(CUdevice *device, int ordinal) = nullptr;
-  CUresult (*deviceGetAttribute)(int *value, CUdevice_attribute attribute,
-                                 CUdevice device) = nullptr;
+  CUresult (*deviceGetAttribute)(int *value, CUdevice_attribute attribute, CUdevice device) = nullptr;
   CUresult (*deviceGetName)(char *name, int length, CUdevice device) = nullptr;
-  CUresult (*devicePrimaryCtxRetain)(CUcontext *context,
-                                     CUdevice device) = nullptr;
+  CUresult (*devicePrimaryCtxRetain)(CUcontext *context, CUdevice device) = nullptr;
   CUresult (*devicePrimaryCtxRelease)(CUdevice device) = nullptr;
   CUresult (*ctxSetCurrent)(CUcontext context) = nullptr;
-  CUresult (*moduleLoadDataEx)(CUmodule *module, const void *image,
-                               unsigned numOptions, CUjit_option *options,
+  CUresult (*moduleLoadDataEx)(CUmodule *module, const void *image, unsigned numOptions, CUjit_option *options,
                                void **optionValues) = nullptr;
   CUresult (*moduleUnload)(CUmodule module) = nullptr;
-  CUresult (*moduleGetFunction)(CUfunction *function, CUmodule module,
-                                const char *name) = nullptr;
+  CUresult (*moduleGetFunction)(CUfunction *function, CUmodule module, const char *name) = nullptr;
   CUresult (*memAlloc)(CUdeviceptr *pointer, size_t bytes) = nullptr;
   CUresult (*memFree)(CUdeviceptr pointer) = nullptr;
-  CUresult (*memHostAlloc)(void **pointer, size_t bytes,
-                           unsigned flags) = nullptr;
-  CUresult (*memHostGetDevicePointer)(CUdeviceptr *device, void *host,
-                                      unsigned flags) = nullptr;
+  CUresult (*memHostAlloc)(void **pointer, size_t bytes, unsigned flags) = nullptr;
+  CUresult (*memHostGetDevicePointer)(CUdeviceptr *device, void *host, unsigned flags) = nullptr;
   CUresult (*memFreeHost)(void *pointer) = nullptr;
-  CUresult (*memcpyHtoDAsync)(CUdeviceptr destination, const void *source,
-                              size_t bytes, CUstream stream) = nullptr;
-  CUresult (*memcpyDtoHAsync)(void *destination, CUdeviceptr source,
-                              size_t bytes, CUstream stream) = nullptr;
-  CUresult (*memcpyDtoDAsync)(CUdeviceptr destination, CUdeviceptr source,
-                              size_t bytes, CUstream stream) = nullptr;
-  CUresult (*memsetD32Async)(CUdeviceptr destination, unsigned value,
-                             size_t count, CUstream stream) = nullptr;
+  CUresult (*memcpyHtoDAsync)(CUdeviceptr destination, const void *source, size_t bytes, CUstream stream) = nullptr;
+  CUresult (*memcpyDtoHAsync)(void *destination, CUdeviceptr source, size_t bytes, CUstream stream) = nullptr;
+  CUresult (*memcpyDtoDAsync)(CUdeviceptr destination, CUdeviceptr source, size_t bytes, CUstream stream) = nullptr;
+  CUresult (*memsetD32Async)(CUdeviceptr destination, unsigned value, size_t count, CUstream stream) = nullptr;
   CUresult (*streamCreate)(CUstream *stream, unsigned flags) = nullptr;
   CUresult (*streamDestroy)(CUstream stream) = nullptr;
   CUresult (*streamSynchronize)(CUstream stream) = nullptr;
-  CUresult (*streamWaitValue32)(CUstream stream, CUdeviceptr address,
-                                unsigned value, unsigned flags) = nullptr;
-  CUresult (*launchKernel)(CUfunction function, unsigned gridX, unsigned gridY,
-                           unsigned gridZ, unsigned blockX, unsigned blockY,
-                           unsigned blockZ, unsigned sharedMemBytes,
-                           CUstream stream, void **kernelParams,
-                           void **extra) = nullptr;
-  CUresult (*streamBeginCapture)(CUstream stream,
-                                 CUstreamCaptureMode mode) = nullptr;
+  CUresult (*streamWaitValue32)(CUstream stream, CUdeviceptr address, unsigned value, unsigned flags) = nullptr;
+  CUresult (*launchKernel)(CUfunction function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
+                           unsigned blockY, unsigned blockZ, unsigned sharedMemBytes, CUstream stream,
+                           void **kernelParams, void **extra) = nullptr;
+  CUresult (*streamBeginCapture)(CUstream stream, CUstreamCaptureMode mode) = nullptr;
   CUresult (*streamEndCapture)(CUstream stream, CUgraph *graph) = nullptr;
-  CUresult (*graphInstantiate)(CUgraphExec *exec, CUgraph graph,
-                               unsigned long long flags) = nullptr;
+  CUresult (*graphInstantiate)(CUgraphExec *exec, CUgraph graph, unsigned long long flags) = nullptr;
   CUresult (*graphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
   CUresult (*graphDestroy)(CUgraph graph) = nullptr;
   CUresult (*graphExecDestroy)(CUgraphExec exec) = nullptr;
   CUresult (*eventCreate)(CUevent *event, unsigned flags) = nullptr;
   CUresult (*eventDestroy)(CUevent event) = nullptr;
   CUresult (*eventRecord)(CUevent event, CUstream stream) = nullptr;
-  CUresult (*eventElapsedTime)(float *milliseconds, CUevent start,
-                               CUevent end) = nullptr;
+  CUresult (*eventElapsedTime)(float *milliseconds, CUevent start, CUevent end) = nullptr;
   CUresult (*getErrorName)(CUresult result, const char **name) = nullptr;
   CUresult (*getErrorString)(CUresult result, const char **text) = nullptr;
 
 private:
   DriverApi(std::string library, void *handle);
   /// Resolves `slot` from the first of `symbols` the library exports.
-  template <typename Function>
-  void resolve(Function &slot, std::initializer_list<const char *> symbols);
+  template <typename Function> void resolve(Function &slot, std::initializer_list<const char *> symbols);
 
   std::string library_;
   void *handle_;

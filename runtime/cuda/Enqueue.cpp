@@ -10,9 +10,8 @@ std::string where(const std::string &what, const RunMode &mode) {
   return "for " + what + " (" + describeRunMode(mode) + ")";
 }
 
-void enqueueLaunch(const CudaContext &context, const KernelModules &modules,
-                   const KernelDesc &kernel, const LaunchStep &step,
-                   const DeviceRegions &regions, const RunMode &mode) {
+void enqueueLaunch(const CudaContext &context, const KernelModules &modules, const KernelDesc &kernel,
+                   const LaunchStep &step, const DeviceRegions &regions, const RunMode &mode) {
   // cuLaunchKernel reads each parameter through a pointer to its value and
   // copies the values before returning (a captured launch keeps the copy).
   std::vector<CUdeviceptr> pointers;
@@ -27,98 +26,79 @@ void enqueueLaunch(const CudaContext &context, const KernelModules &modules,
   params.push_back(&batch);
 
   const DriverApi &cu = context.api();
-  const CUresult result = cu.launchKernel(
-      modules.function(step.kernel), step.grid.x, step.grid.y, step.grid.z,
-      step.block.x, step.block.y, step.block.z, /*sharedMemBytes=*/0,
-      context.stream(), params.data(), /*extra=*/nullptr);
+  const CUresult result =
+      cu.launchKernel(modules.function(step.kernel), step.grid.x, step.grid.y, step.grid.z, step.block.x, step.block.y,
+                      step.block.z, /*sharedMemBytes=*/0, context.stream(), params.data(), /*extra=*/nullptr);
   if (result != kCudaSuccess)
-    cu.fail(result, "cuLaunchKernel",
-            where("kernel '" + kernel.name + "'", mode));
+    cu.fail(result, "cuLaunchKernel", where("kernel '" + kernel.name + "'", mode));
 }
 
-void enqueueCopy(const CudaContext &context, const KernelDesc &kernel,
-                 const CopyStep &step, const DeviceRegions &regions,
-                 const RunMode &mode) {
+void enqueueCopy(const CudaContext &context, const KernelDesc &kernel, const CopyStep &step,
+                 const DeviceRegions &regions, const RunMode &mode) {
   if (step.bytes == 0)
     return;
   const DriverApi &cu = context.api();
-  const CUresult result =
-      cu.memcpyDtoDAsync(regions.at(step.destination), regions.at(step.source),
-                         static_cast<size_t>(step.bytes), context.stream());
+  const CUresult result = cu.memcpyDtoDAsync(regions.at(step.destination), regions.at(step.source),
+                                             static_cast<size_t>(step.bytes), context.stream());
   if (result != kCudaSuccess)
-    cu.fail(result, "cuMemcpyDtoDAsync",
-            where("kernel '" + kernel.name + "'", mode));
+    cu.fail(result, "cuMemcpyDtoDAsync", where("kernel '" + kernel.name + "'", mode));
 }
 
 } // namespace
 
-void enqueueInputs(const CudaContext &context, const Plan &plan,
-                   const Schedule &schedule, const DeviceRegions &regions,
+void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule &schedule, const DeviceRegions &regions,
                    const std::vector<const float *> &inputs) {
   const DriverApi &cu = context.api();
   for (const IoTransfer &transfer : schedule.inputs) {
     auto fail = [&](CUresult result, const char *call) {
-      cu.fail(result, call,
-              where("input '" + plan.inputs()[transfer.index].name + "'",
-                    schedule.mode));
+      cu.fail(result, call, where("input '" + plan.inputs()[transfer.index].name + "'", schedule.mode));
     };
-    const auto *host =
-        reinterpret_cast<const uint8_t *>(inputs[transfer.index]);
+    const auto *host = reinterpret_cast<const uint8_t *>(inputs[transfer.index]);
     const CUdeviceptr device = regions.at(transfer.device);
-    const uint64_t padding =
-        transfer.deviceBlockBytes - transfer.hostBlockBytes;
+    const uint64_t padding = transfer.deviceBlockBytes - transfer.hostBlockBytes;
     for (uint64_t block = 0; block < transfer.blocks; ++block) {
       const CUdeviceptr row = device + block * transfer.deviceBlockBytes;
       if (transfer.hostBlockBytes > 0)
-        if (CUresult result = cu.memcpyHtoDAsync(
-                row, host + block * transfer.hostBlockBytes,
-                static_cast<size_t>(transfer.hostBlockBytes), context.stream());
+        if (CUresult result = cu.memcpyHtoDAsync(row, host + block * transfer.hostBlockBytes,
+                                                 static_cast<size_t>(transfer.hostBlockBytes), context.stream());
             result != kCudaSuccess)
           fail(result, "cuMemcpyHtoDAsync");
       // Zeroed on every run: an earlier run at a larger batch left its rows
       // here, and padding must not carry values (or NaNs) into the results.
       if (padding > 0)
-        if (CUresult result = cu.memsetD32Async(
-                row + transfer.hostBlockBytes, 0,
-                static_cast<size_t>(padding / sizeof(float)), context.stream());
+        if (CUresult result = cu.memsetD32Async(row + transfer.hostBlockBytes, 0,
+                                                static_cast<size_t>(padding / sizeof(float)), context.stream());
             result != kCudaSuccess)
           fail(result, "cuMemsetD32Async");
     }
   }
 }
 
-void enqueueOutputs(const CudaContext &context, const Plan &plan,
-                    const Schedule &schedule, const DeviceRegions &regions,
-                    const std::vector<float *> &outputs) {
+void enqueueOutputs(const CudaContext &context, const Plan &plan, const Schedule &schedule,
+                    const DeviceRegions &regions, const std::vector<float *> &outputs) {
   const DriverApi &cu = context.api();
   for (const IoTransfer &transfer : schedule.outputs) {
     auto *host = reinterpret_cast<uint8_t *>(outputs[transfer.index]);
     const CUdeviceptr device = regions.at(transfer.device);
-    for (uint64_t block = 0;
-         transfer.hostBlockBytes > 0 && block < transfer.blocks; ++block)
-      if (CUresult result = cu.memcpyDtoHAsync(
-              host + block * transfer.hostBlockBytes,
-              device + block * transfer.deviceBlockBytes,
-              static_cast<size_t>(transfer.hostBlockBytes), context.stream());
+    for (uint64_t block = 0; transfer.hostBlockBytes > 0 && block < transfer.blocks; ++block)
+      if (CUresult result =
+              cu.memcpyDtoHAsync(host + block * transfer.hostBlockBytes, device + block * transfer.deviceBlockBytes,
+                                 static_cast<size_t>(transfer.hostBlockBytes), context.stream());
           result != kCudaSuccess)
         cu.fail(result, "cuMemcpyDtoHAsync",
-                where("output '" + plan.outputs()[transfer.index].name + "'",
-                      schedule.mode));
+                where("output '" + plan.outputs()[transfer.index].name + "'", schedule.mode));
   }
 }
 
-void enqueueStep(const CudaContext &context, const KernelModules &modules,
-                 const Plan &plan, const DeviceStep &step,
+void enqueueStep(const CudaContext &context, const KernelModules &modules, const Plan &plan, const DeviceStep &step,
                  const DeviceRegions &regions, const RunMode &mode) {
   if (const auto *launch = std::get_if<LaunchStep>(&step))
-    enqueueLaunch(context, modules, plan.kernels()[launch->kernel], *launch,
-                  regions, mode);
+    enqueueLaunch(context, modules, plan.kernels()[launch->kernel], *launch, regions, mode);
   else if (const auto *copy = std::get_if<CopyStep>(&step))
     enqueueCopy(context, plan.kernels()[copy->kernel], *copy, regions, mode);
 }
 
-void enqueueSegment(const CudaContext &context, const KernelModules &modules,
-                    const Plan &plan, const Segment &segment,
+void enqueueSegment(const CudaContext &context, const KernelModules &modules, const Plan &plan, const Segment &segment,
                     const DeviceRegions &regions, const RunMode &mode) {
   for (const DeviceStep &step : segment.steps)
     enqueueStep(context, modules, plan, step, regions, mode);

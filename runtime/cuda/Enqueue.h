@@ -22,29 +22,24 @@ struct DeviceRegions {
   CUdeviceptr workspace = 0;
 
   CUdeviceptr at(const DeviceAddress &address) const {
-    return (address.region == Region::Weights ? weights : workspace) +
-           address.offset;
+    return (address.region == Region::Weights ? weights : workspace) + address.offset;
   }
 };
 
 /// Copies every input from caller memory into its static device buffer and
 /// zeroes the padding rows up to the run batch.
-void enqueueInputs(const CudaContext &context, const Plan &plan,
-                   const Schedule &schedule, const DeviceRegions &regions,
+void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule &schedule, const DeviceRegions &regions,
                    const std::vector<const float *> &inputs);
 
 /// Copies the caller's rows of every output back into caller memory.
-void enqueueOutputs(const CudaContext &context, const Plan &plan,
-                    const Schedule &schedule, const DeviceRegions &regions,
-                    const std::vector<float *> &outputs);
+void enqueueOutputs(const CudaContext &context, const Plan &plan, const Schedule &schedule,
+                    const DeviceRegions &regions, const std::vector<float *> &outputs);
 
 /// Launches a kernel or starts a copy.
-void enqueueStep(const CudaContext &context, const KernelModules &modules,
-                 const Plan &plan, const DeviceStep &step,
+void enqueueStep(const CudaContext &context, const KernelModules &modules, const Plan &plan, const DeviceStep &step,
                  const DeviceRegions &regions, const RunMode &mode);
 
-void enqueueSegment(const CudaContext &context, const KernelModules &modules,
-                    const Plan &plan, const Segment &segment,
+void enqueueSegment(const CudaContext &context, const KernelModules &modules, const Plan &plan, const Segment &segment,
                     const DeviceRegions &regions, const RunMode &mode);
 
 } // namespace fusec::runtime::cuda

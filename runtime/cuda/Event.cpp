@@ -6,23 +6,20 @@ namespace fusec::runtime::cuda {
 
 Event::Event(const CudaContext &context) : context_(context) {
   const DriverApi &cu = context_.api();
-  cu.check(cu.eventCreate(&event_, kEventDefault), "cuEventCreate",
-           "for timing");
+  cu.check(cu.eventCreate(&event_, kEventDefault), "cuEventCreate", "for timing");
 }
 
 Event::~Event() { context_.api().eventDestroy(event_); }
 
 void Event::record() {
   const DriverApi &cu = context_.api();
-  cu.check(cu.eventRecord(event_, context_.stream()), "cuEventRecord",
-           "for timing");
+  cu.check(cu.eventRecord(event_, context_.stream()), "cuEventRecord", "for timing");
 }
 
 double Event::millisecondsSince(const Event &start) const {
   const DriverApi &cu = context_.api();
   float milliseconds = 0.0f;
-  cu.check(cu.eventElapsedTime(&milliseconds, start.event_, event_),
-           "cuEventElapsedTime", "for timing");
+  cu.check(cu.eventElapsedTime(&milliseconds, start.event_, event_), "cuEventElapsedTime", "for timing");
   return milliseconds;
 }
 

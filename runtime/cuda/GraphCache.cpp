@@ -11,12 +11,9 @@ GraphCache::~GraphCache() {
         context_.api().graphExecDestroy(exec);
 }
 
-CUgraphExec GraphCache::capture(const Segment &segment,
-                                const RecordSegment &record,
-                                const std::string &where) {
+CUgraphExec GraphCache::capture(const Segment &segment, const RecordSegment &record, const std::string &where) {
   const DriverApi &cu = context_.api();
-  cu.check(cu.streamBeginCapture(context_.stream(), kCaptureModeThreadLocal),
-           "cuStreamBeginCapture", where);
+  cu.check(cu.streamBeginCapture(context_.stream(), kCaptureModeThreadLocal), "cuStreamBeginCapture", where);
   try {
     record(segment);
   } catch (...) {
@@ -29,8 +26,7 @@ CUgraphExec GraphCache::capture(const Segment &segment,
     throw;
   }
   CUgraph graph = nullptr;
-  cu.check(cu.streamEndCapture(context_.stream(), &graph), "cuStreamEndCapture",
-           where);
+  cu.check(cu.streamEndCapture(context_.stream(), &graph), "cuStreamEndCapture", where);
   CUgraphExec exec = nullptr;
   const CUresult instantiated = cu.graphInstantiate(&exec, graph, 0);
   // The executable graph is independent of the graph it was made from.
@@ -39,8 +35,7 @@ CUgraphExec GraphCache::capture(const Segment &segment,
   return exec;
 }
 
-const std::vector<CUgraphExec> &
-GraphCache::graphs(const Schedule &schedule, const RecordSegment &record) {
+const std::vector<CUgraphExec> &GraphCache::graphs(const Schedule &schedule, const RecordSegment &record) {
   auto cached = graphs_.find(schedule.mode.runBatch);
   if (cached != graphs_.end())
     return cached->second;
@@ -49,13 +44,11 @@ GraphCache::graphs(const Schedule &schedule, const RecordSegment &record) {
   try {
     for (size_t i = 0; i < schedule.segments.size(); ++i) {
       const Segment &segment = schedule.segments[i];
-      execs.push_back(
-          segment.steps.empty()
-              ? nullptr
-              : capture(segment, record,
-                        "for segment " + std::to_string(i) + " of " +
-                            std::to_string(schedule.segments.size()) + " (" +
-                            describeRunMode(schedule.mode) + ")"));
+      execs.push_back(segment.steps.empty() ? nullptr
+                                            : capture(segment, record,
+                                                      "for segment " + std::to_string(i) + " of " +
+                                                          std::to_string(schedule.segments.size()) + " (" +
+                                                          describeRunMode(schedule.mode) + ")"));
     }
   } catch (...) {
     for (CUgraphExec exec : execs)
@@ -63,8 +56,7 @@ GraphCache::graphs(const Schedule &schedule, const RecordSegment &record) {
         context_.api().graphExecDestroy(exec);
     throw;
   }
-  return graphs_.emplace(schedule.mode.runBatch, std::move(execs))
-      .first->second;
+  return graphs_.emplace(schedule.mode.runBatch, std::move(execs)).first->second;
 }
 
 } // namespace fusec::runtime::cuda

@@ -31,12 +31,10 @@ public:
 
   /// The graphs of a graphed schedule, one per segment (null for an empty
   /// segment), captured with `record` on the bucket's first request.
-  const std::vector<CUgraphExec> &graphs(const Schedule &schedule,
-                                         const RecordSegment &record);
+  const std::vector<CUgraphExec> &graphs(const Schedule &schedule, const RecordSegment &record);
 
 private:
-  CUgraphExec capture(const Segment &segment, const RecordSegment &record,
-                      const std::string &where);
+  CUgraphExec capture(const Segment &segment, const RecordSegment &record, const std::string &where);
 
   const CudaContext &context_;
   /// By run batch (the bucket).

@@ -8,13 +8,10 @@
 
 namespace fusec::runtime::cuda {
 
-
-void runHostStep(const CudaContext &context, const Plan &plan,
-                 const HostStep &step, const DeviceRegions &regions,
+void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &step, const DeviceRegions &regions,
                  const RunMode &mode, std::vector<float> &scratch) {
   const KernelDesc &kernel = plan.kernels()[step.kernel];
-  const std::string where =
-      "for host step '" + kernel.name + "' (" + describeRunMode(mode) + ")";
+  const std::string where = "for host step '" + kernel.name + "' (" + describeRunMode(mode) + ")";
   const DriverApi &cu = context.api();
   auto *base = reinterpret_cast<uint8_t *>(scratch.data());
 
@@ -24,12 +21,10 @@ void runHostStep(const CudaContext &context, const Plan &plan,
       // Host kernels read but never write weights (the verifier ensures it).
       buffers[id] = const_cast<float *>(plan.weightData(plan.buffers()[id]));
   for (const HostBuffer &staged : step.buffers) {
-    buffers[staged.buffer] =
-        reinterpret_cast<float *>(base + staged.hostOffset);
+    buffers[staged.buffer] = reinterpret_cast<float *>(base + staged.hostOffset);
     if (staged.download && staged.bytes > 0)
-      cu.check(cu.memcpyDtoHAsync(
-                   base + staged.hostOffset, regions.at(staged.device),
-                   static_cast<size_t>(staged.bytes), context.stream()),
+      cu.check(cu.memcpyDtoHAsync(base + staged.hostOffset, regions.at(staged.device),
+                                  static_cast<size_t>(staged.bytes), context.stream()),
                "cuMemcpyDtoHAsync", where);
   }
   context.synchronize(where);
@@ -40,9 +35,8 @@ void runHostStep(const CudaContext &context, const Plan &plan,
   // scratch memory may be reused right away.
   for (const HostBuffer &staged : step.buffers)
     if (staged.upload && staged.bytes > 0)
-      cu.check(cu.memcpyHtoDAsync(
-                   regions.at(staged.device), base + staged.hostOffset,
-                   static_cast<size_t>(staged.bytes), context.stream()),
+      cu.check(cu.memcpyHtoDAsync(regions.at(staged.device), base + staged.hostOffset,
+                                  static_cast<size_t>(staged.bytes), context.stream()),
                "cuMemcpyHtoDAsync", where);
 }
 

@@ -19,8 +19,7 @@ namespace fusec::runtime::cuda {
 /// Runs `step` after the work already on the stream and enqueues its
 /// uploads ahead of whatever comes next. `scratch` holds at least the
 /// schedule's hostScratchBytes.
-void runHostStep(const CudaContext &context, const Plan &plan,
-                 const HostStep &step, const DeviceRegions &regions,
+void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &step, const DeviceRegions &regions,
                  const RunMode &mode, std::vector<float> &scratch);
 
 } // namespace fusec::runtime::cuda

@@ -13,17 +13,14 @@ namespace {
 /// Loads a CUBIN or NUL-terminated PTX. The driver writes JIT errors (PTX
 /// too new for the driver, an architecture it cannot target) into the log,
 /// which goes into the error message.
-CUmodule loadModule(const DriverApi &cu, const void *image,
-                    const std::string &where) {
+CUmodule loadModule(const DriverApi &cu, const void *image, const std::string &where) {
   char log[8192] = {};
   CUjit_option options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
   CUmodule module = nullptr;
-  const CUresult result =
-      cu.moduleLoadDataEx(&module, image, 2, options, values);
+  const CUresult result = cu.moduleLoadDataEx(&module, image, 2, options, values);
   if (result != kCudaSuccess)
-    throw Error("cuModuleLoadDataEx failed " + where + ": " +
-                cu.describe(result) +
+    throw Error("cuModuleLoadDataEx failed " + where + ": " + cu.describe(result) +
                 (log[0] ? std::string("\n") + log : std::string()));
   return module;
 }
@@ -34,8 +31,7 @@ bool cubinMatchesDevice(const std::string &arch, int computeCapability) {
   const std::string exact = "sm_" + std::to_string(computeCapability);
   if (arch == exact)
     return true;
-  return arch.size() == exact.size() + 1 &&
-         arch.compare(0, exact.size(), exact) == 0 &&
+  return arch.size() == exact.size() + 1 && arch.compare(0, exact.size(), exact) == 0 &&
          std::isalpha(static_cast<unsigned char>(arch.back()));
 }
 
@@ -50,15 +46,12 @@ KernelModules::KernelModules(const CudaContext &context, const Plan &plan)
       if (!kernel.image)
         continue;
       const KernelImageDesc &image = *kernel.image;
-      const bool useCubin =
-          image.cubin &&
-          cubinMatchesDevice(image.arch, context_.computeCapability());
+      const bool useCubin = image.cubin && cubinMatchesDevice(image.arch, context_.computeCapability());
       const ImageRange range = useCubin ? *image.cubin : image.ptx;
       const std::string where =
           "for kernel '" + kernel.name + "' (" +
           (useCubin ? "CUBIN for " + image.arch
-                    : "PTX for " + image.arch + ", JIT-compiled for " +
-                          context_.describeDevice()) +
+                    : "PTX for " + image.arch + ", JIT-compiled for " + context_.describeDevice()) +
           ")";
       auto key = std::make_tuple(range.offset, range.size, useCubin);
       auto it = loaded.find(key);
@@ -67,20 +60,15 @@ KernelModules::KernelModules(const CudaContext &context, const Plan &plan)
         // PTX is text the JIT reads up to a NUL, which the plan need not
         // store; std::string adds one.
         const std::string ptx =
-            useCubin ? std::string()
-                     : std::string(reinterpret_cast<const char *>(bytes.data),
-                                   bytes.size);
-        CUmodule module = loadModule(
-            cu, useCubin ? static_cast<const void *>(bytes.data) : ptx.c_str(),
-            where);
+            useCubin ? std::string() : std::string(reinterpret_cast<const char *>(bytes.data), bytes.size);
+        CUmodule module = loadModule(cu, useCubin ? static_cast<const void *>(bytes.data) : ptx.c_str(), where);
         modules_.push_back(module);
         it = loaded.emplace(key, module).first;
       }
       if (!useCubin)
         ++jitCompiled_;
-      cu.check(
-          cu.moduleGetFunction(&functions_[k], it->second, image.entry.c_str()),
-          "cuModuleGetFunction", where + " (entry '" + image.entry + "')");
+      cu.check(cu.moduleGetFunction(&functions_[k], it->second, image.entry.c_str()), "cuModuleGetFunction",
+               where + " (entry '" + image.entry + "')");
     }
   } catch (...) {
     for (CUmodule module : modules_)

@@ -10,13 +10,10 @@ StreamGate::StreamGate(const CudaContext &context) : context_(context) {
   const DriverApi &cu = context_.api();
   const std::string where = "for the stream gate used to time kernels";
   void *host = nullptr;
-  cu.check(cu.memHostAlloc(&host, sizeof(uint32_t), kMemHostAllocDeviceMap),
-           "cuMemHostAlloc", where);
+  cu.check(cu.memHostAlloc(&host, sizeof(uint32_t), kMemHostAllocDeviceMap), "cuMemHostAlloc", where);
   flag_ = static_cast<volatile uint32_t *>(host);
   *flag_ = 0;
-  if (CUresult result =
-          cu.memHostGetDevicePointer(&deviceFlag_, host, /*flags=*/0);
-      result != kCudaSuccess) {
+  if (CUresult result = cu.memHostGetDevicePointer(&deviceFlag_, host, /*flags=*/0); result != kCudaSuccess) {
     cu.memFreeHost(host);
     cu.fail(result, "cuMemHostGetDevicePointer", where);
   }
@@ -32,8 +29,7 @@ StreamGate::~StreamGate() {
 void StreamGate::close() {
   ++generation_;
   const DriverApi &cu = context_.api();
-  cu.check(cu.streamWaitValue32(context_.stream(), deviceFlag_, generation_,
-                                kStreamWaitValueGeq),
+  cu.check(cu.streamWaitValue32(context_.stream(), deviceFlag_, generation_, kStreamWaitValueGeq),
            "cuStreamWaitValue32", "for the stream gate used to time kernels");
   closed_ = true;
 }

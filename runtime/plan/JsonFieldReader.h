@@ -21,8 +21,7 @@ class JsonFieldReader {
 public:
   /// `path` locates `object` in the manifest ("" for the root). Throws if
   /// `object` is not a JSON object.
-  JsonFieldReader(const nlohmann::json &object, std::string sourceName,
-                  std::string path);
+  JsonFieldReader(const nlohmann::json &object, std::string sourceName, std::string path);
 
   bool has(const char *key) const;
   /// The raw value of a required field.

@@ -42,22 +42,18 @@ int64_t GridDimDesc::at(int64_t batch) const {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   if (perBatch > 0 && batch > (kMax - fixed - divisor) / perBatch)
     return kMax;
-  return std::max<int64_t>(1, (perBatch * batch + fixed + divisor - 1) /
-                                  divisor);
+  return std::max<int64_t>(1, (perBatch * batch + fixed + divisor - 1) / divisor);
 }
 
-Plan::Plan(std::string sourceName, std::vector<uint8_t> bytes,
-           std::vector<plan::SectionRef> sections, PlanManifest manifest)
-    : sourceName_(std::move(sourceName)), bytes_(std::move(bytes)),
-      sections_(std::move(sections)), manifest_(std::move(manifest)) {}
+Plan::Plan(std::string sourceName, std::vector<uint8_t> bytes, std::vector<plan::SectionRef> sections,
+           PlanManifest manifest)
+    : sourceName_(std::move(sourceName)), bytes_(std::move(bytes)), sections_(std::move(sections)),
+      manifest_(std::move(manifest)) {}
 
-Plan Plan::load(const std::string &path) {
-  return fromBytes(readFileBytes(path), path);
-}
+Plan Plan::load(const std::string &path) { return fromBytes(readFileBytes(path), path); }
 
 Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
-  plan::DecodedContainer container =
-      plan::decodePlan(bytes.data(), bytes.size(), sourceName);
+  plan::DecodedContainer container = plan::decodePlan(bytes.data(), bytes.size(), sourceName);
   PlanManifest manifest = readManifest(container.manifest, sourceName);
   SectionSizes sizes;
   for (const plan::SectionRef &section : container.sections) {
@@ -67,15 +63,13 @@ Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
       sizes.kernelImages = section.size;
   }
   verifyManifest(manifest, sizes, sourceName);
-  return Plan(std::move(sourceName), std::move(bytes),
-              std::move(container.sections), std::move(manifest));
+  return Plan(std::move(sourceName), std::move(bytes), std::move(container.sections), std::move(manifest));
 }
 
 ByteRange Plan::sectionBytes(const std::string &name) const {
   for (const plan::SectionRef &section : sections_)
     if (section.name == name)
-      return ByteRange{bytes_.data() + section.offset,
-                       static_cast<size_t>(section.size)};
+      return ByteRange{bytes_.data() + section.offset, static_cast<size_t>(section.size)};
   return ByteRange{};
 }
 
@@ -90,8 +84,7 @@ const float *Plan::weightData(const BufferDesc &buffer) const {
 ByteRange Plan::imageBytes(const ImageRange &range) const {
   // The verifier checked that the range lies inside the section.
   ByteRange images = sectionBytes(plan::kKernelImagesSection);
-  return ByteRange{images.data + range.offset,
-                   static_cast<size_t>(range.size)};
+  return ByteRange{images.data + range.offset, static_cast<size_t>(range.size)};
 }
 
 } // namespace fusec::runtime

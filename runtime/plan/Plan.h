@@ -170,8 +170,8 @@ public:
   ByteRange imageBytes(const ImageRange &range) const;
 
 private:
-  Plan(std::string sourceName, std::vector<uint8_t> bytes,
-       std::vector<plan::SectionRef> sections, PlanManifest manifest);
+  Plan(std::string sourceName, std::vector<uint8_t> bytes, std::vector<plan::SectionRef> sections,
+       PlanManifest manifest);
 
   std::string sourceName_;
   std::vector<uint8_t> bytes_;

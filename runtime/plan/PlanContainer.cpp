@@ -37,8 +37,7 @@ constexpr size_t kManifestChecksumAt = offsetof(FileHeader, manifestChecksum);
 constexpr size_t kFileSizeAt = offsetof(FileHeader, fileSize);
 
 /// Offsets of the sections when the manifest ends at `manifestEnd`.
-std::vector<uint64_t> layoutSections(uint64_t manifestEnd,
-                                     const std::vector<Section> &sections) {
+std::vector<uint64_t> layoutSections(uint64_t manifestEnd, const std::vector<Section> &sections) {
   std::vector<uint64_t> offsets;
   uint64_t next = manifestEnd;
   for (const Section &section : sections) {
@@ -49,8 +48,7 @@ std::vector<uint64_t> layoutSections(uint64_t manifestEnd,
   return offsets;
 }
 
-json sectionsArray(const std::vector<Section> &sections,
-                   const std::vector<uint64_t> &offsets,
+json sectionsArray(const std::vector<Section> &sections, const std::vector<uint64_t> &offsets,
                    const std::vector<uint64_t> &checksums) {
   json array = json::array();
   for (size_t i = 0; i < sections.size(); ++i)
@@ -61,8 +59,7 @@ json sectionsArray(const std::vector<Section> &sections,
   return array;
 }
 
-[[noreturn]] void failDecoding(const std::string &sourceName,
-                               const std::string &reason) {
+[[noreturn]] void failDecoding(const std::string &sourceName, const std::string &reason) {
   throw Error(sourceName + ": " + reason);
 }
 
@@ -70,23 +67,20 @@ std::string serialize(const json &manifest) {
   try {
     return manifest.dump();
   } catch (const json::exception &e) {
-    throw Error(std::string("cannot serialize the plan manifest: ") +
-                e.what());
+    throw Error(std::string("cannot serialize the plan manifest: ") + e.what());
   }
 }
 
 } // namespace
 
-std::vector<uint8_t> encodePlan(const json &manifestWithoutSections,
-                                const std::vector<Section> &sections) {
+std::vector<uint8_t> encodePlan(const json &manifestWithoutSections, const std::vector<Section> &sections) {
   if (!manifestWithoutSections.is_object())
     throw Error("cannot encode plan: the manifest must be a JSON object");
   std::set<std::string> names;
   std::vector<uint64_t> checksums;
   for (const Section &section : sections) {
     if (!names.insert(section.name).second)
-      throw Error("cannot encode plan: duplicate section '" + section.name +
-                  "'");
+      throw Error("cannot encode plan: duplicate section '" + section.name + "'");
     checksums.push_back(fnv1a64(section.bytes.data(), section.bytes.size()));
   }
 
@@ -100,8 +94,7 @@ std::vector<uint8_t> encodePlan(const json &manifestWithoutSections,
   while (true) {
     manifest["sections"] = sectionsArray(sections, offsets, checksums);
     text = serialize(manifest);
-    std::vector<uint64_t> settled =
-        layoutSections(kHeaderSize + text.size(), sections);
+    std::vector<uint64_t> settled = layoutSections(kHeaderSize + text.size(), sections);
     if (settled == offsets)
       break;
     offsets = std::move(settled);
@@ -122,55 +115,48 @@ std::vector<uint8_t> encodePlan(const json &manifestWithoutSections,
   std::memcpy(&file[kHeaderSize], text.data(), text.size());
   for (size_t i = 0; i < sections.size(); ++i)
     if (!sections[i].bytes.empty())
-      std::memcpy(&file[offsets[i]], sections[i].bytes.data(),
-                  sections[i].bytes.size());
+      std::memcpy(&file[offsets[i]], sections[i].bytes.data(), sections[i].bytes.size());
   return file;
 }
 
-DecodedContainer decodePlan(const uint8_t *data, size_t size,
-                            const std::string &sourceName) {
+DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string &sourceName) {
   auto fail = [&](const std::string &reason) { failDecoding(sourceName, reason); };
 
   if (size < kHeaderSize)
-    fail("file is too short to be a fusec plan (" + std::to_string(size) +
-         " bytes; the header alone is " + std::to_string(kHeaderSize) + ")");
+    fail("file is too short to be a fusec plan (" + std::to_string(size) + " bytes; the header alone is " +
+         std::to_string(kHeaderSize) + ")");
   if (std::memcmp(data, kMagic, sizeof(kMagic)) != 0)
     fail("not a fusec plan (bad magic; expected \"FUSEPLAN\")");
 
   DecodedContainer result;
   result.majorVersion = static_cast<uint32_t>(loadLE(data + kMajorAt, 4));
   result.minorVersion = static_cast<uint32_t>(loadLE(data + kMinorAt, 4));
-  const std::string version = std::to_string(result.majorVersion) + "." +
-                              std::to_string(result.minorVersion);
+  const std::string version = std::to_string(result.majorVersion) + "." + std::to_string(result.minorVersion);
   const std::string supported = std::to_string(kMajorVersion) + ".x";
   if (result.majorVersion > kMajorVersion)
-    fail("plan format version " + version +
-         " is newer than this runtime supports (" + supported +
+    fail("plan format version " + version + " is newer than this runtime supports (" + supported +
          "); upgrade the runtime or recompile the model with a matching fusec");
   if (result.majorVersion < kMajorVersion)
-    fail("plan format version " + version + " is no longer supported (" +
-         supported + "); recompile the model");
+    fail("plan format version " + version + " is no longer supported (" + supported + "); recompile the model");
 
   const uint64_t recordedSize = loadLE(data + kFileSizeAt, 8);
   if (size < recordedSize)
-    fail("file is truncated (" + std::to_string(size) +
-         " bytes; the header records " + std::to_string(recordedSize) + ")");
+    fail("file is truncated (" + std::to_string(size) + " bytes; the header records " + std::to_string(recordedSize) +
+         ")");
   if (size > recordedSize)
-    fail("file has trailing data (" + std::to_string(size) +
-         " bytes; the header records " + std::to_string(recordedSize) + ")");
+    fail("file has trailing data (" + std::to_string(size) + " bytes; the header records " +
+         std::to_string(recordedSize) + ")");
 
   const uint64_t manifestOffset = loadLE(data + kManifestOffsetAt, 8);
   const uint64_t manifestSize = loadLE(data + kManifestSizeAt, 8);
   if (manifestOffset != kHeaderSize)
-    fail("manifest offset " + std::to_string(manifestOffset) +
-         " is invalid (must be " + std::to_string(kHeaderSize) + ")");
+    fail("manifest offset " + std::to_string(manifestOffset) + " is invalid (must be " + std::to_string(kHeaderSize) +
+         ")");
   if (manifestSize > size - manifestOffset)
-    fail("manifest size " + std::to_string(manifestSize) +
-         " runs past the end of the file (" + std::to_string(size) +
+    fail("manifest size " + std::to_string(manifestSize) + " runs past the end of the file (" + std::to_string(size) +
          " bytes)");
   const uint8_t *manifestBytes = data + manifestOffset;
-  if (fnv1a64(manifestBytes, manifestSize) !=
-      loadLE(data + kManifestChecksumAt, 8))
+  if (fnv1a64(manifestBytes, manifestSize) != loadLE(data + kManifestChecksumAt, 8))
     fail("manifest checksum mismatch (the file is corrupt)");
 
   try {
@@ -192,19 +178,15 @@ DecodedContainer decodePlan(const uint8_t *data, size_t size,
     const std::string where = "section '" + section.name + "'";
     if (!names.insert(section.name).second)
       fail("duplicate " + where);
-    if (section.offset < manifestEnd || section.offset > size ||
-        section.size > size - section.offset)
-      fail(where + " (offset " + std::to_string(section.offset) + ", size " +
-           std::to_string(section.size) + ") lies outside the data area [" +
-           std::to_string(manifestEnd) + ", " + std::to_string(size) + ")");
+    if (section.offset < manifestEnd || section.offset > size || section.size > size - section.offset)
+      fail(where + " (offset " + std::to_string(section.offset) + ", size " + std::to_string(section.size) +
+           ") lies outside the data area [" + std::to_string(manifestEnd) + ", " + std::to_string(size) + ")");
     if (section.offset % kSectionAlignment != 0)
-      fail(where + " offset " + std::to_string(section.offset) +
-           " is not a multiple of " + std::to_string(kSectionAlignment));
-    const std::string computed =
-        toHex64(fnv1a64(data + section.offset, section.size));
+      fail(where + " offset " + std::to_string(section.offset) + " is not a multiple of " +
+           std::to_string(kSectionAlignment));
+    const std::string computed = toHex64(fnv1a64(data + section.offset, section.size));
     if (computed != checksum)
-      fail(where + " checksum mismatch (recorded " + checksum + ", computed " +
-           computed + "; the file is corrupt)");
+      fail(where + " checksum mismatch (recorded " + checksum + ", computed " + computed + "; the file is corrupt)");
     result.sections.push_back(std::move(section));
   }
   return result;

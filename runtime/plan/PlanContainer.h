@@ -49,14 +49,12 @@ struct DecodedContainer {
 /// keys and no whitespace, so equal inputs give byte-identical files. Throws
 /// runtime::Error if two sections share a name or the manifest is not an
 /// object.
-std::vector<uint8_t> encodePlan(const nlohmann::json &manifestWithoutSections,
-                                const std::vector<Section> &sections);
+std::vector<uint8_t> encodePlan(const nlohmann::json &manifestWithoutSections, const std::vector<Section> &sections);
 
 /// Checks the header (magic, major version, sizes), the manifest checksum and
 /// JSON syntax, and every section's entry, range and checksum. Throws
 /// runtime::Error naming `sourceName` and the reason on the first problem.
-DecodedContainer decodePlan(const uint8_t *data, size_t size,
-                            const std::string &sourceName);
+DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string &sourceName);
 
 /// Plan writers write their file with this (see runtime/support/FileIO.h).
 using runtime::writeFileAtomically;

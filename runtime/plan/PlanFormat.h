@@ -65,8 +65,7 @@ struct FileHeader {
 static_assert(sizeof(FileHeader) == kHeaderSize, "plan header must be 64 bytes");
 
 /// FNV-1a, 64 bit. Used for section and manifest checksums.
-inline uint64_t fnv1a64(const void *data, size_t size,
-                        uint64_t hash = 0xcbf29ce484222325ULL) {
+inline uint64_t fnv1a64(const void *data, size_t size, uint64_t hash = 0xcbf29ce484222325ULL) {
   const auto *bytes = static_cast<const unsigned char *>(data);
   for (size_t i = 0; i < size; ++i) {
     hash ^= bytes[i];
@@ -83,9 +82,7 @@ inline std::string toHex64(uint64_t value) {
   return out;
 }
 
-inline uint64_t alignTo(uint64_t value, uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
+inline uint64_t alignTo(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 
 } // namespace fusec::plan
 

@@ -14,12 +14,10 @@ BatchLinear readBatchLinear(const JsonFieldReader &object) {
 
 BufferKind readBufferKind(const JsonFieldReader &buffer) {
   const std::string kind = buffer.getString("kind");
-  for (BufferKind candidate : {BufferKind::Input, BufferKind::Output,
-                               BufferKind::Weight, BufferKind::Arena})
+  for (BufferKind candidate : {BufferKind::Input, BufferKind::Output, BufferKind::Weight, BufferKind::Arena})
     if (kind == bufferKindName(candidate))
       return candidate;
-  buffer.fail("unknown buffer kind '" + kind +
-              "' (expected input, output, weight or arena)");
+  buffer.fail("unknown buffer kind '" + kind + "' (expected input, output, weight or arena)");
 }
 
 TensorDesc readTensor(const JsonFieldReader &tensor) {
@@ -52,8 +50,7 @@ std::vector<BufferDesc> readBuffers(const JsonFieldReader &root) {
     JsonFieldReader entry = root.element("buffers", i);
     BufferDesc desc = readBuffer(entry);
     if (desc.id >= count)
-      entry.fail("buffer id " + std::to_string(desc.id) +
-                 " is out of range (the plan has " + std::to_string(count) +
+      entry.fail("buffer id " + std::to_string(desc.id) + " is out of range (the plan has " + std::to_string(count) +
                  " buffers, so ids are 0.." + std::to_string(count - 1) + ")");
     if (seen[desc.id])
       entry.fail("duplicate buffer id " + std::to_string(desc.id));
@@ -76,12 +73,13 @@ OpDesc readOp(const JsonFieldReader &op) {
 }
 
 /// Exactly three integers (x, y, z).
-std::array<int64_t, 3> readDim3(const JsonFieldReader &object,
-                                const char *key) {
+std::array<int64_t, 3> readDim3(const JsonFieldReader &object, const char *key) {
   const std::vector<int64_t> dims = object.getIntArray(key);
   if (dims.size() != 3)
-    object.fail(std::string("'") + key + "' must have 3 entries (x, y, z), "
-                "found " + std::to_string(dims.size()));
+    object.fail(std::string("'") + key +
+                "' must have 3 entries (x, y, z), "
+                "found " +
+                std::to_string(dims.size()));
   return {dims[0], dims[1], dims[2]};
 }
 
@@ -89,12 +87,10 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
   LaunchDesc desc;
   desc.block = readDim3(launch, "block");
   if (launch.getArray("grid").size() != 3)
-    launch.fail("'grid' must have 3 entries (x, y, z), found " +
-                std::to_string(launch.getArray("grid").size()));
+    launch.fail("'grid' must have 3 entries (x, y, z), found " + std::to_string(launch.getArray("grid").size()));
   for (size_t i = 0; i < 3; ++i) {
     JsonFieldReader dim = launch.element("grid", i);
-    desc.grid[i] = GridDimDesc{dim.getInt("per_batch"), dim.getInt("fixed"),
-                               dim.getInt("divisor")};
+    desc.grid[i] = GridDimDesc{dim.getInt("per_batch"), dim.getInt("fixed"), dim.getInt("divisor")};
   }
   return desc;
 }
@@ -133,8 +129,7 @@ KernelDesc readKernel(const JsonFieldReader &kernel) {
 
 } // namespace
 
-PlanManifest readManifest(const nlohmann::json &manifest,
-                          const std::string &sourceName) {
+PlanManifest readManifest(const nlohmann::json &manifest, const std::string &sourceName) {
   JsonFieldReader root(manifest, sourceName, "");
   PlanManifest result;
   result.formatVersion = root.getString("format_version");

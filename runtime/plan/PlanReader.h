@@ -17,8 +17,7 @@
 namespace fusec::runtime {
 
 /// Throws Error "<sourceName>: <field path>: <reason>" on the first problem.
-PlanManifest readManifest(const nlohmann::json &manifest,
-                          const std::string &sourceName);
+PlanManifest readManifest(const nlohmann::json &manifest, const std::string &sourceName);
 
 } // namespace fusec::runtime
 

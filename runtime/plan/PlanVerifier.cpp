@@ -16,16 +16,14 @@ namespace {
 constexpr int64_t kMaxBytes = int64_t(1) << 52;
 
 std::string formatBytes(const BatchLinear &bytes) {
-  return std::to_string(bytes.perBatch) + "*batch + " +
-         std::to_string(bytes.fixed);
+  return std::to_string(bytes.perBatch) + "*batch + " + std::to_string(bytes.fixed);
 }
 
 class ManifestVerifier {
 public:
-  ManifestVerifier(const PlanManifest &manifest, const SectionSizes &sections,
-                   const std::string &sourceName)
-      : manifest_(manifest), weightsSectionSize_(sections.weights),
-        imagesSectionSize_(sections.kernelImages), sourceName_(sourceName) {}
+  ManifestVerifier(const PlanManifest &manifest, const SectionSizes &sections, const std::string &sourceName)
+      : manifest_(manifest), weightsSectionSize_(sections.weights), imagesSectionSize_(sections.kernelImages),
+        sourceName_(sourceName) {}
 
   void verify() {
     verifyBatchBuckets();
@@ -38,23 +36,18 @@ public:
   }
 
 private:
-  [[noreturn]] void fail(const std::string &reason) const {
-    throw Error(sourceName_ + ": " + reason);
-  }
+  [[noreturn]] void fail(const std::string &reason) const { throw Error(sourceName_ + ": " + reason); }
 
   std::string describe(const BufferDesc &buffer) const {
-    return std::string(bufferKindName(buffer.kind)) + " buffer " +
-           std::to_string(buffer.id) + " '" + buffer.name + "'";
+    return std::string(bufferKindName(buffer.kind)) + " buffer " + std::to_string(buffer.id) + " '" + buffer.name + "'";
   }
 
   /// Dimensions are sizes or kBatchDim. Buffer sizes must be linear in the
   /// batch size, so a buffer shape has at most one batch dimension.
-  void verifyShape(const Shape &shape, const std::string &what,
-                   bool isBuffer) const {
+  void verifyShape(const Shape &shape, const std::string &what, bool isBuffer) const {
     for (int64_t dim : shape)
       if (dim < plan::kBatchDim)
-        fail(what + " has an invalid dimension " + std::to_string(dim) +
-             " in shape " + formatShape(shape));
+        fail(what + " has an invalid dimension " + std::to_string(dim) + " in shape " + formatShape(shape));
     int64_t elements = 1;
     for (int64_t dim : shape) {
       if (dim == plan::kBatchDim || dim == 0)
@@ -63,10 +56,8 @@ private:
         fail(what + " shape " + formatShape(shape) + " is implausibly large");
       elements *= dim;
     }
-    if (isBuffer &&
-        std::count(shape.begin(), shape.end(), plan::kBatchDim) > 1)
-      fail(what + " has more than one batch dimension in shape " +
-           formatShape(shape));
+    if (isBuffer && std::count(shape.begin(), shape.end(), plan::kBatchDim) > 1)
+      fail(what + " has more than one batch dimension in shape " + formatShape(shape));
   }
 
   void verifyBatchBuckets() const {
@@ -77,11 +68,9 @@ private:
 
   void verifyArenaSize() const {
     const ArenaDesc &arena = manifest_.arena;
-    for (int64_t bytes : {arena.size.perBatch, arena.size.fixed,
-                          arena.lowerBound.perBatch, arena.lowerBound.fixed})
+    for (int64_t bytes : {arena.size.perBatch, arena.size.fixed, arena.lowerBound.perBatch, arena.lowerBound.fixed})
       if (bytes < 0 || bytes > kMaxBytes)
-        fail("arena sizes must be non-negative and plausible (size " +
-           formatBytes(arena.size) + ", lower bound " +
+        fail("arena sizes must be non-negative and plausible (size " + formatBytes(arena.size) + ", lower bound " +
              formatBytes(arena.lowerBound) + ")");
   }
 
@@ -95,23 +84,15 @@ private:
 
   void verifyWeight(const BufferDesc &buffer) const {
     if (hasBatchDim(buffer.shape))
-      fail(describe(buffer) + " must have a static shape, not " +
-           formatShape(buffer.shape));
+      fail(describe(buffer) + " must have a static shape, not " + formatShape(buffer.shape));
     if (!weightsSectionSize_)
-      fail(describe(buffer) + " needs a '" +
-           std::string(plan::kWeightsSection) +
-           "' section, but the plan has none");
+      fail(describe(buffer) + " needs a '" + std::string(plan::kWeightsSection) + "' section, but the plan has none");
     const uint64_t bytes = static_cast<uint64_t>(buffer.byteSize().fixed);
     if (buffer.weightOffset % sizeof(float) != 0)
-      fail(describe(buffer) + " offset " +
-           std::to_string(buffer.weightOffset) +
-           " is not a multiple of 4 bytes");
-    if (buffer.weightOffset > *weightsSectionSize_ ||
-        bytes > *weightsSectionSize_ - buffer.weightOffset)
-      fail(describe(buffer) + " (offset " +
-           std::to_string(buffer.weightOffset) + ", " + std::to_string(bytes) +
-           " bytes) runs past the end of the weights section (" +
-           std::to_string(*weightsSectionSize_) + " bytes)");
+      fail(describe(buffer) + " offset " + std::to_string(buffer.weightOffset) + " is not a multiple of 4 bytes");
+    if (buffer.weightOffset > *weightsSectionSize_ || bytes > *weightsSectionSize_ - buffer.weightOffset)
+      fail(describe(buffer) + " (offset " + std::to_string(buffer.weightOffset) + ", " + std::to_string(bytes) +
+           " bytes) runs past the end of the weights section (" + std::to_string(*weightsSectionSize_) + " bytes)");
   }
 
   /// The offset and the arena size are both linear in the batch size, so the
@@ -121,36 +102,28 @@ private:
     const BatchLinear &offset = buffer.arenaOffset;
     const BatchLinear size = buffer.byteSize();
     const BatchLinear &arena = manifest_.arena.size;
-    if (offset.perBatch < 0 || offset.fixed < 0 ||
-        offset.perBatch > kMaxBytes || offset.fixed > kMaxBytes ||
-        offset.perBatch % plan::kBufferAlignment != 0 ||
-        offset.fixed % plan::kBufferAlignment != 0)
+    if (offset.perBatch < 0 || offset.fixed < 0 || offset.perBatch > kMaxBytes || offset.fixed > kMaxBytes ||
+        offset.perBatch % plan::kBufferAlignment != 0 || offset.fixed % plan::kBufferAlignment != 0)
       fail(describe(buffer) + " offset " + formatBytes(offset) +
-           " must be made of non-negative, plausible multiples of " +
-           std::to_string(plan::kBufferAlignment) + " bytes");
-    const BatchLinear end{offset.perBatch + size.perBatch,
-                          offset.fixed + size.fixed};
+           " must be made of non-negative, plausible multiples of " + std::to_string(plan::kBufferAlignment) +
+           " bytes");
+    const BatchLinear end{offset.perBatch + size.perBatch, offset.fixed + size.fixed};
     if (end.at(1) > arena.at(1))
-      fail(describe(buffer) + " (bytes [" + std::to_string(offset.at(1)) +
-           ", " + std::to_string(end.at(1)) +
-           ") at batch 1) lies beyond the arena (" +
-           std::to_string(arena.at(1)) + " bytes at batch 1)");
+      fail(describe(buffer) + " (bytes [" + std::to_string(offset.at(1)) + ", " + std::to_string(end.at(1)) +
+           ") at batch 1) lies beyond the arena (" + std::to_string(arena.at(1)) + " bytes at batch 1)");
     if (end.perBatch > arena.perBatch)
-      fail(describe(buffer) + " ends at " + formatBytes(end) +
-           " bytes, which outgrows the arena of " + formatBytes(arena) +
-           " bytes at larger batch sizes");
+      fail(describe(buffer) + " ends at " + formatBytes(end) + " bytes, which outgrows the arena of " +
+           formatBytes(arena) + " bytes at larger batch sizes");
   }
 
   const BufferDesc &bufferAt(size_t id, const std::string &what) const {
     if (id >= manifest_.buffers.size())
-      fail(what + " refers to buffer " + std::to_string(id) +
-           ", which is out of range (the plan has " +
+      fail(what + " refers to buffer " + std::to_string(id) + ", which is out of range (the plan has " +
            std::to_string(manifest_.buffers.size()) + " buffers)");
     return manifest_.buffers[id];
   }
 
-  void verifyGraphTensors(const std::vector<TensorDesc> &tensors,
-                          const std::string &role, BufferKind kind) const {
+  void verifyGraphTensors(const std::vector<TensorDesc> &tensors, const std::string &role, BufferKind kind) const {
     std::set<std::string> names;
     std::set<size_t> bound;
     for (const TensorDesc &tensor : tensors) {
@@ -158,16 +131,14 @@ private:
       if (!names.insert(tensor.name).second)
         fail("duplicate " + what);
       if (tensor.dtype != "f32")
-        fail(what + " has dtype '" + tensor.dtype +
-             "'; only f32 is supported");
+        fail(what + " has dtype '" + tensor.dtype + "'; only f32 is supported");
       verifyShape(tensor.shape, what, /*isBuffer=*/false);
       const BufferDesc &buffer = bufferAt(tensor.buffer, what);
       if (buffer.kind != kind)
-        fail(what + " is bound to " + describe(buffer) +
-             "; expected a buffer of kind '" + bufferKindName(kind) + "'");
+        fail(what + " is bound to " + describe(buffer) + "; expected a buffer of kind '" + bufferKindName(kind) + "'");
       if (buffer.shape != tensor.shape)
-        fail(what + " has shape " + formatShape(tensor.shape) + " but " +
-             describe(buffer) + " has shape " + formatShape(buffer.shape));
+        fail(what + " has shape " + formatShape(tensor.shape) + " but " + describe(buffer) + " has shape " +
+             formatShape(buffer.shape));
       if (!bound.insert(tensor.buffer).second)
         fail(what + " shares " + describe(buffer) + " with another " + role);
     }
@@ -181,8 +152,7 @@ private:
     // the beginning, the rest once a kernel has written them.
     std::vector<bool> ready(manifest_.buffers.size(), false);
     for (const BufferDesc &buffer : manifest_.buffers)
-      ready[buffer.id] = buffer.kind == BufferKind::Input ||
-                         buffer.kind == BufferKind::Weight;
+      ready[buffer.id] = buffer.kind == BufferKind::Input || buffer.kind == BufferKind::Weight;
 
     for (const KernelDesc &kernel : manifest_.kernels) {
       verifyKernelBody(kernel);
@@ -191,17 +161,14 @@ private:
         const std::string what = where + " input " + std::to_string(i);
         const BufferDesc &buffer = bufferAt(kernel.inputs[i], what);
         if (!ready[buffer.id])
-          fail(what + " reads " + describe(buffer) +
-               " before any kernel writes it");
+          fail(what + " reads " + describe(buffer) + " before any kernel writes it");
         expectSameShape(kernel.values[i], buffer, what);
       }
       for (size_t i = 0; i < kernel.outputs.size(); ++i) {
         const std::string what = where + " output " + std::to_string(i);
         const BufferDesc &buffer = bufferAt(kernel.outputs[i], what);
-        if (buffer.kind != BufferKind::Arena &&
-            buffer.kind != BufferKind::Output)
-          fail(what + " writes " + describe(buffer) +
-               "; kernels may only write arena and output buffers");
+        if (buffer.kind != BufferKind::Arena && buffer.kind != BufferKind::Output)
+          fail(what + " writes " + describe(buffer) + "; kernels may only write arena and output buffers");
         expectSameShape(kernel.values[kernel.yields[i]], buffer, what);
         ready[buffer.id] = true;
       }
@@ -212,11 +179,10 @@ private:
         fail("output '" + output.name + "' is never written by a kernel");
   }
 
-  void expectSameShape(const Shape &value, const BufferDesc &buffer,
-                       const std::string &what) const {
+  void expectSameShape(const Shape &value, const BufferDesc &buffer, const std::string &what) const {
     if (value != buffer.shape)
-      fail(what + " has shape " + formatShape(value) + " but " +
-           describe(buffer) + " has shape " + formatShape(buffer.shape));
+      fail(what + " has shape " + formatShape(value) + " but " + describe(buffer) + " has shape " +
+           formatShape(buffer.shape));
   }
 
   /// Values are defined once, before use: the kernel inputs first, then each
@@ -224,27 +190,22 @@ private:
   void verifyKernelBody(const KernelDesc &kernel) const {
     const std::string where = "kernel '" + kernel.name + "'";
     const size_t numValues = kernel.values.size();
-    const std::string range =
-        " is out of range (the kernel has " + std::to_string(numValues) +
-        " values)";
+    const std::string range = " is out of range (the kernel has " + std::to_string(numValues) + " values)";
     if (numValues < kernel.inputs.size())
-      fail(where + " has " + std::to_string(kernel.inputs.size()) +
-           " inputs but only " + std::to_string(numValues) + " values");
+      fail(where + " has " + std::to_string(kernel.inputs.size()) + " inputs but only " + std::to_string(numValues) +
+           " values");
     for (size_t i = 0; i < numValues; ++i)
-      verifyShape(kernel.values[i],
-                  where + " value " + std::to_string(i), /*isBuffer=*/false);
+      verifyShape(kernel.values[i], where + " value " + std::to_string(i), /*isBuffer=*/false);
 
     std::vector<bool> defined(numValues, false);
     std::fill(defined.begin(), defined.begin() + kernel.inputs.size(), true);
     for (const OpDesc &op : kernel.ops) {
-      const std::string opWhere =
-          where + " op " + op.op + " '" + op.name + "'";
+      const std::string opWhere = where + " op " + op.op + " '" + op.name + "'";
       for (size_t operand : op.operands) {
         if (operand >= numValues)
           fail(opWhere + " operand " + std::to_string(operand) + range);
         if (!defined[operand])
-          fail(opWhere + " uses value " + std::to_string(operand) +
-               " before it is defined");
+          fail(opWhere + " uses value " + std::to_string(operand) + " before it is defined");
       }
       for (size_t result : op.results) {
         if (result >= numValues)
@@ -256,12 +217,10 @@ private:
     }
     for (size_t i = kernel.inputs.size(); i < numValues; ++i)
       if (!defined[i])
-        fail(where + " value " + std::to_string(i) +
-             " is neither a kernel input nor an op result");
+        fail(where + " value " + std::to_string(i) + " is neither a kernel input nor an op result");
     if (kernel.yields.size() != kernel.outputs.size())
-      fail(where + " yields " + std::to_string(kernel.yields.size()) +
-           " values for " + std::to_string(kernel.outputs.size()) +
-           " outputs");
+      fail(where + " yields " + std::to_string(kernel.yields.size()) + " values for " +
+           std::to_string(kernel.outputs.size()) + " outputs");
     for (size_t value : kernel.yields)
       if (value >= numValues)
         fail(where + " yield " + std::to_string(value) + range);
@@ -274,19 +233,19 @@ private:
     const std::string where = "kernel '" + kernel.name + "'";
     if (kernel.isCopy() || kernel.isHostStep()) {
       if (kernel.launch || kernel.image)
-        fail(where + " of kind '" + kernel.kind +
-             "' must have neither 'launch' nor 'image'");
+        fail(where + " of kind '" + kernel.kind + "' must have neither 'launch' nor 'image'");
       if (kernel.isCopy())
         verifyCopy(kernel, where);
       return;
     }
     if (kernel.launch.has_value() != kernel.image.has_value())
-      fail(where + (kernel.launch ? " has a 'launch' but no 'image'"
-                                  : " has an 'image' but no 'launch'"));
+      fail(where + (kernel.launch ? " has a 'launch' but no 'image'" : " has an 'image' but no 'launch'"));
     if (!kernel.launch) {
       if (manifest_.target != "cpu")
-        fail(where + " has no 'launch' and 'image', which every device "
-             "kernel of a plan for target '" + manifest_.target + "' needs");
+        fail(where +
+             " has no 'launch' and 'image', which every device "
+             "kernel of a plan for target '" +
+             manifest_.target + "' needs");
       return;
     }
     verifyLaunch(*kernel.launch, where);
@@ -296,15 +255,13 @@ private:
   /// A copy moves one buffer's bytes into another of the same size.
   void verifyCopy(const KernelDesc &kernel, const std::string &where) const {
     if (kernel.inputs.size() != 1 || kernel.outputs.size() != 1)
-      fail(where + " of kind 'copy' must have one input and one output, not " +
-           std::to_string(kernel.inputs.size()) + " and " +
-           std::to_string(kernel.outputs.size()));
+      fail(where + " of kind 'copy' must have one input and one output, not " + std::to_string(kernel.inputs.size()) +
+           " and " + std::to_string(kernel.outputs.size()));
     const BufferDesc &from = manifest_.buffers[kernel.inputs[0]];
     const BufferDesc &to = manifest_.buffers[kernel.outputs[0]];
     if (from.shape != to.shape)
-      fail(where + " copies " + describe(from) + " of shape " +
-           formatShape(from.shape) + " into " + describe(to) + " of shape " +
-           formatShape(to.shape));
+      fail(where + " copies " + describe(from) + " of shape " + formatShape(from.shape) + " into " + describe(to) +
+           " of shape " + formatShape(to.shape));
   }
 
   /// CUDA's limits on a block: x, y <= 1024, z <= 64, at most 1024 threads.
@@ -312,54 +269,43 @@ private:
   void verifyLaunch(const LaunchDesc &launch, const std::string &where) const {
     static const int64_t kMaxBlock[3] = {1024, 1024, 64};
     static const char *const kAxes[3] = {"x", "y", "z"};
-    const std::string block = "[" + std::to_string(launch.block[0]) + ", " +
-                              std::to_string(launch.block[1]) + ", " +
+    const std::string block = "[" + std::to_string(launch.block[0]) + ", " + std::to_string(launch.block[1]) + ", " +
                               std::to_string(launch.block[2]) + "]";
     int64_t threads = 1;
     for (int axis = 0; axis < 3; ++axis) {
       const int64_t dim = launch.block[axis];
       if (dim < 1 || dim > kMaxBlock[axis])
-        fail(where + " block " + block + ": " + kAxes[axis] +
-             " must be in [1, " + std::to_string(kMaxBlock[axis]) + "]");
+        fail(where + " block " + block + ": " + kAxes[axis] + " must be in [1, " + std::to_string(kMaxBlock[axis]) +
+             "]");
       threads *= dim;
     }
     if (threads > 1024)
-      fail(where + " block " + block + " has " + std::to_string(threads) +
-           " threads; CUDA allows at most 1024");
+      fail(where + " block " + block + " has " + std::to_string(threads) + " threads; CUDA allows at most 1024");
     for (int axis = 0; axis < 3; ++axis) {
       const GridDimDesc &dim = launch.grid[axis];
-      if (dim.divisor < 1 || dim.perBatch < 0 || dim.fixed < 0 ||
-          dim.perBatch > kMaxBytes || dim.fixed > kMaxBytes ||
+      if (dim.divisor < 1 || dim.perBatch < 0 || dim.fixed < 0 || dim.perBatch > kMaxBytes || dim.fixed > kMaxBytes ||
           dim.divisor > kMaxBytes)
-        fail(where + " grid " + kAxes[axis] + " (per_batch " +
-             std::to_string(dim.perBatch) + ", fixed " +
-             std::to_string(dim.fixed) + ", divisor " +
-             std::to_string(dim.divisor) +
+        fail(where + " grid " + kAxes[axis] + " (per_batch " + std::to_string(dim.perBatch) + ", fixed " +
+             std::to_string(dim.fixed) + ", divisor " + std::to_string(dim.divisor) +
              ") needs a positive divisor and non-negative, plausible terms");
     }
   }
 
-  void verifyImage(const KernelImageDesc &image,
-                   const std::string &where) const {
+  void verifyImage(const KernelImageDesc &image, const std::string &where) const {
     if (image.entry.empty() || image.arch.empty())
       fail(where + " image needs a non-empty 'entry' and 'arch'");
     if (!imagesSectionSize_)
-      fail(where + " has an image, but the plan has no '" +
-           std::string(plan::kKernelImagesSection) + "' section");
+      fail(where + " has an image, but the plan has no '" + std::string(plan::kKernelImagesSection) + "' section");
     verifyImageRange(image.ptx, "PTX", where);
     if (image.cubin)
       verifyImageRange(*image.cubin, "CUBIN", where);
   }
 
-  void verifyImageRange(const ImageRange &range, const char *what,
-                        const std::string &where) const {
+  void verifyImageRange(const ImageRange &range, const char *what, const std::string &where) const {
     const uint64_t sectionSize = *imagesSectionSize_;
-    if (range.size == 0 || range.offset > sectionSize ||
-        range.size > sectionSize - range.offset)
-      fail(where + " " + what + " image (offset " +
-           std::to_string(range.offset) + ", " + std::to_string(range.size) +
-           " bytes) must be non-empty and lie inside the " +
-           plan::kKernelImagesSection + " section (" +
+    if (range.size == 0 || range.offset > sectionSize || range.size > sectionSize - range.offset)
+      fail(where + " " + what + " image (offset " + std::to_string(range.offset) + ", " + std::to_string(range.size) +
+           " bytes) must be non-empty and lie inside the " + plan::kKernelImagesSection + " section (" +
            std::to_string(sectionSize) + " bytes)");
   }
 
@@ -371,8 +317,7 @@ private:
 
 } // namespace
 
-void verifyManifest(const PlanManifest &manifest, const SectionSizes &sections,
-                    const std::string &sourceName) {
+void verifyManifest(const PlanManifest &manifest, const SectionSizes &sections, const std::string &sourceName) {
   ManifestVerifier(manifest, sections, sourceName).verify();
 }
 

@@ -28,8 +28,7 @@ struct SectionSizes {
 };
 
 /// Throws Error "<sourceName>: <reason>" on the first problem.
-void verifyManifest(const PlanManifest &manifest, const SectionSizes &sections,
-                    const std::string &sourceName);
+void verifyManifest(const PlanManifest &manifest, const SectionSizes &sections, const std::string &sourceName);
 
 } // namespace fusec::runtime
 

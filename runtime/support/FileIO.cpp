@@ -40,8 +40,7 @@ private:
   int fd_;
 };
 
-void writeAll(int fd, const std::vector<uint8_t> &bytes,
-              const std::string &path) {
+void writeAll(int fd, const std::vector<uint8_t> &bytes, const std::string &path) {
   size_t written = 0;
   while (written < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
@@ -81,12 +80,9 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
   return bytes;
 }
 
-void writeFileAtomically(const std::string &path,
-                         const std::vector<uint8_t> &bytes) {
-  const std::string tempPath =
-      path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  FileDescriptor file(
-      ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes) {
+  const std::string tempPath = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  FileDescriptor file(::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (file.get() < 0)
     throw Error(systemError(path, "create temporary file for"));
   try {

@@ -20,8 +20,7 @@ std::vector<uint8_t> readFileBytes(const std::string &path);
 /// Writes `bytes` to `path.tmp.<pid>` in the same directory, fsyncs it and
 /// renames it over `path`. On any failure the temporary file is removed and an
 /// Error naming `path` and the failing step is thrown; `path` is untouched.
-void writeFileAtomically(const std::string &path,
-                         const std::vector<uint8_t> &bytes);
+void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes);
 
 } // namespace fusec::runtime
 

@@ -6,8 +6,7 @@
 
 static size_t elements(const fusec_plan *plan, int input, size_t index, int64_t batch) {
   int64_t dims[16];
-  size_t rank = input ? fusec_plan_input_shape(plan, index, dims, 16)
-                      : fusec_plan_output_shape(plan, index, dims, 16);
+  size_t rank = input ? fusec_plan_input_shape(plan, index, dims, 16) : fusec_plan_output_shape(plan, index, dims, 16);
   size_t count = 1;
   for (size_t d = 0; d < rank; ++d)
     count *= (size_t)(dims[d] == FUSEC_BATCH_DIM ? batch : dims[d]);

@@ -20,16 +20,15 @@ using nlohmann::json;
 namespace {
 
 std::shared_ptr<const Plan> planFrom(const json &manifest) {
-  return std::make_shared<const Plan>(Plan::fromBytes(
-      plan::encodePlan(manifest, test::hostStepPlanSections()), "host.plan"));
+  return std::make_shared<const Plan>(
+      Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), "host.plan"));
 }
 
 /// Distinct, sign-mixed rows so that a misplaced row or stale padding shows.
 Tensor inputRows(int64_t batch, float seed) {
   std::vector<float> values(static_cast<size_t>(batch * 4));
   for (size_t i = 0; i < values.size(); ++i)
-    values[i] =
-        seed + 0.37f * static_cast<float>(i) - static_cast<float>(i % 3) * 1.5f;
+    values[i] = seed + 0.37f * static_cast<float>(i) - static_cast<float>(i % 3) * 1.5f;
   return Tensor({batch, 4}, values);
 }
 
@@ -37,10 +36,8 @@ void requireHostStepOutputs(Session &session, int64_t batch, float seed) {
   INFO("batch " << batch);
   const Tensor x = inputRows(batch, seed);
   const auto outputs = session.run(batch, {{"x", x}});
-  test::requireTensor(outputs.at("y"), {batch, 4},
-                      test::hostStepPlanY(x.values()), 1e-5f);
-  test::requireTensor(outputs.at("z"), {batch, 4},
-                      test::hostStepPlanZ(x.values()), 0.0f);
+  test::requireTensor(outputs.at("y"), {batch, 4}, test::hostStepPlanY(x.values()), 1e-5f);
+  test::requireTensor(outputs.at("z"), {batch, 4}, test::hostStepPlanZ(x.values()), 0.0f);
 }
 
 } // namespace
@@ -51,8 +48,7 @@ TEST_CASE("graphed, padded and oversized runs match the host") {
   prebuilt.prebuildGraphs = true;
   direct.useGraphs = false;
   for (const DeviceOptions &options : {lazy, prebuilt, direct}) {
-    INFO("graphs " << options.useGraphs << ", prebuilt "
-                   << options.prebuildGraphs);
+    INFO("graphs " << options.useGraphs << ", prebuilt " << options.prebuildGraphs);
     Session session(plan, Device::Cuda, options);
     REQUIRE(session.device() == Device::Cuda);
     // Larger batches before smaller ones of the same bucket: stale rows in
@@ -72,8 +68,7 @@ TEST_CASE("the CUDA backend times whole runs, execution and kernels") {
   options.warmup = 2;
   options.iterations = 5;
   options.deviceSteps = true;
-  const RunTimings timings =
-      session.time(3, {x.data()}, {y.data(), z.data()}, options);
+  const RunTimings timings = session.time(3, {x.data()}, {y.data(), z.data()}, options);
   CHECK(timings.mode == "bucket 4, graph");
   CHECK(timings.run.iterations == 5);
   CHECK(timings.run.minMs > 0);
@@ -83,22 +78,19 @@ TEST_CASE("the CUDA backend times whole runs, execution and kernels") {
   CHECK(timings.deviceStepCount == 3); // two kernels and the copy
   CHECK(timings.deviceSteps->minMs > 0);
   // The outputs are those of the timed runs.
-  test::requireTensor(Tensor({3, 4}, y), {3, 4},
-                      test::hostStepPlanY(x.values()), 1e-5f);
+  test::requireTensor(Tensor({3, 4}, y), {3, 4}, test::hostStepPlanY(x.values()), 1e-5f);
 }
 
 TEST_CASE("driver failures name the call, the kernel and the device") {
   json manifest = test::hostStepPlanManifest();
   manifest["kernels"][2]["image"]["entry"] = "no_such_kernel";
-  CHECK_THROWS_WITH(
-      Session(planFrom(manifest), Device::Cuda),
-      Contains("cuModuleGetFunction failed for kernel 'k2_add' (PTX for "
-               "sm_75, JIT-compiled for ") &&
-          Contains("(entry 'no_such_kernel'): CUDA_ERROR_NOT_FOUND"));
+  CHECK_THROWS_WITH(Session(planFrom(manifest), Device::Cuda),
+                    Contains("cuModuleGetFunction failed for kernel 'k2_add' (PTX for "
+                             "sm_75, JIT-compiled for ") &&
+                        Contains("(entry 'no_such_kernel'): CUDA_ERROR_NOT_FOUND"));
 
   DeviceOptions missing;
   missing.cudaDevice = 999;
-  CHECK_THROWS_WITH(
-      Session(planFrom(test::hostStepPlanManifest()), Device::Cuda, missing),
-      Contains("cannot run on CUDA: there is no CUDA device 999"));
+  CHECK_THROWS_WITH(Session(planFrom(test::hostStepPlanManifest()), Device::Cuda, missing),
+                    Contains("cannot run on CUDA: there is no CUDA device 999"));
 }

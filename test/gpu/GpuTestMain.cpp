@@ -17,13 +17,10 @@
 int main(int argc, char **argv) {
   try {
     fusec::runtime::cuda::CudaContext probe(
-        fusec::runtime::cuda::DriverApi::load(
-            fusec::runtime::DeviceOptions().cudaDriver),
-        0);
+        fusec::runtime::cuda::DriverApi::load(fusec::runtime::DeviceOptions().cudaDriver), 0);
     std::cout << "running the GPU tests on " << probe.describeDevice() << "\n";
   } catch (const fusec::runtime::cuda::CudaUnavailable &unavailable) {
-    std::cout << "SKIPPED: no usable CUDA device: " << unavailable.what()
-              << "\n";
+    std::cout << "SKIPPED: no usable CUDA device: " << unavailable.what() << "\n";
     return 77;
   }
   return Catch::Session().run(argc, argv);

@@ -50,8 +50,8 @@ ModelReference loadModelReference(const std::string &modelDir) {
   return model;
 }
 
-bool allClose(const runtime::Tensor &actual, const runtime::Tensor &expected, double rtol,
-              double atol, std::string &report) {
+bool allClose(const runtime::Tensor &actual, const runtime::Tensor &expected, double rtol, double atol,
+              std::string &report) {
   std::ostringstream out;
   if (actual.shape() != expected.shape()) {
     out << "shape " << runtime::formatShape(actual.shape()) << " differs from the reference "
@@ -75,10 +75,9 @@ bool allClose(const runtime::Tensor &actual, const runtime::Tensor &expected, do
   }
   if (violations == 0)
     return true;
-  out << violations << " of " << expected.numElements() << " elements differ; max abs error "
-      << maxAbs << ", max rel error " << maxRel << "; worst at flat index " << worst
-      << ": got " << actual.data()[worst] << ", expected " << expected.data()[worst]
-      << " (rtol " << rtol << ", atol " << atol << ")";
+  out << violations << " of " << expected.numElements() << " elements differ; max abs error " << maxAbs
+      << ", max rel error " << maxRel << "; worst at flat index " << worst << ": got " << actual.data()[worst]
+      << ", expected " << expected.data()[worst] << " (rtol " << rtol << ", atol " << atol << ")";
   report = out.str();
   return false;
 }

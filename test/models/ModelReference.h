@@ -31,8 +31,8 @@ ModelReference loadModelReference(const std::string &modelDir);
 
 /// np.allclose(actual, expected, rtol, atol) with a report of the worst
 /// element; `report` is empty on success.
-bool allClose(const runtime::Tensor &actual, const runtime::Tensor &expected, double rtol,
-              double atol, std::string &report);
+bool allClose(const runtime::Tensor &actual, const runtime::Tensor &expected, double rtol, double atol,
+              std::string &report);
 
 } // namespace fusec::test
 

@@ -31,8 +31,7 @@ std::vector<Configuration> configurations() {
   configs[0].name = "unfused";
   configs[0].fusion.strategy = "none";
   configs[0].fusion.disabled = fusionRuleNames();
-  for (auto [config, strategy] : {std::pair{&configs[1], "greedy"}, {&configs[2], "dp"},
-                                  {&configs[3], "none"}}) {
+  for (auto [config, strategy] : {std::pair{&configs[1], "greedy"}, {&configs[2], "dp"}, {&configs[3], "none"}}) {
     config->name = strategy;
     config->fusion.strategy = strategy;
   }
@@ -64,16 +63,16 @@ void checkModel(const std::string &name) {
     for (const test::ReferenceBatch &batch : model.batches) {
       auto outputs = session.run(batch.batch, batch.inputs);
       for (const auto &[outputName, expected] : batch.outputs) {
-        INFO(name << " (" << config.name << ", " << plan->kernels().size()
-                  << " kernels) batch " << batch.batch << " output '" << outputName << "'");
+        INFO(name << " (" << config.name << ", " << plan->kernels().size() << " kernels) batch " << batch.batch
+                  << " output '" << outputName << "'");
         REQUIRE(outputs.count(outputName));
         std::string report;
         if (!test::allClose(outputs[outputName], expected, model.rtol, model.atol, report))
           FAIL_CHECK("vs PyTorch: " << report);
         if (config.name == "unfused")
           unfusedOutputs[batch.batch][outputName] = outputs[outputName];
-        else if (!test::allClose(outputs[outputName], unfusedOutputs[batch.batch][outputName],
-                                 model.rtol, model.atol, report))
+        else if (!test::allClose(outputs[outputName], unfusedOutputs[batch.batch][outputName], model.rtol, model.atol,
+                                 report))
           FAIL_CHECK("vs the unfused plan: " << report);
       }
     }
@@ -83,15 +82,12 @@ void checkModel(const std::string &name) {
 } // namespace
 
 TEST_CASE("the shared model folder holds the seven reference models", "[models]") {
-  CHECK(test::listModels(kModelsDir) ==
-        std::vector<std::string>{"conv_bn_relu", "mlp", "multi_consumer", "pad_conv",
-                                 "residual_block", "three_part", "tiny_resnet"});
+  CHECK(test::listModels(kModelsDir) == std::vector<std::string>{"conv_bn_relu", "mlp", "multi_consumer", "pad_conv",
+                                                                 "residual_block", "three_part", "tiny_resnet"});
 }
 
-#define FUSEC_MODEL_TEST(NAME)                                                 \
-  TEST_CASE("model " #NAME " matches PyTorch, unfused and with every strategy", "[models]") { \
-    checkModel(#NAME);                                                         \
-  }
+#define FUSEC_MODEL_TEST(NAME)                                                                                         \
+  TEST_CASE("model " #NAME " matches PyTorch, unfused and with every strategy", "[models]") { checkModel(#NAME); }
 FUSEC_MODEL_TEST(conv_bn_relu)
 FUSEC_MODEL_TEST(mlp)
 FUSEC_MODEL_TEST(multi_consumer)

@@ -9,6 +9,5 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   fusec::registerDialects(registry);
   fusec::registerPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "fusec optimizer driver\n", registry));
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "fusec optimizer driver\n", registry));
 }

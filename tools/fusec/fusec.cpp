@@ -19,77 +19,65 @@ namespace cl = llvm::cl;
 namespace {
 cl::OptionCategory fusecCategory("fusec options");
 
-cl::opt<std::string> inputPath(cl::Positional,
-                               cl::desc("<model.json | model.onnx | model.mlir>"),
+cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.json | model.onnx | model.mlir>"),
                                cl::cat(fusecCategory));
-cl::opt<std::string> outputPath(
-    "o", cl::value_desc("path"),
-    cl::desc("Output file, '-' for stdout (text outputs only), a directory for --emit=cuda. "
-             "Default: the input's name with .plan (or .json) in the current directory; "
-             "stdout for --emit=mlir and --emit=fused-mlir"),
-    cl::cat(fusecCategory));
-cl::opt<fusec::EmitKind> emit(
-    "emit", cl::desc("What to produce"), cl::init(fusec::EmitKind::Plan),
-    cl::values(clEnumValN(fusec::EmitKind::Plan, "plan", "the executable model.plan (default)"),
-               clEnumValN(fusec::EmitKind::Mlir, "mlir", "the imported, verified fuse IR"),
-               clEnumValN(fusec::EmitKind::FusedMlir, "fused-mlir", "the IR after fusion"),
-               clEnumValN(fusec::EmitKind::Json, "json",
-                          "the fusec-graph JSON format, weights in a .safetensors beside it"),
-               clEnumValN(fusec::EmitKind::Cuda, "cuda",
-                          "the generated CUDA C++ kernels: -o names a directory"),
-               clEnumValN(fusec::EmitKind::Dot, "dot",
-                          "the fused graph as Graphviz DOT, kernels as labelled clusters")),
-    cl::cat(fusecCategory));
-cl::opt<std::string> batchBuckets(
-    "batch-buckets", cl::init("1,2,4,8,16"), cl::value_desc("n,n,..."),
-    cl::desc("Batch sizes the runtime prepares (one CUDA graph each)"), cl::cat(fusecCategory));
-cl::opt<std::string> target(
-    "target", cl::init("sm_90"), cl::value_desc("sm_XX|cpu"),
-    cl::desc("GPU architecture the kernels are compiled for by NVRTC (CUBIN for it, PTX for "
-             "others); 'cpu' writes a plan without kernel images"),
-    cl::cat(fusecCategory));
-cl::opt<std::string> kernelCache(
-    "kernel-cache", cl::value_desc("dir"),
-    cl::desc("Reuse compiled kernels from this directory (default: $FUSEC_CACHE_DIR, else "
-             "$XDG_CACHE_HOME/fusec/kernels, else ~/.cache/fusec/kernels)"),
-    cl::cat(fusecCategory));
-cl::opt<bool> noKernelCache("no-kernel-cache", cl::desc("Compile every kernel afresh"),
+cl::opt<std::string>
+    outputPath("o", cl::value_desc("path"),
+               cl::desc("Output file, '-' for stdout (text outputs only), a directory for --emit=cuda. "
+                        "Default: the input's name with .plan (or .json) in the current directory; "
+                        "stdout for --emit=mlir and --emit=fused-mlir"),
+               cl::cat(fusecCategory));
+cl::opt<fusec::EmitKind>
+    emit("emit", cl::desc("What to produce"), cl::init(fusec::EmitKind::Plan),
+         cl::values(clEnumValN(fusec::EmitKind::Plan, "plan", "the executable model.plan (default)"),
+                    clEnumValN(fusec::EmitKind::Mlir, "mlir", "the imported, verified fuse IR"),
+                    clEnumValN(fusec::EmitKind::FusedMlir, "fused-mlir", "the IR after fusion"),
+                    clEnumValN(fusec::EmitKind::Json, "json",
+                               "the fusec-graph JSON format, weights in a .safetensors beside it"),
+                    clEnumValN(fusec::EmitKind::Cuda, "cuda", "the generated CUDA C++ kernels: -o names a directory"),
+                    clEnumValN(fusec::EmitKind::Dot, "dot",
+                               "the fused graph as Graphviz DOT, kernels as labelled clusters")),
+         cl::cat(fusecCategory));
+cl::opt<std::string> batchBuckets("batch-buckets", cl::init("1,2,4,8,16"), cl::value_desc("n,n,..."),
+                                  cl::desc("Batch sizes the runtime prepares (one CUDA graph each)"),
+                                  cl::cat(fusecCategory));
+cl::opt<std::string> target("target", cl::init("sm_90"), cl::value_desc("sm_XX|cpu"),
+                            cl::desc("GPU architecture the kernels are compiled for by NVRTC (CUBIN for it, PTX for "
+                                     "others); 'cpu' writes a plan without kernel images"),
                             cl::cat(fusecCategory));
-cl::opt<std::string> dumpDir(
-    "dump-dir", cl::value_desc("dir"),
-    cl::desc("Write the imported or fused MLIR and every kernel's .cu and .ptx here"),
-    cl::cat(fusecCategory));
-cl::list<std::string> disableFusion(
-    "disable-fusion", cl::CommaSeparated, cl::value_desc("name,..."),
-    cl::desc("Turn off fusion rules by name (see --list-fusion-rules)"), cl::cat(fusecCategory));
-cl::opt<std::string> fusionStrategy(
-    "fusion-strategy", cl::init("greedy"), cl::value_desc("greedy|dp|none"),
-    cl::desc("How the planner chooses fusions: greedy by estimated benefit, dynamic "
-             "programming (optimal on chains), or none (every op its own kernel)"),
-    cl::cat(fusecCategory));
-cl::opt<std::string> deviceProfile(
-    "device-profile", cl::init("h200"), cl::value_desc("h200|h100|a100|FILE.json"),
-    cl::desc("GPU the cost model prices kernels for: a built-in profile or a JSON file"),
-    cl::cat(fusecCategory));
+cl::opt<std::string> kernelCache("kernel-cache", cl::value_desc("dir"),
+                                 cl::desc("Reuse compiled kernels from this directory (default: $FUSEC_CACHE_DIR, else "
+                                          "$XDG_CACHE_HOME/fusec/kernels, else ~/.cache/fusec/kernels)"),
+                                 cl::cat(fusecCategory));
+cl::opt<bool> noKernelCache("no-kernel-cache", cl::desc("Compile every kernel afresh"), cl::cat(fusecCategory));
+cl::opt<std::string> dumpDir("dump-dir", cl::value_desc("dir"),
+                             cl::desc("Write the imported or fused MLIR and every kernel's .cu and .ptx here"),
+                             cl::cat(fusecCategory));
+cl::list<std::string> disableFusion("disable-fusion", cl::CommaSeparated, cl::value_desc("name,..."),
+                                    cl::desc("Turn off fusion rules by name (see --list-fusion-rules)"),
+                                    cl::cat(fusecCategory));
+cl::opt<std::string> fusionStrategy("fusion-strategy", cl::init("greedy"), cl::value_desc("greedy|dp|none"),
+                                    cl::desc("How the planner chooses fusions: greedy by estimated benefit, dynamic "
+                                             "programming (optimal on chains), or none (every op its own kernel)"),
+                                    cl::cat(fusecCategory));
+cl::opt<std::string> deviceProfile("device-profile", cl::init("h200"), cl::value_desc("h200|h100|a100|FILE.json"),
+                                   cl::desc("GPU the cost model prices kernels for: a built-in profile or a JSON file"),
+                                   cl::cat(fusecCategory));
 cl::opt<std::string> costModel("cost-model", cl::init("roofline"), cl::value_desc("name"),
-                               cl::desc("Cost model used by the planner"),
-                               cl::cat(fusecCategory));
+                               cl::desc("Cost model used by the planner"), cl::cat(fusecCategory));
 cl::opt<int64_t> costBatch("cost-batch", cl::init(1), cl::value_desc("n"),
-                           cl::desc("Batch size at which the cost model prices tensors"),
-                           cl::cat(fusecCategory));
-cl::opt<std::string> fusionReport(
-    "fusion-report", cl::value_desc("FILE.json"),
-    cl::desc("Write every fused group and every rejected candidate, with the numbers that decided"),
-    cl::cat(fusecCategory));
-cl::list<std::string> plugins(
-    "plugin", cl::value_desc("lib.so"),
-    cl::desc("Load a fusion plugin (patterns, cost models, strategies); may repeat"),
-    cl::cat(fusecCategory));
+                           cl::desc("Batch size at which the cost model prices tensors"), cl::cat(fusecCategory));
+cl::opt<std::string>
+    fusionReport("fusion-report", cl::value_desc("FILE.json"),
+                 cl::desc("Write every fused group and every rejected candidate, with the numbers that decided"),
+                 cl::cat(fusecCategory));
+cl::list<std::string> plugins("plugin", cl::value_desc("lib.so"),
+                              cl::desc("Load a fusion plugin (patterns, cost models, strategies); may repeat"),
+                              cl::cat(fusecCategory));
 cl::opt<bool> quiet("quiet", cl::desc("Print no progress on stderr"), cl::cat(fusecCategory));
 cl::opt<bool> listFusionRules("list-fusion-rules", cl::desc("Print the fusion rule names and exit"),
                               cl::cat(fusecCategory));
-cl::opt<bool> verbose("v", cl::desc("Print a fusion summary and what was written"),
-                      cl::cat(fusecCategory));
+cl::opt<bool> verbose("v", cl::desc("Print a fusion summary and what was written"), cl::cat(fusecCategory));
 
 std::string defaultOutput(fusec::EmitKind kind) {
   llvm::SmallString<128> name(llvm::sys::path::filename(inputPath.getValue()));
@@ -125,7 +113,7 @@ int main(int argc, char **argv) {
   options.dumpDir = dumpDir;
   // Long compiles show where they are, when someone is watching.
   options.progress = !quiet && llvm::errs().is_displayed();
-  options.kernelCacheDir = noKernelCache ? std::string()
+  options.kernelCacheDir = noKernelCache         ? std::string()
                            : kernelCache.empty() ? fusec::codegen::defaultKernelCacheDir()
                                                  : kernelCache.getValue();
   options.fusion.strategy = fusionStrategy;
@@ -141,16 +129,14 @@ int main(int argc, char **argv) {
   for (llvm::StringRef item : llvm::split(batchBuckets.getValue(), ',')) {
     int64_t bucket = 0;
     if (item.trim().getAsInteger(10, bucket) || bucket < 1) {
-      llvm::errs() << "fusec: error: --batch-buckets needs positive integers, got '" << item
-                   << "'\n";
+      llvm::errs() << "fusec: error: --batch-buckets needs positive integers, got '" << item << "'\n";
       return 2;
     }
     options.plan.batchBuckets.push_back(bucket);
   }
   llvm::sort(options.plan.batchBuckets);
-  options.plan.batchBuckets.erase(
-      std::unique(options.plan.batchBuckets.begin(), options.plan.batchBuckets.end()),
-      options.plan.batchBuckets.end());
+  options.plan.batchBuckets.erase(std::unique(options.plan.batchBuckets.begin(), options.plan.batchBuckets.end()),
+                                  options.plan.batchBuckets.end());
   for (const std::string &plugin : plugins) {
     std::string error;
     if (!fusec::loadFusionPlugin(plugin, error)) {
@@ -170,8 +156,7 @@ int main(int argc, char **argv) {
   }
   for (const std::string &name : disableFusion) {
     if (!llvm::is_contained(known, name)) {
-      llvm::errs() << "fusec: error: unknown fusion rule '" << name
-                   << "' (see --list-fusion-rules)\n";
+      llvm::errs() << "fusec: error: unknown fusion rule '" << name << "' (see --list-fusion-rules)\n";
       return 2;
     }
     options.fusion.disabled.push_back(name);

@@ -11,25 +11,20 @@ namespace fusec::fuserun {
 
 namespace {
 
-template <typename Integer>
-Integer parseInteger(const std::string &flag, const std::string &text,
-                     Integer minimum) {
+template <typename Integer> Integer parseInteger(const std::string &flag, const std::string &text, Integer minimum) {
   Integer value{};
   const char *end = text.data() + text.size();
   auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || error != std::errc() || stop != end || value < minimum)
-    throw UsageError("option '" + flag + "' expects an integer >= " +
-                     std::to_string(minimum) + ", got '" + text + "'");
+    throw UsageError("option '" + flag + "' expects an integer >= " + std::to_string(minimum) + ", got '" + text + "'");
   return value;
 }
 
 double parseTolerance(const std::string &flag, const std::string &text) {
   char *end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(value >= 0.0) ||
-      value == HUGE_VAL)
-    throw UsageError("option '" + flag +
-                     "' expects a non-negative number, got '" + text + "'");
+  if (text.empty() || end != text.c_str() + text.size() || !(value >= 0.0) || value == HUGE_VAL)
+    throw UsageError("option '" + flag + "' expects a non-negative number, got '" + text + "'");
   return value;
 }
 
@@ -121,24 +116,20 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
       else if (*inlineValue == "json")
         options.info = InfoFormat::Json;
       else
-        throw UsageError("option '--info' accepts 'json' or 'text', got '" +
-                         *inlineValue + "'");
+        throw UsageError("option '--info' accepts 'json' or 'text', got '" + *inlineValue + "'");
     } else if (flag == "--device") {
       const std::string name = value();
       std::optional<runtime::Device> device = runtime::parseDevice(name);
       if (!device)
-        throw UsageError("option '--device' expects cpu, cuda or auto, got '" +
-                         name + "'");
+        throw UsageError("option '--device' expects cpu, cuda or auto, got '" + name + "'");
       options.device = *device;
     } else if (flag == "--batch") {
       options.batch = parseInteger<int64_t>(flag, value(), 1);
     } else if (flag == "--input") {
       const std::string binding = value();
       const size_t split = binding.find('=');
-      if (split == std::string::npos || split == 0 ||
-          split + 1 == binding.size())
-        throw UsageError("option '--input' expects NAME=FILE.npy, got '" +
-                         binding + "'");
+      if (split == std::string::npos || split == 0 || split + 1 == binding.size())
+        throw UsageError("option '--input' expects NAME=FILE.npy, got '" + binding + "'");
       const std::string name = binding.substr(0, split);
       for (const auto &existing : options.inputFiles)
         if (existing.first == name)
@@ -188,8 +179,7 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
   if (positional.empty())
     throw UsageError("missing the PLAN argument");
   if (positional.size() > 1)
-    throw UsageError("expected one PLAN argument, got '" + positional[0] +
-                     "' and '" + positional[1] + "'");
+    throw UsageError("expected one PLAN argument, got '" + positional[0] + "' and '" + positional[1] + "'");
   options.planPath = positional.front();
   return options;
 }

@@ -8,16 +8,14 @@
 
 namespace fusec::fuserun {
 
-OutputComparison compareOutputs(const runtime::Tensor &actual,
-                                const runtime::Tensor &reference, double rtol,
+OutputComparison compareOutputs(const runtime::Tensor &actual, const runtime::Tensor &reference, double rtol,
                                 double atol) {
   OutputComparison comparison;
   comparison.elements = reference.values().size();
   for (size_t i = 0; i < comparison.elements; ++i) {
     const double got = actual.values()[i];
     const double want = reference.values()[i];
-    if (std::isnan(got) || std::isnan(want) || std::isinf(got) ||
-        std::isinf(want)) {
+    if (std::isnan(got) || std::isnan(want) || std::isinf(got) || std::isinf(want)) {
       // Equal infinities and NaN against NaN agree; anything else does not.
       const bool agree = (std::isnan(got) && std::isnan(want)) || got == want;
       if (!agree) {
@@ -29,8 +27,7 @@ OutputComparison compareOutputs(const runtime::Tensor &actual,
     const double error = std::abs(got - want);
     comparison.maxAbsError = std::max(comparison.maxAbsError, error);
     if (std::abs(want) > atol)
-      comparison.maxRelError =
-          std::max(comparison.maxRelError, error / std::abs(want));
+      comparison.maxRelError = std::max(comparison.maxRelError, error / std::abs(want));
     if (error > atol + rtol * std::abs(want))
       ++comparison.mismatches;
   }
@@ -39,13 +36,11 @@ OutputComparison compareOutputs(const runtime::Tensor &actual,
 
 std::string formatComparison(const OutputComparison &comparison) {
   std::ostringstream out;
-  out << "max abs error " << comparison.maxAbsError << ", max rel error "
-      << comparison.maxRelError << ": ";
+  out << "max abs error " << comparison.maxAbsError << ", max rel error " << comparison.maxRelError << ": ";
   if (comparison.mismatches == 0)
     out << "ok";
   else
-    out << comparison.mismatches << " of " << comparison.elements
-        << " elements differ beyond tolerance";
+    out << comparison.mismatches << " of " << comparison.elements << " elements differ beyond tolerance";
   return out.str();
 }
 

@@ -23,8 +23,7 @@ struct OutputComparison {
 };
 
 /// The two tensors must have the same shape.
-OutputComparison compareOutputs(const runtime::Tensor &actual,
-                                const runtime::Tensor &reference, double rtol,
+OutputComparison compareOutputs(const runtime::Tensor &actual, const runtime::Tensor &reference, double rtol,
                                 double atol);
 
 /// "max abs error 1e-07, max rel error 2e-07: ok" or "...: 3 of 96

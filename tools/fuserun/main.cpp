@@ -25,41 +25,34 @@ namespace {
 void printOutputSummary(const std::string &name, const Tensor &tensor) {
   std::cout << "output '" << name << "' " << formatShape(tensor.shape());
   if (tensor.numElements() > 0) {
-    const auto [low, high] =
-        std::minmax_element(tensor.values().begin(), tensor.values().end());
+    const auto [low, high] = std::minmax_element(tensor.values().begin(), tensor.values().end());
     double sum = 0.0;
     for (float value : tensor.values())
       sum += value;
-    std::cout << ": min " << *low << ", max " << *high << ", mean "
-              << sum / tensor.numElements();
+    std::cout << ": min " << *low << ", max " << *high << ", mean " << sum / tensor.numElements();
   }
   std::cout << "\n";
 }
 
-void writeOutputs(const std::string &directory,
-                  const std::map<std::string, Tensor> &outputs) {
+void writeOutputs(const std::string &directory, const std::map<std::string, Tensor> &outputs) {
   std::filesystem::create_directories(directory);
   for (const auto &[name, tensor] : outputs) {
     std::string fileName = name;
     std::replace(fileName.begin(), fileName.end(), '/', '_');
-    const std::string path =
-        (std::filesystem::path(directory) / (fileName + ".npy")).string();
+    const std::string path = (std::filesystem::path(directory) / (fileName + ".npy")).string();
     writeNpy(path, tensor);
     std::cout << "wrote " << path << "\n";
   }
 }
 
-void printTiming(const char *label, const TimingSummary &timing,
-                 const std::string &suffix = "") {
-  std::cout << label << "median " << timing.medianMs << " ms, min "
-            << timing.minMs << " ms, max " << timing.maxMs << " ms" << suffix
-            << "\n";
+void printTiming(const char *label, const TimingSummary &timing, const std::string &suffix = "") {
+  std::cout << label << "median " << timing.medianMs << " ms, min " << timing.minMs << " ms, max " << timing.maxMs
+            << " ms" << suffix << "\n";
 }
 
 /// Times the unchecked entry point, so that only execution is measured.
-void reportTiming(const fuserun::FuserunOptions &options, Session &session,
-                  int64_t batch, const std::map<std::string, Tensor> &inputs,
-                  std::map<std::string, Tensor> &outputs) {
+void reportTiming(const fuserun::FuserunOptions &options, Session &session, int64_t batch,
+                  const std::map<std::string, Tensor> &inputs, std::map<std::string, Tensor> &outputs) {
   std::vector<const float *> inputData;
   for (const TensorDesc &input : session.inputs())
     inputData.push_back(inputs.at(input.name).data());
@@ -70,11 +63,10 @@ void reportTiming(const fuserun::FuserunOptions &options, Session &session,
   timingOptions.warmup = options.warmup;
   timingOptions.iterations = options.iterations;
   timingOptions.deviceSteps = options.timeKernels;
-  const RunTimings timings =
-      session.time(batch, inputData, outputData, timingOptions);
+  const RunTimings timings = session.time(batch, inputData, outputData, timingOptions);
 
-  std::cout << "timing: " << timings.run.iterations << " runs at batch "
-            << batch << " on " << deviceName(session.device());
+  std::cout << "timing: " << timings.run.iterations << " runs at batch " << batch << " on "
+            << deviceName(session.device());
   if (!timings.mode.empty())
     std::cout << " (" << timings.mode << ")";
   printTiming(": ", timings.run);
@@ -82,27 +74,21 @@ void reportTiming(const fuserun::FuserunOptions &options, Session &session,
     printTiming("timing execute: ", *timings.execute);
   if (timings.deviceSteps)
     printTiming("timing kernels: ", *timings.deviceSteps,
-                " (sum of " + std::to_string(timings.deviceStepCount) +
-                    " kernels, each timed on its own)");
+                " (sum of " + std::to_string(timings.deviceStepCount) + " kernels, each timed on its own)");
 }
 
 /// Runs the CPU backend on the same inputs; false if an output differs
 /// beyond tolerance.
-bool checkAgainstCpu(const fuserun::FuserunOptions &options,
-                     std::shared_ptr<const Plan> plan, int64_t batch,
-                     const std::map<std::string, Tensor> &inputs,
-                     const std::map<std::string, Tensor> &outputs) {
+bool checkAgainstCpu(const fuserun::FuserunOptions &options, std::shared_ptr<const Plan> plan, int64_t batch,
+                     const std::map<std::string, Tensor> &inputs, const std::map<std::string, Tensor> &outputs) {
   Session reference(std::move(plan), Device::Cpu);
-  const std::map<std::string, Tensor> expected =
-      reference.run(batch, inputs);
+  const std::map<std::string, Tensor> expected = reference.run(batch, inputs);
   bool ok = true;
   for (const TensorDesc &output : reference.outputs()) {
     const fuserun::OutputComparison comparison =
-        fuserun::compareOutputs(outputs.at(output.name),
-                                expected.at(output.name), options.rtol,
-                                options.atol);
-    std::cout << "check '" << output.name << "' against the CPU backend: "
-              << fuserun::formatComparison(comparison) << "\n";
+        fuserun::compareOutputs(outputs.at(output.name), expected.at(output.name), options.rtol, options.atol);
+    std::cout << "check '" << output.name << "' against the CPU backend: " << fuserun::formatComparison(comparison)
+              << "\n";
     ok = ok && comparison.mismatches == 0;
   }
   return ok;
@@ -129,8 +115,7 @@ int run(const fuserun::FuserunOptions &options) {
       inputs.emplace(name, std::move(tensor));
 
   std::map<std::string, Tensor> outputs = session.run(batch, inputs);
-  const bool checked =
-      !options.check || checkAgainstCpu(options, plan, batch, inputs, outputs);
+  const bool checked = !options.check || checkAgainstCpu(options, plan, batch, inputs, outputs);
   if (options.reportTiming)
     reportTiming(options, session, batch, inputs, outputs);
 
@@ -153,11 +138,9 @@ int run(const fuserun::FuserunOptions &options) {
 int main(int argc, char **argv) {
   fuserun::FuserunOptions options;
   try {
-    options = fuserun::parseFuserunOptions(
-        std::vector<std::string>(argv + 1, argv + argc));
+    options = fuserun::parseFuserunOptions(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const fuserun::UsageError &error) {
-    std::cerr << "fuserun: error: " << error.what()
-              << "\n(run 'fuserun --help' for usage)\n";
+    std::cerr << "fuserun: error: " << error.what() << "\n(run 'fuserun --help' for usage)\n";
     return 2;
   }
   if (options.help) {

@@ -41,8 +41,7 @@ std::string uniqueLibraryPath(const std::string &dir) {
 }
 
 /// Runs the host compiler; throws with its output if it fails.
-void compileLibrary(const std::string &sourcePath,
-                    const std::string &libraryPath,
+void compileLibrary(const std::string &sourcePath, const std::string &libraryPath,
                     const std::vector<std::string> &includeDirs) {
   std::string command = shellQuote(FUSEC_HOST_CXX) +
                         " -x c++ -std=c++17 -O1 -fPIC -shared -pthread"
@@ -61,18 +60,15 @@ void compileLibrary(const std::string &sourcePath,
     output.append(buffer, count);
   const int status = ::pclose(pipe);
   if (status != 0)
-    throw std::runtime_error("cannot compile '" + sourcePath +
-                             "' for emulation:\n" + command + "\n" + output);
+    throw std::runtime_error("cannot compile '" + sourcePath + "' for emulation:\n" + command + "\n" + output);
 }
 
 } // namespace
 
 ScratchDir::ScratchDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "fusec-emul-XXXXXX").string();
+  std::string pattern = (std::filesystem::temp_directory_path() / "fusec-emul-XXXXXX").string();
   if (!::mkdtemp(pattern.data()))
-    throw std::runtime_error("cannot create a directory like '" + pattern +
-                             "'");
+    throw std::runtime_error("cannot create a directory like '" + pattern + "'");
   path_ = pattern;
 }
 
@@ -81,14 +77,10 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-void EmulatedModule::Unloader::operator()(void *handle) const {
-  ::dlclose(handle);
-}
+void EmulatedModule::Unloader::operator()(void *handle) const { ::dlclose(handle); }
 
-EmulatedModule
-EmulatedModule::compile(const std::string &cudaSource,
-                        const std::string &workDir,
-                        const std::vector<std::string> &includeDirs) {
+EmulatedModule EmulatedModule::compile(const std::string &cudaSource, const std::string &workDir,
+                                       const std::vector<std::string> &includeDirs) {
   EmulatedModule module;
   std::string dir = workDir;
   if (dir.empty()) {
@@ -105,10 +97,8 @@ EmulatedModule::compile(const std::string &cudaSource,
 
   module.library_.reset(::dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL));
   if (!module.library_)
-    throw std::runtime_error("cannot load '" + libraryPath +
-                             "': " + ::dlerror());
-  module.launchEntry_ = reinterpret_cast<LaunchEntry>(
-      ::dlsym(module.library_.get(), "fusec_emulation_launch"));
+    throw std::runtime_error("cannot load '" + libraryPath + "': " + ::dlerror());
+  module.launchEntry_ = reinterpret_cast<LaunchEntry>(::dlsym(module.library_.get(), "fusec_emulation_launch"));
   if (!module.launchEntry_)
     throw std::runtime_error("'" + sourcePath +
                              "' does not include fusec_cuda_emulation.h "
@@ -116,14 +106,11 @@ EmulatedModule::compile(const std::string &cudaSource,
   return module;
 }
 
-void EmulatedModule::launch(const std::string &kernelName, Dim3 grid,
-                            Dim3 block, std::vector<void *> args) const {
+void EmulatedModule::launch(const std::string &kernelName, Dim3 grid, Dim3 block, std::vector<void *> args) const {
   const std::string thunkName = kernelName + "__emulated";
-  auto *thunk = reinterpret_cast<void (*)(void **)>(
-      ::dlsym(library_.get(), thunkName.c_str()));
+  auto *thunk = reinterpret_cast<void (*)(void **)>(::dlsym(library_.get(), thunkName.c_str()));
   if (!thunk)
-    throw std::runtime_error("no thunk '" + thunkName + "' for kernel '" +
-                             kernelName + "' in the emulated module");
+    throw std::runtime_error("no thunk '" + thunkName + "' for kernel '" + kernelName + "' in the emulated module");
   const unsigned gridDims[3] = {grid.x, grid.y, grid.z};
   const unsigned blockDims[3] = {block.x, block.y, block.z};
   launchEntry_(thunk, gridDims, blockDims, args.data());

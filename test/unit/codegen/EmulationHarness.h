@@ -50,20 +50,17 @@ public:
   /// directory removed with the module; a given one is created if needed and
   /// kept, with the source, for inspection. Throws std::runtime_error with
   /// the source path and the compiler's output if compilation fails.
-  static EmulatedModule
-  compile(const std::string &cudaSource, const std::string &workDir = "",
-          const std::vector<std::string> &includeDirs = {});
+  static EmulatedModule compile(const std::string &cudaSource, const std::string &workDir = "",
+                                const std::vector<std::string> &includeDirs = {});
 
   /// Runs kernel `kernelName` over `grid` x `block` through its thunk, which
   /// receives `args`. Throws std::runtime_error if the module has no such
   /// thunk and std::invalid_argument for a shape a GPU would reject.
-  void launch(const std::string &kernelName, Dim3 grid, Dim3 block,
-              std::vector<void *> args) const;
+  void launch(const std::string &kernelName, Dim3 grid, Dim3 block, std::vector<void *> args) const;
 
 private:
   /// The module's fusec_emulation_launch (see fusec_cuda_emulation.h).
-  using LaunchEntry = void (*)(void (*thunk)(void **), const unsigned grid[3],
-                               const unsigned block[3], void **args);
+  using LaunchEntry = void (*)(void (*thunk)(void **), const unsigned grid[3], const unsigned block[3], void **args);
 
   struct Unloader {
     void operator()(void *handle) const;

@@ -25,8 +25,7 @@ namespace {
 /// which under emulation first of all includes the emulation header.
 EmulatedModule compileKernels(const std::string &source) {
   ScratchDir preludeDir;
-  std::ofstream(preludeDir.file("fusec_cuda_prelude.h"))
-      << "#include \"fusec_cuda_emulation.h\"\n";
+  std::ofstream(preludeDir.file("fusec_cuda_prelude.h")) << "#include \"fusec_cuda_emulation.h\"\n";
   return EmulatedModule::compile(source, "", {preludeDir.path()});
 }
 
@@ -189,8 +188,7 @@ extern "C" void row_sum__emulated(void **args) {
   for (unsigned threads : {32u, 256u, 1024u}) {
     INFO(threads << " threads per block");
     std::vector<float> out(rows, NAN);
-    module.launch("row_sum", {rows}, {threads},
-                  {in.data(), out.data(), &batch});
+    module.launch("row_sum", {rows}, {threads}, {in.data(), out.data(), &batch});
     for (unsigned r = 0; r < rows; ++r) {
       float expected = 0.0f;
       for (int i = 0; i < batch; ++i)
@@ -236,12 +234,9 @@ extern "C" void warp_reduce__emulated(void **args) {
   std::vector<float> in(threads);
   for (size_t i = 0; i < threads; ++i)
     in[i] = static_cast<float>((i % 32) * (31 - i % 32) + i / 32);
-  std::vector<float> sums(threads / 32, NAN), largest(threads, NAN),
-      shifted(threads, NAN);
+  std::vector<float> sums(threads / 32, NAN), largest(threads, NAN), shifted(threads, NAN);
   int batch = 0;
-  module.launch(
-      "warp_reduce", {2}, {96},
-      {in.data(), sums.data(), largest.data(), shifted.data(), &batch});
+  module.launch("warp_reduce", {2}, {96}, {in.data(), sums.data(), largest.data(), shifted.data(), &batch});
 
   for (size_t warp = 0; warp < threads / 32; ++warp) {
     INFO("warp " << warp);
@@ -310,8 +305,7 @@ extern "C" void matmul__emulated(void **args) {
     b[i] = static_cast<float>(static_cast<int>(i * 5 % 13) - 6) / 4;
   std::vector<float> c(m * n, NAN);
   int batch = m;
-  module.launch("matmul", {(n + 15) / 16, (m + 15) / 16}, {16, 16},
-                {a.data(), b.data(), c.data(), &batch});
+  module.launch("matmul", {(n + 15) / 16, (m + 15) / 16}, {16, 16}, {a.data(), b.data(), c.data(), &batch});
 
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
@@ -362,13 +356,10 @@ extern "C" void indices__emulated(void **args) {
         for (unsigned tz = 0; tz < block.z; ++tz)
           for (unsigned ty = 0; ty < block.y; ++ty)
             for (unsigned tx = 0; tx < block.x; ++tx) {
-              const std::vector<float> expected = {
-                  float(bx),      float(by),      float(bz),
-                  float(tx),      float(ty),      float(tz),
-                  float(grid.x),  float(grid.y),  float(grid.z),
-                  float(block.x), float(block.y), float(block.z)};
-              INFO("block " << bx << "," << by << "," << bz << " thread " << tx
-                            << "," << ty << "," << tz);
+              const std::vector<float> expected = {float(bx),     float(by),      float(bz),      float(tx),
+                                                   float(ty),     float(tz),      float(grid.x),  float(grid.y),
+                                                   float(grid.z), float(block.x), float(block.y), float(block.z)};
+              INFO("block " << bx << "," << by << "," << bz << " thread " << tx << "," << ty << "," << tz);
               REQUIRE(std::vector<float>(values, values + 12) == expected);
               values += 12;
             }
@@ -407,8 +398,7 @@ extern "C" void reverse_prefix__emulated(void **args) {
   for (int batch : {0, 2, 44, 128}) {
     INFO("batch " << batch);
     std::vector<float> out(128, -1.0f);
-    module.launch("reverse_prefix", {2}, {128},
-                  {in.data(), out.data(), &batch});
+    module.launch("reverse_prefix", {2}, {128}, {in.data(), out.data(), &batch});
     for (int t = 0; t < 128; ++t)
       CHECK(out[t] == (t < batch ? in[batch - 1 - t] + in[t ^ 1] : -1.0f));
   }
@@ -421,8 +411,7 @@ TEST_CASE("emulation surfaces the compiler's message for invalid source") {
                              "  undeclared_value = 1;\n"
                              "}\n";
   CHECK_THROWS_WITH(EmulatedModule::compile(source, workDir.path()),
-                    Contains(workDir.file("kernels.cu")) &&
-                        Contains("undeclared_value"));
+                    Contains(workDir.file("kernels.cu")) && Contains("undeclared_value"));
   // The source stays behind in a given work directory.
   std::ifstream kept(workDir.file("kernels.cu"));
   CHECK(std::string(std::istreambuf_iterator<char>(kept), {}) == source);
@@ -440,13 +429,9 @@ extern "C" void noop__emulated(void **args) { noop(*static_cast<int *>(args[0]))
 )cuda");
 
   int batch = 1;
-  CHECK_THROWS_WITH(module.launch("missing", {1}, {1}, {&batch}),
-                    Contains("no thunk 'missing__emulated'"));
-  CHECK_THROWS_WITH(module.launch("noop", {1}, {1025}, {&batch}),
-                    Contains("at most 1024 threads"));
-  CHECK_THROWS_WITH(module.launch("noop", {1}, {32, 32, 2}, {&batch}),
-                    Contains("at most 1024 threads"));
-  CHECK_THROWS_WITH(module.launch("noop", {1, 0}, {1}, {&batch}),
-                    Contains("grid dimensions"));
+  CHECK_THROWS_WITH(module.launch("missing", {1}, {1}, {&batch}), Contains("no thunk 'missing__emulated'"));
+  CHECK_THROWS_WITH(module.launch("noop", {1}, {1025}, {&batch}), Contains("at most 1024 threads"));
+  CHECK_THROWS_WITH(module.launch("noop", {1}, {32, 32, 2}, {&batch}), Contains("at most 1024 threads"));
+  CHECK_THROWS_WITH(module.launch("noop", {1, 0}, {1}, {&batch}), Contains("grid dimensions"));
   CHECK_NOTHROW(module.launch("noop", {2, 2, 2}, {32, 32}, {&batch}));
 }

@@ -24,8 +24,8 @@ int64_t elementsAt(mlir::Type type, int64_t batch) {
 
 } // namespace
 
-std::map<std::string, runtime::Tensor>
-emulate(mlir::ModuleOp module, const std::map<std::string, runtime::Tensor> &inputs, int batchSize) {
+std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
+                                               const std::map<std::string, runtime::Tensor> &inputs, int batchSize) {
   auto func = module.lookupSymbol<mlir::func::FuncOp>("main");
   std::string source;
   std::map<std::string, codegen::GeneratedKernel> kernels;
@@ -55,9 +55,8 @@ emulate(mlir::ModuleOp module, const std::map<std::string, runtime::Tensor> &inp
     args.push_back(&batchSize);
     const auto &launch = kernel.launch;
     Dim3 grid{unsigned(launch.grid[0].at(batchSize)), unsigned(launch.grid[1].at(batchSize)),
-                    unsigned(launch.grid[2].at(batchSize))};
-    Dim3 block{unsigned(launch.block[0]), unsigned(launch.block[1]),
-                     unsigned(launch.block[2])};
+              unsigned(launch.grid[2].at(batchSize))};
+    Dim3 block{unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])};
     emulated.launch(kernel.name, grid, block, args);
   }
   std::map<std::string, runtime::Tensor> outputs;
@@ -71,6 +70,5 @@ emulate(mlir::ModuleOp module, const std::map<std::string, runtime::Tensor> &inp
   }
   return outputs;
 }
-
 
 } // namespace fusec::test

@@ -14,8 +14,8 @@ namespace fusec::test {
 /// Emits every superkernel of the fused `module`, compiles the CUDA text
 /// through the emulation header and runs the kernels in order at `batch`.
 /// Returns the graph outputs by name.
-std::map<std::string, runtime::Tensor>
-emulate(mlir::ModuleOp module, const std::map<std::string, runtime::Tensor> &inputs, int batch);
+std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
+                                               const std::map<std::string, runtime::Tensor> &inputs, int batch);
 
 } // namespace fusec::test
 

@@ -70,7 +70,8 @@ func.func @main(%x: tensor<?x3x40xf32> {fuse.name = "x"}, %s: tensor<40xf32> {fu
   %r = fuse.relu %n : (tensor<?x3x40xf32>) -> tensor<?x3x40xf32>
   return %b, %r, %p : tensor<?x3x40xf32>, tensor<?x3x40xf32>, tensor<?x3x40xf32>
 }
-)mlir", 3);
+)mlir",
+                        3);
 }
 
 TEST_CASE("emul: reduce_mean and global average pool with materialized prologues", "[codegen][emul]") {
@@ -85,7 +86,8 @@ func.func @main(%x: tensor<?x4x5x6xf32> {fuse.name = "x"})
   %t = fuse.tanh %g : (tensor<?x4x1x1xf32>) -> tensor<?x4x1x1xf32>
   return %m, %s, %t : tensor<?x5xf32>, tensor<?x4x5x6xf32>, tensor<?x4x1x1xf32>
 }
-)mlir", 2);
+)mlir",
+                        2);
 }
 
 TEST_CASE("emul: pooling variants", "[codegen][emul]") {
@@ -99,7 +101,8 @@ func.func @main(%x: tensor<?x3x9x9xf32> {fuse.name = "x"})
   %r = fuse.relu %a : (tensor<?x3x5x5xf32>) -> tensor<?x3x5x5xf32>
   return %r, %b, %c : tensor<?x3x5x5xf32>, tensor<?x3x5x5xf32>, tensor<?x3x5x5xf32>
 }
-)mlir", 2);
+)mlir",
+                        2);
 }
 
 TEST_CASE("emul: data movement kernels", "[codegen][emul]") {
@@ -116,7 +119,8 @@ func.func @main(%x: tensor<?x2x5x4xf32> {fuse.name = "x"})
   %f = fuse.flatten %x {axis = 1} : (tensor<?x2x5x4xf32>) -> tensor<?x40xf32>
   return %a, %b, %c, %d, %e, %f : tensor<?x2x9x6xf32>, tensor<?x2x7x7xf32>, tensor<?x2x6x5xf32>, tensor<?x4x2x5xf32>, tensor<?x4x5x4xf32>, tensor<?x40xf32>
 }
-)mlir", 2);
+)mlir",
+                        2);
 }
 
 TEST_CASE("emul: grouped and strided convolutions with epilogues", "[codegen][emul]") {
@@ -130,7 +134,8 @@ func.func @main(%x: tensor<?x4x7x7xf32> {fuse.name = "x"}, %w: tensor<4x1x3x3xf3
   %g = fuse.gelu %s : (tensor<?x6x2x3xf32>) -> tensor<?x6x2x3xf32>
   return %c, %g : tensor<?x4x7x7xf32>, tensor<?x6x2x3xf32>
 }
-)mlir", 2);
+)mlir",
+                        2);
 }
 
 TEST_CASE("emul: transposed gemm and broadcast batched matmul", "[codegen][emul]") {
@@ -144,7 +149,8 @@ func.func @main(%a: tensor<19x?xf32> {fuse.name = "a"}, %b: tensor<21x19xf32> {f
   %t = fuse.sigmoid %m : (tensor<?x3x5x9xf32>) -> tensor<?x3x5x9xf32>
   return %g, %t : tensor<?x21xf32>, tensor<?x3x5x9xf32>
 }
-)mlir", 3);
+)mlir",
+                        3);
 }
 
 TEST_CASE("emul: elementwise chains, vectorized (float4) and scalar", "[codegen][emul]") {
@@ -162,5 +168,6 @@ func.func @main(%x: tensor<?x8x16xf32> {fuse.name = "x"}, %y: tensor<?x8x16xf32>
   %p = fuse.sqrt %o : (tensor<?x3x5xf32>) -> tensor<?x3x5xf32>
   return %s, %a, %p : tensor<?x8x16xf32>, tensor<?x8x16xf32>, tensor<?x3x5xf32>
 }
-)mlir", 3);
+)mlir",
+                        3);
 }

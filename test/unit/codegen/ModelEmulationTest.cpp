@@ -47,10 +47,8 @@ void runModel(const std::string &name) {
 }
 
 } // namespace
-#define FUSEC_EMULATED_MODEL_TEST(NAME)                                         \
-  TEST_CASE("emul: generated kernels of " #NAME " match PyTorch", "[codegen][emul]") { \
-    runModel(#NAME);                                                            \
-  }
+#define FUSEC_EMULATED_MODEL_TEST(NAME)                                                                                \
+  TEST_CASE("emul: generated kernels of " #NAME " match PyTorch", "[codegen][emul]") { runModel(#NAME); }
 FUSEC_EMULATED_MODEL_TEST(conv_bn_relu)
 FUSEC_EMULATED_MODEL_TEST(mlp)
 FUSEC_EMULATED_MODEL_TEST(multi_consumer)

@@ -30,8 +30,8 @@ TEST_CASE("every shared model's kernels compile with NVRTC without spills", "[co
     WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
     return;
   }
-  for (const char *model : {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block",
-                            "three_part", "tiny_resnet"}) {
+  for (const char *model :
+       {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"}) {
     auto context = createContext();
     std::string diagnostics;
     mlir::ScopedDiagnosticHandler handler(context.get(), [&](mlir::Diagnostic &diagnostic) {

@@ -20,8 +20,7 @@ namespace {
 
 using import::OnnxOpKind;
 
-template <typename Message>
-bool parseFile(const std::string &path, Message &message) {
+template <typename Message> bool parseFile(const std::string &path, Message &message) {
   std::ifstream stream(path, std::ios::binary);
   return stream && message.ParseFromIstream(&stream);
 }
@@ -38,8 +37,7 @@ int64_t defaultOpset(const onnx::ModelProto &model) {
 }
 
 bool isFloatTensor(const onnx::ValueInfoProto &value) {
-  return value.type().has_tensor_type() &&
-         value.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT;
+  return value.type().has_tensor_type() && value.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT;
 }
 
 /// Graph inputs fusec must know at import: integer tensors (fusec takes
@@ -55,8 +53,7 @@ llvm::StringSet<> inputsToFreeze(const onnx::ModelProto &model, int64_t opset) {
   }
   for (const onnx::NodeProto &node : model.graph().node())
     for (int i = 0; i < node.input_size(); ++i)
-      if (tensorInputs.contains(node.input(i)) &&
-          import::isImportTimeInput(node.op_type(), opset, i))
+      if (tensorInputs.contains(node.input(i)) && import::isImportTimeInput(node.op_type(), opset, i))
         frozen.insert(node.input(i));
   return frozen;
 }
@@ -82,14 +79,12 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
       return "input '" + input.name() + "' is not a tensor";
   for (const onnx::TensorProto &initializer : model.graph().initializer())
     if (!import::isReadableTensorType(initializer.data_type()))
-      return "input '" + initializer.name() + "' is " +
-             import::onnxTypeName(initializer.data_type());
+      return "input '" + initializer.name() + "' is " + import::onnxTypeName(initializer.data_type());
   for (const onnx::ValueInfoProto &output : model.graph().output())
     if (!isFloatTensor(output))
       return "output '" + output.name() + "' is " +
-             (output.type().has_tensor_type()
-                  ? import::onnxTypeName(output.type().tensor_type().elem_type())
-                  : std::string("not a tensor"));
+             (output.type().has_tensor_type() ? import::onnxTypeName(output.type().tensor_type().elem_type())
+                                              : std::string("not a tensor"));
   // fuse ops compute an op's inference form: its first output only.
   llvm::StringSet<> graphOutputs;
   for (const onnx::ValueInfoProto &output : model.graph().output())
@@ -97,8 +92,7 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
   for (const onnx::NodeProto &node : model.graph().node())
     for (int i = 1; i < node.output_size(); ++i)
       if (graphOutputs.contains(node.output(i)))
-        return "output '" + node.output(i) + "' is output " + std::to_string(i) + " of " +
-               node.op_type();
+        return "output '" + node.output(i) + "' is output " + std::to_string(i) + " of " + node.op_type();
   // Follow which values the importer will know, to find ops it can only
   // evaluate at import that read a run-time value.
   llvm::StringSet<> known;
@@ -106,10 +100,9 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
     known.insert(initializer.name());
   for (const onnx::NodeProto &node : model.graph().node()) {
     OnnxOpKind kind = import::classifyOnnxOp(node.op_type());
-    auto runtimeInput = std::find_if(node.input().begin(), node.input().end(),
-                                     [&](const std::string &input) {
-                                       return !input.empty() && !known.contains(input);
-                                     });
+    auto runtimeInput = std::find_if(node.input().begin(), node.input().end(), [&](const std::string &input) {
+      return !input.empty() && !known.contains(input);
+    });
     bool allKnown = runtimeInput == node.input().end();
     if (kind == OnnxOpKind::ImportTime && !allKnown)
       return node.op_type() + " reads run-time input '" + *runtimeInput + "' at import";
@@ -147,8 +140,7 @@ std::vector<ConformanceTest> listConformanceTests(const std::string &root) {
   return tests;
 }
 
-std::optional<NamedTensor> readTensorFile(const std::string &path, mlir::MLIRContext &context,
-                                          std::string &error) {
+std::optional<NamedTensor> readTensorFile(const std::string &path, mlir::MLIRContext &context, std::string &error) {
   onnx::TensorProto proto;
   if (!parseFile(path, proto)) {
     error = "cannot read the TensorProto file " + path;
@@ -170,8 +162,7 @@ std::optional<NamedTensor> readTensorFile(const std::string &path, mlir::MLIRCon
   return named;
 }
 
-std::optional<PreparedTest> prepareConformanceTest(const ConformanceTest &test,
-                                                   mlir::MLIRContext &context,
+std::optional<PreparedTest> prepareConformanceTest(const ConformanceTest &test, mlir::MLIRContext &context,
                                                    std::string &error) {
   PreparedTest prepared;
   if (!parseFile(test.directory + "/model.onnx", prepared.model)) {

@@ -57,14 +57,12 @@ struct PreparedTest {
 
 /// Loads, freezes and classifies one test. Returns std::nullopt and sets
 /// `error` when its files cannot be read.
-std::optional<PreparedTest> prepareConformanceTest(const ConformanceTest &test,
-                                                   mlir::MLIRContext &context,
+std::optional<PreparedTest> prepareConformanceTest(const ConformanceTest &test, mlir::MLIRContext &context,
                                                    std::string &error);
 
 /// Reads a TensorProto file; float, double, integer and bool data become
 /// float32.
-std::optional<NamedTensor> readTensorFile(const std::string &path,
-                                          mlir::MLIRContext &context, std::string &error);
+std::optional<NamedTensor> readTensorFile(const std::string &path, mlir::MLIRContext &context, std::string &error);
 
 /// Tests whose ops fusec supports but not in the form the test uses, each
 /// with the reason: the importer must reject them with a diagnostic (the

@@ -57,8 +57,7 @@ std::string formatError(double value) {
 
 /// Compares the outputs of `run` with `expected`; appends one clause per
 /// output that differs to `problems`.
-void compareOutputs(const std::string &what, const ConformanceRun &run,
-                    const std::vector<NamedTensor> &expected,
+void compareOutputs(const std::string &what, const ConformanceRun &run, const std::vector<NamedTensor> &expected,
                     const std::map<std::string, runtime::Tensor> *reference, Tolerance tolerance,
                     std::vector<std::string> &problems) {
   for (const NamedTensor &output : expected) {
@@ -82,9 +81,8 @@ void compareOutputs(const std::string &what, const ConformanceRun &run,
       clause << closeness.shapeMismatch;
     else
       clause << "max abs error " << formatError(closeness.maxAbsError) << ", max rel error "
-             << formatError(closeness.maxRelError) << " (" << closeness.mismatches << " of "
-             << output.data.size() << " elements outside rtol " << tolerance.rtol << ", atol "
-             << tolerance.atol << ")";
+             << formatError(closeness.maxRelError) << " (" << closeness.mismatches << " of " << output.data.size()
+             << " elements outside rtol " << tolerance.rtol << ", atol " << tolerance.atol << ")";
     problems.push_back(clause.str());
   }
 }
@@ -108,8 +106,7 @@ TEST_CASE("conformance outputs are compared within rtol and atol", "[onnx][confo
   CHECK_FALSE(compareTensors(actual, {4}, {1.0f, 100.0f, NAN, INFINITY}, {}).shapeMismatch.empty());
 }
 
-TEST_CASE("ONNX node conformance tests run and match the expected outputs",
-          "[onnx][conformance][execution]") {
+TEST_CASE("ONNX node conformance tests run and match the expected outputs", "[onnx][conformance][execution]") {
   std::vector<ConformanceTest> tests = listConformanceTests(kOnnxNodeTestRoot);
   {
     INFO("no ONNX node tests under " << kOnnxNodeTestRoot << " (install libonnx-testdata)");
@@ -157,8 +154,7 @@ TEST_CASE("ONNX node conformance tests run and match the expected outputs",
     } else {
       compareOutputs("greedy", run, prepared->outputs, nullptr, tolerance, problems);
       if (reference.error.empty())
-        compareOutputs("greedy vs unfused", run, prepared->outputs, &reference.outputs,
-                       tolerance, problems);
+        compareOutputs("greedy vs unfused", run, prepared->outputs, &reference.outputs, tolerance, problems);
     }
     if (problems.empty()) {
       passed.push_back(test.name);
@@ -177,10 +173,9 @@ TEST_CASE("ONNX node conformance tests run and match the expected outputs",
     std::cout << "  FAILED " << line << "\n";
   for (const auto &[name, reason] : kExpectedFailures)
     std::cout << "  expected failure " << name << ": " << reason
-              << (failedNames.count(name) ? "" : " (but it passed: remove it from the list)")
-              << "\n";
-  std::cout << "onnx conformance: " << passed.size() << " passed, " << failed.size()
-            << " failed, " << unsupported.size() << " unsupported" << std::endl;
+              << (failedNames.count(name) ? "" : " (but it passed: remove it from the list)") << "\n";
+  std::cout << "onnx conformance: " << passed.size() << " passed, " << failed.size() << " failed, "
+            << unsupported.size() << " unsupported" << std::endl;
 
   std::set<std::string> expectedNames;
   for (const auto &entry : kExpectedFailures)

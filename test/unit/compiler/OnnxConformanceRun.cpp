@@ -30,8 +30,7 @@ ConformanceRun runConformanceTest(const PreparedTest &prepared, const std::strin
 
   // The steps of compileToPlan, on the model in memory (its run-time-only
   // inputs frozen into initializers).
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      import::importOnnxModel(prepared.model, sourceName, context);
+  mlir::OwningOpRef<mlir::ModuleOp> module = import::importOnnxModel(prepared.model, sourceName, context);
   if (!module)
     return fail("import");
   mlir::PassManager pm(&context);
@@ -43,8 +42,7 @@ ConformanceRun runConformanceTest(const PreparedTest &prepared, const std::strin
     return fail("plan lowering");
 
   try {
-    auto plan = std::make_shared<const runtime::Plan>(
-        runtime::Plan::fromBytes(std::move(*bytes), sourceName));
+    auto plan = std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(std::move(*bytes), sourceName));
     run.kernels = plan->kernels().size();
     std::map<std::string, runtime::Tensor> inputs;
     for (const NamedTensor &input : prepared.inputs)
@@ -65,11 +63,10 @@ ConformanceRun runConformanceTest(const PreparedTest &prepared, const std::strin
 Closeness compareTensors(const runtime::Tensor &actual, const runtime::Shape &expectedShape,
                          const std::vector<float> &expected, Tolerance tolerance) {
   Closeness result;
-  if (actual.shape() != expectedShape ||
-      actual.values().size() != expected.size()) {
+  if (actual.shape() != expectedShape || actual.values().size() != expected.size()) {
     result.ok = false;
-    result.shapeMismatch = "shape " + runtime::formatShape(actual.shape()) + ", expected " +
-                           runtime::formatShape(expectedShape);
+    result.shapeMismatch =
+        "shape " + runtime::formatShape(actual.shape()) + ", expected " + runtime::formatShape(expectedShape);
     return result;
   }
   for (size_t i = 0; i < expected.size(); ++i) {

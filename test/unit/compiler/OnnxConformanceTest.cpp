@@ -59,9 +59,8 @@ TEST_CASE("ONNX node conformance tests import and verify", "[onnx][conformance]"
     }
   }
 
-  std::cout << "ONNX node tests: " << imported.size() << " imported, " << failed.size()
-            << " failed (" << importRejectedVariants().size() << " expected), "
-            << unsupported.size() << " unsupported\n";
+  std::cout << "ONNX node tests: " << imported.size() << " imported, " << failed.size() << " failed ("
+            << importRejectedVariants().size() << " expected), " << unsupported.size() << " unsupported\n";
   for (const std::string &line : unsupported)
     std::cout << "  unsupported " << line << "\n";
   for (const std::string &line : failed)

@@ -1,6 +1,6 @@
 //===- OnnxConstantFoldingTest.cpp - ONNX nodes evaluated at import -------===//
-#include "compiler/import/Graph.h"
 #include "compiler/import/OnnxConstantFolding.h"
+#include "compiler/import/Graph.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -22,8 +22,7 @@ struct Folder {
     });
   }
 
-  mlir::FailureOr<KnownTensor> fold(onnx::NodeProto node, std::vector<KnownTensor> inputs,
-                                    int64_t opset = 13) {
+  mlir::FailureOr<KnownTensor> fold(onnx::NodeProto node, std::vector<KnownTensor> inputs, int64_t opset = 13) {
     std::vector<const KnownTensor *> pointers;
     for (const KnownTensor &input : inputs) {
       node.add_input("in");
@@ -55,8 +54,7 @@ onnx::NodeProto &withInt(onnx::NodeProto &node, const std::string &name, int64_t
   return node;
 }
 
-onnx::NodeProto &withInts(onnx::NodeProto &node, const std::string &name,
-                          const std::vector<int64_t> &values) {
+onnx::NodeProto &withInts(onnx::NodeProto &node, const std::string &name, const std::vector<int64_t> &values) {
   onnx::AttributeProto &attribute = *node.add_attribute();
   attribute.set_name(name);
   attribute.set_type(onnx::AttributeProto::INTS);
@@ -82,15 +80,14 @@ TEST_CASE("Slice with a negative step reverses, clamping huge bounds", "[onnx][f
   Folder folder;
   int64_t veryNegative = -std::numeric_limits<int64_t>::max();
   auto result = folder.fold(node("Slice"), {ints({4, 2}, {1, 1, 2, 2, 3, 3, 4, 4}), ints({1}, {-1}),
-                                            ints({1}, {veryNegative}), ints({1}, {0}),
-                                            ints({1}, {-1})});
+                                            ints({1}, {veryNegative}), ints({1}, {0}), ints({1}, {-1})});
   INFO(folder.diagnostics);
   REQUIRE(mlir::succeeded(result));
   CHECK(result->shape == std::vector<int64_t>{4, 2});
   CHECK(result->staticInts() == std::vector<int64_t>{4, 4, 3, 3, 2, 2, 1, 1});
 
-  auto strided = folder.fold(node("Slice"), {floats({6}, {0, 1, 2, 3, 4, 5}), ints({1}, {1}),
-                                             ints({1}, {100}), ints({1}, {0}), ints({1}, {2})});
+  auto strided = folder.fold(node("Slice"), {floats({6}, {0, 1, 2, 3, 4, 5}), ints({1}, {1}), ints({1}, {100}),
+                                             ints({1}, {0}), ints({1}, {2})});
   REQUIRE(mlir::succeeded(strided));
   CHECK(strided->floats == std::vector<float>{1, 3, 5});
 }
@@ -99,8 +96,7 @@ TEST_CASE("Gather takes negative and multi-dimensional indices", "[onnx][folding
   Folder folder;
   onnx::NodeProto gather = node("Gather");
   withInt(gather, "axis", 1);
-  auto result = folder.fold(gather, {floats({2, 3}, {0, 1, 2, 10, 11, 12}),
-                                     ints({2, 1}, {-1, 0})});
+  auto result = folder.fold(gather, {floats({2, 3}, {0, 1, 2, 10, 11, 12}), ints({2, 1}, {-1, 0})});
   INFO(folder.diagnostics);
   REQUIRE(mlir::succeeded(result));
   CHECK(result->shape == std::vector<int64_t>{2, 2, 1});
@@ -134,8 +130,7 @@ TEST_CASE("Range, Cast and ConstantOfShape make new constants", "[onnx][folding]
   REQUIRE(mlir::succeeded(range));
   CHECK(range->staticInts() == std::vector<int64_t>{10, 7, 4});
 
-  auto floatRange =
-      folder.fold(node("Range"), {floats({}, {0}), floats({}, {1}), floats({}, {0.25f})});
+  auto floatRange = folder.fold(node("Range"), {floats({}, {0}), floats({}, {1}), floats({}, {0.25f})});
   REQUIRE(mlir::succeeded(floatRange));
   CHECK(floatRange->floats == std::vector<float>{0, 0.25f, 0.5f, 0.75f});
 
@@ -155,11 +150,9 @@ TEST_CASE("Squeeze and Unsqueeze shapes", "[onnx][folding]") {
   Folder folder;
   mlir::Location loc = mlir::UnknownLoc::get(&folder.context);
   CHECK(*squeezeShape({1, 3, 1}, std::nullopt, loc) == std::vector<int64_t>{3});
-  CHECK(*squeezeShape({kBatchDim, 1, 4}, std::vector<int64_t>{-2}, loc) ==
-        std::vector<int64_t>{kBatchDim, 4});
+  CHECK(*squeezeShape({kBatchDim, 1, 4}, std::vector<int64_t>{-2}, loc) == std::vector<int64_t>{kBatchDim, 4});
   CHECK(mlir::failed(squeezeShape({kBatchDim, 4}, std::vector<int64_t>{0}, loc)));
-  CHECK(*unsqueezeShape({kBatchDim, 4}, {0, 3}, loc) ==
-        std::vector<int64_t>{1, kBatchDim, 4, 1});
+  CHECK(*unsqueezeShape({kBatchDim, 4}, {0, 3}, loc) == std::vector<int64_t>{1, kBatchDim, 4, 1});
 }
 
 TEST_CASE("arithmetic keeps the batch size only where the result is known", "[onnx][folding]") {

@@ -1,6 +1,6 @@
 //===- OnnxImporterTest.cpp - ONNX importer on models and bad input -------===//
-#include "compiler/import/GraphBuilder.h"
 #include "compiler/import/OnnxImporter.h"
+#include "compiler/import/GraphBuilder.h"
 #include "ir/ConstantData.h"
 #include "ir/FuseDialect.h"
 #include "ir/FuseOps.h"
@@ -52,9 +52,7 @@ struct TestContext {
   std::optional<ScopedDiagnosticHandler> handler;
 };
 
-func::FuncOp mainFunction(ModuleOp module) {
-  return module.lookupSymbol<func::FuncOp>(import::kEntryFunction);
-}
+func::FuncOp mainFunction(ModuleOp module) { return module.lookupSymbol<func::FuncOp>(import::kEntryFunction); }
 
 /// How many ops of each ONNX type @main holds; anything that is neither a
 /// fuse ONNX op nor a constant counts under its MLIR name.
@@ -69,8 +67,7 @@ std::map<std::string, int> computeOps(ModuleOp module) {
   return counts;
 }
 
-template <typename OpTy>
-std::vector<OpTy> opsOfType(ModuleOp module) {
+template <typename OpTy> std::vector<OpTy> opsOfType(ModuleOp module) {
   std::vector<OpTy> ops;
   module.walk([&](OpTy op) { ops.push_back(op); });
   return ops;
@@ -87,8 +84,7 @@ public:
   }
 
   /// `dims` entries are sizes, or names for symbolic dimensions.
-  void input(const std::string &name, const std::vector<std::string> &dims,
-             int32_t type = onnx::TensorProto::FLOAT) {
+  void input(const std::string &name, const std::vector<std::string> &dims, int32_t type = onnx::TensorProto::FLOAT) {
     valueInfo(*model.mutable_graph()->add_input(), name, type, dims);
   }
   void output(const std::string &name) {
@@ -201,12 +197,10 @@ TEST_CASE("the shared ONNX models import to fuse compute ops only", "[onnx]") {
           CHECK(std::vector<int64_t>(type.getShape().begin(), type.getShape().end()) == shape);
         }
       };
-      checkSignature(meta["inputs"], main.getArgumentTypes(), [&](size_t i) {
-        return main.getArgAttrOfType<StringAttr>(i, import::kTensorNameAttr).str();
-      });
-      checkSignature(meta["outputs"], main.getResultTypes(), [&](size_t i) {
-        return main.getResultAttrOfType<StringAttr>(i, import::kTensorNameAttr).str();
-      });
+      checkSignature(meta["inputs"], main.getArgumentTypes(),
+                     [&](size_t i) { return main.getArgAttrOfType<StringAttr>(i, import::kTensorNameAttr).str(); });
+      checkSignature(meta["outputs"], main.getResultTypes(),
+                     [&](size_t i) { return main.getResultAttrOfType<StringAttr>(i, import::kTensorNameAttr).str(); });
     }
   }
 }
@@ -310,8 +304,7 @@ TEST_CASE("Shape after a Pad with computed pads is static", "[onnx]") {
   REQUIRE(module);
   auto reshape = opsOfType<fuse::ReshapeOp>(*module).front();
   CHECK(reshape.getShape() == ArrayRef<int64_t>{0, 3, 6, -1});
-  CHECK(shapeOf(reshape.getResult()) ==
-        std::vector<int64_t>{ShapedType::kDynamic, 3, 6, 6});
+  CHECK(shapeOf(reshape.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 3, 6, 6});
 }
 
 TEST_CASE("Squeeze and Unsqueeze of run-time tensors become Reshapes", "[onnx]") {
@@ -339,8 +332,7 @@ TEST_CASE("Dropout imports as its inference form and constant outputs survive", 
   model.input("x", {"batch", "4"});
   model.node("Dropout", {"x"}, {"y", "unused_mask"}, "dropout");
   model.constantInts("shape", {2, 2});
-  TestModel::setInt(model.node("Cast", {"shape"}, {"shape_float"}), "to",
-                    onnx::TensorProto::FLOAT);
+  TestModel::setInt(model.node("Cast", {"shape"}, {"shape_float"}), "to", onnx::TensorProto::FLOAT);
   model.output("y");
   model.output("shape_float");
 
@@ -371,13 +363,11 @@ TEST_CASE("a file that is not ONNX is reported with its name", "[onnx][errors]")
   TestContext test;
   CHECK_FALSE(import::importOnnxModel(path, test.context));
   llvm::sys::fs::remove(path);
-  CHECK_THAT(test.diagnostics, Catch::Contains(path.str().str()) &&
-                                   Catch::Contains("not an ONNX model"));
+  CHECK_THAT(test.diagnostics, Catch::Contains(path.str().str()) && Catch::Contains("not an ONNX model"));
 
   TestContext missing;
   CHECK_FALSE(import::importOnnxModel("/nonexistent/model.onnx", missing.context));
-  CHECK_THAT(missing.diagnostics, Catch::Contains("/nonexistent/model.onnx") &&
-                                      Catch::Contains("cannot read"));
+  CHECK_THAT(missing.diagnostics, Catch::Contains("/nonexistent/model.onnx") && Catch::Contains("cannot read"));
 }
 
 TEST_CASE("unsupported ops are listed in one error with a node each", "[onnx][errors]") {
@@ -393,14 +383,12 @@ TEST_CASE("unsupported ops are listed in one error with a node each", "[onnx][er
 
   TestContext test;
   CHECK_FALSE(model.import(test));
-  CHECK_THAT(test.diagnostics,
-             Catch::Contains("unsupported ONNX ops: LSTM (node 'lstm_1'), Resize (node 'up'), "
-                             "NonZero (node 'NonZero_4'), com.example.FusedConv (node 'fused')"));
+  CHECK_THAT(test.diagnostics, Catch::Contains("unsupported ONNX ops: LSTM (node 'lstm_1'), Resize (node 'up'), "
+                                               "NonZero (node 'NonZero_4'), com.example.FusedConv (node 'fused')"));
   CHECK(std::count(test.diagnostics.begin(), test.diagnostics.end(), '\n') == 1);
 }
 
-TEST_CASE("a Reshape shape known only at run time is an error naming the node",
-          "[onnx][errors]") {
+TEST_CASE("a Reshape shape known only at run time is an error naming the node", "[onnx][errors]") {
   TestModel model;
   model.input("x", {"batch", "4"});
   model.input("target", {"2"}, onnx::TensorProto::INT64);

@@ -15,7 +15,7 @@ using namespace fusec;
 namespace {
 
 std::vector<fuse::SuperkernelOp> runFusion(mlir::MLIRContext &context, mlir::ModuleOp module,
-                                      const std::string &strategy) {
+                                           const std::string &strategy) {
   mlir::PassManager pm(&context);
   FusionOptions options;
   options.strategy = strategy;
@@ -29,8 +29,7 @@ std::vector<fuse::SuperkernelOp> runFusion(mlir::MLIRContext &context, mlir::Mod
 size_t countFusedModelKernels(const std::string &model, const std::string &strategy) {
   auto context = createContext();
   FusecDiagnosticHandler diagnostics(context.get());
-  auto module = importModel(std::string(FUSEC_TEST_DATA_DIR) + "/models/" + model + "/model.onnx",
-                            *context);
+  auto module = importModel(std::string(FUSEC_TEST_DATA_DIR) + "/models/" + model + "/model.onnx", *context);
   REQUIRE(module);
   return runFusion(*context, *module, strategy).size();
 }
@@ -67,12 +66,10 @@ TEST_CASE("ResNet-50 fuses into at most 57 kernels, each Conv-BN-(Add)-ReLU in o
     // No BatchNormalization survives, and no Relu or Add runs on its own.
     CHECK(llvm::none_of(body, [](mlir::Operation &op) { return llvm::isa<fuse::BatchNormOp>(op); }));
     if (convs == 0)
-      CHECK(llvm::none_of(body, [](mlir::Operation &op) {
-        return llvm::isa<fuse::ReluOp, fuse::AddOp>(op);
-      }));
+      CHECK(llvm::none_of(body, [](mlir::Operation &op) { return llvm::isa<fuse::ReluOp, fuse::AddOp>(op); }));
     convKernels += convs;
     residualKernels += llvm::count_if(body, [](mlir::Operation &op) { return llvm::isa<fuse::AddOp>(op); });
   }
-  CHECK(convKernels == 53);    // 1 stem + 16 blocks x 3 + 4 downsamples
+  CHECK(convKernels == 53);     // 1 stem + 16 blocks x 3 + 4 downsamples
   CHECK(residualKernels == 16); // every residual Add joined a conv kernel
 }

@@ -34,8 +34,7 @@ private:
 };
 
 std::shared_ptr<const Plan> gpuPlan() {
-  return std::make_shared<const Plan>(
-      Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
+  return std::make_shared<const Plan>(Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
 }
 
 DeviceOptions driver(const std::string &library) {
@@ -46,8 +45,7 @@ DeviceOptions driver(const std::string &library) {
 
 size_t count(const std::string &text, const std::string &part) {
   size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos;
-       at = text.find(part, at + 1))
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
     ++n;
   return n;
 }
@@ -55,15 +53,12 @@ size_t count(const std::string &text, const std::string &part) {
 } // namespace
 
 TEST_CASE("a missing driver library makes CUDA unavailable") {
-  CHECK_THROWS_AS(cuda::DriverApi::load("/nonexistent/libcuda.so.1"),
-                  cuda::CudaUnavailable);
-  CHECK_THROWS_WITH(cuda::DriverApi::load("/nonexistent/libcuda.so.1"),
-                    Contains("cannot load the CUDA driver "
-                             "'/nonexistent/libcuda.so.1': "));
+  CHECK_THROWS_AS(cuda::DriverApi::load("/nonexistent/libcuda.so.1"), cuda::CudaUnavailable);
+  CHECK_THROWS_WITH(cuda::DriverApi::load("/nonexistent/libcuda.so.1"), Contains("cannot load the CUDA driver "
+                                                                                 "'/nonexistent/libcuda.so.1': "));
   // A library that loads but is not a CUDA driver.
-  CHECK_THROWS_WITH(cuda::DriverApi::load("libm.so.6"),
-                    Contains("the CUDA driver 'libm.so.6' does not export "
-                             "cuInit (the driver is too old)"));
+  CHECK_THROWS_WITH(cuda::DriverApi::load("libm.so.6"), Contains("the CUDA driver 'libm.so.6' does not export "
+                                                                 "cuInit (the driver is too old)"));
 }
 
 TEST_CASE("Device::Auto falls back to the CPU once, saying why") {
@@ -82,26 +77,21 @@ TEST_CASE("Device::Auto falls back to the CPU once, saying why") {
 
   // The fallback runs the plan, host step included.
   const Tensor x = test::iota({2, 4});
-  test::requireTensor(first.run(2, {{"x", x}}).at("y"), {2, 4},
-                      test::hostStepPlanY(x.values()), 1e-6f);
+  test::requireTensor(first.run(2, {{"x", x}}).at("y"), {2, 4}, test::hostStepPlanY(x.values()), 1e-6f);
 }
 
 TEST_CASE("Device::Auto runs a CPU plan on the CPU and says so") {
   CerrCapture capture;
-  Session session(std::make_shared<const Plan>(
-                      Plan::fromBytes(test::smallPlanBytes(), "auto-cpu.plan")),
-                  Device::Auto);
+  Session session(std::make_shared<const Plan>(Plan::fromBytes(test::smallPlanBytes(), "auto-cpu.plan")), Device::Auto);
   CHECK(session.device() == Device::Cpu);
-  CHECK_THAT(capture.text(),
-             Contains("fusec: plan 'auto-cpu.plan' has no GPU kernels "
-                      "(target 'cpu'); running on the CPU"));
+  CHECK_THAT(capture.text(), Contains("fusec: plan 'auto-cpu.plan' has no GPU kernels "
+                                      "(target 'cpu'); running on the CPU"));
 }
 
 TEST_CASE("Device::Cuda without a driver fails with a clear error") {
-  CHECK_THROWS_WITH(
-      Session(gpuPlan(), Device::Cuda, driver("/nonexistent/libcuda.so.1")),
-      Contains("cannot run on CUDA: cannot load the CUDA driver "
-               "'/nonexistent/libcuda.so.1'"));
+  CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, driver("/nonexistent/libcuda.so.1")),
+                    Contains("cannot run on CUDA: cannot load the CUDA driver "
+                             "'/nonexistent/libcuda.so.1'"));
   CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, driver("libm.so.6")),
                     Contains("cannot run on CUDA: the CUDA driver 'libm.so.6' "
                              "does not export cuInit"));
@@ -115,14 +105,12 @@ TEST_CASE("the toolkit's stub driver resolves every symbol, then fails") {
   std::shared_ptr<const cuda::DriverApi> api;
   REQUIRE_NOTHROW(api = cuda::DriverApi::load(FUSEC_CUDA_STUB_DRIVER));
   CHECK_THROWS_AS(cuda::CudaContext(api, 0), cuda::CudaUnavailable);
-  CHECK_THROWS_WITH(cuda::CudaContext(api, 0),
-                    Contains("' failed to initialize: "));
+  CHECK_THROWS_WITH(cuda::CudaContext(api, 0), Contains("' failed to initialize: "));
   CerrCapture capture;
   Session session(gpuPlan(), Device::Auto, driver(FUSEC_CUDA_STUB_DRIVER));
   CHECK(session.device() == Device::Cpu);
-  CHECK_THROWS_WITH(
-      Session(gpuPlan(), Device::Cuda, driver(FUSEC_CUDA_STUB_DRIVER)),
-      Contains("cannot run on CUDA: the CUDA driver '"));
+  CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, driver(FUSEC_CUDA_STUB_DRIVER)),
+                    Contains("cannot run on CUDA: the CUDA driver '"));
 }
 #endif
 

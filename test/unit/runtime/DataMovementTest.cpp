@@ -28,57 +28,42 @@ TEST_CASE("Pad in constant, edge and reflect modes") {
   requireTensor(runOp("Pad", padAttrs("reflect", pads), {x}, {3, 5}), {3, 5},
                 {1, 2, 1, 2, 1, 3, 4, 3, 4, 3, 1, 2, 1, 2, 1});
   // numpy.pad([1, 2, 3, 4], 2, 'reflect')
-  requireTensor(runOp("Pad", padAttrs("reflect", {2, 2}),
-                      {Tensor({4}, {1, 2, 3, 4})}, {8}),
-                {8}, {3, 2, 1, 2, 3, 4, 3, 2});
+  requireTensor(runOp("Pad", padAttrs("reflect", {2, 2}), {Tensor({4}, {1, 2, 3, 4})}, {8}), {8},
+                {3, 2, 1, 2, 3, 4, 3, 2});
   // Negative pads crop.
-  requireTensor(runOp("Pad", padAttrs("constant", {-1, 1}),
-                      {Tensor({3}, {1, 2, 3})}, {3}),
-                {3}, {2, 3, 9});
+  requireTensor(runOp("Pad", padAttrs("constant", {-1, 1}), {Tensor({3}, {1, 2, 3})}, {3}), {3}, {2, 3, 9});
   CHECK_THROWS_WITH(runOp("Pad", padAttrs("wrap", {1, 1}), {Tensor({2})}, {4}),
                     Catch::Contains("mode must be \"constant\", \"reflect\" "
                                     "or \"edge\", not \"wrap\""));
 }
 
 TEST_CASE("Transpose permutes dimensions") {
-  requireTensor(runOp("Transpose", {{"perm", {1, 0}}}, {iota({2, 3}, 1)},
-                      {3, 2}),
-                {3, 2}, {1, 4, 2, 5, 3, 6});
+  requireTensor(runOp("Transpose", {{"perm", {1, 0}}}, {iota({2, 3}, 1)}, {3, 2}), {3, 2}, {1, 4, 2, 5, 3, 6});
   // x[i][j][k] = 12i + 4j + k; y[k][i][j] = x[i][j][k].
-  const Tensor y =
-      runOp("Transpose", {{"perm", {2, 0, 1}}}, {iota({2, 3, 4})}, {4, 2, 3});
+  const Tensor y = runOp("Transpose", {{"perm", {2, 0, 1}}}, {iota({2, 3, 4})}, {4, 2, 3});
   REQUIRE(y.shape() == Shape{4, 2, 3});
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 3; ++j)
         CHECK(y.values()[(k * 2 + i) * 3 + j] == 12 * i + 4 * j + k);
-  CHECK_THROWS_WITH(
-      runOp("Transpose", {{"perm", {0, 0}}}, {iota({2, 3})}, {2, 3}),
-      Catch::Contains("perm must be a permutation"));
+  CHECK_THROWS_WITH(runOp("Transpose", {{"perm", {0, 0}}}, {iota({2, 3})}, {2, 3}),
+                    Catch::Contains("perm must be a permutation"));
 }
 
 TEST_CASE("Concat along an inner and the outer axis") {
-  requireTensor(runOp("Concat", {{"axis", 1}},
-                      {Tensor({2, 1}, {1, 2}), Tensor({2, 2}, {3, 4, 5, 6})},
-                      {2, 3}),
-                {2, 3}, {1, 3, 4, 2, 5, 6});
+  requireTensor(runOp("Concat", {{"axis", 1}}, {Tensor({2, 1}, {1, 2}), Tensor({2, 2}, {3, 4, 5, 6})}, {2, 3}), {2, 3},
+                {1, 3, 4, 2, 5, 6});
   requireTensor(runOp("Concat", {{"axis", 0}},
-                      {Tensor({1, 2}, {1, 2}), Tensor({2, 2}, {3, 4, 5, 6}),
-                       Tensor({1, 2}, {7, 8})},
-                      {4, 2}),
+                      {Tensor({1, 2}, {1, 2}), Tensor({2, 2}, {3, 4, 5, 6}), Tensor({1, 2}, {7, 8})}, {4, 2}),
                 {4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
-  CHECK_THROWS_WITH(runOp("Concat", {{"axis", 1}},
-                          {Tensor({2, 1}), Tensor({3, 1})}, {2, 2}),
+  CHECK_THROWS_WITH(runOp("Concat", {{"axis", 1}}, {Tensor({2, 1}), Tensor({3, 1})}, {2, 2}),
                     Catch::Contains("operand 1 shape [3, 1] does not match "
                                     "[2, 1] outside axis 1"));
 }
 
 TEST_CASE("Reshape and Flatten copy the data into the recorded shape") {
-  requireTensor(runOp("Reshape", json::object(), {iota({2, 3})}, {3, 2}),
-                {3, 2}, {0, 1, 2, 3, 4, 5});
-  requireTensor(runOp("Flatten", json::object(), {iota({2, 1, 2})}, {2, 2}),
-                {2, 2}, {0, 1, 2, 3});
-  CHECK_THROWS_WITH(
-      runOp("Reshape", json::object(), {iota({2, 3})}, {4, 2}),
-      Catch::Contains("result shape [4, 2] does not hold the 6 elements"));
+  requireTensor(runOp("Reshape", json::object(), {iota({2, 3})}, {3, 2}), {3, 2}, {0, 1, 2, 3, 4, 5});
+  requireTensor(runOp("Flatten", json::object(), {iota({2, 1, 2})}, {2, 2}), {2, 2}, {0, 1, 2, 3});
+  CHECK_THROWS_WITH(runOp("Reshape", json::object(), {iota({2, 3})}, {4, 2}),
+                    Catch::Contains("result shape [4, 2] does not hold the 6 elements"));
 }

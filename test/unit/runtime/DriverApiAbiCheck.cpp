@@ -17,8 +17,7 @@ namespace {
 
 namespace fc = fusec::runtime::cuda;
 
-template <typename T>
-constexpr bool kIntegerLike = std::is_enum_v<T> || std::is_integral_v<T>;
+template <typename T> constexpr bool kIntegerLike = std::is_enum_v<T> || std::is_integral_v<T>;
 
 /// The same type, or integers/enums of one size: cuda.h passes enums where
 /// DriverApi passes ints. Pointers compare their pointees.
@@ -42,11 +41,10 @@ constexpr bool sameSignature(R1 (*)(A1...), R2 (*)(A2...)) {
 }
 
 // Unevaluated: nothing here refers to a driver symbol at link time.
-#define FUSEC_CHECK_ENTRY(member, function)                                    \
-  static_assert(                                                               \
-      sameSignature(static_cast<decltype(fc::DriverApi::member)>(nullptr),     \
-                    static_cast<decltype(&::function)>(nullptr)),              \
-      "DriverApi::" #member " does not match cuda.h's " #function)
+#define FUSEC_CHECK_ENTRY(member, function)                                                                            \
+  static_assert(sameSignature(static_cast<decltype(fc::DriverApi::member)>(nullptr),                                   \
+                              static_cast<decltype(&::function)>(nullptr)),                                            \
+                "DriverApi::" #member " does not match cuda.h's " #function)
 
 // cuda.h maps the unversioned names to the symbols DriverApi.cpp resolves
 // (cuMemAlloc to cuMemAlloc_v2, ...).
@@ -94,16 +92,12 @@ static_assert(std::is_same_v<fc::CUcontext, ::CUcontext>);
 static_assert(std::is_same_v<fc::CUstream, ::CUstream>);
 static_assert(std::is_same_v<fc::CUgraphExec, ::CUgraphExec>);
 static_assert(fc::kCudaSuccess == CUDA_SUCCESS);
-static_assert(fc::kAttributeComputeCapabilityMajor ==
-              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-static_assert(fc::kAttributeComputeCapabilityMinor ==
-              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(fc::kAttributeComputeCapabilityMajor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+static_assert(fc::kAttributeComputeCapabilityMinor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 static_assert(fc::kJitErrorLogBuffer == CU_JIT_ERROR_LOG_BUFFER);
-static_assert(fc::kJitErrorLogBufferSizeBytes ==
-              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
+static_assert(fc::kJitErrorLogBufferSizeBytes == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
 static_assert(fc::kStreamNonBlocking == CU_STREAM_NON_BLOCKING);
-static_assert(fc::kCaptureModeThreadLocal ==
-              CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+static_assert(fc::kCaptureModeThreadLocal == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 static_assert(fc::kEventDefault == CU_EVENT_DEFAULT);
 static_assert(fc::kMemHostAllocDeviceMap == CU_MEMHOSTALLOC_DEVICEMAP);
 static_assert(fc::kStreamWaitValueGeq == CU_STREAM_WAIT_VALUE_GEQ);

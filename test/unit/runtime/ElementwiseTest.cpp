@@ -13,8 +13,7 @@ using test::runOp;
 
 namespace {
 
-Tensor unary(const std::string &op, std::vector<float> values,
-             json attrs = json::object()) {
+Tensor unary(const std::string &op, std::vector<float> values, json attrs = json::object()) {
   const Shape shape{static_cast<int64_t>(values.size())};
   return runOp(op, attrs, {Tensor(shape, std::move(values))}, shape);
 }
@@ -24,8 +23,7 @@ Tensor unary(const std::string &op, std::vector<float> values,
 TEST_CASE("unary activations") {
   requireTensor(unary("Relu", {-2, -0.0f, 0.5f, 3}), {4}, {0, 0, 0.5f, 3});
   CHECK(std::isnan(unary("Relu", {NAN}).values()[0]));
-  requireTensor(unary("Sigmoid", {0, std::log(3.0f), -100}), {3},
-                {0.5f, 0.75f, 0});
+  requireTensor(unary("Sigmoid", {0, std::log(3.0f), -100}), {3}, {0.5f, 0.75f, 0});
   requireTensor(unary("Tanh", {0, 1, -20}), {3}, {0, 0.7615942f, -1});
   requireTensor(unary("Erf", {0, 0.5f, -3}), {3}, {0, 0.5204999f, -0.9999779f});
   requireTensor(unary("Sqrt", {4, 2, 0}), {3}, {2, 1.4142135f, 0});
@@ -34,61 +32,45 @@ TEST_CASE("unary activations") {
 
 TEST_CASE("Gelu, exact and tanh-approximated") {
   // Reference values from torch.nn.functional.gelu.
-  requireTensor(unary("Gelu", {-1, 0, 1, 2}, {{"approximate", "none"}}), {4},
-                {-0.1586553f, 0, 0.8413447f, 1.9544997f});
-  requireTensor(unary("Gelu", {-1, 0, 1, 2}, {{"approximate", "tanh"}}), {4},
-                {-0.1588080f, 0, 0.8411920f, 1.9545977f});
-  CHECK_THROWS_WITH(unary("Gelu", {1}, {{"approximate", "fast"}}),
-                    Catch::Contains("'approximate' must be \"none\" or "
-                                    "\"tanh\", not \"fast\""));
+  requireTensor(unary("Gelu", {-1, 0, 1, 2}, {{"approximate", "none"}}), {4}, {-0.1586553f, 0, 0.8413447f, 1.9544997f});
+  requireTensor(unary("Gelu", {-1, 0, 1, 2}, {{"approximate", "tanh"}}), {4}, {-0.1588080f, 0, 0.8411920f, 1.9545977f});
+  CHECK_THROWS_WITH(unary("Gelu", {1}, {{"approximate", "fast"}}), Catch::Contains("'approximate' must be \"none\" or "
+                                                                                   "\"tanh\", not \"fast\""));
 }
 
 TEST_CASE("Clip with both, one or no bounds") {
   const std::vector<float> x = {-2, -0.5f, 0.5f, 2};
-  requireTensor(unary("Clip", x, {{"min", -1}, {"max", 1.0}}), {4},
-                {-1, -0.5f, 0.5f, 1});
+  requireTensor(unary("Clip", x, {{"min", -1}, {"max", 1.0}}), {4}, {-1, -0.5f, 0.5f, 1});
   requireTensor(unary("Clip", x, {{"min", 0}}), {4}, {0, 0, 0.5f, 2});
   // JSON cannot hold infinities; null stands for "unbounded".
-  requireTensor(unary("Clip", x, {{"min", nullptr}, {"max", 0.25}}), {4},
-                {-2, -0.5f, 0.25f, 0.25f});
+  requireTensor(unary("Clip", x, {{"min", nullptr}, {"max", 0.25}}), {4}, {-2, -0.5f, 0.25f, 0.25f});
   requireTensor(unary("Clip", x), {4}, x);
 }
 
 TEST_CASE("Add broadcasts a leading bias over a larger operand") {
   // [1, 2, 1, 1] + [1, 2, 2, 2]: the bias is the first operand.
-  requireTensor(runOp("Add", json::object(),
-                      {Tensor({1, 2, 1, 1}, {10, 20}), iota({1, 2, 2, 2})},
-                      {1, 2, 2, 2}),
+  requireTensor(runOp("Add", json::object(), {Tensor({1, 2, 1, 1}, {10, 20}), iota({1, 2, 2, 2})}, {1, 2, 2, 2}),
                 {1, 2, 2, 2}, {10, 11, 12, 13, 24, 25, 26, 27});
   // Both operands broadcast: [2, 1] + [3] -> [2, 3].
-  requireTensor(runOp("Add", json::object(),
-                      {Tensor({2, 1}, {10, 20}), Tensor({3}, {1, 2, 3})},
-                      {2, 3}),
-                {2, 3}, {11, 12, 13, 21, 22, 23});
+  requireTensor(runOp("Add", json::object(), {Tensor({2, 1}, {10, 20}), Tensor({3}, {1, 2, 3})}, {2, 3}), {2, 3},
+                {11, 12, 13, 21, 22, 23});
 }
 
 TEST_CASE("Sub, Mul, Div and Pow with broadcasting") {
   const Tensor a({2, 2}, {1, 2, 3, 4});
   const Tensor scalar(Shape{}, {2});
   const Tensor row({2}, {1, -1});
-  requireTensor(runOp("Sub", json::object(), {a, row}, {2, 2}), {2, 2},
-                {0, 3, 2, 5});
-  requireTensor(runOp("Sub", json::object(), {scalar, a}, {2, 2}), {2, 2},
-                {1, 0, -1, -2});
-  requireTensor(runOp("Mul", json::object(), {a, row}, {2, 2}), {2, 2},
-                {1, -2, 3, -4});
-  requireTensor(runOp("Div", json::object(), {a, scalar}, {2, 2}), {2, 2},
-                {0.5f, 1, 1.5f, 2});
-  requireTensor(runOp("Pow", json::object(), {a, scalar}, {2, 2}), {2, 2},
-                {1, 4, 9, 16});
-  requireTensor(runOp("Pow", json::object(), {scalar, row}, {2}), {2},
-                {2, 0.5f});
+  requireTensor(runOp("Sub", json::object(), {a, row}, {2, 2}), {2, 2}, {0, 3, 2, 5});
+  requireTensor(runOp("Sub", json::object(), {scalar, a}, {2, 2}), {2, 2}, {1, 0, -1, -2});
+  requireTensor(runOp("Mul", json::object(), {a, row}, {2, 2}), {2, 2}, {1, -2, 3, -4});
+  requireTensor(runOp("Div", json::object(), {a, scalar}, {2, 2}), {2, 2}, {0.5f, 1, 1.5f, 2});
+  requireTensor(runOp("Pow", json::object(), {a, scalar}, {2, 2}), {2, 2}, {1, 4, 9, 16});
+  requireTensor(runOp("Pow", json::object(), {scalar, row}, {2}), {2}, {2, 0.5f});
   requireTensor(runOp("Mul", json::object(), {scalar, scalar}, {}), {}, {4});
 }
 
 TEST_CASE("binary ops reject shapes that do not broadcast") {
-  CHECK_THROWS_WITH(
-      runOp("Add", json::object(), {Tensor({2, 3}), Tensor({2})}, {2, 3}),
-      Catch::Contains("op Add 'test_op': operand shapes [2, 3] and [2] do not "
-                      "broadcast"));
+  CHECK_THROWS_WITH(runOp("Add", json::object(), {Tensor({2, 3}), Tensor({2})}, {2, 3}),
+                    Catch::Contains("op Add 'test_op': operand shapes [2, 3] and [2] do not "
+                                    "broadcast"));
 }

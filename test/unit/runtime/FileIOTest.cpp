@@ -29,22 +29,17 @@ TEST_CASE("a failed atomic write removes its temp file and names the path") {
   const std::string blocked = dir.file("blocked");
   std::filesystem::create_directory(blocked);
   CHECK_THROWS_WITH(writeFileAtomically(blocked, {1, 2, 3}),
-                    Contains("cannot rename temporary file onto '" + blocked +
-                             "'"));
+                    Contains("cannot rename temporary file onto '" + blocked + "'"));
   CHECK(dir.entries() == std::vector<std::string>{"blocked"});
   CHECK(std::filesystem::is_empty(blocked));
 
   const std::string missing = dir.file("no/such/dir/out.bin");
-  CHECK_THROWS_WITH(writeFileAtomically(missing, {1}),
-                    Contains("cannot create temporary file for '" + missing +
-                             "'"));
+  CHECK_THROWS_WITH(writeFileAtomically(missing, {1}), Contains("cannot create temporary file for '" + missing + "'"));
   CHECK(dir.entries() == std::vector<std::string>{"blocked"});
 }
 
 TEST_CASE("readFileBytes rejects missing files and directories") {
   test::TempDir dir;
-  CHECK_THROWS_WITH(readFileBytes(dir.file("nope")),
-                    Contains("cannot open '" + dir.file("nope") + "'"));
-  CHECK_THROWS_WITH(readFileBytes(dir.path()),
-                    Contains("not a regular file"));
+  CHECK_THROWS_WITH(readFileBytes(dir.file("nope")), Contains("cannot open '" + dir.file("nope") + "'"));
+  CHECK_THROWS_WITH(readFileBytes(dir.path()), Contains("not a regular file"));
 }

@@ -10,8 +10,8 @@
 
 using namespace fusec;
 using namespace fusec::runtime;
-using nlohmann::json;
 using Catch::Contains;
+using nlohmann::json;
 
 namespace {
 
@@ -23,9 +23,8 @@ struct ToolResult {
 
 /// Runs fuserun with `args` (a shell word list) in `dir`.
 ToolResult fuserun(const test::TempDir &dir, const std::string &args) {
-  const std::string command = std::string(FUSERUN_PATH) + " " + args + " >" +
-                              dir.file("stdout.txt") + " 2>" +
-                              dir.file("stderr.txt");
+  const std::string command =
+      std::string(FUSERUN_PATH) + " " + args + " >" + dir.file("stdout.txt") + " 2>" + dir.file("stderr.txt");
   const int status = std::system(command.c_str());
   ToolResult result;
   if (WIFEXITED(status))
@@ -59,10 +58,8 @@ struct Workspace {
 TEST_CASE("fuserun runs a plan on .npy inputs and writes .npy outputs") {
   Workspace w;
   for (const std::string &flags :
-       {std::string("--input x=") + w.input + " --output-dir=" +
-            w.dir.file("out"),
-        std::string("--input=x=") + w.input + " --output-dir " +
-            w.dir.file("out") + " --batch 3 --device cpu"}) {
+       {std::string("--input x=") + w.input + " --output-dir=" + w.dir.file("out"),
+        std::string("--input=x=") + w.input + " --output-dir " + w.dir.file("out") + " --batch 3 --device cpu"}) {
     INFO(flags);
     const ToolResult r = fuserun(w.dir, w.plan + " " + flags);
     INFO(r.err);
@@ -77,8 +74,7 @@ TEST_CASE("fuserun runs a plan on .npy inputs and writes .npy outputs") {
 
 TEST_CASE("fuserun summarizes outputs and times runs") {
   Workspace w;
-  const ToolResult r = fuserun(
-      w.dir, w.plan + " --random-inputs=5 --batch=2 --iters 3 --warmup=1");
+  const ToolResult r = fuserun(w.dir, w.plan + " --random-inputs=5 --batch=2 --iters 3 --warmup=1");
   INFO(r.err);
   REQUIRE(r.exitCode == 0);
   CHECK_THAT(r.out, Contains("timing: 3 runs at batch 2 on cpu: median "));
@@ -89,8 +85,10 @@ TEST_CASE("fuserun summarizes outputs and times runs") {
 TEST_CASE("fuserun --random-inputs is deterministic") {
   Workspace w;
   for (const char *out : {"a", "b"})
-    REQUIRE(fuserun(w.dir, w.plan + " --random-inputs 11 --batch=4 "
-                                    "--output-dir=" + w.dir.file(out))
+    REQUIRE(fuserun(w.dir, w.plan +
+                               " --random-inputs 11 --batch=4 "
+                               "--output-dir=" +
+                               w.dir.file(out))
                 .exitCode == 0);
   const Tensor a = readNpy(w.dir.file("a/y.npy"));
   CHECK(a.shape() == Shape{4, 3});
@@ -106,13 +104,11 @@ TEST_CASE("fuserun --info describes the plan as JSON or text") {
   CHECK(info["compiler_version"] == "fusec test");
   CHECK(info["target"] == "cpu");
   CHECK(info["batch_buckets"] == json({1, 2, 4}));
-  CHECK(info["inputs"] ==
-        json::parse(R"([{"name": "x", "dtype": "f32", "shape": [-1, 2]}])"));
+  CHECK(info["inputs"] == json::parse(R"([{"name": "x", "dtype": "f32", "shape": [-1, 2]}])"));
   CHECK(info["outputs"][0]["shape"] == json({-1, 3}));
   CHECK(info["kernels"]["count"] == 3);
   CHECK(info["kernels"]["list"][0]["ops"] == json({"Gemm"}));
-  CHECK(info["kernels"]["list"][2] ==
-        json::parse(R"({"name": "k2_add_add", "kind": "elementwise",
+  CHECK(info["kernels"]["list"][2] == json::parse(R"({"name": "k2_add_add", "kind": "elementwise",
                         "ops": ["Add", "Add"]})"));
   CHECK(info["arena_bytes"] == 128 * 3);
   CHECK(info["arena_lower_bound_bytes"] == 24 * 3);
@@ -138,16 +134,14 @@ TEST_CASE("fuserun reports bad inputs and plans with exit code 1") {
   } cases[] = {
       {w.plan, "fuserun: error: missing input 'x' of shape [batch, 2]"},
       {w.plan + " --input y=" + w.input, "unknown input 'y'"},
-      {w.plan + " --input x=" + w.input + " --batch=2",
-       "input 'x' has shape [3, 2], but the plan expects [2, 2]"},
-      {w.plan + " --input x=" + w.dir.file("f8.npy"),
-       "f8.npy: unsupported dtype '<f8'"},
+      {w.plan + " --input x=" + w.input + " --batch=2", "input 'x' has shape [3, 2], but the plan expects [2, 2]"},
+      {w.plan + " --input x=" + w.dir.file("f8.npy"), "f8.npy: unsupported dtype '<f8'"},
       {w.plan + " --input x=" + w.dir.file("none.npy"), "cannot open"},
       {w.dir.file("bad.plan"), "bad.plan: file is too short"},
       {w.dir.file("none.plan"), "cannot open"},
-      {w.plan + " --device=cuda --random-inputs=1",
-       "cannot run plan '" + w.plan + "' on CUDA: kernel 'k0_gemm' has no GPU "
-       "image"},
+      {w.plan + " --device=cuda --random-inputs=1", "cannot run plan '" + w.plan +
+                                                        "' on CUDA: kernel 'k0_gemm' has no GPU "
+                                                        "image"},
   };
   for (const auto &c : cases) {
     INFO(c.args);
@@ -197,10 +191,8 @@ TEST_CASE("fuserun --help documents every flag") {
   const ToolResult r = fuserun(dir, "--help");
   CHECK(r.exitCode == 0);
   for (const char *flag :
-       {"--device", "--batch", "--input", "--output-dir", "--random-inputs",
-        "--iters", "--warmup", "--info", "--help", "--check", "--rtol",
-        "--atol", "--no-graph", "--prebuild-graphs", "--time-kernels",
-        "--cuda-driver"})
+       {"--device", "--batch", "--input", "--output-dir", "--random-inputs", "--iters", "--warmup", "--info", "--help",
+        "--check", "--rtol", "--atol", "--no-graph", "--prebuild-graphs", "--time-kernels", "--cuda-driver"})
     CHECK_THAT(r.out, Contains(flag));
 }
 
@@ -208,9 +200,8 @@ TEST_CASE("fuserun --check compares every output with the CPU backend") {
   Workspace w;
   const std::string gpuPlan = w.dir.file("host.plan");
   writeFileAtomically(gpuPlan, test::hostStepPlanBytes());
-  const ToolResult r =
-      fuserun(w.dir, gpuPlan + " --random-inputs=3 --batch=3 --check "
-                               "--cuda-driver=/nonexistent/libcuda.so.1");
+  const ToolResult r = fuserun(w.dir, gpuPlan + " --random-inputs=3 --batch=3 --check "
+                                                "--cuda-driver=/nonexistent/libcuda.so.1");
   INFO(r.err);
   REQUIRE(r.exitCode == 0);
   CHECK_THAT(r.out, Contains("check 'y' against the CPU backend: max abs "
@@ -223,23 +214,18 @@ TEST_CASE("fuserun --device=auto falls back to the CPU with one note") {
   const std::string gpuPlan = w.dir.file("host.plan");
   writeFileAtomically(gpuPlan, test::hostStepPlanBytes());
   const std::string driver = " --cuda-driver=/nonexistent/libcuda.so.1";
-  const ToolResult r = fuserun(
-      w.dir, gpuPlan + " --random-inputs=1 --iters=2 --prebuild-graphs" +
-                 driver);
+  const ToolResult r = fuserun(w.dir, gpuPlan + " --random-inputs=1 --iters=2 --prebuild-graphs" + driver);
   INFO(r.err);
   REQUIRE(r.exitCode == 0);
-  const std::string note =
-      "fusec: CUDA is unavailable (cannot load the CUDA driver "
-      "'/nonexistent/libcuda.so.1': ";
+  const std::string note = "fusec: CUDA is unavailable (cannot load the CUDA driver "
+                           "'/nonexistent/libcuda.so.1': ";
   CHECK_THAT(r.err, Contains(note));
   CHECK(r.err.find(note) == r.err.rfind(note));
   CHECK_THAT(r.out, Contains("timing: 2 runs at batch 1 on cpu: median "));
   CHECK_THAT(r.out, !Contains("timing execute"));
 
-  const ToolResult cuda =
-      fuserun(w.dir, gpuPlan + " --random-inputs=1 --device=cuda" + driver);
+  const ToolResult cuda = fuserun(w.dir, gpuPlan + " --random-inputs=1 --device=cuda" + driver);
   CHECK(cuda.exitCode == 1);
-  CHECK_THAT(cuda.err,
-             Contains("fuserun: error: cannot run on CUDA: cannot load the "
-                      "CUDA driver '/nonexistent/libcuda.so.1'"));
+  CHECK_THAT(cuda.err, Contains("fuserun: error: cannot run on CUDA: cannot load the "
+                                "CUDA driver '/nonexistent/libcuda.so.1'"));
 }

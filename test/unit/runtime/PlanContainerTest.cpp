@@ -21,8 +21,7 @@ uint64_t readLE64(const std::vector<uint8_t> &bytes, size_t at) {
 }
 
 std::vector<Section> twoSections() {
-  return {{"weights", std::vector<uint8_t>(100, 0xab)},
-          {"kernel_images", {1, 2, 3}}};
+  return {{"weights", std::vector<uint8_t>(100, 0xab)}, {"kernel_images", {1, 2, 3}}};
 }
 
 } // namespace
@@ -40,8 +39,7 @@ TEST_CASE("encodePlan lays out the header, manifest and aligned sections") {
     CHECK(file[i] == 0);
 
   const uint64_t manifestSize = readLE64(file, 24);
-  const std::string text(file.begin() + kHeaderSize,
-                         file.begin() + kHeaderSize + manifestSize);
+  const std::string text(file.begin() + kHeaderSize, file.begin() + kHeaderSize + manifestSize);
   CHECK(readLE64(file, 32) == fnv1a64(text.data(), text.size()));
   const json parsed = json::parse(text);
   CHECK(parsed["target"] == "cpu");
@@ -62,8 +60,7 @@ TEST_CASE("encodePlan lays out the header, manifest and aligned sections") {
   CHECK(file[first] == 0xab);
   CHECK(file[second + 2] == 3);
   CHECK(second + 3 == file.size());
-  CHECK(sections[1]["checksum"] ==
-        toHex64(fnv1a64(std::vector<uint8_t>{1, 2, 3}.data(), 3)));
+  CHECK(sections[1]["checksum"] == toHex64(fnv1a64(std::vector<uint8_t>{1, 2, 3}.data(), 3)));
 }
 
 TEST_CASE("encodePlan is deterministic and replaces a stale sections entry") {
@@ -80,12 +77,10 @@ TEST_CASE("section offsets are consistent when they change the manifest size") {
   for (size_t payload : {0u, 1u, 9u, 10u, 900u, 9000u, 99990u}) {
     for (size_t padding : {0u, 7u, 40u, 63u, 64u, 950u}) {
       json manifest = {{"pad", std::string(padding, 'p')}};
-      std::vector<Section> sections = {{"a", std::vector<uint8_t>(payload, 1)},
-                                       {"b", std::vector<uint8_t>(payload, 2)},
-                                       {"c", {}}};
+      std::vector<Section> sections = {
+          {"a", std::vector<uint8_t>(payload, 1)}, {"b", std::vector<uint8_t>(payload, 2)}, {"c", {}}};
       const std::vector<uint8_t> file = encodePlan(manifest, sections);
-      const DecodedContainer decoded =
-          decodePlan(file.data(), file.size(), "test.plan");
+      const DecodedContainer decoded = decodePlan(file.data(), file.size(), "test.plan");
       REQUIRE(decoded.sections.size() == 3);
       CHECK(decoded.sections[0].size == payload);
       if (payload > 0) {
@@ -106,13 +101,10 @@ TEST_CASE("decodePlan round-trips the manifest and sections") {
   REQUIRE(decoded.sections.size() == 2);
   CHECK(decoded.sections[1].name == "kernel_images");
   CHECK(decoded.sections[1].size == 3);
-  CHECK(std::memcmp(file.data() + decoded.sections[1].offset,
-                    std::vector<uint8_t>{1, 2, 3}.data(), 3) == 0);
+  CHECK(std::memcmp(file.data() + decoded.sections[1].offset, std::vector<uint8_t>{1, 2, 3}.data(), 3) == 0);
 }
 
 TEST_CASE("encodePlan rejects duplicate sections and non-object manifests") {
-  CHECK_THROWS_WITH(encodePlan(json::object(), {{"w", {}}, {"w", {}}}),
-                    Catch::Contains("duplicate section 'w'"));
-  CHECK_THROWS_WITH(encodePlan(json::array(), {}),
-                    Catch::Contains("must be a JSON object"));
+  CHECK_THROWS_WITH(encodePlan(json::object(), {{"w", {}}, {"w", {}}}), Catch::Contains("duplicate section 'w'"));
+  CHECK_THROWS_WITH(encodePlan(json::array(), {}), Catch::Contains("must be a JSON object"));
 }

@@ -10,16 +10,14 @@
 
 using namespace fusec;
 using namespace fusec::runtime;
-using nlohmann::json;
 using Catch::Contains;
+using nlohmann::json;
 
 namespace {
 
 const char *const kName = "small.plan";
 
-Plan fromBytes(const std::vector<uint8_t> &bytes) {
-  return Plan::fromBytes(bytes, kName);
-}
+Plan fromBytes(const std::vector<uint8_t> &bytes) { return Plan::fromBytes(bytes, kName); }
 
 /// The small plan re-encoded after `edit` changed its manifest.
 std::vector<uint8_t> editedPlan(const std::function<void(json &)> &edit) {
@@ -28,29 +26,24 @@ std::vector<uint8_t> editedPlan(const std::function<void(json &)> &edit) {
   return plan::encodePlan(manifest, test::smallPlanSections());
 }
 
-void storeLE(std::vector<uint8_t> &bytes, size_t at, uint64_t value,
-             int size) {
+void storeLE(std::vector<uint8_t> &bytes, size_t at, uint64_t value, int size) {
   for (int i = 0; i < size; ++i)
     bytes[at + i] = static_cast<uint8_t>(value >> (8 * i));
 }
 
 /// A file with a valid header around `manifestText` taken verbatim (its
 /// "sections" entries are not recomputed), and `data` placed at `dataOffset`.
-std::vector<uint8_t> assemble(const std::string &manifestText,
-                              const std::vector<uint8_t> &data = {},
+std::vector<uint8_t> assemble(const std::string &manifestText, const std::vector<uint8_t> &data = {},
                               uint64_t dataOffset = 0) {
-  const size_t end = std::max<size_t>(plan::kHeaderSize + manifestText.size(),
-                                      dataOffset + data.size());
+  const size_t end = std::max<size_t>(plan::kHeaderSize + manifestText.size(), dataOffset + data.size());
   std::vector<uint8_t> file(end, 0);
   std::memcpy(file.data(), plan::kMagic, 8);
   storeLE(file, 8, plan::kMajorVersion, 4);
   storeLE(file, 16, plan::kHeaderSize, 8);
   storeLE(file, 24, manifestText.size(), 8);
-  storeLE(file, 32, plan::fnv1a64(manifestText.data(), manifestText.size()),
-          8);
+  storeLE(file, 32, plan::fnv1a64(manifestText.data(), manifestText.size()), 8);
   storeLE(file, 40, file.size(), 8);
-  std::memcpy(file.data() + plan::kHeaderSize, manifestText.data(),
-              manifestText.size());
+  std::memcpy(file.data() + plan::kHeaderSize, manifestText.data(), manifestText.size());
   if (!data.empty())
     std::memcpy(file.data() + dataOffset, data.data(), data.size());
   return file;
@@ -65,8 +58,7 @@ std::vector<uint8_t> withWeightsEntry(uint64_t offset, uint64_t size) {
       {{"name", "weights"},
        {"offset", offset},
        {"size", size},
-       {"checksum", plan::toHex64(plan::fnv1a64(
-                        weights.data(), std::min<size_t>(size, weights.size())))}}};
+       {"checksum", plan::toHex64(plan::fnv1a64(weights.data(), std::min<size_t>(size, weights.size())))}}};
   return assemble(manifest.dump(), weights, 4096);
 }
 
@@ -131,8 +123,7 @@ TEST_CASE("Plan::load reads files and names missing ones") {
   test::TempDir dir;
   plan::writeFileAtomically(dir.file("m.plan"), test::smallPlanBytes());
   CHECK(Plan::load(dir.file("m.plan")).kernels().size() == 3);
-  CHECK_THROWS_WITH(Plan::load(dir.file("absent.plan")),
-                    Contains("cannot open '" + dir.file("absent.plan") + "'"));
+  CHECK_THROWS_WITH(Plan::load(dir.file("absent.plan")), Contains("cannot open '" + dir.file("absent.plan") + "'"));
 }
 
 TEST_CASE("a truncated plan is rejected at every length") {
@@ -141,11 +132,9 @@ TEST_CASE("a truncated plan is rejected at every length") {
     INFO("length " << length);
     std::vector<uint8_t> prefix(file.begin(), file.begin() + length);
     if (length < plan::kHeaderSize)
-      CHECK_THROWS_WITH(fromBytes(prefix),
-                        Contains("small.plan: file is too short"));
+      CHECK_THROWS_WITH(fromBytes(prefix), Contains("small.plan: file is too short"));
     else
-      CHECK_THROWS_WITH(fromBytes(prefix),
-                        Contains("small.plan: file is truncated"));
+      CHECK_THROWS_WITH(fromBytes(prefix), Contains("small.plan: file is truncated"));
   }
 }
 
@@ -158,14 +147,12 @@ TEST_CASE("trailing data, bad magic and version numbers") {
 
   std::vector<uint8_t> badMagic = file;
   badMagic[3] = 'X';
-  CHECK_THROWS_WITH(fromBytes(badMagic),
-                    Contains("small.plan: not a fusec plan (bad magic"));
+  CHECK_THROWS_WITH(fromBytes(badMagic), Contains("small.plan: not a fusec plan (bad magic"));
 
   std::vector<uint8_t> newerMajor = file;
   storeLE(newerMajor, 8, plan::kMajorVersion + 1, 4);
-  CHECK_THROWS_WITH(fromBytes(newerMajor),
-                    Contains("plan format version 2.0 is newer than this "
-                             "runtime supports (1.x)"));
+  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 2.0 is newer than this "
+                                                    "runtime supports (1.x)"));
 
   std::vector<uint8_t> olderMajor = file;
   storeLE(olderMajor, 8, 0, 4);
@@ -178,13 +165,11 @@ TEST_CASE("trailing data, bad magic and version numbers") {
 
   std::vector<uint8_t> badManifestOffset = file;
   storeLE(badManifestOffset, 16, 128, 8);
-  CHECK_THROWS_WITH(fromBytes(badManifestOffset),
-                    Contains("manifest offset 128 is invalid"));
+  CHECK_THROWS_WITH(fromBytes(badManifestOffset), Contains("manifest offset 128 is invalid"));
 
   std::vector<uint8_t> hugeManifest = file;
   storeLE(hugeManifest, 24, file.size(), 8);
-  CHECK_THROWS_WITH(fromBytes(hugeManifest),
-                    Contains("runs past the end of the file"));
+  CHECK_THROWS_WITH(fromBytes(hugeManifest), Contains("runs past the end of the file"));
 }
 
 TEST_CASE("flipped bytes are caught by the checksums") {
@@ -193,201 +178,137 @@ TEST_CASE("flipped bytes are caught by the checksums") {
   for (size_t at : {plan::kHeaderSize, plan::kHeaderSize + 10, end - 1}) {
     std::vector<uint8_t> flipped = file;
     flipped[at] ^= 0x20;
-    CHECK_THROWS_WITH(fromBytes(flipped),
-                      Contains("small.plan: manifest checksum mismatch"));
+    CHECK_THROWS_WITH(fromBytes(flipped), Contains("small.plan: manifest checksum mismatch"));
   }
   // The weights section is the last 60 bytes.
   for (size_t back : {1u, 30u, 60u}) {
     std::vector<uint8_t> flipped = file;
     flipped[file.size() - back] ^= 0x01;
-    CHECK_THROWS_WITH(fromBytes(flipped),
-                      Contains("section 'weights' checksum mismatch"));
+    CHECK_THROWS_WITH(fromBytes(flipped), Contains("section 'weights' checksum mismatch"));
   }
 }
 
 TEST_CASE("section entries outside the file are rejected") {
   CHECK(fromBytes(withWeightsEntry(4096, 60)).buffers().size() == 7);
-  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(4096, 61)),
-                    Contains("section 'weights' (offset 4096, size 61) lies "
-                             "outside the data area"));
-  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(8192, 60)),
-                    Contains("lies outside the data area"));
-  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(uint64_t(1) << 62, 60)),
-                    Contains("lies outside the data area"));
-  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(0, 60)),
-                    Contains("lies outside the data area"));
-  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(4100, 50)),
-                    Contains("is not a multiple of 64"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(4096, 61)), Contains("section 'weights' (offset 4096, size 61) lies "
+                                                                    "outside the data area"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(8192, 60)), Contains("lies outside the data area"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(uint64_t(1) << 62, 60)), Contains("lies outside the data area"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(0, 60)), Contains("lies outside the data area"));
+  CHECK_THROWS_WITH(fromBytes(withWeightsEntry(4100, 50)), Contains("is not a multiple of 64"));
 }
 
 TEST_CASE("manifests that are not valid JSON or miss fields are rejected") {
-  CHECK_THROWS_WITH(fromBytes(assemble("{\"target\": ")),
-                    Contains("small.plan: manifest is not valid JSON"));
-  CHECK_THROWS_WITH(fromBytes(assemble("[1, 2]")),
-                    Contains("manifest: expected a JSON object"));
-  CHECK_THROWS_WITH(
-      fromBytes(assemble("{}")),
-      Contains("small.plan: manifest: missing required field 'sections'"));
+  CHECK_THROWS_WITH(fromBytes(assemble("{\"target\": ")), Contains("small.plan: manifest is not valid JSON"));
+  CHECK_THROWS_WITH(fromBytes(assemble("[1, 2]")), Contains("manifest: expected a JSON object"));
+  CHECK_THROWS_WITH(fromBytes(assemble("{}")), Contains("small.plan: manifest: missing required field 'sections'"));
 
-  for (const char *field :
-       {"format_version", "compiler_version", "target", "source_hash",
-        "batch_buckets", "inputs", "outputs", "buffers", "arena", "kernels"}) {
+  for (const char *field : {"format_version", "compiler_version", "target", "source_hash", "batch_buckets", "inputs",
+                            "outputs", "buffers", "arena", "kernels"}) {
     INFO(field);
-    CHECK_THROWS_WITH(
-        fromBytes(editedPlan([&](json &m) { m.erase(field); })),
-        Contains(std::string("manifest: missing required field '") + field +
-                 "'"));
+    CHECK_THROWS_WITH(fromBytes(editedPlan([&](json &m) { m.erase(field); })),
+                      Contains(std::string("manifest: missing required field '") + field + "'"));
   }
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["kernels"][1]["ops"][0].erase("op"); })),
-      Contains("small.plan: kernels[1].ops[0]: missing required field 'op'"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["batch_buckets"] = "many"; })),
-      Contains("batch_buckets: expected an array, found string"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][3]["offset"].erase("fixed"); })),
-      Contains("buffers[3].offset: missing required field 'fixed'"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][1]["offset"] = 1.5; })),
-      Contains("buffers[1].offset: expected an integer, found 1.5"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["kernels"][0]["inputs"][1] = -1; })),
-      Contains("kernels[0].inputs: expected non-negative indices"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][0]["kind"] = "scratch"; })),
-      Contains("unknown buffer kind 'scratch'"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["kernels"][0]["ops"][0]["attrs"] = 3; })),
-      Contains("kernels[0].ops[0].attrs: expected a JSON object"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["ops"][0].erase("op"); })),
+                    Contains("small.plan: kernels[1].ops[0]: missing required field 'op'"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["batch_buckets"] = "many"; })),
+                    Contains("batch_buckets: expected an array, found string"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][3]["offset"].erase("fixed"); })),
+                    Contains("buffers[3].offset: missing required field 'fixed'"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][1]["offset"] = 1.5; })),
+                    Contains("buffers[1].offset: expected an integer, found 1.5"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][0]["inputs"][1] = -1; })),
+                    Contains("kernels[0].inputs: expected non-negative indices"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][0]["kind"] = "scratch"; })),
+                    Contains("unknown buffer kind 'scratch'"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][0]["ops"][0]["attrs"] = 3; })),
+                    Contains("kernels[0].ops[0].attrs: expected a JSON object"));
 }
 
 TEST_CASE("buffer ids and references out of range are rejected") {
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][5]["id"] = 9; })),
-      Contains("buffers[5]: buffer id 9 is out of range (the plan has 7 "
-               "buffers"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][5]["id"] = 0; })),
-      Contains("duplicate buffer id 0"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["kernels"][0]["inputs"][2] = 17; })),
-      Contains("kernel 'k0_gemm' input 2 refers to buffer 17, which is out of "
-               "range"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["outputs"][0]["buffer"] = 7; })),
-      Contains("output 'y' refers to buffer 7, which is out of range"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["inputs"][0]["buffer"] = 1; })),
-      Contains("input 'x' is bound to weight buffer 1 'W'; expected a buffer of "
-               "kind 'input'"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["kernels"][0]["outputs"][0] = 1; })),
-      Contains("kernel 'k0_gemm' output 0 writes weight buffer 1 'W'"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][5]["id"] = 9; })),
+                    Contains("buffers[5]: buffer id 9 is out of range (the plan has 7 "
+                             "buffers"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][5]["id"] = 0; })),
+                    Contains("duplicate buffer id 0"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][0]["inputs"][2] = 17; })),
+                    Contains("kernel 'k0_gemm' input 2 refers to buffer 17, which is out of "
+                             "range"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["outputs"][0]["buffer"] = 7; })),
+                    Contains("output 'y' refers to buffer 7, which is out of range"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["inputs"][0]["buffer"] = 1; })),
+                    Contains("input 'x' is bound to weight buffer 1 'W'; expected a buffer of "
+                             "kind 'input'"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][0]["outputs"][0] = 1; })),
+                    Contains("kernel 'k0_gemm' output 0 writes weight buffer 1 'W'"));
 }
 
 TEST_CASE("kernel value indices out of range or out of order are rejected") {
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["kernels"][0]["ops"][0]["operands"] = {0, 1, 9};
-      })),
-      Contains("kernel 'k0_gemm' op Gemm 'fc' operand 9 is out of range (the "
-               "kernel has 4 values)"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["kernels"][1]["ops"][0]["results"] = {4};
-      })),
-      Contains("op Relu 'relu' result 4 is out of range (the kernel has 2 "
-               "values)"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["kernels"][2]["ops"][0]["operands"] = {3, 1};
-      })),
-      Contains("op Add 'add_c' uses value 3 before it is defined"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["kernels"][2]["ops"][1]["results"] = {0};
-      })),
-      Contains("op Add 'add_skip' redefines value 0"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["kernels"][1]["values"].push_back({{"shape", {3}}});
-      })),
-      Contains("kernel 'k1_relu' value 2 is neither a kernel input nor an op "
-               "result"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {8}; })),
-      Contains("kernel 'k2_add_add' yield 8 is out of range"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {4, 3}; })),
-      Contains("yields 2 values for 1 outputs"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["kernels"][1]["values"][0]["shape"] = {-1, 4};
-      })),
-      Contains("kernel 'k1_relu' input 0 has shape [batch, 4] but arena "
-               "buffer 3 't0' has shape [batch, 3]"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][0]["ops"][0]["operands"] = {0, 1, 9}; })),
+                    Contains("kernel 'k0_gemm' op Gemm 'fc' operand 9 is out of range (the "
+                             "kernel has 4 values)"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["ops"][0]["results"] = {4}; })),
+                    Contains("op Relu 'relu' result 4 is out of range (the kernel has 2 "
+                             "values)"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["ops"][0]["operands"] = {3, 1}; })),
+                    Contains("op Add 'add_c' uses value 3 before it is defined"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["ops"][1]["results"] = {0}; })),
+                    Contains("op Add 'add_skip' redefines value 0"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"].push_back({{"shape", {3}}}); })),
+                    Contains("kernel 'k1_relu' value 2 is neither a kernel input nor an op "
+                             "result"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {8}; })),
+                    Contains("kernel 'k2_add_add' yield 8 is out of range"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {4, 3}; })),
+                    Contains("yields 2 values for 1 outputs"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][0]["shape"] = {-1, 4}; })),
+                    Contains("kernel 'k1_relu' input 0 has shape [batch, 4] but arena "
+                             "buffer 3 't0' has shape [batch, 3]"));
 }
 
 TEST_CASE("weights must lie inside the weights section") {
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][4]["offset"] = 52; })),
-      Contains("weight buffer 4 'c' (offset 52, 12 bytes) runs past the end "
-               "of the weights section (60 bytes)"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][4]["offset"] = 2; })),
-      Contains("offset 2 is not a multiple of 4 bytes"));
-  CHECK_THROWS_WITH(
-      fromBytes(plan::encodePlan(test::smallPlanManifest(), {})),
-      Contains("weight buffer 1 'W' needs a 'weights' section"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][4]["offset"] = 52; })),
+                    Contains("weight buffer 4 'c' (offset 52, 12 bytes) runs past the end "
+                             "of the weights section (60 bytes)"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][4]["offset"] = 2; })),
+                    Contains("offset 2 is not a multiple of 4 bytes"));
+  CHECK_THROWS_WITH(fromBytes(plan::encodePlan(test::smallPlanManifest(), {})),
+                    Contains("weight buffer 1 'W' needs a 'weights' section"));
 }
 
 TEST_CASE("arena buffers must lie inside the arena at every batch size") {
   CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["buffers"][3]["offset"] = {{"per_batch", 64}, {"fixed", 128}};
-      })),
+      fromBytes(editedPlan([](json &m) { m["buffers"][3]["offset"] = {{"per_batch", 64}, {"fixed", 128}}; })),
       Contains("arena buffer 3 't0' (bytes [192, 204) at batch 1) lies beyond "
                "the arena (128 bytes at batch 1)"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) {
+                      m["arena"]["per_batch"] = 64;
+                      m["arena"]["fixed"] = 1024;
+                    })),
+                    Contains("arena buffer 3 't0' ends at 76*batch + 0 bytes, which "
+                             "outgrows the arena of 64*batch + 1024 bytes"));
   CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["arena"]["per_batch"] = 64;
-        m["arena"]["fixed"] = 1024;
-      })),
-      Contains("arena buffer 3 't0' ends at 76*batch + 0 bytes, which "
-               "outgrows the arena of 64*batch + 1024 bytes"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        m["buffers"][3]["offset"] = {{"per_batch", 64}, {"fixed", 32}};
-      })),
+      fromBytes(editedPlan([](json &m) { m["buffers"][3]["offset"] = {{"per_batch", 64}, {"fixed", 32}}; })),
       Contains("multiples of 64 bytes"));
 }
 
 TEST_CASE("graph inputs, outputs and kernel order are cross-checked") {
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["inputs"][0]["dtype"] = "f16"; })),
-      Contains("input 'x' has dtype 'f16'; only f32 is supported"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["outputs"][0]["shape"] = {-1, 4}; })),
-      Contains("output 'y' has shape [batch, 4] but output buffer 5 'y' has "
-               "shape [batch, 3]"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) {
-        std::swap(m["kernels"][0], m["kernels"][1]);
-      })),
-      Contains("kernel 'k1_relu' input 0 reads arena buffer 3 't0' before "
-               "any kernel writes it"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["kernels"].erase(2); })),
-      Contains("output 'y' is never written by a kernel"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][2]["shape"] = {-1, -1}; })),
-      Contains("more than one batch dimension"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["buffers"][0]["shape"] = {-2, 2}; })),
-      Contains("invalid dimension -2"));
-  CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {1, 0}; })),
-      Contains("batch bucket 0 is not positive"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["inputs"][0]["dtype"] = "f16"; })),
+                    Contains("input 'x' has dtype 'f16'; only f32 is supported"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["outputs"][0]["shape"] = {-1, 4}; })),
+                    Contains("output 'y' has shape [batch, 4] but output buffer 5 'y' has "
+                             "shape [batch, 3]"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { std::swap(m["kernels"][0], m["kernels"][1]); })),
+                    Contains("kernel 'k1_relu' input 0 reads arena buffer 3 't0' before "
+                             "any kernel writes it"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"].erase(2); })),
+                    Contains("output 'y' is never written by a kernel"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][2]["shape"] = {-1, -1}; })),
+                    Contains("more than one batch dimension"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][0]["shape"] = {-2, 2}; })),
+                    Contains("invalid dimension -2"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {1, 0}; })),
+                    Contains("batch bucket 0 is not positive"));
 }
 
 namespace {
@@ -396,8 +317,7 @@ namespace {
 Plan gpuPlan(const std::function<void(json &)> &edit) {
   json manifest = test::hostStepPlanManifest();
   edit(manifest);
-  return Plan::fromBytes(
-      plan::encodePlan(manifest, test::hostStepPlanSections()), kName);
+  return Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), kName);
 }
 
 } // namespace
@@ -416,15 +336,12 @@ TEST_CASE("launch geometry and kernel images are read") {
   CHECK(mul.image->ptx.offset == 0);
   CHECK_FALSE(mul.image->cubin);
   const ByteRange ptx = plan.imageBytes(mul.image->ptx);
-  CHECK(std::string(reinterpret_cast<const char *>(ptx.data), 16) ==
-        "//\n// Two elemen");
+  CHECK(std::string(reinterpret_cast<const char *>(ptx.data), 16) == "//\n// Two elemen");
   CHECK(plan.kernels()[1].isHostStep());
   CHECK_FALSE(plan.kernels()[1].launch);
   CHECK(plan.kernels()[3].isCopy());
 
-  const Plan withCubin = gpuPlan([](json &m) {
-    m["kernels"][0]["image"]["cubin"] = {{"offset", 64}, {"size", 32}};
-  });
+  const Plan withCubin = gpuPlan([](json &m) { m["kernels"][0]["image"]["cubin"] = {{"offset", 64}, {"size", 32}}; });
   REQUIRE(withCubin.kernels()[0].image->cubin);
   CHECK(withCubin.kernels()[0].image->cubin->offset == 64);
 }
@@ -436,14 +353,12 @@ TEST_CASE("launch and image fields are checked") {
   } cases[] = {
       {[](json &m) { m["kernels"][0]["launch"]["block"] = {64, 1}; },
        "kernels[0].launch: 'block' must have 3 entries (x, y, z), found 2"},
-      {[](json &m) { m["kernels"][0]["launch"]["grid"].erase(2); },
-       "kernels[0].launch: 'grid' must have 3 entries"},
+      {[](json &m) { m["kernels"][0]["launch"]["grid"].erase(2); }, "kernels[0].launch: 'grid' must have 3 entries"},
       {[](json &m) { m["kernels"][0]["launch"]["grid"][1].erase("divisor"); },
        "kernels[0].launch.grid[1]: missing required field 'divisor'"},
       {[](json &m) { m["kernels"][0]["image"]["ptx"]["offset"] = -1; },
        "kernels[0].image.ptx.offset: expected a non-negative integer"},
-      {[](json &m) { m["kernels"][0]["image"].erase("entry"); },
-       "kernels[0].image: missing required field 'entry'"},
+      {[](json &m) { m["kernels"][0]["image"].erase("entry"); }, "kernels[0].image: missing required field 'entry'"},
       {[](json &m) { m["kernels"][0]["launch"]["block"] = {0, 1, 1}; },
        "kernel 'k0_mul' block [0, 1, 1]: x must be in [1, 1024]"},
       {[](json &m) { m["kernels"][0]["launch"]["block"] = {1, 1, 65}; },
@@ -454,24 +369,18 @@ TEST_CASE("launch and image fields are checked") {
       {[](json &m) { m["kernels"][0]["launch"]["grid"][0]["divisor"] = 0; },
        "kernel 'k0_mul' grid x (per_batch 4, fixed 0, divisor 0) needs a "
        "positive divisor"},
-      {[](json &m) { m["kernels"][2]["launch"]["grid"][2]["fixed"] = -1; },
-       "kernel 'k2_add' grid z"},
+      {[](json &m) { m["kernels"][2]["launch"]["grid"][2]["fixed"] = -1; }, "kernel 'k2_add' grid z"},
       {[](json &m) { m["kernels"][0]["image"]["ptx"]["size"] = 1 << 20; },
        "kernel 'k0_mul' PTX image (offset 0, 1048576 bytes) must be "
        "non-empty and lie inside the kernel_images section"},
       {[](json &m) { m["kernels"][0]["image"]["ptx"]["size"] = 0; },
        "kernel 'k0_mul' PTX image (offset 0, 0 bytes) must be non-empty"},
-      {[](json &m) {
-         m["kernels"][2]["image"]["cubin"] = {{"offset", 1 << 20},
-                                              {"size", 8}};
-       },
+      {[](json &m) { m["kernels"][2]["image"]["cubin"] = {{"offset", 1 << 20}, {"size", 8}}; },
        "kernel 'k2_add' CUBIN image (offset 1048576, 8 bytes)"},
       {[](json &m) { m["kernels"][0]["image"]["entry"] = ""; },
        "kernel 'k0_mul' image needs a non-empty 'entry' and 'arch'"},
-      {[](json &m) { m["kernels"][0].erase("image"); },
-       "kernel 'k0_mul' has a 'launch' but no 'image'"},
-      {[](json &m) { m["kernels"][0].erase("launch"); },
-       "kernel 'k0_mul' has an 'image' but no 'launch'"},
+      {[](json &m) { m["kernels"][0].erase("image"); }, "kernel 'k0_mul' has a 'launch' but no 'image'"},
+      {[](json &m) { m["kernels"][0].erase("launch"); }, "kernel 'k0_mul' has an 'image' but no 'launch'"},
       {[](json &m) {
          m["kernels"][0].erase("launch");
          m["kernels"][0].erase("image");
@@ -485,8 +394,7 @@ TEST_CASE("launch and image fields are checked") {
        "kernel 'k3_copy_z' of kind 'copy' must have neither"},
       {[](json &m) {
          m["kernels"][3]["inputs"] = {2, 0};
-         m["kernels"][3]["values"].insert(m["kernels"][3]["values"].begin(),
-                                          json::parse(R"({"shape": [-1, 4]})"));
+         m["kernels"][3]["values"].insert(m["kernels"][3]["values"].begin(), json::parse(R"({"shape": [-1, 4]})"));
          m["kernels"][3]["ops"][0]["operands"] = {0};
          m["kernels"][3]["ops"][0]["results"] = {2};
          m["kernels"][3]["yields"] = {2};
@@ -503,16 +411,12 @@ TEST_CASE("launch and image fields are checked") {
   manifest["buffers"][5]["shape"] = {-1, 2, 2};
   manifest["outputs"][1]["shape"] = {-1, 2, 2};
   manifest["kernels"][3]["values"][1]["shape"] = {-1, 2, 2};
-  CHECK_THROWS_WITH(
-      Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()),
-                      kName),
-      Contains("kernel 'k3_copy_z' copies arena buffer 2 't0' of shape "
-               "[batch, 4] into output buffer 5 'z' of shape [batch, 2, 2]"));
+  CHECK_THROWS_WITH(Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), kName),
+                    Contains("kernel 'k3_copy_z' copies arena buffer 2 't0' of shape "
+                             "[batch, 4] into output buffer 5 'z' of shape [batch, 2, 2]"));
   // Images need their section.
   CHECK_THROWS_WITH(
-      Plan::fromBytes(plan::encodePlan(test::hostStepPlanManifest(),
-                                       {test::hostStepPlanSections()[0]}),
-                      kName),
+      Plan::fromBytes(plan::encodePlan(test::hostStepPlanManifest(), {test::hostStepPlanSections()[0]}), kName),
       Contains("kernel 'k0_mul' has an image, but the plan has no "
                "'kernel_images' section"));
 }

@@ -13,21 +13,17 @@ using nlohmann::json;
 namespace Catch {
 template <> struct StringMaker<DeviceAddress> {
   static std::string convert(const DeviceAddress &address) {
-    return std::string(address.region == Region::Weights ? "weights+"
-                                                         : "workspace+") +
-           std::to_string(address.offset);
+    return std::string(address.region == Region::Weights ? "weights+" : "workspace+") + std::to_string(address.offset);
   }
 };
 template <> struct StringMaker<Dim3> {
   static std::string convert(const Dim3 &dim) {
-    return "(" + std::to_string(dim.x) + ", " + std::to_string(dim.y) + ", " +
-           std::to_string(dim.z) + ")";
+    return "(" + std::to_string(dim.x) + ", " + std::to_string(dim.y) + ", " + std::to_string(dim.z) + ")";
   }
 };
 template <> struct StringMaker<RunMode> {
   static std::string convert(const RunMode &mode) {
-    return "batch " + std::to_string(mode.batch) + " as " +
-           describeRunMode(mode);
+    return "batch " + std::to_string(mode.batch) + " as " + describeRunMode(mode);
   }
 };
 } // namespace Catch
@@ -35,8 +31,7 @@ template <> struct StringMaker<RunMode> {
 namespace {
 
 Plan planFrom(const json &manifest) {
-  return Plan::fromBytes(
-      plan::encodePlan(manifest, test::hostStepPlanSections()), "host.plan");
+  return Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), "host.plan");
 }
 
 Plan hostStepPlan() { return planFrom(test::hostStepPlanManifest()); }
@@ -54,20 +49,15 @@ const LaunchStep &launchAt(const Segment &segment, size_t index) {
   return std::get<LaunchStep>(segment.steps[index]);
 }
 
-DeviceAddress workspaceAt(uint64_t offset) {
-  return DeviceAddress{Region::Workspace, offset};
-}
+DeviceAddress workspaceAt(uint64_t offset) { return DeviceAddress{Region::Workspace, offset}; }
 
 } // namespace
 
 TEST_CASE("batch buckets are sorted, unique, and default to 1..16") {
   CHECK(batchBuckets(hostStepPlan()) == std::vector<int64_t>{1, 2, 4, 8, 16});
-  CHECK(batchBuckets(editedHostStepPlan([](json &m) {
-          m["batch_buckets"] = {8, 2, 8, 32};
-        })) == std::vector<int64_t>{2, 8, 32});
-  CHECK(batchBuckets(editedHostStepPlan([](json &m) {
-          m["batch_buckets"] = json::array();
-        })) == kDefaultBatchBuckets);
+  CHECK(batchBuckets(editedHostStepPlan([](json &m) { m["batch_buckets"] = {8, 2, 8, 32}; })) ==
+        std::vector<int64_t>{2, 8, 32});
+  CHECK(batchBuckets(editedHostStepPlan([](json &m) { m["batch_buckets"] = json::array(); })) == kDefaultBatchBuckets);
 }
 
 TEST_CASE("a batch runs graphed at the next bucket, or ungraphed") {
@@ -96,14 +86,11 @@ TEST_CASE("grid dimensions are ceil((per_batch * batch + fixed) / divisor)") {
   CHECK(gridAt(plan.kernels()[0], 40) == Dim3{3, 1, 1});
   CHECK(blockOf(plan.kernels()[0]) == Dim3{64, 1, 1});
 
-  const Plan tall = editedHostStepPlan([](json &m) {
-    m["kernels"][0]["launch"]["grid"][1] = {
-        {"per_batch", 40000}, {"fixed", 0}, {"divisor", 1}};
-  });
+  const Plan tall = editedHostStepPlan(
+      [](json &m) { m["kernels"][0]["launch"]["grid"][1] = {{"per_batch", 40000}, {"fixed", 0}, {"divisor", 1}}; });
   CHECK(gridAt(tall.kernels()[0], 1).y == 40000);
-  CHECK_THROWS_WITH(gridAt(tall.kernels()[0], 2),
-                    Contains("kernel 'k0_mul' needs a grid y dimension of "
-                             "80000 at batch 2, above CUDA's limit of 65535"));
+  CHECK_THROWS_WITH(gridAt(tall.kernels()[0], 2), Contains("kernel 'k0_mul' needs a grid y dimension of "
+                                                           "80000 at batch 2, above CUDA's limit of 65535"));
 }
 
 TEST_CASE("the workspace holds the arena, then aligned input/output buffers") {
@@ -130,8 +117,7 @@ TEST_CASE("the workspace holds the arena, then aligned input/output buffers") {
 
 TEST_CASE("host steps split the kernels into segments") {
   const Plan plan = hostStepPlan();
-  const Schedule schedule =
-      buildSchedule(plan, layoutWorkspace(plan, 16), RunMode{3, 4, true});
+  const Schedule schedule = buildSchedule(plan, layoutWorkspace(plan, 16), RunMode{3, 4, true});
   REQUIRE(schedule.segments.size() == 2);
   REQUIRE(schedule.hostSteps.size() == 1);
   CHECK(launchAt(schedule.segments[0], 0).kernel == 0);
@@ -148,23 +134,18 @@ TEST_CASE("host steps split the kernels into segments") {
                  {"inputs", {0}},
                  {"outputs", {3}},
                  {"values", {{{"shape", {-1, 4}}}, {{"shape", {-1, 4}}}}},
-                 {"ops",
-                  {{{"op", "Relu"},
-                    {"name", "r"},
-                    {"operands", {0}},
-                    {"results", {1}}}}},
+                 {"ops", {{{"op", "Relu"}, {"name", "r"}, {"operands", {0}}, {"results", {1}}}}},
                  {"yields", {1}}};
     json last = relu;
     last["name"] = "h_last";
     last["inputs"] = {2};
     last["outputs"] = {5};
-    m["kernels"][3] = last; // replaces the copy of t0 into z
+    m["kernels"][3] = last;                              // replaces the copy of t0 into z
     m["kernels"].insert(m["kernels"].begin() + 1, relu); // host, host
     m["kernels"].insert(m["kernels"].begin(), relu);     // host first
     m["kernels"][0]["name"] = "h_zero";
   });
-  const Schedule split =
-      buildSchedule(hosts, layoutWorkspace(hosts, 16), RunMode{1, 1, true});
+  const Schedule split = buildSchedule(hosts, layoutWorkspace(hosts, 16), RunMode{1, 1, true});
   // h_zero | k0_mul | h_first k1_softmax | k2_add | h_last
   REQUIRE(split.hostSteps.size() == 4);
   REQUIRE(split.segments.size() == 5);
@@ -184,14 +165,11 @@ TEST_CASE("a launch passes inputs, then outputs, at the run batch") {
   CHECK(mul.batch == 4);
   CHECK(mul.grid == Dim3{1, 1, 1});
   CHECK(mul.block == Dim3{64, 1, 1});
-  CHECK(mul.args == std::vector<DeviceAddress>{
-                        workspaceAt(layout.ioOffsets[0]),
-                        DeviceAddress{Region::Weights, 0}, workspaceAt(0)});
+  CHECK(mul.args == std::vector<DeviceAddress>{workspaceAt(layout.ioOffsets[0]), DeviceAddress{Region::Weights, 0},
+                                               workspaceAt(0)});
   const LaunchStep &add = launchAt(schedule.segments[1], 0);
   // t1 at 64 * 4, t0 at 0, y.
-  CHECK(add.args ==
-        std::vector<DeviceAddress>{workspaceAt(256), workspaceAt(0),
-                                   workspaceAt(layout.ioOffsets[4])});
+  CHECK(add.args == std::vector<DeviceAddress>{workspaceAt(256), workspaceAt(0), workspaceAt(layout.ioOffsets[4])});
   const CopyStep &copy = std::get<CopyStep>(schedule.segments[1].steps[1]);
   CHECK(copy.kernel == 3);
   CHECK(copy.source == workspaceAt(0));
@@ -199,8 +177,7 @@ TEST_CASE("a launch passes inputs, then outputs, at the run batch") {
   CHECK(copy.bytes == 64);
 
   // Ungraphed above the largest bucket, at the exact batch.
-  const Schedule big =
-      buildSchedule(plan, layoutWorkspace(plan, 40), RunMode{40, 40, false});
+  const Schedule big = buildSchedule(plan, layoutWorkspace(plan, 40), RunMode{40, 40, false});
   CHECK(launchAt(big.segments[0], 0).batch == 40);
   CHECK(launchAt(big.segments[0], 0).grid == Dim3{3, 1, 1});
 }
@@ -211,28 +188,17 @@ TEST_CASE("a host step stages what it reads and writes, but not weights") {
     json &step = m["kernels"][1];
     step["inputs"] = {2, 1};
     step["outputs"] = {3, 5};
-    step["values"] = {{{"shape", {-1, 4}}},
-                      {{"shape", {4}}},
-                      {{"shape", {-1, 4}}},
-                      {{"shape", {-1, 4}}}};
-    step["ops"] = {{{"op", "Softmax"},
-                    {"name", "softmax"},
-                    {"operands", {0}},
-                    {"results", {2}},
-                    {"attrs", {{"axis", 1}}}},
-                   {{"op", "Mul"},
-                    {"name", "scale"},
-                    {"operands", {2, 1}},
-                    {"results", {3}}}};
+    step["values"] = {{{"shape", {-1, 4}}}, {{"shape", {4}}}, {{"shape", {-1, 4}}}, {{"shape", {-1, 4}}}};
+    step["ops"] = {
+        {{"op", "Softmax"}, {"name", "softmax"}, {"operands", {0}}, {"results", {2}}, {"attrs", {{"axis", 1}}}},
+        {{"op", "Mul"}, {"name", "scale"}, {"operands", {2, 1}}, {"results", {3}}}};
     step["yields"] = {2, 3};
     m["kernels"].erase(3); // z now comes from the host step
   });
-  const Schedule schedule =
-      buildSchedule(plan, layoutWorkspace(plan, 16), RunMode{3, 4, true});
+  const Schedule schedule = buildSchedule(plan, layoutWorkspace(plan, 16), RunMode{3, 4, true});
   const HostStep &step = schedule.hostSteps.at(0);
   REQUIRE(step.buffers.size() == 3);
-  const HostBuffer &t0 = step.buffers[0], &t1 = step.buffers[1],
-                   &z = step.buffers[2];
+  const HostBuffer &t0 = step.buffers[0], &t1 = step.buffers[1], &z = step.buffers[2];
   CHECK(t0.buffer == 2);
   CHECK((t0.download && !t0.upload));
   CHECK(t0.bytes == 64);
@@ -269,9 +235,7 @@ TEST_CASE("inputs and outputs copy the caller's rows; the rest is padding") {
     m["kernels"][0]["ops"][0]["op"] = "Reshape";
     m["kernels"][0]["ops"][0]["operands"] = {0};
   });
-  const IoTransfer &blocked =
-      buildSchedule(inner, layoutWorkspace(inner, 16), RunMode{3, 8, true})
-          .inputs[0];
+  const IoTransfer &blocked = buildSchedule(inner, layoutWorkspace(inner, 16), RunMode{3, 8, true}).inputs[0];
   CHECK(blocked.blocks == 2);
   CHECK(blocked.hostBlockBytes == 3 * 2 * 4);
   CHECK(blocked.deviceBlockBytes == 8 * 2 * 4);
@@ -282,9 +246,7 @@ TEST_CASE("inputs and outputs copy the caller's rows; the rest is padding") {
     m["buffers"][0]["shape"] = {2, 4};
     m["kernels"][0]["values"][0]["shape"] = {2, 4};
   });
-  const IoTransfer &whole =
-      buildSchedule(fixed, layoutWorkspace(fixed, 16), RunMode{3, 4, true})
-          .inputs[0];
+  const IoTransfer &whole = buildSchedule(fixed, layoutWorkspace(fixed, 16), RunMode{3, 4, true}).inputs[0];
   CHECK(whole.blocks == 1);
   CHECK(whole.hostBlockBytes == 32);
   CHECK(whole.deviceBlockBytes == 32);
@@ -292,12 +254,10 @@ TEST_CASE("inputs and outputs copy the caller's rows; the rest is padding") {
 
 TEST_CASE("scheduling a kernel without launch geometry names it") {
   const Plan cpuPlan = Plan::fromBytes(test::smallPlanBytes(), "small.plan");
-  CHECK_THROWS_WITH(
-      buildSchedule(cpuPlan, layoutWorkspace(cpuPlan, 4), RunMode{1, 1, true}),
-      Contains("kernel 'k0_gemm' (kind 'gemm') has no launch geometry; "
-               "compile the plan for a GPU (fusec --target=sm_XX)"));
+  CHECK_THROWS_WITH(buildSchedule(cpuPlan, layoutWorkspace(cpuPlan, 4), RunMode{1, 1, true}),
+                    Contains("kernel 'k0_gemm' (kind 'gemm') has no launch geometry; "
+                             "compile the plan for a GPU (fusec --target=sm_XX)"));
   const Plan plan = hostStepPlan();
-  CHECK_THROWS_WITH(
-      buildSchedule(plan, layoutWorkspace(plan, 4), RunMode{8, 8, true}),
-      Contains("does not fit a workspace for batch 4"));
+  CHECK_THROWS_WITH(buildSchedule(plan, layoutWorkspace(plan, 4), RunMode{8, 8, true}),
+                    Contains("does not fit a workspace for batch 4"));
 }

@@ -13,8 +13,7 @@ using Catch::Contains;
 namespace {
 
 std::shared_ptr<const Plan> smallPlan() {
-  return std::make_shared<const Plan>(
-      Plan::fromBytes(test::smallPlanBytes(), "small.plan"));
+  return std::make_shared<const Plan>(Plan::fromBytes(test::smallPlanBytes(), "small.plan"));
 }
 
 /// The first `batch` rows of the small plan's example inputs, and outputs.
@@ -35,11 +34,9 @@ TEST_CASE("a three-kernel plan runs at batch 1 and batch 3") {
 
   for (int64_t batch : {1, 3, 1}) {
     INFO("batch " << batch);
-    const auto outputs =
-        session.run(batch, {{"x", rows(test::kSmallPlanInputRows, batch)}});
+    const auto outputs = session.run(batch, {{"x", rows(test::kSmallPlanInputRows, batch)}});
     REQUIRE(outputs.size() == 1);
-    test::requireTensor(outputs.at("y"), {batch, 3},
-                        rows(test::kSmallPlanOutputRows, batch).values());
+    test::requireTensor(outputs.at("y"), {batch, 3}, rows(test::kSmallPlanOutputRows, batch).values());
   }
 }
 
@@ -50,9 +47,8 @@ TEST_CASE("the pointer entry point writes into caller memory") {
   std::vector<float> y(6, -1.0f);
   session.run(2, {x.data()}, {y.data()});
   CHECK(y == rows(test::kSmallPlanOutputRows, 2).values());
-  CHECK_THROWS_WITH(session.run(2, {}, {y.data()}),
-                    Contains("the plan has 1 inputs and 1 outputs; got 0 and "
-                             "1 pointers"));
+  CHECK_THROWS_WITH(session.run(2, {}, {y.data()}), Contains("the plan has 1 inputs and 1 outputs; got 0 and "
+                                                             "1 pointers"));
 }
 
 TEST_CASE("inferBatch reads the batch dimension of the inputs") {
@@ -64,40 +60,31 @@ TEST_CASE("inferBatch reads the batch dimension of the inputs") {
 
 TEST_CASE("Session rejects bad inputs with clear errors") {
   Session session(smallPlan(), Device::Cpu);
-  CHECK_THROWS_WITH(session.run(2, {{"x", Tensor({3, 2})}}),
-                    Contains("input 'x' has shape [3, 2], but the plan "
-                             "expects [2, 2] ([batch, 2] at batch 2)"));
-  CHECK_THROWS_WITH(session.run(1, {{"x", Tensor({1, 2, 1})}}),
-                    Contains("input 'x' has shape [1, 2, 1]"));
-  CHECK_THROWS_WITH(
-      session.run(1, {{"x", Tensor({1, 2})}, {"z", Tensor({1})}}),
-      Contains("unknown input 'z' (the plan's inputs: 'x')"));
-  CHECK_THROWS_WITH(session.run(1, {}),
-                    Contains("missing input 'x' of shape [batch, 2]"));
-  CHECK_THROWS_WITH(session.run(0, {{"x", Tensor({0, 2})}}),
-                    Contains("batch size must be at least 1, got 0"));
+  CHECK_THROWS_WITH(session.run(2, {{"x", Tensor({3, 2})}}), Contains("input 'x' has shape [3, 2], but the plan "
+                                                                      "expects [2, 2] ([batch, 2] at batch 2)"));
+  CHECK_THROWS_WITH(session.run(1, {{"x", Tensor({1, 2, 1})}}), Contains("input 'x' has shape [1, 2, 1]"));
+  CHECK_THROWS_WITH(session.run(1, {{"x", Tensor({1, 2})}, {"z", Tensor({1})}}),
+                    Contains("unknown input 'z' (the plan's inputs: 'x')"));
+  CHECK_THROWS_WITH(session.run(1, {}), Contains("missing input 'x' of shape [batch, 2]"));
+  CHECK_THROWS_WITH(session.run(0, {{"x", Tensor({0, 2})}}), Contains("batch size must be at least 1, got 0"));
 }
 
 TEST_CASE("a plan without GPU kernels cannot run on CUDA") {
-  CHECK_THROWS_WITH(Session(smallPlan(), Device::Cuda),
-                    Contains("cannot run plan 'small.plan' on CUDA: kernel "
-                             "'k0_gemm' has no GPU image (the plan was "
-                             "compiled for target 'cpu'; compile it with "
-                             "fusec --target=sm_XX)"));
+  CHECK_THROWS_WITH(Session(smallPlan(), Device::Cuda), Contains("cannot run plan 'small.plan' on CUDA: kernel "
+                                                                 "'k0_gemm' has no GPU image (the plan was "
+                                                                 "compiled for target 'cpu'; compile it with "
+                                                                 "fusec --target=sm_XX)"));
 }
 
 TEST_CASE("the CPU backend runs host steps and copies like other kernels") {
-  auto plan = std::make_shared<const Plan>(
-      Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
+  auto plan = std::make_shared<const Plan>(Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
   Session session(plan, Device::Cpu);
   for (int64_t batch : {1, 3}) {
     INFO("batch " << batch);
     const Tensor x = test::iota({batch, 4}, -2.5f);
     const auto outputs = session.run(batch, {{"x", x}});
-    test::requireTensor(outputs.at("y"), {batch, 4},
-                        test::hostStepPlanY(x.values()), 1e-6f);
-    test::requireTensor(outputs.at("z"), {batch, 4},
-                        test::hostStepPlanZ(x.values()));
+    test::requireTensor(outputs.at("y"), {batch, 4}, test::hostStepPlanY(x.values()), 1e-6f);
+    test::requireTensor(outputs.at("z"), {batch, 4}, test::hostStepPlanZ(x.values()));
   }
 }
 
@@ -115,8 +102,7 @@ TEST_CASE("Session::time reports wall-clock runs on the CPU") {
   CHECK_FALSE(timings.execute);
   CHECK_FALSE(timings.deviceSteps);
   CHECK(y == rows(test::kSmallPlanOutputRows, 2).values());
-  CHECK_THROWS_WITH(session.time(2, {x.data()}, {}, options),
-                    Contains("got 1 and 0 pointers"));
+  CHECK_THROWS_WITH(session.time(2, {x.data()}, {}, options), Contains("got 1 and 0 pointers"));
 }
 
 TEST_CASE("random inputs are deterministic, shaped and between -1 and 1") {

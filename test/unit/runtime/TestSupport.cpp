@@ -18,8 +18,7 @@ using runtime::Shape;
 using runtime::Tensor;
 
 TempDir::TempDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "fusec-test-XXXXXX").string();
+  std::string pattern = (std::filesystem::temp_directory_path() / "fusec-test-XXXXXX").string();
   REQUIRE(::mkdtemp(pattern.data()) != nullptr);
   path_ = pattern;
 }
@@ -43,8 +42,8 @@ Tensor iota(const Shape &shape, float start) {
   return Tensor(shape, values);
 }
 
-void requireTensor(const Tensor &actual, const Shape &expectedShape,
-                   const std::vector<float> &expected, float tolerance) {
+void requireTensor(const Tensor &actual, const Shape &expectedShape, const std::vector<float> &expected,
+                   float tolerance) {
   REQUIRE(actual.shape() == expectedShape);
   REQUIRE(actual.values().size() == expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -56,8 +55,7 @@ void requireTensor(const Tensor &actual, const Shape &expectedShape,
   }
 }
 
-Tensor runOp(const std::string &op, const json &attrs,
-             const std::vector<Tensor> &operands, const Shape &resultShape) {
+Tensor runOp(const std::string &op, const json &attrs, const std::vector<Tensor> &operands, const Shape &resultShape) {
   runtime::KernelDesc kernel;
   kernel.name = "test_kernel";
   runtime::OpDesc desc;
@@ -82,10 +80,8 @@ const std::vector<float> kWeightW = {1, 2, 3, 4, -1, 0.5f};
 const std::vector<float> kWeightB = {0.5f, -1, 2};
 const std::vector<float> kWeightC = {1, -10, 0.25f};
 // t0 rows: [4.5, 9, 0.5], [-2.5, -8, 2.5], [6.5, 11, 3.5].
-const std::vector<std::vector<float>> kSmallPlanInputRows = {
-    {2, 1}, {-1, -1}, {0, 3}};
-const std::vector<std::vector<float>> kSmallPlanOutputRows = {
-    {10, 8, 1.25f}, {-1.5f, -18, 5.25f}, {14, 12, 7.25f}};
+const std::vector<std::vector<float>> kSmallPlanInputRows = {{2, 1}, {-1, -1}, {0, 3}};
+const std::vector<std::vector<float>> kSmallPlanOutputRows = {{10, 8, 1.25f}, {-1.5f, -18, 5.25f}, {14, 12, 7.25f}};
 
 json smallPlanManifest() {
   return json::parse(R"({
@@ -146,9 +142,7 @@ std::vector<plan::Section> smallPlanSections() {
   return {section};
 }
 
-std::vector<uint8_t> smallPlanBytes() {
-  return plan::encodePlan(smallPlanManifest(), smallPlanSections());
-}
+std::vector<uint8_t> smallPlanBytes() { return plan::encodePlan(smallPlanManifest(), smallPlanSections()); }
 
 // Checked with `ptxas -arch=sm_75` and `-arch=sm_90`. One thread per
 // element; `batch` is the kernels' last parameter, as in generated kernels.
@@ -242,9 +236,7 @@ json hostStepPlanManifest() {
              {"per_batch": 0, "fixed": 1, "divisor": 1},
              {"per_batch": 0, "fixed": 1, "divisor": 1}]})");
   auto image = [&](const char *entry) {
-    return json{{"entry", entry},
-                {"arch", "sm_75"},
-                {"ptx", {{"offset", 0}, {"size", ptxSize}}}};
+    return json{{"entry", entry}, {"arch", "sm_75"}, {"ptx", {{"offset", 0}, {"size", ptxSize}}}};
   };
   json manifest = json::parse(R"({
     "format_version": "1.0",
@@ -302,17 +294,13 @@ json hostStepPlanManifest() {
 std::vector<plan::Section> hostStepPlanSections() {
   plan::Section weights{plan::kWeightsSection, {}};
   weights.bytes.resize(kHostStepPlanWeight.size() * sizeof(float));
-  std::memcpy(weights.bytes.data(), kHostStepPlanWeight.data(),
-              weights.bytes.size());
+  std::memcpy(weights.bytes.data(), kHostStepPlanWeight.data(), weights.bytes.size());
   const auto *ptx = reinterpret_cast<const uint8_t *>(kHostStepPlanPtx);
-  plan::Section images{plan::kKernelImagesSection,
-                       {ptx, ptx + std::strlen(kHostStepPlanPtx)}};
+  plan::Section images{plan::kKernelImagesSection, {ptx, ptx + std::strlen(kHostStepPlanPtx)}};
   return {weights, images};
 }
 
-std::vector<uint8_t> hostStepPlanBytes() {
-  return plan::encodePlan(hostStepPlanManifest(), hostStepPlanSections());
-}
+std::vector<uint8_t> hostStepPlanBytes() { return plan::encodePlan(hostStepPlanManifest(), hostStepPlanSections()); }
 
 std::vector<float> hostStepPlanZ(const std::vector<float> &x) {
   std::vector<float> z(x.size());

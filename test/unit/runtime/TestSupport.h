@@ -34,14 +34,11 @@ private:
 runtime::Tensor iota(const runtime::Shape &shape, float start = 0.0f);
 
 /// Checks shape and every element of `actual` against `expected`.
-void requireTensor(const runtime::Tensor &actual,
-                   const runtime::Shape &expectedShape,
-                   const std::vector<float> &expected,
-                   float tolerance = 1e-6f);
+void requireTensor(const runtime::Tensor &actual, const runtime::Shape &expectedShape,
+                   const std::vector<float> &expected, float tolerance = 1e-6f);
 
 /// Runs one op of the CPU reference backend on host tensors.
-runtime::Tensor runOp(const std::string &op, const nlohmann::json &attrs,
-                      const std::vector<runtime::Tensor> &operands,
+runtime::Tensor runOp(const std::string &op, const nlohmann::json &attrs, const std::vector<runtime::Tensor> &operands,
                       const runtime::Shape &resultShape);
 
 /// A hand-built plan of three kernels, two arena buffers and three weights
