@@ -6,6 +6,7 @@
 #include "runtime/cuda/HostSteps.h"
 #include "runtime/cuda/StreamGate.h"
 
+#include <algorithm>
 #include <deque>
 
 namespace fusec::runtime::cuda {
@@ -42,10 +43,10 @@ struct CudaBackend::RunEvents {
 
 CudaBackend::CudaBackend(std::shared_ptr<const Plan> plan, const DeviceOptions &options)
     : plan_(std::move(plan)), options_(options), buckets_(batchBuckets(*plan_)),
-      context_(loadDriverFor(*plan_, options_), options_.cudaDevice), modules_(context_, *plan_),
-      weights_(context_, plan_->sectionBytes(plan::kWeightsSection).size, "the weights"),
+      context_(loadDriverFor(*plan_, options_), options_.cudaDevice), constructing_(std::in_place, context_),
+      modules_(context_, *plan_), weights_(context_, plan_->sectionBytes(plan::kWeightsSection).size, "the weights"),
       layout_(layoutWorkspace(*plan_, buckets_.back())),
-      workspace_(context_, layout_.bytes, workspaceName(buckets_.back())), graphs_(context_) {
+      workspace_(context_, layout_.bytes, workspaceName(buckets_.back())), graphs_(context_), staging_(context_) {
   const ByteRange weights = plan_->sectionBytes(plan::kWeightsSection);
   if (weights.size > 0) {
     const DriverApi &cu = context_.api();
@@ -56,13 +57,15 @@ CudaBackend::CudaBackend(std::shared_ptr<const Plan> plan, const DeviceOptions &
   if (options_.useGraphs && options_.prebuildGraphs)
     for (int64_t bucket : buckets_)
       prepare(bucket);
+  constructing_.reset();
 }
 
 CudaBackend::~CudaBackend() {
   // The members free device objects next; they belong to this context,
-  // which may not be current on the destroying thread.
+  // which may not be current on the destroying thread. constructing_ is
+  // destroyed after them and puts the caller's context back.
   try {
-    context_.makeCurrent();
+    constructing_.emplace(context_);
   } catch (const Error &) {
     // Nothing to report to: teardown goes on regardless (as in ~CudaContext).
   }
@@ -106,9 +109,13 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const float *>
   if (hostScratch_.size() < scratchFloats)
     hostScratch_.resize(scratchFloats);
 
+  // The previous run has finished (it ended with a synchronize), so the
+  // staging buffer is free.
+  const std::vector<const float *> stagedInputs = staging_.stageInputs(schedule, inputs);
+  const std::vector<float *> stagedOutputs = staging_.outputSlots(schedule);
   if (events)
     events->start.record();
-  enqueueInputs(context_, *plan_, schedule, prepared.regions, inputs);
+  enqueueInputs(context_, *plan_, schedule, prepared.regions, stagedInputs);
   if (events)
     events->executeStart.record();
   for (size_t i = 0; i < schedule.segments.size(); ++i) {
@@ -123,17 +130,18 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const float *>
   }
   if (events)
     events->executeEnd.record();
-  enqueueOutputs(context_, *plan_, schedule, prepared.regions, outputs);
+  enqueueOutputs(context_, *plan_, schedule, prepared.regions, stagedOutputs);
   if (events)
     events->end.record();
   // Also where a kernel's asynchronous failure (a bad address, say) shows.
   if (CUresult result = cu.streamSynchronize(context_.stream()); result != kCudaSuccess)
     cu.fail(result, "cuStreamSynchronize", "at the end of a run (" + describeRunMode(schedule.mode) + ")");
+  staging_.unstageOutputs(schedule, outputs);
 }
 
 void CudaBackend::execute(int64_t batch, const std::vector<const float *> &inputs,
                           const std::vector<float *> &outputs) {
-  context_.makeCurrent();
+  ScopedCurrentContext current(context_);
   run(prepare(batch), inputs, outputs, nullptr);
 }
 
@@ -142,25 +150,32 @@ std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int i
   for (const Segment &segment : prepared.schedule->segments)
     for (const DeviceStep &step : segment.steps)
       steps.push_back(&step);
+  const std::vector<StepChunk> chunks = chunkSteps(steps.size(), kMaxStepsBehindGate);
   std::deque<Event> starts, ends;
-  for (size_t i = 0; i < steps.size(); ++i) {
+  for (size_t i = 0; i < std::min(steps.size(), kMaxStepsBehindGate); ++i) {
     starts.emplace_back(context_);
     ends.emplace_back(context_);
   }
   StreamGate gate(context_);
+  const std::string where = "after timing each device step (" + describeRunMode(prepared.schedule->mode) + ")";
   std::vector<double> sums;
   for (int iteration = 0; iteration < iterations; ++iteration) {
-    gate.close();
-    for (size_t i = 0; i < steps.size(); ++i) {
-      starts[i].record();
-      enqueueStep(context_, modules_, *plan_, *steps[i], prepared.regions, prepared.schedule->mode);
-      ends[i].record();
-    }
-    gate.open();
-    context_.synchronize("after timing each device step (" + describeRunMode(prepared.schedule->mode) + ")");
     double sum = 0.0;
-    for (size_t i = 0; i < steps.size(); ++i)
-      sum += ends[i].millisecondsSince(starts[i]);
+    // A bounded number of commands behind the closed gate at a time: the
+    // host blocks once a stream's queue is full, and a closed gate would
+    // then never open.
+    for (const StepChunk &chunk : chunks) {
+      gate.close();
+      for (size_t i = chunk.begin; i < chunk.end; ++i) {
+        starts[i - chunk.begin].record();
+        enqueueStep(context_, modules_, *plan_, *steps[i], prepared.regions, prepared.schedule->mode);
+        ends[i - chunk.begin].record();
+      }
+      gate.open();
+      context_.synchronize(where);
+      for (size_t i = chunk.begin; i < chunk.end; ++i)
+        sum += ends[i - chunk.begin].millisecondsSince(starts[i - chunk.begin]);
+    }
     sums.push_back(sum);
   }
   return sums;
@@ -168,7 +183,7 @@ std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int i
 
 RunTimings CudaBackend::time(int64_t batch, const std::vector<const float *> &inputs,
                              const std::vector<float *> &outputs, const TimingOptions &options) {
-  context_.makeCurrent();
+  ScopedCurrentContext current(context_);
   const Prepared prepared = prepare(batch);
   for (int i = 0; i < options.warmup; ++i)
     run(prepared, inputs, outputs, nullptr);

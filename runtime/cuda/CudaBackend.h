@@ -18,6 +18,7 @@
 #include "runtime/cuda/DeviceMemory.h"
 #include "runtime/cuda/Enqueue.h"
 #include "runtime/cuda/GraphCache.h"
+#include "runtime/cuda/HostStaging.h"
 #include "runtime/cuda/KernelModules.h"
 
 #include <map>
@@ -65,6 +66,9 @@ private:
   // Declared (so constructed) in dependency order; destroyed in reverse,
   // with the context last.
   CudaContext context_;
+  /// The session's context is current (and the caller's put back after)
+  /// while the members below are made and while they are destroyed.
+  std::optional<ScopedCurrentContext> constructing_;
   KernelModules modules_;
   DeviceBuffer weights_;
   WorkspaceLayout layout_;
@@ -77,6 +81,7 @@ private:
   DeviceBuffer overflow_;
   std::optional<Schedule> overflowSchedule_;
   std::vector<float> hostScratch_;
+  HostStaging staging_;
 };
 
 } // namespace fusec::runtime::cuda

@@ -27,8 +27,10 @@ public:
 
   const DriverApi &api() const { return *api_; }
   CUstream stream() const { return stream_; }
+  CUcontext handle() const { return context_; }
   /// A session may be used from any thread (one at a time), and a CUDA
-  /// context is current per thread, so every entry point calls this first.
+  /// context is current per thread, so every entry point makes it current
+  /// first (see ScopedCurrentContext, which also puts the caller's back).
   void makeCurrent() const;
   /// Waits for the stream; `where` names the work in an error.
   void synchronize(const std::string &where) const;
@@ -37,6 +39,8 @@ public:
   int computeCapability() const { return computeCapability_; }
   /// "NVIDIA H200 (sm_90)".
   std::string describeDevice() const;
+  /// cuDriverGetVersion's: 1000 * major + 10 * minor.
+  int driverVersion() const { return driverVersion_; }
 
 private:
   std::shared_ptr<const DriverApi> api_;
@@ -44,7 +48,28 @@ private:
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
   int computeCapability_ = 0;
+  int driverVersion_ = 0;
   std::string name_;
+};
+
+/// Makes a context current on this thread for the scope, then makes the
+/// caller's current one (or none) current again: an application that uses
+/// CUDA itself (its own context, a framework's) finds its context as it left
+/// it after every call into a session.
+class ScopedCurrentContext {
+public:
+  /// Throws Error if the current context cannot be read or set.
+  ScopedCurrentContext(const DriverApi &api, CUcontext context);
+  explicit ScopedCurrentContext(const CudaContext &context) : ScopedCurrentContext(context.api(), context.handle()) {}
+  /// Restores the caller's context; a failure there cannot be reported.
+  ~ScopedCurrentContext();
+  ScopedCurrentContext(const ScopedCurrentContext &) = delete;
+  ScopedCurrentContext &operator=(const ScopedCurrentContext &) = delete;
+
+private:
+  const DriverApi &api_;
+  CUcontext saved_ = nullptr;
+  bool changed_ = false;
 };
 
 } // namespace fusec::runtime::cuda

@@ -8,7 +8,8 @@ namespace fusec::runtime::cuda {
 
 DriverApi::DriverApi(std::string library, void *handle) : library_(std::move(library)), handle_(handle) {}
 
-DriverApi::~DriverApi() { dlclose(handle_); }
+// The library is never closed (see load()).
+DriverApi::~DriverApi() = default;
 
 template <typename Function> void DriverApi::resolve(Function &slot, std::initializer_list<const char *> symbols) {
   for (const char *symbol : symbols)
@@ -22,7 +23,10 @@ template <typename Function> void DriverApi::resolve(Function &slot, std::initia
 
 std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   // RTLD_LOCAL: the driver's symbols stay out of the global namespace.
-  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE, and no dlclose: once initialized, the driver has threads
+  // and exit handlers of its own, which would run in unmapped code (a crash
+  // or a hang at exit) if the library went away with the last session.
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle) {
     const char *reason = dlerror();
     throw CudaUnavailable("cannot load the CUDA driver '" + library + "': " + (reason ? reason : "unknown reason"));
@@ -39,6 +43,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   api->resolve(api->deviceGetName, {"cuDeviceGetName"});
   api->resolve(api->devicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
   api->resolve(api->devicePrimaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
+  api->resolve(api->ctxGetCurrent, {"cuCtxGetCurrent"});
   api->resolve(api->ctxSetCurrent, {"cuCtxSetCurrent"});
   api->resolve(api->moduleLoadDataEx, {"cuModuleLoadDataEx"});
   api->resolve(api->moduleUnload, {"cuModuleUnload"});

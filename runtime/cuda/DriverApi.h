@@ -70,7 +70,8 @@ public:
 class DriverApi {
 public:
   /// Opens `library` with dlopen and resolves every entry point. Throws
-  /// CudaUnavailable naming the library and the reason.
+  /// CudaUnavailable naming the library and the reason. The library stays
+  /// loaded until the process exits, whatever happens to the DriverApi.
   static std::shared_ptr<const DriverApi> load(const std::string &library);
 
   ~DriverApi();
@@ -98,6 +99,7 @@ public:
   CUresult (*deviceGetName)(char *name, int length, CUdevice device) = nullptr;
   CUresult (*devicePrimaryCtxRetain)(CUcontext *context, CUdevice device) = nullptr;
   CUresult (*devicePrimaryCtxRelease)(CUdevice device) = nullptr;
+  CUresult (*ctxGetCurrent)(CUcontext *context) = nullptr;
   CUresult (*ctxSetCurrent)(CUcontext context) = nullptr;
   CUresult (*moduleLoadDataEx)(CUmodule *module, const void *image, unsigned numOptions, CUjit_option *options,
                                void **optionValues) = nullptr;

@@ -2,6 +2,9 @@
 
 #include "runtime/cuda/KernelModules.h"
 
+#include "runtime/cuda/DriverVersion.h"
+
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <tuple>
@@ -25,6 +28,31 @@ CUmodule loadModule(const DriverApi &cu, const void *image, const std::string &w
   return module;
 }
 
+/// Throws "driver too old" if the driver cannot load the image `kernel`
+/// would use (its PTX's `.version` says which toolkit built both images).
+void checkDriverVersion(const CudaContext &context, const Plan &plan, const KernelDesc &kernel, bool useCubin) {
+  const ByteRange ptxBytes = plan.imageBytes(kernel.image->ptx);
+  // The directive is in the first lines; no need to copy a large image.
+  const std::string head(reinterpret_cast<const char *>(ptxBytes.data), std::min<size_t>(ptxBytes.size, 4096));
+  const std::optional<int> toolkit = ptxToolkitVersion(head);
+  if (!toolkit)
+    return; // nothing to compare; the driver will say what it thinks
+  const int needed = requiredDriverVersion(*toolkit, useCubin);
+  if (context.driverVersion() >= needed)
+    return;
+  throw Error("driver too old: needs >= " + formatCudaVersion(needed) + " to load kernel '" + kernel.name + "' (" +
+              (useCubin
+                   ? "a CUBIN for " + kernel.image->arch + " built by CUDA " + formatCudaVersion(*toolkit)
+                   : "PTX of CUDA " + formatCudaVersion(*toolkit) + ", JIT-compiled for " + context.describeDevice()) +
+              "), but the CUDA driver '" + context.api().library() + "' is version " +
+              formatCudaVersion(context.driverVersion()) + " (" + std::to_string(context.driverVersion()) +
+              "): update the driver, or compile the plan with an older toolkit");
+}
+
+bool usesCubin(const KernelImageDesc &image, int computeCapability) {
+  return image.cubin && cubinMatchesDevice(image.arch, computeCapability);
+}
+
 } // namespace
 
 bool cubinMatchesDevice(const std::string &arch, int computeCapability) {
@@ -40,13 +68,17 @@ KernelModules::KernelModules(const CudaContext &context, const Plan &plan)
   const DriverApi &cu = context_.api();
   // By (offset, size, is CUBIN) of the image in the kernel_images section.
   std::map<std::tuple<uint64_t, uint64_t, bool>, CUmodule> loaded;
+  // Every image first, so that an old driver is named before any loads.
+  for (const KernelDesc &kernel : plan.kernels())
+    if (kernel.image)
+      checkDriverVersion(context_, plan, kernel, usesCubin(*kernel.image, context_.computeCapability()));
   try {
     for (size_t k = 0; k < plan.kernels().size(); ++k) {
       const KernelDesc &kernel = plan.kernels()[k];
       if (!kernel.image)
         continue;
       const KernelImageDesc &image = *kernel.image;
-      const bool useCubin = image.cubin && cubinMatchesDevice(image.arch, context_.computeCapability());
+      const bool useCubin = usesCubin(image, context_.computeCapability());
       const ImageRange range = useCubin ? *image.cubin : image.ptx;
       const std::string where =
           "for kernel '" + kernel.name + "' (" +

@@ -2,9 +2,17 @@
 
 #include "runtime/cuda/StreamGate.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace fusec::runtime::cuda {
+
+std::vector<StepChunk> chunkSteps(size_t steps, size_t maxPerChunk) {
+  std::vector<StepChunk> chunks;
+  for (size_t begin = 0; begin < steps; begin += maxPerChunk)
+    chunks.push_back({begin, std::min(steps, begin + maxPerChunk)});
+  return chunks;
+}
 
 StreamGate::StreamGate(const CudaContext &context) : context_(context) {
   const DriverApi &cu = context_.api();

@@ -5,7 +5,8 @@
 // of a batch-1 model that latency is most of the measurement. A gate makes
 // the stream wait on a flag in pinned host memory (cuStreamWaitValue32);
 // everything enqueued while it is closed then runs back to back once it
-// opens, and the events between the kernels measure the kernels alone.
+// opens, and the events between the kernels measure the kernels alone. Work
+// goes behind the gate in bounded chunks (chunkSteps).
 // (The technique of NVIDIA's nvbench, with a driver wait instead of a
 // spinning kernel.)
 //
@@ -15,9 +16,26 @@
 
 #include "runtime/cuda/CudaContext.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace fusec::runtime::cuda {
+
+/// At most this many device steps wait behind a closed gate, each with two
+/// event records: about 400 commands, well inside the queue of a stream
+/// (about 1 000 commands before the host blocks in a launch, which with the
+/// gate closed would never return).
+inline constexpr size_t kMaxStepsBehindGate = 128;
+
+/// Steps [begin, end) timed behind one closing of the gate.
+struct StepChunk {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+/// `steps` steps in order, in chunks of at most `maxPerChunk` (> 0).
+std::vector<StepChunk> chunkSteps(size_t steps, size_t maxPerChunk);
 
 class StreamGate {
 public:

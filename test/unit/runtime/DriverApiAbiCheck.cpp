@@ -56,6 +56,7 @@ FUSEC_CHECK_ENTRY(deviceGetAttribute, cuDeviceGetAttribute);
 FUSEC_CHECK_ENTRY(deviceGetName, cuDeviceGetName);
 FUSEC_CHECK_ENTRY(devicePrimaryCtxRetain, cuDevicePrimaryCtxRetain);
 FUSEC_CHECK_ENTRY(devicePrimaryCtxRelease, cuDevicePrimaryCtxRelease);
+FUSEC_CHECK_ENTRY(ctxGetCurrent, cuCtxGetCurrent);
 FUSEC_CHECK_ENTRY(ctxSetCurrent, cuCtxSetCurrent);
 FUSEC_CHECK_ENTRY(moduleLoadDataEx, cuModuleLoadDataEx);
 FUSEC_CHECK_ENTRY(moduleUnload, cuModuleUnload);
