@@ -7,17 +7,25 @@
 // fusec_emulation::launch runs a kernel as a GPU would, as far as the kernel
 // can tell:
 //
-//  * one host thread per CUDA thread of a block; all of them run block 0, then
-//    block 1, and so on, so function-local statics can stand in for
+//  * one host thread per CUDA thread of a block; together they run the blocks
+//    one after another, in a shuffled order (a kernel must not depend on
+//    the order of its blocks), so function-local statics can stand in for
 //    __shared__ arrays;
+//  * __shared__ memory is fresh for every block: all of it is filled with
+//    0xff bytes (a float NaN) before each block, so a read before a write,
+//    or of what an earlier block left, shows up in the results;
 //  * __syncthreads() waits for the threads of the block still running the
 //    kernel: one that has returned no longer counts, so it cannot deadlock the
 //    others;
 //  * warp shuffles exchange values among groups of 32 consecutive linear
-//    thread ids.
+//    thread ids;
+//  * float4 loads and stores check their 16-byte alignment, which x86 would
+//    not enforce: the launch then fails naming the address, block and thread.
 //
 // Launches of kernels of one module must not overlap: the __shared__ storage
-// and the builtin variables are the module's.
+// and the builtin variables are the module's. A host that wants blocks to
+// run concurrently loads the module twice and gives each copy a share of the
+// blocks (fusec_emulation_launch_blocks).
 //
 // A host program that dlopens a compiled module must launch through that
 // module's fusec_emulation_launch (at the end of this file), not through a
@@ -36,8 +44,12 @@
 #include <cassert>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -59,17 +71,59 @@
 #define __device__
 #define __forceinline__ inline __attribute__((always_inline))
 // One block runs at a time, so one static array per declaration is exactly
-// the per-block shared memory CUDA gives; like CUDA's, it starts undefined.
-#define __shared__ static
+// the per-block shared memory CUDA gives. All of them live in one section,
+// which the launch poisons before every block (its bounds are the linker's
+// __start_/__stop_ symbols), since CUDA's starts undefined.
+#define __shared__ static __attribute__((section("fusec_shared"), aligned(16)))
+extern "C" char __start_fusec_shared[] __attribute__((weak, visibility("hidden")));
+extern "C" char __stop_fusec_shared[] __attribute__((weak, visibility("hidden")));
 
 struct uint3 {
   unsigned x, y, z;
 };
 
-// CUDA's 16-byte vector type, for vectorized loads and stores.
+namespace fusec_emulation::detail {
+/// Records that a float4 at `address` is not 16-byte aligned (defined below).
+inline void reportMisalignedVector(const void *address, const char *access);
+
+/// Checks the address of a float4 access as it is in memory: the compiler
+/// may assume a float4 is aligned, so the address is hidden from it first.
+inline void checkVectorAlignment(const void *address, const char *access) {
+  uintptr_t bits = reinterpret_cast<uintptr_t>(address);
+  asm("" : "+r"(bits));
+  if (bits % 16 != 0)
+    reportMisalignedVector(address, access);
+}
+} // namespace fusec_emulation::detail
+
+// CUDA's 16-byte vector type, for vectorized loads and stores. A GPU faults
+// on a misaligned one and x86 does not, so every copy checks both addresses
+// (locals are always aligned), then copies bytes with no alignment assumed.
 struct alignas(16) float4 {
   float x, y, z, w;
+
+  float4() = default;
+  constexpr float4(float x, float y, float z, float w) : x(x), y(y), z(z), w(w) {}
+  float4(const float4 &other) { *this = other; }
+  float4 &operator=(const float4 &other) {
+    float values[4];
+    std::memcpy(values, checked(&other, "float4 load"), sizeof values);
+    std::memcpy(checked(this, "float4 store"), values, sizeof values);
+    return *this;
+  }
+
+private:
+  static const void *checked(const void *address, const char *access) {
+    fusec_emulation::detail::checkVectorAlignment(address, access);
+    asm("" : "+r"(address)); // so that memcpy assumes no alignment
+    return address;
+  }
+  static void *checked(void *address, const char *access) {
+    return const_cast<void *>(checked(static_cast<const void *>(address), access));
+  }
 };
+
+inline float4 make_float4(float x, float y, float z, float w) { return float4(x, y, z, w); }
 
 struct dim3 {
   constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
@@ -184,19 +238,53 @@ inline void checkConfiguration(dim3 grid, dim3 block) {
                                 "threads");
 }
 
+/// Fills all __shared__ memory of the module with 0xff bytes: a float NaN,
+/// an int -1.
+inline void poisonSharedMemory() {
+  if (__start_fusec_shared && __stop_fusec_shared > __start_fusec_shared)
+    std::memset(__start_fusec_shared, 0xff, size_t(__stop_fusec_shared - __start_fusec_shared));
+}
+
+/// The first fault a launch's threads detected (a misaligned vector
+/// access), reported by the launch once its threads are done.
+class Faults {
+public:
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    message_.clear();
+  }
+  void record(const std::string &message) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (message_.empty())
+      message_ = message;
+  }
+  std::string message() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return message_;
+  }
+
+private:
+  std::mutex mutex_;
+  std::string message_;
+};
+
+inline Faults faults;
+
 /// One kernel launch: the host threads standing for one block's CUDA threads
-/// and what they synchronise on.
+/// and what they synchronise on. They run the blocks `blocks` lists (linear
+/// ids, x fastest) in that order.
 class Launch {
 public:
-  Launch(void (*thunk)(void **), dim3 grid, dim3 block, void **args)
-      : thunk_(thunk), grid_(grid), block_(block), args_(args), numThreads_(block.x * block.y * block.z),
-        warps_((numThreads_ + kWarpSize - 1) / kWarpSize) {
+  Launch(void (*thunk)(void **), dim3 grid, dim3 block, void **args, std::vector<uint32_t> blocks)
+      : thunk_(thunk), grid_(grid), block_(block), args_(args), blocks_(std::move(blocks)),
+        numThreads_(block.x * block.y * block.z), warps_((numThreads_ + kWarpSize - 1) / kWarpSize) {
     started_.reset(numThreads_ + 1);
     blockDone_.reset(numThreads_);
     resetBlockState();
   }
 
   void run() {
+    faults.clear();
     std::vector<std::thread> threads;
     threads.reserve(numThreads_);
     std::string failure;
@@ -206,9 +294,9 @@ public:
     } catch (const std::exception &error) {
       failure = error.what();
     }
-    // No thread may start on block 0 before all exist, since the barriers
-    // count on all of them. If some could not be created, they drop out so
-    // that the others are released, only to leave.
+    // No thread may start on the first block before all exist, since the
+    // barriers count on all of them. If some could not be created, they drop
+    // out so that the others are released, only to leave.
     aborted_ = threads.size() < numThreads_;
     for (size_t missing = threads.size(); missing < numThreads_; ++missing)
       started_.arriveAndDrop();
@@ -217,6 +305,9 @@ public:
       thread.join();
     if (aborted_)
       throw std::runtime_error("cannot start a host thread for each thread of the block: " + failure);
+    const std::string fault = faults.message();
+    if (!fault.empty())
+      throw std::runtime_error(fault);
   }
 
 private:
@@ -228,21 +319,20 @@ private:
     started_.arriveAndWait();
     if (aborted_)
       return;
-    for (unsigned z = 0; z < grid_.z; ++z)
-      for (unsigned y = 0; y < grid_.y; ++y)
-        for (unsigned x = 0; x < grid_.x; ++x) {
-          blockIdx = {x, y, z};
-          context.shuffles = 0;
-          thunk_(args_);
-          syncThreads_.arriveAndDrop();
-          context.warp->barrier.arriveAndDrop();
-          blockDone_.arriveAndWait([this] { resetBlockState(); });
-        }
+    for (uint32_t linear : blocks_) {
+      blockIdx = {linear % grid_.x, linear / grid_.x % grid_.y, linear / (grid_.x * grid_.y)};
+      context.shuffles = 0;
+      thunk_(args_);
+      syncThreads_.arriveAndDrop();
+      context.warp->barrier.arriveAndDrop();
+      blockDone_.arriveAndWait([this] { resetBlockState(); });
+    }
   }
 
-  /// Readies the barriers that threads drop out of for the next block. Slots
-  /// start as NaN so that reading a lane that does not exist (in a partial
-  /// last warp) shows up in the results; CUDA leaves such reads undefined.
+  /// Readies the barriers that threads drop out of for the next block, and
+  /// gives it fresh shared memory. Slots start as NaN so that reading a lane
+  /// that does not exist (in a partial last warp) shows up in the results;
+  /// CUDA leaves such reads undefined.
   void resetBlockState() {
     syncThreads_.reset(numThreads_);
     for (size_t w = 0; w < warps_.size(); ++w) {
@@ -250,12 +340,14 @@ private:
       for (auto &slots : warps_[w].slots)
         std::fill(std::begin(slots), std::end(slots), NAN);
     }
+    poisonSharedMemory();
   }
 
   void (*const thunk_)(void **);
   const dim3 grid_;
   const dim3 block_;
   void **const args_;
+  const std::vector<uint32_t> blocks_;
   const unsigned numThreads_;
   Barrier started_;
   bool aborted_ = false;
@@ -263,6 +355,35 @@ private:
   Barrier blockDone_;
   std::vector<Warp> warps_;
 };
+
+/// Every block of `grid`, shuffled with `seed`.
+inline std::vector<uint32_t> shuffledBlocks(dim3 grid, uint64_t seed) {
+  std::vector<uint32_t> blocks(size_t(grid.x) * grid.y * grid.z);
+  for (size_t i = 0; i < blocks.size(); ++i)
+    blocks[i] = uint32_t(i);
+  std::mt19937_64 random(seed);
+  std::shuffle(blocks.begin(), blocks.end(), random);
+  return blocks;
+}
+
+/// The seed of the block order: FUSEC_EMULATION_SEED if set, so that a
+/// failure that depends on the order can be replayed, else a fixed one.
+inline uint64_t blockOrderSeed() {
+  const char *seed = std::getenv("FUSEC_EMULATION_SEED");
+  return seed && *seed ? std::strtoull(seed, nullptr, 0) : 0x5eedf00dULL;
+}
+
+inline std::string describe(uint3 index) {
+  return "(" + std::to_string(index.x) + ", " + std::to_string(index.y) + ", " + std::to_string(index.z) + ")";
+}
+
+inline void reportMisalignedVector(const void *address, const char *access) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", address);
+  faults.record(std::string("misaligned ") + access + " at " + text +
+                " (address % 16 == " + std::to_string(reinterpret_cast<uintptr_t>(address) % 16) + ") in block " +
+                describe(blockIdx) + ", thread " + describe(threadIdx) + ": a GPU would fault (misaligned address)");
+}
 
 /// Every lane publishes `value`, then reads lane `source`'s; a source outside
 /// the warp reads the caller's own value, as CUDA's shuffles do.
@@ -276,12 +397,25 @@ inline float exchange(float value, unsigned source) {
 
 } // namespace detail
 
-/// Runs `thunk(args)` once per CUDA thread of `grid` x `block`, blocks in
-/// order (x fastest). Throws std::invalid_argument for a configuration a GPU
-/// would reject.
+/// Runs `thunk(args)` once per CUDA thread of `grid` x `block`, the blocks in
+/// a shuffled order. Throws std::invalid_argument for a configuration a GPU
+/// would reject, and std::runtime_error for a fault the threads detected.
 inline void launch(void (*thunk)(void **), dim3 grid, dim3 block, void **args) {
   detail::checkConfiguration(grid, block);
-  detail::Launch(thunk, grid, block, args).run();
+  detail::Launch(thunk, grid, block, args, detail::shuffledBlocks(grid, detail::blockOrderSeed())).run();
+}
+
+/// Runs only the blocks `blocks` lists (linear ids, x fastest), in that
+/// order: a host running a grid on two copies of a module at once gives
+/// each a share.
+inline void launchBlocks(void (*thunk)(void **), dim3 grid, dim3 block, void **args, const uint32_t *blocks,
+                         size_t count) {
+  detail::checkConfiguration(grid, block);
+  const uint32_t total = grid.x * grid.y * grid.z;
+  for (size_t i = 0; i < count; ++i)
+    if (blocks[i] >= total)
+      throw std::invalid_argument("block " + std::to_string(blocks[i]) + " is outside the grid");
+  detail::Launch(thunk, grid, block, args, std::vector<uint32_t>(blocks, blocks + count)).run();
 }
 
 } // namespace fusec_emulation
@@ -342,6 +476,14 @@ inline int __float_as_int(float value) {
 extern "C" __attribute__((visibility("default"), used)) inline void
 fusec_emulation_launch(void (*thunk)(void **), const unsigned grid[3], const unsigned block[3], void **args) {
   fusec_emulation::launch(thunk, dim3(grid[0], grid[1], grid[2]), dim3(block[0], block[1], block[2]), args);
+}
+
+/// The same for the blocks `blocks` lists, in that order (see launchBlocks).
+extern "C" __attribute__((visibility("default"), used)) inline void
+fusec_emulation_launch_blocks(void (*thunk)(void **), const unsigned grid[3], const unsigned block[3], void **args,
+                              const uint32_t *blocks, size_t count) {
+  fusec_emulation::launchBlocks(thunk, dim3(grid[0], grid[1], grid[2]), dim3(block[0], block[1], block[2]), args,
+                                blocks, count);
 }
 
 #endif // FUSEC_CODEGEN_EMULATION_FUSEC_CUDA_EMULATION_H

@@ -1,6 +1,12 @@
 //===- EmulationHarness.cpp - Run emitted CUDA source on the CPU ----------===//
 
 #include "EmulationHarness.h"
+#include "GuardedMemory.h"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <thread>
 
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +55,10 @@ void compileLibrary(const std::string &sourcePath, const std::string &libraryPat
                         shellQuote(FUSEC_EMULATION_INCLUDE_DIR);
   for (const std::string &dir : includeDirs)
     command += " -I" + shellQuote(dir);
+  // The sanitizer build of these tests (scripts/ci/tsan-emulation.sh)
+  // instruments the kernels too.
+  if (const char *flags = std::getenv("FUSEC_EMULATION_CXXFLAGS"))
+    command += std::string(" ") + flags;
   command += " -o " + shellQuote(libraryPath) + " " + shellQuote(sourcePath);
 
   FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
@@ -95,25 +105,94 @@ EmulatedModule EmulatedModule::compile(const std::string &cudaSource, const std:
   const std::string libraryPath = uniqueLibraryPath(dir);
   compileLibrary(sourcePath, libraryPath, includeDirs);
 
-  module.library_.reset(::dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!module.library_)
-    throw std::runtime_error("cannot load '" + libraryPath + "': " + ::dlerror());
-  module.launchEntry_ = reinterpret_cast<LaunchEntry>(::dlsym(module.library_.get(), "fusec_emulation_launch"));
-  if (!module.launchEntry_)
-    throw std::runtime_error("'" + sourcePath +
-                             "' does not include fusec_cuda_emulation.h "
-                             "(through fusec_cuda_prelude.h)");
+  // The second copy has a file of its own: dlopen would return the first.
+  const std::string secondPath = uniqueLibraryPath(dir);
+  std::filesystem::copy_file(libraryPath, secondPath, std::filesystem::copy_options::overwrite_existing);
+  module.copies_[0] = load(libraryPath, sourcePath);
+  module.copies_[1] = load(secondPath, sourcePath);
   return module;
 }
 
-void EmulatedModule::launch(const std::string &kernelName, Dim3 grid, Dim3 block, std::vector<void *> args) const {
-  const std::string thunkName = kernelName + "__emulated";
-  auto *thunk = reinterpret_cast<void (*)(void **)>(::dlsym(library_.get(), thunkName.c_str()));
-  if (!thunk)
-    throw std::runtime_error("no thunk '" + thunkName + "' for kernel '" + kernelName + "' in the emulated module");
+EmulatedModule::Copy EmulatedModule::load(const std::string &path, const std::string &sourcePath) {
+  Copy copy;
+  copy.library.reset(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (!copy.library)
+    throw std::runtime_error("cannot load '" + path + "': " + ::dlerror());
+  copy.launchEntry = reinterpret_cast<LaunchEntry>(::dlsym(copy.library.get(), "fusec_emulation_launch_blocks"));
+  if (!copy.launchEntry)
+    throw std::runtime_error("'" + sourcePath +
+                             "' does not include fusec_cuda_emulation.h "
+                             "(through fusec_cuda_prelude.h)");
+  return copy;
+}
+
+void EmulatedModule::runBlocks(const Copy &copy, void (*thunk)(void **), Dim3 grid, Dim3 block, void **args,
+                               const std::vector<uint32_t> &blocks) const {
   const unsigned gridDims[3] = {grid.x, grid.y, grid.z};
   const unsigned blockDims[3] = {block.x, block.y, block.z};
-  launchEntry_(thunk, gridDims, blockDims, args.data());
+  copy.launchEntry(thunk, gridDims, blockDims, args, blocks.data(), blocks.size());
+}
+
+void EmulatedModule::launch(const std::string &kernelName, Dim3 grid, Dim3 block, std::vector<void *> args,
+                            const std::vector<size_t> &bufferBytes) const {
+  const std::string thunkName = kernelName + "__emulated";
+  void (*thunks[2])(void **);
+  for (int c = 0; c < 2; ++c) {
+    thunks[c] = reinterpret_cast<void (*)(void **)>(::dlsym(copies_[c].library.get(), thunkName.c_str()));
+    if (!thunks[c])
+      throw std::runtime_error("no thunk '" + thunkName + "' for kernel '" + kernelName + "' in the emulated module");
+  }
+  if (bufferBytes.size() > args.size())
+    throw std::invalid_argument("more buffer sizes than arguments for kernel '" + kernelName + "'");
+
+  // Guarded copies of the buffers, at their original alignment.
+  std::vector<std::unique_ptr<GuardedBuffer>> guarded;
+  for (size_t i = 0; i < bufferBytes.size(); ++i) {
+    guarded.push_back(std::make_unique<GuardedBuffer>(bufferBytes[i], 0, reinterpret_cast<uintptr_t>(args[i]) % 16));
+    if (bufferBytes[i])
+      std::memcpy(guarded[i]->data(), args[i], bufferBytes[i]);
+  }
+  std::vector<void *> launchArgs = args;
+  for (size_t i = 0; i < guarded.size(); ++i)
+    launchArgs[i] = guarded[i]->data();
+
+  // Blocks in a shuffled order, alternately to each copy of the module.
+  std::vector<uint32_t> order(size_t(grid.x) * grid.y * grid.z);
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = uint32_t(i);
+  const char *seed = std::getenv("FUSEC_EMULATION_SEED");
+  std::mt19937_64 random(seed && *seed ? std::strtoull(seed, nullptr, 0) : 0x5eedf00dULL);
+  std::shuffle(order.begin(), order.end(), random);
+  std::vector<uint32_t> shares[2];
+  for (size_t i = 0; i < order.size(); ++i)
+    shares[i % 2].push_back(order[i]);
+
+  std::exception_ptr failures[2];
+  auto runShare = [&](int c) {
+    try {
+      if (!shares[c].empty() || c == 0)
+        runBlocks(copies_[c], thunks[c], grid, block, launchArgs.data(), shares[c]);
+    } catch (...) {
+      failures[c] = std::current_exception();
+    }
+  };
+  std::thread second(runShare, 1);
+  runShare(0);
+  second.join();
+
+  std::string faults;
+  for (size_t i = 0; i < guarded.size(); ++i) {
+    const std::string fault = guarded[i]->faults("argument " + std::to_string(i));
+    if (!fault.empty())
+      faults += (faults.empty() ? "" : "; ") + fault;
+    if (bufferBytes[i])
+      std::memcpy(args[i], guarded[i]->data(), bufferBytes[i]);
+  }
+  for (std::exception_ptr failure : failures)
+    if (failure)
+      std::rethrow_exception(failure);
+  if (!faults.empty())
+    throw std::runtime_error("kernel '" + kernelName + "': " + faults);
 }
 
 } // namespace fusec::test

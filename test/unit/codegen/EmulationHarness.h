@@ -13,6 +13,8 @@
 #ifndef FUSEC_TEST_UNIT_CODEGEN_EMULATIONHARNESS_H
 #define FUSEC_TEST_UNIT_CODEGEN_EMULATIONHARNESS_H
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,24 +56,43 @@ public:
                                 const std::vector<std::string> &includeDirs = {});
 
   /// Runs kernel `kernelName` over `grid` x `block` through its thunk, which
-  /// receives `args`. Throws std::runtime_error if the module has no such
-  /// thunk and std::invalid_argument for a shape a GPU would reject.
-  void launch(const std::string &kernelName, Dim3 grid, Dim3 block, std::vector<void *> args) const;
+  /// receives `args`. The blocks run in a shuffled order (FUSEC_EMULATION_SEED
+  /// chooses it), split between two copies of the module that run at the
+  /// same time. The first `bufferBytes.size()` arguments are global memory
+  /// buffers of those sizes: the kernel gets copies of them placed between
+  /// guard pages, at the same alignment, and the copies are written back
+  /// after the launch. Throws std::runtime_error if the module has no such
+  /// thunk, or for a fault: a misaligned vector access, an access outside
+  /// a buffer (naming the argument and the offset); std::invalid_argument
+  /// for a shape a GPU would reject.
+  void launch(const std::string &kernelName, Dim3 grid, Dim3 block, std::vector<void *> args,
+              const std::vector<size_t> &bufferBytes = {}) const;
 
 private:
-  /// The module's fusec_emulation_launch (see fusec_cuda_emulation.h).
-  using LaunchEntry = void (*)(void (*thunk)(void **), const unsigned grid[3], const unsigned block[3], void **args);
-
   struct Unloader {
     void operator()(void *handle) const;
+  };
+  /// The module's fusec_emulation_launch_blocks (see fusec_cuda_emulation.h).
+  using LaunchEntry = void (*)(void (*thunk)(void **), const unsigned grid[3], const unsigned block[3], void **args,
+                               const uint32_t *blocks, size_t count);
+  /// One loaded copy of the compiled library.
+  struct Copy {
+    std::unique_ptr<void, Unloader> library;
+    LaunchEntry launchEntry = nullptr;
   };
 
   EmulatedModule() = default;
 
-  // Declared before the library handle so the library is unloaded first.
+  /// Loads the library at `path`.
+  static Copy load(const std::string &path, const std::string &sourcePath);
+  void runBlocks(const Copy &copy, void (*thunk)(void **), Dim3 grid, Dim3 block, void **args,
+                 const std::vector<uint32_t> &blocks) const;
+
+  // Declared before the libraries so that they are unloaded first.
   std::unique_ptr<ScratchDir> ownedDir_;
-  std::unique_ptr<void, Unloader> library_;
-  LaunchEntry launchEntry_ = nullptr;
+  /// Two copies of the library, each with its own __shared__ memory and
+  /// builtin variables, so that two blocks can run at once.
+  Copy copies_[2];
 };
 
 } // namespace fusec::test

@@ -46,18 +46,22 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
   for (auto superkernel : func.getOps<fuse::SuperkernelOp>()) {
     const codegen::GeneratedKernel &kernel = kernels.at(superkernel.getSymName().str());
     std::vector<void *> args;
-    for (mlir::Value input : superkernel.getInputs())
+    std::vector<size_t> bytes;
+    for (mlir::Value input : superkernel.getInputs()) {
       args.push_back(buffers[input].data());
+      bytes.push_back(buffers[input].size() * sizeof(float));
+    }
     for (mlir::Value result : superkernel.getResults()) {
       buffers[result].assign(elementsAt(result.getType(), batchSize), std::nanf(""));
       args.push_back(buffers[result].data());
+      bytes.push_back(buffers[result].size() * sizeof(float));
     }
     args.push_back(&batchSize);
     const auto &launch = kernel.launch;
     Dim3 grid{unsigned(launch.grid[0].at(batchSize)), unsigned(launch.grid[1].at(batchSize)),
               unsigned(launch.grid[2].at(batchSize))};
     Dim3 block{unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])};
-    emulated.launch(kernel.name, grid, block, args);
+    emulated.launch(kernel.name, grid, block, args, bytes);
   }
   std::map<std::string, runtime::Tensor> outputs;
   auto returnOp = llvm::cast<mlir::func::ReturnOp>(func.getBody().front().getTerminator());
