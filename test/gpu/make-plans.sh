@@ -8,13 +8,14 @@
 # Writes OUT_DIR/<name>.plan for every shared test model
 # (test/data/models/<name>/model.onnx) and for each extra MODEL (.onnx or
 # fusec-graph .json; <name> is its file name without the extension), e.g. the
-# resnet50.onnx that `bench/gpu/compare.py export` writes.
+# resnet50.onnx that `bench/gpu/compare.py export` writes. Each ONNX model is
+# copied beside its plan (OUT_DIR/<name>.onnx) for bench/gpu/compare.py.
 # Environment: FUSEC (default build/bin/fusec), FUSEC_TARGET (default sm_90:
 # the GPU's architecture, for which CUBINs are built; other GPUs JIT the PTX).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [[ $# -lt 1 ]]; then
-  sed -n '5,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 out=$1
@@ -27,6 +28,9 @@ mkdir -p "$out"
 compile() { # MODEL NAME
   echo "fusec $1 --target=$target -> $out/$2.plan"
   "$fusec" "$1" --target="$target" -o "$out/$2.plan"
+  if [[ $1 == *.onnx ]]; then
+    cp "$1" "$out/$2.onnx"
+  fi
 }
 for model in "$root"/test/data/models/*/model.onnx; do
   compile "$model" "$(basename "$(dirname "$model")")"
