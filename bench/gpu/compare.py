@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """fusec vs PyTorch eager vs torch.compile(mode="reduce-overhead") on one GPU.
 
-Models: the seed MLP (Linear 32->64, ReLU, Linear 64->32 on [batch, 8, 32]:
-test/data/models/mlp) and ResNet-50 (torchvision layout, [batch, 3, 224, 224]),
-at batch 1 and 16. Every figure is the median of --iters (>= 100) timed runs
-after --warmup untimed ones, in device time between CUDA events:
+Models: every PLANS/<name>.plan, e.g. the shared test models and ResNet-50
+(torchvision layout, [batch, 3, 224, 224]), at batch 1 and 16. It runs what the
+machine has and lists what it skipped: fusec always; onnxruntime (CUDA) on the
+PLANS/<name>.onnx that make-plans.sh copies beside each plan; PyTorch eager and
+compiled on the models it can build (the seed MLP, Linear 32->64, ReLU,
+Linear 64->32 on [batch, 8, 32]; ResNet-50 with torchvision). Every figure is
+the median of --iters (>= 100) timed runs after --warmup untimed ones, in device
+time between CUDA events (onnxruntime: wall clock around a bound run):
 
   fusec      `fuserun PLAN --device=cuda --iters --time-kernels`: "exec" is the
              graph replay alone (no input/output copies), "run" adds the copies,
              "kernels" is the sum of every kernel timed on its own;
   eager      model(x) on a device-resident x;
-  compiled   torch.compile(model, mode="reduce-overhead") (CUDA graphs), same x.
+  compiled   torch.compile(model, mode="reduce-overhead") (CUDA graphs), same x;
+  ort        onnxruntime's CUDA provider, input and output bound on the device.
 
 It prints a table, the ratios, and the two goals: MLP bs=1 replay <= 1.2x the sum
 of its kernel times, and ResNet-50 bs=1 fusec <= 1.0x torch.compile.
@@ -20,7 +25,7 @@ Two steps, because the GPU machine has no fusec compiler (docs/gpu.md):
       writes DIR/resnet50.onnx; compile it, and test/data/models/mlp, with
       test/gpu/make-plans.sh PLANS DIR/resnet50.onnx where fusec is built
   compare.py run --plans PLANS --fuserun build-gpu/bin/fuserun   (GPU machine)
-      needs PLANS/mlp.plan and PLANS/resnet50.plan
+      the goals need PLANS/mlp.plan and PLANS/resnet50.plan
 """
 
 import argparse
@@ -29,6 +34,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 BATCHES = (1, 16)
@@ -41,31 +47,39 @@ KERNELS_LINE = re.compile(
     r"^timing kernels: median " + FLOAT + r" ms.*\(sum of (\d+) kernels", re.M)
 
 
-def import_torch():
+def import_optional(name):
+    """The module, or None with the reason recorded in SKIPPED."""
     try:
-        import torch
-        import torchvision
+        return __import__(name)
     except ImportError as error:
-        sys.exit(f"compare.py: needs torch and torchvision ({error})")
-    return torch, torchvision
+        SKIPPED.append(f"{name} is not installed ({error})")
+        return None
 
 
-def make_models(torch, torchvision):
-    """The two models in eval mode, with fixed pseudo-random weights."""
+SKIPPED = []
+
+
+def make_torch_models(torch, torchvision):
+    """The models PyTorch can build here, in eval mode, with fixed
+    pseudo-random weights: the MLP always, ResNet-50 with torchvision."""
     torch.manual_seed(0)
     mlp = torch.nn.Sequential(
         torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 32))
-    resnet = torchvision.models.resnet50(weights=None)
-    return {
-        "mlp": (mlp.eval(), lambda batch: (batch, 8, 32)),
-        "resnet50": (resnet.eval(), lambda batch: (batch, 3, 224, 224)),
-    }
+    models = {"mlp": (mlp.eval(), lambda batch: (batch, 8, 32))}
+    if torchvision is not None:
+        resnet = torchvision.models.resnet50(weights=None)
+        models["resnet50"] = (resnet.eval(), lambda batch: (batch, 3, 224, 224))
+    return models
 
 
 def export(out_dir):
-    torch, torchvision = import_torch()
+    torch = import_optional("torch")
+    torchvision = import_optional("torchvision")
+    if torch is None or torchvision is None or import_optional("onnx") is None:
+        sys.exit("compare.py export: needs torch, torchvision and onnx: "
+                 + "; ".join(SKIPPED))
     out_dir.mkdir(parents=True, exist_ok=True)
-    model, shape = make_models(torch, torchvision)["resnet50"]
+    model, shape = make_torch_models(torch, torchvision)["resnet50"]
     path = out_dir / "resnet50.onnx"
     # The TorchScript exporter: plain ONNX ops with a symbolic batch; BN in
     # eval mode is folded into the convolutions.
@@ -113,65 +127,139 @@ def parse_fuserun(output):
 
 
 def time_fusec(fuserun, plan, batch, warmup, iters):
+    """fuserun's timings, or None (the reason in SKIPPED) if it fails."""
     command = [str(fuserun), str(plan), "--device=cuda", f"--batch={batch}",
                "--random-inputs=1", f"--warmup={warmup}", f"--iters={iters}",
                "--time-kernels"]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"compare.py: {' '.join(command)} failed:\n{result.stderr}")
-    return parse_fuserun(result.stdout)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise ValueError(result.stderr.strip() or result.stdout.strip())
+        return parse_fuserun(result.stdout)
+    except (OSError, ValueError) as error:
+        SKIPPED.append(f"fusec {plan.stem} batch {batch}: {error}")
+        return None
+
+
+def time_onnxruntime(ort, np, onnx_path, batch, warmup, iters):
+    """Median wall-clock ms of an onnxruntime CUDA run with the input and
+    output bound on the device (run_with_iobinding waits for the stream)."""
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        SKIPPED.append("onnxruntime has no CUDAExecutionProvider "
+                       "(install onnxruntime-gpu)")
+        return None
+    session = ort.InferenceSession(str(onnx_path), providers=["CUDAExecutionProvider"])
+    first = session.get_inputs()[0]
+    shape = tuple(d if isinstance(d, int) else batch for d in first.shape)
+    x = ort.OrtValue.ortvalue_from_numpy(
+        np.random.default_rng(0).standard_normal(shape, dtype=np.float32), "cuda", 0)
+    binding = session.io_binding()
+    binding.bind_ortvalue_input(first.name, x)
+    for output in session.get_outputs():
+        binding.bind_output(output.name, "cuda")
+    for _ in range(warmup):
+        session.run_with_iobinding(binding)
+    times = []
+    for _ in range(iters):
+        start = time.perf_counter()
+        session.run_with_iobinding(binding)
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
 
 
 def ratio(a, b):
-    return a / b if b > 0 else float("inf")
+    return a / b if a is not None and b is not None and b > 0 else None
+
+
+def cell(value, width, suffix=""):
+    return f"{'-':>{width}}" if value is None else f"{value:>{width - len(suffix)}.4f}{suffix}"
 
 
 def run(args):
-    torch, torchvision = import_torch()
-    if not torch.cuda.is_available():
-        sys.exit("compare.py: PyTorch finds no CUDA device")
-    # fusec's kernels compute in FP32; keep PyTorch off TF32 unless asked.
-    torch.backends.cuda.matmul.allow_tf32 = args.allow_tf32
-    torch.backends.cudnn.allow_tf32 = args.allow_tf32
-    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"TF32 {'on' if args.allow_tf32 else 'off'}, median of {args.iters} "
-          f"runs after {args.warmup} (ms)")
-    header = (f"{'model':<9} {'batch':>5} {'fusec run':>10} {'fusec exec':>10} "
-              f"{'kernels':>10} {'eager':>10} {'compiled':>10} "
-              f"{'exec/kern':>9} {'exec/eager':>10} {'exec/comp':>9}")
-    print(header)
+    """Times every PLANS/<name>.plan with whatever is installed: fusec
+    always; onnxruntime on PLANS/<name>.onnx; PyTorch eager and compiled
+    where it can build the model (the MLP; ResNet-50 with torchvision)."""
+    np = import_optional("numpy")
+    torch = import_optional("torch")
+    torchvision = import_optional("torchvision") if torch is not None else None
+    ort = import_optional("onnxruntime") if np is not None else None
+    if torch is not None and not torch.cuda.is_available():
+        SKIPPED.append("PyTorch finds no CUDA device: eager and compiled skipped")
+        torch = None
+    torch_models = make_torch_models(torch, torchvision) if torch is not None else {}
+    if torch is not None:
+        # fusec's kernels compute in FP32; keep PyTorch off TF32 unless asked.
+        torch.backends.cuda.matmul.allow_tf32 = args.allow_tf32
+        torch.backends.cudnn.allow_tf32 = args.allow_tf32
+        print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+              f"TF32 {'on' if args.allow_tf32 else 'off'}")
+    print(f"median of {args.iters} runs after {args.warmup} (ms); ort is wall clock")
+    plans = sorted(args.plans.glob("*.plan"))
+    if not plans:
+        sys.exit(f"compare.py: no .plan files in {args.plans} (see --help)")
+    print(f"{'model':<16} {'batch':>5} {'fusec run':>10} {'fusec exec':>10} "
+          f"{'kernels':>10} {'eager':>10} {'compiled':>10} {'ort':>10} "
+          f"{'exec/kern':>9} {'exec/eager':>10} {'exec/comp':>9} {'exec/ort':>9}")
     results = {}
-    for name, (model, shape) in make_models(torch, torchvision).items():
-        plan = args.plans / f"{name}.plan"
-        if not plan.exists():
-            sys.exit(f"compare.py: missing {plan} (see --help)")
-        model = model.cuda()
+    for plan in plans:
+        name = plan.stem
+        onnx_path = plan.with_suffix(".onnx")
+        if name not in torch_models and torch is not None:
+            SKIPPED.append(f"{name}: no PyTorch model here (eager and compiled "
+                           "cover mlp, and resnet50 with torchvision)")
+        if ort is not None and not onnx_path.exists():
+            SKIPPED.append(f"{name}: no {onnx_path.name} beside the plan for onnxruntime")
         for batch in BATCHES:
-            x = torch.randn(*shape(batch), device="cuda")
             fusec = time_fusec(args.fuserun, plan, batch, args.warmup, args.iters)
-            eager = time_torch(torch, model, x, args.warmup, args.iters)
-            compiled_model = torch.compile(model, mode="reduce-overhead",
-                                           dynamic=False)
-            compiled = time_torch(torch, compiled_model, x, args.warmup,
-                                  args.iters)
-            torch._dynamo.reset()
-            results[name, batch] = (fusec, eager, compiled)
-            print(f"{name:<9} {batch:>5} {fusec['run']:>10.4f} "
-                  f"{fusec['exec']:>10.4f} {fusec['kernels']:>10.4f} "
-                  f"{eager:>10.4f} {compiled:>10.4f} "
-                  f"{ratio(fusec['exec'], fusec['kernels']):>8.2f}x "
-                  f"{ratio(fusec['exec'], eager):>9.2f}x "
-                  f"{ratio(fusec['exec'], compiled):>8.2f}x")
+            eager = compiled = ort_ms = None
+            if name in torch_models:
+                model, shape = torch_models[name]
+                model = model.cuda()
+                x = torch.randn(*shape(batch), device="cuda")
+                eager = time_torch(torch, model, x, args.warmup, args.iters)
+                try:
+                    compiled_model = torch.compile(model, mode="reduce-overhead",
+                                                   dynamic=False)
+                    compiled = time_torch(torch, compiled_model, x, args.warmup,
+                                          args.iters)
+                except Exception as error:  # no Triton, no C compiler, ...
+                    SKIPPED.append(f"torch.compile {name} batch {batch}: {error}")
+                torch._dynamo.reset()
+            if ort is not None and onnx_path.exists():
+                try:
+                    ort_ms = time_onnxruntime(ort, np, onnx_path, batch, args.warmup, args.iters)
+                except Exception as error:
+                    SKIPPED.append(f"onnxruntime {name} batch {batch}: {error}")
+            results[name, batch] = (fusec, eager, compiled, ort_ms)
+            execute = fusec["exec"] if fusec else None
+            print(f"{name:<16} {batch:>5} {cell(fusec and fusec['run'], 10)} "
+                  f"{cell(execute, 10)} {cell(fusec and fusec['kernels'], 10)} "
+                  f"{cell(eager, 10)} {cell(compiled, 10)} {cell(ort_ms, 10)} "
+                  f"{cell(ratio(execute, fusec and fusec['kernels']), 9, 'x')} "
+                  f"{cell(ratio(execute, eager), 10, 'x')} "
+                  f"{cell(ratio(execute, compiled), 9, 'x')} "
+                  f"{cell(ratio(execute, ort_ms), 9, 'x')}")
 
-    mlp, _, _ = results["mlp", 1]
-    replay = ratio(mlp["exec"], mlp["kernels"])
-    resnet, _, resnet_compiled = results["resnet50", 1]
-    versus = ratio(resnet["exec"], resnet_compiled)
     print()
-    print(f"goal: MLP bs=1 replay / sum of kernel times = {replay:.2f} "
-          f"(<= 1.2): {'met' if replay <= 1.2 else 'NOT met'}")
-    print(f"goal: ResNet-50 bs=1 fusec / torch.compile = {versus:.2f} "
-          f"(<= 1.0): {'met' if versus <= 1.0 else 'NOT met'}")
+    mlp = results.get(("mlp", 1), (None,) * 4)[0]
+    replay = ratio(mlp and mlp["exec"], mlp and mlp["kernels"])
+    if replay is None:
+        print("goal: MLP bs=1 replay / sum of kernel times: SKIPPED (no fusec timing of mlp.plan)")
+    else:
+        print(f"goal: MLP bs=1 replay / sum of kernel times = {replay:.2f} "
+              f"(<= 1.2): {'met' if replay <= 1.2 else 'NOT met'}")
+    resnet, _, resnet_compiled, _ = results.get(("resnet50", 1), (None,) * 4)
+    versus = ratio(resnet and resnet["exec"], resnet_compiled)
+    if versus is None:
+        print("goal: ResNet-50 bs=1 fusec / torch.compile: SKIPPED (needs resnet50.plan, "
+              "torchvision and a working torch.compile)")
+    else:
+        print(f"goal: ResNet-50 bs=1 fusec / torch.compile = {versus:.2f} "
+              f"(<= 1.0): {'met' if versus <= 1.0 else 'NOT met'}")
+    if SKIPPED:
+        print("\nskipped:")
+        for reason in dict.fromkeys(SKIPPED):
+            print(f"  - {reason}")
 
 
 def main():
@@ -182,7 +270,8 @@ def main():
     export_step.add_argument("dir", type=Path)
     run_step = steps.add_parser("run", help="time and compare")
     run_step.add_argument("--plans", type=Path, required=True,
-                          help="folder with mlp.plan and resnet50.plan")
+                          help="folder of <name>.plan (and <name>.onnx) files, "
+                               "as test/gpu/make-plans.sh writes it")
     run_step.add_argument("--fuserun", type=Path,
                           default=Path("build-gpu/bin/fuserun"))
     run_step.add_argument("--iters", type=int, default=200)
