@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ ccache lld python3
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
+  clang-19 libclang-rt-19-dev
   nlohmann-json3-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
 )

@@ -16,6 +16,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build-tsan}
 started=$SECONDS
 cxx=${CXX:-$(command -v clang++-19 || command -v clang++)}
+# ccache where present: a warm cache makes the build seconds.
+launcher=()
+command -v ccache >/dev/null && launcher=(ccache)
 [[ -n $cxx ]] || { echo "tsan-emulation.sh: no clang++ (set CXX)" >&2; exit 1; }
 mkdir -p "$build"
 binary=$build/fusec-emulation-tsan
@@ -26,7 +29,7 @@ flags=(-std=c++17 -O1 -g -fsanitize=thread -pthread -I"$root" -I"$tests")
 main=$build/CatchMain.o
 if [[ ! -f $main || $root/test/unit/CatchMain.cpp -nt $main ]]; then
   echo "tsan-emulation.sh: compiling the Catch2 main"
-  "$cxx" "${flags[@]}" -c "$root/test/unit/CatchMain.cpp" -o "$main" || exit 1
+  "${launcher[@]}" "$cxx" "${flags[@]}" -c "$root/test/unit/CatchMain.cpp" -o "$main" || exit 1
 fi
 echo "tsan-emulation.sh: building $binary with $cxx -fsanitize=thread"
 "$cxx" "${flags[@]}" \

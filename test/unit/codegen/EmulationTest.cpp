@@ -371,7 +371,8 @@ TEST_CASE("emulated threads that return early do not hold back a later "
 #include "fusec_cuda_prelude.h"
 
 // Reverses the first `batch` values through shared memory and adds each
-// lane's neighbour; threads past `batch` have left before the barrier.
+// lane's neighbour; threads past `batch` have left before the barrier. Each
+// block writes its own row of the output.
 extern "C" __global__ void reverse_prefix(const float *__restrict__ in0,
                                           float *__restrict__ out0,
                                           int batch) {
@@ -381,7 +382,7 @@ extern "C" __global__ void reverse_prefix(const float *__restrict__ in0,
     return;
   values[t] = in0[t];
   __syncthreads();
-  out0[t] = values[batch - 1 - t] + __shfl_xor_sync(0xffffffff, in0[t], 1);
+  out0[blockIdx.x * 128 + t] = values[batch - 1 - t] + __shfl_xor_sync(0xffffffff, in0[t], 1);
   __syncthreads();
 }
 
@@ -397,10 +398,10 @@ extern "C" void reverse_prefix__emulated(void **args) {
   std::vector<float> in = iota(128, 1.0f);
   for (int batch : {0, 2, 44, 128}) {
     INFO("batch " << batch);
-    std::vector<float> out(128, -1.0f);
-    module.launch("reverse_prefix", {2}, {128}, {in.data(), out.data(), &batch});
-    for (int t = 0; t < 128; ++t)
-      CHECK(out[t] == (t < batch ? in[batch - 1 - t] + in[t ^ 1] : -1.0f));
+    std::vector<float> out(4 * 128, -1.0f);
+    module.launch("reverse_prefix", {4}, {128}, {in.data(), out.data(), &batch});
+    for (int t = 0; t < 4 * 128; ++t)
+      CHECK(out[t] == (t % 128 < batch ? in[batch - 1 - t % 128] + in[(t % 128) ^ 1] : -1.0f));
   }
 }
 
