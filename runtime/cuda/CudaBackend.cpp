@@ -105,12 +105,13 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const float *>
                       const std::vector<float *> &outputs, RunEvents *events) {
   const Schedule &schedule = *prepared.schedule;
   const DriverApi &cu = context_.api();
-  const size_t scratchFloats = static_cast<size_t>((schedule.hostScratchBytes + sizeof(float) - 1) / sizeof(float));
-  if (hostScratch_.size() < scratchFloats)
-    hostScratch_.resize(scratchFloats);
-
   // The previous run has finished (it ended with a synchronize), so the
-  // staging buffer is free.
+  // scratch and staging buffers are free.
+  if (hostScratch_.bytes() < schedule.hostScratchBytes) {
+    hostScratch_ = PinnedBuffer(); // the old one goes first
+    hostScratch_ = PinnedBuffer(context_, static_cast<size_t>(schedule.hostScratchBytes), "the host steps' buffers");
+  }
+
   const std::vector<const float *> stagedInputs = staging_.stageInputs(schedule, inputs);
   const std::vector<float *> stagedOutputs = staging_.outputSlots(schedule);
   if (events)
@@ -126,7 +127,7 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const float *>
         cu.fail(result, "cuGraphLaunch",
                 "for segment " + std::to_string(i) + " (" + describeRunMode(schedule.mode) + ")");
     if (i < schedule.hostSteps.size())
-      runHostStep(context_, *plan_, schedule.hostSteps[i], prepared.regions, schedule.mode, hostScratch_);
+      runHostStep(context_, *plan_, schedule.hostSteps[i], prepared.regions, schedule.mode, hostScratch_.data());
   }
   if (events)
     events->executeEnd.record();

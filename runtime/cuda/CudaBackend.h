@@ -80,7 +80,8 @@ private:
   WorkspaceLayout overflowLayout_;
   DeviceBuffer overflow_;
   std::optional<Schedule> overflowSchedule_;
-  std::vector<float> hostScratch_;
+  /// Pinned memory for the host steps' buffers, grown on demand.
+  PinnedBuffer hostScratch_;
   HostStaging staging_;
 };
 

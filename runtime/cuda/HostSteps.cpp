@@ -9,11 +9,11 @@
 namespace fusec::runtime::cuda {
 
 void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &step, const DeviceRegions &regions,
-                 const RunMode &mode, std::vector<float> &scratch) {
+                 const RunMode &mode, uint8_t *scratch) {
   const KernelDesc &kernel = plan.kernels()[step.kernel];
   const std::string where = "for host step '" + kernel.name + "' (" + describeRunMode(mode) + ")";
   const DriverApi &cu = context.api();
-  auto *base = reinterpret_cast<uint8_t *>(scratch.data());
+  uint8_t *const base = scratch;
 
   std::vector<float *> buffers(plan.buffers().size(), nullptr);
   for (size_t id : kernel.inputs)
@@ -31,8 +31,7 @@ void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &s
 
   cpu::interpretKernel(kernel, mode.runBatch, buffers);
 
-  // Uploads from pageable memory return once the data is staged, so the
-  // scratch memory may be reused right away.
+  // Asynchronous: the scratch memory is pinned (see runHostStep's contract).
   for (const HostBuffer &staged : step.buffers)
     if (staged.upload && staged.bytes > 0)
       cu.check(cu.memcpyHtoDAsync(regions.at(staged.device), base + staged.hostOffset,

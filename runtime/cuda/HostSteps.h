@@ -17,10 +17,13 @@
 namespace fusec::runtime::cuda {
 
 /// Runs `step` after the work already on the stream and enqueues its
-/// uploads ahead of whatever comes next. `scratch` holds at least the
-/// schedule's hostScratchBytes.
+/// uploads ahead of whatever comes next. `scratch` (pinned host memory)
+/// holds at least the schedule's hostScratchBytes; the uploads read it
+/// asynchronously, so nothing may write it before the stream has caught up
+/// (the next host step synchronizes before its ops run, a run ends with a
+/// synchronize).
 void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &step, const DeviceRegions &regions,
-                 const RunMode &mode, std::vector<float> &scratch);
+                 const RunMode &mode, uint8_t *scratch);
 
 } // namespace fusec::runtime::cuda
 
