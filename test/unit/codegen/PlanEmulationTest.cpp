@@ -2,9 +2,10 @@
 //
 // ModelEmulationTest runs the generated kernels with a buffer per value; a
 // GPU runs them on the plan's memory. Here each shared model becomes a GPU
-// plan (the kernels' PTX replaced by a stub: nothing loads it), and the
-// runtime's own Schedule drives the run as CudaBackend does (bucket
-// padding, arena and I/O offsets, argument order, copies, host steps),
+// plan (the kernels' PTX and CUBIN replaced by stubs: nothing loads them),
+// and the runtime's own Schedule drives the run as CudaBackend does
+// (bucket padding, arena and I/O offsets, argument order, copies, host
+// steps),
 // with the kernels' exact CUDA text emulated on the CPU:
 //  * the weights and the workspace each sit between guard pages, and every
 //    kernel argument is checked against its buffer's bounds;
@@ -61,6 +62,7 @@ EmulatedPlan buildEmulatedPlan(mlir::ModuleOp module, const std::string &name) {
     result.source += kernel->source + "\n";
     codegen::CompiledKernel stub;
     stub.ptx = "// " + kernel->name + ": run by the emulation, never loaded\n.version 9.0\n";
+    stub.cubin.assign(16, 0); // a plan's images are never empty
     options.kernels[kernel->name] = {*kernel, stub};
   });
   REQUIRE(emitted);
