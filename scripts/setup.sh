@@ -10,6 +10,7 @@ packages=(
   clang-19 libclang-rt-19-dev
   nlohmann-json3-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  clang-format-19 clang-tidy-19 git
 )
 
 missing=()
