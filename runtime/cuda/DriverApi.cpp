@@ -77,12 +77,36 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   return api;
 }
 
+namespace {
+
+/// Names for the codes a driver that cannot describe them returns: the
+/// toolkit's stub libcuda fails cuGetErrorName too.
+const char *knownErrorName(CUresult result) {
+  switch (result) {
+  case 3:
+    return "CUDA_ERROR_NOT_INITIALIZED";
+  case 34:
+    return "CUDA_ERROR_STUB_LIBRARY (the CUDA toolkit's stub libcuda, not a driver)";
+  case 35:
+    return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+  case 100:
+    return "CUDA_ERROR_NO_DEVICE";
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace
+
 std::string DriverApi::describe(CUresult result) const {
   const char *name = nullptr;
   const char *text = nullptr;
   // Both fail for codes the driver does not know.
-  if (getErrorName(result, &name) != kCudaSuccess || !name)
+  if (getErrorName(result, &name) != kCudaSuccess || !name) {
+    if (const char *known = knownErrorName(result))
+      return std::string(known) + " (CUDA error " + std::to_string(result) + ")";
     return "CUDA error " + std::to_string(result);
+  }
   std::string description = name;
   if (getErrorString(result, &text) == kCudaSuccess && text)
     description += std::string(" (") + text + ")";

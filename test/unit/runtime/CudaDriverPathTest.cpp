@@ -79,6 +79,15 @@ TEST_CASE("the driver library stays loaded after its last user is gone") {
   if (handle)
     dlclose(handle);
 }
+
+TEST_CASE("the stub driver's failure is named although it cannot name it") {
+  // The stub fails cuGetErrorName as well; a GPU check run against it (the
+  // dry run of test/gpu/check.sh) must still say what it is.
+  auto api = cuda::DriverApi::load(FUSEC_CUDA_STUB_DRIVER);
+  CHECK(api->describe(34) == "CUDA_ERROR_STUB_LIBRARY (the CUDA toolkit's stub libcuda, not a driver) (CUDA error 34)");
+  CHECK(api->describe(100) == "CUDA_ERROR_NO_DEVICE (CUDA error 100)");
+  CHECK(api->describe(12345) == "CUDA error 12345");
+}
 #endif
 
 TEST_CASE("PTX's .version says which CUDA release built a kernel image") {
