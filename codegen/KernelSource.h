@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fusec::codegen {
 
@@ -46,6 +47,16 @@ inline constexpr const char *kPreludeName = "fusec_cuda_prelude.h";
 
 /// The prelude's text (embedded at build time from codegen/include/).
 const char *preludeSource();
+
+/// A header generated kernels may include, by the name they include it by.
+struct DeviceHeader {
+  const char *name;
+  const char *text;
+};
+
+/// Every header of codegen/include/ (embedded at build time), the prelude
+/// first: fusec_mma.h (tensor-core and cp.async primitives) follows it.
+const std::vector<DeviceHeader> &deviceHeaders();
 
 } // namespace fusec::codegen
 
