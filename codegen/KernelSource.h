@@ -55,7 +55,8 @@ struct DeviceHeader {
 };
 
 /// Every header of codegen/include/ (embedded at build time), the prelude
-/// first: fusec_mma.h (tensor-core and cp.async primitives) follows it.
+/// first: fusec_mma.h (tensor-core and cp.async primitives) and
+/// fusec_gemm.h (the tensor-core GEMM template) follow it.
 const std::vector<DeviceHeader> &deviceHeaders();
 
 } // namespace fusec::codegen
