@@ -106,7 +106,7 @@ LogicalResult emitEpilogue(KernelBuilder &builder, std::string &code, const std:
 /// K x N product that fills the M tiles (an MLP's [batch, 8, 32] by [32, 64]
 /// is 8 rows per matrix, but 8 * batch rows together). Null when the batch
 /// cannot be folded: B batched, or the rows per matrix known only at run time.
-std::optional<LinearCount> foldedRows(ArrayRef<int64_t> lhsShape, ArrayRef<int64_t> rhsShape,
+std::optional<BatchLinear> foldedRows(ArrayRef<int64_t> lhsShape, ArrayRef<int64_t> rhsShape,
                                       ArrayRef<int64_t> outShape) {
   if (outShape.size() < 3 || rhsShape.size() != 2 || lhsShape.size() != outShape.size() ||
       ShapedType::isDynamic(outShape[outShape.size() - 2]))
@@ -119,7 +119,7 @@ std::optional<LinearCount> foldedRows(ArrayRef<int64_t> lhsShape, ArrayRef<int64
 /// tiles on grid.x (M grows with the batch), N tiles on grid.y, the batch
 /// matrices on grid.z unless they are folded into M.
 FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
-                                              const TensorCoreGemmConfig &config, std::optional<LinearCount> folded) {
+                                              const TensorCoreGemmConfig &config, std::optional<BatchLinear> folded) {
   Value lhs = core->getOperand(0), rhs = core->getOperand(1);
   auto outShape = shapeOf(core->getResult(0)), lhsShape = shapeOf(lhs);
   const size_t outRank = outShape.size();
@@ -223,12 +223,10 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   const bool transA = gemm && gemm.getTransA(), transB = gemm && gemm.getTransB();
   const size_t outRank = outShape.size();
   const int64_t k = transA ? lhsShape[lhsShape.size() - 2] : lhsShape.back();
-  std::optional<LinearCount> folded = foldedRows(lhsShape, rhsShape, outShape);
+  std::optional<BatchLinear> folded = foldedRows(lhsShape, rhsShape, outShape);
   // The most rows the template's matrix A has at any batch.
   const int64_t rows = outShape[outRank - 2];
-  const int64_t largestM = folded                        ? folded->perBatch * kLargestBatch + folded->fixed
-                           : ShapedType::isDynamic(rows) ? kLargestBatch
-                                                         : rows;
+  const int64_t largestM = folded ? folded->at(kLargestBatch) : ShapedType::isDynamic(rows) ? kLargestBatch : rows;
   if (auto config = chooseTensorCoreConfig(transA, transB, largestM, outShape[outRank - 1], k))
     return emitTensorCoreGemm(builder, core, epilogue, *config, folded);
   return emitTiledGemm(builder, core, epilogue);
