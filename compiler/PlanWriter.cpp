@@ -29,9 +29,9 @@ json shapeToJson(Type type) {
   return shape;
 }
 
-LinearBytes bytesOf(Type type) {
+BatchLinear bytesOf(Type type) {
   auto tensor = llvm::cast<RankedTensorType>(type);
-  uint64_t elements = sizeof(float);
+  int64_t elements = sizeof(float);
   bool scaled = false;
   for (int64_t dim : tensor.getShape()) {
     if (ShapedType::isDynamic(dim))
@@ -39,7 +39,7 @@ LinearBytes bytesOf(Type type) {
     else
       elements *= dim;
   }
-  return scaled ? LinearBytes{elements, 0} : LinearBytes{0, elements};
+  return scaled ? BatchLinear{elements, 0} : BatchLinear{0, elements};
 }
 
 class PlanBuilder {
@@ -183,8 +183,8 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
   };
   const codegen::KernelLaunch &launch = artifact.generated.launch;
   json grid = json::array();
-  for (const codegen::GridDim &dim : launch.grid)
-    grid.push_back({{"per_batch", dim.perBatch}, {"fixed", dim.fixed}, {"divisor", dim.divisor}});
+  for (const GridDim &dim : launch.grid)
+    grid.push_back({{"per_batch", dim.work.perBatch}, {"fixed", dim.work.fixed}, {"divisor", dim.divisor}});
   entry["launch"] = {{"block", launch.block}, {"grid", grid}};
   entry["image"] = {{"entry", artifact.generated.name},
                     {"arch", options.target},
@@ -275,7 +275,7 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
       {"format_version", std::to_string(plan::kMajorVersion) + "." + std::to_string(plan::kMinorVersion)},
       {"compiler_version", FUSEC_VERSION_STRING},
       {"target", options.target},
-      {"source_hash", plan::toHex64(options.sourceHash)},
+      {"source_hash", toHex64(options.sourceHash)},
       {"batch_buckets", options.batchBuckets},
       {"inputs", inputs},
       {"outputs", outputs},
