@@ -16,8 +16,11 @@ if(NOT EXISTS "${FUSEC_CATCH_EXECUTABLE}")
 else()
   execute_process(COMMAND "${FUSEC_CATCH_EXECUTABLE}" --list-test-names-only
     OUTPUT_VARIABLE _fusec_listing ERROR_VARIABLE _fusec_errors RESULT_VARIABLE _fusec_result)
-  # Name by name, with ';' (CMake's list separator) kept out of the list.
+  # Name by name, with ';' (CMake's list separator) and '[', ']' (which
+  # group list elements) kept out of the list.
   string(REPLACE ";" "@FUSEC_SEMICOLON@" _fusec_listing "${_fusec_listing}")
+  string(REPLACE "[" "@FUSEC_OPEN@" _fusec_listing "${_fusec_listing}")
+  string(REPLACE "]" "@FUSEC_CLOSE@" _fusec_listing "${_fusec_listing}")
   string(REGEX REPLACE "\n$" "" _fusec_listing "${_fusec_listing}")
   set(_fusec_names "")
   if(NOT _fusec_listing STREQUAL "")
@@ -39,15 +42,20 @@ else()
   endif()
 
   # Names that catch_discover_tests cannot hand back to Catch2 as a test
-  # spec: ';' splits the ctest entry, whitespace at either end is trimmed,
-  # '"' and '\' are spec syntax it does not escape, '*' at either end is a
-  # wildcard, and '~', '#' or 'exclude:' at the start change what matches.
+  # spec: ';' splits the ctest entry, '[' and ']' group CMake list elements,
+  # whitespace at either end is trimmed, '"' and '\' are spec syntax it does
+  # not escape, '*' at either end is a wildcard, and '~', '#' or 'exclude:'
+  # at the start change what matches.
   set(_fusec_registered_names "")
   foreach(_fusec_name IN LISTS _fusec_names)
     string(REPLACE "@FUSEC_SEMICOLON@" ";" _fusec_shown "${_fusec_name}")
+    string(REPLACE "@FUSEC_OPEN@" "[" _fusec_shown "${_fusec_shown}")
+    string(REPLACE "@FUSEC_CLOSE@" "]" _fusec_shown "${_fusec_shown}")
     set(_fusec_reason "")
     if(_fusec_name MATCHES "@FUSEC_SEMICOLON@")
       set(_fusec_reason "contains ';'")
+    elseif(_fusec_name MATCHES "@FUSEC_(OPEN|CLOSE)@")
+      set(_fusec_reason "contains '[' or ']'")
     elseif(_fusec_name MATCHES "^[ \t]|[ \t]$")
       set(_fusec_reason "starts or ends with whitespace")
     elseif(_fusec_name MATCHES "[\"\\\\]")
