@@ -22,6 +22,7 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
 
   for (const OpDesc &op : kernel.ops) {
     std::vector<ConstView> operands;
+    operands.reserve(op.operands.size());
     for (size_t value : op.operands)
       operands.push_back(ConstView{data[value], shapes[value]});
     std::vector<MutableView> results;
