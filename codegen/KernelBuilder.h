@@ -52,8 +52,10 @@ public:
   void emitStores(std::string &code, const std::string &indent, llvm::ArrayRef<int64_t> shape,
                   const std::string &linear, const std::vector<std::string> &coords);
 
-  /// Wraps `bodyCode` into a complete translation unit.
-  GeneratedKernel finish(const std::string &bodyCode, KernelLaunch launch) const;
+  /// Wraps `bodyCode` into a complete translation unit that includes the
+  /// prelude and then `headers` (device headers of codegen/include/).
+  GeneratedKernel finish(const std::string &bodyCode, KernelLaunch launch,
+                         llvm::ArrayRef<std::string> headers = {}) const;
 
   /// A fresh C identifier with `prefix`.
   std::string fresh(const std::string &prefix) { return prefix + std::to_string(counter++); }

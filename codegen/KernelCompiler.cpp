@@ -41,11 +41,14 @@ void makeDirectories(const std::string &path) {
 /// One NVRTC compilation; returns false with `log` on failure.
 bool nvrtcCompile(const GeneratedKernel &kernel, const std::string &archOption, bool cubin, std::string &output,
                   std::string &log) {
-  const char *headers[] = {preludeSource()};
-  const char *headerNames[] = {kPreludeName};
+  std::vector<const char *> headers, headerNames;
+  for (const DeviceHeader &header : deviceHeaders()) {
+    headers.push_back(header.text);
+    headerNames.push_back(header.name);
+  }
   nvrtcProgram program;
-  if (nvrtcCreateProgram(&program, kernel.source.c_str(), (kernel.name + ".cu").c_str(), 1, headers, headerNames) !=
-      NVRTC_SUCCESS) {
+  if (nvrtcCreateProgram(&program, kernel.source.c_str(), (kernel.name + ".cu").c_str(), int(headers.size()),
+                         headers.data(), headerNames.data()) != NVRTC_SUCCESS) {
     log = "nvrtcCreateProgram failed";
     return false;
   }
@@ -137,13 +140,17 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
     return {};
   }
   virtualArch.replace(0, 3, "compute_");
-  std::string version = nvrtcVersion();
+  // The headers a kernel includes are part of what it compiles to: a changed
+  // header must not find the cache's old binaries.
+  std::string toolchain = "nvrtc " + nvrtcVersion();
+  for (const DeviceHeader &header : deviceHeaders())
+    toolchain += "\n" + std::string(header.name) + "\n" + header.text;
   // Kernels with the same source compile once.
   std::map<uint64_t, size_t> firstWithKey;
   std::vector<uint64_t> keys(kernels.size());
   std::vector<size_t> unique;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    std::string identity = kernels[i].source + "\n" + options.arch + "\nnvrtc " + version;
+    std::string identity = kernels[i].source + "\n" + options.arch + "\n" + toolchain;
     keys[i] = fnv1a64(identity.data(), identity.size());
     if (firstWithKey.emplace(keys[i], i).second)
       unique.push_back(i);

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fusec::codegen {
 
@@ -38,6 +39,17 @@ inline constexpr const char *kPreludeName = "fusec_cuda_prelude.h";
 
 /// The prelude's text (embedded at build time from codegen/include/).
 const char *preludeSource();
+
+/// A header generated kernels may include, by the name they include it by.
+struct DeviceHeader {
+  const char *name;
+  const char *text;
+};
+
+/// Every header of codegen/include/ (embedded at build time), the prelude
+/// first: fusec_mma.h (tensor-core and cp.async primitives) and
+/// fusec_gemm.h (the tensor-core GEMM template) follow it.
+const std::vector<DeviceHeader> &deviceHeaders();
 
 } // namespace fusec::codegen
 

@@ -165,8 +165,9 @@ LogicalResult writeCuda(MLIRContext &context, ModuleOp module, const DriverOptio
   auto kernels = generateKernels(module);
   if (failed(kernels))
     return failure();
-  if (failed(writeInto(context, options.outputPath, codegen::kPreludeName, codegen::preludeSource())))
-    return failure();
+  for (const codegen::DeviceHeader &header : codegen::deviceHeaders())
+    if (failed(writeInto(context, options.outputPath, header.name, header.text)))
+      return failure();
   for (const codegen::GeneratedKernel &kernel : *kernels)
     if (failed(writeInto(context, options.outputPath, kernel.name + ".cu", kernel.source)))
       return failure();

@@ -28,6 +28,12 @@ void checkBatch(int64_t batch) {
 Session::Session(std::shared_ptr<const Plan> plan, Device device, const DeviceOptions &options)
     : plan_(std::move(plan)), backend_(createBackend(device, plan_, options)) {}
 
+Session::Session(std::shared_ptr<const Plan> plan, std::unique_ptr<Backend> backend)
+    : plan_(std::move(plan)), backend_(std::move(backend)) {
+  if (!backend_)
+    throw Error("a session needs a backend");
+}
+
 Session::~Session() = default;
 Session::Session(Session &&) noexcept = default;
 Session &Session::operator=(Session &&) noexcept = default;

@@ -29,6 +29,9 @@ public:
   /// Throws Error if `device` is unavailable. Device::Auto falls back to the
   /// CPU, saying why on stderr, where CUDA cannot run the plan.
   explicit Session(std::shared_ptr<const Plan> plan, Device device = Device::Auto, const DeviceOptions &options = {});
+  /// Binds the plan to a backend the caller made for it (createBackend, or
+  /// a backend of its own such as a test double).
+  Session(std::shared_ptr<const Plan> plan, std::unique_ptr<Backend> backend);
   ~Session();
   Session(Session &&) noexcept;
   Session &operator=(Session &&) noexcept;

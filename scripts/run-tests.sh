@@ -25,7 +25,7 @@ step() {
 
 step setup scripts/setup.sh || exit 1
 if step build scripts/build.sh; then
-  step ctest bash -c "cd '$build' && ctest --output-on-failure -j $(nproc)"
+  step ctest scripts/ci/ctest.sh "$build"
   step clang-tidy scripts/checks/clang-tidy.sh --build "$build"
 fi
 step runtime-only scripts/checks/runtime-only.sh

@@ -469,6 +469,20 @@ inline int __float_as_int(float value) {
   return bits;
 }
 
+//===----------------------------------------------------------------------===//
+// Hooks for warp-collective operations emulated in other headers
+// (fusec_mma_emulation.h: mma.sync, ldmatrix)
+//===----------------------------------------------------------------------===//
+
+namespace fusec_emulation {
+/// The calling thread's lane in its warp.
+inline unsigned laneId() { return detail::context.lane; }
+/// Identifies the calling thread's warp while its launch runs.
+inline const void *warpIdentity() { return detail::context.warp; }
+/// Waits for the lanes of the calling thread's warp still running the kernel.
+inline void syncWarp() { detail::context.warp->barrier.arriveAndWait(); }
+} // namespace fusec_emulation
+
 #pragma GCC visibility pop
 
 /// The host's way into this module (see the file comment): `grid` and

@@ -103,8 +103,9 @@ def check_includes(root):
 def load_codemodel(build):
     reply = os.path.join(build, ".cmake", "api", "v1", "reply")
     if not os.path.isdir(reply):
-        raise SystemExit(f"check_layering: no CMake file API reply in {reply}: configure the build first "
-                         "(the top CMakeLists.txt writes the codemodel-v2 query)")
+        raise SystemExit(f"check_layering: no CMake file API reply in {reply}: run `cmake {build}` once more "
+                         "(CMake answers the codemodel-v2 query the top CMakeLists.txt writes from the next configure on; "
+                         "scripts/build.sh writes it before the first)")
     index = sorted(f for f in os.listdir(reply) if f.startswith("index-"))[-1]
     with open(os.path.join(reply, index)) as f:
         index_data = json.load(f)

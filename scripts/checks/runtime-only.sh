@@ -9,6 +9,7 @@ build=${1:-build-runtime-only}
 start=$SECONDS
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
+mkdir -p "$build/.cmake/api/v1/query" && : >"$build/.cmake/api/v1/query/codemodel-v2" # for repo-layering
 cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DFUSEC_BUILD_COMPILER=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 (cd "$build" && ctest --output-on-failure -j "$(nproc)")

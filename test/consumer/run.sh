@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs fusec from BUILD_DIR into a temporary prefix, builds this consumer
-# project against it, and runs both consumers.
+# project against it, and runs the consumers: the pipeline embedded in another
+# compiler, a C program checking a plan's output against reference values,
+# and a pass plugin.
 # Usage: run.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 source=$2
@@ -13,8 +15,11 @@ cmake -S "$source/test/consumer" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Re
   > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/build" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
 "$work/build/consumer_pipeline"
-"$work/prefix/bin/fusec" "$source/examples/residual_block.json" --target=cpu -o "$work/model.plan"
-"$work/build/consumer_c_api" "$work/model.plan"
+# The C program checks the plan's output against PyTorch's (the model's
+# tolerance from its meta.json).
+model="$source/test/data/models/residual_block"
+"$work/prefix/bin/fusec" "$model/model.onnx" --target=cpu -o "$work/model.plan"
+"$work/build/consumer_c_api" "$work/model.plan" "$model/input_b4.npy" "$model/output_b4.npy" 1e-4 3e-5
 printf 'func.func @main(%%x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n  %%r = fuse.relu %%x : (tensor<?x4xf32>) -> tensor<?x4xf32>\n  %%c = fuse.clip %%r {max = 6.0 : f32} : (tensor<?x4xf32>) -> tensor<?x4xf32>\n  return %%c : tensor<?x4xf32>\n}\n' > "$work/relu_clip.mlir"
 "$work/prefix/bin/fusec-opt" --load-pass-plugin="$work/build/libconsumer_plugin.so" "$work/relu_clip.mlir" \
   --pass-pipeline='builtin.module(func.func(fuse-example-fold-relu-clip))' > "$work/folded.mlir"

@@ -2,7 +2,8 @@
 //
 // ctest treats exit code 77 as "skipped" (SKIP_RETURN_CODE), so a machine
 // without a GPU reports the GPU tests as skipped, with the reason in the
-// test's output, rather than as passed or failed.
+// test's output, rather than as passed or failed. Listing the test cases
+// (how ctest registers them, one entry each) needs no GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,13 +16,20 @@
 #include <iostream>
 
 int main(int argc, char **argv) {
-  try {
-    fusec::runtime::cuda::CudaContext probe(
-        fusec::runtime::cuda::DriverApi::load(fusec::runtime::DeviceOptions().cudaDriver), 0);
-    std::cout << "running the GPU tests on " << probe.describeDevice() << "\n";
-  } catch (const fusec::runtime::cuda::CudaUnavailable &unavailable) {
-    std::cout << "SKIPPED: no usable CUDA device: " << unavailable.what() << "\n";
-    return 77;
+  Catch::Session session;
+  if (const int status = session.applyCommandLine(argc, argv))
+    return status;
+  const Catch::ConfigData &config = session.configData();
+  const bool listing = config.listTests || config.listTestNamesOnly || config.listTags || config.listReporters;
+  if (!listing && !config.showHelp) {
+    try {
+      fusec::runtime::cuda::CudaContext probe(
+          fusec::runtime::cuda::DriverApi::load(fusec::runtime::DeviceOptions().cudaDriver), 0);
+      std::cout << "running the GPU tests on " << probe.describeDevice() << "\n";
+    } catch (const fusec::runtime::cuda::CudaUnavailable &unavailable) {
+      std::cout << "SKIPPED: no usable CUDA device: " << unavailable.what() << "\n";
+      return 77;
+    }
   }
-  return Catch::Session().run(argc, argv);
+  return session.run();
 }

@@ -171,3 +171,24 @@ func.func @main(%x: tensor<?x8x16xf32> {fuse.name = "x"}, %y: tensor<?x8x16xf32>
 )mlir",
                         3);
 }
+
+TEST_CASE("emul: tensor-core gemm and folded batched matmul, ragged shapes", "[codegen][emul]") {
+  // Gemm with transB, alpha, beta * C on the tensor-core template: K = 19
+  // (4-byte copies, a ragged k-tile), N = 21 (a partial 32-wide tile). The
+  // matmul's weight has no batch dimension, so the batch's 5-row matrices are
+  // folded into one of 5 * batch rows (16-byte copies: K = 12, N = 20); its
+  // epilogue adds a per-row residual, which needs the unfolded coordinates.
+  checkAgainstReference(R"mlir(
+func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<21x19xf32> {fuse.name = "b"},
+                %c: tensor<21xf32> {fuse.name = "c"}, %x: tensor<?x5x12xf32> {fuse.name = "x"},
+                %y: tensor<12x20xf32> {fuse.name = "y"}, %r: tensor<?x5x1xf32> {fuse.name = "r"})
+    -> (tensor<?x21xf32> {fuse.name = "gemm"}, tensor<?x5x20xf32> {fuse.name = "matmul"}) {
+  %g = fuse.gemm %a, %b, %c {alpha = 0.5 : f32, beta = 2.0 : f32, transA = false, transB = true} : (tensor<?x19xf32>, tensor<21x19xf32>, tensor<21xf32>) -> tensor<?x21xf32>
+  %m = fuse.matmul %x, %y : (tensor<?x5x12xf32>, tensor<12x20xf32>) -> tensor<?x5x20xf32>
+  %s = fuse.add %m, %r : (tensor<?x5x20xf32>, tensor<?x5x1xf32>) -> tensor<?x5x20xf32>
+  %t = fuse.tanh %s : (tensor<?x5x20xf32>) -> tensor<?x5x20xf32>
+  return %g, %t : tensor<?x21xf32>, tensor<?x5x20xf32>
+}
+)mlir",
+                        13);
+}

@@ -10,6 +10,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <set>
+#include <utility>
+#include <vector>
+
 using namespace fusec;
 
 namespace {
@@ -37,13 +42,36 @@ size_t countFusedModelKernels(const std::string &model, const std::string &strat
 } // namespace
 
 TEST_CASE("shared models fuse into the expected number of kernels", "[fusion]") {
-  for (const char *strategy : {"greedy", "dp"}) {
-    INFO("strategy " << strategy);
-    CHECK(countFusedModelKernels("conv_bn_relu", strategy) == 2);
-    CHECK(countFusedModelKernels("residual_block", strategy) == 2);
-    CHECK(countFusedModelKernels("mlp", strategy) == 2);
-    CHECK(countFusedModelKernels("three_part", strategy) == 3);
-  }
+  // Every model under test/data/models, with what its kernels are.
+  const std::vector<std::pair<const char *, size_t>> expected = {
+      {"conv_bn_relu", 2},   // two Conv-BN-ReLU
+      {"mlp", 2},            // MatMul-Add-ReLU, MatMul-Add
+      {"residual_block", 2}, // Conv-BN-ReLU, Conv-BN-Add-ReLU
+      {"three_part", 3},     // two MatMul-Add-ReLU, MatMul-Add
+      // Conv-BN-ReLU with the Add on the conv output as a second output: BN
+      // is not folded into a conv whose output 'add' also reads.
+      {"multi_consumer", 1},
+      // The zero Pad folded into conv a (Pad-Conv-ReLU); the 0.5 Pad its own
+      // kernel before conv b (Conv-ReLU); the Concat.
+      {"pad_conv", 4},
+      // stem Conv-BN-ReLU, MaxPool, per stage Conv-BN-ReLU and
+      // Conv-BN-Add-ReLU (+ Conv-BN downsample in stages 2-4),
+      // GlobalAveragePool, Flatten, Gemm.
+      {"tiny_resnet", 16},
+  };
+  std::set<std::string> models;
+  for (const auto &entry : std::filesystem::directory_iterator(std::string(FUSEC_TEST_DATA_DIR) + "/models"))
+    models.insert(entry.path().filename().string());
+  std::set<std::string> pinned;
+  for (const auto &[model, kernels] : expected)
+    pinned.insert(model);
+  CHECK(pinned == models);
+
+  for (const char *strategy : {"greedy", "dp"})
+    for (const auto &[model, kernels] : expected) {
+      INFO("model " << model << ", strategy " << strategy);
+      CHECK(countFusedModelKernels(model, strategy) == kernels);
+    }
 }
 
 TEST_CASE("strategy none keeps every op its own kernel", "[fusion]") {

@@ -212,7 +212,7 @@ TEST_CASE("a host step stages what it reads and writes, but not weights") {
   CHECK(schedule.hostScratchBytes == 192);
 }
 
-TEST_CASE("inputs and outputs copy the caller's rows; the rest is padding") {
+TEST_CASE("inputs and outputs copy the caller's rows and pad the rest") {
   const Plan plan = hostStepPlan();
   const WorkspaceLayout layout = layoutWorkspace(plan, 16);
   const Schedule padded = buildSchedule(plan, layout, RunMode{3, 4, true});

@@ -1,0 +1,250 @@
+// fusec_gemm.h - the tensor-core GEMM main loop for fp32 tensors.
+//
+// C = A B for row-major A (M x K, leading dimension lda) and B stored either
+// K x N row-major (B(k, n) = B[k * ldb + n]) or, with BTransposed, N x K
+// row-major (B(k, n) = B[n * ldb + k], ONNX Gemm's transB). One thread block
+// computes a BM x BN tile of C; its warps each a WM x WN sub-tile, as
+// (WM / 16) x (WN / 8) accumulators of mma.m16n8k8 (tf32 in, f32 out).
+//
+//  * K advances BK at a time through a ring of Stages shared-memory stages
+//    filled by cp.async, Stages - 1 tiles ahead of the one being multiplied:
+//    one __syncthreads per k-tile, and loads overlap the tensor-core work.
+//  * Global loads move Vec floats (16 bytes for Vec = 4) per cp.async;
+//    ragged M, N and K tails read nothing past the tensors (src-size 0 or a
+//    partial vector, zero-filled), so the loop needs no special last tile.
+//  * A fragments, and B fragments when B is N x K, come from shared memory
+//    through ldmatrix (a 32-bit element is two 16-bit halves, so an 8x8 b16
+//    matrix is an 8 x 4 block of floats: exactly an m16n8k8 tf32 fragment).
+//    Padded shared rows (BK + 4 or BN + 8 floats) keep ldmatrix and the
+//    scalar B reads free of bank conflicts.
+//  * Passes = 1 rounds A and B to tf32 (cvt.rna): one mma per product,
+//    about 1e-3 relative error. Passes = 3 splits x = big + small (both
+//    tf32) and adds small_a big_b + big_a small_b + big_a big_b in f32,
+//    which keeps fp32 accuracy (about 1e-6) at three times the mma work.
+//  * Index math is 32-bit (M * lda and K * ldb / N * ldb below 2^31) and
+//    incremental: no division or 64-bit multiply inside the k-loop.
+//
+// The epilogue is the caller's: a functor called as
+//   epilogue(row, col, value)
+// once for every element of C in [0, M) x [0, N), by the lane that holds it
+// in its accumulator fragment (row = tile row + 16 i + lane / 4 (+ 8),
+// col = tile column + 8 j + 2 (lane % 4) (+ 1)). Bias, activations,
+// residual adds and several outputs are written there, fused.
+//
+// Shared memory comes from the caller (kSmemBytes, 16-byte aligned), so a
+// kernel can use a static array below 48 KiB or dynamic shared memory above.
+// Requirements (static_asserts where they can be): WM % 16 == 0, WN % 8 ==
+// 0, BK % 8 == 0, the tiles divisible into whole loads per thread; lda and
+// ldb multiples of Vec and A, B aligned to 4 Vec bytes.
+#pragma once
+
+#include "fusec_mma.h"
+
+template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, bool BTransposed, int Passes>
+struct FusecGemmTf32 {
+  static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is made of whole warp tiles");
+  static_assert(WM % 16 == 0 && WN % 8 == 0, "warp tiles are made of m16n8 mma tiles");
+  static_assert(BK % 8 == 0, "BK is made of k8 mma steps");
+  static_assert(Stages >= 2, "the pipeline needs at least two stages");
+  static_assert(Vec == 1 || Vec == 2 || Vec == 4, "cp.async moves 4, 8 or 16 bytes");
+  static_assert(Passes == 1 || Passes == 3, "1 (tf32) or 3 (3xTF32) products");
+
+  static constexpr int kBlockM = BM;
+  static constexpr int kBlockN = BN;
+  static constexpr int kWarpsM = BM / WM;
+  static constexpr int kWarpsN = BN / WN;
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr int kMmaM = WM / 16;
+  static constexpr int kMmaN = WN / 8;
+
+  // Shared layout per stage: A as [BM][BK + 4]; B as [BN][BK + 4] when
+  // N x K, else [BK][BN + 8].
+  static constexpr int kAStride = BK + 4;
+  static constexpr int kAStage = BM * kAStride;
+  static constexpr int kBStride = BTransposed ? BK + 4 : BN + 8;
+  static constexpr int kBStage = (BTransposed ? BN : BK) * kBStride;
+  static constexpr int kSmemFloats = Stages * (kAStage + kBStage);
+  static constexpr int kSmemBytes = kSmemFloats * 4;
+
+  /// How the block's threads share the loads of a tile of Rows x Cols
+  /// floats: Count vectors each, thread t's i-th at (firstRow(t) + row(i),
+  /// firstColumn(t) + column(i)), where row(i) and column(i) are constants
+  /// once the loop over i is unrolled, so each load's address is a base plus
+  /// an immediate.
+  template <int Rows, int Cols> struct TileLoads {
+    static constexpr int kVectorsPerRow = Cols / Vec;
+    static constexpr int kCount = Rows * kVectorsPerRow / kThreads;
+    // Threads cover whole rows per pass, or a row takes whole passes.
+    static constexpr bool kWholeRowsPerPass = kThreads % kVectorsPerRow == 0;
+    static_assert(Cols % Vec == 0, "tile rows are whole vectors");
+    static_assert(kCount >= 1 && kCount * kThreads == Rows * kVectorsPerRow, "a tile loads evenly over the threads");
+    static_assert(kWholeRowsPerPass || kVectorsPerRow % kThreads == 0,
+                  "threads cover whole rows, or rows whole passes");
+    static __device__ __forceinline__ int firstRow(int thread) { return thread / kVectorsPerRow; }
+    static __device__ __forceinline__ int firstColumn(int thread) { return thread % kVectorsPerRow * Vec; }
+    static __device__ __forceinline__ int row(int i) {
+      return kWholeRowsPerPass ? i * (kThreads / kVectorsPerRow) : i / (kVectorsPerRow / kThreads);
+    }
+    static __device__ __forceinline__ int column(int i) {
+      return kWholeRowsPerPass ? 0 : i % (kVectorsPerRow / kThreads) * kThreads * Vec;
+    }
+  };
+  using ALoads = TileLoads<BM, BK>;
+  // B's tile rows are n when B is N x K, else k.
+  using BLoads = TileLoads<BTransposed ? BN : BK, BTransposed ? BK : BN>;
+
+  /// Computes the tile of C at (blockRow, blockCol) and hands it to
+  /// `epilogue`. Every thread of the block (kThreads, 1-D) calls it.
+  template <typename Epilogue>
+  static __device__ __forceinline__ void run(const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb,
+                                             int m, int n, int k, int blockRow, int blockCol, float *smem,
+                                             Epilogue &epilogue) {
+    const int thread = threadIdx.x;
+    const int lane = thread % 32, warp = thread / 32;
+    const int warpRow = (warp / kWarpsN) * WM, warpCol = (warp % kWarpsN) * WN;
+    float *const aTiles = smem;
+    float *const bTiles = smem + Stages * kAStage;
+
+    // This thread's first load of each tile, relative to the block's tile
+    // and to k = 0; the others are at constant distances from it.
+    const int aRow = ALoads::firstRow(thread), aColumn = ALoads::firstColumn(thread);
+    const int aGlobal = (blockRow + aRow) * lda + aColumn, aShared = aRow * kAStride + aColumn;
+    const int bRow = BLoads::firstRow(thread), bColumn = BLoads::firstColumn(thread);
+    const int bGlobal = BTransposed ? (blockCol + bRow) * ldb + bColumn : bRow * ldb + blockCol + bColumn;
+    const int bShared = bRow * kBStride + bColumn;
+
+    // Issues the copies of k-tile `kTile` into stage `stage`. A vector
+    // outside the tensor copies nothing from the tensor's first element;
+    // one across its edge copies the part inside.
+    auto loadTile = [&](int stage, int kTile) {
+      const int k0 = kTile * BK;
+#pragma unroll
+      for (int i = 0; i < ALoads::kCount; ++i) {
+        const int row = ALoads::row(i), column = ALoads::column(i);
+        const int left = k - (k0 + aColumn + column);
+        const unsigned bytes = blockRow + aRow + row < m && left > 0 ? 4u * (left < Vec ? left : Vec) : 0u;
+        copy(aTiles + stage * kAStage + aShared + row * kAStride + column,
+             bytes ? a + aGlobal + row * lda + column + k0 : a, bytes);
+      }
+#pragma unroll
+      for (int i = 0; i < BLoads::kCount; ++i) {
+        const int row = BLoads::row(i), column = BLoads::column(i);
+        unsigned bytes;
+        int offset;
+        if constexpr (BTransposed) { // rows are n, columns k
+          const int left = k - (k0 + bColumn + column);
+          bytes = blockCol + bRow + row < n && left > 0 ? 4u * (left < Vec ? left : Vec) : 0u;
+          offset = bGlobal + row * ldb + column + k0;
+        } else { // rows are k, columns n
+          const int left = n - (blockCol + bColumn + column);
+          bytes = k0 + bRow + row < k && left > 0 ? 4u * (left < Vec ? left : Vec) : 0u;
+          offset = bGlobal + (k0 + row) * ldb + column;
+        }
+        copy(bTiles + stage * kBStage + bShared + row * kBStride + column, bytes ? b + offset : b, bytes);
+      }
+    };
+
+    // Where this lane's ldmatrix row addresses point inside a stage, at kk = 0.
+    // A, x4: matrix q = lane / 8 is rows (q % 2) * 8.. and k (q / 2) * 4..
+    const int aFragment = (warpRow + (lane / 8) % 2 * 8 + lane % 8) * kAStride + lane / 8 / 2 * 4;
+    // B as N x K, x2: matrix q = (lane / 8) % 2 is k q * 4.. of rows n 0..7.
+    const int bFragment =
+        BTransposed ? (warpCol + lane % 8) * kBStride + (lane / 8) % 2 * 4 : (lane % 4) * kBStride + warpCol + lane / 4;
+
+    float accumulator[kMmaM][kMmaN][4];
+#pragma unroll
+    for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+      for (int j = 0; j < kMmaN; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          accumulator[i][j][r] = 0.0f;
+
+    const int kTiles = (k + BK - 1) / BK;
+#pragma unroll
+    for (int stage = 0; stage < Stages - 1; ++stage) {
+      if (stage < kTiles)
+        loadTile(stage, stage);
+      fusec_cp_async_commit();
+    }
+    int readStage = 0, writeStage = Stages - 1;
+    for (int kTile = 0; kTile < kTiles; ++kTile) {
+      // Tile kTile has landed for this thread; the barrier makes every
+      // thread's copies visible and frees the stage read in the last round.
+      fusec_cp_async_wait<Stages - 2>();
+      __syncthreads();
+      if (kTile + Stages - 1 < kTiles)
+        loadTile(writeStage, kTile + Stages - 1);
+      fusec_cp_async_commit();
+
+      const float *aStage = aTiles + readStage * kAStage;
+      const float *bStage = bTiles + readStage * kBStage;
+#pragma unroll
+      for (int kk = 0; kk < BK; kk += 8) {
+        unsigned aBig[kMmaM][4], aSmall[kMmaM][4], bBig[kMmaN][2], bSmall[kMmaN][2];
+#pragma unroll
+        for (int i = 0; i < kMmaM; ++i) {
+          fusec_ldmatrix<4, false>(aBig[i], aStage + aFragment + i * 16 * kAStride + kk);
+          split(aBig[i], aSmall[i]);
+        }
+#pragma unroll
+        for (int j = 0; j < kMmaN; ++j) {
+          if constexpr (BTransposed) {
+            fusec_ldmatrix<2, false>(bBig[j], bStage + bFragment + j * 8 * kBStride + kk);
+          } else {
+            const float *column = bStage + bFragment + kk * kBStride + j * 8;
+            bBig[j][0] = unsigned(__float_as_int(column[0]));
+            bBig[j][1] = unsigned(__float_as_int(column[4 * kBStride]));
+          }
+          split(bBig[j], bSmall[j]);
+        }
+#pragma unroll
+        for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+          for (int j = 0; j < kMmaN; ++j) {
+            if constexpr (Passes == 3) {
+              fusec_mma_m16n8k8_tf32(accumulator[i][j], aSmall[i], bBig[j], accumulator[i][j]);
+              fusec_mma_m16n8k8_tf32(accumulator[i][j], aBig[i], bSmall[j], accumulator[i][j]);
+            }
+            fusec_mma_m16n8k8_tf32(accumulator[i][j], aBig[i], bBig[j], accumulator[i][j]);
+          }
+      }
+      readStage = readStage + 1 == Stages ? 0 : readStage + 1;
+      writeStage = writeStage + 1 == Stages ? 0 : writeStage + 1;
+    }
+    fusec_cp_async_wait<0>();
+
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+      for (int j = 0; j < kMmaN; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int row = blockRow + warpRow + i * 16 + g + r / 2 * 8;
+          const int col = blockCol + warpCol + j * 8 + 2 * t + r % 2;
+          if (row < m && col < n)
+            epilogue(row, col, accumulator[i][j][r]);
+        }
+  }
+
+private:
+  static __device__ __forceinline__ void copy(float *shared, const float *global, unsigned bytes) {
+    if constexpr (Vec == 4)
+      fusec_cp_async_cg(shared, global, bytes);
+    else
+      fusec_cp_async_ca<4 * Vec>(shared, global, bytes);
+  }
+
+  /// Turns raw f32 bits into tf32 operands: `big` rounded in place, and for
+  /// 3 passes `small` = the rounded remainder x - big.
+  template <int N> static __device__ __forceinline__ void split(unsigned (&big)[N], unsigned (&small)[N]) {
+#pragma unroll
+    for (int r = 0; r < N; ++r) {
+      const float x = __int_as_float(int(big[r]));
+      big[r] = fusec_cvt_rna_tf32(x);
+      if constexpr (Passes == 3)
+        small[r] = fusec_cvt_rna_tf32(x - __int_as_float(int(big[r])));
+    }
+  }
+};

@@ -1,0 +1,131 @@
+//===- FuserunRun.cpp - What fuserun does with its parsed options ---------===//
+
+#include "tools/fuserun/FuserunRun.h"
+
+#include "runtime/Npy.h"
+#include "runtime/PlanInfo.h"
+#include "runtime/RandomInputs.h"
+#include "runtime/Session.h"
+#include "runtime/Timing.h"
+#include "tools/fuserun/OutputCheck.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace fusec::fuserun {
+
+using namespace runtime;
+
+namespace {
+
+void printOutputSummary(std::ostream &out, const std::string &name, const Tensor &tensor) {
+  out << "output '" << name << "' " << formatShape(tensor.shape());
+  if (tensor.numElements() > 0) {
+    const auto [low, high] = std::minmax_element(tensor.values().begin(), tensor.values().end());
+    double sum = 0.0;
+    for (float value : tensor.values())
+      sum += value;
+    out << ": min " << *low << ", max " << *high << ", mean " << sum / tensor.numElements();
+  }
+  out << "\n";
+}
+
+void writeOutputs(std::ostream &out, const std::string &directory, const std::map<std::string, Tensor> &outputs) {
+  std::filesystem::create_directories(directory);
+  for (const auto &[name, tensor] : outputs) {
+    std::string fileName = name;
+    std::replace(fileName.begin(), fileName.end(), '/', '_');
+    const std::string path = (std::filesystem::path(directory) / (fileName + ".npy")).string();
+    writeNpy(path, tensor);
+    out << "wrote " << path << "\n";
+  }
+}
+
+void printTiming(std::ostream &out, const char *label, const TimingSummary &timing, const std::string &suffix = "") {
+  out << label << "median " << timing.medianMs << " ms, min " << timing.minMs << " ms, max " << timing.maxMs << " ms"
+      << suffix << "\n";
+}
+
+/// Times the unchecked entry point, so that only execution is measured.
+void reportTiming(std::ostream &out, const FuserunOptions &options, Session &session, int64_t batch,
+                  const std::map<std::string, Tensor> &inputs, std::map<std::string, Tensor> &outputs) {
+  std::vector<const float *> inputData;
+  for (const TensorDesc &input : session.inputs())
+    inputData.push_back(inputs.at(input.name).data());
+  std::vector<float *> outputData;
+  for (const TensorDesc &output : session.outputs())
+    outputData.push_back(outputs.at(output.name).data());
+  TimingOptions timingOptions;
+  timingOptions.warmup = options.warmup;
+  timingOptions.iterations = options.iterations;
+  timingOptions.deviceSteps = options.timeKernels;
+  const RunTimings timings = session.time(batch, inputData, outputData, timingOptions);
+
+  out << "timing: " << timings.run.iterations << " runs at batch " << batch << " on " << deviceName(session.device());
+  if (!timings.mode.empty())
+    out << " (" << timings.mode << ")";
+  printTiming(out, ": ", timings.run);
+  if (timings.execute)
+    printTiming(out, "timing execute: ", *timings.execute);
+  if (timings.deviceSteps)
+    printTiming(out, "timing kernels: ", *timings.deviceSteps,
+                " (sum of " + std::to_string(timings.deviceStepCount) + " kernels, each timed on its own)");
+}
+
+/// Runs the CPU backend on the same inputs; false if an output differs
+/// beyond tolerance.
+bool checkAgainstCpu(std::ostream &out, const FuserunOptions &options, std::shared_ptr<const Plan> plan, int64_t batch,
+                     const std::map<std::string, Tensor> &inputs, const std::map<std::string, Tensor> &outputs) {
+  Session reference(std::move(plan), Device::Cpu);
+  const std::map<std::string, Tensor> expected = reference.run(batch, inputs);
+  bool ok = true;
+  for (const TensorDesc &output : reference.outputs()) {
+    const OutputComparison comparison =
+        compareOutputs(outputs.at(output.name), expected.at(output.name), options.rtol, options.atol);
+    out << "check '" << output.name << "' against the CPU backend: " << formatComparison(comparison) << "\n";
+    ok = ok && comparison.mismatches == 0;
+  }
+  return ok;
+}
+
+} // namespace
+
+int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &err, const BackendFactory &makeBackend) {
+  auto plan = std::make_shared<const Plan>(Plan::load(options.planPath));
+  if (options.info != InfoFormat::None) {
+    nlohmann::json description = describePlan(*plan, options.batch.value_or(1));
+    if (options.info == InfoFormat::Json)
+      out << description.dump(2) << "\n";
+    else
+      out << formatPlanSummary(description);
+    return 0;
+  }
+
+  Session session(plan, makeBackend(options.device, plan, options.deviceOptions));
+  std::map<std::string, Tensor> inputs;
+  for (const auto &[name, path] : options.inputFiles)
+    inputs.emplace(name, readNpy(path));
+  const int64_t batch = options.batch.value_or(session.inferBatch(inputs));
+  if (options.randomSeed)
+    for (auto &[name, tensor] : makeRandomInputs(*plan, batch, *options.randomSeed))
+      inputs.emplace(name, std::move(tensor));
+
+  std::map<std::string, Tensor> outputs = session.run(batch, inputs);
+  const bool checked = !options.check || checkAgainstCpu(out, options, plan, batch, inputs, outputs);
+  if (options.reportTiming)
+    reportTiming(out, options, session, batch, inputs, outputs);
+
+  if (options.outputDir)
+    writeOutputs(out, *options.outputDir, outputs);
+  else
+    for (const auto &[name, tensor] : outputs)
+      printOutputSummary(out, name, tensor);
+  if (!checked) {
+    err << "fuserun: error: outputs differ from the CPU backend beyond rtol " << options.rtol << ", atol "
+        << options.atol << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace fusec::fuserun
