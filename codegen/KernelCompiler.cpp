@@ -208,7 +208,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
           makeDirectories(options.cacheDir);
           runtime::writeFileAtomically(base + ".ptx", std::vector<uint8_t>(result.ptx.begin(), result.ptx.end()));
           runtime::writeFileAtomically(base + ".cubin", result.cubin);
-        } catch (const std::exception &) {
+        } catch (const std::exception &) { // NOLINT(bugprone-empty-catch)
           // A cache that cannot be written only costs time.
         }
       }
@@ -217,6 +217,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<unsigned>(threads, std::max<size_t>(1, unique.size()));
   std::vector<std::thread> pool;
+  pool.reserve(threads);
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back(worker);
   for (std::thread &thread : pool)

@@ -66,7 +66,7 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
   splitAroundCore(builder, core, prologue, epilogue);
   auto in = shapeOf(core->getOperand(0));
   std::string code = "  __shared__ float scratch[32];\n";
-  const std::string i1 = "  ", i2 = "    ", i3 = "      ";
+  const std::string i1 = "  ", i2 = "    ";
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
 
@@ -152,6 +152,7 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
     code += i1 + "for (long long r = threadIdx.x; r < R; r += blockDim.x) {\n";
     auto reducedCoords = emitCoordinates(code, i2, reduced, "r", "q");
     std::vector<std::string> inputCoords;
+    inputCoords.reserve(in.size());
     size_t nextKept = 0, nextReduced = 0;
     for (size_t d = 0; d < in.size(); ++d)
       inputCoords.push_back(llvm::is_contained(axes, int64_t(d)) ? reducedCoords[nextReduced++]

@@ -121,7 +121,8 @@ FailureOr<std::vector<codegen::GeneratedKernel>> generateKernels(ModuleOp module
 /// Writes `text` to `dir/name`, creating `dir`.
 LogicalResult writeInto(MLIRContext &context, const std::string &dir, const std::string &name,
                         const std::string &text) {
-  llvm::sys::fs::create_directories(dir);
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return emitError(FileLineColLoc::get(&context, dir, 0, 0)) << "cannot create directory: " << error.message();
   return writeText(context, dir + "/" + name, text);
 }
 

@@ -37,6 +37,7 @@ uint64_t placeRegion(const std::vector<BufferLifetime> &buffers, std::vector<siz
     neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
     // Intervals already taken by buffers live at the same time, by offset.
     std::vector<std::pair<uint64_t, uint64_t>> taken;
+    taken.reserve(neighbours.size());
     for (size_t other : neighbours)
       taken.push_back({offsets[other], offsets[other] + alignUp(sizeOf(buffers[other]), alignment)});
     std::sort(taken.begin(), taken.end());

@@ -87,8 +87,11 @@ FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
   // Large weights are appended straight from their blobs; splats are expanded.
   std::optional<std::vector<float>> copy;
   std::optional<ArrayRef<float>> data = fuse::viewConstantData(constant.getValue());
-  if (!data && (copy = fuse::getConstantData(constant.getValue())))
-    data = ArrayRef<float>(*copy);
+  if (!data) {
+    copy = fuse::getConstantData(constant.getValue());
+    if (copy)
+      data = ArrayRef<float>(*copy);
+  }
   if (!data)
     return constant.emitError() << "constant data is unavailable (elided resource?)";
   size_t id = addBuffer(names[value], "weight", value.getType());

@@ -36,8 +36,11 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     std::optional<ArrayRef<float>> weight;
     if (weightConstant) {
       weight = viewConstantData(weightConstant.getValue());
-      if (!weight && (weightCopy = getConstantData(weightConstant.getValue())))
-        weight = ArrayRef<float>(*weightCopy);
+      if (!weight) {
+        weightCopy = getConstantData(weightConstant.getValue());
+        if (weightCopy)
+          weight = ArrayRef<float>(*weightCopy);
+      }
     }
     auto scale = getConstantData(norm.getScale()), shift = getConstantData(norm.getBias());
     auto mean = getConstantData(norm.getMean()), variance = getConstantData(norm.getVariance());

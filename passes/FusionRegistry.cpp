@@ -12,6 +12,7 @@ std::mutex &registryMutex() {
 }
 template <typename Map> std::vector<std::string> keysOf(const Map &map) {
   std::vector<std::string> keys;
+  keys.reserve(map.size());
   for (const auto &entry : map)
     keys.push_back(entry.first);
   return keys;

@@ -114,7 +114,7 @@ private:
     auto axes = staticInts(1, "axes");
     if (failed(axes))
       return failure();
-    return std::optional<Shape>(*axes);
+    return std::optional<Shape>(std::in_place, axes->begin(), axes->end());
   }
 
   FailureOr<Results> foldConstant();
@@ -196,6 +196,7 @@ FailureOr<Results> NodeFolder::foldCast() {
     if (source.dependsOnBatch())
       return error() << "the batch size has no value to convert to float";
     std::vector<float> values;
+    values.reserve(source.ints.size());
     for (const SymbolicInt &v : source.ints)
       values.push_back(static_cast<float>(v.value));
     return Results{KnownTensor::ofFloats(source.shape, std::move(values))};
@@ -526,6 +527,7 @@ FailureOr<Results> NodeFolder::foldRange() {
       return error() << "delta is 0";
     int64_t count = std::max<int64_t>(0, std::ceil((limit - start) / delta));
     std::vector<float> values;
+    values.reserve(count);
     for (int64_t i = 0; i < count; ++i)
       values.push_back(start + i * delta);
     return Results{KnownTensor::ofFloats({count}, std::move(values))};
@@ -679,6 +681,7 @@ FailureOr<std::vector<int64_t>> unsqueezeShape(ArrayRef<int64_t> shape, ArrayRef
     inserted[d] = true;
   }
   std::vector<int64_t> result;
+  result.reserve(rank);
   size_t next = 0;
   for (int64_t d = 0; d < rank; ++d)
     result.push_back(inserted[d] ? 1 : shape[next++]);

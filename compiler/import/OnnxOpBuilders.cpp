@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
+#include <numeric>
 #include <set>
 
 using namespace mlir;
@@ -323,9 +324,8 @@ FailureOr<Results> buildLayerNorm(BuildContext &ctx) {
 
 FailureOr<Results> buildReduceMean(BuildContext &ctx) {
   int64_t rank = ctx.rank(0);
-  std::vector<int64_t> all;
-  for (int64_t d = 0; d < rank; ++d)
-    all.push_back(d);
+  std::vector<int64_t> all(rank);
+  std::iota(all.begin(), all.end(), 0);
   auto axes = ctx.attrs.getInts("axes", all);
   int64_t keepdims = ctx.attrs.getInt("keepdims", 1);
   ctx.attrs.acceptOnly("noop_with_empty_axes", AttrValue::ofInt(0));

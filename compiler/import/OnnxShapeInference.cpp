@@ -57,7 +57,7 @@ void RuntimeShapeInference::inferNewNodes() {
   onnx::ModelProto inferred = model;
   try {
     onnx::shape_inference::InferShapes(inferred);
-  } catch (const std::exception &) {
+  } catch (const std::exception &) { // NOLINT(bugprone-empty-catch)
     // Inference is best effort: a node ONNX cannot infer leaves its outputs
     // unknown, and the importer reports the shape it actually needed.
   }

@@ -66,7 +66,7 @@ CudaBackend::~CudaBackend() {
   // destroyed after them and puts the caller's context back.
   try {
     constructing_.emplace(context_);
-  } catch (const Error &) {
+  } catch (const Error &) { // NOLINT(bugprone-empty-catch)
     // Nothing to report to: teardown goes on regardless (as in ~CudaContext).
   }
 }
