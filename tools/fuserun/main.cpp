@@ -97,6 +97,8 @@ bool checkAgainstCpu(const fuserun::FuserunOptions &options, std::shared_ptr<con
 int run(const fuserun::FuserunOptions &options) {
   auto plan = std::make_shared<const Plan>(Plan::load(options.planPath));
   if (options.info != fuserun::InfoFormat::None) {
+    if (options.batch)
+      checkBatchAgainst(*plan, batchLimitOf(*plan, physicalMemoryBytes()), *options.batch);
     nlohmann::json description = describePlan(*plan, options.batch.value_or(1));
     if (options.info == fuserun::InfoFormat::Json)
       std::cout << description.dump(2) << "\n";
@@ -110,6 +112,8 @@ int run(const fuserun::FuserunOptions &options) {
   for (const auto &[name, path] : options.inputFiles)
     inputs.emplace(name, readNpy(path));
   const int64_t batch = options.batch.value_or(session.inferBatch(inputs));
+  // Before random inputs of that batch are allocated.
+  session.checkBatch(batch);
   if (options.randomSeed)
     for (auto &[name, tensor] : makeRandomInputs(*plan, batch, *options.randomSeed))
       inputs.emplace(name, std::move(tensor));
