@@ -48,7 +48,7 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   ConvGeometry g = geometryOf(conv);
   std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
   auto outShape = shapeOf(conv.getOutput());
-  LinearCount pixelCount = linearNumel({outShape[0], outShape[2], outShape[3]});
+  BatchLinear pixelCount = linearNumel({outShape[0], outShape[2], outShape[3]});
   const int64_t tile = chooseTile(pixelCount.perBatch + pixelCount.fixed, outShape[1]);
   const std::string T = std::to_string(tile);
   std::string code;
@@ -96,7 +96,7 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   launch.block = {tile, tile, 1};
   auto out = shapeOf(conv.getOutput());
   launch.grid[0] = gridFor(linearNumel(out.slice(1, 1)), tile);
-  LinearCount pixels = linearNumel({out[0], out[2], out[3]});
+  BatchLinear pixels = linearNumel({out[0], out[2], out[3]});
   launch.grid[1] = gridFor(pixels, tile);
   return builder.finish(code, launch);
 }

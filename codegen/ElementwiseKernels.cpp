@@ -106,7 +106,7 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
 /// count that is a multiple of 4 at every batch (buffers are 64-byte aligned).
 FailureOr<GeneratedKernel> emitVectorizedElementwise(KernelBuilder &builder, ArrayRef<Operation *> ops,
                                                      ArrayRef<int64_t> shape) {
-  LinearCount count = linearNumel(shape);
+  BatchLinear count = linearNumel(shape);
   std::string code = "  const long long vectors = " + numelExpr(shape) + " / 4;\n";
   code += "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < vectors;\n";
   code += "       q += (long long)gridDim.x * blockDim.x) {\n";
@@ -148,7 +148,7 @@ FailureOr<GeneratedKernel> emitVectorizedElementwise(KernelBuilder &builder, Arr
 FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder) {
   auto ops = builder.bodyOps();
   auto shape = shapeOf(ops.back()->getResult(0));
-  LinearCount count = linearNumel(shape);
+  BatchLinear count = linearNumel(shape);
   bool anyFullInput = llvm::any_of(builder.body().getArguments(),
                                    [&](BlockArgument arg) { return shapeOf(arg) == shape && !arg.use_empty(); });
   bool allOutputsFull = llvm::all_of(builder.yields(), [&](Value v) { return shapeOf(v) == shape; });

@@ -156,6 +156,6 @@ FailureOr<Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass co
 
 int64_t chooseTile(int64_t rows, int64_t columns) { return std::min(rows, columns) <= 8 ? 8 : 16; }
 
-GridDim gridFor(LinearCount count, int64_t step) { return {count.perBatch, count.fixed, step}; }
+GridDim gridFor(BatchLinear count, int64_t step) { return {count, step}; }
 
 } // namespace fusec::codegen

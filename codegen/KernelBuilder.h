@@ -91,7 +91,7 @@ mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder, fuse
 int64_t chooseTile(int64_t rows, int64_t columns);
 
 /// A grid dimension covering `count` (linear in batch) in steps of `step`.
-GridDim gridFor(LinearCount count, int64_t step);
+GridDim gridFor(BatchLinear count, int64_t step);
 
 } // namespace fusec::codegen
 

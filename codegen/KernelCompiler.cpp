@@ -1,8 +1,8 @@
 //===- KernelCompiler.cpp - NVRTC compilation with a kernel cache ---------===//
 #include "codegen/KernelCompiler.h"
 
-#include "runtime/plan/PlanFormat.h"
 #include "runtime/support/FileIO.h"
+#include "runtime/support/Hash.h"
 
 #include <atomic>
 #include <chrono>
@@ -144,7 +144,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
   std::vector<size_t> unique;
   for (size_t i = 0; i < kernels.size(); ++i) {
     std::string identity = kernels[i].source + "\n" + options.arch + "\nnvrtc " + version;
-    keys[i] = plan::fnv1a64(identity.data(), identity.size());
+    keys[i] = fnv1a64(identity.data(), identity.size());
     if (firstWithKey.emplace(keys[i], i).second)
       unique.push_back(i);
   }
@@ -167,7 +167,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
       size_t i = unique[slot];
       const GeneratedKernel &kernel = kernels[i];
       CompiledKernel &result = results[i];
-      std::string base = options.cacheDir.empty() ? "" : options.cacheDir + "/" + plan::toHex64(keys[i]);
+      std::string base = options.cacheDir.empty() ? "" : options.cacheDir + "/" + toHex64(keys[i]);
       if (!base.empty()) {
         bool havePtx = false, haveCubin = false;
         result.ptx = readFile(base + ".ptx", havePtx);

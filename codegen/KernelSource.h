@@ -9,21 +9,13 @@
 #ifndef FUSEC_CODEGEN_KERNELSOURCE_H
 #define FUSEC_CODEGEN_KERNELSOURCE_H
 
+#include "runtime/support/BatchLinear.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
 
 namespace fusec::codegen {
-
-struct GridDim {
-  int64_t perBatch = 0;
-  int64_t fixed = 1;
-  int64_t divisor = 1;
-  int64_t at(int64_t batch) const {
-    int64_t work = perBatch * batch + fixed;
-    return work <= 0 ? 1 : (work + divisor - 1) / divisor;
-  }
-};
 
 struct KernelLaunch {
   std::array<GridDim, 3> grid;

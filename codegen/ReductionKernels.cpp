@@ -97,9 +97,9 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
     if (failed(emitOutput(builder, core, epilogue, code, i2, "at", "y")))
       return failure();
     code += i1 + "}\n";
-    LinearCount rows = linearNumel(in);
+    BatchLinear rows = linearNumel(in);
     int64_t length_ = in[axis];
-    launch.grid[0] = {rows.perBatch / length_, rows.fixed / length_, 1};
+    launch.grid[0] = {{rows.perBatch / length_, rows.fixed / length_}, 1};
   } else if (auto norm = llvm::dyn_cast<fuse::LayerNormOp>(core)) {
     size_t axis = norm.getAxis();
     code += i1 + "const long long row = blockIdx.x;\n";

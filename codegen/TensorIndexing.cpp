@@ -78,7 +78,7 @@ std::string floatLiteral(double value) {
   return "(" + literal + "f)";
 }
 
-LinearCount linearNumel(llvm::ArrayRef<int64_t> shape) {
+BatchLinear linearNumel(llvm::ArrayRef<int64_t> shape) {
   int64_t constant = 1;
   bool dynamic = false;
   for (int64_t dim : shape) {
@@ -87,7 +87,7 @@ LinearCount linearNumel(llvm::ArrayRef<int64_t> shape) {
     else
       constant *= dim;
   }
-  return dynamic ? LinearCount{constant, 0} : LinearCount{0, constant};
+  return dynamic ? BatchLinear{constant, 0} : BatchLinear{0, constant};
 }
 
 } // namespace fusec::codegen

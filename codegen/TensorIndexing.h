@@ -8,6 +8,8 @@
 #ifndef FUSEC_CODEGEN_TENSORINDEXING_H
 #define FUSEC_CODEGEN_TENSORINDEXING_H
 
+#include "runtime/support/BatchLinear.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <string>
@@ -40,11 +42,8 @@ std::string linearOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::s
 /// A float as a C literal ("1.5f", "(-INFINITY)").
 std::string floatLiteral(double value);
 
-/// A linear function of the batch size: perBatch * batch + fixed elements.
-struct LinearCount {
-  int64_t perBatch = 0, fixed = 0;
-};
-LinearCount linearNumel(llvm::ArrayRef<int64_t> shape);
+/// The number of elements of `shape` (whose batch dimension may be dynamic).
+BatchLinear linearNumel(llvm::ArrayRef<int64_t> shape);
 
 } // namespace fusec::codegen
 

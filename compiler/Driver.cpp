@@ -59,7 +59,7 @@ uint64_t hashFile(StringRef path) {
   if (!buffer)
     return 0;
   StringRef bytes = (*buffer)->getBuffer();
-  return plan::fnv1a64(bytes.data(), bytes.size());
+  return fnv1a64(bytes.data(), bytes.size());
 }
 
 } // namespace

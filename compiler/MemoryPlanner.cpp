@@ -68,13 +68,13 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers, uint64_t align
       placeRegion(buffers, fixed, [](const BufferLifetime &b) { return b.size.fixed; }, alignment, fixedOffsets);
 
   MemoryPlan plan;
-  plan.arenaSize = {scaledSize, fixedSize};
+  plan.arenaSize = {int64_t(scaledSize), int64_t(fixedSize)};
   plan.offsets.resize(buffers.size());
   for (size_t index : scaled)
-    plan.offsets[index] = {scaledOffsets[index], 0};
+    plan.offsets[index] = {int64_t(scaledOffsets[index]), 0};
   // The fixed region starts where the scaled region ends, at every batch.
   for (size_t index : fixed)
-    plan.offsets[index] = {scaledSize, fixedOffsets[index]};
+    plan.offsets[index] = {int64_t(scaledSize), int64_t(fixedOffsets[index])};
 
   size_t steps = 0;
   for (const BufferLifetime &buffer : buffers)
@@ -91,7 +91,7 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers, uint64_t align
   for (size_t step = 0; step < steps; ++step) {
     livePerBatch += deltaPerBatch[step];
     liveFixed += deltaFixed[step];
-    LinearBytes live{uint64_t(livePerBatch), uint64_t(liveFixed)};
+    BatchLinear live{livePerBatch, liveFixed};
     if (live.at(1) > plan.lowerBound.at(1))
       plan.lowerBound = live;
   }

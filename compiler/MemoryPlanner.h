@@ -10,23 +10,17 @@
 #ifndef FUSEC_COMPILER_MEMORYPLANNER_H
 #define FUSEC_COMPILER_MEMORYPLANNER_H
 
+#include "runtime/support/BatchLinear.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace fusec {
 
-/// A linear function of the batch size, in bytes.
-struct LinearBytes {
-  uint64_t perBatch = 0;
-  uint64_t fixed = 0;
-  uint64_t at(uint64_t batch) const { return perBatch * batch + fixed; }
-  bool operator==(const LinearBytes &other) const { return perBatch == other.perBatch && fixed == other.fixed; }
-};
-
 struct BufferLifetime {
   /// Exactly one of perBatch/fixed is non-zero (or both zero for empty tensors).
-  LinearBytes size;
+  BatchLinear size;
   /// The step (kernel index) writing the buffer and the last step reading it.
   size_t firstStep = 0;
   size_t lastStep = 0;
@@ -34,11 +28,11 @@ struct BufferLifetime {
 
 struct MemoryPlan {
   /// One offset per buffer, in the input order.
-  std::vector<LinearBytes> offsets;
-  LinearBytes arenaSize;
+  std::vector<BatchLinear> offsets;
+  BatchLinear arenaSize;
   /// Peak of simultaneously live bytes at batch 1, at the step where it peaks:
   /// no placement can use less at that step, at any batch.
-  LinearBytes lowerBound;
+  BatchLinear lowerBound;
 };
 
 /// Greedy by size: larger buffers are placed first, each at the lowest

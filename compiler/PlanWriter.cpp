@@ -34,7 +34,7 @@ json shapeToJson(Type type) {
 /// The bytes of a tensor as a function of the batch, or failure if one
 /// sample of it exceeds kMaxTensorBytes (shape inference rejects such
 /// shapes, so this only guards the planner's arithmetic).
-FailureOr<LinearBytes> bytesOf(Type type) {
+FailureOr<BatchLinear> bytesOf(Type type) {
   auto tensor = llvm::cast<RankedTensorType>(type);
   SmallVector<int64_t> sample;
   bool scaled = false;
@@ -45,8 +45,7 @@ FailureOr<LinearBytes> bytesOf(Type type) {
   std::optional<int64_t> bytes = checkedTensorBytes(sample);
   if (!bytes)
     return failure();
-  const uint64_t size = uint64_t(*bytes);
-  return scaled ? LinearBytes{size, 0} : LinearBytes{0, size};
+  return scaled ? BatchLinear{*bytes, 0} : BatchLinear{0, *bytes};
 }
 
 class PlanBuilder {
@@ -190,8 +189,8 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
   };
   const codegen::KernelLaunch &launch = artifact.generated.launch;
   json grid = json::array();
-  for (const codegen::GridDim &dim : launch.grid)
-    grid.push_back({{"per_batch", dim.perBatch}, {"fixed", dim.fixed}, {"divisor", dim.divisor}});
+  for (const GridDim &dim : launch.grid)
+    grid.push_back({{"per_batch", dim.work.perBatch}, {"fixed", dim.work.fixed}, {"divisor", dim.divisor}});
   entry["launch"] = {{"block", launch.block}, {"grid", grid}};
   entry["image"] = {{"entry", artifact.generated.name},
                     {"arch", options.target},
@@ -262,17 +261,18 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
   // The planner never makes the arena larger than all arena buffers side by
   // side; bounding that sum by kMaxTensorBytes keeps every offset and size it
   // computes free of overflow.
-  LinearBytes total;
+  BatchLinear total;
   for (size_t id = 0; id < buffers.size(); ++id) {
     if (buffers[id].kind != "arena")
       continue;
-    FailureOr<LinearBytes> bytes = bytesOf(buffers[id].type);
+    FailureOr<BatchLinear> bytes = bytesOf(buffers[id].type);
     if (failed(bytes))
       return emitError(func.getLoc()) << "intermediate '" << buffers[id].name << "' of type " << buffers[id].type
                                       << " is implausibly large (more than " << kMaxTensorBytes << " bytes per sample)";
-    total.perBatch += plan::alignTo(bytes->perBatch, plan::kBufferAlignment);
-    total.fixed += plan::alignTo(bytes->fixed, plan::kBufferAlignment);
-    if (total.perBatch > uint64_t(kMaxTensorBytes) || total.fixed > uint64_t(kMaxTensorBytes))
+    // Each term is at most 2^52 and the sum stays below 2^53: no overflow.
+    total.perBatch += int64_t(plan::alignTo(bytes->perBatch, plan::kBufferAlignment));
+    total.fixed += int64_t(plan::alignTo(bytes->fixed, plan::kBufferAlignment));
+    if (total.perBatch > kMaxTensorBytes || total.fixed > kMaxTensorBytes)
       return emitError(func.getLoc()) << "the intermediates up to '" << buffers[id].name << "' need more than "
                                       << kMaxTensorBytes
                                       << " bytes of arena per sample or in total, more than a plan may hold";
@@ -296,7 +296,7 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
       {"format_version", std::to_string(plan::kMajorVersion) + "." + std::to_string(plan::kMinorVersion)},
       {"compiler_version", FUSEC_VERSION_STRING},
       {"target", options.target},
-      {"source_hash", plan::toHex64(options.sourceHash)},
+      {"source_hash", toHex64(options.sourceHash)},
       {"batch_buckets", options.batchBuckets},
       {"inputs", inputs},
       {"outputs", outputs},

@@ -1,9 +1,39 @@
 #!/usr/bin/env bash
-# Set-up, build, then the whole test suite (unit, lit, model and conformance
-# tests) through ctest.
-set -euo pipefail
+# Set-up, build, then the whole test suite: ctest (unit, lit, model,
+# emulation, conformance and repository checks, formatting included), clang-tidy and a
+# runtime-only build with its tests. Every step runs even when an earlier one
+# failed (except that nothing runs without a build); a summary of the steps
+# and their times closes the output, and the exit status is non-zero if any
+# step failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-scripts/build.sh
-cd "${FUSEC_BUILD_DIR:-build}"
-ctest --output-on-failure -j "$(nproc)"
+build=${FUSEC_BUILD_DIR:-build}
+
+failed=()
+summary=()
+# step NAME COMMAND...: runs the command, records its result and wall time.
+step() {
+  local name=$1 start=$SECONDS status=0
+  shift
+  echo "=== $name"
+  "$@" || status=$?
+  local result=passed
+  ((status == 0)) || { result="FAILED (exit $status)"; failed+=("$name"); }
+  summary+=("$(printf '%-28s %-20s %5d s' "$name" "$result" $((SECONDS - start)))")
+  return $status
+}
+
+step setup scripts/setup.sh || exit 1
+if step build scripts/build.sh; then
+  step ctest bash -c "cd '$build' && ctest --output-on-failure -j $(nproc)"
+  step clang-tidy scripts/checks/clang-tidy.sh --build "$build"
+fi
+step runtime-only scripts/checks/runtime-only.sh
+
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
+if ((${#failed[@]})); then
+  echo "run-tests: failed: ${failed[*]}"
+  exit 1
+fi
+echo "run-tests: every step passed"

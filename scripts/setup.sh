@@ -9,6 +9,7 @@ packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   nlohmann-json3-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  clang-format-19 clang-tidy-19 git
 )
 
 missing=()

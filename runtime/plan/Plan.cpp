@@ -36,16 +36,6 @@ BatchLinear BufferDesc::byteSize() const {
   return BatchLinear{0, bytes};
 }
 
-int64_t GridDimDesc::at(int64_t batch) const {
-  // The verifier bounds the terms (per_batch, fixed >= 0, divisor >= 1, all
-  // <= 2^52), so only a huge batch overflows: the result saturates, and the
-  // scheduler rejects anything above CUDA's grid limits.
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  if (perBatch > 0 && batch > (kMax - fixed - divisor) / perBatch)
-    return kMax;
-  return std::max<int64_t>(1, (perBatch * batch + fixed + divisor - 1) / divisor);
-}
-
 Plan::Plan(std::string sourceName, std::vector<uint8_t> bytes, std::vector<plan::SectionRef> sections,
            PlanManifest manifest)
     : sourceName_(std::move(sourceName)), bytes_(std::move(bytes)), sections_(std::move(sections)),

@@ -13,6 +13,8 @@
 #include "runtime/Tensor.h"
 #include "runtime/plan/PlanContainer.h"
 
+#include "runtime/support/BatchLinear.h"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -22,14 +24,6 @@
 #include <vector>
 
 namespace fusec::runtime {
-
-/// A byte count linear in the batch size: perBatch * batch + fixed.
-struct BatchLinear {
-  int64_t perBatch = 0;
-  int64_t fixed = 0;
-
-  int64_t at(int64_t batch) const { return perBatch * batch + fixed; }
-};
 
 /// A graph input or output.
 struct TensorDesc {
@@ -68,21 +62,11 @@ struct OpDesc {
   nlohmann::json attrs = nlohmann::json::object();
 };
 
-/// One grid dimension of a launch: ceil((perBatch * batch + fixed) /
-/// divisor), at least 1.
-struct GridDimDesc {
-  int64_t perBatch = 0;
-  int64_t fixed = 0;
-  int64_t divisor = 1;
-
-  int64_t at(int64_t batch) const;
-};
-
 /// How a device kernel is launched: block dimensions and a grid that grows
 /// with the batch size.
 struct LaunchDesc {
   std::array<int64_t, 3> block = {1, 1, 1};
-  std::array<GridDimDesc, 3> grid;
+  std::array<GridDim, 3> grid;
 };
 
 /// A byte range inside the kernel_images section.

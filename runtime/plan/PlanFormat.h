@@ -21,6 +21,8 @@
 #ifndef FUSEC_RUNTIME_PLAN_PLANFORMAT_H
 #define FUSEC_RUNTIME_PLAN_PLANFORMAT_H
 
+#include "runtime/support/Hash.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -63,24 +65,6 @@ struct FileHeader {
   uint8_t reserved[16];
 };
 static_assert(sizeof(FileHeader) == kHeaderSize, "plan header must be 64 bytes");
-
-/// FNV-1a, 64 bit. Used for section and manifest checksums.
-inline uint64_t fnv1a64(const void *data, size_t size, uint64_t hash = 0xcbf29ce484222325ULL) {
-  const auto *bytes = static_cast<const unsigned char *>(data);
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= bytes[i];
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
-inline std::string toHex64(uint64_t value) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, value >>= 4)
-    out[i] = digits[value & 0xf];
-  return out;
-}
 
 inline uint64_t alignTo(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 

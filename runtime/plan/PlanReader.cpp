@@ -90,7 +90,7 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
     launch.fail("'grid' must have 3 entries (x, y, z), found " + std::to_string(launch.getArray("grid").size()));
   for (size_t i = 0; i < 3; ++i) {
     JsonFieldReader dim = launch.element("grid", i);
-    desc.grid[i] = GridDimDesc{dim.getInt("per_batch"), dim.getInt("fixed"), dim.getInt("divisor")};
+    desc.grid[i] = GridDim{{dim.getInt("per_batch"), dim.getInt("fixed")}, dim.getInt("divisor")};
   }
   return desc;
 }

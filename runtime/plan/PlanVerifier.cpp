@@ -344,11 +344,11 @@ private:
     if (threads > 1024)
       fail(where + " block " + block + " has " + std::to_string(threads) + " threads; CUDA allows at most 1024");
     for (int axis = 0; axis < 3; ++axis) {
-      const GridDimDesc &dim = launch.grid[axis];
-      if (dim.divisor < 1 || dim.perBatch < 0 || dim.fixed < 0 || dim.perBatch > kMaxBytes || dim.fixed > kMaxBytes ||
-          dim.divisor > kMaxBytes)
-        fail(where + " grid " + kAxes[axis] + " (per_batch " + std::to_string(dim.perBatch) + ", fixed " +
-             std::to_string(dim.fixed) + ", divisor " + std::to_string(dim.divisor) +
+      const GridDim &dim = launch.grid[axis];
+      if (dim.divisor < 1 || dim.work.perBatch < 0 || dim.work.fixed < 0 || dim.work.perBatch > kMaxBytes ||
+          dim.work.fixed > kMaxBytes || dim.divisor > kMaxBytes)
+        fail(where + " grid " + kAxes[axis] + " (per_batch " + std::to_string(dim.work.perBatch) + ", fixed " +
+             std::to_string(dim.work.fixed) + ", divisor " + std::to_string(dim.divisor) +
              ") needs a positive divisor and non-negative, plausible terms");
     }
   }

@@ -17,9 +17,9 @@ TEST_CASE("buffers with disjoint lifetimes share bytes", "[memory]") {
   // A chain a -> b -> c: a and c never live together.
   std::vector<BufferLifetime> buffers = {{{1024, 0}, 0, 1}, {{1024, 0}, 1, 2}, {{1024, 0}, 2, 3}};
   MemoryPlan plan = planMemory(buffers, 64);
-  CHECK(plan.arenaSize == LinearBytes{2048, 0});
+  CHECK(plan.arenaSize == BatchLinear{2048, 0});
   CHECK(plan.offsets[0] == plan.offsets[2]);
-  CHECK(plan.lowerBound == LinearBytes{2048, 0});
+  CHECK(plan.lowerBound == BatchLinear{2048, 0});
 }
 
 TEST_CASE("placements never overlap live buffers at any batch", "[memory]") {
@@ -33,7 +33,7 @@ TEST_CASE("placements never overlap live buffers at any batch", "[memory]") {
         if (live)
           CHECK_FALSE(overlapAt(plan, buffers, a, b, batch));
       }
-  for (const LinearBytes &offset : plan.offsets) {
+  for (const BatchLinear &offset : plan.offsets) {
     CHECK(offset.perBatch % 64 == 0);
     CHECK(offset.fixed % 64 == 0);
   }

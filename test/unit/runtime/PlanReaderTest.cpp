@@ -41,7 +41,7 @@ std::vector<uint8_t> assemble(const std::string &manifestText, const std::vector
   storeLE(file, 8, plan::kMajorVersion, 4);
   storeLE(file, 16, plan::kHeaderSize, 8);
   storeLE(file, 24, manifestText.size(), 8);
-  storeLE(file, 32, plan::fnv1a64(manifestText.data(), manifestText.size()), 8);
+  storeLE(file, 32, fnv1a64(manifestText.data(), manifestText.size()), 8);
   storeLE(file, 40, file.size(), 8);
   std::memcpy(file.data() + plan::kHeaderSize, manifestText.data(), manifestText.size());
   if (!data.empty())
@@ -54,11 +54,10 @@ std::vector<uint8_t> assemble(const std::string &manifestText, const std::vector
 std::vector<uint8_t> withWeightsEntry(uint64_t offset, uint64_t size) {
   const std::vector<uint8_t> weights = test::smallPlanSections()[0].bytes;
   json manifest = test::smallPlanManifest();
-  manifest["sections"] = {
-      {{"name", "weights"},
-       {"offset", offset},
-       {"size", size},
-       {"checksum", plan::toHex64(plan::fnv1a64(weights.data(), std::min<size_t>(size, weights.size())))}}};
+  manifest["sections"] = {{{"name", "weights"},
+                           {"offset", offset},
+                           {"size", size},
+                           {"checksum", toHex64(fnv1a64(weights.data(), std::min<size_t>(size, weights.size())))}}};
   return assemble(manifest.dump(), weights, 4096);
 }
 
@@ -327,9 +326,9 @@ TEST_CASE("launch geometry and kernel images are read") {
   const KernelDesc &mul = plan.kernels()[0];
   REQUIRE(mul.launch);
   CHECK(mul.launch->block == std::array<int64_t, 3>{64, 1, 1});
-  CHECK(mul.launch->grid[0].perBatch == 4);
+  CHECK(mul.launch->grid[0].work.perBatch == 4);
   CHECK(mul.launch->grid[0].divisor == 64);
-  CHECK(mul.launch->grid[2].fixed == 1);
+  CHECK(mul.launch->grid[2].work.fixed == 1);
   REQUIRE(mul.image);
   CHECK(mul.image->entry == "fusec_test_mul");
   CHECK(mul.image->arch == "sm_75");

@@ -73,12 +73,12 @@ TEST_CASE("a batch runs graphed at the next bucket, or ungraphed") {
 }
 
 TEST_CASE("grid dimensions are ceil((per_batch * batch + fixed) / divisor)") {
-  CHECK(GridDimDesc{4, 0, 64}.at(1) == 1);
-  CHECK(GridDimDesc{4, 0, 64}.at(16) == 1);
-  CHECK(GridDimDesc{4, 0, 64}.at(17) == 2);
-  CHECK(GridDimDesc{256, 16, 16}.at(3) == 49);
-  CHECK(GridDimDesc{0, 0, 1}.at(5) == 1); // at least 1
-  CHECK(GridDimDesc{int64_t(1) << 52, 0, 1}.at(int64_t(1) << 40) ==
+  CHECK(GridDim{{4, 0}, 64}.at(1) == 1);
+  CHECK(GridDim{{4, 0}, 64}.at(16) == 1);
+  CHECK(GridDim{{4, 0}, 64}.at(17) == 2);
+  CHECK(GridDim{{256, 16}, 16}.at(3) == 49);
+  CHECK(GridDim{{0, 0}, 1}.at(5) == 1); // at least 1
+  CHECK(GridDim{{int64_t(1) << 52, 0}, 1}.at(int64_t(1) << 40) ==
         std::numeric_limits<int64_t>::max()); // saturates, no overflow
 
   const Plan plan = hostStepPlan();

@@ -1,0 +1,2 @@
+// A tool that does a library's work.
+#include "mlir/IR/PatternMatch.h"

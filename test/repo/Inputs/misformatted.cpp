@@ -1,0 +1,1 @@
+int  misformatted( ) {return 0;}
