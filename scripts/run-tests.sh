@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set-up, build, then the whole test suite: ctest (unit, lit, model,
-# emulation, conformance and repository checks, formatting included), clang-tidy and a
-# runtime-only build with its tests. Every step runs even when an earlier one
+# emulation, conformance and repository checks, formatting included), clang-tidy, a
+# runtime-only build with its tests, and sanitized runtime tests plus bounded fuzzing
+# (scripts/ci/fuzz.sh). Every step runs even when an earlier one
 # failed (except that nothing runs without a build); a summary of the steps
 # and their times closes the output, and the exit status is non-zero if any
 # step failed.
@@ -29,6 +30,8 @@ if step build scripts/build.sh; then
   step clang-tidy scripts/checks/clang-tidy.sh --build "$build"
 fi
 step runtime-only scripts/checks/runtime-only.sh
+# Sanitized (ASan + UBSan) runtime tests and a bounded run of each fuzzer.
+step fuzz scripts/ci/fuzz.sh
 
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
