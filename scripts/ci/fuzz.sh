@@ -6,7 +6,7 @@
 # runtime, its unit tests and fuserun, and the four fuzzers (plan reader +
 # verifier + CPU run, .npy reader, JSON importer, ONNX importer). Then runs
 # the runtime unit tests (any sanitizer report fails them) and each fuzzer
-# for FUSEC_FUZZ_SECONDS seconds (default 45) on a seed corpus made from the
+# for FUSEC_FUZZ_SECONDS seconds (default 30) on a seed corpus made from the
 # test data plus the regression inputs of issue 13. Prints executions and
 # executions/second per fuzzer and its own wall time; exits non-zero on a
 # build failure, a test failure or any fuzzer finding.
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
 build_dir=${FUSEC_FUZZ_BUILD_DIR:-build-fuzz}
-seconds=${FUSEC_FUZZ_SECONDS:-45}
+seconds=${FUSEC_FUZZ_SECONDS:-30}
 jobs=${FUSEC_FUZZ_JOBS:-$(nproc)}
 
 if [[ ! -f $build_dir/build.ninja ]]; then
