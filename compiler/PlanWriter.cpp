@@ -10,7 +10,9 @@
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
 
+#include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanContainer.h"
+#include "runtime/support/CheckedMath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -29,17 +31,21 @@ json shapeToJson(Type type) {
   return shape;
 }
 
-BatchLinear bytesOf(Type type) {
+/// The bytes of a tensor as a function of the batch, or failure if one
+/// sample of it exceeds kMaxTensorBytes (shape inference rejects such
+/// shapes, so this only guards the planner's arithmetic).
+FailureOr<BatchLinear> bytesOf(Type type) {
   auto tensor = llvm::cast<RankedTensorType>(type);
-  int64_t elements = sizeof(float);
+  SmallVector<int64_t> sample;
   bool scaled = false;
   for (int64_t dim : tensor.getShape()) {
-    if (ShapedType::isDynamic(dim))
-      scaled = true;
-    else
-      elements *= dim;
+    scaled |= ShapedType::isDynamic(dim);
+    sample.push_back(ShapedType::isDynamic(dim) ? 1 : dim);
   }
-  return scaled ? BatchLinear{elements, 0} : BatchLinear{0, elements};
+  std::optional<int64_t> bytes = checkedTensorBytes(sample);
+  if (!bytes)
+    return failure();
+  return scaled ? BatchLinear{*bytes, 0} : BatchLinear{0, *bytes};
 }
 
 class PlanBuilder {
@@ -255,11 +261,26 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
 
   std::vector<size_t> arenaIds;
   std::vector<BufferLifetime> lifetimes;
+  // The planner never makes the arena larger than all arena buffers side by
+  // side; bounding that sum by kMaxTensorBytes keeps every offset and size it
+  // computes free of overflow.
+  BatchLinear total;
   for (size_t id = 0; id < buffers.size(); ++id) {
     if (buffers[id].kind != "arena")
       continue;
+    FailureOr<BatchLinear> bytes = bytesOf(buffers[id].type);
+    if (failed(bytes))
+      return emitError(func.getLoc()) << "intermediate '" << buffers[id].name << "' of type " << buffers[id].type
+                                      << " is implausibly large (more than " << kMaxTensorBytes << " bytes per sample)";
+    // Each term is at most 2^52 and the sum stays below 2^53: no overflow.
+    total.perBatch += int64_t(plan::alignTo(bytes->perBatch, plan::kBufferAlignment));
+    total.fixed += int64_t(plan::alignTo(bytes->fixed, plan::kBufferAlignment));
+    if (total.perBatch > kMaxTensorBytes || total.fixed > kMaxTensorBytes)
+      return emitError(func.getLoc()) << "the intermediates up to '" << buffers[id].name << "' need more than "
+                                      << kMaxTensorBytes
+                                      << " bytes of arena per sample or in total, more than a plan may hold";
     arenaIds.push_back(id);
-    lifetimes.push_back({bytesOf(buffers[id].type), buffers[id].firstStep, buffers[id].lastStep});
+    lifetimes.push_back({*bytes, buffers[id].firstStep, buffers[id].lastStep});
   }
   MemoryPlan memory = planMemory(lifetimes, plan::kBufferAlignment);
 
@@ -293,11 +314,20 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
   sections.push_back({plan::kWeightsSection, std::move(weights)});
   if (options.target != "cpu")
     sections.push_back({plan::kKernelImagesSection, std::move(images)});
+  std::vector<uint8_t> file;
   try {
-    return plan::encodePlan(manifest, sections);
+    file = plan::encodePlan(manifest, sections);
   } catch (const std::exception &error) {
     return emitError(func.getLoc()) << "cannot encode the plan: " << error.what();
   }
+  // The runtime's own verifier: fusec never writes a plan its runtime
+  // rejects, whatever the model held.
+  try {
+    runtime::Plan::verifyBytes(file.data(), file.size(), "plan");
+  } catch (const std::exception &error) {
+    return emitError(func.getLoc()) << "the runtime would reject this plan, so it is not written: " << error.what();
+  }
+  return file;
 }
 
 } // namespace

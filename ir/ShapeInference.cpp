@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
+#include "runtime/support/CheckedMath.h"
+#include "runtime/support/OpRules.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -18,9 +20,26 @@ namespace {
 
 ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); }
 
+/// Records the result type, after checking that a sample of it is no larger
+/// than the runtime accepts (fusec::kMaxTensorBytes), so that hostile
+/// attributes or inputs cannot make the compiler write an unloadable plan.
 LogicalResult success(SmallVectorImpl<Type> &inferred, Operation *op, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> sample;
+  for (int64_t dim : shape)
+    sample.push_back(dim == kDynamic ? 1 : dim);
+  if (!checkedTensorBytes(sample))
+    return op->emitOpError() << "result shape " << shapeToString(shape) << " is implausibly large (more than "
+                             << kMaxTensorBytes << " bytes per sample)";
   inferred.push_back(f32TensorType(op->getContext(), shape));
   return mlir::success();
+}
+
+/// Reports a violated rule of runtime/support/OpRules.h; success if `error`
+/// is empty.
+LogicalResult checkRule(Operation *op, const std::string &error) {
+  if (error.empty())
+    return mlir::success();
+  return op->emitOpError() << error;
 }
 
 LogicalResult expectRank(Operation *op, StringRef what, Value value, int64_t rank) {
@@ -75,11 +94,11 @@ LogicalResult inferWindowed(Operation *op, ArrayRef<int64_t> input, ArrayRef<int
     int64_t size = input[2 + i];
     if (failed(expectStatic(op, "spatial input dimension", size)))
       return failure();
-    int64_t out = slidingWindowOutputSize(size, kernel[i], strides[i], pads[i], pads[i + 2], dilations[i], ceilMode);
-    if (out < 1)
-      return op->emitOpError() << "window of size " << kernel[i] << " (dilation " << dilations[i]
-                               << ") does not fit spatial dimension " << i << " of size " << size << " with padding "
-                               << pads[i] << "+" << pads[i + 2];
+    rules::WindowAxis axis{size, kernel[i], strides[i], dilations[i], pads[i], pads[i + 2]};
+    int64_t out = 0;
+    std::string error = rules::windowOutputSize(axis, ceilMode, out);
+    if (!error.empty())
+      return op->emitOpError() << "spatial dimension " << i << ": " << error;
     spatial.push_back(out);
   }
   return mlir::success();
@@ -189,8 +208,8 @@ LogicalResult BatchNormOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     return emitOpError() << "input must have rank >= 2, got " << shapeToString(input);
   if (failed(expectStatic(*this, "channel dimension", input[1])))
     return failure();
-  if (getEpsilon().convertToFloat() < 0)
-    return emitOpError() << "'epsilon' must be >= 0";
+  if (failed(checkRule(*this, rules::checkEpsilon(getEpsilon().convertToFloat()))))
+    return failure();
   const StringRef names[] = {"scale", "bias", "mean", "variance"};
   const Value params[] = {getScale(), getBias(), getMean(), getVariance()};
   for (auto [name, value] : llvm::zip(names, params)) {
@@ -206,8 +225,8 @@ LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   int64_t rank = input.size();
   if (failed(expectAxis(*this, "axis", getAxis(), rank)))
     return failure();
-  if (getEpsilon().convertToFloat() < 0)
-    return emitOpError() << "'epsilon' must be >= 0";
+  if (failed(checkRule(*this, rules::checkEpsilon(getEpsilon().convertToFloat()))))
+    return failure();
   auto normalized = input.drop_front(getAxis());
   for (Value param : {getScale(), getBias()}) {
     if (!param)
@@ -340,23 +359,18 @@ LogicalResult PadOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     return emitOpError() << "'pads' must have 2 x rank = " << 2 * rank << " entries, got " << pads.size();
   StringRef mode = getMode();
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    return emitOpError() << "'mode' must be \"constant\", \"reflect\" or \"edge\", got \"" << mode << "\"";
+  if (failed(checkRule(*this, rules::checkPadMode(mode.str()))))
+    return failure();
   SmallVector<int64_t> shape(input.begin(), input.end());
   for (int64_t d = 0; d < rank; ++d) {
     int64_t begin = pads[d], end = pads[d + rank];
-    if (begin < 0 || end < 0)
-      return emitOpError() << "negative pads (cropping) are not supported, got " << begin << " and " << end
-                           << " on axis " << d;
-    if (begin == 0 && end == 0)
-      continue;
-    if (input[d] == kDynamic)
+    if (input[d] == kDynamic && (begin != 0 || end != 0))
       return emitOpError() << "cannot pad the batch dimension (axis " << d << ")";
-    if (mode == "reflect" && (begin >= input[d] || end >= input[d]))
-      return emitOpError() << "reflect pads must be smaller than the dimension (" << input[d] << ") on axis " << d;
-    if (mode == "edge" && input[d] == 0)
-      return emitOpError() << "edge padding of an empty axis " << d;
-    shape[d] += begin + end;
+    if (input[d] == kDynamic)
+      continue;
+    std::string error = rules::padOutputSize(input[d], begin, end, mode.str(), shape[d]);
+    if (!error.empty())
+      return emitOpError() << "axis " << d << ": " << error;
   }
   return success(inferred, *this, shape);
 }
@@ -380,10 +394,14 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     } else if (dim < -1) {
       return emitOpError() << "'shape' entry " << dim << " is invalid";
     }
-    if (dim == kDynamic)
+    if (dim == kDynamic) {
       batchCopied = true;
-    else if (dim != -1)
-      known *= dim;
+    } else if (dim != -1) {
+      std::optional<int64_t> product = checkedMul(known, dim);
+      if (!product)
+        return emitOpError() << "'shape' " << shapeToString(target) << " is implausibly large";
+      known = *product;
+    }
     shape.push_back(dim);
   }
   bool inputDynamic = llvm::is_contained(input, kDynamic);
@@ -476,7 +494,10 @@ LogicalResult ConcatOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
       if (static_cast<int64_t>(d) == axis) {
         if (failed(expectStatic(*this, "concatenated dimension", other[d])))
           return failure();
-        shape[d] += other[d];
+        std::optional<int64_t> sum = checkedAdd(shape[d], other[d]);
+        if (!sum)
+          return emitOpError() << "concatenated dimension overflows";
+        shape[d] = *sum;
       } else if (other[d] != shape[d]) {
         return emitOpError() << "inputs differ on axis " << d << ": " << shapeToString(shapeOf(getInputs().front()))
                              << " and " << shapeToString(other);

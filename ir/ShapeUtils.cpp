@@ -58,20 +58,4 @@ std::string shapeToString(llvm::ArrayRef<int64_t> shape) {
   return out + "]";
 }
 
-int64_t slidingWindowOutputSize(int64_t inputSize, int64_t kernelSize, int64_t stride, int64_t padBegin, int64_t padEnd,
-                                int64_t dilation, bool ceilMode) {
-  // Absurd attribute values must not overflow: a window wider than the padded
-  // input never fits.
-  int64_t padded = inputSize + padBegin + padEnd;
-  if (kernelSize - 1 > 0 && dilation > (padded - 1) / (kernelSize - 1))
-    return 0;
-  int64_t span = padded - dilation * (kernelSize - 1) - 1;
-  if (span < 0)
-    return 0;
-  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
-  if (ceilMode && (out - 1) * stride >= inputSize + padBegin)
-    --out;
-  return out;
-}
-
 } // namespace fusec::fuse

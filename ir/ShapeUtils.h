@@ -37,12 +37,6 @@ std::optional<int64_t> collapseDims(llvm::ArrayRef<int64_t> dims);
 /// "[?, 3, 32, 32]" for diagnostics.
 std::string shapeToString(llvm::ArrayRef<int64_t> shape);
 
-/// Output size of a sliding window (conv or pool) along one axis.
-/// `ceilMode` follows ONNX/PyTorch: the last window must start inside the
-/// input or the begin padding.
-int64_t slidingWindowOutputSize(int64_t inputSize, int64_t kernelSize, int64_t stride, int64_t padBegin, int64_t padEnd,
-                                int64_t dilation, bool ceilMode);
-
 } // namespace fusec::fuse
 
 #endif // FUSEC_IR_SHAPEUTILS_H

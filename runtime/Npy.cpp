@@ -11,6 +11,7 @@
 #include "runtime/Npy.h"
 
 #include "runtime/Error.h"
+#include "runtime/support/CheckedMath.h"
 #include "runtime/support/FileIO.h"
 
 #include <cstring>
@@ -194,10 +195,11 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, const std::string &sourceNam
   Shape shape = headerField(dict, "shape", HeaderValue::Kind::Tuple, sourceName).ints;
 
   const uint64_t dataBytes = bytes.size() - prefix - headerLength;
-  uint64_t expected = sizeof(float);
-  for (int64_t dim : shape)
-    if (__builtin_mul_overflow(expected, static_cast<uint64_t>(dim), &expected))
-      fail("shape " + formatShape(shape) + " is too large");
+  const std::optional<int64_t> elements = checkedElementCount(shape);
+  const std::optional<int64_t> bytesNeeded = elements ? checkedMul(*elements, int64_t(sizeof(float))) : std::nullopt;
+  if (!bytesNeeded)
+    fail("shape " + formatShape(shape) + " is too large");
+  const uint64_t expected = static_cast<uint64_t>(*bytesNeeded);
   if (dataBytes != expected)
     fail("data size " + std::to_string(dataBytes) + " bytes does not match " + "shape " + formatShape(shape) + " (" +
          std::to_string(expected) + " bytes)");

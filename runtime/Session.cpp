@@ -3,6 +3,7 @@
 #include "runtime/Session.h"
 
 #include "runtime/Backend.h"
+#include "runtime/BatchLimit.h"
 #include "runtime/Error.h"
 
 #include <algorithm>
@@ -18,15 +19,13 @@ std::string listNames(const std::vector<TensorDesc> &tensors) {
   return names;
 }
 
-void checkBatch(int64_t batch) {
-  if (batch < 1)
-    throw Error("batch size must be at least 1, got " + std::to_string(batch));
-}
-
 } // namespace
 
 Session::Session(std::shared_ptr<const Plan> plan, Device device, const DeviceOptions &options)
-    : plan_(std::move(plan)), backend_(createBackend(device, plan_, options)) {}
+    : plan_(std::move(plan)), batchLimit_(batchLimitOf(*plan_, physicalMemoryBytes())),
+      backend_(createBackend(device, plan_, options)) {}
+
+void Session::checkBatch(int64_t batch) const { checkBatchAgainst(*plan_, batchLimit_, batch); }
 
 Session::Session(std::shared_ptr<const Plan> plan, std::unique_ptr<Backend> backend)
     : plan_(std::move(plan)), backend_(std::move(backend)) {

@@ -13,6 +13,7 @@
 #define FUSEC_RUNTIME_SESSION_H
 
 #include "runtime/Backend.h"
+#include "runtime/BatchLimit.h"
 #include "runtime/Device.h"
 #include "runtime/Tensor.h"
 #include "runtime/plan/Plan.h"
@@ -47,6 +48,13 @@ public:
   /// run() then checks all inputs against it.
   int64_t inferBatch(const std::map<std::string, Tensor> &inputs) const;
 
+  /// The largest batch a run may use: what the plan's arena, inputs and
+  /// outputs allow within this machine's memory.
+  int64_t maxBatch() const { return batchLimit_.maxBatch; }
+  /// Throws Error unless 1 <= batch <= maxBatch(); every run checks this
+  /// before it allocates anything.
+  void checkBatch(int64_t batch) const;
+
   /// Runs the plan at `batch` and returns every output by name. Throws Error
   /// if an input is missing or unknown, or if its shape differs from the
   /// plan's at `batch`.
@@ -68,6 +76,7 @@ private:
                      const std::vector<float *> &outputs) const;
 
   std::shared_ptr<const Plan> plan_;
+  BatchLimit batchLimit_;
   std::unique_ptr<Backend> backend_;
 };
 

@@ -4,19 +4,20 @@
 
 #include "runtime/Error.h"
 #include "runtime/plan/PlanFormat.h"
+#include "runtime/support/CheckedMath.h"
 
 #include <algorithm>
 
 namespace fusec::runtime {
 
 int64_t numElements(const Shape &shape) {
-  int64_t count = 1;
-  for (int64_t dim : shape) {
+  for (int64_t dim : shape)
     if (dim < 0)
       throw Error("shape " + formatShape(shape) + " has no element count (a dimension is unresolved)");
-    count *= dim;
-  }
-  return count;
+  std::optional<int64_t> count = checkedElementCount(shape);
+  if (!count)
+    throw Error("shape " + formatShape(shape) + " has more elements than fit in 64 bits");
+  return *count;
 }
 
 bool hasBatchDim(const Shape &shape) { return std::find(shape.begin(), shape.end(), plan::kBatchDim) != shape.end(); }

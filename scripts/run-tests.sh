@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set-up, build, then the whole test suite: ctest (unit, lit, model,
 # emulation, conformance and repository checks, formatting included), clang-tidy, a
-# runtime-only build with its tests and the emulation under ThreadSanitizer. Every step runs even when an earlier one
+# runtime-only build with its tests, the emulation under ThreadSanitizer, and
+# sanitized runtime tests plus bounded fuzzing (scripts/ci/fuzz.sh). Every step runs even when an earlier one
 # failed (except that nothing runs without a build); a summary of the steps
 # and their times closes the output, and the exit status is non-zero if any
 # step failed.
@@ -30,6 +31,8 @@ if step build scripts/build.sh; then
 fi
 step runtime-only scripts/checks/runtime-only.sh
 step tsan-emulation scripts/ci/tsan-emulation.sh
+# Sanitized (ASan + UBSan) runtime tests and a bounded run of each fuzzer.
+step fuzz scripts/ci/fuzz.sh
 
 echo "=== summary"
 printf '%s\n' "${summary[@]}"

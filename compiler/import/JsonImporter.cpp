@@ -2,6 +2,7 @@
 #include "compiler/import/JsonImporter.h"
 #include "compiler/import/GraphBuilder.h"
 #include "compiler/import/Safetensors.h"
+#include "runtime/support/CheckedMath.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallString.h"
@@ -65,6 +66,9 @@ LogicalResult JsonGraphReader::readShape(const json &value, const Twine &where, 
                              Twine(allowBatch ? " or the batch symbol" : "") + ", got " + dim.dump());
     }
   }
+  if (!isPlausibleShape(shape, allowBatch))
+    return fail(where, "shape " + value.dump() + " is implausibly large (more than " + Twine(kMaxTensorBytes) +
+                           " bytes per sample)");
   return success();
 }
 
@@ -130,7 +134,7 @@ LogicalResult JsonGraphReader::readConstants(const json &root, Graph &graph) {
     for (const json &value : tensor["data"]) {
       if (!value.is_number())
         return fail(where, "'data' must hold numbers, got " + value.dump());
-      constant.data.push_back(value.get<float>());
+      constant.data.push_back(narrowToFloat(value.get<double>()));
     }
     graph.constants.push_back(std::move(constant));
   }

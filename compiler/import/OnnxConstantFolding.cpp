@@ -2,6 +2,8 @@
 #include "compiler/import/OnnxConstantFolding.h"
 #include "compiler/import/Graph.h"
 #include "compiler/import/OnnxProtoUtils.h"
+#include "ir/ShapeUtils.h"
+#include "runtime/support/CheckedMath.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
@@ -17,6 +19,11 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 using Results = std::vector<KnownTensor>;
+
+/// Folding materialises a constant in the compiler's memory: 2^28 floats
+/// (1 GiB) is far beyond any shape tensor and keeps a hostile model from
+/// exhausting memory.
+constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
 
 Shape stridesOf(ArrayRef<int64_t> shape) {
   Shape strides(shape.size(), 1);
@@ -229,6 +236,10 @@ FailureOr<Results> NodeFolder::foldConstantOfShape() {
     return failure();
   if (llvm::any_of(*shape, [](int64_t dim) { return dim < 0; }))
     return error() << "the shape has a negative dimension";
+  // The folded constant is materialised here and later stored in the plan.
+  if (!isPlausibleShape(*shape, /*allowBatch=*/false) || numElements(*shape) > kMaxFoldedElements)
+    return error() << "the shape " << fuse::shapeToString(*shape) << " is too large to fold (more than "
+                   << kMaxFoldedElements << " elements)";
   KnownTensor fill = KnownTensor::ofFloats({}, {0.0f});
   if (const onnx::AttributeProto *value = findAttribute(node, "value")) {
     auto tensor = readTensorProto(value->t(), loc);
@@ -460,7 +471,10 @@ FailureOr<Results> NodeFolder::foldReshape() {
     } else if (target[i] < 0) {
       return error() << "shape entry " << target[i] << " is invalid";
     } else {
-      known *= target[i];
+      std::optional<int64_t> product = checkedMul(known, target[i]);
+      if (!product)
+        return error() << "the target shape " << fuse::shapeToString(target) << " is implausibly large";
+      known = *product;
     }
   }
   int64_t total = numElements(from);

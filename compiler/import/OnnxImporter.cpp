@@ -14,6 +14,7 @@
 #include "compiler/import/OnnxProtoUtils.h"
 #include "compiler/import/OnnxShapeInference.h"
 #include "compiler/import/OnnxTensor.h"
+#include "runtime/support/CheckedMath.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -194,6 +195,9 @@ LogicalResult OnnxGraphReader::readInputs() {
     for (int d = 0; d < type.shape().dim_size(); ++d) {
       const onnx::TensorShapeProto::Dimension &dim = type.shape().dim(d);
       if (dim.has_dim_value()) {
+        if (dim.dim_value() < 0)
+          return fail("has dimension " + Twine(d) + " of size " + Twine(dim.dim_value()) +
+                      " (sizes must be >= 0; name a batch dimension with dim_param)");
         shape.push_back(dim.dim_value());
         continue;
       }
@@ -206,6 +210,8 @@ LogicalResult OnnxGraphReader::readInputs() {
                     "' (only the batch dimension may be symbolic)");
       shape.push_back(kBatchDim);
     }
+    if (!isPlausibleShape(shape, /*allowBatch=*/true))
+      return fail("has an implausibly large shape (more than " + Twine(kMaxTensorBytes) + " bytes per sample)");
     runtime.insert(input.name());
     if (type.elem_type() == onnx::TensorProto::FLOAT)
       graph.inputs.push_back({input.name(), shape});

@@ -3,6 +3,8 @@
 
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
+#include "runtime/support/CheckedMath.h"
+#include "runtime/support/OpRules.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -33,12 +35,21 @@ public:
     return value->i;
   }
 
+  /// An integer attribute that means a boolean: 0 or 1 (rules::checkFlag).
+  bool getFlag(StringRef name, bool defaultValue) {
+    const int64_t value = getInt(name, defaultValue ? 1 : 0);
+    const std::string error = rules::checkFlag(name.str().c_str(), value);
+    if (!error.empty())
+      invalid(node.opType + " attribute " + error);
+    return value != 0;
+  }
+
   float getFloat(StringRef name, float defaultValue) {
     const AttrValue *value = lookup(name);
     if (!value)
       return defaultValue;
     if (value->kind == AttrValue::Kind::Float)
-      return static_cast<float>(value->f);
+      return narrowToFloat(value->f);
     if (value->kind == AttrValue::Kind::Int)
       return static_cast<float>(value->i);
     return typeError(name, "a number"), defaultValue;
@@ -257,7 +268,7 @@ FailureOr<Results> buildPad(BuildContext &ctx) {
 
 FailureOr<Results> buildGemm(BuildContext &ctx) {
   float alpha = ctx.attrs.getFloat("alpha", 1.0f), beta = ctx.attrs.getFloat("beta", 1.0f);
-  int64_t transA = ctx.attrs.getInt("transA", 0), transB = ctx.attrs.getInt("transB", 0);
+  bool transA = ctx.attrs.getFlag("transA", false), transB = ctx.attrs.getFlag("transB", false);
   return single(ctx.create<GemmOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.f32(alpha), ctx.f32(beta),
                                    ctx.boolean(transA), ctx.boolean(transB)));
 }
@@ -273,7 +284,7 @@ FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
   }
   auto kernel = ctx.attrs.getInts("kernel_shape", {});
   auto strides = ctx.attrs.getInts("strides", {1, 1});
-  int64_t ceilMode = ctx.attrs.getInt("ceil_mode", 0);
+  bool ceilMode = ctx.attrs.getFlag("ceil_mode", false);
   std::vector<int64_t> dilations = {1, 1};
   if (isMax) {
     dilations = ctx.attrs.getInts("dilations", {1, 1});
@@ -285,7 +296,7 @@ FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
   if (isMax)
     return single(ctx.create<MaxPoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides), ctx.ints(*pads),
                                         ctx.ints(dilations), ctx.boolean(ceilMode)));
-  int64_t countIncludePad = ctx.attrs.getInt("count_include_pad", 0);
+  bool countIncludePad = ctx.attrs.getFlag("count_include_pad", false);
   return single(ctx.create<AveragePoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides), ctx.ints(*pads),
                                           ctx.boolean(ceilMode), ctx.boolean(countIncludePad)));
 }
@@ -327,7 +338,7 @@ FailureOr<Results> buildReduceMean(BuildContext &ctx) {
   std::vector<int64_t> all(rank);
   std::iota(all.begin(), all.end(), 0);
   auto axes = ctx.attrs.getInts("axes", all);
-  int64_t keepdims = ctx.attrs.getInt("keepdims", 1);
+  bool keepdims = ctx.attrs.getFlag("keepdims", true);
   ctx.attrs.acceptOnly("noop_with_empty_axes", AttrValue::ofInt(0));
   if (axes.empty())
     axes = all;

@@ -1,11 +1,14 @@
 //===- OnnxTensor.cpp - Tensors the ONNX importer knows at import ---------===//
 #include "compiler/import/OnnxTensor.h"
 #include "compiler/import/OnnxProtoUtils.h"
+#include "ir/ShapeUtils.h"
+#include "runtime/support/CheckedMath.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <cstring>
+#include <type_traits>
 
 using namespace mlir;
 
@@ -50,13 +53,21 @@ std::optional<std::vector<int64_t>> KnownTensor::staticInts() const {
 }
 
 int64_t numElements(ArrayRef<int64_t> shape) {
-  int64_t count = 1;
-  for (int64_t dim : shape)
-    count *= dim;
-  return count;
+  // Shapes reaching here passed isPlausibleShape; -1 never equals a real
+  // element count, should one not have.
+  return checkedElementCount(shape).value_or(-1);
 }
 
 namespace {
+
+/// One stored element as `Result`; doubles beyond float's range become
+/// +-infinity instead of an undefined conversion.
+template <typename Result, typename Stored> Result convertElement(Stored value) {
+  if constexpr (std::is_same_v<Result, float> && std::is_same_v<Stored, double>)
+    return narrowToFloat(value);
+  else
+    return static_cast<Result>(value);
+}
 
 /// Decodes little-endian `raw_data` (the host order on every supported
 /// machine) into `Stored` values and converts them to `Result`.
@@ -67,7 +78,7 @@ template <typename Stored, typename Result> std::optional<std::vector<Result>> d
   for (size_t i = 0; i < values.size(); ++i) {
     Stored value;
     std::memcpy(&value, raw.data() + i * sizeof(Stored), sizeof(Stored));
-    values[i] = static_cast<Result>(value);
+    values[i] = convertElement<Result>(value);
   }
   return values;
 }
@@ -77,7 +88,11 @@ template <typename Stored, typename Result, typename Field>
 std::optional<std::vector<Result>> decode(const onnx::TensorProto &proto, const Field &field) {
   if (proto.has_raw_data())
     return decodeRaw<Stored, Result>(proto.raw_data());
-  return std::vector<Result>(field.begin(), field.end());
+  std::vector<Result> values;
+  values.reserve(field.size());
+  for (const auto &value : field)
+    values.push_back(convertElement<Result>(value));
+  return values;
 }
 
 } // namespace
@@ -102,6 +117,8 @@ FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location 
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
   if (llvm::any_of(shape, [](int64_t dim) { return dim < 0; }))
     return fail("negative dimension");
+  if (!isPlausibleShape(shape, /*allowBatch=*/false))
+    return fail("shape " + fuse::shapeToString(shape) + " is implausibly large");
 
   std::optional<std::vector<float>> floats;
   std::optional<std::vector<int64_t>> ints;

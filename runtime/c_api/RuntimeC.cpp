@@ -96,6 +96,8 @@ fusec_session *fusec_session_create(const fusec_plan *plan, const char *device) 
 
 void fusec_session_free(fusec_session *session) { delete session; }
 
+int64_t fusec_session_max_batch(const fusec_session *session) { return session ? session->session->maxBatch() : 0; }
+
 int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs, float *const *outputs) {
   return guarded<int>(1, [&] {
     if (!session || !inputs || !outputs)

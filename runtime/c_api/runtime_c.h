@@ -48,7 +48,11 @@ size_t fusec_plan_output_shape(const fusec_plan *plan, size_t index, int64_t *di
 fusec_session *fusec_session_create(const fusec_plan *plan, const char *device);
 void fusec_session_free(fusec_session *session);
 
-/* Runs at `batch`: inputs[i] and outputs[i] are float32, C order, holding the
+/* The largest batch fusec_session_run accepts: what the plan's arena, inputs
+   and outputs allow within this machine's memory. 0 for a NULL session. */
+int64_t fusec_session_max_batch(const fusec_session *session);
+
+/* Runs at `batch` (1 <= batch <= fusec_session_max_batch): inputs[i] and outputs[i] are float32, C order, holding the
    plan's shapes with the batch dimension set to `batch`. Returns 0 on success. */
 int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs, float *const *outputs);
 

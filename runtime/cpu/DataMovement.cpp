@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/Broadcast.h"
 #include "runtime/cpu/OpRegistry.h"
+#include "runtime/support/OpRules.h"
 
 #include <algorithm>
 #include <cstring>
@@ -115,20 +116,22 @@ void pad(const OpContext &context) {
   const size_t rank = x.shape.size();
   const std::vector<int64_t> pads = context.intsAttr("pads", 2 * rank);
   const std::string mode = context.stringAttr("mode");
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    context.fail("mode must be \"constant\", \"reflect\" or \"edge\", not \"" + mode + "\"");
+  context.check(rules::checkPadMode(mode));
   const float value = mode == "constant" ? context.floatAttr("value") : 0.0f;
 
+  // The result shape is checked against the plan's before anything is sized
+  // by it: hostile pads must not allocate or loop over 2^31 entries.
   Shape shape(rank);
-  std::vector<std::vector<int64_t>> sources(rank);
   for (size_t d = 0; d < rank; ++d) {
-    shape[d] = x.shape[d] + pads[d] + pads[d + rank];
-    if (shape[d] < 0)
-      context.fail("pads remove more than dimension " + std::to_string(d) + " holds");
-    for (int64_t out = 0; out < shape[d]; ++out)
-      sources[d].push_back(padSource(context, mode, out, pads[d], x.shape[d]));
+    const std::string error = rules::padOutputSize(x.shape[d], pads[d], pads[d + rank], mode, shape[d]);
+    if (!error.empty())
+      context.fail("axis " + std::to_string(d) + ": " + error);
   }
   context.expectResultShape(shape);
+  std::vector<std::vector<int64_t>> sources(rank);
+  for (size_t d = 0; d < rank; ++d)
+    for (int64_t out = 0; out < shape[d]; ++out)
+      sources[d].push_back(padSource(context, mode, out, pads[d], x.shape[d]));
   float *y = context.result().data;
   if (rank == 0) {
     y[0] = x.data[0];

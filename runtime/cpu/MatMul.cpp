@@ -45,8 +45,8 @@ void gemm(const OpContext &context) {
   context.expectRank(1, 2);
   const ConstView &a = context.operand(0);
   const ConstView &b = context.operand(1);
-  const bool transA = context.intAttr("transA") != 0;
-  const bool transB = context.intAttr("transB") != 0;
+  const bool transA = context.flagAttr("transA");
+  const bool transB = context.flagAttr("transB");
   const float alpha = context.floatAttr("alpha");
   const float beta = context.floatAttr("beta");
   const int64_t m = transA ? a.shape[1] : a.shape[0];

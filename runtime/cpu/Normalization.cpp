@@ -52,7 +52,7 @@ void batchNormalization(const OpContext &context) {
     if (context.operand(i).shape != Shape{channels})
       context.fail("operand " + std::to_string(i) + " has shape " + formatShape(context.operand(i).shape) +
                    ", expected [" + std::to_string(channels) + "]");
-  const float epsilon = context.floatAttr("epsilon");
+  const float epsilon = context.epsilonAttr();
   const float *scale = context.operand(1).data;
   const float *shift = context.operand(2).data;
   const float *mean = context.operand(3).data;
@@ -72,7 +72,7 @@ void batchNormalization(const OpContext &context) {
 void layerNormalization(const OpContext &context) {
   const ConstView &x = context.operand(0);
   const size_t axis = axisAttr(context, x.shape.size());
-  const float epsilon = context.floatAttr("epsilon");
+  const float epsilon = context.epsilonAttr();
   context.expectResultShape(x.shape);
 
   // Scale and bias broadcast over the normalized dimensions.

@@ -3,6 +3,8 @@
 #include "runtime/cpu/OpContext.h"
 
 #include "runtime/Error.h"
+#include "runtime/support/CheckedMath.h"
+#include "runtime/support/OpRules.h"
 
 namespace fusec::runtime::cpu {
 
@@ -26,6 +28,12 @@ int64_t OpContext::intAttr(const char *name) const {
   if (!value.is_number_integer())
     fail(std::string("attribute '") + name + "' must be an integer, not " + value.dump());
   return value.get<int64_t>();
+}
+
+bool OpContext::flagAttr(const char *name) const {
+  const int64_t value = intAttr(name);
+  check(rules::checkFlag(name, value));
+  return value != 0;
 }
 
 std::vector<int64_t> OpContext::intsAttr(const char *name) const {
@@ -54,7 +62,13 @@ float OpContext::floatAttr(const char *name) const {
   const nlohmann::json &value = attr(name);
   if (!value.is_number())
     fail(std::string("attribute '") + name + "' must be a number, not " + value.dump());
-  return value.get<float>();
+  return narrowToFloat(value.get<double>());
+}
+
+float OpContext::epsilonAttr() const {
+  const float epsilon = floatAttr("epsilon");
+  check(rules::checkEpsilon(epsilon));
+  return epsilon;
 }
 
 std::optional<float> OpContext::optionalFloatAttr(const char *name) const {

@@ -39,10 +39,14 @@ public:
   const MutableView &result() const { return results_.front(); }
 
   int64_t intAttr(const char *name) const;
+  /// An integer attribute that means a boolean; fails unless it is 0 or 1.
+  bool flagAttr(const char *name) const;
   std::vector<int64_t> intsAttr(const char *name) const;
   /// intsAttr() that also requires exactly `count` entries.
   std::vector<int64_t> intsAttr(const char *name, size_t count) const;
   float floatAttr(const char *name) const;
+  /// A normalisation epsilon: finite and non-negative.
+  float epsilonAttr() const;
   /// For attributes whose absence (or null) has a meaning (Clip's bounds).
   std::optional<float> optionalFloatAttr(const char *name) const;
   std::string stringAttr(const char *name) const;
@@ -53,6 +57,11 @@ public:
   void expectResultShape(const Shape &computed) const;
 
   [[noreturn]] void fail(const std::string &reason) const;
+  /// Fails with `error` unless it is empty (a rule of runtime/support/OpRules.h).
+  void check(const std::string &error) const {
+    if (!error.empty())
+      fail(error);
+  }
 
 private:
   const nlohmann::json &attr(const char *name) const;

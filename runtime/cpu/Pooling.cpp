@@ -27,7 +27,7 @@ PoolGeometry readPoolGeometry(const OpContext &context, bool hasDilations) {
   context.expectRank(0, 4);
   const Shape &shape = context.operand(0).shape;
   const std::vector<int64_t> kernel = context.intsAttr("kernel_shape", 2);
-  const bool ceilMode = context.intAttr("ceil_mode") != 0;
+  const bool ceilMode = context.flagAttr("ceil_mode");
   PoolGeometry geometry;
   geometry.planes = shape[0] * shape[1];
   geometry.height = shape[2];
@@ -71,7 +71,7 @@ void maxPool(const OpContext &context) {
 void averagePool(const OpContext &context) {
   const PoolGeometry g = readPoolGeometry(context, /*hasDilations=*/false);
   const SlidingWindow &w = g.window;
-  const bool countIncludePad = context.intAttr("count_include_pad") != 0;
+  const bool countIncludePad = context.flagAttr("count_include_pad");
   for (int64_t plane = 0; plane < g.planes; ++plane) {
     const float *in = context.operand(0).data + plane * g.height * g.width;
     float *out = context.result().data + plane * g.outH * g.outW;

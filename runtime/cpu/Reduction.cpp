@@ -11,7 +11,7 @@ void reduceMean(const OpContext &context) {
   const ConstView &x = context.operand(0);
   const size_t rank = x.shape.size();
   std::vector<int64_t> axes = context.intsAttr("axes");
-  const bool keepDims = context.intAttr("keepdims") != 0;
+  const bool keepDims = context.flagAttr("keepdims");
   // As in ONNX, no axes means all of them.
   if (axes.empty())
     for (size_t d = 0; d < rank; ++d)

@@ -14,6 +14,10 @@ int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 
 } // namespace
 
+rules::WindowAxis SlidingWindow::axis(int dim, int64_t input) const {
+  return rules::WindowAxis{input, kernel[dim], stride[dim], dilation[dim], padBegin[dim], padEnd[dim]};
+}
+
 SlidingWindow SlidingWindow::read(const OpContext &context, int64_t kernelH, int64_t kernelW, bool hasDilations) {
   SlidingWindow window;
   const std::vector<int64_t> strides = context.intsAttr("strides", 2);
@@ -26,23 +30,16 @@ SlidingWindow SlidingWindow::read(const OpContext &context, int64_t kernelH, int
     window.dilation[dim] = dilations[dim];
     window.padBegin[dim] = pads[dim];
     window.padEnd[dim] = pads[dim + 2];
-    if (kernel[dim] < 1 || strides[dim] < 1 || dilations[dim] < 1)
-      context.fail("kernel sizes, strides and dilations must be positive");
-    if (pads[dim] < 0 || pads[dim + 2] < 0)
-      context.fail("pads must not be negative");
+    context.check(rules::checkWindowAttributes(window.axis(dim, 0)));
   }
   return window;
 }
 
 int64_t SlidingWindow::outputSize(const OpContext &context, int dim, int64_t input, bool ceilMode) const {
-  const int64_t span = dilation[dim] * (kernel[dim] - 1) + 1;
-  const int64_t room = input + padBegin[dim] + padEnd[dim] - span;
-  if (room < 0)
-    context.fail("the window (" + std::to_string(span) + " wide) is larger than the padded input (" +
-                 std::to_string(input + padBegin[dim] + padEnd[dim]) + ")");
-  int64_t outputs = (ceilMode ? ceilDiv(room, stride[dim]) : room / stride[dim]) + 1;
-  if (ceilMode && (outputs - 1) * stride[dim] >= input + padBegin[dim])
-    --outputs;
+  int64_t outputs = 0;
+  const std::string error = rules::windowOutputSize(axis(dim, input), ceilMode, outputs);
+  if (!error.empty())
+    context.fail("spatial dimension " + std::to_string(dim) + ": " + error);
   return outputs;
 }
 

@@ -10,6 +10,7 @@
 #define FUSEC_RUNTIME_CPU_SLIDINGWINDOW_H
 
 #include "runtime/cpu/OpContext.h"
+#include "runtime/support/OpRules.h"
 
 #include <cstdint>
 #include <utility>
@@ -23,14 +24,18 @@ struct SlidingWindow {
   int64_t padBegin[2];
   int64_t padEnd[2];
 
+  /// The geometry along spatial dimension `dim` for an input extent `input`.
+  rules::WindowAxis axis(int dim, int64_t input) const;
+
   /// Reads `strides`, `pads` and (if `hasDilations`; else 1) `dilations` of a
   /// window of the given kernel size, and checks that they are positive
   /// (pads non-negative).
   static SlidingWindow read(const OpContext &context, int64_t kernelH, int64_t kernelW, bool hasDilations);
 
   /// The output extent along spatial dimension `dim` for an input extent
-  /// `input`. With `ceilMode`, a last window that would start in the end
-  /// padding is dropped (as ONNX and PyTorch do).
+  /// `input` (rules::windowOutputSize, overflow-checked). With `ceilMode`, a
+  /// last window that would start in the end padding is dropped (as ONNX and
+  /// PyTorch do).
   int64_t outputSize(const OpContext &context, int dim, int64_t input, bool ceilMode) const;
 
   /// The first input index window position `out` covers along `dim`.

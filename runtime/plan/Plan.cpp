@@ -2,6 +2,7 @@
 
 #include "runtime/plan/Plan.h"
 
+#include "runtime/Error.h"
 #include "runtime/plan/PlanReader.h"
 #include "runtime/plan/PlanVerifier.h"
 #include "runtime/support/FileIO.h"
@@ -42,18 +43,44 @@ Plan::Plan(std::string sourceName, std::vector<uint8_t> bytes, std::vector<plan:
 
 Plan Plan::load(const std::string &path) { return fromBytes(readFileBytes(path), path); }
 
-Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
-  plan::DecodedContainer container = plan::decodePlan(bytes.data(), bytes.size(), sourceName);
-  PlanManifest manifest = readManifest(container.manifest, sourceName);
+namespace {
+
+struct CheckedPlan {
+  plan::DecodedContainer container;
+  PlanManifest manifest;
+};
+
+/// Every check of Plan::fromBytes, on bytes it does not own.
+CheckedPlan decodeAndVerify(const uint8_t *data, size_t size, const std::string &sourceName) {
+  CheckedPlan result;
+  result.container = plan::decodePlan(data, size, sourceName);
+  result.manifest = readManifest(result.container.manifest, sourceName);
+  const std::string headerVersion =
+      std::to_string(result.container.majorVersion) + "." + std::to_string(result.container.minorVersion);
+  if (result.manifest.formatVersion != headerVersion)
+    throw Error(sourceName + ": manifest format_version '" + result.manifest.formatVersion +
+                "' does not match the header's version " + headerVersion + " (the file is corrupt)");
   SectionSizes sizes;
-  for (const plan::SectionRef &section : container.sections) {
+  for (const plan::SectionRef &section : result.container.sections) {
     if (section.name == plan::kWeightsSection)
       sizes.weights = section.size;
     if (section.name == plan::kKernelImagesSection)
       sizes.kernelImages = section.size;
   }
-  verifyManifest(manifest, sizes, sourceName);
-  return Plan(std::move(sourceName), std::move(bytes), std::move(container.sections), std::move(manifest));
+  verifyManifest(result.manifest, sizes, sourceName);
+  return result;
+}
+
+} // namespace
+
+Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
+  CheckedPlan checked = decodeAndVerify(bytes.data(), bytes.size(), sourceName);
+  return Plan(std::move(sourceName), std::move(bytes), std::move(checked.container.sections),
+              std::move(checked.manifest));
+}
+
+void Plan::verifyBytes(const uint8_t *data, size_t size, const std::string &sourceName) {
+  decodeAndVerify(data, size, sourceName);
 }
 
 ByteRange Plan::sectionBytes(const std::string &name) const {

@@ -136,6 +136,9 @@ public:
   static Plan load(const std::string &path);
   /// Validates an in-memory plan; `sourceName` names it in error messages.
   static Plan fromBytes(std::vector<uint8_t> bytes, std::string sourceName);
+  /// Runs every check fromBytes() runs, without copying the bytes; throws
+  /// Error like it. The compiler calls this on every plan it writes.
+  static void verifyBytes(const uint8_t *data, size_t size, const std::string &sourceName);
 
   const std::string &sourceName() const { return sourceName_; }
   const PlanManifest &manifest() const { return manifest_; }

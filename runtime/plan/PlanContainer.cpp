@@ -35,6 +35,7 @@ constexpr size_t kManifestOffsetAt = offsetof(FileHeader, manifestOffset);
 constexpr size_t kManifestSizeAt = offsetof(FileHeader, manifestSize);
 constexpr size_t kManifestChecksumAt = offsetof(FileHeader, manifestChecksum);
 constexpr size_t kFileSizeAt = offsetof(FileHeader, fileSize);
+constexpr size_t kReservedAt = offsetof(FileHeader, reserved);
 
 /// Offsets of the sections when the manifest ends at `manifestEnd`.
 std::vector<uint64_t> layoutSections(uint64_t manifestEnd, const std::vector<Section> &sections) {
@@ -138,6 +139,13 @@ DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string 
          "); upgrade the runtime or recompile the model with a matching fusec");
   if (result.majorVersion < kMajorVersion)
     fail("plan format version " + version + " is no longer supported (" + supported + "); recompile the model");
+
+  // Reserved for future minor versions, which may give them a meaning only
+  // if every plan written before has them zero.
+  for (size_t i = kReservedAt; i < kHeaderSize; ++i)
+    if (data[i] != 0)
+      fail("reserved header byte " + std::to_string(i) + " is " + std::to_string(data[i]) +
+           ", not 0 (the file is corrupt)");
 
   const uint64_t recordedSize = loadLE(data + kFileSizeAt, 8);
   if (size < recordedSize)

@@ -3,6 +3,8 @@
 #include "runtime/plan/PlanVerifier.h"
 
 #include "runtime/Error.h"
+#include "runtime/plan/OpAttributeVerifier.h"
+#include "runtime/support/CheckedMath.h"
 
 #include <algorithm>
 #include <set>
@@ -13,7 +15,7 @@ namespace {
 
 /// Sizes beyond this (4 PiB) are corrupt data; bounding them keeps the
 /// arithmetic below free of overflow.
-constexpr int64_t kMaxBytes = int64_t(1) << 52;
+constexpr int64_t kMaxBytes = kMaxTensorBytes;
 
 std::string formatBytes(const BatchLinear &bytes) {
   return std::to_string(bytes.perBatch) + "*batch + " + std::to_string(bytes.fixed);
@@ -33,6 +35,7 @@ public:
     verifyGraphTensors(manifest_.inputs, "input", BufferKind::Input);
     verifyGraphTensors(manifest_.outputs, "output", BufferKind::Output);
     verifyKernels();
+    verifyArenaLiveness();
   }
 
 private:
@@ -44,26 +47,30 @@ private:
 
   /// Dimensions are sizes or kBatchDim. Buffer sizes must be linear in the
   /// batch size, so a buffer shape has at most one batch dimension.
+  /// Every tensor also fits kMaxTensorBytes at the largest batch bucket, the
+  /// batch the plan was compiled for (larger batches are checked against the
+  /// session's batch limit when a run is requested).
   void verifyShape(const Shape &shape, const std::string &what, bool isBuffer) const {
     for (int64_t dim : shape)
       if (dim < plan::kBatchDim)
         fail(what + " has an invalid dimension " + std::to_string(dim) + " in shape " + formatShape(shape));
-    int64_t elements = 1;
-    for (int64_t dim : shape) {
-      if (dim == plan::kBatchDim || dim == 0)
-        continue;
-      if (elements > kMaxBytes / dim)
-        fail(what + " shape " + formatShape(shape) + " is implausibly large");
-      elements *= dim;
-    }
+    if (!checkedTensorBytes(shape, largestBucket()))
+      fail(what + " shape " + formatShape(shape) + " is implausibly large (more than " +
+           std::to_string(kMaxTensorBytes) + " bytes at batch " + std::to_string(largestBucket()) + ")");
     if (isBuffer && std::count(shape.begin(), shape.end(), plan::kBatchDim) > 1)
       fail(what + " has more than one batch dimension in shape " + formatShape(shape));
   }
 
   void verifyBatchBuckets() const {
     for (int64_t bucket : manifest_.batchBuckets)
-      if (bucket < 1)
-        fail("batch bucket " + std::to_string(bucket) + " is not positive");
+      if (bucket < 1 || bucket > kMaxBytes)
+        fail("batch bucket " + std::to_string(bucket) + " is not positive and plausible");
+  }
+
+  int64_t largestBucket() const {
+    if (manifest_.batchBuckets.empty())
+      return 1;
+    return *std::max_element(manifest_.batchBuckets.begin(), manifest_.batchBuckets.end());
   }
 
   void verifyArenaSize() const {
@@ -72,6 +79,9 @@ private:
       if (bytes < 0 || bytes > kMaxBytes)
         fail("arena sizes must be non-negative and plausible (size " + formatBytes(arena.size) + ", lower bound " +
              formatBytes(arena.lowerBound) + ")");
+    const std::optional<int64_t> scaled = checkedMul(arena.size.perBatch, largestBucket());
+    if (!scaled || !checkedAdd(*scaled, arena.size.fixed))
+      fail("arena size " + formatBytes(arena.size) + " overflows at batch " + std::to_string(largestBucket()));
   }
 
   void verifyBuffer(const BufferDesc &buffer) const {
@@ -156,6 +166,8 @@ private:
 
     for (const KernelDesc &kernel : manifest_.kernels) {
       verifyKernelBody(kernel);
+      for (const OpDesc &op : kernel.ops)
+        verifyOpAttributes(kernel, op, sourceName_);
       const std::string where = "kernel '" + kernel.name + "'";
       for (size_t i = 0; i < kernel.inputs.size(); ++i) {
         const std::string what = where + " input " + std::to_string(i);
@@ -177,6 +189,56 @@ private:
     for (const TensorDesc &output : manifest_.outputs)
       if (!ready[output.buffer])
         fail("output '" + output.name + "' is never written by a kernel");
+  }
+
+  /// Arena buffers that are live at the same time (from the kernel that
+  /// first writes one to the last kernel that reads it, both inclusive, as
+  /// the memory planner places them) must not share a byte at any batch
+  /// size. Offsets and ends are linear in the batch, so "a ends before b
+  /// starts at every batch >= 1" holds iff it holds at batch 1 and b's
+  /// offset grows at least as fast as a's end.
+  void verifyArenaLiveness() const {
+    struct Live {
+      const BufferDesc *buffer;
+      size_t first, last;
+      BatchLinear begin, end;
+    };
+    const size_t unset = SIZE_MAX;
+    std::vector<size_t> first(manifest_.buffers.size(), unset), last(manifest_.buffers.size(), unset);
+    for (size_t step = 0; step < manifest_.kernels.size(); ++step) {
+      const KernelDesc &kernel = manifest_.kernels[step];
+      for (size_t id : kernel.outputs) {
+        if (first[id] == unset)
+          first[id] = step;
+        last[id] = step;
+      }
+      for (size_t id : kernel.inputs)
+        last[id] = step;
+    }
+    std::vector<Live> live;
+    for (const BufferDesc &buffer : manifest_.buffers) {
+      const BatchLinear size = buffer.byteSize();
+      if (buffer.kind != BufferKind::Arena || first[buffer.id] == unset || (size.perBatch == 0 && size.fixed == 0))
+        continue;
+      const BatchLinear &offset = buffer.arenaOffset;
+      live.push_back({&buffer, first[buffer.id], last[buffer.id], offset,
+                      BatchLinear{offset.perBatch + size.perBatch, offset.fixed + size.fixed}});
+    }
+    auto alwaysAtMost = [](const BatchLinear &a, const BatchLinear &b) {
+      return a.at(1) <= b.at(1) && a.perBatch <= b.perBatch;
+    };
+    for (size_t i = 0; i < live.size(); ++i)
+      for (size_t j = i + 1; j < live.size(); ++j) {
+        const Live &a = live[i], &b = live[j];
+        if (a.last < b.first || b.last < a.first)
+          continue;
+        if (alwaysAtMost(a.end, b.begin) || alwaysAtMost(b.end, a.begin))
+          continue;
+        fail(describe(*a.buffer) + " (bytes " + formatBytes(a.begin) + " to " + formatBytes(a.end) +
+             ", live in kernels " + std::to_string(a.first) + ".." + std::to_string(a.last) + ") overlaps " +
+             describe(*b.buffer) + " (bytes " + formatBytes(b.begin) + " to " + formatBytes(b.end) +
+             ", live in kernels " + std::to_string(b.first) + ".." + std::to_string(b.last) + ")");
+      }
   }
 
   void expectSameShape(const Shape &value, const BufferDesc &buffer, const std::string &what) const {

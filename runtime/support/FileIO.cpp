@@ -5,8 +5,13 @@
 #include "runtime/Error.h"
 
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <iterator>
+#include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +44,81 @@ public:
 private:
   int fd_;
 };
+
+/// The temporary file being written, for the signal handler: a fixed buffer
+/// and a flag, because a handler may only make async-signal-safe calls.
+char gTempPath[PATH_MAX];
+volatile std::sig_atomic_t gTempActive = 0;
+/// One atomic write at a time, so that one slot is enough.
+std::mutex gWriteMutex;
+
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void removeTempAndReraise(int signal) {
+  if (gTempActive)
+    ::unlink(gTempPath);
+  gTempActive = 0;
+  // Die of the signal as if no handler had been installed.
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+/// While alive, SIGINT, SIGTERM and SIGHUP remove `tempPath` before the
+/// process dies of them; the previous handlers are restored afterwards.
+class TempFileGuard {
+public:
+  explicit TempFileGuard(const std::string &tempPath) {
+    if (tempPath.size() >= sizeof(gTempPath))
+      throw Error("cannot write '" + tempPath + "': path too long");
+    std::memcpy(gTempPath, tempPath.c_str(), tempPath.size() + 1);
+    gTempActive = 1;
+    struct sigaction action;
+    std::memset(&action, 0, sizeof(action));
+    action.sa_handler = removeTempAndReraise;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      ::sigaction(kCleanupSignals[i], nullptr, &previous_[i]);
+      // A signal the process ignores (nohup) stays ignored.
+      if (previous_[i].sa_handler != SIG_IGN)
+        ::sigaction(kCleanupSignals[i], &action, nullptr);
+    }
+  }
+  TempFileGuard(const TempFileGuard &) = delete;
+  TempFileGuard &operator=(const TempFileGuard &) = delete;
+  ~TempFileGuard() {
+    for (size_t i = 0; i < std::size(kCleanupSignals); ++i)
+      ::sigaction(kCleanupSignals[i], &previous_[i], nullptr);
+    gTempActive = 0;
+  }
+
+private:
+  struct sigaction previous_[std::size(kCleanupSignals)];
+};
+
+/// Removes `<name>.tmp.<pid>` files next to `path` whose process no longer
+/// exists: what a write killed by SIGKILL or a crash left behind.
+void removeStaleTempFiles(const std::string &path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  DIR *listing = ::opendir(dir.c_str());
+  if (!listing)
+    return;
+  while (const dirent *entry = ::readdir(listing)) {
+    const std::string name = entry->d_name;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    const long pid = std::stol(digits);
+    if (pid <= 0 || pid == static_cast<long>(::getpid()))
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      ::unlink((dir + "/" + name).c_str());
+  }
+  ::closedir(listing);
+}
 
 void writeAll(int fd, const std::vector<uint8_t> &bytes, const std::string &path) {
   size_t written = 0;
@@ -82,6 +162,9 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
 
 void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes) {
   const std::string tempPath = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  std::lock_guard<std::mutex> lock(gWriteMutex);
+  removeStaleTempFiles(path);
+  TempFileGuard guard(tempPath);
   FileDescriptor file(::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (file.get() < 0)
     throw Error(systemError(path, "create temporary file for"));

@@ -20,6 +20,10 @@ std::vector<uint8_t> readFileBytes(const std::string &path);
 /// Writes `bytes` to `path.tmp.<pid>` in the same directory, fsyncs it and
 /// renames it over `path`. On any failure the temporary file is removed and an
 /// Error naming `path` and the failing step is thrown; `path` is untouched.
+/// SIGINT, SIGTERM or SIGHUP during the write remove the temporary file too
+/// (then the process dies of the signal as it would have), and temporaries
+/// `path.tmp.<pid>` of processes that no longer exist (killed with SIGKILL)
+/// are removed before writing.
 void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes);
 
 } // namespace fusec::runtime

@@ -2,6 +2,7 @@
 
 #include "tools/fuserun/FuserunRun.h"
 
+#include "runtime/BatchLimit.h"
 #include "runtime/Npy.h"
 #include "runtime/PlanInfo.h"
 #include "runtime/RandomInputs.h"
@@ -93,6 +94,8 @@ bool checkAgainstCpu(std::ostream &out, const FuserunOptions &options, std::shar
 int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &err, const BackendFactory &makeBackend) {
   auto plan = std::make_shared<const Plan>(Plan::load(options.planPath));
   if (options.info != InfoFormat::None) {
+    if (options.batch)
+      checkBatchAgainst(*plan, batchLimitOf(*plan, physicalMemoryBytes()), *options.batch);
     nlohmann::json description = describePlan(*plan, options.batch.value_or(1));
     if (options.info == InfoFormat::Json)
       out << description.dump(2) << "\n";
@@ -106,6 +109,8 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
   for (const auto &[name, path] : options.inputFiles)
     inputs.emplace(name, readNpy(path));
   const int64_t batch = options.batch.value_or(session.inferBatch(inputs));
+  // Before random inputs of that batch are allocated.
+  session.checkBatch(batch);
   if (options.randomSeed)
     for (auto &[name, tensor] : makeRandomInputs(*plan, batch, *options.randomSeed))
       inputs.emplace(name, std::move(tensor));

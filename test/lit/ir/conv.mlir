@@ -217,7 +217,7 @@ func.func @dilations_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) ->
 // -----
 
 func.func @window_too_large(%x: tensor<1x3x4x8xf32>, %w: tensor<4x3x5x3xf32>) -> tensor<1x4x1x6xf32> {
-  // expected-error @+1 {{'fuse.conv' op window of size 5 (dilation 1) does not fit spatial dimension 0 of size 4 with padding 0+0}}
+  // expected-error @+1 {{'fuse.conv' op spatial dimension 0: window of size 5 (dilation 1, 5 wide) does not fit the input extent 4 with pads 0+0}}
   %0 = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x8xf32>, tensor<4x3x5x3xf32>) -> tensor<1x4x1x6xf32>
   return %0 : tensor<1x4x1x6xf32>
 }
@@ -226,7 +226,7 @@ func.func @window_too_large(%x: tensor<1x3x4x8xf32>, %w: tensor<4x3x5x3xf32>) ->
 
 // Dilation 3 makes the 3-wide kernel span 7 > 5 + 0 + 1 columns.
 func.func @dilated_window_too_large(%x: tensor<1x3x8x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x1xf32> {
-  // expected-error @+1 {{'fuse.conv' op window of size 3 (dilation 3) does not fit spatial dimension 1 of size 5 with padding 0+1}}
+  // expected-error @+1 {{'fuse.conv' op spatial dimension 1: window of size 3 (dilation 3, 7 wide) does not fit the input extent 5 with pads 0+1}}
   %0 = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 1>, dilations = array<i64: 1, 3>, group = 1 : i64} : (tensor<1x3x8x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x1xf32>
   return %0 : tensor<1x4x6x1xf32>
 }

@@ -97,7 +97,7 @@ func.func @pad_bad_mode(%x: tensor<?x3x8x8xf32>) -> tensor<?x3x10x10xf32> {
 // -----
 
 func.func @pad_negative_begin(%x: tensor<?x3x8x8xf32>) -> tensor<?x3x7x8xf32> {
-  // expected-error @+1 {{'fuse.pad' op negative pads (cropping) are not supported, got -1 and 0 on axis 2}}
+  // expected-error @+1 {{'fuse.pad' op axis 2: negative pads (cropping) are not supported, got -1 and 0}}
   %0 = fuse.pad %x {pads = array<i64: 0, 0, -1, 0, 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x7x8xf32>
   return %0 : tensor<?x3x7x8xf32>
 }
@@ -105,7 +105,7 @@ func.func @pad_negative_begin(%x: tensor<?x3x8x8xf32>) -> tensor<?x3x7x8xf32> {
 // -----
 
 func.func @pad_negative_end(%x: tensor<?x3x8x8xf32>) -> tensor<?x3x8x7xf32> {
-  // expected-error @+1 {{'fuse.pad' op negative pads (cropping) are not supported, got 1 and -2 on axis 3}}
+  // expected-error @+1 {{'fuse.pad' op axis 3: negative pads (cropping) are not supported, got 1 and -2}}
   %0 = fuse.pad %x {pads = array<i64: 0, 0, 0, 1, 0, 0, 0, -2>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x8x7xf32>
   return %0 : tensor<?x3x8x7xf32>
 }
@@ -121,7 +121,7 @@ func.func @pad_batch(%x: tensor<?x3x8x8xf32>) -> tensor<?x3x8x8xf32> {
 // -----
 
 func.func @pad_reflect_too_large(%x: tensor<?x3x8x4xf32>) -> tensor<?x3x8x10xf32> {
-  // expected-error @+1 {{'fuse.pad' op reflect pads must be smaller than the dimension (4) on axis 3}}
+  // expected-error @+1 {{'fuse.pad' op axis 3: reflect pads must be smaller than the dimension (4), got 2 and 4}}
   %0 = fuse.pad %x {pads = array<i64: 0, 0, 0, 2, 0, 0, 0, 4>, mode = "reflect"} : (tensor<?x3x8x4xf32>) -> tensor<?x3x8x10xf32>
   return %0 : tensor<?x3x8x10xf32>
 }
@@ -129,7 +129,7 @@ func.func @pad_reflect_too_large(%x: tensor<?x3x8x4xf32>) -> tensor<?x3x8x10xf32
 // -----
 
 func.func @pad_reflect_begin_too_large(%x: tensor<?x3x8x4xf32>) -> tensor<?x3x16x4xf32> {
-  // expected-error @+1 {{'fuse.pad' op reflect pads must be smaller than the dimension (8) on axis 2}}
+  // expected-error @+1 {{'fuse.pad' op axis 2: reflect pads must be smaller than the dimension (8), got 8 and 0}}
   %0 = fuse.pad %x {pads = array<i64: 0, 0, 8, 0, 0, 0, 0, 0>, mode = "reflect"} : (tensor<?x3x8x4xf32>) -> tensor<?x3x16x4xf32>
   return %0 : tensor<?x3x16x4xf32>
 }
@@ -137,7 +137,7 @@ func.func @pad_reflect_begin_too_large(%x: tensor<?x3x8x4xf32>) -> tensor<?x3x16
 // -----
 
 func.func @pad_edge_of_empty_axis(%x: tensor<2x0xf32>) -> tensor<2x2xf32> {
-  // expected-error @+1 {{'fuse.pad' op edge padding of an empty axis 1}}
+  // expected-error @+1 {{'fuse.pad' op axis 1: edge padding of an empty axis}}
   %0 = fuse.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = "edge"} : (tensor<2x0xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }

@@ -68,7 +68,7 @@ func.func @batch_norm_dynamic_channels(%x: tensor<2x?x8xf32>, %p: tensor<4xf32>)
 // -----
 
 func.func @batch_norm_negative_epsilon(%x: tensor<?x4x8x8xf32>, %p: tensor<4xf32>) -> tensor<?x4x8x8xf32> {
-  // expected-error @+1 {{'fuse.batch_norm' op 'epsilon' must be >= 0}}
+  // expected-error @+1 {{'fuse.batch_norm' op 'epsilon' must be finite and >= 0, got -1e-05}}
   %0 = fuse.batch_norm %x, %p, %p, %p, %p {epsilon = -1.0e-5 : f32} : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4x8x8xf32>
   return %0 : tensor<?x4x8x8xf32>
 }
@@ -136,7 +136,7 @@ func.func @layer_norm_axis_negative(%x: tensor<?x16x32xf32>, %s: tensor<32xf32>)
 // -----
 
 func.func @layer_norm_negative_epsilon(%x: tensor<?x16x32xf32>, %s: tensor<32xf32>) -> tensor<?x16x32xf32> {
-  // expected-error @+1 {{'fuse.layer_norm' op 'epsilon' must be >= 0}}
+  // expected-error @+1 {{'fuse.layer_norm' op 'epsilon' must be finite and >= 0, got -1}}
   %0 = fuse.layer_norm %x, %s {axis = 2 : i64, epsilon = -1.0 : f32} : (tensor<?x16x32xf32>, tensor<32xf32>) -> tensor<?x16x32xf32>
   return %0 : tensor<?x16x32xf32>
 }

@@ -162,7 +162,7 @@ func.func @max_pool_dilation_zero(%x: tensor<?x4x8x8xf32>) -> tensor<?x4x4x4xf32
 // -----
 
 func.func @max_pool_window_too_large(%x: tensor<?x4x8x2xf32>) -> tensor<?x4x6x1xf32> {
-  // expected-error @+1 {{'fuse.max_pool' op window of size 3 (dilation 1) does not fit spatial dimension 1 of size 2 with padding 0+0}}
+  // expected-error @+1 {{'fuse.max_pool' op spatial dimension 1: window of size 3 (dilation 1, 3 wide) does not fit the input extent 2 with pads 0+0}}
   %0 = fuse.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<?x4x8x2xf32>) -> tensor<?x4x6x1xf32>
   return %0 : tensor<?x4x6x1xf32>
 }
@@ -255,7 +255,7 @@ func.func @average_pool_pads_negative(%x: tensor<?x4x8x8xf32>) -> tensor<?x4x4x4
 // -----
 
 func.func @average_pool_window_too_large(%x: tensor<?x4x2x8xf32>) -> tensor<?x4x1x6xf32> {
-  // expected-error @+1 {{'fuse.average_pool' op window of size 4 (dilation 1) does not fit spatial dimension 0 of size 2 with padding 1+0}}
+  // expected-error @+1 {{'fuse.average_pool' op spatial dimension 0: window of size 4 (dilation 1, 4 wide) does not fit the input extent 2 with pads 1+0}}
   %0 = fuse.average_pool %x {kernel_shape = array<i64: 4, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 0, 0, 0>, ceil_mode = false, count_include_pad = false} : (tensor<?x4x2x8xf32>) -> tensor<?x4x1x6xf32>
   return %0 : tensor<?x4x1x6xf32>
 }

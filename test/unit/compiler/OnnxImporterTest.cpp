@@ -439,3 +439,42 @@ TEST_CASE("an opset outside the supported range is an error", "[onnx][errors]") 
   CHECK_FALSE(model.import(test));
   CHECK_THAT(test.diagnostics, Catch::Contains("ai.onnx opset 6 is not supported"));
 }
+
+TEST_CASE("negative and implausibly large input dimensions are rejected", "[onnx][errors]") {
+  auto importWithDim = [](int64_t size) {
+    TestModel model;
+    model.input("x", {"batch", "4"});
+    model.model.mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(1)
+        ->set_dim_value(size);
+    model.node("Relu", {"x"}, {"y"});
+    model.output("y");
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    return test.diagnostics;
+  };
+  // -1 used to become the batch dimension in the plan.
+  CHECK_THAT(importWithDim(-1), Catch::Contains("graph input 'x' has dimension 1 of size -1 (sizes must be >= 0"));
+  CHECK_THAT(importWithDim(int64_t(1) << 61), Catch::Contains("graph input 'x' has an implausibly large shape"));
+}
+
+TEST_CASE("out-of-range pooling flags name the node", "[onnx][errors]") {
+  TestModel model;
+  model.input("x", {"batch", "2", "8", "8"});
+  onnx::NodeProto &pool = model.node("MaxPool", {"x"}, {"y"}, "pool");
+  onnx::AttributeProto &kernel = *pool.add_attribute();
+  kernel.set_name("kernel_shape");
+  kernel.set_type(onnx::AttributeProto::INTS);
+  kernel.add_ints(2);
+  kernel.add_ints(2);
+  TestModel::setInt(pool, "ceil_mode", -1);
+  model.output("y");
+  TestContext test;
+  CHECK_FALSE(model.import(test));
+  CHECK_THAT(test.diagnostics,
+             Catch::Contains("pool") && Catch::Contains("MaxPool attribute 'ceil_mode' must be 0 or 1, got -1"));
+}

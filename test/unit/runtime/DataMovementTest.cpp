@@ -25,16 +25,25 @@ TEST_CASE("Pad in constant, edge and reflect modes") {
                 {9, 9, 1, 2, 9, 9, 9, 3, 4, 9, 9, 9, 9, 9, 9});
   requireTensor(runOp("Pad", padAttrs("edge", pads), {x}, {3, 5}), {3, 5},
                 {1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 3, 3, 3, 4, 4});
-  requireTensor(runOp("Pad", padAttrs("reflect", pads), {x}, {3, 5}), {3, 5},
-                {1, 2, 1, 2, 1, 3, 4, 3, 4, 3, 1, 2, 1, 2, 1});
+  // Reflect pads must be smaller than their dimension (the dialect's rule).
+  requireTensor(runOp("Pad", padAttrs("reflect", {0, 1, 1, 1}), {x}, {3, 4}), {3, 4},
+                {2, 1, 2, 1, 4, 3, 4, 3, 2, 1, 2, 1});
+  CHECK_THROWS_WITH(runOp("Pad", padAttrs("reflect", pads), {x}, {3, 5}),
+                    Catch::Contains("axis 1: reflect pads must be smaller than the dimension (2), got 2 and 1"));
   // numpy.pad([1, 2, 3, 4], 2, 'reflect')
   requireTensor(runOp("Pad", padAttrs("reflect", {2, 2}), {Tensor({4}, {1, 2, 3, 4})}, {8}), {8},
                 {3, 2, 1, 2, 3, 4, 3, 2});
-  // Negative pads crop.
-  requireTensor(runOp("Pad", padAttrs("constant", {-1, 1}), {Tensor({3}, {1, 2, 3})}, {3}), {3}, {2, 3, 9});
+  // fusec never crops with Pad, so neither does the runtime.
+  CHECK_THROWS_WITH(runOp("Pad", padAttrs("constant", {-1, 1}), {Tensor({3}, {1, 2, 3})}, {3}),
+                    Catch::Contains("negative pads (cropping) are not supported, got -1 and 1"));
   CHECK_THROWS_WITH(runOp("Pad", padAttrs("wrap", {1, 1}), {Tensor({2})}, {4}),
-                    Catch::Contains("mode must be \"constant\", \"reflect\" "
-                                    "or \"edge\", not \"wrap\""));
+                    Catch::Contains("'mode' must be \"constant\", \"reflect\" "
+                                    "or \"edge\", got \"wrap\""));
+  // The result shape is checked before any index table is built from it.
+  CHECK_THROWS_WITH(runOp("Pad", padAttrs("constant", {0, int64_t(1) << 31}), {Tensor({2})}, {4}),
+                    Catch::Contains("the plan records result shape [4], but the operands give [2147483650]"));
+  CHECK_THROWS_WITH(runOp("Pad", padAttrs("constant", {0, INT64_MAX}), {Tensor({2})}, {4}),
+                    Catch::Contains("implausibly large"));
 }
 
 TEST_CASE("Transpose permutes dimensions") {

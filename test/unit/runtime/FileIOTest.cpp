@@ -5,7 +5,12 @@
 #include "runtime/Error.h"
 #include "runtime/support/FileIO.h"
 
+#include <csignal>
+#include <fcntl.h>
 #include <filesystem>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace fusec;
 using namespace fusec::runtime;
@@ -42,4 +47,67 @@ TEST_CASE("readFileBytes rejects missing files and directories") {
   test::TempDir dir;
   CHECK_THROWS_WITH(readFileBytes(dir.file("nope")), Contains("cannot open '" + dir.file("nope") + "'"));
   CHECK_THROWS_WITH(readFileBytes(dir.path()), Contains("not a regular file"));
+}
+
+TEST_CASE("a stale temporary file of a dead process is removed by the next write") {
+  test::TempDir dir;
+  const std::string path = dir.file("model.plan");
+  // A process id that certainly no longer exists: a child that has exited
+  // and been reaped.
+  const pid_t child = ::fork();
+  if (child == 0)
+    ::_exit(0);
+  REQUIRE(child > 0);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  writeFileAtomically(path + ".tmp." + std::to_string(child), {1, 2, 3});
+  // Temporaries of other files and of a live process (this one) are kept.
+  writeFileAtomically(dir.file("other.plan.tmp." + std::to_string(child)), {4});
+  writeFileAtomically(dir.file("model.plan.tmp.1"), {5});
+  writeFileAtomically(path, {7});
+  CHECK(dir.entries() ==
+        std::vector<std::string>{"model.plan", "model.plan.tmp.1", "other.plan.tmp." + std::to_string(child)});
+}
+
+TEST_CASE("SIGTERM during an atomic write removes the temporary file") {
+  test::TempDir dir;
+  const std::string path = dir.file("model.plan");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The temporary is a FIFO, so the write blocks until the parent reads:
+    // the signal then arrives in the middle of writeFileAtomically.
+    const std::string temp = path + ".tmp." + std::to_string(::getpid());
+    if (::mkfifo(temp.c_str(), 0600) != 0)
+      ::_exit(3);
+    try {
+      writeFileAtomically(path, std::vector<uint8_t>(1 << 20, 0x5a));
+    } catch (...) {
+    }
+    ::_exit(4);
+  }
+  const std::string temp = path + ".tmp." + std::to_string(child);
+  int fifo = -1;
+  for (int attempt = 0; attempt < 1000 && fifo < 0; ++attempt) {
+    fifo = ::open(temp.c_str(), O_RDONLY | O_NONBLOCK);
+    if (fifo < 0)
+      ::usleep(10000);
+  }
+  REQUIRE(fifo >= 0);
+  // Once data arrives the child is inside the write, its handlers installed.
+  char byte = 0;
+  ssize_t got = 0;
+  for (int attempt = 0; attempt < 1000 && got <= 0; ++attempt) {
+    got = ::read(fifo, &byte, 1);
+    if (got <= 0)
+      ::usleep(10000);
+  }
+  REQUIRE(got == 1);
+  REQUIRE(::kill(child, SIGTERM) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  ::close(fifo);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK(dir.entries().empty());
 }

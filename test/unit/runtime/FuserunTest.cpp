@@ -229,3 +229,48 @@ TEST_CASE("fuserun --device=auto falls back to the CPU with one note") {
   CHECK_THAT(cuda.err, Contains("fuserun: error: cannot run on CUDA: cannot load the "
                                 "CUDA driver '/nonexistent/libcuda.so.1'"));
 }
+
+TEST_CASE("fuserun rejects batches beyond what the plan and memory allow") {
+  Workspace w;
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      // Used to overflow the element count and crash in MatMul.
+      {w.plan + " --random-inputs=1 --batch=2305843009213693952", "batch size 2305843009213693952 is too large"},
+      // Used to abort in the allocator.
+      {w.plan + " --random-inputs=1 --batch=1000000000000", "batch size 1000000000000 is too large"},
+      {w.plan + " --info --batch=2305843009213693952", "batch size 2305843009213693952 is too large"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.args);
+    const ToolResult r = fuserun(w.dir, c.args);
+    CHECK(r.exitCode == 1);
+    CHECK_THAT(r.err, Contains("fuserun: error: "));
+    CHECK_THAT(r.err, Contains(c.message));
+    CHECK_THAT(r.err, Contains("so the largest batch is"));
+  }
+}
+
+TEST_CASE("fuserun rejects hostile window and padding attributes at load") {
+  Workspace w;
+  const json window = {{"kernel_shape", {3, 3}},
+                       {"strides", {1, 1}},
+                       {"pads", {0, 0, 0, 0}},
+                       {"dilations", {int64_t(1) << 62, 1}},
+                       {"ceil_mode", 0}};
+  writeFileAtomically(w.dir.file("dilation.plan"), test::windowPlanBytes("MaxPool", window, {-1, 1, 2, 2}));
+  const json pad = {{"pads", {0, 0, 0, int64_t(1) << 31, 0, 0, 0, 0}}, {"mode", "constant"}, {"value", 0.0}};
+  writeFileAtomically(w.dir.file("pad.plan"), test::windowPlanBytes("Pad", pad, {-1, 1, 4, 4}));
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {w.dir.file("dilation.plan") + " --info", "op MaxPool 'op1': spatial dimension 0: window of size 3"},
+      {w.dir.file("pad.plan") + " --random-inputs=1", "op Pad 'op1': the plan records result shape [batch, 1, 4, 4]"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.args);
+    const ToolResult r = fuserun(w.dir, c.args);
+    CHECK(r.exitCode == 1);
+    CHECK_THAT(r.err, Contains(c.message));
+  }
+}

@@ -55,3 +55,13 @@ TEST_CASE("Softmax along one axis") {
   CHECK_THROWS_WITH(runOp("Softmax", {{"axis", 2}}, {Tensor({2, 2})}, {2, 2}),
                     Catch::Contains("axis 2 is out of range for rank 2"));
 }
+
+TEST_CASE("a negative or non-finite epsilon is an error") {
+  const std::vector<Tensor> operands = {Tensor({1, 1}, {3}), Tensor({1}, {1}), Tensor({1}, {0}), Tensor({1}, {1}),
+                                        Tensor({1}, {1})};
+  CHECK_THROWS_WITH(runOp("BatchNormalization", {{"epsilon", -1.0}}, operands, {1, 1}),
+                    Catch::Contains("'epsilon' must be finite and >= 0, got -1"));
+  // 1e39 does not fit a float: it becomes infinity.
+  CHECK_THROWS_WITH(runOp("BatchNormalization", {{"epsilon", 1e39}}, operands, {1, 1}),
+                    Catch::Contains("'epsilon' must be finite and >= 0, got inf"));
+}

@@ -158,7 +158,7 @@ TEST_CASE("trailing data, bad magic and version numbers") {
   CHECK_THROWS_WITH(fromBytes(olderMajor), Contains("no longer supported"));
 
   // Minor versions only add what older readers may ignore.
-  std::vector<uint8_t> newerMinor = file;
+  std::vector<uint8_t> newerMinor = editedPlan([](json &m) { m["format_version"] = "1.7"; });
   storeLE(newerMinor, 12, plan::kMinorVersion + 7, 4);
   CHECK(fromBytes(newerMinor).kernels().size() == 3);
 
@@ -427,4 +427,98 @@ TEST_CASE("a CPU plan may carry launch and image, or neither") {
     m["kernels"][0].erase("image");
   }));
   CHECK_NOTHROW(gpuPlan([](json &m) { m["target"] = "cpu"; }));
+}
+
+TEST_CASE("arena buffers live at the same time must not overlap") {
+  // t1 (kernels 1..2) moved onto t0 (kernels 0..2): both are read by k2.
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["buffers"][6]["offset"] = {{"per_batch", 64}, {"fixed", 0}}; })),
+      Contains("arena buffer 3 't0' (bytes 64*batch + 0 to 76*batch + 0, live in kernels 0..2) overlaps arena "
+               "buffer 6 't1' (bytes 64*batch + 0 to 76*batch + 0, live in kernels 1..2)"));
+  // Disjoint at batch 1 but t1's end outgrows t0's start at larger batches.
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) {
+                      m["buffers"][3]["offset"] = {{"per_batch", 0}, {"fixed", 64}};
+                      m["arena"]["fixed"] = 128;
+                    })),
+                    Contains("overlaps arena buffer 6 't1'"));
+}
+
+TEST_CASE("the manifest's format_version must match the header") {
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "garbage"; })),
+                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 1.0"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "1.1"; })),
+                    Contains("does not match the header's version 1.0"));
+}
+
+TEST_CASE("reserved header bytes must be zero") {
+  for (size_t at : {48, 55, 63}) {
+    std::vector<uint8_t> bytes = test::smallPlanBytes();
+    bytes[at] = 1;
+    CHECK_THROWS_WITH(fromBytes(bytes), Contains("reserved header byte " + std::to_string(at) + " is 1, not 0"));
+  }
+}
+
+TEST_CASE("implausibly large shapes are rejected at the largest batch bucket") {
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {1, int64_t(1) << 51}; })),
+      Contains("input buffer 0 'x' shape [batch, 2] is implausibly large (more than 4503599627370496 bytes at "
+               "batch 2251799813685248)"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {-1}; })),
+                    Contains("batch bucket -1 is not positive"));
+}
+
+namespace {
+
+json maxPoolAttrs() {
+  return {
+      {"kernel_shape", {2, 2}}, {"strides", {2, 2}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"ceil_mode", 0}};
+}
+
+} // namespace
+
+TEST_CASE("op attributes are checked with the dialect's rules before anything runs") {
+  const json pooled = {-1, 1, 2, 2};
+  CHECK_NOTHROW(fromBytes(test::windowPlanBytes("MaxPool", maxPoolAttrs(), pooled)));
+
+  json attrs = maxPoolAttrs();
+  attrs["ceil_mode"] = -1;
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("MaxPool", attrs, pooled)),
+                    Contains("small.plan: kernel 'k0' op MaxPool 'op1': 'ceil_mode' must be 0 or 1, got -1"));
+
+  attrs = maxPoolAttrs();
+  attrs["dilations"] = {int64_t(1) << 62, 1};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("MaxPool", attrs, pooled)),
+                    Contains("op MaxPool 'op1': spatial dimension 0: window of size 2 (dilation 4611686018427387904, "
+                             "4611686018427387905 wide) does not fit the input extent 4 with pads 0+0"));
+  attrs["kernel_shape"] = {3, 3};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("MaxPool", attrs, pooled)),
+                    Contains("overflows the size arithmetic"));
+
+  attrs = maxPoolAttrs();
+  attrs["pads"] = {INT64_MAX, 0, INT64_MAX, 0};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("MaxPool", attrs, pooled)),
+                    Contains("overflows the size arithmetic"));
+
+  attrs = maxPoolAttrs();
+  attrs.erase("dilations");
+  attrs["count_include_pad"] = 2;
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("AveragePool", attrs, pooled)),
+                    Contains("op AveragePool 'op1': 'count_include_pad' must be 0 or 1, got 2"));
+
+  // The result shape the attributes give must be the recorded one.
+  CHECK_THROWS_WITH(
+      fromBytes(test::windowPlanBytes("MaxPool", maxPoolAttrs(), json{-1, 1, 3, 2})),
+      Contains("the plan records result shape [batch, 1, 3, 2], but the attributes give 2 for dimension 2"));
+
+  // One pad of 2^31 used to fill a 2^31-entry index vector before any check.
+  const json padAttrs = {{"pads", {0, 0, 0, int64_t(1) << 31, 0, 0, 0, 0}}, {"mode", "constant"}, {"value", 0.0}};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Pad", padAttrs, json{-1, 1, 4, 4})),
+                    Contains("op Pad 'op1': the plan records result shape [batch, 1, 4, 4], but the attributes give "
+                             "2147483652 for dimension 3"));
+  const json hugePad = {{"pads", {0, 0, 0, INT64_MAX, 0, 0, 0, 0}}, {"mode", "constant"}, {"value", 0.0}};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Pad", hugePad, json{-1, 1, 4, 4})),
+                    Contains("axis 3: pads 9223372036854775807+0 make the axis of size 4 implausibly large"));
+  const json batchPad = {{"pads", {1, 0, 0, 0, 0, 0, 0, 0}}, {"mode", "constant"}, {"value", 0.0}};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Pad", batchPad, json{-1, 1, 4, 4})),
+                    Contains("cannot pad the batch dimension (axis 0)"));
 }

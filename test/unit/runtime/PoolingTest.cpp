@@ -72,3 +72,22 @@ TEST_CASE("GlobalAveragePool averages each channel") {
   requireTensor(runOp("GlobalAveragePool", json::object(), {iota({2, 2, 2, 2}, 1)}, {2, 2, 1, 1}), {2, 2, 1, 1},
                 {2.5f, 6.5f, 10.5f, 14.5f});
 }
+
+TEST_CASE("hostile window attributes are errors, not overflows") {
+  const Tensor x = iota({1, 1, 4, 4});
+  json attrs = poolAttrs({3, 3}, {1, 1}, {0, 0, 0, 0}, 0);
+  attrs["dilations"] = {int64_t(1) << 62, 1};
+  CHECK_THROWS_WITH(runOp("MaxPool", attrs, {x}, {1, 1, 1, 2}),
+                    Catch::Contains("op MaxPool 'test_op': spatial dimension 0: window of size 3 (dilation "
+                                    "4611686018427387904, pads 0+0) overflows the size arithmetic"));
+  attrs = poolAttrs({2, 2}, {1, 1}, {INT64_MAX, 0, INT64_MAX, 0}, 0);
+  attrs["dilations"] = {1, 1};
+  CHECK_THROWS_WITH(runOp("MaxPool", attrs, {x}, {1, 1, 3, 3}), Catch::Contains("overflows the size arithmetic"));
+  attrs = poolAttrs({2, 2}, {1, 1}, {0, 0, 0, 0}, -1);
+  attrs["dilations"] = {1, 1};
+  CHECK_THROWS_WITH(runOp("MaxPool", attrs, {x}, {1, 1, 3, 3}), Catch::Contains("'ceil_mode' must be 0 or 1, got -1"));
+  attrs = poolAttrs({2, 2}, {1, 1}, {0, 0, 0, 0}, 0);
+  attrs["count_include_pad"] = 3;
+  CHECK_THROWS_WITH(runOp("AveragePool", attrs, {x}, {1, 1, 3, 3}),
+                    Catch::Contains("'count_include_pad' must be 0 or 1, got 3"));
+}

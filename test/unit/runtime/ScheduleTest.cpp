@@ -235,7 +235,8 @@ TEST_CASE("inputs and outputs copy the caller's rows and pad the rest") {
     m["kernels"][0]["ops"][0]["op"] = "Reshape";
     m["kernels"][0]["ops"][0]["operands"] = {0};
   });
-  const IoTransfer &blocked = buildSchedule(inner, layoutWorkspace(inner, 16), RunMode{3, 8, true}).inputs[0];
+  // A copy: a reference into the temporary Schedule would dangle (ASan found it).
+  const IoTransfer blocked = buildSchedule(inner, layoutWorkspace(inner, 16), RunMode{3, 8, true}).inputs[0];
   CHECK(blocked.blocks == 2);
   CHECK(blocked.hostBlockBytes == 3 * 2 * 4);
   CHECK(blocked.deviceBlockBytes == 8 * 2 * 4);
@@ -246,7 +247,7 @@ TEST_CASE("inputs and outputs copy the caller's rows and pad the rest") {
     m["buffers"][0]["shape"] = {2, 4};
     m["kernels"][0]["values"][0]["shape"] = {2, 4};
   });
-  const IoTransfer &whole = buildSchedule(fixed, layoutWorkspace(fixed, 16), RunMode{3, 4, true}).inputs[0];
+  const IoTransfer whole = buildSchedule(fixed, layoutWorkspace(fixed, 16), RunMode{3, 4, true}).inputs[0];
   CHECK(whole.blocks == 1);
   CHECK(whole.hostBlockBytes == 32);
   CHECK(whole.deviceBlockBytes == 32);

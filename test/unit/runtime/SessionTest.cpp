@@ -5,6 +5,8 @@
 #include "runtime/Error.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
+#include "runtime/c_api/runtime_c.h"
+#include "runtime/support/FileIO.h"
 
 using namespace fusec;
 using namespace fusec::runtime;
@@ -117,4 +119,44 @@ TEST_CASE("random inputs are deterministic, shaped and between -1 and 1") {
     CHECK(v >= -1.0f);
     CHECK(v < 1.0f);
   }
+}
+
+TEST_CASE("the batch limit follows from the plan and the machine's memory") {
+  const auto plan = smallPlan();
+  // Per sample: arena 128 bytes, x 8, y 12.
+  const BatchLimit limit = batchLimitOf(*plan, 148 * 1000 + 5);
+  CHECK(limit.bytesPerBatch == 148);
+  CHECK(limit.fixedBytes == 0);
+  CHECK(limit.maxBatch == 1000);
+  CHECK_NOTHROW(checkBatchAgainst(*plan, limit, 1000));
+  CHECK_THROWS_WITH(checkBatchAgainst(*plan, limit, 1001),
+                    Contains("small.plan: batch size 1001 is too large: a run needs 148 bytes per sample plus 0"));
+  CHECK_THROWS_WITH(checkBatchAgainst(*plan, limit, 0), Contains("batch size must be at least 1, got 0"));
+
+  Session session(plan, Device::Cpu);
+  CHECK(session.maxBatch() == batchLimitOf(*plan, physicalMemoryBytes()).maxBatch);
+  std::vector<float> x(2), y(3);
+  // Both entry points check before allocating or touching memory.
+  CHECK_THROWS_WITH(session.run(int64_t(1) << 61, {x.data()}, {y.data()}), Contains("is too large"));
+  CHECK_THROWS_WITH(session.run(int64_t(1) << 61, {{"x", Tensor({1, 2})}}), Contains("is too large"));
+}
+
+TEST_CASE("the C API reports the batch limit and rejects larger batches") {
+  const test::TempDir dir;
+  writeFileAtomically(dir.file("small.plan"), test::smallPlanBytes());
+  fusec_plan *plan = fusec_plan_load(dir.file("small.plan").c_str());
+  REQUIRE(plan);
+  fusec_session *session = fusec_session_create(plan, "cpu");
+  REQUIRE(session);
+  const int64_t maxBatch = fusec_session_max_batch(session);
+  CHECK(maxBatch > 1000);
+  std::vector<float> x(2), y(3);
+  const float *inputs[] = {x.data()};
+  float *outputs[] = {y.data()};
+  CHECK(fusec_session_run(session, 1, inputs, outputs) == 0);
+  CHECK(fusec_session_run(session, int64_t(2305843009213693952), inputs, outputs) == 1);
+  CHECK_THAT(std::string(fusec_last_error()), Contains("batch size 2305843009213693952 is too large"));
+  CHECK(fusec_session_max_batch(nullptr) == 0);
+  fusec_session_free(session);
+  fusec_plan_free(plan);
 }

@@ -144,6 +144,33 @@ std::vector<plan::Section> smallPlanSections() {
 
 std::vector<uint8_t> smallPlanBytes() { return plan::encodePlan(smallPlanManifest(), smallPlanSections()); }
 
+/// A plan of one kernel running `op` (with `attrs`) on x: [batch, 1, 4, 4]
+/// into y of shape `resultShape`.
+std::vector<uint8_t> windowPlanBytes(const std::string &op, const json &attrs, const json &resultShape) {
+  json manifest = {
+      {"format_version", "1.0"},
+      {"compiler_version", "fusec test"},
+      {"target", "cpu"},
+      {"source_hash", "0123456789abcdef"},
+      {"batch_buckets", {1}},
+      {"inputs", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {-1, 1, 4, 4}}, {"buffer", 0}}}},
+      {"outputs", {{{"name", "y"}, {"dtype", "f32"}, {"shape", resultShape}, {"buffer", 1}}}},
+      {"buffers",
+       {{{"id", 0}, {"name", "x"}, {"kind", "input"}, {"shape", {-1, 1, 4, 4}}},
+        {{"id", 1}, {"name", "y"}, {"kind", "output"}, {"shape", resultShape}}}},
+      {"arena", {{"per_batch", 0}, {"fixed", 0}, {"lower_bound", {{"per_batch", 0}, {"fixed", 0}}}}},
+      {"kernels",
+       {{{"name", "k0"},
+         {"kind", "pool"},
+         {"inputs", {0}},
+         {"outputs", {1}},
+         {"values", {{{"shape", {-1, 1, 4, 4}}}, {{"shape", resultShape}}}},
+         {"ops", {{{"op", op}, {"name", "op1"}, {"operands", {0}}, {"results", {1}}, {"attrs", attrs}}}},
+         {"yields", {1}}}}},
+  };
+  return plan::encodePlan(manifest, {{plan::kWeightsSection, {}}});
+}
+
 // Checked with `ptxas -arch=sm_75` and `-arch=sm_90`. One thread per
 // element; `batch` is the kernels' last parameter, as in generated kernels.
 const char *const kHostStepPlanPtx = R"(//

@@ -46,6 +46,10 @@ runtime::Tensor runOp(const std::string &op, const nlohmann::json &attrs, const 
 nlohmann::json smallPlanManifest();
 std::vector<plan::Section> smallPlanSections();
 std::vector<uint8_t> smallPlanBytes();
+/// A plan of one kernel running `op` (with `attrs`) on x: [batch, 1, 4, 4]
+/// into the output y of shape `resultShape`; for window and padding ops.
+std::vector<uint8_t> windowPlanBytes(const std::string &op, const nlohmann::json &attrs,
+                                     const nlohmann::json &resultShape);
 /// x rows and the y rows the small plan computes for them.
 extern const std::vector<std::vector<float>> kSmallPlanInputRows;
 extern const std::vector<std::vector<float>> kSmallPlanOutputRows;

@@ -1,0 +1,174 @@
+//===- OpAttributeVerifier.cpp - Op attributes of a plan, checked at load ---===//
+
+#include "runtime/plan/OpAttributeVerifier.h"
+
+#include "runtime/Error.h"
+#include "runtime/plan/PlanFormat.h"
+#include "runtime/support/CheckedMath.h"
+#include "runtime/support/OpRules.h"
+
+namespace fusec::runtime {
+
+namespace {
+
+class OpChecker {
+public:
+  OpChecker(const KernelDesc &kernel, const OpDesc &op, const std::string &sourceName)
+      : kernel_(kernel), op_(op), sourceName_(sourceName) {}
+
+  void verify() const {
+    const std::string &name = op_.op;
+    if (name == "Conv")
+      verifyConv();
+    else if (name == "MaxPool" || name == "AveragePool")
+      verifyPool(name == "MaxPool");
+    else if (name == "Pad")
+      verifyPad();
+    else if (name == "BatchNormalization" || name == "LayerNormalization")
+      check(rules::checkEpsilon(narrowToFloat(number("epsilon"))));
+    else if (name == "Gemm")
+      flag("transA"), flag("transB");
+    else if (name == "ReduceMean")
+      flag("keepdims");
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &reason) const {
+    throw Error(sourceName_ + ": kernel '" + kernel_.name + "' op " + op_.op + " '" + op_.name + "': " + reason);
+  }
+  void check(const std::string &error) const {
+    if (!error.empty())
+      fail(error);
+  }
+
+  const nlohmann::json &attr(const char *name) const {
+    auto it = op_.attrs.find(name);
+    if (it == op_.attrs.end())
+      fail(std::string("missing attribute '") + name + "'");
+    return *it;
+  }
+  int64_t integer(const char *name) const {
+    const nlohmann::json &value = attr(name);
+    if (!value.is_number_integer())
+      fail(std::string("attribute '") + name + "' must be an integer, not " + value.dump());
+    return value.get<int64_t>();
+  }
+  bool flag(const char *name) const {
+    const int64_t value = integer(name);
+    check(rules::checkFlag(name, value));
+    return value != 0;
+  }
+  double number(const char *name) const {
+    const nlohmann::json &value = attr(name);
+    if (!value.is_number())
+      fail(std::string("attribute '") + name + "' must be a number, not " + value.dump());
+    return value.get<double>();
+  }
+  std::vector<int64_t> integers(const char *name, size_t count) const {
+    const nlohmann::json &value = attr(name);
+    std::vector<int64_t> result;
+    if (value.is_array() && value.size() == count)
+      for (const nlohmann::json &entry : value)
+        if (entry.is_number_integer())
+          result.push_back(entry.get<int64_t>());
+    if (result.size() != count)
+      fail(std::string("attribute '") + name + "' must be an array of " + std::to_string(count) + " integers, not " +
+           value.dump());
+    return result;
+  }
+
+  const Shape &operandShape(size_t index) const {
+    if (index >= op_.operands.size())
+      fail("needs operand " + std::to_string(index) + ", but has " + std::to_string(op_.operands.size()));
+    return kernel_.values[op_.operands[index]];
+  }
+  const Shape &resultShape() const {
+    if (op_.results.empty())
+      fail("has no result");
+    return kernel_.values[op_.results.front()];
+  }
+  void expectRank(const Shape &shape, size_t rank, const std::string &what) const {
+    if (shape.size() != rank)
+      fail(what + " must have rank " + std::to_string(rank) + ", but its shape is " + formatShape(shape));
+  }
+  void expectResultDim(size_t dim, int64_t computed) const {
+    const Shape &result = resultShape();
+    if (dim >= result.size() || result[dim] != computed)
+      fail("the plan records result shape " + formatShape(result) + ", but the attributes give " +
+           std::to_string(computed) + " for dimension " + std::to_string(dim));
+  }
+
+  /// The two spatial output sizes of a window over an NCHW `input`.
+  void verifyWindow(const Shape &input, const int64_t kernel[2], const std::vector<int64_t> &strides,
+                    const std::vector<int64_t> &pads, const std::vector<int64_t> &dilations, bool ceilMode) const {
+    expectRank(input, 4, "operand 0");
+    expectRank(resultShape(), 4, "the result");
+    for (int dim = 0; dim < 2; ++dim) {
+      if (input[2 + dim] == plan::kBatchDim)
+        fail("spatial dimension " + std::to_string(dim) + " must be static, not the batch");
+      const rules::WindowAxis axis{input[2 + dim], kernel[dim], strides[dim], dilations[dim], pads[dim], pads[dim + 2]};
+      int64_t outputs = 0;
+      const std::string error = rules::windowOutputSize(axis, ceilMode, outputs);
+      if (!error.empty())
+        fail("spatial dimension " + std::to_string(dim) + ": " + error);
+      expectResultDim(2 + dim, outputs);
+    }
+  }
+
+  void verifyConv() const {
+    const Shape &weight = operandShape(1);
+    expectRank(weight, 4, "operand 1 (the weight)");
+    if (integer("group") < 1)
+      fail("'group' must be >= 1, got " + std::to_string(integer("group")));
+    const int64_t kernel[2] = {weight[2], weight[3]};
+    verifyWindow(operandShape(0), kernel, integers("strides", 2), integers("pads", 4), integers("dilations", 2),
+                 /*ceilMode=*/false);
+  }
+
+  void verifyPool(bool isMax) const {
+    const std::vector<int64_t> kernelShape = integers("kernel_shape", 2);
+    const int64_t kernel[2] = {kernelShape[0], kernelShape[1]};
+    const bool ceilMode = flag("ceil_mode");
+    if (!isMax)
+      flag("count_include_pad");
+    const std::vector<int64_t> dilations = isMax ? integers("dilations", 2) : std::vector<int64_t>{1, 1};
+    verifyWindow(operandShape(0), kernel, integers("strides", 2), integers("pads", 4), dilations, ceilMode);
+  }
+
+  void verifyPad() const {
+    const Shape &input = operandShape(0);
+    const size_t rank = input.size();
+    const std::vector<int64_t> pads = integers("pads", 2 * rank);
+    const nlohmann::json &mode = attr("mode");
+    if (!mode.is_string())
+      fail("attribute 'mode' must be a string, not " + mode.dump());
+    check(rules::checkPadMode(mode.get<std::string>()));
+    expectRank(resultShape(), rank, "the result");
+    for (size_t d = 0; d < rank; ++d) {
+      if (input[d] == plan::kBatchDim) {
+        if (pads[d] != 0 || pads[d + rank] != 0)
+          fail("cannot pad the batch dimension (axis " + std::to_string(d) + ")");
+        expectResultDim(d, plan::kBatchDim);
+        continue;
+      }
+      int64_t outputs = 0;
+      const std::string error =
+          rules::padOutputSize(input[d], pads[d], pads[d + rank], mode.get<std::string>(), outputs);
+      if (!error.empty())
+        fail("axis " + std::to_string(d) + ": " + error);
+      expectResultDim(d, outputs);
+    }
+  }
+
+  const KernelDesc &kernel_;
+  const OpDesc &op_;
+  const std::string &sourceName_;
+};
+
+} // namespace
+
+void verifyOpAttributes(const KernelDesc &kernel, const OpDesc &op, const std::string &sourceName) {
+  OpChecker(kernel, op, sourceName).verify();
+}
+
+} // namespace fusec::runtime

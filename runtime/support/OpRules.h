@@ -1,0 +1,134 @@
+//===- OpRules.h - Attribute rules shared by the dialect and the runtime -*- C++ -*-===//
+//
+// The fuse dialect's verifier (ir/ShapeInference.cpp), the importers, the
+// plan verifier and the CPU backend must agree on which attribute values an
+// op accepts and on the shapes they produce; otherwise fusec writes plans the
+// runtime rejects, or the runtime runs ops the compiler would never emit.
+// The rules live here once, in plain C++ that throws nothing: each returns an
+// empty string when the values are valid and otherwise the reason, which the
+// caller prefixes with the op or node it checked.
+//
+// All size arithmetic is overflow-checked (CheckedMath.h), so the rules are
+// safe on hostile values such as a dilation of 2^62.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_RUNTIME_SUPPORT_OPRULES_H
+#define FUSEC_RUNTIME_SUPPORT_OPRULES_H
+
+#include "runtime/support/CheckedMath.h"
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace fusec::rules {
+
+/// An attribute that ONNX stores as an integer but means a boolean
+/// (ceil_mode, count_include_pad, keepdims, transA, ...) must be 0 or 1.
+inline std::string checkFlag(const char *name, int64_t value) {
+  if (value == 0 || value == 1)
+    return {};
+  return std::string("'") + name + "' must be 0 or 1, got " + std::to_string(value);
+}
+
+/// Normalisation epsilons are added to a variance: they must be finite and
+/// non-negative.
+inline std::string checkEpsilon(double epsilon) {
+  if (std::isfinite(epsilon) && epsilon >= 0)
+    return {};
+  std::ostringstream text;
+  text << "'epsilon' must be finite and >= 0, got " << epsilon;
+  return text.str();
+}
+
+/// One spatial axis of a sliding window (Conv, MaxPool, AveragePool).
+struct WindowAxis {
+  int64_t input = 0;
+  int64_t kernel = 1;
+  int64_t stride = 1;
+  int64_t dilation = 1;
+  int64_t padBegin = 0;
+  int64_t padEnd = 0;
+};
+
+/// Kernel sizes, strides and dilations must be >= 1 and pads >= 0.
+inline std::string checkWindowAttributes(const WindowAxis &axis) {
+  if (axis.kernel < 1)
+    return "kernel size must be >= 1, got " + std::to_string(axis.kernel);
+  if (axis.stride < 1)
+    return "'strides' entries must be >= 1, got " + std::to_string(axis.stride);
+  if (axis.dilation < 1)
+    return "'dilations' entries must be >= 1, got " + std::to_string(axis.dilation);
+  if (axis.padBegin < 0 || axis.padEnd < 0)
+    return "'pads' entries must be >= 0, got " + std::to_string(axis.padBegin) + " and " + std::to_string(axis.padEnd);
+  return {};
+}
+
+/// The output extent of a window along `axis` as ONNX and PyTorch define it:
+/// floor (or, with `ceilMode`, ceil) of (padded input - span) / stride, plus
+/// one, where span = dilation * (kernel - 1) + 1; with ceilMode a last window
+/// that would start inside the end padding is dropped. Fails if the
+/// attributes are invalid, the arithmetic overflows or the window does not
+/// fit the padded input.
+inline std::string windowOutputSize(const WindowAxis &axis, bool ceilMode, int64_t &outputs) {
+  if (std::string error = checkWindowAttributes(axis); !error.empty())
+    return error;
+  if (axis.input < 0)
+    return "input extent " + std::to_string(axis.input) + " is negative";
+  const std::optional<int64_t> taps = checkedMul(axis.dilation, axis.kernel - 1);
+  const std::optional<int64_t> span = taps ? checkedAdd(*taps, 1) : std::nullopt;
+  const std::optional<int64_t> padded = checkedAdd(axis.input, axis.padBegin, axis.padEnd);
+  if (!span || !padded)
+    return "window of size " + std::to_string(axis.kernel) + " (dilation " + std::to_string(axis.dilation) + ", pads " +
+           std::to_string(axis.padBegin) + "+" + std::to_string(axis.padEnd) + ") overflows the size arithmetic";
+  if (*span > *padded)
+    return "window of size " + std::to_string(axis.kernel) + " (dilation " + std::to_string(axis.dilation) + ", " +
+           std::to_string(*span) + " wide) does not fit the input extent " + std::to_string(axis.input) +
+           " with pads " + std::to_string(axis.padBegin) + "+" + std::to_string(axis.padEnd);
+  const int64_t room = *padded - *span; // >= 0, no overflow
+  int64_t count = room / axis.stride + (ceilMode && room % axis.stride != 0);
+  if (ceilMode && count > 0) {
+    // The last window starts at count * stride; if that is past the input
+    // (or too large to represent) it would only see end padding.
+    const std::optional<int64_t> lastStart = checkedMul(count, axis.stride);
+    if (!lastStart || *lastStart >= axis.input + axis.padBegin)
+      --count;
+  }
+  outputs = count + 1;
+  return {};
+}
+
+/// Pad's `mode`.
+inline std::string checkPadMode(const std::string &mode) {
+  if (mode == "constant" || mode == "reflect" || mode == "edge")
+    return {};
+  return "'mode' must be \"constant\", \"reflect\" or \"edge\", got \"" + mode + "\"";
+}
+
+/// The padded extent of one axis of Pad: input + begin + end. Pads must be
+/// non-negative (fusec does not crop), reflect pads smaller than the axis,
+/// edge and reflect padding need a non-empty axis.
+inline std::string padOutputSize(int64_t input, int64_t begin, int64_t end, const std::string &mode, int64_t &outputs) {
+  if (std::string error = checkPadMode(mode); !error.empty())
+    return error;
+  if (begin < 0 || end < 0)
+    return "negative pads (cropping) are not supported, got " + std::to_string(begin) + " and " + std::to_string(end);
+  if (input < 0)
+    return "input extent " + std::to_string(input) + " is negative";
+  if ((begin != 0 || end != 0) && mode != "constant" && input == 0)
+    return mode + " padding of an empty axis";
+  if (mode == "reflect" && (begin >= input || end >= input) && (begin != 0 || end != 0))
+    return "reflect pads must be smaller than the dimension (" + std::to_string(input) + "), got " +
+           std::to_string(begin) + " and " + std::to_string(end);
+  const std::optional<int64_t> padded = checkedAdd(input, begin, end);
+  if (!padded || *padded > kMaxTensorBytes)
+    return "pads " + std::to_string(begin) + "+" + std::to_string(end) + " make the axis of size " +
+           std::to_string(input) + " implausibly large";
+  outputs = *padded;
+  return {};
+}
+
+} // namespace fusec::rules
+
+#endif // FUSEC_RUNTIME_SUPPORT_OPRULES_H

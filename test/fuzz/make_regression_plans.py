@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Writes the plan fuzzer's seed and regression inputs into OUTDIR.
+
+Each plan is a valid container (header, checksummed manifest and sections)
+around a manifest that is either sound (seeds) or one of the hostile cases
+of issue 13 that the runtime once mishandled (regressions): window
+arithmetic that overflows, a 2^31 pad, overlapping live arena buffers, a
+format_version that disagrees with the header, non-zero reserved header
+bytes and out-of-range flags. With the checksums right, mutations reach the
+verifier and the CPU backend instead of stopping at the checksum check.
+
+Usage: make_regression_plans.py OUTDIR
+"""
+import copy
+import json
+import os
+import struct
+import sys
+
+HEADER_SIZE = 64
+ALIGN = 64
+
+
+def fnv1a64(data):
+    h = 0xCBF29CE484222325
+    for b in data:
+        h ^= b
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def encode(manifest, sections=(), reserved=b"\0" * 16):
+    """The plan file for `manifest` and (name, bytes) `sections`."""
+    offsets = [0] * len(sections)
+    while True:
+        manifest = dict(manifest)
+        manifest["sections"] = [
+            {"name": name, "offset": off, "size": len(data), "checksum": "%016x" % fnv1a64(data)}
+            for (name, data), off in zip(sections, offsets)]
+        text = json.dumps(manifest, sort_keys=True).encode()
+        nxt, settled = HEADER_SIZE + len(text), []
+        for _, data in sections:
+            nxt = (nxt + ALIGN - 1) // ALIGN * ALIGN
+            settled.append(nxt)
+            nxt += len(data)
+        if settled == offsets:
+            break
+        offsets = settled
+    size = offsets[-1] + len(sections[-1][1]) if sections else HEADER_SIZE + len(text)
+    out = bytearray(size)
+    out[0:8] = b"FUSEPLAN"
+    out[8:48] = struct.pack("<IIQQQQ", 1, 0, HEADER_SIZE, len(text), fnv1a64(text), size)
+    out[48:64] = reserved
+    out[HEADER_SIZE:HEADER_SIZE + len(text)] = text
+    for (_, data), off in zip(sections, offsets):
+        out[off:off + len(data)] = data
+    return bytes(out)
+
+
+def small_plan():
+    """The runtime unit tests' three-kernel plan (test/unit/runtime/TestSupport.cpp)."""
+    manifest = {
+        "format_version": "1.0", "compiler_version": "fusec test", "target": "cpu",
+        "source_hash": "0123456789abcdef", "batch_buckets": [1, 2, 4],
+        "inputs": [{"name": "x", "dtype": "f32", "shape": [-1, 2], "buffer": 0}],
+        "outputs": [{"name": "y", "dtype": "f32", "shape": [-1, 3], "buffer": 5}],
+        "buffers": [
+            {"id": 0, "name": "x", "kind": "input", "shape": [-1, 2]},
+            {"id": 1, "name": "W", "kind": "weight", "shape": [3, 2], "offset": 0},
+            {"id": 2, "name": "b", "kind": "weight", "shape": [3], "offset": 24},
+            {"id": 3, "name": "t0", "kind": "arena", "shape": [-1, 3], "offset": {"per_batch": 64, "fixed": 0}},
+            {"id": 4, "name": "c", "kind": "weight", "shape": [3], "offset": 48},
+            {"id": 5, "name": "y", "kind": "output", "shape": [-1, 3]},
+            {"id": 6, "name": "t1", "kind": "arena", "shape": [-1, 3], "offset": {"per_batch": 0, "fixed": 0}}],
+        "arena": {"per_batch": 128, "fixed": 0, "lower_bound": {"per_batch": 24, "fixed": 0}},
+        "kernels": [
+            {"name": "k0_gemm", "kind": "gemm", "inputs": [0, 1, 2], "outputs": [3],
+             "values": [{"shape": [-1, 2]}, {"shape": [3, 2]}, {"shape": [3]}, {"shape": [-1, 3]}],
+             "ops": [{"op": "Gemm", "name": "fc", "operands": [0, 1, 2], "results": [3],
+                      "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 1}}],
+             "yields": [3]},
+            {"name": "k1_relu", "kind": "elementwise", "inputs": [3], "outputs": [6],
+             "values": [{"shape": [-1, 3]}, {"shape": [-1, 3]}],
+             "ops": [{"op": "Relu", "name": "relu", "operands": [0], "results": [1]}], "yields": [1]},
+            {"name": "k2_add_add", "kind": "elementwise", "inputs": [6, 4, 3], "outputs": [5],
+             "values": [{"shape": [-1, 3]}, {"shape": [3]}, {"shape": [-1, 3]}, {"shape": [-1, 3]},
+                        {"shape": [-1, 3]}],
+             "ops": [{"op": "Add", "name": "add_c", "operands": [0, 1], "results": [3], "attrs": {}},
+                     {"op": "Add", "name": "add_skip", "operands": [3, 2], "results": [4], "attrs": {}}],
+             "yields": [4]}]}
+    weights = struct.pack("<15f", *[0.5, -1, 2, 0.25, 1, 1, 0.1, 0.2, 0.3, 0, 0, 0, 1, -1, 0.5])
+    return manifest, [("weights", weights)]
+
+
+def window_plan(op, attrs, result, operand=(-1, 1, 4, 4)):
+    """One kernel running `op` on x into y (test::windowPlanBytes)."""
+    x, y = list(operand), list(result)
+    return {
+        "format_version": "1.0", "compiler_version": "fusec test", "target": "cpu",
+        "source_hash": "0123456789abcdef", "batch_buckets": [1],
+        "inputs": [{"name": "x", "dtype": "f32", "shape": x, "buffer": 0}],
+        "outputs": [{"name": "y", "dtype": "f32", "shape": y, "buffer": 1}],
+        "buffers": [{"id": 0, "name": "x", "kind": "input", "shape": x},
+                    {"id": 1, "name": "y", "kind": "output", "shape": y}],
+        "arena": {"per_batch": 0, "fixed": 0, "lower_bound": {"per_batch": 0, "fixed": 0}},
+        "kernels": [{"name": "k0", "kind": "pool", "inputs": [0], "outputs": [1],
+                     "values": [{"shape": x}, {"shape": y}],
+                     "ops": [{"op": op, "name": "op1", "operands": [0], "results": [1], "attrs": attrs}],
+                     "yields": [1]}]}
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    plans = {}
+    small, sections = small_plan()
+    plans["seed-small"] = encode(small, sections)
+    pool = {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [0, 0, 0, 0], "dilations": [1, 1], "ceil_mode": 0}
+    plans["seed-maxpool"] = encode(window_plan("MaxPool", pool, (-1, 1, 2, 2)))
+    avg = dict(pool, count_include_pad=1, pads=[1, 1, 1, 1])
+    del avg["dilations"]
+    plans["seed-averagepool"] = encode(window_plan("AveragePool", avg, (-1, 1, 3, 3)))
+    pad = {"pads": [0, 0, 1, 2, 0, 0, 1, 2], "mode": "reflect", "value": 0.0}
+    plans["seed-pad"] = encode(window_plan("Pad", pad, (-1, 1, 6, 8)))
+
+    plans["regress-dilation-overflow"] = encode(window_plan(
+        "MaxPool", dict(pool, kernel_shape=[3, 3], dilations=[1 << 62, 1]), (-1, 1, 2, 2)))
+    plans["regress-pads-overflow"] = encode(window_plan(
+        "MaxPool", dict(pool, pads=[2**63 - 1, 0, 2**63 - 1, 0]), (-1, 1, 2, 2)))
+    plans["regress-pad-2-31"] = encode(window_plan(
+        "Pad", {"pads": [0, 0, 0, 1 << 31, 0, 0, 0, 0], "mode": "constant", "value": 0.0}, (-1, 1, 4, 4)))
+    plans["regress-ceil-mode"] = encode(window_plan("MaxPool", dict(pool, ceil_mode=-1), (-1, 1, 2, 2)))
+    plans["regress-count-include-pad"] = encode(window_plan(
+        "AveragePool", dict(avg, count_include_pad=2), (-1, 1, 3, 3)))
+    overlap = copy.deepcopy(small)
+    overlap["buffers"][6]["offset"] = {"per_batch": 64, "fixed": 0}
+    plans["regress-arena-overlap"] = encode(overlap, sections)
+    garbage = dict(small, format_version="garbage")
+    plans["regress-format-version"] = encode(garbage, sections)
+    plans["regress-reserved-bytes"] = encode(small, sections, reserved=b"\1" + b"\0" * 15)
+    huge = dict(small, batch_buckets=[1, 1 << 61])
+    plans["regress-huge-bucket"] = encode(huge, sections)
+    for name, data in plans.items():
+        with open(os.path.join(out, name + ".plan"), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
