@@ -19,9 +19,9 @@ namespace {
 CUmodule loadModule(const DriverApi &cu, const void *image, const std::string &where) {
   char log[8192] = {};
   CUjit_option options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
-  void *values[] = {log,
-                    reinterpret_cast<void *>(
-                        sizeof(log) - 1) /* NOLINT(performance-no-int-to-ptr): the JIT API passes sizes as pointers */};
+  // The JIT API passes every option value, sizes included, as a pointer.
+  void *logSize = reinterpret_cast<void *>(sizeof(log) - 1); // NOLINT(performance-no-int-to-ptr)
+  void *values[] = {log, logSize};
   CUmodule module = nullptr;
   const CUresult result = cu.moduleLoadDataEx(&module, image, 2, options, values);
   if (result != kCudaSuccess)
