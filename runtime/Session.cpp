@@ -28,7 +28,7 @@ Session::Session(std::shared_ptr<const Plan> plan, Device device, const DeviceOp
 void Session::checkBatch(int64_t batch) const { checkBatchAgainst(*plan_, batchLimit_, batch); }
 
 Session::Session(std::shared_ptr<const Plan> plan, std::unique_ptr<Backend> backend)
-    : plan_(std::move(plan)), backend_(std::move(backend)) {
+    : plan_(std::move(plan)), batchLimit_(batchLimitOf(*plan_, physicalMemoryBytes())), backend_(std::move(backend)) {
   if (!backend_)
     throw Error("a session needs a backend");
 }
