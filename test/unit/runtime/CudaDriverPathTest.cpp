@@ -12,6 +12,7 @@
 #include "TestSupport.h"
 
 #include "runtime/Session.h"
+#include "runtime/cuda/DriverApi.h"
 #include "runtime/cuda/DriverVersion.h"
 #include "runtime/cuda/StreamGate.h"
 
@@ -50,9 +51,9 @@ std::shared_ptr<const Plan> gpuPlan() {
 void *currentContext() {
   static auto get = [] {
     void *library = dlopen(FUSEC_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
-    return reinterpret_cast<int (*)(void **)>(dlsym(library, "cuCtxGetCurrent"));
+    return reinterpret_cast<cuda::CUresult (*)(cuda::CUcontext *)>(dlsym(library, "cuCtxGetCurrent"));
   }();
-  void *context = nullptr;
+  cuda::CUcontext context = nullptr;
   get(&context);
   return context;
 }
@@ -60,9 +61,9 @@ void *currentContext() {
 void setCurrentContext(void *context) {
   static auto set = [] {
     void *library = dlopen(FUSEC_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
-    return reinterpret_cast<int (*)(void *)>(dlsym(library, "cuCtxSetCurrent"));
+    return reinterpret_cast<cuda::CUresult (*)(cuda::CUcontext)>(dlsym(library, "cuCtxSetCurrent"));
   }();
-  set(context);
+  set(static_cast<cuda::CUcontext>(context));
 }
 
 } // namespace
