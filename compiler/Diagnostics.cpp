@@ -66,4 +66,10 @@ FusecDiagnosticHandler::FusecDiagnosticHandler(MLIRContext *context)
         return success();
       }) {}
 
+DiagnosticCollector::DiagnosticCollector(MLIRContext *context)
+    : ScopedDiagnosticHandler(context, [this](Diagnostic &diagnostic) {
+        text_ += formatDiagnostic(diagnostic) + "\n";
+        return success();
+      }) {}
+
 } // namespace fusec

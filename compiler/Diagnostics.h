@@ -18,6 +18,17 @@ public:
   explicit FusecDiagnosticHandler(mlir::MLIRContext *context);
 };
 
+/// Collects every diagnostic of a context in that format, one per line, while
+/// alive: for callers that report failures as text rather than on stderr.
+class DiagnosticCollector : public mlir::ScopedDiagnosticHandler {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext *context);
+  const std::string &text() const { return text_; }
+
+private:
+  std::string text_;
+};
+
 } // namespace fusec
 
 #endif // FUSEC_COMPILER_DIAGNOSTICS_H

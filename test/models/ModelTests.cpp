@@ -40,16 +40,12 @@ std::vector<Configuration> configurations() {
 
 std::shared_ptr<const runtime::Plan> compile(const std::string &path, const FusionOptions &fusion) {
   auto context = createContext();
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(context.get(), [&](mlir::Diagnostic &diagnostic) {
-    diagnostics += formatDiagnostic(diagnostic) + "\n";
-    return mlir::success();
-  });
+  DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
   options.inputPath = path;
   options.fusion = fusion;
   auto bytes = compileToPlan(*context, options);
-  INFO(diagnostics);
+  INFO(diagnostics.text());
   REQUIRE(mlir::succeeded(bytes));
   return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(*bytes, path));
 }

@@ -29,13 +29,9 @@ namespace {
 
 void checkAgainstReference(const char *ir, int batch) {
   auto context = createContext();
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(context.get(), [&](mlir::Diagnostic &diagnostic) {
-    diagnostics += formatDiagnostic(diagnostic) + "\n";
-    return mlir::success();
-  });
+  DiagnosticCollector diagnostics(context.get());
   auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, context.get());
-  INFO(diagnostics);
+  INFO(diagnostics.text());
   REQUIRE(module);
   mlir::PassManager pm(context.get());
   buildFusionPipeline(pm, FusionOptions());

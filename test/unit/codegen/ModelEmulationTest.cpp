@@ -25,15 +25,11 @@ const std::string kModelsDir = std::string(FUSEC_TEST_DATA_DIR) + "/models";
 void runModel(const std::string &name) {
   test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
   auto context = createContext();
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(context.get(), [&](mlir::Diagnostic &diagnostic) {
-    diagnostics += formatDiagnostic(diagnostic) + "\n";
-    return mlir::success();
-  });
+  DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
   options.inputPath = reference.onnxPath;
   auto module = importAndFuse(*context, options);
-  INFO(diagnostics);
+  INFO(diagnostics.text());
   REQUIRE(module);
   for (const test::ReferenceBatch &batch : reference.batches) {
     auto outputs = test::emulate(*module, batch.inputs, static_cast<int>(batch.batch));

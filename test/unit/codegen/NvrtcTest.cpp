@@ -33,15 +33,11 @@ TEST_CASE("every shared model's kernels compile with NVRTC without spills", "[co
   for (const char *model :
        {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"}) {
     auto context = createContext();
-    std::string diagnostics;
-    mlir::ScopedDiagnosticHandler handler(context.get(), [&](mlir::Diagnostic &diagnostic) {
-      diagnostics += formatDiagnostic(diagnostic) + "\n";
-      return mlir::success();
-    });
+    DiagnosticCollector diagnostics(context.get());
     DriverOptions options;
     options.inputPath = std::string(FUSEC_TEST_DATA_DIR) + "/models/" + model + "/model.onnx";
     auto module = importAndFuse(*context, options);
-    INFO(model << "\n" << diagnostics);
+    INFO(model << "\n" << diagnostics.text());
     REQUIRE(module);
     std::vector<codegen::GeneratedKernel> kernels;
     module->walk([&](fuse::SuperkernelOp superkernel) {

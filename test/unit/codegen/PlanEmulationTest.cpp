@@ -172,15 +172,11 @@ private:
 void runPlan(const std::string &name) {
   test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
   auto context = createContext();
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(context.get(), [&](mlir::Diagnostic &diagnostic) {
-    diagnostics += formatDiagnostic(diagnostic) + "\n";
-    return mlir::success();
-  });
+  DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
   options.inputPath = reference.onnxPath;
   auto module = importAndFuse(*context, options);
-  INFO(diagnostics);
+  INFO(diagnostics.text());
   REQUIRE(module);
   const EmulatedPlan emulated = buildEmulatedPlan(*module, name);
   const auto kernels = test::EmulatedModule::compile(emulated.source, "", {FUSEC_PRELUDE_DIR});
