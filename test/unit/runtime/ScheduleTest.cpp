@@ -72,15 +72,8 @@ TEST_CASE("a batch runs graphed at the next bucket, or ungraphed") {
   CHECK(describeRunMode({17, 17, false}) == "batch 17, no graph");
 }
 
-TEST_CASE("grid dimensions are ceil((per_batch * batch + fixed) / divisor)") {
-  CHECK(GridDim{{4, 0}, 64}.at(1) == 1);
-  CHECK(GridDim{{4, 0}, 64}.at(16) == 1);
-  CHECK(GridDim{{4, 0}, 64}.at(17) == 2);
-  CHECK(GridDim{{256, 16}, 16}.at(3) == 49);
-  CHECK(GridDim{{0, 0}, 1}.at(5) == 1); // at least 1
-  CHECK(GridDim{{int64_t(1) << 52, 0}, 1}.at(int64_t(1) << 40) ==
-        std::numeric_limits<int64_t>::max()); // saturates, no overflow
-
+// GridDim's arithmetic itself is tested in test/unit/support/BatchLinearTest.cpp.
+TEST_CASE("a kernel's grid at a batch comes from its launch record, within CUDA's limits") {
   const Plan plan = hostStepPlan();
   CHECK(gridAt(plan.kernels()[0], 1) == Dim3{1, 1, 1});
   CHECK(gridAt(plan.kernels()[0], 40) == Dim3{3, 1, 1});
