@@ -1,13 +1,20 @@
 //===- ConvKernels.cpp - Convolution kernels ------------------------------===//
 //
-// group == 1: implicit GEMM. Rows are output pixels (n, ho, wo), columns are
-// output channels, the reduction runs over (c, kh, kw). Square tiles (16, or
-// 8 for small outputs: chooseTile) of the
-// im2col matrix and of the weights are staged in shared memory; padding is
-// folded into the im2col loads (out-of-image reads are 0). The epilogue
-// (bias, folded batch norm, activations, residual add) is applied in
-// registers before the single store.
-// group > 1 (e.g. depthwise): a direct kernel, one thread per output.
+// The kernel's #fuse.config names the template (ir/KernelConfig.h decides
+// which applies):
+// tensor_core_conv (group 1, every size but the batch static): the
+// tensor-core implicit GEMM of fusec_conv.h. The weights (Co x C*KH*KW) are operand A, the
+// im2col matrix of the input (gathered on the fly, the batch's pixels as
+// its columns) operand B; the generated epilogue functor adds the bias,
+// applies what fusion put after the conv (folded batch norm, activations,
+// residual add) and stores each element where its lane holds it.
+// simt_conv (a size known only at run time, offsets beyond 32 bits): the
+// SIMT implicit GEMM. Rows are output pixels (n, ho, wo), columns are output
+// channels, the reduction runs over (c, kh, kw). Square tiles (16, or 8 for
+// small outputs) of the im2col matrix and of the weights are staged in
+// shared memory; padding is folded into the im2col loads (out-of-image
+// reads are 0).
+// direct_conv (group > 1, e.g. depthwise): one thread per output.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
@@ -44,12 +51,51 @@ LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<O
   return success();
 }
 
-FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue) {
+/// The tensor-core implicit GEMM: output channels are the rows (grid.y),
+/// the batch's output pixels the columns (grid.x: it grows with the batch).
+FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
+                                              const fuse::KernelConfig &config) {
+  ConvGeometry g = geometryOf(conv);
+  auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
+  auto constant = [](int64_t value) { return std::to_string(value); };
+  const std::string pixels = constant(out[2] * out[3]);
+  const std::string operand = "FusecIm2colB<" + constant(in[1]) + ", " + constant(in[2]) + ", " + constant(in[3]) +
+                              ", " + constant(weight[2]) + ", " + constant(weight[3]) + ", " + constant(g.strideH) +
+                              ", " + constant(g.strideW) + ", " + constant(g.padTop) + ", " + constant(g.padLeft) +
+                              ", " + constant(g.dilationH) + ", " + constant(g.dilationW) + ", " + constant(out[2]) +
+                              ", " + constant(out[3]) + ", " + constant(config.bVector) + ">";
+  std::string code;
+  code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
+  code += "  __shared__ float4 gemmShared[Gemm::kSmemFloats / 4]; // float4: 16-byte aligned\n";
+  code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ");\n";
+  code += "  const int M = " + constant(out[1]) + ", N = int(" + g.n + " * " + pixels +
+          "), K = " + constant(weight[1] * weight[2] * weight[3]) + ";\n";
+  // The lane's (row, col) is (output channel, pixel of the batch); the
+  // divisions are by constants, in 32 bits.
+  code += "  auto epilogue = [&](int row, int col, float acc) {\n";
+  code += "    const long long co = row, on = unsigned(col) / " + pixels + "u;\n";
+  code += "    const unsigned pixel = unsigned(col) % " + pixels + "u;\n";
+  code += "    const long long oh = pixel / " + constant(out[3]) + "u, ow = pixel % " + constant(out[3]) + "u;\n";
+  if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g)))
+    return failure();
+  code += "  };\n";
+  code += "  Gemm::run(" + builder.inputName(conv.getWeight()) +
+          ", K, bOperand, M, N, K, blockIdx.y * Gemm::kBlockM, blockIdx.x * Gemm::kBlockN, "
+          "reinterpret_cast<float *>(gemmShared), epilogue);\n";
+
+  KernelLaunch launch;
+  launch.block = {config.threads(), 1, 1};
+  launch.grid[0] = gridFor(linearNumel({out[0], out[2], out[3]}), config.blockN);
+  launch.grid[1] = gridFor(linearNumel(out.slice(1, 1)), config.blockM);
+  return builder.finish(code, launch, {"fusec_conv.h"});
+}
+
+FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
+                                            const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
   std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
   auto outShape = shapeOf(conv.getOutput());
-  BatchLinear pixelCount = linearNumel({outShape[0], outShape[2], outShape[3]});
-  const int64_t tile = chooseTile(pixelCount.perBatch + pixelCount.fixed, outShape[1]);
+  const int64_t tile = config.blockM;
   const std::string T = std::to_string(tile);
   std::string code;
   code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T +
@@ -57,8 +103,9 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   code += "  const long long M = " + g.n + " * " + g.ho + " * " + g.wo + ";\n";
   code += "  const long long K = " + g.c + " * " + g.kh + " * " + g.kw + ";\n";
   code += "  const int tx = threadIdx.x, ty = threadIdx.y;\n";
-  code += "  const long long m = (long long)blockIdx.y * " + T + " + ty;\n";
-  code += "  const long long co = (long long)blockIdx.x * " + T + " + tx;\n";
+  // Pixels grow with the batch: their tiles go on grid.x (2^31 - 1 blocks).
+  code += "  const long long m = (long long)blockIdx.x * " + T + " + ty;\n";
+  code += "  const long long co = (long long)blockIdx.y * " + T + " + tx;\n";
   code += "  const long long on = m / (" + g.ho + " * " + g.wo + ");\n";
   code += "  const long long oh = (m / " + g.wo + ") % " + g.ho + ";\n";
   code += "  const long long ow = m % " + g.wo + ";\n";
@@ -95,13 +142,13 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   KernelLaunch launch;
   launch.block = {tile, tile, 1};
   auto out = shapeOf(conv.getOutput());
-  launch.grid[0] = gridFor(linearNumel(out.slice(1, 1)), tile);
-  BatchLinear pixels = linearNumel({out[0], out[2], out[3]});
-  launch.grid[1] = gridFor(pixels, tile);
+  launch.grid[0] = gridFor(linearNumel({out[0], out[2], out[3]}), tile);
+  launch.grid[1] = gridFor(linearNumel(out.slice(1, 1)), tile);
   return builder.finish(code, launch);
 }
 
-FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue) {
+FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
+                                          const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
   std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
   auto out = shapeOf(conv.getOutput());
@@ -133,8 +180,8 @@ FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp c
     return failure();
   code += "  }\n";
   KernelLaunch launch;
-  launch.block = {256, 1, 1};
-  launch.grid[0] = gridFor(linearNumel(out), 256);
+  launch.block = {config.blockM, 1, 1};
+  launch.grid[0] = gridFor(linearNumel(out), config.blockM);
   return builder.finish(code, launch);
 }
 
@@ -146,9 +193,17 @@ FailureOr<GeneratedKernel> emitConvKernel(KernelBuilder &builder) {
   if (failed(core))
     return failure();
   auto conv = llvm::cast<fuse::ConvOp>(*core);
-  if (conv.getGroup() == 1)
-    return emitImplicitGemm(builder, conv, epilogue);
-  return emitDirectConv(builder, conv, epilogue);
+  auto config = kernelConfigFor(builder, conv);
+  if (failed(config))
+    return failure();
+  switch (config->kind) {
+  case fuse::KernelTemplate::TensorCoreConv:
+    return emitTensorCoreConv(builder, conv, epilogue, *config);
+  case fuse::KernelTemplate::SimtConv:
+    return emitImplicitGemm(builder, conv, epilogue, *config);
+  default:
+    return emitDirectConv(builder, conv, epilogue, *config);
+  }
 }
 
 } // namespace fusec::codegen

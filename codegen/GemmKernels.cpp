@@ -3,13 +3,14 @@
 // MatMul (numpy batching with broadcast) and Gemm (2-D, transposes, alpha,
 // beta * C), blockIdx.z over the batch dimensions of the result, the
 // epilogue (bias, activations, residual add) in registers before the store.
-// Two templates:
+// Two templates, as the kernel's #fuse.config says (ir/KernelConfig.h
+// decides which applies):
 //
-//  * the tensor-core template of fusec_gemm.h (3xTF32, fp32-accurate) when A
-//    is not transposed and K and N are static: the kernel only binds the
-//    matrices and generates the epilogue functor the template calls per
-//    accumulator element;
-//  * otherwise the SIMT tiled kernel: square output tiles (chooseTile), A and
+//  * tensor_core_gemm, fusec_gemm.h (3xTF32 fp32-accurate, or plain TF32):
+//    the kernel only binds the matrices and generates the epilogue functor
+//    the template calls per accumulator element;
+//  * simt_gemm, for what the tensor-core template does not take (A
+//    transposed, K or N known only at run time): square output tiles, A and
 //    B tiles staged in shared memory, one output element per thread.
 //
 //===----------------------------------------------------------------------===//
@@ -22,48 +23,6 @@ using namespace mlir;
 namespace fusec::codegen {
 
 namespace {
-
-/// A FusecGemmTf32 instantiation (see fusec_gemm.h for the parameters).
-struct TensorCoreGemmConfig {
-  int64_t blockM = 64, blockN = 64, blockK = 16, warpM = 32, warpN = 32, stages = 4, vector = 4;
-  bool bTransposed = false;
-  int64_t passes = 3;
-
-  int64_t threads() const { return 32 * (blockM / warpM) * (blockN / warpN); }
-  std::string typeName() const {
-    return "FusecGemmTf32<" + std::to_string(blockM) + ", " + std::to_string(blockN) + ", " + std::to_string(blockK) +
-           ", " + std::to_string(warpM) + ", " + std::to_string(warpN) + ", " + std::to_string(stages) + ", " +
-           std::to_string(vector) + ", " + (bTransposed ? "true" : "false") + ", " + std::to_string(passes) + ">";
-  }
-};
-
-/// The batch the 32-bit index math of the tensor-core template must still
-/// hold at: far above the largest batch bucket.
-constexpr int64_t kLargestBatch = int64_t(1) << 16;
-
-/// The tensor-core configuration for a product of M x K by K x N matrices
-/// (M at most `largestM` at any batch), or nothing when the template does
-/// not apply: A transposed, K or N known only at run time, or offsets inside
-/// one matrix beyond 32 bits. Tiles stay within 48 KiB of static shared
-/// memory (4 stages of 64 x 16 A and B).
-std::optional<TensorCoreGemmConfig> chooseTensorCoreConfig(bool transA, bool transB, int64_t largestM, int64_t n,
-                                                           int64_t k) {
-  if (transA || ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
-    return std::nullopt;
-  const int64_t limit = int64_t(1) << 31;
-  if (largestM * k >= limit || k * n >= limit || (largestM + 64) * k >= limit)
-    return std::nullopt;
-  TensorCoreGemmConfig config;
-  config.bTransposed = transB;
-  if (n <= 32) { // a narrow product: half the columns per block, the same 4 warps
-    config.blockN = 32;
-    config.warpN = 16;
-  }
-  // 16-byte copies need rows of whole vectors: lda = K, ldb = N (or K).
-  const int64_t ldb = transB ? k : n;
-  config.vector = k % 4 == 0 && ldb % 4 == 0 ? 4 : 1;
-  return config;
-}
 
 /// The batch coordinates of blockIdx.z and the matching (broadcast) A and B
 /// matrices, as `A` and `B`.
@@ -100,32 +59,21 @@ LogicalResult emitEpilogue(KernelBuilder &builder, std::string &code, const std:
   return success();
 }
 
-/// The rows of every batch matrix of a product whose B has no batch
-/// dimensions, as one matrix: A's matrices are consecutive in memory, and so
-/// are C's, so a batch of M x K by K x N products is one (batch M) x K by
-/// K x N product that fills the M tiles (an MLP's [batch, 8, 32] by [32, 64]
-/// is 8 rows per matrix, but 8 * batch rows together). Null when the batch
-/// cannot be folded: B batched, or the rows per matrix known only at run time.
-std::optional<BatchLinear> foldedRows(ArrayRef<int64_t> lhsShape, ArrayRef<int64_t> rhsShape,
-                                      ArrayRef<int64_t> outShape) {
-  if (outShape.size() < 3 || rhsShape.size() != 2 || lhsShape.size() != outShape.size() ||
-      ShapedType::isDynamic(outShape[outShape.size() - 2]))
-    return std::nullopt;
-  return linearNumel(outShape.drop_back(1));
-}
-
 /// The tensor-core kernel: the template's main loop, the generated epilogue
 /// as a lambda it calls per accumulator element inside M x N. Blocks: M
 /// tiles on grid.x (M grows with the batch), N tiles on grid.y, the batch
 /// matrices on grid.z unless they are folded into M.
 FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
-                                              const TensorCoreGemmConfig &config, std::optional<BatchLinear> folded) {
+                                              const fuse::KernelConfig &config, std::optional<BatchLinear> folded) {
   Value lhs = core->getOperand(0), rhs = core->getOperand(1);
   auto outShape = shapeOf(core->getResult(0)), lhsShape = shapeOf(lhs);
   const size_t outRank = outShape.size();
   const std::string rowsPerMatrix = dimExpr(outShape[outRank - 2]);
   std::string code;
-  code += "  using Gemm = " + config.typeName() + ";\n";
+  const bool transB = fuse::matrixProductShape(core).transB;
+  const std::string operand =
+      "FusecDenseB<" + std::string(transB ? "true" : "false") + ", " + std::to_string(config.bVector) + ">";
+  code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
   code += "  __shared__ float4 gemmShared[Gemm::kSmemFloats / 4]; // float4: 16-byte aligned\n";
   std::vector<std::string> coords;
   if (folded) {
@@ -148,9 +96,9 @@ FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation 
   if (failed(emitEpilogue(builder, code, "    ", core, epilogue, coords)))
     return failure();
   code += "  };\n";
-  code += "  Gemm::run(A, K, B, " + std::string(config.bTransposed ? "K" : "N") +
-          ", M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, reinterpret_cast<float *>(gemmShared), "
-          "epilogue);\n";
+  code += "  " + operand + " bOperand(B, " + (transB ? "K" : "N") + ");\n";
+  code += "  Gemm::run(A, K, bOperand, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
+          "reinterpret_cast<float *>(gemmShared), epilogue);\n";
 
   KernelLaunch launch;
   launch.block = {config.threads(), 1, 1};
@@ -161,7 +109,8 @@ FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation 
 }
 
 /// The SIMT kernel, for what the tensor-core template does not take.
-FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue) {
+FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
+                                         const fuse::KernelConfig &config) {
   Value lhs = core->getOperand(0), rhs = core->getOperand(1), result = core->getResult(0);
   auto lhsShape = shapeOf(lhs), outShape = shapeOf(result);
   auto gemm = llvm::dyn_cast<fuse::GemmOp>(core);
@@ -169,9 +118,7 @@ FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core
   size_t outRank = outShape.size();
   std::string M = dimExpr(outShape[outRank - 2]), N = dimExpr(outShape[outRank - 1]);
   std::string K = dimExpr(transA ? lhsShape[lhsShape.size() - 2] : lhsShape.back());
-  // A batch-sized side grows with the batch: it never makes the tile small.
-  auto extent = [](int64_t dim) { return ShapedType::isDynamic(dim) ? int64_t(1) << 30 : dim; };
-  const int64_t tile = chooseTile(extent(outShape[outRank - 2]), extent(outShape[outRank - 1]));
+  const int64_t tile = config.blockM;
   const std::string T = std::to_string(tile);
 
   std::string code;
@@ -215,21 +162,23 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   if (failed(found))
     return failure();
   Operation *core = *found;
-  auto lhsShape = shapeOf(core->getOperand(0)), rhsShape = shapeOf(core->getOperand(1));
-  auto outShape = shapeOf(core->getResult(0));
-  if (lhsShape.size() < 2 || rhsShape.size() < 2)
+  if (shapeOf(core->getOperand(0)).size() < 2 || shapeOf(core->getOperand(1)).size() < 2)
     return core->emitError() << "codegen supports matrix products of rank >= 2 operands";
-  auto gemm = llvm::dyn_cast<fuse::GemmOp>(core);
-  const bool transA = gemm && gemm.getTransA(), transB = gemm && gemm.getTransB();
-  const size_t outRank = outShape.size();
-  const int64_t k = transA ? lhsShape[lhsShape.size() - 2] : lhsShape.back();
-  std::optional<BatchLinear> folded = foldedRows(lhsShape, rhsShape, outShape);
-  // The most rows the template's matrix A has at any batch.
-  const int64_t rows = outShape[outRank - 2];
-  const int64_t largestM = folded ? folded->at(kLargestBatch) : ShapedType::isDynamic(rows) ? kLargestBatch : rows;
-  if (auto config = chooseTensorCoreConfig(transA, transB, largestM, outShape[outRank - 1], k))
+  auto config = kernelConfigFor(builder, core);
+  if (failed(config))
+    return failure();
+  if (config->kind == fuse::KernelTemplate::TensorCoreGemm) {
+    // The rows of every batch matrix as one matrix when B has no batch
+    // dimensions: A's matrices are consecutive in memory, and so are C's, so
+    // a batch of M x K by K x N products is one (batch M) x K by K x N
+    // product that fills the M tiles (an MLP's [batch, 8, 32] by [32, 64] is
+    // 8 rows per matrix, but 8 * batch rows together).
+    std::optional<BatchLinear> folded;
+    if (fuse::matrixProductShape(core).foldedBatch)
+      folded = linearNumel(shapeOf(core->getResult(0)).drop_back(1));
     return emitTensorCoreGemm(builder, core, epilogue, *config, folded);
-  return emitTiledGemm(builder, core, epilogue);
+  }
+  return emitTiledGemm(builder, core, epilogue, *config);
 }
 
 } // namespace fusec::codegen

@@ -158,7 +158,22 @@ FailureOr<Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass co
   return core;
 }
 
-int64_t chooseTile(int64_t rows, int64_t columns) { return std::min(rows, columns) <= 8 ? 8 : 16; }
+FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, Operation *core) {
+  fuse::KernelConfigAttr attr = builder.getKernel().getConfigAttr();
+  if (!attr)
+    return fuse::chooseKernelConfig(core);
+  fuse::KernelConfig config = fuse::KernelConfig::fromAttr(attr);
+  if (failed(fuse::checkKernelConfig(core, config)))
+    return failure();
+  return config;
+}
+
+std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &bOperand) {
+  auto text = [](int64_t value) { return std::to_string(value); };
+  return "FusecGemmTf32<" + text(config.blockM) + ", " + text(config.blockN) + ", " + text(config.blockK) + ", " +
+         text(config.warpM) + ", " + text(config.warpN) + ", " + text(config.stages) + ", " + text(config.aVector) +
+         ", " + bOperand + ", " + text(config.passes) + ">";
+}
 
 GridDim gridFor(BatchLinear count, int64_t step) { return {count, step}; }
 

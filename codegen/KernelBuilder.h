@@ -13,6 +13,7 @@
 #include "codegen/TensorIndexing.h"
 
 #include "ir/FuseOps.h"
+#include "ir/KernelConfig.h"
 #include "ir/OpClassification.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -86,11 +87,14 @@ void splitAroundCore(KernelBuilder &builder, mlir::Operation *core, std::vector<
 mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass coreClass,
                                                     std::vector<mlir::Operation *> &epilogue);
 
-/// The square tile edge (and K step) of the tiled conv and GEMM templates for
-/// an output of `rows` x `columns` (rows at batch 1): 16 by default, 8 when
-/// either side is so small that a 16-wide tile would leave most threads
-/// idle. Recorded in the launch geometry.
-int64_t chooseTile(int64_t rows, int64_t columns);
+/// The config `core` (the conv or matrix product of the builder's kernel) is
+/// emitted with: the superkernel's #fuse.config, checked against the op, or
+/// when it has none, the one fuse-select-kernel-configs would choose.
+mlir::FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, mlir::Operation *core);
+
+/// `FusecGemmTf32<...>` of fusec_gemm.h for a tensor-core `config`, with B
+/// operand type `bOperand`.
+std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &bOperand);
 
 /// A grid dimension covering `count` (linear in batch) in steps of `step`.
 GridDim gridFor(BatchLinear count, int64_t step);

@@ -1,5 +1,6 @@
 //===- FuseDialect.cpp - The fuse dialect -----------------------------===//
 #include "ir/FuseDialect.h"
+#include "ir/FuseAttributes.h"
 #include "ir/FuseOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -9,6 +10,7 @@ using namespace fusec::fuse;
 #include "ir/FuseDialect.cpp.inc"
 
 void FuseDialect::initialize() {
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "ir/FuseOps.cpp.inc"

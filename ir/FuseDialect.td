@@ -16,7 +16,12 @@ def Fuse_Dialect : Dialect {
     ops that codegen emits as one kernel.
   }];
   let hasConstantMaterializer = 1;
-  let useDefaultAttributePrinterParser = 0;
+  let extraClassDeclaration = [{
+    /// Adds the attributes of FuseAttributes.td (FuseAttributes.cpp, where
+    /// their storage classes are complete).
+    void registerAttributes();
+  }];
+  let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 0;
 }
 

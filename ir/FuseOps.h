@@ -2,6 +2,7 @@
 #ifndef FUSEC_IR_FUSEOPS_H
 #define FUSEC_IR_FUSEOPS_H
 
+#include "ir/FuseAttributes.h"
 #include "ir/FuseDialect.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

@@ -7,6 +7,7 @@
 #define FUSE_OPS_TD
 
 include "ir/FuseDialect.td"
+include "ir/FuseAttributes.td"
 include "ir/FuseInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpBase.td"
@@ -256,10 +257,13 @@ def Fuse_SuperkernelOp : Fuse_Op<"superkernel", [IsolatedFromAbove,
     kernel template (conv, gemm, elementwise, reduction, ...); `sym_name` is
     the readable kernel name; `cost` holds the cost model's estimates for the
     fused kernel and for the kernels it replaces (`fused_us`, `unfused_us`,
-    `fused_bytes`, `unfused_bytes`, `unfused_kernels`).
+    `fused_bytes`, `unfused_bytes`, `unfused_kernels`); `config`, on conv
+    and gemm kernels, how codegen instantiates the template
+    (`#fuse.config`).
   }];
   let arguments = (ins Variadic<Fuse_Tensor>:$inputs, StrAttr:$sym_name,
-                   StrAttr:$kind, OptionalAttr<DictionaryAttr>:$cost);
+                   StrAttr:$kind, OptionalAttr<DictionaryAttr>:$cost,
+                   OptionalAttr<Fuse_KernelConfigAttr>:$config);
   let results = (outs Variadic<Fuse_Tensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

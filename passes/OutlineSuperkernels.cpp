@@ -119,7 +119,8 @@ struct OutlineSuperkernelsPass : fusec::impl::OutlineSuperkernelsBase<OutlineSup
     StringRef kind = core ? kernelKindName(classifyOp(core)) : "elementwise";
     auto superkernel = builder.create<SuperkernelOp>(
         loc, ValueRange(outputs).getTypes(), inputs.getArrayRef(), builder.getStringAttr(kernelName(members)),
-        builder.getStringAttr(kind), members.front()->getAttrOfType<DictionaryAttr>(fusec::kKernelCostAttr));
+        builder.getStringAttr(kind), members.front()->getAttrOfType<DictionaryAttr>(fusec::kKernelCostAttr),
+        /*config=*/nullptr);
 
     Block *block = builder.createBlock(&superkernel.getBody());
     IRMapping mapping;

@@ -104,4 +104,25 @@ def OutlineSuperkernels : Pass<"fuse-outline-superkernels", "mlir::func::FuncOp"
   ];
 }
 
+def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp"> {
+  let summary = "Choose the template and tiles of every conv and GEMM superkernel";
+  let description = [{
+    Sets `config` (`#fuse.config`) on each `fuse.superkernel` whose kind is
+    conv or gemm: the tensor-core templates wherever they can compute the
+    op (group-1 convs and matrix products whose sizes other than the batch
+    are static and whose offsets fit their 32-bit index math), SIMT tiles or
+    the direct convolution otherwise (ir/KernelConfig.h has the rules).
+    A config already present is kept if it can compute the op, and an error
+    otherwise. Codegen instantiates exactly what the config says.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "Conv/GEMM products: fp32 (3xTF32 on the tensor cores: fp32 accuracy) or tf32 (one TF32 product, about 1e-3)">,
+  ];
+  let statistics = [
+    Statistic<"numTensorCore", "tensor-core", "Number of kernels on a tensor-core template">,
+    Statistic<"numSimt", "simt", "Number of conv/GEMM kernels on a SIMT template">,
+  ];
+}
+
 #endif // FUSEC_PASSES_TD

@@ -48,6 +48,7 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   planner.disabledRules = options.disabled;
   funcPm.addPass(createFormFusionGroups(planner));
   funcPm.addPass(createOutlineSuperkernels());
+  funcPm.addPass(createSelectKernelConfigs({options.precision}));
 }
 
 void registerFusionPipeline() {

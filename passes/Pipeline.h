@@ -17,6 +17,8 @@ struct FusionOptions {
   std::string costModel = "roofline";
   /// The batch size the cost model prices tensors at.
   int64_t costBatch = 1;
+  /// Conv/GEMM products: "fp32" (3xTF32 on the tensor cores) or "tf32".
+  std::string precision = "fp32";
   /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;
 
@@ -28,8 +30,9 @@ std::vector<std::string> fusionRuleNames();
 
 /// Appends the fusion pipeline for `func.func` ops to `pm`: clean-up, the
 /// rewrite rules (pad into conv, batch-norm folding, plugin patterns), the
-/// epilogue rule patterns, the cost-model planner, and outlining into one
-/// fuse.superkernel per kernel.
+/// epilogue rule patterns, the cost-model planner, outlining into one
+/// fuse.superkernel per kernel, and the choice of each conv/GEMM kernel's
+/// template config.
 void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options);
 
 /// Registers `fuse-fusion-pipeline` for fusec-opt's --pass-pipeline.

@@ -1,8 +1,10 @@
 // fusec_gemm.h - the tensor-core GEMM main loop for fp32 tensors.
 //
-// C = A B for row-major A (M x K, leading dimension lda) and B stored either
-// K x N row-major (B(k, n) = B[k * ldb + n]) or, with BTransposed, N x K
-// row-major (B(k, n) = B[n * ldb + k], ONNX Gemm's transB). One thread block
+// C = A B for row-major A (M x K, leading dimension lda) and a B operand
+// that says how its tiles are copied to shared memory: FusecDenseB (a matrix
+// K x N row-major, or N x K for ONNX Gemm's transB) or FusecIm2colB of
+// fusec_conv.h (the im2col matrix of a convolution's input, gathered on the
+// fly: the implicit GEMM). One thread block
 // computes a BM x BN tile of C; its warps each a WM x WN sub-tile, as
 // (WM / 16) x (WN / 8) accumulators of mma.m16n8k8 (tf32 in, f32 out).
 //
@@ -22,7 +24,8 @@
 //    tf32) and adds small_a big_b + big_a small_b + big_a big_b in f32,
 //    which keeps fp32 accuracy (about 1e-6) at three times the mma work.
 //  * Index math is 32-bit (M * lda and K * ldb / N * ldb below 2^31) and
-//    incremental: no division or 64-bit multiply inside the k-loop.
+//    incremental: no division or 64-bit multiply inside the k-loop (the
+//    im2col operand divides by compile-time constants only).
 //
 // The epilogue is the caller's: a functor called as
 //   epilogue(row, col, value)
@@ -34,19 +37,73 @@
 // Shared memory comes from the caller (kSmemBytes, 16-byte aligned), so a
 // kernel can use a static array below 48 KiB or dynamic shared memory above.
 // Requirements (static_asserts where they can be): WM % 16 == 0, WN % 8 ==
-// 0, BK % 8 == 0, the tiles divisible into whole loads per thread; lda and
-// ldb multiples of Vec and A, B aligned to 4 Vec bytes.
+// 0, BK % 8 == 0, the tiles divisible into whole loads per thread; lda a
+// multiple of Vec and A aligned to 4 Vec bytes (B: its operand's kVec).
 #pragma once
 
 #include "fusec_mma.h"
 
-template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, bool BTransposed, int Passes>
+/// Starts copying one vector of `Vec` floats to shared memory (see
+/// fusec_cp_async_ca): 16-byte vectors bypass L1, tiles are read once per
+/// block.
+template <int Vec>
+__device__ __forceinline__ void fusec_copy_vector(float *shared, const float *global, unsigned bytes) {
+  if constexpr (Vec == 4)
+    fusec_cp_async_cg(shared, global, bytes);
+  else
+    fusec_cp_async_ca<4 * Vec>(shared, global, bytes);
+}
+
+/// Operand B as a matrix in memory: K x N row-major (B(k, n) = b[k * ldb +
+/// n]) or, Transposed, N x K row-major (B(k, n) = b[n * ldb + k], ONNX
+/// Gemm's transB). Vec floats per copy along the contiguous dimension.
+///
+/// The B-operand interface the main loop uses (FusecIm2colB in
+/// fusec_conv.h is the other implementation):
+///   kTransposed   shared layout: [BN][BK] (k contiguous) or [BK][BN]
+///   kVec          floats per copy
+///   kFixedColumn  the operand keeps per-thread state for one column n, so
+///                 each thread's copies must all be in that column
+///   begin(k, n)   once per thread: its first vector's (k, n) at k-tile 0
+///   copy(shared, k, n, k0, dk, dn, kCount, nCount)
+///                 copies the vector at (k, n) = (first k + k0 + dk, first
+///                 n + dn); dk and dn are constants once the loops are
+///                 unrolled; what lies outside kCount x nCount is zero-filled
+///                 and never read.
+template <bool Transposed, int Vec> struct FusecDenseB {
+  static constexpr bool kTransposed = Transposed;
+  static constexpr int kVec = Vec;
+  static constexpr bool kFixedColumn = false;
+
+  const float *b;
+  int ldb;
+  int first = 0;
+
+  __device__ __forceinline__ FusecDenseB(const float *matrix, int leadingDimension)
+      : b(matrix), ldb(leadingDimension) {}
+
+  __device__ __forceinline__ void begin(int k, int n) { first = Transposed ? n * ldb + k : k * ldb + n; }
+
+  __device__ __forceinline__ void copy(float *shared, int k, int n, int k0, int dk, int dn, int kCount,
+                                       int nCount) const {
+    const int left = Transposed ? kCount - k : nCount - n;
+    const bool inside = (Transposed ? n < nCount : k < kCount) && left > 0;
+    const unsigned bytes = inside ? 4u * (left < Vec ? left : Vec) : 0u;
+    const int offset = first + (Transposed ? dn * ldb + k0 + dk : (k0 + dk) * ldb + dn);
+    fusec_copy_vector<Vec>(shared, bytes ? b + offset : b, bytes);
+  }
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOperand, int Passes>
 struct FusecGemmTf32 {
   static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is made of whole warp tiles");
   static_assert(WM % 16 == 0 && WN % 8 == 0, "warp tiles are made of m16n8 mma tiles");
   static_assert(BK % 8 == 0, "BK is made of k8 mma steps");
   static_assert(Stages >= 2, "the pipeline needs at least two stages");
   static_assert(Vec == 1 || Vec == 2 || Vec == 4, "cp.async moves 4, 8 or 16 bytes");
+  static_assert(BOperand::kVec == 1 || BOperand::kVec == 2 || BOperand::kVec == 4, "cp.async moves 4, 8 or 16 bytes");
+  static constexpr bool BTransposed = BOperand::kTransposed;
+  using Operand = BOperand;
   static_assert(Passes == 1 || Passes == 3, "1 (tf32) or 3 (3xTF32) products");
 
   static constexpr int kBlockM = BM;
@@ -71,34 +128,35 @@ struct FusecGemmTf32 {
   /// firstColumn(t) + column(i)), where row(i) and column(i) are constants
   /// once the loop over i is unrolled, so each load's address is a base plus
   /// an immediate.
-  template <int Rows, int Cols> struct TileLoads {
-    static constexpr int kVectorsPerRow = Cols / Vec;
+  template <int Rows, int Cols, int Width> struct TileLoads {
+    static constexpr int kVectorsPerRow = Cols / Width;
     static constexpr int kCount = Rows * kVectorsPerRow / kThreads;
     // Threads cover whole rows per pass, or a row takes whole passes.
     static constexpr bool kWholeRowsPerPass = kThreads % kVectorsPerRow == 0;
-    static_assert(Cols % Vec == 0, "tile rows are whole vectors");
+    static_assert(Cols % Width == 0, "tile rows are whole vectors");
     static_assert(kCount >= 1 && kCount * kThreads == Rows * kVectorsPerRow, "a tile loads evenly over the threads");
     static_assert(kWholeRowsPerPass || kVectorsPerRow % kThreads == 0,
                   "threads cover whole rows, or rows whole passes");
     static __device__ __forceinline__ int firstRow(int thread) { return thread / kVectorsPerRow; }
-    static __device__ __forceinline__ int firstColumn(int thread) { return thread % kVectorsPerRow * Vec; }
+    static __device__ __forceinline__ int firstColumn(int thread) { return thread % kVectorsPerRow * Width; }
     static __device__ __forceinline__ int row(int i) {
       return kWholeRowsPerPass ? i * (kThreads / kVectorsPerRow) : i / (kVectorsPerRow / kThreads);
     }
     static __device__ __forceinline__ int column(int i) {
-      return kWholeRowsPerPass ? 0 : i % (kVectorsPerRow / kThreads) * kThreads * Vec;
+      return kWholeRowsPerPass ? 0 : i % (kVectorsPerRow / kThreads) * kThreads * Width;
     }
   };
-  using ALoads = TileLoads<BM, BK>;
+  using ALoads = TileLoads<BM, BK, Vec>;
   // B's tile rows are n when B is N x K, else k.
-  using BLoads = TileLoads<BTransposed ? BN : BK, BTransposed ? BK : BN>;
+  using BLoads = TileLoads<BTransposed ? BN : BK, BTransposed ? BK : BN, BOperand::kVec>;
+  static_assert(!BOperand::kFixedColumn || (!BTransposed && BLoads::kWholeRowsPerPass),
+                "an operand with per-column state needs each thread's copies in one column");
 
   /// Computes the tile of C at (blockRow, blockCol) and hands it to
   /// `epilogue`. Every thread of the block (kThreads, 1-D) calls it.
   template <typename Epilogue>
-  static __device__ __forceinline__ void run(const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb,
-                                             int m, int n, int k, int blockRow, int blockCol, float *smem,
-                                             Epilogue &epilogue) {
+  static __device__ __forceinline__ void run(const float *__restrict__ a, int lda, BOperand &bOperand, int m, int n,
+                                             int k, int blockRow, int blockCol, float *smem, Epilogue &epilogue) {
     const int thread = threadIdx.x;
     const int lane = thread % 32, warp = thread / 32;
     const int warpRow = (warp / kWarpsN) * WM, warpCol = (warp % kWarpsN) * WN;
@@ -110,8 +168,9 @@ struct FusecGemmTf32 {
     const int aRow = ALoads::firstRow(thread), aColumn = ALoads::firstColumn(thread);
     const int aGlobal = (blockRow + aRow) * lda + aColumn, aShared = aRow * kAStride + aColumn;
     const int bRow = BLoads::firstRow(thread), bColumn = BLoads::firstColumn(thread);
-    const int bGlobal = BTransposed ? (blockCol + bRow) * ldb + bColumn : bRow * ldb + blockCol + bColumn;
+    const int bFirstK = BTransposed ? bColumn : bRow, bFirstN = blockCol + (BTransposed ? bRow : bColumn);
     const int bShared = bRow * kBStride + bColumn;
+    bOperand.begin(bFirstK, bFirstN);
 
     // Issues the copies of k-tile `kTile` into stage `stage`. A vector
     // outside the tensor copies nothing from the tensor's first element;
@@ -123,24 +182,15 @@ struct FusecGemmTf32 {
         const int row = ALoads::row(i), column = ALoads::column(i);
         const int left = k - (k0 + aColumn + column);
         const unsigned bytes = blockRow + aRow + row < m && left > 0 ? 4u * (left < Vec ? left : Vec) : 0u;
-        copy(aTiles + stage * kAStage + aShared + row * kAStride + column,
-             bytes ? a + aGlobal + row * lda + column + k0 : a, bytes);
+        fusec_copy_vector<Vec>(aTiles + stage * kAStage + aShared + row * kAStride + column,
+                               bytes ? a + aGlobal + row * lda + column + k0 : a, bytes);
       }
 #pragma unroll
       for (int i = 0; i < BLoads::kCount; ++i) {
         const int row = BLoads::row(i), column = BLoads::column(i);
-        unsigned bytes;
-        int offset;
-        if constexpr (BTransposed) { // rows are n, columns k
-          const int left = k - (k0 + bColumn + column);
-          bytes = blockCol + bRow + row < n && left > 0 ? 4u * (left < Vec ? left : Vec) : 0u;
-          offset = bGlobal + row * ldb + column + k0;
-        } else { // rows are k, columns n
-          const int left = n - (blockCol + bColumn + column);
-          bytes = k0 + bRow + row < k && left > 0 ? 4u * (left < Vec ? left : Vec) : 0u;
-          offset = bGlobal + (k0 + row) * ldb + column;
-        }
-        copy(bTiles + stage * kBStage + bShared + row * kBStride + column, bytes ? b + offset : b, bytes);
+        const int dk = BTransposed ? column : row, dn = BTransposed ? row : column;
+        bOperand.copy(bTiles + stage * kBStage + bShared + row * kBStride + column, bFirstK + k0 + dk, bFirstN + dn, k0,
+                      dk, dn, k, n);
       }
     };
 
@@ -229,13 +279,6 @@ struct FusecGemmTf32 {
   }
 
 private:
-  static __device__ __forceinline__ void copy(float *shared, const float *global, unsigned bytes) {
-    if constexpr (Vec == 4)
-      fusec_cp_async_cg(shared, global, bytes);
-    else
-      fusec_cp_async_ca<4 * Vec>(shared, global, bytes);
-  }
-
   /// Turns raw f32 bits into tf32 operands: `big` rounded in place, and for
   /// 3 passes `small` = the rounded remainder x - big.
   template <int N> static __device__ __forceinline__ void split(unsigned (&big)[N], unsigned (&small)[N]) {

@@ -2,11 +2,14 @@
 #include "passes/cost/CostModel.h"
 
 #include "ir/FuseOps.h"
+#include "ir/KernelConfig.h"
 #include "ir/OpClassification.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -61,12 +64,53 @@ double opFlops(Operation *op, int64_t batch) {
       .Default([&](Operation *) { return fuse::classifyOp(op) == fuse::OpClass::DataMovement ? 0.0 : out; });
 }
 
+namespace {
+
+/// Microseconds the conv or matrix product `core` (`flops` at the cost
+/// batch) takes on the template its kernel config chooses: the template's
+/// share of its peak, on the work of whole block tiles (ragged tiles compute
+/// their padding too), spread over the SMs in waves (a grid of fewer blocks
+/// than the GPU holds leaves SMs idle: batch-1 convolutions on small images).
+double templateTimeUs(Operation *core, double flops, const DeviceProfile &profile, int64_t batch) {
+  const fuse::KernelConfig config = fuse::chooseKernelConfig(core);
+  auto out = llvm::cast<RankedTensorType>(core->getResult(0).getType()).getShape();
+  auto at = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
+  // The product's rows x columns as the template tiles them.
+  double rows = 1, columns = at(out.back());
+  if (llvm::isa<fuse::ConvOp>(core)) {
+    rows = at(out[1]);
+    columns = at(out[0]) * at(out[2]) * at(out[3]);
+  } else {
+    for (int64_t dim : out.drop_back())
+      rows *= at(dim);
+  }
+  const double tileRows = config.kind == fuse::KernelTemplate::DirectConv ? 1 : double(config.blockM);
+  const double tileColumns = config.kind == fuse::KernelTemplate::DirectConv ? double(config.blockM)
+                             : config.kind == fuse::KernelTemplate::SimtConv ? double(config.blockM)
+                                                                             : double(config.blockN);
+  const double blocks = std::ceil(rows / tileRows) * std::ceil(columns / tileColumns);
+  const double padded = flops * (blocks * tileRows * tileColumns) / std::max(rows * columns, 1.0);
+  // Blocks an SM holds at once, by shared memory and threads.
+  const double shared = double(config.sharedBytes(false));
+  double perSm = std::floor(2048.0 / double(config.threads()));
+  if (shared > 0)
+    perSm = std::min(perSm, std::floor(profile.sharedMemoryPerBlockKB * 1024.0 / shared));
+  const double slots = std::max(1.0, perSm) * profile.smCount;
+  const double utilization = blocks / (std::ceil(blocks / slots) * slots);
+  const double peak =
+      config.usesTensorCores() ? profile.peakTensorTflops / double(config.passes) : profile.peakFp32Tflops;
+  const double rate = peak * 1e6 * profile.efficiencyOf(fuse::templateName(config.kind)) * utilization; // flop/us
+  return padded / rate;
+}
+
+} // namespace
+
 CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
                                                function_ref<bool(Operation *)> contains) const {
   CostEstimate cost;
   cost.launches = 1;
   llvm::SmallDenseSet<Value, 16> read;
-  bool tensorCore = false;
+  double computeUs = 0;
   for (Operation *op : ops) {
     for (Value operand : op->getOperands()) {
       Operation *producer = operand.getDefiningOp();
@@ -76,13 +120,16 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(), [&](Operation *user) { return !contains(user); }))
         cost.bytesWritten += tensorBytes(result, batch);
-    cost.flops += opFlops(op, batch);
-    auto opClass = fuse::classifyOp(op);
-    tensorCore |= opClass == fuse::OpClass::Conv || opClass == fuse::OpClass::Gemm;
+    const double flops = opFlops(op, batch);
+    cost.flops += flops;
+    if (llvm::isa<fuse::ConvOp, fuse::GemmOp, fuse::MatMulOp>(op))
+      computeUs += templateTimeUs(op, flops, profile, batch);
+    else // epilogue arithmetic in registers, at the SIMT rate
+      computeUs += flops / (profile.peakFp32Tflops * 1e6);
   }
-  double peak = (tensorCore ? profile.peakTensorTflops : profile.peakFp32Tflops) * 1e6; // flop/us
-  double bandwidth = profile.hbmBandwidthGBps * 1e3;                                    // byte/us
-  cost.timeUs = std::max(cost.bytes() / bandwidth, cost.flops / peak) + profile.launchOverheadUs;
+  const double bandwidth = profile.hbmBandwidthGBps * 1e3; // byte/us
+  // Plans replay as CUDA graphs: a kernel costs a graph node, not a launch.
+  cost.timeUs = std::max(cost.bytes() / bandwidth, computeUs) + profile.graphLaunchOverheadUs;
   return cost;
 }
 

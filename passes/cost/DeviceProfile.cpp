@@ -17,6 +17,19 @@ llvm::Error profileError(llvm::StringRef source, const llvm::Twine &message) {
 
 } // namespace
 
+const std::map<std::string, double> kDefaultTemplateEfficiency = {
+    {"tensor_core_gemm", 0.45}, {"tensor_core_conv", 0.35}, {"simt_gemm", 0.15},
+    {"simt_conv", 0.08},        {"direct_conv", 0.05},
+};
+
+double DeviceProfile::efficiencyOf(llvm::StringRef templateName) const {
+  auto it = templateEfficiency.find(templateName.str());
+  if (it != templateEfficiency.end())
+    return it->second;
+  auto fallback = kDefaultTemplateEfficiency.find(templateName.str());
+  return fallback != kDefaultTemplateEfficiency.end() ? fallback->second : 0.05;
+}
+
 llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef text, llvm::StringRef source) {
   auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object())
@@ -61,6 +74,17 @@ llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef text, llvm::Str
     return std::move(err);
   if (auto err = number("l2_cache_mb", profile.l2CacheMB, false))
     return std::move(err);
+  if (auto efficiencies = json.find("template_efficiency"); efficiencies != json.end()) {
+    if (!efficiencies->is_object())
+      return profileError(source, "'template_efficiency' must be an object of template names to fractions");
+    for (auto &[name, value] : efficiencies->items()) {
+      if (!kDefaultTemplateEfficiency.count(name))
+        return profileError(source, "'template_efficiency' names unknown template '" + name + "'");
+      if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 1)
+        return profileError(source, "'template_efficiency." + name + "' must be a number in (0, 1]");
+      profile.templateEfficiency[name] = value.get<double>();
+    }
+  }
   profile.smCount = static_cast<int>(sm);
   profile.sharedMemoryPerBlockKB = static_cast<int>(smem);
   profile.registersPerThread = static_cast<int>(regs);

@@ -10,6 +10,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,18 @@ struct DeviceProfile {
   int sharedMemoryPerBlockKB = 0;
   int registersPerThread = 0;
   double l2CacheMB = 0;
+  /// The fraction of the peak (tensor peak / passes for tensor-core
+  /// templates, the FP32 peak for SIMT ones) each conv/GEMM template
+  /// reaches on whole tiles, by template name (ir/KernelConfig.h); the
+  /// defaults (kDefaultTemplateEfficiency) where a profile gives none.
+  std::map<std::string, double> templateEfficiency;
+
+  double efficiencyOf(llvm::StringRef templateName) const;
 };
+
+/// The efficiencies a profile without "template_efficiency" gets: what the
+/// templates are designed to reach (docs/codegen.md), until measured.
+extern const std::map<std::string, double> kDefaultTemplateEfficiency;
 
 /// Parses a profile; errors name `sourceName` and the missing or bad field.
 llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef json, llvm::StringRef sourceName);

@@ -20,10 +20,11 @@
 // An elementwise chain of one shape becomes one group. The first op carries
 // the cost estimate: at batch 1 the fused kernel reads x and writes the tanh
 // (2 x 256 bytes); unfused, each of the three ops reads and writes 256 bytes.
-// The H200 launch overhead is 2.5 us, the bandwidth 4800 GB/s.
+// Plans replay as CUDA graphs: each kernel costs the H200's graph node
+// overhead of 0.8 us; the bandwidth is 4800 GB/s.
 // CHECK-LABEL: func.func @elementwise_chain
 // CHECK-SAME: attributes {fuse.fusion_config = {cost_model = "roofline", device_profile = "H200", strategy = "greedy"}, fuse.rejected_fusions = []}
-// CHECK: fuse.relu %{{.*}} {fuse.group = 0 : i64, fuse.kernel_cost = {fused_bytes = 5.120000e+02 : f64, fused_us = 2.50010{{[0-9]*}} : f64, unfused_bytes = 1.536000e+03 : f64, unfused_kernels = 3 : i64, unfused_us = 7.50031{{[0-9]*}} : f64}}
+// CHECK: fuse.relu %{{.*}} {fuse.group = 0 : i64, fuse.kernel_cost = {fused_bytes = 5.120000e+02 : f64, fused_us = 0.80010{{[0-9]*}} : f64, unfused_bytes = 1.536000e+03 : f64, unfused_kernels = 3 : i64, unfused_us = 2.40032{{[0-9]*}} : f64}}
 // CHECK-NEXT: fuse.sigmoid %{{.*}} {fuse.fused_by = "elementwise-fusion", fuse.group = 0 : i64}
 // CHECK-NEXT: fuse.tanh %{{.*}} {fuse.fused_by = "elementwise-fusion", fuse.group = 0 : i64}
 // CHECK-NEXT: return
@@ -39,12 +40,13 @@
 // DP: fuse.relu %{{.*}} {fuse.group = 0 : i64, fuse.kernel_cost = {fused_bytes = 5.120000e+02 : f64, {{.*}}unfused_kernels = 3 : i64
 // DP-NEXT: fuse.sigmoid %{{.*}} {fuse.fused_by = "elementwise-fusion", fuse.group = 0 : i64}
 // DP-NEXT: fuse.tanh %{{.*}} {fuse.fused_by = "elementwise-fusion", fuse.group = 0 : i64}
-// The profile and the pricing batch: A100 (2039 GB/s, 3 us per launch), 4 x
+// The profile and the pricing batch: A100 (2039 GB/s, 1 us per graph node), 4 x
 // the bytes.
 // A100-LABEL: func.func @elementwise_chain
 // A100-SAME: fuse.fusion_config = {cost_model = "roofline", device_profile = "A100", strategy = "greedy"}
-// A100: fuse.relu %{{.*}} {fuse.group = 0 : i64, fuse.kernel_cost = {fused_bytes = 2.048000e+03 : f64, fused_us = 3.00100{{[0-9]*}} : f64, unfused_bytes = 6.144000e+03 : f64, unfused_kernels = 3 : i64, unfused_us = 9.00301{{[0-9]*}} : f64}}
-// A profile from a JSON file (named "Toy") where a launch costs -100 us:
+// A100: fuse.relu %{{.*}} {fuse.group = 0 : i64, fuse.kernel_cost = {fused_bytes = 2.048000e+03 : f64, fused_us = 1.00100{{[0-9]*}} : f64, unfused_bytes = 6.144000e+03 : f64, unfused_kernels = 3 : i64, unfused_us = 3.00301{{[0-9]*}} : f64}}
+// A profile from a JSON file (named "Toy") where a kernel (a CUDA graph
+// node) costs -100 us:
 // every merge costs time, so nothing merges and each candidate is recorded as
 // unprofitable with both times (0.512 us of traffic at 1 GB/s per kernel).
 // TOY-LABEL: func.func @elementwise_chain
@@ -155,7 +157,7 @@ func.func @pool_epilogue(%x: tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xf32> {
 // CHECK-LABEL: func.func @keeps_epilogue_groups
 // CHECK: fuse.conv {{.*}}fuse.group = 0 : i64
 // CHECK-NEXT: fuse.relu {{.*}}{fuse.fused_by = "epilogue-fusion", fuse.group = 0 : i64}
-// CHECK-NEXT: fuse.erf {{.*}}{fuse.fused_by = "epilogue-fusion", fuse.group = 0 : i64}
+// CHECK-NEXT: fuse.erf {{.*}}{fuse.fused_by = "elementwise-fusion", fuse.group = 0 : i64}
 func.func @keeps_epilogue_groups(%x: tensor<?x3x8x8xf32>) -> tensor<?x4x6x6xf32> {
   %w = fuse.constant dense<1.0> : tensor<4x3x3x3xf32>
   %c = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32>

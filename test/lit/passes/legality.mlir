@@ -19,8 +19,8 @@
 // would make their kernel run both before and after c. (a+c and c+b are
 // rejected too: two cores, and an epilogue of another shape.)
 // CHECK-LABEL: func.func @cycle_through_reduction
-// CHECK-SAME: {detail = "both 'a' and 'c' have a conv/gemm/pool/reduction/data-movement op", first = "a", fused_us = 0.000000e+00 : f64, reason = "illegal", rule = "one-core", second = "c", unfused_us = 0.000000e+00 : f64}
 // CHECK-SAME: {detail = "'a' reaches 'b' through another kernel", first = "a", fused_us = 0.000000e+00 : f64, reason = "illegal", rule = "cycle", second = "b", unfused_us = 0.000000e+00 : f64}
+// CHECK-SAME: {detail = "both 'a' and 'c' have a conv/gemm/pool/reduction/data-movement op", first = "a", fused_us = 0.000000e+00 : f64, reason = "illegal", rule = "one-core", second = "c", unfused_us = 0.000000e+00 : f64}
 // CHECK: fuse.softmax {{.*}}fuse.group = 0 : i64
 // CHECK: fuse.reduce_mean {{.*}}fuse.group = 1 : i64
 // CHECK: fuse.sub {{.*}}fuse.group = 2 : i64

@@ -33,19 +33,21 @@ struct BiasEpilogue {
   __device__ void operator()(int row, int col, float value) const { c[row * ldc + col] = value + bias[col]; }
 };
 
-template <typename Gemm, int BM, int BN>
+template <typename Gemm, typename BOperand, int BM, int BN>
 __device__ void gemm(const float *a, int lda, const float *b, int ldb, float *c, int ldc, const float *bias, int m,
                      int n, int k) {
   __shared__ float4 smem[Gemm::kSmemFloats / 4]; // float4: 16-byte aligned
   BiasEpilogue epilogue{c, ldc, bias};
-  Gemm::run(a, lda, b, ldb, m, n, k, blockIdx.x * BM, blockIdx.y * BN, reinterpret_cast<float *>(smem), epilogue);
+  BOperand bOperand(b, ldb);
+  Gemm::run(a, lda, bOperand, m, n, k, blockIdx.x * BM, blockIdx.y * BN, reinterpret_cast<float *>(smem), epilogue);
 }
 
-// NAME: a kernel for FusecGemmTf32<BM, BN, BK, WM, WN, STAGES, VEC, BT, PASSES>.
+// NAME: a kernel for FusecGemmTf32<BM, BN, BK, WM, WN, STAGES, VEC, FusecDenseB<BT, VEC>, PASSES>.
 #define FUSEC_GEMM_KERNEL(NAME, BM, BN, BK, WM, WN, STAGES, VEC, BT, PASSES)                                      \
   extern "C" __global__ void NAME(const float *a, int lda, const float *b, int ldb, float *c, int ldc,             \
                                   const float *bias, int m, int n, int k) {                                         \
-    gemm<FusecGemmTf32<BM, BN, BK, WM, WN, STAGES, VEC, BT, PASSES>, BM, BN>(a, lda, b, ldb, c, ldc, bias, m, n, k); \
+    gemm<FusecGemmTf32<BM, BN, BK, WM, WN, STAGES, VEC, FusecDenseB<BT, VEC>, PASSES>, FusecDenseB<BT, VEC>, BM, BN>( \
+        a, lda, b, ldb, c, ldc, bias, m, n, k);                                                                     \
   }                                                                                                                 \
   FUSEC_GEMM_THUNK(NAME)
 

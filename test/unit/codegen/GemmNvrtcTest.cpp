@@ -42,7 +42,8 @@ codegen::GeneratedKernel gemmKernel(const Instantiation &instantiation) {
          << "    float *__restrict__ c, int ldc, const float *__restrict__ bias, int m, int n, int k) {\n"
          << "  extern __shared__ float4 smem[];\n"
          << "  BiasEpilogue epilogue{c, ldc, bias};\n"
-         << "  Gemm::run(a, lda, b, ldb, m, n, k, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN,\n"
+         << "  Gemm::Operand bOperand(b, ldb);\n"
+         << "  Gemm::run(a, lda, bOperand, m, n, k, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN,\n"
          << "            reinterpret_cast<float *>(smem), epilogue);\n"
          << "}\n";
   codegen::GeneratedKernel kernel;
@@ -69,12 +70,12 @@ TEST_CASE("the GEMM template compiles for sm_80 and sm_90 with tensor cores and 
     WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
     return;
   }
-  // BM, BN, BK, WM, WN, Stages, Vec, BTransposed, Passes.
+  // BM, BN, BK, WM, WN, Stages, Vec, B operand, Passes.
   const std::vector<Instantiation> instantiations = {
-      {"gemm_128x128x32_w64x32_s3_v4_nk_3xtf32", "128, 128, 32, 64, 32, 3, 4, true, 3"},
-      {"gemm_128x64x32_w64x32_s3_v4_kn_3xtf32", "128, 64, 32, 64, 32, 3, 4, false, 3"},
-      {"gemm_64x64x32_w32x32_s4_v4_nk_tf32", "64, 64, 32, 32, 32, 4, 4, true, 1"},
-      {"gemm_64x32x32_w32x16_s3_v1_kn_3xtf32", "64, 32, 32, 32, 16, 3, 1, false, 3"},
+      {"gemm_128x128x32_w64x32_s3_v4_nk_3xtf32", "128, 128, 32, 64, 32, 3, 4, FusecDenseB<true, 4>, 3"},
+      {"gemm_128x64x32_w64x32_s3_v4_kn_3xtf32", "128, 64, 32, 64, 32, 3, 4, FusecDenseB<false, 4>, 3"},
+      {"gemm_64x64x32_w32x32_s4_v4_nk_tf32", "64, 64, 32, 32, 32, 4, 4, FusecDenseB<true, 4>, 1"},
+      {"gemm_64x32x32_w32x16_s3_v1_kn_3xtf32", "64, 32, 32, 32, 16, 3, 1, FusecDenseB<false, 1>, 3"},
   };
   std::vector<codegen::GeneratedKernel> kernels;
   for (const Instantiation &instantiation : instantiations)

@@ -15,6 +15,8 @@
 #include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
+#include "ir/FuseOps.h"
+#include "ir/KernelConfig.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
 
@@ -23,11 +25,16 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 using namespace fusec;
 
 namespace {
 
-void checkAgainstReference(const char *ir, int batch) {
+/// Changes a fused module before it is emitted (e.g. pins kernel configs).
+using Adjust = std::function<void(mlir::ModuleOp)>;
+
+void checkAgainstReference(const char *ir, int batch, const Adjust &adjust = {}) {
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, context.get());
@@ -36,6 +43,8 @@ void checkAgainstReference(const char *ir, int batch) {
   mlir::PassManager pm(context.get());
   buildFusionPipeline(pm, FusionOptions());
   REQUIRE(mlir::succeeded(pm.run(*module)));
+  if (adjust)
+    adjust(*module);
   auto bytes = buildPlan(*module, PlanOptions());
   REQUIRE(mlir::succeeded(bytes));
   auto plan = std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(*bytes, "test"));
@@ -187,4 +196,98 @@ func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<21x19xf32> {f
 }
 )mlir",
                         13);
+}
+
+namespace {
+
+/// A template and tile to pin on every conv (or every matrix product).
+struct Variant {
+  fuse::KernelTemplate kind;
+  int64_t blockM, blockN, blockK, warpM, warpN, stages;
+};
+
+/// Pins `variant` on every superkernel whose config is of the same family
+/// (conv or matrix product), keeping the vector widths the selector chose
+/// for its shapes (SIMT templates copy single floats).
+Adjust pin(const Variant &variant) {
+  return [variant](mlir::ModuleOp module) {
+    module.walk([&](fuse::SuperkernelOp kernel) {
+      auto attr = kernel.getConfigAttr();
+      if (!attr)
+        return;
+      fuse::KernelConfig config = fuse::KernelConfig::fromAttr(attr);
+      auto isConv = [](fuse::KernelTemplate kind) {
+        return kind == fuse::KernelTemplate::TensorCoreConv || kind == fuse::KernelTemplate::SimtConv ||
+               kind == fuse::KernelTemplate::DirectConv;
+      };
+      if (isConv(config.kind) != isConv(variant.kind))
+        return;
+      config.kind = variant.kind;
+      config.blockM = variant.blockM, config.blockN = variant.blockN, config.blockK = variant.blockK;
+      config.warpM = variant.warpM, config.warpN = variant.warpN, config.stages = variant.stages;
+      if (!config.usesTensorCores())
+        config.aVector = config.bVector = config.passes = 1;
+      kernel.setConfigAttr(config.toAttr(kernel.getContext()));
+    });
+  };
+}
+
+} // namespace
+
+TEST_CASE("emul: every conv template and tile a config can pin matches the CPU backend", "[codegen][emul]") {
+  // A pointwise conv (16-byte pixel copies), a padded 3x3 with a residual
+  // epilogue, a strided, dilated, asymmetrically padded conv over 3 channels
+  // (K = 27: 4-byte weight copies, a ragged k-tile).
+  const char *convs = R"mlir(
+func.func @main(%x: tensor<?x8x6x6xf32> {fuse.name = "x"}, %p: tensor<12x8x1x1xf32> {fuse.name = "p"},
+                %w: tensor<12x12x3x3xf32> {fuse.name = "w"}, %b: tensor<12xf32> {fuse.name = "b"},
+                %y: tensor<?x3x9x9xf32> {fuse.name = "y"}, %v: tensor<20x3x3x3xf32> {fuse.name = "v"})
+    -> (tensor<?x12x6x6xf32> {fuse.name = "block"}, tensor<?x20x3x4xf32> {fuse.name = "strided"}) {
+  %a = fuse.conv %x, %p {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<?x8x6x6xf32>, tensor<12x8x1x1xf32>) -> tensor<?x12x6x6xf32>
+  %r = fuse.relu %a : (tensor<?x12x6x6xf32>) -> tensor<?x12x6x6xf32>
+  %c = fuse.conv %r, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (tensor<?x12x6x6xf32>, tensor<12x12x3x3xf32>, tensor<12xf32>) -> tensor<?x12x6x6xf32>
+  %s = fuse.add %c, %r : (tensor<?x12x6x6xf32>, tensor<?x12x6x6xf32>) -> tensor<?x12x6x6xf32>
+  %d = fuse.conv %y, %v {strides = array<i64: 2, 2>, pads = array<i64: 0, 1, 1, 0>, dilations = array<i64: 2, 1>, group = 1} : (tensor<?x3x9x9xf32>, tensor<20x3x3x3xf32>) -> tensor<?x20x3x4xf32>
+  return %s, %d : tensor<?x12x6x6xf32>, tensor<?x20x3x4xf32>
+}
+)mlir";
+  using fuse::KernelTemplate;
+  const std::vector<Variant> variants = {
+      {KernelTemplate::TensorCoreConv, 64, 64, 16, 32, 32, 4}, {KernelTemplate::TensorCoreConv, 128, 64, 16, 32, 32, 3},
+      {KernelTemplate::TensorCoreConv, 32, 64, 32, 16, 32, 2}, {KernelTemplate::TensorCoreConv, 64, 32, 16, 32, 16, 3},
+      {KernelTemplate::SimtConv, 16, 16, 16, 1, 1, 1},         {KernelTemplate::SimtConv, 8, 8, 8, 1, 1, 1},
+      {KernelTemplate::DirectConv, 256, 1, 1, 1, 1, 1},
+  };
+  for (const Variant &variant : variants) {
+    INFO(fuse::templateName(variant.kind).str() << " " << variant.blockM << "x" << variant.blockN << "x"
+                                                << variant.blockK << ", " << variant.stages << " stages");
+    checkAgainstReference(convs, 3, pin(variant));
+  }
+}
+
+TEST_CASE("emul: every matrix-product template and tile a config can pin matches the CPU backend", "[codegen][emul]") {
+  // Gemm with transB, alpha and beta * C (K = 19: 4-byte copies), and a
+  // matmul whose batch folds into its rows, with a residual epilogue.
+  const char *products = R"mlir(
+func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<37x19xf32> {fuse.name = "b"},
+                %c: tensor<37xf32> {fuse.name = "c"}, %x: tensor<?x5x12xf32> {fuse.name = "x"},
+                %y: tensor<12x40xf32> {fuse.name = "y"}, %r: tensor<?x5x1xf32> {fuse.name = "r"})
+    -> (tensor<?x37xf32> {fuse.name = "gemm"}, tensor<?x5x40xf32> {fuse.name = "matmul"}) {
+  %g = fuse.gemm %a, %b, %c {alpha = 0.5 : f32, beta = 2.0 : f32, transA = false, transB = true} : (tensor<?x19xf32>, tensor<37x19xf32>, tensor<37xf32>) -> tensor<?x37xf32>
+  %m = fuse.matmul %x, %y : (tensor<?x5x12xf32>, tensor<12x40xf32>) -> tensor<?x5x40xf32>
+  %s = fuse.add %m, %r : (tensor<?x5x40xf32>, tensor<?x5x1xf32>) -> tensor<?x5x40xf32>
+  return %g, %s : tensor<?x37xf32>, tensor<?x5x40xf32>
+}
+)mlir";
+  using fuse::KernelTemplate;
+  const std::vector<Variant> variants = {
+      {KernelTemplate::TensorCoreGemm, 64, 64, 16, 32, 32, 4}, {KernelTemplate::TensorCoreGemm, 128, 64, 16, 32, 32, 3},
+      {KernelTemplate::TensorCoreGemm, 32, 64, 32, 16, 32, 2}, {KernelTemplate::TensorCoreGemm, 64, 32, 16, 32, 16, 3},
+      {KernelTemplate::SimtGemm, 16, 16, 16, 1, 1, 1},         {KernelTemplate::SimtGemm, 8, 8, 8, 1, 1, 1},
+  };
+  for (const Variant &variant : variants) {
+    INFO(fuse::templateName(variant.kind).str() << " " << variant.blockM << "x" << variant.blockN << "x"
+                                                << variant.blockK << ", " << variant.stages << " stages");
+    checkAgainstReference(products, 13, pin(variant));
+  }
 }

@@ -1,0 +1,72 @@
+// fusec_conv.h - the im2col operand: convolutions as tensor-core GEMMs.
+//
+// An NCHW convolution is the product
+//   out(co, j) = sum_k W(co, k) * X(k, j)
+// of the weights W (Co x K, K = C * KH * KW, row-major as stored) and the
+// im2col matrix X of the input (K x N, N = batch * HO * WO output pixels,
+// the batch folded into the columns): X(k, j) is the input value under
+// kernel tap k = (c, kh, kw) for output pixel j = (image, oh, ow), zero in
+// the padding. FusecIm2colB gathers X's tiles straight from the input with
+// cp.async, so X is never written out; FusecGemmTf32 (fusec_gemm.h) does the
+// rest, W being its operand A.
+//
+// Why columns are pixels: consecutive pixels of one input row are adjacent
+// in NCHW memory, so a warp's 32 copies of one tile row (one tap k, 32
+// pixels) read mostly consecutive addresses (stride SW apart) and write
+// consecutive shared addresses; Co, the other dimension, is a multiple of 8
+// or 16 in every real network and is what the weights' rows give.
+//
+// Every size is a template constant, so the tap decomposition k -> (c, kh,
+// kw) and the pixel decomposition j -> (image, oh, ow) are 32-bit divisions
+// by constants (multiply-high and shift), and each thread decomposes its
+// pixel once: in the k-loop a copy costs the tap decomposition, two
+// compares and one address. Offsets inside one image are 32-bit (C * H * W
+// < 2^31, checked by codegen); the image's base is one 64-bit product per
+// thread.
+//
+// Vec = 4 is the pointwise case (1x1, stride 1, no padding, HO * WO a
+// multiple of 4): four adjacent pixels are four adjacent floats of one
+// channel, one 16-byte copy.
+#pragma once
+
+#include "fusec_gemm.h"
+
+template <int C, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int HO, int WO, int Vec>
+struct FusecIm2colB {
+  static constexpr bool kTransposed = false;
+  static constexpr int kVec = Vec;
+  static constexpr bool kFixedColumn = true;
+  static constexpr int kPixels = HO * WO;
+  static constexpr int kTaps = KH * KW;
+  static_assert(Vec == 1 || (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && kPixels % Vec == 0),
+                "vector copies need adjacent pixels to be adjacent floats of one image");
+
+  const float *x;
+  const float *image = nullptr;
+  int top = 0, left = 0, pixel = 0;
+
+  __device__ __forceinline__ explicit FusecIm2colB(const float *input) : x(input) {}
+
+  /// The thread's column is output pixel `j` for all its copies.
+  __device__ __forceinline__ void begin(int, int j) {
+    const unsigned column = unsigned(j);
+    pixel = int(column % unsigned(kPixels));
+    image = x + static_cast<long long>(column / unsigned(kPixels)) * (static_cast<long long>(C) * H * W);
+    top = pixel / WO * SH - PH;
+    left = pixel % WO * SW - PW;
+  }
+
+  __device__ __forceinline__ void copy(float *shared, int k, int j, int, int, int, int kCount, int nCount) const {
+    bool inside = j < nCount && k < kCount;
+    int offset;
+    if constexpr (Vec > 1) {
+      offset = k * (H * W) + pixel;
+    } else {
+      const unsigned tap = unsigned(k) % unsigned(kTaps), channel = unsigned(k) / unsigned(kTaps);
+      const int row = top + int(tap / unsigned(KW)) * DH, column = left + int(tap % unsigned(KW)) * DW;
+      inside = inside && unsigned(row) < unsigned(H) && unsigned(column) < unsigned(W);
+      offset = int(channel) * (H * W) + row * W + column;
+    }
+    fusec_copy_vector<Vec>(shared, inside ? image + offset : x, inside ? 4u * Vec : 0u);
+  }
+};

@@ -1,0 +1,47 @@
+//===- FuseAttributes.td - fuse dialect attributes ----------*- tablegen -*-===//
+#ifndef FUSE_ATTRIBUTES_TD
+#define FUSE_ATTRIBUTES_TD
+
+include "ir/FuseDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Fuse_KernelConfigAttr : AttrDef<Fuse_Dialect, "KernelConfig"> {
+  let mnemonic = "config";
+  let summary = "How codegen instantiates a conv or matrix-product superkernel";
+  let description = [{
+    The one description of a conv/GEMM kernel's code shape, chosen once
+    (`fuse-select-kernel-configs`, or codegen for a superkernel that has
+    none) and the only source of its launch geometry:
+
+    - `kind`: the template. `tensor_core_gemm` (fusec_gemm.h on a dense B),
+      `tensor_core_conv` (the same main loop on the im2col operand of
+      fusec_conv.h), `simt_gemm` and `simt_conv` (square SIMT tiles, for
+      shapes the tensor-core templates cannot take), `direct_conv` (one
+      thread per output, grouped and depthwise convolutions);
+    - `block`: the block tile [BM, BN, BK] (rows x columns of the output, k
+      per pipeline stage); `warp`: a warp's tile [WM, WN];
+    - `stages`: shared-memory pipeline depth (cp.async ring);
+    - `mma`: the tensor-core instruction shape (`m16n8k8`), or `none`;
+    - `precision`: `3xtf32` (A and B split into two tf32 halves, three mma
+      per product, f32 accumulation: fp32 accuracy), `tf32` (one mma, inputs
+      rounded to tf32), `f32` (SIMT FMA). Operands, accumulator and results
+      are f32 tensors in every case;
+    - `split_k`: k-slices computed by separate blocks (1: none);
+    - `vector`: floats per global->shared copy of A and of B (1, 2 or 4).
+
+    Example: `#fuse.config<"tensor_core_conv", block = [64, 64, 16],
+    warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32",
+    split_k = 1, vector = [4, 1]>`.
+  }];
+  let parameters = (ins StringRefParameter<"the template">:$kind, ArrayRefParameter<"int64_t">:$block,
+                        ArrayRefParameter<"int64_t">:$warp, "int64_t":$stages, StringRefParameter<"mma shape">:$mma,
+                        StringRefParameter<"arithmetic">:$precision, "int64_t":$split_k,
+                        ArrayRefParameter<"int64_t">:$vector);
+  let assemblyFormat = [{
+    `<` $kind `,` `block` `=` `[` $block `]` `,` `warp` `=` `[` $warp `]` `,` `stages` `=` $stages `,`
+    `mma` `=` $mma `,` `precision` `=` $precision `,` `split_k` `=` $split_k `,` `vector` `=` `[` $vector `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+#endif // FUSE_ATTRIBUTES_TD

@@ -1,0 +1,318 @@
+//===- KernelConfig.cpp - How conv and GEMM superkernels are instantiated -===//
+#include "ir/KernelConfig.h"
+#include "ir/FuseOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace fusec::fuse {
+namespace {
+
+constexpr const char *kMma = "m16n8k8";
+
+std::optional<KernelTemplate> parseTemplate(StringRef name) {
+  return llvm::StringSwitch<std::optional<KernelTemplate>>(name)
+      .Case("tensor_core_gemm", KernelTemplate::TensorCoreGemm)
+      .Case("tensor_core_conv", KernelTemplate::TensorCoreConv)
+      .Case("simt_gemm", KernelTemplate::SimtGemm)
+      .Case("simt_conv", KernelTemplate::SimtConv)
+      .Case("direct_conv", KernelTemplate::DirectConv)
+      .Default(std::nullopt);
+}
+
+/// Why the threads cannot share the copies of a Rows x Cols tile in vectors
+/// of `width` the way the main loop's TileLoads does, or "".
+std::string tileLoadProblem(const char *what, int64_t rows, int64_t cols, int64_t width, int64_t threads) {
+  const int64_t perRow = cols / width;
+  if (cols % width != 0 || rows * perRow % threads != 0 || rows * perRow < threads ||
+      (threads % perRow != 0 && perRow % threads != 0))
+    return std::string(what) + " tile of " + std::to_string(rows) + " x " + std::to_string(cols) + " floats in " +
+           std::to_string(width) + "-float copies does not divide evenly over " + std::to_string(threads) + " threads";
+  return "";
+}
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); }
+
+/// A size's largest value: the dynamic dimension is the batch.
+int64_t largest(int64_t dim) { return ShapedType::isDynamic(dim) ? kLargestIndexedBatch : dim; }
+
+int64_t largestProduct(ArrayRef<int64_t> shape) {
+  int64_t product = 1;
+  for (int64_t dim : shape)
+    product = std::min(product * largest(dim), int64_t(1) << 62);
+  return product;
+}
+
+/// Why the tensor-core convolution cannot compute `conv` with `config`, or "".
+std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
+  auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
+  if (conv.getGroup() != 1)
+    return "it computes group-1 convolutions only (group " + str(conv.getGroup()) + ")";
+  for (ArrayRef<int64_t> shape : {in.drop_front(), weight, out.drop_front()})
+    if (llvm::any_of(shape, ShapedType::isDynamic))
+      return "every size but the batch must be static";
+  const int64_t taps = weight[1] * weight[2] * weight[3], pixels = out[2] * out[3];
+  const int64_t slack = std::max(config.blockM, config.blockN);
+  if (in[1] * in[2] * in[3] > kLargest32BitOffset || (out[1] + slack) * taps > kLargest32BitOffset ||
+      largest(in[0]) * pixels + slack > kLargest32BitOffset)
+    return "its 32-bit offsets cannot address this convolution up to batch " + str(kLargestIndexedBatch);
+  if (taps % config.aVector != 0)
+    return "weight rows of " + str(taps) + " floats are not whole " + str(config.aVector) + "-float vectors";
+  const bool pointwise = weight[2] == 1 && weight[3] == 1 &&
+                         llvm::all_of(conv.getStrides(), [](int64_t s) { return s == 1; }) &&
+                         llvm::all_of(conv.getPads(), [](int64_t p) { return p == 0; });
+  if (config.bVector > 1 && (!pointwise || pixels % config.bVector != 0))
+    return "vector copies of the input need a 1x1, stride-1, unpadded convolution whose pixel count is a multiple "
+           "of the vector";
+  if (config.threads() % (config.blockN / config.bVector) != 0)
+    return "each thread must copy one input column (block N / vector must divide the threads)";
+  return tileLoadProblem("the input", config.blockK, config.blockN, config.bVector, config.threads());
+}
+
+/// Why the tensor-core GEMM cannot compute the matrix product `core`, or "".
+std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
+  const MatrixProductShape shape = matrixProductShape(core);
+  if (shape.transA)
+    return "it takes A untransposed only";
+  if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))
+    return "K and N must be static";
+  if (shape.largestRows * shape.k > kLargest32BitOffset || shape.k * shape.n > kLargest32BitOffset ||
+      (shape.largestRows + config.blockM) * shape.k > kLargest32BitOffset)
+    return "its 32-bit offsets cannot address these matrices up to batch " + str(kLargestIndexedBatch);
+  const int64_t ldb = shape.transB ? shape.k : shape.n;
+  if (shape.k % config.aVector != 0 || ldb % config.bVector != 0)
+    return "matrix rows are not whole vectors (K = " + str(shape.k) + ", N = " + str(shape.n) + ")";
+  return shape.transB ? tileLoadProblem("B", config.blockN, config.blockK, config.bVector, config.threads())
+                      : tileLoadProblem("B", config.blockK, config.blockN, config.bVector, config.threads());
+}
+
+/// Why `config` cannot compute `core`, or "".
+std::string configProblem(Operation *core, const KernelConfig &config) {
+  const bool isConv = llvm::isa<ConvOp>(core), isProduct = llvm::isa<GemmOp, MatMulOp>(core);
+  if (!isConv && !isProduct)
+    return "'" + core->getName().getStringRef().str() + "' has no kernel config";
+  switch (config.kind) {
+  case KernelTemplate::TensorCoreConv:
+  case KernelTemplate::SimtConv:
+  case KernelTemplate::DirectConv:
+    if (!isConv)
+      return "template " + templateName(config.kind).str() + " computes convolutions, not matrix products";
+    break;
+  case KernelTemplate::TensorCoreGemm:
+  case KernelTemplate::SimtGemm:
+    if (!isProduct)
+      return "template " + templateName(config.kind).str() + " computes matrix products, not convolutions";
+    break;
+  }
+  std::string problem;
+  if (config.kind == KernelTemplate::TensorCoreConv)
+    problem = tensorCoreConvProblem(llvm::cast<ConvOp>(core), config);
+  else if (config.kind == KernelTemplate::TensorCoreGemm)
+    problem = tensorCoreGemmProblem(core, config);
+  else if (config.kind == KernelTemplate::SimtConv && llvm::cast<ConvOp>(core).getGroup() != 1)
+    problem = "it computes group-1 convolutions only";
+  if (!problem.empty())
+    return "template " + templateName(config.kind).str() + " cannot compute this op: " + problem;
+  auto gemm = llvm::dyn_cast<GemmOp>(core);
+  const int64_t shared = config.sharedBytes(gemm && gemm.getTransB());
+  if (shared > kStaticSharedBytes)
+    return "the config needs " + str(shared) + " bytes of shared memory, above the " + str(kStaticSharedBytes) +
+           " a kernel may declare statically";
+  return "";
+}
+
+/// The square SIMT tile for an output of rows x columns: 16, or 8 when
+/// either side is so small that 16 would leave most threads idle.
+int64_t simtTile(int64_t rows, int64_t columns) { return std::min(rows, columns) <= 8 ? 8 : 16; }
+
+KernelConfig simtConfig(KernelTemplate kind, int64_t tile) {
+  KernelConfig config;
+  config.kind = kind;
+  config.blockM = config.blockN = config.blockK = tile;
+  return config;
+}
+
+KernelConfig tensorCoreConfig(KernelTemplate kind, ProductPrecision precision) {
+  KernelConfig config;
+  config.kind = kind;
+  config.blockM = 64, config.blockN = 64, config.blockK = 16, config.warpM = 32, config.warpN = 32, config.stages = 4;
+  config.passes = precision == ProductPrecision::Fp32 ? 3 : 1;
+  return config;
+}
+
+KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision) {
+  auto weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
+  if (conv.getGroup() != 1) {
+    KernelConfig direct;
+    direct.kind = KernelTemplate::DirectConv;
+    direct.blockM = 256, direct.blockN = 1, direct.blockK = 1;
+    return direct;
+  }
+  KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreConv, precision);
+  if (!ShapedType::isDynamic(out[1]) && out[1] <= 32) { // few output channels: half the rows, the same 4 warps
+    config.blockM = 32;
+    config.warpM = 16;
+  }
+  const int64_t taps = weight[1] * weight[2] * weight[3];
+  config.aVector = !ShapedType::isDynamic(taps) && taps % 4 == 0 ? 4 : 1;
+  config.bVector = 4;
+  if (!tensorCoreConvProblem(conv, config).empty())
+    config.bVector = 1;
+  if (tensorCoreConvProblem(conv, config).empty())
+    return config;
+  const int64_t pixels = ShapedType::isDynamic(out[0]) ? out[2] * out[3] : out[0] * out[2] * out[3];
+  return simtConfig(KernelTemplate::SimtConv, simtTile(pixels, out[1]));
+}
+
+KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision) {
+  const MatrixProductShape shape = matrixProductShape(core);
+  KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreGemm, precision);
+  if (!ShapedType::isDynamic(shape.n) && shape.n <= 32) { // a narrow product: half the columns, the same 4 warps
+    config.blockN = 32;
+    config.warpN = 16;
+  }
+  const int64_t ldb = shape.transB ? shape.k : shape.n;
+  config.aVector = config.bVector = shape.k % 4 == 0 && ldb % 4 == 0 ? 4 : 1;
+  if (tensorCoreGemmProblem(core, config).empty())
+    return config;
+  auto out = shapeOf(core->getResult(0));
+  // A batch-sized side grows with the batch: it never makes the tile small.
+  auto extent = [](int64_t dim) { return ShapedType::isDynamic(dim) ? int64_t(1) << 30 : dim; };
+  return simtConfig(KernelTemplate::SimtGemm, simtTile(extent(out[out.size() - 2]), extent(out.back())));
+}
+
+} // namespace
+
+StringRef templateName(KernelTemplate kind) {
+  switch (kind) {
+  case KernelTemplate::TensorCoreGemm:
+    return "tensor_core_gemm";
+  case KernelTemplate::TensorCoreConv:
+    return "tensor_core_conv";
+  case KernelTemplate::SimtGemm:
+    return "simt_gemm";
+  case KernelTemplate::SimtConv:
+    return "simt_conv";
+  case KernelTemplate::DirectConv:
+    return "direct_conv";
+  }
+  return "";
+}
+
+int64_t KernelConfig::threads() const {
+  if (usesTensorCores())
+    return 32 * (blockM / warpM) * (blockN / warpN);
+  if (kind == KernelTemplate::DirectConv)
+    return blockM;
+  return blockM * blockN;
+}
+
+int64_t KernelConfig::sharedBytes(bool bTransposed) const {
+  if (!usesTensorCores())
+    return kind == KernelTemplate::DirectConv ? 0 : 2 * 4 * blockM * (blockM + 1);
+  const int64_t aStage = blockM * (blockK + 4);
+  const int64_t bStage = bTransposed ? blockN * (blockK + 4) : blockK * (blockN + 8);
+  return 4 * stages * (aStage + bStage);
+}
+
+KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
+  const int64_t block[] = {blockM, blockN, blockK}, warp[] = {warpM, warpN}, vector[] = {aVector, bVector};
+  StringRef precision = usesTensorCores() ? (passes == 3 ? "3xtf32" : "tf32") : "f32";
+  return KernelConfigAttr::get(context, templateName(kind), block, warp, stages, usesTensorCores() ? kMma : "none",
+                               precision, splitK, vector);
+}
+
+KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
+  KernelConfig config;
+  config.kind = *parseTemplate(attr.getKind());
+  config.blockM = attr.getBlock()[0], config.blockN = attr.getBlock()[1], config.blockK = attr.getBlock()[2];
+  config.warpM = attr.getWarp()[0], config.warpN = attr.getWarp()[1];
+  config.stages = attr.getStages();
+  config.passes = attr.getPrecision() == "3xtf32" ? 3 : 1;
+  config.splitK = attr.getSplitK();
+  config.aVector = attr.getVector()[0], config.bVector = attr.getVector()[1];
+  return config;
+}
+
+std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, ArrayRef<int64_t> warp, int64_t stages,
+                                  StringRef mma, StringRef precision, int64_t splitK, ArrayRef<int64_t> vector) {
+  auto parsed = parseTemplate(kind);
+  if (!parsed)
+    return "unknown template '" + kind.str() +
+           "' (expected tensor_core_gemm, tensor_core_conv, simt_gemm, simt_conv or direct_conv)";
+  if (block.size() != 3 || warp.size() != 2 || vector.size() != 2)
+    return "block has 3 sizes, warp 2 and vector 2";
+  auto positive = [](int64_t value) { return value > 0; };
+  if (!llvm::all_of(block, positive) || !llvm::all_of(warp, positive) || stages < 1)
+    return "sizes and stages must be positive";
+  if (splitK != 1)
+    return "split_k = " + str(splitK) + ": no template splits the reduction yet";
+  KernelConfig config;
+  config.kind = *parsed;
+  config.blockM = block[0], config.blockN = block[1], config.blockK = block[2];
+  config.warpM = warp[0], config.warpN = warp[1];
+  config.stages = stages;
+  config.aVector = vector[0], config.bVector = vector[1];
+  if (!config.usesTensorCores()) {
+    if (mma != "none" || precision != "f32" || warp[0] != 1 || warp[1] != 1 || stages != 1 || vector[0] != 1 ||
+        vector[1] != 1)
+      return kind.str() + " is SIMT: mma \"none\", precision \"f32\", warp [1, 1], 1 stage, vector [1, 1]";
+    if (config.kind == KernelTemplate::DirectConv)
+      return block[0] >= 32 && block[0] <= 1024 && block[0] % 32 == 0 && block[1] == 1 && block[2] == 1
+                 ? ""
+                 : "direct_conv's block is [threads, 1, 1], threads a multiple of 32 up to 1024";
+    return block[0] == block[1] && block[1] == block[2] && (block[0] == 8 || block[0] == 16)
+               ? ""
+               : kind.str() + "'s block is a square tile [T, T, T], T = 8 or 16";
+  }
+  if (mma != kMma)
+    return "the tensor-core templates use mma \"m16n8k8\"";
+  if (precision != "3xtf32" && precision != "tf32")
+    return "tensor-core precision is \"3xtf32\" or \"tf32\"";
+  if (config.blockM % config.warpM != 0 || config.blockN % config.warpN != 0)
+    return "the block tile must be made of whole warp tiles";
+  if (config.warpM % 16 != 0 || config.warpN % 8 != 0 || config.blockK % 8 != 0)
+    return "warp tiles are made of 16 x 8 mma tiles and BK of k8 steps";
+  if (stages < 2 || stages > 8)
+    return "the pipeline has 2 to 8 stages";
+  auto validVector = [](int64_t value) { return value == 1 || value == 2 || value == 4; };
+  if (!validVector(vector[0]) || !validVector(vector[1]))
+    return "copies move 1, 2 or 4 floats";
+  if (config.threads() > 1024)
+    return "the block would have " + str(config.threads()) + " threads (at most 1024)";
+  return tileLoadProblem("the A", config.blockM, config.blockK, config.aVector, config.threads());
+}
+
+MatrixProductShape matrixProductShape(Operation *core) {
+  auto lhs = shapeOf(core->getOperand(0)), rhs = shapeOf(core->getOperand(1)), out = shapeOf(core->getResult(0));
+  MatrixProductShape shape;
+  if (auto gemm = llvm::dyn_cast<GemmOp>(core)) {
+    shape.transA = gemm.getTransA();
+    shape.transB = gemm.getTransB();
+  }
+  const size_t rank = out.size();
+  shape.k = shape.transA ? lhs[lhs.size() - 2] : lhs.back();
+  shape.n = out.back();
+  shape.foldedBatch = rank >= 3 && rhs.size() == 2 && lhs.size() == rank && !ShapedType::isDynamic(out[rank - 2]);
+  shape.largestRows = shape.foldedBatch ? largestProduct(out.drop_back(1)) : largest(out[rank - 2]);
+  return shape;
+}
+
+KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision) {
+  if (auto conv = llvm::dyn_cast<ConvOp>(core))
+    return chooseConvConfig(conv, precision);
+  return chooseProductConfig(core, precision);
+}
+
+LogicalResult checkKernelConfig(Operation *core, const KernelConfig &config) {
+  std::string problem = configProblem(core, config);
+  if (!problem.empty())
+    return core->emitError() << problem;
+  return success();
+}
+
+} // namespace fusec::fuse

@@ -1,0 +1,96 @@
+//===- KernelConfig.h - How conv and GEMM superkernels are instantiated -*- C++ -*-===//
+//
+// The kernel-config layer between fusion and code emission. For a conv,
+// Gemm or MatMul op it answers, in one place for the whole compiler:
+//  * which templates can compute it (checkKernelConfig: shapes a template
+//    takes, its 32-bit index limits, its shared memory), so a config pinned
+//    by hand in the IR is refused with a reason rather than miscompiled;
+//  * which config fusec uses (chooseKernelConfig), which
+//    fuse-select-kernel-configs stores on the superkernel as #fuse.config,
+//    codegen instantiates and launches, and the cost model prices.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_IR_KERNELCONFIG_H
+#define FUSEC_IR_KERNELCONFIG_H
+
+#include "ir/FuseAttributes.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace fusec::fuse {
+
+enum class KernelTemplate { TensorCoreGemm, TensorCoreConv, SimtGemm, SimtConv, DirectConv };
+
+/// What a conv/GEMM's products are computed with: fp32 accuracy (3xTF32 on
+/// the tensor cores, FMA on SIMT) or plain TF32 (`--precision=tf32`).
+enum class ProductPrecision { Fp32, Tf32 };
+
+/// The batch the templates' 32-bit index math must still hold at: far above
+/// any batch bucket a plan is built for.
+inline constexpr int64_t kLargestIndexedBatch = int64_t(1) << 16;
+/// Offsets the templates compute in 32-bit arithmetic stay at or below this.
+inline constexpr int64_t kLargest32BitOffset = (int64_t(1) << 31) - 1;
+/// The static shared memory one kernel may declare.
+inline constexpr int64_t kStaticSharedBytes = 48 * 1024;
+
+/// The C++ view of #fuse.config (see FuseAttributes.td for the fields).
+struct KernelConfig {
+  KernelTemplate kind = KernelTemplate::SimtGemm;
+  int64_t blockM = 16, blockN = 16, blockK = 16;
+  int64_t warpM = 1, warpN = 1;
+  int64_t stages = 1;
+  /// 3: the 3xTF32 split; 1: plain TF32 or SIMT FMA.
+  int64_t passes = 1;
+  int64_t splitK = 1;
+  int64_t aVector = 1, bVector = 1;
+
+  bool usesTensorCores() const {
+    return kind == KernelTemplate::TensorCoreGemm || kind == KernelTemplate::TensorCoreConv;
+  }
+  /// Threads per block.
+  int64_t threads() const;
+  /// Static shared memory of the pipeline, B's tile N x K (`bTransposed`)
+  /// or K x N (tensor-core templates; the SIMT tiles' two T x (T + 1)).
+  int64_t sharedBytes(bool bTransposed) const;
+
+  KernelConfigAttr toAttr(mlir::MLIRContext *context) const;
+  /// The attribute's fields (it is verified, so they are consistent).
+  static KernelConfig fromAttr(KernelConfigAttr attr);
+};
+
+llvm::StringRef templateName(KernelTemplate kind);
+
+/// Why these #fuse.config fields describe no instantiable template, or ""
+/// (structure only: the shapes are checkKernelConfig's).
+std::string describeConfigProblem(llvm::StringRef kind, llvm::ArrayRef<int64_t> block, llvm::ArrayRef<int64_t> warp,
+                                  int64_t stages, llvm::StringRef mma, llvm::StringRef precision, int64_t splitK,
+                                  llvm::ArrayRef<int64_t> vector);
+
+/// The config fusec uses for a conv, Gemm or MatMul op.
+KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precision = ProductPrecision::Fp32);
+
+/// Fails, reporting on `core` why, when `config`'s template cannot compute
+/// `core`: the wrong kind of op, a shape it does not take (a transposed A,
+/// a size other than the batch known only at run time, offsets beyond its
+/// 32-bit index math, groups), or shared memory beyond the static limit.
+mlir::LogicalResult checkKernelConfig(mlir::Operation *core, const KernelConfig &config);
+
+/// A matrix product's M x K by K x N view: K, N and the most rows of A at
+/// any batch, and whether the batch matrices of A fold into the rows of one
+/// matrix (B has no batch dimensions, so A's and C's matrices are
+/// consecutive in memory). K or N may be dynamic.
+struct MatrixProductShape {
+  int64_t largestRows = 0, k = 0, n = 0;
+  bool transA = false, transB = false;
+  bool foldedBatch = false;
+};
+MatrixProductShape matrixProductShape(mlir::Operation *core);
+
+} // namespace fusec::fuse
+
+#endif // FUSEC_IR_KERNELCONFIG_H

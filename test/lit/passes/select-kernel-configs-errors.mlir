@@ -1,0 +1,78 @@
+// #fuse.config that describes no template, and configs pinned on ops their
+// template cannot compute: each an error naming the reason.
+// RUN: fusec-opt %s -split-input-file -verify-diagnostics \
+// RUN:   -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs))'
+// RUN: not fusec-opt %s -split-input-file \
+// RUN:   -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs{precision=fp16}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PRECISION
+// PRECISION: error: unknown precision 'fp16' (expected fp32 or tf32)
+
+func.func @split_k(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #fuse.config: split_k = 2: no template splits the reduction yet}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 2, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @warp_tiles(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #fuse.config: the block tile must be made of whole warp tiles}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [48, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @unknown_template(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{unknown template 'wgmma_gemm'}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"wgmma_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @transposed_a(%t: tensor<64x?xf32>, %b: tensor<10x64xf32>) -> tensor<?x10xf32> {
+  %h = fuse.superkernel "gemm_t" kind "gemm" (%t, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<64x?xf32>, tensor<10x64xf32>) -> tensor<?x10xf32> {
+  ^bb0(%a0: tensor<64x?xf32>, %a1: tensor<10x64xf32>):
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: it takes A untransposed only}}
+    %r = fuse.gemm %a0, %a1 {alpha = 1.0 : f32, beta = 1.0 : f32, transA = true, transB = true} : (tensor<64x?xf32>, tensor<10x64xf32>) -> tensor<?x10xf32>
+    fuse.yield %r : tensor<?x10xf32>
+  }
+  return %h : tensor<?x10xf32>
+}
+
+// -----
+
+func.func @conv_template_on_gemm(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"simt_conv", block = [16, 16, 16], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    // expected-error @+1 {{template simt_conv computes convolutions, not matrix products}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @padded_vectors(%x: tensor<?x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<?x8x8x8xf32> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) attributes {config = #fuse.config<"tensor_core_conv", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<?x8x8x8xf32> {
+  ^bb0(%a0: tensor<?x4x8x8xf32>, %a1: tensor<8x4x3x3xf32>):
+    // expected-error @+1 {{vector copies of the input need a 1x1, stride-1, unpadded convolution}}
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<?x8x8x8xf32>
+    fuse.yield %c : tensor<?x8x8x8xf32>
+  }
+  return %k : tensor<?x8x8x8xf32>
+}

@@ -1,0 +1,98 @@
+// fuse-select-kernel-configs: every conv and gemm superkernel gets the
+// #fuse.config codegen instantiates; a config already there is kept when its
+// template can compute the op. Errors: select-kernel-configs-errors.mlir.
+// RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs))' \
+// RUN:   | FileCheck %s
+// RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs{precision=tf32}))' \
+// RUN:   | FileCheck %s --check-prefix=TF32
+// Round trip: the attribute prints and parses.
+// RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs))' \
+// RUN:   | fusec-opt -split-input-file | FileCheck %s
+
+// A 3x3 conv with 4 output channels: the tensor-core implicit GEMM, 32-row
+// tiles (few channels), 4-byte copies of both operands (K = 27, a padded
+// window). The elementwise kernel gets no config.
+// CHECK-LABEL: func.func @conv
+// CHECK: fuse.superkernel "conv_relu" kind "conv"{{.*}} attributes {config = #fuse.config<"tensor_core_conv", block = [32, 64, 16], warp = [16, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [1, 1]>}
+// CHECK: fuse.superkernel "add" kind "elementwise"
+// CHECK-NOT: config
+// TF32-LABEL: func.func @conv
+// TF32: precision = "tf32"
+func.func @conv(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  %k = fuse.superkernel "conv_relu" kind "conv" (%x, %w) : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  ^bb0(%a0: tensor<?x3x8x8xf32>, %a1: tensor<4x3x3x3xf32>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32>
+    %r = fuse.relu %c : (tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+    fuse.yield %r : tensor<?x4x8x8xf32>
+  }
+  %e = fuse.superkernel "add" kind "elementwise" (%k, %k) : (tensor<?x4x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+  ^bb0(%p: tensor<?x4x8x8xf32>, %q: tensor<?x4x8x8xf32>):
+    %s = fuse.add %p, %q : (tensor<?x4x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+    fuse.yield %s : tensor<?x4x8x8xf32>
+  }
+  return %e : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+// A pointwise conv over 6x6 pixels (36, a multiple of 4): 16-byte copies of
+// the input's pixels; 64 output channels: 64-row tiles.
+// CHECK-LABEL: func.func @pointwise
+// CHECK: #fuse.config<"tensor_core_conv", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>
+func.func @pointwise(%x: tensor<?x32x6x6xf32>, %w: tensor<64x32x1x1xf32>) -> tensor<?x64x6x6xf32> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) : (tensor<?x32x6x6xf32>, tensor<64x32x1x1xf32>) -> tensor<?x64x6x6xf32> {
+  ^bb0(%a0: tensor<?x32x6x6xf32>, %a1: tensor<64x32x1x1xf32>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x32x6x6xf32>, tensor<64x32x1x1xf32>) -> tensor<?x64x6x6xf32>
+    fuse.yield %c : tensor<?x64x6x6xf32>
+  }
+  return %k : tensor<?x64x6x6xf32>
+}
+
+// -----
+
+// Depthwise: the direct kernel, 256 threads.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: #fuse.config<"direct_conv", block = [256, 1, 1], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>
+func.func @depthwise(%x: tensor<?x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) : (tensor<?x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  ^bb0(%a0: tensor<?x4x8x8xf32>, %a1: tensor<4x1x3x3xf32>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<?x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x8x8xf32>
+    fuse.yield %c : tensor<?x4x8x8xf32>
+  }
+  return %k : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+// Gemm with transB and N = 10: the tensor-core GEMM with 32-column tiles.
+// transA: the SIMT tiles (16 x 16), which read A transposed.
+// CHECK-LABEL: func.func @gemms
+// CHECK: #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>
+// CHECK: #fuse.config<"simt_gemm", block = [16, 16, 16], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>
+func.func @gemms(%a: tensor<?x64xf32>, %b: tensor<10x64xf32>, %t: tensor<64x?xf32>) -> (tensor<?x10xf32>, tensor<?x10xf32>) {
+  %g = fuse.superkernel "gemm" kind "gemm" (%a, %b) : (tensor<?x64xf32>, tensor<10x64xf32>) -> tensor<?x10xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<10x64xf32>):
+    %r = fuse.gemm %a0, %a1 {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true} : (tensor<?x64xf32>, tensor<10x64xf32>) -> tensor<?x10xf32>
+    fuse.yield %r : tensor<?x10xf32>
+  }
+  %h = fuse.superkernel "gemm_t" kind "gemm" (%t, %b) : (tensor<64x?xf32>, tensor<10x64xf32>) -> tensor<?x10xf32> {
+  ^bb0(%a0: tensor<64x?xf32>, %a1: tensor<10x64xf32>):
+    %r = fuse.gemm %a0, %a1 {alpha = 1.0 : f32, beta = 1.0 : f32, transA = true, transB = true} : (tensor<64x?xf32>, tensor<10x64xf32>) -> tensor<?x10xf32>
+    fuse.yield %r : tensor<?x10xf32>
+  }
+  return %g, %h : tensor<?x10xf32>, tensor<?x10xf32>
+}
+
+// -----
+
+// A config pinned by hand is kept: 128 x 64 tiles, 3 stages, plain TF32.
+// CHECK-LABEL: func.func @pinned
+// CHECK: #fuse.config<"tensor_core_gemm", block = [128, 64, 16], warp = [32, 32], stages = 3, mma = "m16n8k8", precision = "tf32", split_k = 1, vector = [4, 4]>
+func.func @pinned(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [128, 64, 16], warp = [32, 32], stages = 3, mma = "m16n8k8", precision = "tf32", split_k = 1, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
