@@ -66,7 +66,8 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
                               ", " + constant(out[3]) + ", " + constant(config.bVector) + ">";
   std::string code;
   code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
-  code += "  __shared__ float4 gemmShared[Gemm::kSmemFloats / 4]; // float4: 16-byte aligned\n";
+  KernelLaunch launch;
+  emitPipelineSharedMemory(code, config.sharedBytes(/*bTransposed=*/false), launch);
   code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ");\n";
   code += "  const int M = " + constant(out[1]) + ", N = int(" + g.n + " * " + pixels +
           "), K = " + constant(weight[1] * weight[2] * weight[3]) + ";\n";
@@ -83,7 +84,6 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
           ", K, bOperand, M, N, K, blockIdx.y * Gemm::kBlockM, blockIdx.x * Gemm::kBlockN, "
           "reinterpret_cast<float *>(gemmShared), epilogue);\n";
 
-  KernelLaunch launch;
   launch.block = {config.threads(), 1, 1};
   launch.grid[0] = gridFor(linearNumel({out[0], out[2], out[3]}), config.blockN);
   launch.grid[1] = gridFor(linearNumel(out.slice(1, 1)), config.blockM);

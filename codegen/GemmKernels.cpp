@@ -74,7 +74,8 @@ FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation 
   const std::string operand =
       "FusecDenseB<" + std::string(transB ? "true" : "false") + ", " + std::to_string(config.bVector) + ">";
   code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
-  code += "  __shared__ float4 gemmShared[Gemm::kSmemFloats / 4]; // float4: 16-byte aligned\n";
+  KernelLaunch launch;
+  emitPipelineSharedMemory(code, config.sharedBytes(transB), launch);
   std::vector<std::string> coords;
   if (folded) {
     code += "  const int M = int(" + std::to_string(folded->perBatch) + "LL * batch + " +
@@ -100,7 +101,6 @@ FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation 
   code += "  Gemm::run(A, K, bOperand, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
           "reinterpret_cast<float *>(gemmShared), epilogue);\n";
 
-  KernelLaunch launch;
   launch.block = {config.threads(), 1, 1};
   launch.grid[0] = gridFor(folded ? *folded : linearNumel(outShape.drop_back(1).take_back(1)), config.blockM);
   launch.grid[1] = gridFor(linearNumel(outShape.take_back(1)), config.blockN);

@@ -168,6 +168,17 @@ FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, Operation 
   return config;
 }
 
+void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &launch) {
+  const std::string staticArray = "  __shared__ float4 gemmShared[Gemm::kSmemFloats / 4]; // float4: 16-byte aligned\n";
+  if (bytes <= fuse::kStaticSharedBytes) {
+    code += staticArray;
+    return;
+  }
+  code += "#ifdef FUSEC_EMULATION\n" + staticArray + "#else\n";
+  code += "  extern __shared__ float4 gemmShared[]; // Gemm::kSmemBytes, dynamic: above 48 KiB\n#endif\n";
+  launch.sharedBytes = bytes;
+}
+
 std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &bOperand) {
   auto text = [](int64_t value) { return std::to_string(value); };
   return "FusecGemmTf32<" + text(config.blockM) + ", " + text(config.blockN) + ", " + text(config.blockK) + ", " +

@@ -96,6 +96,12 @@ mlir::FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, mlir
 /// operand type `bOperand`.
 std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &bOperand);
 
+/// Declares `gemmShared`, the pipeline's shared memory for `Gemm` (a type
+/// alias already emitted): a static array up to 48 KiB, else dynamic shared
+/// memory, which `launch` then asks for (the emulation has no such limit
+/// and keeps the static array).
+void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &launch);
+
 /// A grid dimension covering `count` (linear in batch) in steps of `step`.
 GridDim gridFor(BatchLinear count, int64_t step);
 

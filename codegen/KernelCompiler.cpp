@@ -128,6 +128,21 @@ std::string defaultKernelCacheDir() {
   return "";
 }
 
+namespace {
+
+/// `kernel`'s source with its name replaced by a placeholder: what two
+/// kernels that differ only in name have in common.
+std::string anonymous(const GeneratedKernel &kernel) {
+  std::string source = kernel.source;
+  if (kernel.name.empty())
+    return source;
+  for (size_t at = source.find(kernel.name); at != std::string::npos; at = source.find(kernel.name, at + 1))
+    source.replace(at, kernel.name.size(), "\x01");
+  return source;
+}
+
+} // namespace
+
 std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &kernels, const CompileOptions &options,
                                            std::string &error, CompileStats *stats) {
 #ifndef FUSEC_HAVE_NVRTC
@@ -145,14 +160,20 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
   std::string toolchain = "nvrtc " + nvrtcVersion();
   for (const DeviceHeader &header : deviceHeaders())
     toolchain += "\n" + std::string(header.name) + "\n" + header.text;
-  // Kernels with the same source compile once.
-  std::map<uint64_t, size_t> firstWithKey;
-  std::vector<uint64_t> keys(kernels.size());
+  // Kernels with the same code compile once, whatever their names: a
+  // network repeats blocks (ResNet-50's 57 kernels are 25 programs), and
+  // each NVRTC compile parses the templates again. The cache is keyed by the
+  // source itself (names included), since its binaries hold the entry name.
+  std::map<uint64_t, size_t> firstWithCode;
+  std::vector<uint64_t> keys(kernels.size()), codeKeys(kernels.size());
   std::vector<size_t> unique;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    std::string identity = kernels[i].source + "\n" + options.arch + "\n" + toolchain;
+    const std::string suffix = "\n" + options.arch + "\n" + toolchain;
+    const std::string identity = kernels[i].source + suffix;
     keys[i] = fnv1a64(identity.data(), identity.size());
-    if (firstWithKey.emplace(keys[i], i).second)
+    const std::string code = anonymous(kernels[i]) + suffix;
+    codeKeys[i] = fnv1a64(code.data(), code.size());
+    if (firstWithCode.emplace(codeKeys[i], i).second)
       unique.push_back(i);
   }
   std::vector<CompiledKernel> results(kernels.size());
@@ -174,6 +195,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
       size_t i = unique[slot];
       const GeneratedKernel &kernel = kernels[i];
       CompiledKernel &result = results[i];
+      result.entry = kernel.name;
       std::string base = options.cacheDir.empty() ? "" : options.cacheDir + "/" + toHex64(keys[i]);
       if (!base.empty()) {
         bool havePtx = false, haveCubin = false;
@@ -225,7 +247,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
   if (failed)
     return {};
   for (size_t i = 0; i < kernels.size(); ++i) {
-    size_t first = firstWithKey[keys[i]];
+    size_t first = firstWithCode[codeKeys[i]];
     if (first != i)
       results[i] = results[first];
   }

@@ -20,6 +20,10 @@
 namespace fusec::codegen {
 
 struct CompiledKernel {
+  /// The kernel function in `ptx` and `cubin`: the kernel's own name, or
+  /// that of an earlier kernel with the same code under another name, whose
+  /// binaries it shares.
+  std::string entry;
   std::string ptx;
   std::vector<uint8_t> cubin;
   /// NVRTC's log (warnings, register and spill report).

@@ -21,6 +21,9 @@ namespace fusec::codegen {
 struct KernelLaunch {
   std::array<GridDim, 3> grid;
   std::array<int64_t, 3> block = {1, 1, 1};
+  /// Dynamic shared memory per block (kernels whose pipeline needs more than
+  /// the 48 KiB a static array may have).
+  int64_t sharedBytes = 0;
 };
 
 struct GeneratedKernel {

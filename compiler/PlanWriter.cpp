@@ -18,6 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <string>
+
 using namespace mlir;
 using nlohmann::json;
 
@@ -71,6 +74,8 @@ private:
   LogicalResult addKernel(Operation *op);
   LogicalResult addCopyKernel(Value from, size_t toBuffer);
   void addImage(json &entry, const KernelArtifact &artifact);
+  /// The image ranges of each compiled function, by entry name.
+  std::map<std::string, json> sharedImages;
   json opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals, json &values);
 
   func::FuncOp func;
@@ -195,10 +200,21 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
   for (const GridDim &dim : launch.grid)
     grid.push_back({{"per_batch", dim.work.perBatch}, {"fixed", dim.work.fixed}, {"divisor", dim.divisor}});
   entry["launch"] = {{"block", launch.block}, {"grid", grid}};
-  entry["image"] = {{"entry", artifact.generated.name},
+  if (launch.sharedBytes > 0)
+    entry["launch"]["shared_bytes"] = launch.sharedBytes;
+  // Kernels that share compiled code (the same code under another name)
+  // share its image: stored once, loaded once.
+  const std::string &function = artifact.compiled.entry.empty() ? artifact.generated.name : artifact.compiled.entry;
+  auto shared = sharedImages.find(function);
+  if (shared == sharedImages.end()) {
+    json ranges = {{"ptx", append(artifact.compiled.ptx.data(), artifact.compiled.ptx.size())},
+                   {"cubin", append(artifact.compiled.cubin.data(), artifact.compiled.cubin.size())}};
+    shared = sharedImages.emplace(function, std::move(ranges)).first;
+  }
+  entry["image"] = {{"entry", function},
                     {"arch", options.target},
-                    {"ptx", append(artifact.compiled.ptx.data(), artifact.compiled.ptx.size())},
-                    {"cubin", append(artifact.compiled.cubin.data(), artifact.compiled.cubin.size())}};
+                    {"ptx", shared->second["ptx"]},
+                    {"cubin", shared->second["cubin"]}};
 }
 
 LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {

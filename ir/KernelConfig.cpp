@@ -5,6 +5,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace fusec::fuse {
@@ -119,9 +121,9 @@ std::string configProblem(Operation *core, const KernelConfig &config) {
     return "template " + templateName(config.kind).str() + " cannot compute this op: " + problem;
   auto gemm = llvm::dyn_cast<GemmOp>(core);
   const int64_t shared = config.sharedBytes(gemm && gemm.getTransB());
-  if (shared > kStaticSharedBytes)
-    return "the config needs " + str(shared) + " bytes of shared memory, above the " + str(kStaticSharedBytes) +
-           " a kernel may declare statically";
+  if (shared > kMaxSharedBytes)
+    return "the config needs " + str(shared) + " bytes of shared memory, above the " + str(kMaxSharedBytes) +
+           " every sm_80+ GPU grants one block";
   return "";
 }
 
@@ -144,7 +146,26 @@ KernelConfig tensorCoreConfig(KernelTemplate kind, ProductPrecision precision) {
   return config;
 }
 
-KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision) {
+/// `config` with the largest block tile that passes `problem` and still
+/// gives every SM a block for an output of rows x columns.
+template <typename Problem>
+KernelConfig widenTile(KernelConfig config, double rows, double columns, const TileTarget &target, Problem problem) {
+  struct Tile {
+    int64_t blockM, blockN, warpM, warpN, stages;
+  };
+  for (Tile tile : {Tile{128, 128, 64, 32, 3}, Tile{128, 64, 32, 32, 3}}) {
+    KernelConfig wider = config;
+    wider.blockM = tile.blockM, wider.blockN = tile.blockN, wider.warpM = tile.warpM, wider.warpN = tile.warpN;
+    wider.stages = tile.stages;
+    const double blocks = std::ceil(rows / double(tile.blockM)) * std::ceil(columns / double(tile.blockN));
+    if (rows >= double(tile.blockM) && columns >= double(tile.blockN) && blocks >= double(target.smCount) &&
+        problem(wider).empty())
+      return wider;
+  }
+  return config;
+}
+
+KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const TileTarget &target) {
   auto weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
   if (conv.getGroup() != 1) {
     KernelConfig direct;
@@ -162,13 +183,16 @@ KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision) {
   config.bVector = 4;
   if (!tensorCoreConvProblem(conv, config).empty())
     config.bVector = 1;
-  if (tensorCoreConvProblem(conv, config).empty())
-    return config;
+  if (tensorCoreConvProblem(conv, config).empty()) {
+    const double columns = double(ShapedType::isDynamic(out[0]) ? target.batch : out[0]) * double(out[2] * out[3]);
+    return widenTile(config, double(out[1]), columns, target,
+                     [&](const KernelConfig &wider) { return configProblem(conv, wider); });
+  }
   const int64_t pixels = ShapedType::isDynamic(out[0]) ? out[2] * out[3] : out[0] * out[2] * out[3];
   return simtConfig(KernelTemplate::SimtConv, simtTile(pixels, out[1]));
 }
 
-KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision) {
+KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision, const TileTarget &target) {
   const MatrixProductShape shape = matrixProductShape(core);
   KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreGemm, precision);
   if (!ShapedType::isDynamic(shape.n) && shape.n <= 32) { // a narrow product: half the columns, the same 4 warps
@@ -177,9 +201,14 @@ KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision) {
   }
   const int64_t ldb = shape.transB ? shape.k : shape.n;
   config.aVector = config.bVector = shape.k % 4 == 0 && ldb % 4 == 0 ? 4 : 1;
-  if (tensorCoreGemmProblem(core, config).empty())
-    return config;
   auto out = shapeOf(core->getResult(0));
+  if (tensorCoreGemmProblem(core, config).empty()) {
+    double rows = 1;
+    for (int64_t dim : shape.foldedBatch ? out.drop_back() : out.drop_back().take_back())
+      rows *= ShapedType::isDynamic(dim) ? double(target.batch) : double(dim);
+    return widenTile(config, rows, double(shape.n), target,
+                     [&](const KernelConfig &wider) { return configProblem(core, wider); });
+  }
   // A batch-sized side grows with the batch: it never makes the tile small.
   auto extent = [](int64_t dim) { return ShapedType::isDynamic(dim) ? int64_t(1) << 30 : dim; };
   return simtConfig(KernelTemplate::SimtGemm, simtTile(extent(out[out.size() - 2]), extent(out.back())));
@@ -302,10 +331,10 @@ MatrixProductShape matrixProductShape(Operation *core) {
   return shape;
 }
 
-KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision) {
+KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision, TileTarget target) {
   if (auto conv = llvm::dyn_cast<ConvOp>(core))
-    return chooseConvConfig(conv, precision);
-  return chooseProductConfig(core, precision);
+    return chooseConvConfig(conv, precision, target);
+  return chooseProductConfig(core, precision, target);
 }
 
 LogicalResult checkKernelConfig(Operation *core, const KernelConfig &config) {

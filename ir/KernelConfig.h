@@ -35,8 +35,13 @@ enum class ProductPrecision { Fp32, Tf32 };
 inline constexpr int64_t kLargestIndexedBatch = int64_t(1) << 16;
 /// Offsets the templates compute in 32-bit arithmetic stay at or below this.
 inline constexpr int64_t kLargest32BitOffset = (int64_t(1) << 31) - 1;
-/// The static shared memory one kernel may declare.
+/// The static shared memory one kernel may declare; above it, kernels use
+/// dynamic shared memory with the opt-in set when the module is loaded.
 inline constexpr int64_t kStaticSharedBytes = 48 * 1024;
+/// The shared memory a config may need: what every sm_80+ GPU grants one
+/// block with the opt-in (99 KiB on sm_86/sm_89; 163 KiB on sm_80, 227 KiB
+/// on sm_90).
+inline constexpr int64_t kMaxSharedBytes = 99 * 1024;
 
 /// The C++ view of #fuse.config (see FuseAttributes.td for the fields).
 struct KernelConfig {
@@ -71,8 +76,18 @@ std::string describeConfigProblem(llvm::StringRef kind, llvm::ArrayRef<int64_t> 
                                   int64_t stages, llvm::StringRef mma, llvm::StringRef precision, int64_t splitK,
                                   llvm::ArrayRef<int64_t> vector);
 
+/// What tiles are chosen for: the batch a plan is tuned for (fusec's
+/// --cost-batch) and the GPU's SM count. A larger tile (128 x 128, then
+/// 128 x 64) replaces the 64 x 64 one where it still gives every SM a block
+/// at that batch: fewer bytes per FLOP from L2, without idling SMs.
+struct TileTarget {
+  int64_t batch = 1;
+  int64_t smCount = 132;
+};
+
 /// The config fusec uses for a conv, Gemm or MatMul op.
-KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precision = ProductPrecision::Fp32);
+KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precision = ProductPrecision::Fp32,
+                                TileTarget target = {});
 
 /// Fails, reporting on `core` why, when `config`'s template cannot compute
 /// `core`: the wrong kind of op, a shape it does not take (a transposed A,

@@ -113,11 +113,17 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
     are static and whose offsets fit their 32-bit index math), SIMT tiles or
     the direct convolution otherwise (ir/KernelConfig.h has the rules).
     A config already present is kept if it can compute the op, and an error
-    otherwise. Codegen instantiates exactly what the config says.
+    otherwise. Codegen instantiates exactly what the config says. Tiles grow
+    to 128 x 128 or 128 x 64 where the output at `batch` still gives each of
+    `sm-count` SMs a block.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"fp32\"",
            "Conv/GEMM products: fp32 (3xTF32 on the tensor cores: fp32 accuracy) or tf32 (one TF32 product, about 1e-3)">,
+    Option<"batch", "batch", "int64_t", "1",
+           "The batch tiles are chosen for: larger tiles where they still give every SM a block">,
+    Option<"smCount", "sm-count", "int64_t", "132",
+           "Streaming multiprocessors of the target GPU (the device profile's)">,
   ];
   let statistics = [
     Statistic<"numTensorCore", "tensor-core", "Number of kernels on a tensor-core template">,

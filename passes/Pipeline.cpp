@@ -2,6 +2,7 @@
 #include "passes/Pipeline.h"
 #include "passes/FusionRegistry.h"
 #include "passes/Passes.h"
+#include "passes/cost/DeviceProfile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -48,7 +49,15 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   planner.disabledRules = options.disabled;
   funcPm.addPass(createFormFusionGroups(planner));
   funcPm.addPass(createOutlineSuperkernels());
-  funcPm.addPass(createSelectKernelConfigs({options.precision}));
+  SelectKernelConfigsOptions configs;
+  configs.precision = options.precision;
+  configs.batch = options.costBatch;
+  // An unknown profile is reported by the planner; the default SM count stands.
+  if (auto profile = loadDeviceProfile(options.deviceProfile))
+    configs.smCount = profile->smCount;
+  else
+    llvm::consumeError(profile.takeError());
+  funcPm.addPass(createSelectKernelConfigs(configs));
 }
 
 void registerFusionPipeline() {

@@ -40,6 +40,10 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
       getOperation().emitError() << "unknown precision '" << precision << "' (expected fp32 or tf32)";
       return signalPassFailure();
     }
+    if (batch < 1 || smCount < 1) {
+      getOperation().emitError() << "batch and sm-count must be positive";
+      return signalPassFailure();
+    }
     WalkResult result = getOperation().walk([&](SuperkernelOp kernel) {
       Operation *core = templateCore(kernel);
       if (!core)
@@ -50,7 +54,7 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
         if (failed(checkKernelConfig(core, config)))
           return WalkResult::interrupt();
       } else {
-        config = chooseKernelConfig(core, productPrecision);
+        config = chooseKernelConfig(core, productPrecision, TileTarget{batch, smCount});
         kernel.setConfigAttr(config.toAttr(kernel.getContext()));
       }
       ++(config.usesTensorCores() ? numTensorCore : numSimt);

@@ -46,6 +46,7 @@ LaunchStep launchStep(const Plan &plan, const WorkspaceLayout &layout, size_t in
   step.kernel = index;
   step.grid = gridAt(kernel, mode.runBatch);
   step.block = blockOf(kernel);
+  step.sharedBytes = static_cast<uint32_t>(kernel.launch->sharedBytes); // verified <= 227 KiB
   for (size_t buffer : kernel.inputs)
     step.args.push_back(bufferAddress(plan, layout, buffer, mode.runBatch));
   for (size_t buffer : kernel.outputs)

@@ -101,6 +101,8 @@ struct LaunchStep {
   size_t kernel = 0;
   Dim3 grid;
   Dim3 block;
+  /// Dynamic shared memory per block.
+  uint32_t sharedBytes = 0;
   std::vector<DeviceAddress> args;
   int32_t batch = 1;
 };

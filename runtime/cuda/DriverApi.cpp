@@ -48,6 +48,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   api->resolve(api->moduleLoadDataEx, {"cuModuleLoadDataEx"});
   api->resolve(api->moduleUnload, {"cuModuleUnload"});
   api->resolve(api->moduleGetFunction, {"cuModuleGetFunction"});
+  api->resolve(api->funcSetAttribute, {"cuFuncSetAttribute"});
   api->resolve(api->memAlloc, {"cuMemAlloc_v2"});
   api->resolve(api->memFree, {"cuMemFree_v2"});
   api->resolve(api->memHostAlloc, {"cuMemHostAlloc"});

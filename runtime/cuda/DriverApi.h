@@ -46,10 +46,14 @@ using CUevent = CUevent_st *;
 using CUdevice_attribute = int;
 using CUjit_option = int;
 using CUstreamCaptureMode = int;
+using CUfunction_attribute = int;
 
 inline constexpr CUresult kCudaSuccess = 0;
 inline constexpr CUdevice_attribute kAttributeComputeCapabilityMajor = 75;
 inline constexpr CUdevice_attribute kAttributeComputeCapabilityMinor = 76;
+/// cuFuncSetAttribute: the dynamic shared memory a launch may ask for
+/// (above 48 KiB only with this opt-in).
+inline constexpr CUfunction_attribute kFunctionAttributeMaxDynamicSharedBytes = 8;
 inline constexpr CUjit_option kJitErrorLogBuffer = 5;
 inline constexpr CUjit_option kJitErrorLogBufferSizeBytes = 6;
 inline constexpr unsigned kStreamNonBlocking = 1;
@@ -105,6 +109,7 @@ public:
                                void **optionValues) = nullptr;
   CUresult (*moduleUnload)(CUmodule module) = nullptr;
   CUresult (*moduleGetFunction)(CUfunction *function, CUmodule module, const char *name) = nullptr;
+  CUresult (*funcSetAttribute)(CUfunction function, CUfunction_attribute attribute, int value) = nullptr;
   CUresult (*memAlloc)(CUdeviceptr *pointer, size_t bytes) = nullptr;
   CUresult (*memFree)(CUdeviceptr pointer) = nullptr;
   CUresult (*memHostAlloc)(void **pointer, size_t bytes, unsigned flags) = nullptr;

@@ -28,7 +28,7 @@ void enqueueLaunch(const CudaContext &context, const KernelModules &modules, con
   const DriverApi &cu = context.api();
   const CUresult result =
       cu.launchKernel(modules.function(step.kernel), step.grid.x, step.grid.y, step.grid.z, step.block.x, step.block.y,
-                      step.block.z, /*sharedMemBytes=*/0, context.stream(), params.data(), /*extra=*/nullptr);
+                      step.block.z, step.sharedBytes, context.stream(), params.data(), /*extra=*/nullptr);
   if (result != kCudaSuccess)
     cu.fail(result, "cuLaunchKernel", where("kernel '" + kernel.name + "'", mode));
 }

@@ -67,6 +67,9 @@ struct OpDesc {
 struct LaunchDesc {
   std::array<int64_t, 3> block = {1, 1, 1};
   std::array<GridDim, 3> grid;
+  /// Dynamic shared memory per block, in bytes (above 48 KiB the kernel is
+  /// opted in when its module is loaded).
+  int64_t sharedBytes = 0;
 };
 
 /// A byte range inside the kernel_images section.

@@ -92,6 +92,8 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
     JsonFieldReader dim = launch.element("grid", i);
     desc.grid[i] = GridDim{{dim.getInt("per_batch"), dim.getInt("fixed")}, dim.getInt("divisor")};
   }
+  if (launch.has("shared_bytes"))
+    desc.sharedBytes = launch.getInt("shared_bytes");
   return desc;
 }
 

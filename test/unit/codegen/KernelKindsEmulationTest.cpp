@@ -253,9 +253,13 @@ func.func @main(%x: tensor<?x8x6x6xf32> {fuse.name = "x"}, %p: tensor<12x8x1x1xf
 )mlir";
   using fuse::KernelTemplate;
   const std::vector<Variant> variants = {
-      {KernelTemplate::TensorCoreConv, 64, 64, 16, 32, 32, 4}, {KernelTemplate::TensorCoreConv, 128, 64, 16, 32, 32, 3},
-      {KernelTemplate::TensorCoreConv, 32, 64, 32, 16, 32, 2}, {KernelTemplate::TensorCoreConv, 64, 32, 16, 32, 16, 3},
-      {KernelTemplate::SimtConv, 16, 16, 16, 1, 1, 1},         {KernelTemplate::SimtConv, 8, 8, 8, 1, 1, 1},
+      {KernelTemplate::TensorCoreConv, 64, 64, 16, 32, 32, 4},
+      {KernelTemplate::TensorCoreConv, 128, 128, 16, 64, 32, 3},
+      {KernelTemplate::TensorCoreConv, 128, 64, 16, 32, 32, 3},
+      {KernelTemplate::TensorCoreConv, 32, 64, 32, 16, 32, 2},
+      {KernelTemplate::TensorCoreConv, 64, 32, 16, 32, 16, 3},
+      {KernelTemplate::SimtConv, 16, 16, 16, 1, 1, 1},
+      {KernelTemplate::SimtConv, 8, 8, 8, 1, 1, 1},
       {KernelTemplate::DirectConv, 256, 1, 1, 1, 1, 1},
   };
   for (const Variant &variant : variants) {
@@ -281,9 +285,13 @@ func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<37x19xf32> {f
 )mlir";
   using fuse::KernelTemplate;
   const std::vector<Variant> variants = {
-      {KernelTemplate::TensorCoreGemm, 64, 64, 16, 32, 32, 4}, {KernelTemplate::TensorCoreGemm, 128, 64, 16, 32, 32, 3},
-      {KernelTemplate::TensorCoreGemm, 32, 64, 32, 16, 32, 2}, {KernelTemplate::TensorCoreGemm, 64, 32, 16, 32, 16, 3},
-      {KernelTemplate::SimtGemm, 16, 16, 16, 1, 1, 1},         {KernelTemplate::SimtGemm, 8, 8, 8, 1, 1, 1},
+      {KernelTemplate::TensorCoreGemm, 64, 64, 16, 32, 32, 4},
+      {KernelTemplate::TensorCoreGemm, 128, 128, 16, 64, 32, 3},
+      {KernelTemplate::TensorCoreGemm, 128, 64, 16, 32, 32, 3},
+      {KernelTemplate::TensorCoreGemm, 32, 64, 32, 16, 32, 2},
+      {KernelTemplate::TensorCoreGemm, 64, 32, 16, 32, 16, 3},
+      {KernelTemplate::SimtGemm, 16, 16, 16, 1, 1, 1},
+      {KernelTemplate::SimtGemm, 8, 8, 8, 1, 1, 1},
   };
   for (const Variant &variant : variants) {
     INFO(fuse::templateName(variant.kind).str() << " " << variant.blockM << "x" << variant.blockN << "x"

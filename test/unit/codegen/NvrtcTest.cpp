@@ -60,3 +60,33 @@ TEST_CASE("every shared model's kernels compile with NVRTC without spills", "[co
     }
   }
 }
+
+TEST_CASE("kernels that differ only in their names compile once and share the binaries", "[codegen][nvrtc]") {
+  if (!codegen::haveNvrtc()) {
+    FUSEC_SKIP_TEST("this build has no NVRTC (CUDA toolkit not found at configure time)");
+  }
+  auto kernelNamed = [](const std::string &name, const char *operation) {
+    codegen::GeneratedKernel kernel;
+    kernel.name = name;
+    kernel.kind = "elementwise";
+    kernel.source = "// " + name + "\nextern \"C\" __global__ void " + name +
+                    "(const float *in0, float *out0, int batch) { out0[threadIdx.x] = in0[threadIdx.x] " + operation +
+                    " 2.0f; }\n";
+    return kernel;
+  };
+  const std::vector<codegen::GeneratedKernel> kernels = {kernelNamed("sk0_mul__a", "*"), kernelNamed("sk1_mul__b", "*"),
+                                                         kernelNamed("sk2_add__c", "+")};
+  codegen::CompileOptions options;
+  codegen::CompileStats stats;
+  std::string error;
+  auto compiled = codegen::compileKernels(kernels, options, error, &stats);
+  INFO(error);
+  REQUIRE(compiled.size() == 3);
+  CHECK(stats.compiled == 2);
+  CHECK(stats.deduplicated == 1);
+  CHECK(compiled[0].entry == "sk0_mul__a");
+  CHECK(compiled[1].entry == "sk0_mul__a"); // sk1's code is sk0's
+  CHECK(compiled[1].ptx == compiled[0].ptx);
+  CHECK(compiled[2].entry == "sk2_add__c");
+  CHECK(compiled[2].ptx.find(".entry sk2_add__c") != std::string::npos);
+}

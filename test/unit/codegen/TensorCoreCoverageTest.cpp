@@ -51,17 +51,21 @@ ModelKernels emitAll(const std::string &model, mlir::ModuleOp module) {
   return result;
 }
 
-/// ResNet-50 at 224x224, fused as fusec does by default.
-ModelKernels resnet50Kernels() {
+/// ResNet-50 at 224x224, fused as fusec does, its tiles chosen for
+/// `costBatch` (batch 32 picks 128 x 128 and 128 x 64 tiles with dynamic
+/// shared memory for the large convs).
+ModelKernels resnet50Kernels(int64_t costBatch) {
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   auto module = import::buildModule(bench::makeResNet50(224), *context);
   INFO(diagnostics.text());
   REQUIRE(module);
   mlir::PassManager pm(context.get());
-  buildFusionPipeline(pm, FusionOptions{});
+  FusionOptions options;
+  options.costBatch = costBatch;
+  buildFusionPipeline(pm, options);
   REQUIRE(mlir::succeeded(pm.run(*module)));
-  return emitAll("resnet50", *module);
+  return emitAll("resnet50@" + std::to_string(costBatch), *module);
 }
 
 ModelKernels sharedModelKernels(const std::string &model) {
@@ -76,7 +80,7 @@ ModelKernels sharedModelKernels(const std::string &model) {
 }
 
 std::vector<ModelKernels> allModels() {
-  std::vector<ModelKernels> models = {resnet50Kernels()};
+  std::vector<ModelKernels> models = {resnet50Kernels(1), resnet50Kernels(32)};
   for (const char *model :
        {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"})
     models.push_back(sharedModelKernels(model));
@@ -111,7 +115,12 @@ TEST_CASE("every conv and GEMM kernel of ResNet-50 and the shared models runs on
         INFO(model.model << " " << model.kernels[i].name);
         CHECK(model.kernels[i].source.find("FusecGemmTf32<") != std::string::npos);
       }
-  CHECK(candidates >= 54 + 9); // ResNet-50's 53 convs and classifier; the shared models' 9
+  CHECK(candidates >= 2 * 54 + 9); // ResNet-50's 53 convs and classifier, twice; the shared models' 9
+  // Batch 32 fills the GPU with larger tiles, some beyond static shared memory.
+  size_t dynamicShared = 0;
+  for (const codegen::GeneratedKernel &kernel : models[1].kernels)
+    dynamicShared += kernel.launch.sharedBytes > 48 * 1024;
+  CHECK(dynamicShared > 0);
   if (!codegen::haveNvrtc()) {
     FUSEC_SKIP_TEST("this build has no NVRTC (CUDA toolkit not found at configure time)");
   }
@@ -156,6 +165,7 @@ TEST_CASE("every kernel's launch grid of ResNet-50 and the shared models fits CU
       INFO(model.model << " " << kernel.name << " block " << block[0] << "x" << block[1] << "x" << block[2]);
       CHECK(block[0] * block[1] * block[2] <= 1024);
       CHECK(block[2] <= 64);
+      CHECK(kernel.launch.sharedBytes <= 99 * 1024);
       for (int64_t batch : {1, 2, 32, 1024}) {
         const auto &grid = kernel.launch.grid;
         INFO("batch " << batch << ": grid " << grid[0].at(batch) << " x " << grid[1].at(batch) << " x "

@@ -21,6 +21,7 @@
 using namespace fusec;
 using namespace fusec::runtime;
 using Catch::Contains;
+using nlohmann::json;
 
 namespace {
 
@@ -179,4 +180,25 @@ TEST_CASE("kernels are timed in chunks a stream can queue") {
   CHECK(state.gateClosings == 3);      // one chunk per iteration
   CHECK(state.maxCommandsBehindGate == 9);
   CHECK(state.hangs == 0);
+}
+
+TEST_CASE("a kernel with more than 48 KiB of dynamic shared memory is opted in at load and launched with it") {
+  json manifest = test::hostStepPlanManifest();
+  json *launch = nullptr;
+  for (json &kernel : manifest["kernels"])
+    if (kernel.contains("launch") && !launch)
+      launch = &kernel["launch"];
+  REQUIRE(launch);
+  (*launch)["shared_bytes"] = 56832;
+  auto plan = std::make_shared<const Plan>(
+      Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), "shared.plan"));
+  FakeCudaState &state = fake();
+  Session session(plan, Device::Cuda, fakeDriver());
+  CHECK(state.maxDynamicSharedOptIn == 56832);
+  session.run(2, {{"x", test::iota({2, 4})}});
+  CHECK(state.maxDynamicSharedLaunched == 56832);
+
+  (*launch)["shared_bytes"] = 300000;
+  CHECK_THROWS_WITH(Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), "huge.plan"),
+                    Contains("asks for 300000 bytes of dynamic shared memory; a block can have 0 to 232448"));
 }

@@ -61,6 +61,7 @@ FUSEC_CHECK_ENTRY(ctxSetCurrent, cuCtxSetCurrent);
 FUSEC_CHECK_ENTRY(moduleLoadDataEx, cuModuleLoadDataEx);
 FUSEC_CHECK_ENTRY(moduleUnload, cuModuleUnload);
 FUSEC_CHECK_ENTRY(moduleGetFunction, cuModuleGetFunction);
+FUSEC_CHECK_ENTRY(funcSetAttribute, cuFuncSetAttribute);
 FUSEC_CHECK_ENTRY(memAlloc, cuMemAlloc);
 FUSEC_CHECK_ENTRY(memFree, cuMemFree);
 FUSEC_CHECK_ENTRY(memHostAlloc, cuMemHostAlloc);

@@ -10,6 +10,7 @@
 
 #include "runtime/cuda/DriverApi.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -113,6 +114,11 @@ FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, 
   *function = reinterpret_cast<CUfunction>(module);
   return kCudaSuccess;
 }
+FAKE_EXPORT CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute attribute, int value) {
+  if (attribute == kFunctionAttributeMaxDynamicSharedBytes)
+    state.maxDynamicSharedOptIn = std::max(state.maxDynamicSharedOptIn, value);
+  return kCudaSuccess;
+}
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   *pointer = reinterpret_cast<uintptr_t>(std::calloc(bytes ? bytes : 1, 1));
   return kCudaSuccess;
@@ -183,9 +189,10 @@ FAKE_EXPORT CUresult cuStreamWaitValue32_v2(CUstream, CUdeviceptr address, unsig
   ++state.gateClosings;
   return kCudaSuccess;
 }
-FAKE_EXPORT CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                    CUstream, void **, void **) {
+FAKE_EXPORT CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                    unsigned sharedMemBytes, CUstream, void **, void **) {
   enqueue();
+  state.maxDynamicSharedLaunched = std::max(state.maxDynamicSharedLaunched, sharedMemBytes);
   ++state.launches;
   return kCudaSuccess;
 }

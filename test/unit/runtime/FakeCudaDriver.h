@@ -22,6 +22,10 @@ struct FakeCudaState {
   int driverVersion = 13000;
   int modulesLoaded = 0;
   int launches = 0;
+  /// The largest dynamic shared memory opted into (cuFuncSetAttribute) and
+  /// launched with (cuLaunchKernel).
+  int maxDynamicSharedOptIn = 0;
+  unsigned maxDynamicSharedLaunched = 0;
   int graphLaunches = 0;
   /// Host-to-device and device-to-host copies, and those whose host side
   /// was not in memory from cuMemHostAlloc.
