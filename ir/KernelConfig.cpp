@@ -153,13 +153,17 @@ KernelConfig widenTile(KernelConfig config, double rows, double columns, const T
   struct Tile {
     int64_t blockM, blockN, warpM, warpN, stages;
   };
+  auto blocksOf = [&](const KernelConfig &tile) {
+    return std::ceil(rows / double(tile.blockM)) * std::ceil(columns / double(tile.blockN));
+  };
+  const double baseline = waveUtilization(config, blocksOf(config), target.smCount, target.sharedBytesPerSm);
   for (Tile tile : {Tile{128, 128, 64, 32, 3}, Tile{128, 64, 32, 32, 3}}) {
     KernelConfig wider = config;
     wider.blockM = tile.blockM, wider.blockN = tile.blockN, wider.warpM = tile.warpM, wider.warpN = tile.warpN;
     wider.stages = tile.stages;
-    const double blocks = std::ceil(rows / double(tile.blockM)) * std::ceil(columns / double(tile.blockN));
+    const double blocks = blocksOf(wider);
     if (rows >= double(tile.blockM) && columns >= double(tile.blockN) && blocks >= double(target.smCount) &&
-        problem(wider).empty())
+        waveUtilization(wider, blocks, target.smCount, target.sharedBytesPerSm) >= baseline && problem(wider).empty())
       return wider;
   }
   return config;
@@ -230,6 +234,15 @@ StringRef templateName(KernelTemplate kind) {
     return "direct_conv";
   }
   return "";
+}
+
+double waveUtilization(const KernelConfig &config, double blocks, int64_t smCount, int64_t sharedBytesPerSm) {
+  const double shared = double(config.sharedBytes(false));
+  double perSm = std::floor(2048.0 / double(config.threads()));
+  if (shared > 0)
+    perSm = std::min(perSm, std::floor(double(sharedBytesPerSm) / shared));
+  const double slots = std::max(1.0, perSm) * double(smCount);
+  return blocks <= 0 ? 0 : blocks / (std::ceil(blocks / slots) * slots);
 }
 
 int64_t KernelConfig::threads() const {

@@ -79,11 +79,19 @@ std::string describeConfigProblem(llvm::StringRef kind, llvm::ArrayRef<int64_t> 
 /// What tiles are chosen for: the batch a plan is tuned for (fusec's
 /// --cost-batch) and the GPU's SM count. A larger tile (128 x 128, then
 /// 128 x 64) replaces the 64 x 64 one where it still gives every SM a block
-/// at that batch: fewer bytes per FLOP from L2, without idling SMs.
+/// at that batch and its waves fill the GPU at least as well (fewer bytes
+/// per FLOP from L2 and fewer instructions per mma, which the cost model
+/// does not price yet, so it must not lose on waves).
 struct TileTarget {
   int64_t batch = 1;
   int64_t smCount = 132;
+  int64_t sharedBytesPerSm = 227 * 1024;
 };
+
+/// The share of the GPU's block slots that a grid of `blocks` blocks of
+/// `config` keeps busy, averaged over its waves: slots are SMs x the blocks
+/// one SM holds (by threads and shared memory, `sharedBytesPerSm`).
+double waveUtilization(const KernelConfig &config, double blocks, int64_t smCount, int64_t sharedBytesPerSm);
 
 /// The config fusec uses for a conv, Gemm or MatMul op.
 KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precision = ProductPrecision::Fp32,

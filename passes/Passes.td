@@ -124,6 +124,8 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
            "The batch tiles are chosen for: larger tiles where they still give every SM a block">,
     Option<"smCount", "sm-count", "int64_t", "132",
            "Streaming multiprocessors of the target GPU (the device profile's)">,
+    Option<"sharedBytesPerSm", "shared-bytes-per-sm", "int64_t", "232448",
+           "Shared memory blocks on one SM may use together (the device profile's)">,
   ];
   let statistics = [
     Statistic<"numTensorCore", "tensor-core", "Number of kernels on a tensor-core template">,

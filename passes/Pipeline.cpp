@@ -53,10 +53,12 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   configs.precision = options.precision;
   configs.batch = options.costBatch;
   // An unknown profile is reported by the planner; the default SM count stands.
-  if (auto profile = loadDeviceProfile(options.deviceProfile))
+  if (auto profile = loadDeviceProfile(options.deviceProfile)) {
     configs.smCount = profile->smCount;
-  else
+    configs.sharedBytesPerSm = int64_t(profile->sharedMemoryPerBlockKB) * 1024;
+  } else {
     llvm::consumeError(profile.takeError());
+  }
   funcPm.addPass(createSelectKernelConfigs(configs));
 }
 

@@ -54,7 +54,7 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
         if (failed(checkKernelConfig(core, config)))
           return WalkResult::interrupt();
       } else {
-        config = chooseKernelConfig(core, productPrecision, TileTarget{batch, smCount});
+        config = chooseKernelConfig(core, productPrecision, TileTarget{batch, smCount, sharedBytesPerSm});
         kernel.setConfigAttr(config.toAttr(kernel.getContext()));
       }
       ++(config.usesTensorCores() ? numTensorCore : numSimt);

@@ -67,12 +67,19 @@ double opFlops(Operation *op, int64_t batch) {
 namespace {
 
 /// Microseconds the conv or matrix product `core` (`flops` at the cost
-/// batch) takes on the template its kernel config chooses: the template's
+/// batch) takes on the template of its kernel config: the template's
 /// share of its peak, on the work of whole block tiles (ragged tiles compute
 /// their padding too), spread over the SMs in waves (a grid of fewer blocks
 /// than the GPU holds leaves SMs idle: batch-1 convolutions on small images).
 double templateTimeUs(Operation *core, double flops, const DeviceProfile &profile, int64_t batch) {
-  const fuse::KernelConfig config = fuse::chooseKernelConfig(core);
+  // The config its superkernel has, or the one it would get for this batch.
+  auto kernel = core->getParentOfType<fuse::SuperkernelOp>();
+  const fuse::KernelConfig config =
+      kernel && kernel.getConfigAttr()
+          ? fuse::KernelConfig::fromAttr(kernel.getConfigAttr())
+          : fuse::chooseKernelConfig(
+                core, fuse::ProductPrecision::Fp32,
+                fuse::TileTarget{batch, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024});
   auto out = llvm::cast<RankedTensorType>(core->getResult(0).getType()).getShape();
   auto at = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
   // The product's rows x columns as the template tiles them.
@@ -90,13 +97,8 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
                                                                              : double(config.blockN);
   const double blocks = std::ceil(rows / tileRows) * std::ceil(columns / tileColumns);
   const double padded = flops * (blocks * tileRows * tileColumns) / std::max(rows * columns, 1.0);
-  // Blocks an SM holds at once, by shared memory and threads.
-  const double shared = double(config.sharedBytes(false));
-  double perSm = std::floor(2048.0 / double(config.threads()));
-  if (shared > 0)
-    perSm = std::min(perSm, std::floor(profile.sharedMemoryPerBlockKB * 1024.0 / shared));
-  const double slots = std::max(1.0, perSm) * profile.smCount;
-  const double utilization = blocks / (std::ceil(blocks / slots) * slots);
+  const double utilization =
+      fuse::waveUtilization(config, blocks, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024);
   const double peak =
       config.usesTensorCores() ? profile.peakTensorTflops / double(config.passes) : profile.peakFp32Tflops;
   const double rate = peak * 1e6 * profile.efficiencyOf(fuse::templateName(config.kind)) * utilization; // flop/us
