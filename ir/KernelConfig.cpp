@@ -255,7 +255,7 @@ int64_t KernelConfig::threads() const {
 
 int64_t KernelConfig::sharedBytes(bool bTransposed) const {
   if (!usesTensorCores())
-    return kind == KernelTemplate::DirectConv ? 0 : 2 * 4 * blockM * (blockM + 1);
+    return kind == KernelTemplate::DirectConv ? 0 : int64_t{8} * blockM * (blockM + 1);
   const int64_t aStage = blockM * (blockK + 4);
   const int64_t bStage = bTransposed ? blockN * (blockK + 4) : blockK * (blockN + 8);
   return 4 * stages * (aStage + bStage);

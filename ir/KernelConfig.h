@@ -37,11 +37,11 @@ inline constexpr int64_t kLargestIndexedBatch = int64_t(1) << 16;
 inline constexpr int64_t kLargest32BitOffset = (int64_t(1) << 31) - 1;
 /// The static shared memory one kernel may declare; above it, kernels use
 /// dynamic shared memory with the opt-in set when the module is loaded.
-inline constexpr int64_t kStaticSharedBytes = 48 * 1024;
+inline constexpr int64_t kStaticSharedBytes = int64_t{48} * 1024;
 /// The shared memory a config may need: what every sm_80+ GPU grants one
 /// block with the opt-in (99 KiB on sm_86/sm_89; 163 KiB on sm_80, 227 KiB
 /// on sm_90).
-inline constexpr int64_t kMaxSharedBytes = 99 * 1024;
+inline constexpr int64_t kMaxSharedBytes = int64_t{99} * 1024;
 
 /// The C++ view of #fuse.config (see FuseAttributes.td for the fields).
 struct KernelConfig {
@@ -85,7 +85,7 @@ std::string describeConfigProblem(llvm::StringRef kind, llvm::ArrayRef<int64_t> 
 struct TileTarget {
   int64_t batch = 1;
   int64_t smCount = 132;
-  int64_t sharedBytesPerSm = 227 * 1024;
+  int64_t sharedBytesPerSm = int64_t{227} * 1024;
 };
 
 /// The share of the GPU's block slots that a grid of `blocks` blocks of

@@ -106,7 +106,7 @@ KernelModules::KernelModules(const CudaContext &context, const Plan &plan)
       // Above 48 KiB of dynamic shared memory a launch fails unless the
       // kernel opts in; a device with less than the kernel needs says so here.
       const int64_t shared = kernel.launch ? kernel.launch->sharedBytes : 0;
-      if (shared > 48 * 1024)
+      if (shared > int64_t{48} * 1024)
         cu.check(cu.funcSetAttribute(functions_[k], kFunctionAttributeMaxDynamicSharedBytes, static_cast<int>(shared)),
                  "cuFuncSetAttribute", where + " (" + std::to_string(shared) + " bytes of dynamic shared memory)");
     }

@@ -345,7 +345,7 @@ private:
       fail(where + " block " + block + " has " + std::to_string(threads) + " threads; CUDA allows at most 1024");
     // 227 KiB: the most any GPU gives one block (sm_90); a smaller device
     // refuses the opt-in when the module is loaded.
-    if (launch.sharedBytes < 0 || launch.sharedBytes > 227 * 1024)
+    if (launch.sharedBytes < 0 || launch.sharedBytes > int64_t{227} * 1024)
       fail(where + " asks for " + std::to_string(launch.sharedBytes) +
            " bytes of dynamic shared memory; a block can have 0 to 232448");
     for (int axis = 0; axis < 3; ++axis) {
