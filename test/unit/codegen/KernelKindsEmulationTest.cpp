@@ -232,6 +232,23 @@ Adjust pin(const Variant &variant) {
   };
 }
 
+/// The tensor-core tiles every template family is run with, then `simt`
+/// (SIMT tiles 16 and 8, and for convs the direct kernel), each pinned on
+/// every kernel of `ir`'s family and checked against the CPU backend.
+void checkEveryTile(const char *ir, int batch, fuse::KernelTemplate tensorCore, const std::vector<Variant> &simt) {
+  std::vector<Variant> variants;
+  for (Variant tile : {Variant{tensorCore, 64, 64, 16, 32, 32, 4}, Variant{tensorCore, 128, 128, 16, 64, 32, 3},
+                       Variant{tensorCore, 128, 64, 16, 32, 32, 3}, Variant{tensorCore, 32, 64, 32, 16, 32, 2},
+                       Variant{tensorCore, 64, 32, 16, 32, 16, 3}})
+    variants.push_back(tile);
+  variants.insert(variants.end(), simt.begin(), simt.end());
+  for (const Variant &variant : variants) {
+    INFO(fuse::templateName(variant.kind).str() << " " << variant.blockM << "x" << variant.blockN << "x"
+                                                << variant.blockK << ", " << variant.stages << " stages");
+    checkAgainstReference(ir, batch, pin(variant));
+  }
+}
+
 } // namespace
 
 TEST_CASE("emul: every conv template and tile a config can pin matches the CPU backend", "[codegen][emul]") {
@@ -252,21 +269,10 @@ func.func @main(%x: tensor<?x8x6x6xf32> {fuse.name = "x"}, %p: tensor<12x8x1x1xf
 }
 )mlir";
   using fuse::KernelTemplate;
-  const std::vector<Variant> variants = {
-      {KernelTemplate::TensorCoreConv, 64, 64, 16, 32, 32, 4},
-      {KernelTemplate::TensorCoreConv, 128, 128, 16, 64, 32, 3},
-      {KernelTemplate::TensorCoreConv, 128, 64, 16, 32, 32, 3},
-      {KernelTemplate::TensorCoreConv, 32, 64, 32, 16, 32, 2},
-      {KernelTemplate::TensorCoreConv, 64, 32, 16, 32, 16, 3},
-      {KernelTemplate::SimtConv, 16, 16, 16, 1, 1, 1},
-      {KernelTemplate::SimtConv, 8, 8, 8, 1, 1, 1},
-      {KernelTemplate::DirectConv, 256, 1, 1, 1, 1, 1},
-  };
-  for (const Variant &variant : variants) {
-    INFO(fuse::templateName(variant.kind).str() << " " << variant.blockM << "x" << variant.blockN << "x"
-                                                << variant.blockK << ", " << variant.stages << " stages");
-    checkAgainstReference(convs, 3, pin(variant));
-  }
+  checkEveryTile(convs, 3, KernelTemplate::TensorCoreConv,
+                 {{KernelTemplate::SimtConv, 16, 16, 16, 1, 1, 1},
+                  {KernelTemplate::SimtConv, 8, 8, 8, 1, 1, 1},
+                  {KernelTemplate::DirectConv, 256, 1, 1, 1, 1, 1}});
 }
 
 TEST_CASE("emul: every matrix-product template and tile a config can pin matches the CPU backend", "[codegen][emul]") {
@@ -284,18 +290,6 @@ func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<37x19xf32> {f
 }
 )mlir";
   using fuse::KernelTemplate;
-  const std::vector<Variant> variants = {
-      {KernelTemplate::TensorCoreGemm, 64, 64, 16, 32, 32, 4},
-      {KernelTemplate::TensorCoreGemm, 128, 128, 16, 64, 32, 3},
-      {KernelTemplate::TensorCoreGemm, 128, 64, 16, 32, 32, 3},
-      {KernelTemplate::TensorCoreGemm, 32, 64, 32, 16, 32, 2},
-      {KernelTemplate::TensorCoreGemm, 64, 32, 16, 32, 16, 3},
-      {KernelTemplate::SimtGemm, 16, 16, 16, 1, 1, 1},
-      {KernelTemplate::SimtGemm, 8, 8, 8, 1, 1, 1},
-  };
-  for (const Variant &variant : variants) {
-    INFO(fuse::templateName(variant.kind).str() << " " << variant.blockM << "x" << variant.blockN << "x"
-                                                << variant.blockK << ", " << variant.stages << " stages");
-    checkAgainstReference(products, 13, pin(variant));
-  }
+  checkEveryTile(products, 13, KernelTemplate::TensorCoreGemm,
+                 {{KernelTemplate::SimtGemm, 16, 16, 16, 1, 1, 1}, {KernelTemplate::SimtGemm, 8, 8, 8, 1, 1, 1}});
 }
