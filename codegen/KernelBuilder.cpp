@@ -150,7 +150,7 @@ FailureOr<Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass co
     return builder.getKernel().emitError() << kind << " kernel without a " << kind << " op";
   std::vector<Operation *> prologue;
   splitAroundCore(builder, core, prologue, epilogue);
-  if (!prologue.empty())
+  if (!prologue.empty() && !fuse::templateFusion(coreClass).prologue)
     return prologue.front()->emitError() << kind << " kernels take no fused prologue";
   for (Value operand : core->getOperands())
     if (!llvm::isa<BlockArgument>(operand))

@@ -34,6 +34,13 @@ OpClass classifyOp(mlir::Operation *op) {
   return it == classTable().end() ? OpClass::Other : it->second;
 }
 
+TemplateFusion templateFusion(OpClass coreClass) {
+  TemplateFusion fusion;
+  fusion.prologue = coreClass == OpClass::Reduction || coreClass == OpClass::Elementwise;
+  fusion.epilogue = coreClass != OpClass::DataMovement && coreClass != OpClass::Other;
+  return fusion;
+}
+
 llvm::StringRef kernelKindName(OpClass opClass) {
   switch (opClass) {
   case OpClass::Conv:

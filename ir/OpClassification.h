@@ -33,6 +33,20 @@ OpClass classifyOp(mlir::Operation *op);
 /// The kernel kind name used in plans and superkernels ("conv", "gemm", ...).
 llvm::StringRef kernelKindName(OpClass opClass);
 
+/// What the kernel template of a core op of this class can fuse around it:
+/// the one statement the fusion planner's legality rules and codegen's
+/// template emitters both follow.
+struct TemplateFusion {
+  /// Elementwise ops computing the core's inputs, evaluated as the template
+  /// reads them (reductions: yes; conv, GEMM and pooling read their inputs
+  /// through tiled loads or windows: no).
+  bool prologue = false;
+  /// Elementwise ops on the core's result, applied to each output element
+  /// in registers before it is stored, with any of them stored as well.
+  bool epilogue = true;
+};
+TemplateFusion templateFusion(OpClass coreClass);
+
 } // namespace fusec::fuse
 
 #endif // FUSEC_IR_OPCLASSIFICATION_H

@@ -186,13 +186,13 @@ Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup 
     return Legality::reject("one-core", "both '" + describe(producer.id) + "' and '" + describe(consumer.id) +
                                             "' have a conv/gemm/pool/reduction/data-movement op");
   for (const FusionGroup *group : {&producer, &consumer})
-    if (group->core && coreClass(*group) == fuse::OpClass::DataMovement)
+    if (group->core && !fuse::templateFusion(coreClass(*group)).epilogue) // data movement
       return Legality::reject("data-movement", "'" + describe(group->id) + "' moves data");
   auto allHaveShape = [](const FusionGroup &group, ArrayRef<int64_t> shape) {
     return llvm::all_of(group.ops, [&](Operation *op) { return resultShape(op) == shape; });
   };
   if (consumer.core) {
-    if (coreClass(consumer) != fuse::OpClass::Reduction)
+    if (!fuse::templateFusion(coreClass(consumer)).prologue)
       return Legality::reject("no-prologue", "'" + describe(consumer.id) + "' reads its inputs through a template");
     auto input = llvm::cast<RankedTensorType>(consumer.core->getOperand(0).getType()).getShape();
     if (!allHaveShape(producer, input))
