@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <optional>
 
 using namespace mlir;
 
@@ -20,10 +22,18 @@ namespace {
 using Shape = std::vector<int64_t>;
 using Results = std::vector<KnownTensor>;
 
-/// Folding materialises a constant in the compiler's memory: 2^28 floats
-/// (1 GiB) is far beyond any shape tensor and keeps a hostile model from
-/// exhausting memory.
-constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
+/// Folding materialises a constant in the compiler's memory, from inputs
+/// that may be a few bytes (ConstantOfShape, Range, a broadcasting Add): at
+/// most 256 MiB per folded tensor, 2^26 floats or 2^24 integers, is far
+/// beyond any shape tensor and keeps a small hostile model from exhausting
+/// memory or time.
+constexpr int64_t kMaxFoldedBytes = int64_t(1) << 28;
+
+/// Whether a folded tensor of `count` elements of `kind` fits kMaxFoldedBytes.
+bool fitsFoldLimit(int64_t count, KnownTensor::Kind kind) {
+  int64_t elementBytes = kind == KnownTensor::Kind::Float ? sizeof(float) : sizeof(SymbolicInt);
+  return count >= 0 && count <= kMaxFoldedBytes / elementBytes;
+}
 
 Shape stridesOf(ArrayRef<int64_t> shape) {
   Shape strides(shape.size(), 1);
@@ -236,10 +246,6 @@ FailureOr<Results> NodeFolder::foldConstantOfShape() {
     return failure();
   if (llvm::any_of(*shape, [](int64_t dim) { return dim < 0; }))
     return error() << "the shape has a negative dimension";
-  // The folded constant is materialised here and later stored in the plan.
-  if (!isPlausibleShape(*shape, /*allowBatch=*/false) || numElements(*shape) > kMaxFoldedElements)
-    return error() << "the shape " << fuse::shapeToString(*shape) << " is too large to fold (more than "
-                   << kMaxFoldedElements << " elements)";
   KnownTensor fill = KnownTensor::ofFloats({}, {0.0f});
   if (const onnx::AttributeProto *value = findAttribute(node, "value")) {
     auto tensor = readTensorProto(value->t(), loc);
@@ -249,7 +255,18 @@ FailureOr<Results> NodeFolder::foldConstantOfShape() {
       return error() << "'value' must hold one element";
     fill = std::move(*tensor);
   }
-  return Results{takeElements(fill, *shape, Shape(numElements(*shape), 0))};
+  // The folded constant is materialised here and later stored in the plan.
+  if (!isPlausibleShape(*shape, /*allowBatch=*/false) || !fitsFoldLimit(numElements(*shape), fill.kind))
+    return error() << "the shape " << fuse::shapeToString(*shape) << " is too large to fold (more than "
+                   << kMaxFoldedBytes << " bytes)";
+  KnownTensor result;
+  result.kind = fill.kind;
+  result.shape = std::move(*shape);
+  if (fill.isFloat())
+    result.floats.assign(numElements(result.shape), fill.floats[0]);
+  else
+    result.ints.assign(numElements(result.shape), fill.ints[0]);
+  return Results{std::move(result)};
 }
 
 FailureOr<Results> NodeFolder::foldGather() {
@@ -539,7 +556,13 @@ FailureOr<Results> NodeFolder::foldRange() {
     float start = input(0)->floats[0], limit = input(1)->floats[0], delta = input(2)->floats[0];
     if (delta == 0)
       return error() << "delta is 0";
-    int64_t count = std::max<int64_t>(0, std::ceil((limit - start) / delta));
+    // Checked before the conversion: the step count may be inf, NaN or
+    // beyond int64.
+    float steps = std::ceil((limit - start) / delta);
+    int64_t count = steps > 0 && steps <= float(kMaxFoldedBytes) ? static_cast<int64_t>(steps) : 0;
+    if (std::isnan(steps) || steps > float(kMaxFoldedBytes) || !fitsFoldLimit(count, KnownTensor::Kind::Float))
+      return error() << "the range from " << start << " to " << limit << " by " << delta << " holds more than "
+                     << kMaxFoldedBytes << " bytes";
     std::vector<float> values;
     values.reserve(count);
     for (int64_t i = 0; i < count; ++i)
@@ -556,10 +579,19 @@ FailureOr<Results> NodeFolder::foldRange() {
   int64_t start = bounds[0], limit = bounds[1], delta = bounds[2];
   if (delta == 0)
     return error() << "delta is 0";
-  int64_t count = std::max<int64_t>(0, (limit - start + delta + (delta > 0 ? -1 : 1)) / delta);
+  // ceil((limit - start) / delta) in 128 bits: the difference of two int64
+  // values does not fit 64.
+  __int128 span = static_cast<__int128>(limit) - start;
+  __int128 steps = (span + delta + (delta > 0 ? -1 : 1)) / delta;
+  int64_t count = steps > 0 && steps <= kMaxFoldedBytes ? static_cast<int64_t>(steps) : 0;
+  if (steps > kMaxFoldedBytes || !fitsFoldLimit(count, KnownTensor::Kind::Int))
+    return error() << "the range from " << start << " to " << limit << " by " << delta << " holds more than "
+                   << kMaxFoldedBytes << " bytes";
   Shape values;
+  values.reserve(count);
+  // Every value lies between start and limit, but i * delta alone may not.
   for (int64_t i = 0; i < count; ++i)
-    values.push_back(start + i * delta);
+    values.push_back(static_cast<int64_t>(start + static_cast<__int128>(i) * delta));
   return Results{KnownTensor::ofInts({count}, values)};
 }
 
@@ -567,15 +599,20 @@ FailureOr<SymbolicInt> NodeFolder::applyInt(SymbolicInt lhs, SymbolicInt rhs) {
   const std::string &op = node.op_type();
   SymbolicInt zero = SymbolicInt::of(0), one = SymbolicInt::of(1);
   if (!lhs.isBatch && !rhs.isBatch) {
+    std::optional<int64_t> value;
     if (op == "Add")
-      return SymbolicInt::of(lhs.value + rhs.value);
-    if (op == "Sub")
-      return SymbolicInt::of(lhs.value - rhs.value);
-    if (op == "Mul")
-      return SymbolicInt::of(lhs.value * rhs.value);
-    if (rhs.value == 0)
+      value = checkedAdd(lhs.value, rhs.value);
+    else if (op == "Sub")
+      value = checkedSub(lhs.value, rhs.value);
+    else if (op == "Mul")
+      value = checkedMul(lhs.value, rhs.value);
+    else if (rhs.value == 0)
       return error() << "integer division by zero";
-    return SymbolicInt::of(lhs.value / rhs.value);
+    else if (lhs.value != std::numeric_limits<int64_t>::min() || rhs.value != -1)
+      value = lhs.value / rhs.value;
+    if (!value)
+      return error() << lhs.value << " " << op << " " << rhs.value << " overflows 64-bit integers";
+    return SymbolicInt::of(*value);
   }
   // Results that are still the batch size or a number; anything else (batch
   // * 8, ...) would need symbolic expressions that fusec does not track.
@@ -620,6 +657,10 @@ FailureOr<Results> NodeFolder::foldBinary() {
     if (bDim != 1)
       bStrides[i] = bDense[bAt];
   }
+  // Broadcasting multiplies sizes ([n, 1] + [1, m] has n * m elements).
+  std::optional<int64_t> count = checkedElementCount(shape);
+  if (!count || !fitsFoldLimit(*count, a.kind))
+    return error() << "the result " << fuse::shapeToString(shape) << " holds more than " << kMaxFoldedBytes << " bytes";
   KnownTensor result;
   result.kind = a.kind;
   result.shape = shape;

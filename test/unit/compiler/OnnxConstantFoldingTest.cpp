@@ -173,3 +173,47 @@ TEST_CASE("arithmetic keeps the batch size only where the result is known", "[on
   withInt(cast, "to", onnx::TensorProto::FLOAT);
   CHECK(mlir::failed(folder.fold(cast, {shape})));
 }
+
+// Found by fusec-fuzz-onnx (test/fuzz/regressions/onnx): a ConstantOfShape of
+// 66 million integers took over 10 s and 1.5 GB; Range and broadcasting
+// arithmetic could do the same, and integer arithmetic on constants could
+// overflow.
+TEST_CASE("folding refuses constants over 256 MiB and integer overflow", "[onnx][folding]") {
+  Folder folder;
+  onnx::NodeProto intFill = node("ConstantOfShape");
+  onnx::AttributeProto &value = *intFill.add_attribute();
+  value.set_name("value");
+  value.set_type(onnx::AttributeProto::TENSOR);
+  value.mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value.mutable_t()->add_dims(1);
+  value.mutable_t()->add_int64_data(7);
+  CHECK(mlir::failed(folder.fold(intFill, {ints({1}, {int64_t(1) << 28})})));
+  CHECK_THAT(folder.diagnostics, Catch::Contains("[268435456] is too large to fold"));
+  auto largestInts = folder.fold(intFill, {ints({1}, {int64_t(1) << 24})});
+  REQUIRE(mlir::succeeded(largestInts));
+  CHECK(largestInts->ints.size() == size_t(1) << 24);
+  CHECK(largestInts->ints.back() == SymbolicInt::of(7));
+  CHECK(mlir::failed(folder.fold(node("ConstantOfShape"), {ints({2}, {1 << 13, 1 << 13 | 1})})));
+
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  CHECK(mlir::failed(folder.fold(node("Range"), {ints({}, {kMin}), ints({}, {kMax}), ints({}, {1})})));
+  CHECK_THAT(folder.diagnostics, Catch::Contains("holds more than 268435456 bytes"));
+  auto extremes = folder.fold(node("Range"), {ints({}, {kMin}), ints({}, {kMax}), ints({}, {int64_t(1) << 62})});
+  REQUIRE(mlir::succeeded(extremes));
+  CHECK(extremes->staticInts() == std::vector<int64_t>{kMin, -(int64_t(1) << 62), 0, int64_t(1) << 62});
+  float inf = std::numeric_limits<float>::infinity();
+  CHECK(mlir::failed(folder.fold(node("Range"), {floats({}, {0}), floats({}, {inf}), floats({}, {1})})));
+  CHECK(mlir::failed(folder.fold(node("Range"), {floats({}, {0}), floats({}, {1e30f}), floats({}, {1e-30f})})));
+
+  std::vector<int64_t> column(1 << 13, 1);
+  CHECK(mlir::failed(folder.fold(node("Add"), {ints({1 << 13, 1}, column), ints({1, 1 << 13}, column)})));
+  CHECK_THAT(folder.diagnostics, Catch::Contains("the result [8192, 8192] holds more than"));
+
+  for (const char *op : {"Add", "Sub", "Mul", "Div"}) {
+    INFO(op);
+    int64_t lhs = std::string(op) == "Sub" ? kMin : std::string(op) == "Div" ? kMin : kMax;
+    int64_t rhs = std::string(op) == "Div" ? -1 : std::string(op) == "Mul" ? 2 : 1;
+    CHECK(mlir::failed(folder.fold(node(op), {ints({}, {lhs}), ints({}, {rhs})})));
+  }
+  CHECK_THAT(folder.diagnostics, Catch::Contains("overflows 64-bit integers"));
+}
