@@ -23,16 +23,25 @@ using Shape = std::vector<int64_t>;
 using Results = std::vector<KnownTensor>;
 
 /// Folding materialises a constant in the compiler's memory, from inputs
-/// that may be a few bytes (ConstantOfShape, Range, a broadcasting Add): at
-/// most 256 MiB per folded tensor, 2^26 floats or 2^24 integers, is far
-/// beyond any shape tensor and keeps a small hostile model from exhausting
-/// memory or time.
-constexpr int64_t kMaxFoldedBytes = int64_t(1) << 28;
+/// that may be a few bytes (ConstantOfShape, Range, a broadcasting Add), so a
+/// small hostile model must not exhaust memory or time through it. Float
+/// tensors become weights: at most 2^26 (256 MiB). Integer tensors only feed
+/// shapes, axes, pads and indices, and every element may become an attribute
+/// entry: at most 2^18, far beyond any of those (fusec-fuzz-onnx found a
+/// 7 KB model folding 2^20 pads that took seconds to reject).
+constexpr int64_t kMaxFoldedFloats = int64_t(1) << 26;
+constexpr int64_t kMaxFoldedInts = int64_t(1) << 18;
 
-/// Whether a folded tensor of `count` elements of `kind` fits kMaxFoldedBytes.
-bool fitsFoldLimit(int64_t count, KnownTensor::Kind kind) {
-  int64_t elementBytes = kind == KnownTensor::Kind::Float ? sizeof(float) : sizeof(SymbolicInt);
-  return count >= 0 && count <= kMaxFoldedBytes / elementBytes;
+int64_t foldLimit(KnownTensor::Kind kind) {
+  return kind == KnownTensor::Kind::Float ? kMaxFoldedFloats : kMaxFoldedInts;
+}
+
+/// Whether a folded tensor of `count` elements of `kind` is within its limit.
+bool fitsFoldLimit(int64_t count, KnownTensor::Kind kind) { return count >= 0 && count <= foldLimit(kind); }
+
+/// "67108864 floats" or "262144 integers", for diagnostics.
+std::string foldLimitText(KnownTensor::Kind kind) {
+  return std::to_string(foldLimit(kind)) + (kind == KnownTensor::Kind::Float ? " floats" : " integers");
 }
 
 Shape stridesOf(ArrayRef<int64_t> shape) {
@@ -258,7 +267,7 @@ FailureOr<Results> NodeFolder::foldConstantOfShape() {
   // The folded constant is materialised here and later stored in the plan.
   if (!isPlausibleShape(*shape, /*allowBatch=*/false) || !fitsFoldLimit(numElements(*shape), fill.kind))
     return error() << "the shape " << fuse::shapeToString(*shape) << " is too large to fold (more than "
-                   << kMaxFoldedBytes << " bytes)";
+                   << foldLimitText(fill.kind) << ")";
   KnownTensor result;
   result.kind = fill.kind;
   result.shape = std::move(*shape);
@@ -559,10 +568,10 @@ FailureOr<Results> NodeFolder::foldRange() {
     // Checked before the conversion: the step count may be inf, NaN or
     // beyond int64.
     float steps = std::ceil((limit - start) / delta);
-    int64_t count = steps > 0 && steps <= float(kMaxFoldedBytes) ? static_cast<int64_t>(steps) : 0;
-    if (std::isnan(steps) || steps > float(kMaxFoldedBytes) || !fitsFoldLimit(count, KnownTensor::Kind::Float))
+    int64_t count = steps > 0 && steps <= float(kMaxFoldedFloats) ? static_cast<int64_t>(steps) : 0;
+    if (std::isnan(steps) || steps > float(kMaxFoldedFloats))
       return error() << "the range from " << start << " to " << limit << " by " << delta << " holds more than "
-                     << kMaxFoldedBytes << " bytes";
+                     << foldLimitText(KnownTensor::Kind::Float);
     std::vector<float> values;
     values.reserve(count);
     for (int64_t i = 0; i < count; ++i)
@@ -583,10 +592,10 @@ FailureOr<Results> NodeFolder::foldRange() {
   // values does not fit 64.
   __int128 span = static_cast<__int128>(limit) - start;
   __int128 steps = (span + delta + (delta > 0 ? -1 : 1)) / delta;
-  int64_t count = steps > 0 && steps <= kMaxFoldedBytes ? static_cast<int64_t>(steps) : 0;
-  if (steps > kMaxFoldedBytes || !fitsFoldLimit(count, KnownTensor::Kind::Int))
+  int64_t count = steps > 0 && steps <= kMaxFoldedInts ? static_cast<int64_t>(steps) : 0;
+  if (steps > kMaxFoldedInts)
     return error() << "the range from " << start << " to " << limit << " by " << delta << " holds more than "
-                   << kMaxFoldedBytes << " bytes";
+                   << foldLimitText(KnownTensor::Kind::Int);
   Shape values;
   values.reserve(count);
   // Every value lies between start and limit, but i * delta alone may not.
@@ -660,7 +669,7 @@ FailureOr<Results> NodeFolder::foldBinary() {
   // Broadcasting multiplies sizes ([n, 1] + [1, m] has n * m elements).
   std::optional<int64_t> count = checkedElementCount(shape);
   if (!count || !fitsFoldLimit(*count, a.kind))
-    return error() << "the result " << fuse::shapeToString(shape) << " holds more than " << kMaxFoldedBytes << " bytes";
+    return error() << "the result " << fuse::shapeToString(shape) << " holds more than " << foldLimitText(a.kind);
   KnownTensor result;
   result.kind = a.kind;
   result.shape = shape;
@@ -697,7 +706,16 @@ bool isFoldableOnnxOp(StringRef opType) { return NodeFolder::methods().count(opT
 FailureOr<std::vector<KnownTensor>> foldOnnxNode(const onnx::NodeProto &node, int64_t opset,
                                                  ArrayRef<const KnownTensor *> inputs, Location loc) {
   assert(isFoldableOnnxOp(node.op_type()) && "not a foldable op");
-  return NodeFolder(node, opset, inputs, loc).fold();
+  auto results = NodeFolder(node, opset, inputs, loc).fold();
+  if (failed(results))
+    return failure();
+  // The folders above check sizes before they build anything big; this also
+  // bounds what several inputs add up to (Concat).
+  for (const KnownTensor &result : *results)
+    if (!fitsFoldLimit(result.size(), result.kind))
+      return emitError(loc) << node.op_type() << " cannot be evaluated at import: its result holds more than "
+                            << foldLimitText(result.kind);
+  return results;
 }
 
 FailureOr<std::vector<int64_t>> squeezeShape(ArrayRef<int64_t> shape, const std::optional<std::vector<int64_t>> &axes,
