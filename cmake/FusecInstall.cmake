@@ -20,6 +20,11 @@ foreach(target ${fusec_exported})
   target_include_directories(${target} INTERFACE
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     $<INSTALL_INTERFACE:${FUSEC_INSTALL_INCLUDE}>)
+  # Libraries of a sanitized build (FUSEC_SANITIZE) call the sanitizer
+  # runtimes, so whatever links them must link those runtimes too.
+  if(FUSEC_SANITIZE)
+    target_link_options(${target} INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+  endif()
 endforeach()
 
 install(TARGETS ${fusec_exported} EXPORT fusecTargets

@@ -26,7 +26,10 @@ public:
   JsonGraphReader(StringRef path, MLIRContext &context)
       : path(path.str()), context(context), fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {}
 
+  /// Reads the file at `path`.
   FailureOr<Graph> read();
+  /// Reads `text` as the contents of `path`.
+  FailureOr<Graph> read(StringRef text);
 
 private:
   LogicalResult fail(const Twine &where, const Twine &message) {
@@ -210,7 +213,10 @@ FailureOr<Graph> JsonGraphReader::read() {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return emitError(fileLoc) << "cannot read: " << buffer.getError().message();
-  StringRef text = (*buffer)->getBuffer();
+  return read((*buffer)->getBuffer());
+}
+
+FailureOr<Graph> JsonGraphReader::read(StringRef text) {
   json root;
   try {
     root = json::parse(text.begin(), text.end());
@@ -241,19 +247,36 @@ FailureOr<Graph> JsonGraphReader::read() {
   return graph;
 }
 
-} // namespace
-
-FailureOr<Graph> readJsonGraph(StringRef path, MLIRContext &context) {
+/// Runs `read` on a reader of `path`; a field of an unexpected JSON type
+/// that the reader accessed directly becomes a diagnostic.
+template <typename Read> FailureOr<Graph> readReportingTypeErrors(StringRef path, MLIRContext &context, Read read) {
   try {
-    return JsonGraphReader(path, context).read();
+    JsonGraphReader reader(path, context);
+    return read(reader);
   } catch (const json::exception &error) {
-    // A field of an unexpected JSON type that the reader accessed directly.
     return emitError(FileLineColLoc::get(&context, path, 0, 0)) << "invalid model: " << error.what();
   }
 }
 
+} // namespace
+
+FailureOr<Graph> readJsonGraph(StringRef path, MLIRContext &context) {
+  return readReportingTypeErrors(path, context, [&](JsonGraphReader &reader) { return reader.read(); });
+}
+
+FailureOr<Graph> readJsonGraphFromBuffer(StringRef text, StringRef path, MLIRContext &context) {
+  return readReportingTypeErrors(path, context, [&](JsonGraphReader &reader) { return reader.read(text); });
+}
+
 OwningOpRef<ModuleOp> importJsonModel(StringRef path, MLIRContext &context) {
   auto graph = readJsonGraph(path, context);
+  if (failed(graph))
+    return nullptr;
+  return buildModule(*graph, context);
+}
+
+OwningOpRef<ModuleOp> importJsonModelFromBuffer(StringRef text, StringRef path, MLIRContext &context) {
+  auto graph = readJsonGraphFromBuffer(text, path, context);
   if (failed(graph))
     return nullptr;
   return buildModule(*graph, context);

@@ -13,8 +13,15 @@ namespace fusec::import {
 /// file it names. Reports problems as diagnostics naming the file and node.
 mlir::FailureOr<Graph> readJsonGraph(llvm::StringRef path, mlir::MLIRContext &context);
 
-/// readJsonGraph followed by buildModule.
+/// readJsonGraph on a document already in memory: `text` is read as the
+/// contents of `path`, which names it in diagnostics and is what a 'weights'
+/// file resolves against. Nothing is read from `path` itself.
+mlir::FailureOr<Graph> readJsonGraphFromBuffer(llvm::StringRef text, llvm::StringRef path, mlir::MLIRContext &context);
+
+/// readJsonGraph (or readJsonGraphFromBuffer) followed by buildModule.
 mlir::OwningOpRef<mlir::ModuleOp> importJsonModel(llvm::StringRef path, mlir::MLIRContext &context);
+mlir::OwningOpRef<mlir::ModuleOp> importJsonModelFromBuffer(llvm::StringRef text, llvm::StringRef path,
+                                                            mlir::MLIRContext &context);
 
 } // namespace fusec::import
 

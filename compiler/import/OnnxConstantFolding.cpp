@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <optional>
 
 using namespace mlir;
 
@@ -20,10 +22,27 @@ namespace {
 using Shape = std::vector<int64_t>;
 using Results = std::vector<KnownTensor>;
 
-/// Folding materialises a constant in the compiler's memory: 2^28 floats
-/// (1 GiB) is far beyond any shape tensor and keeps a hostile model from
-/// exhausting memory.
-constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
+/// Folding materialises a constant in the compiler's memory, from inputs
+/// that may be a few bytes (ConstantOfShape, Range, a broadcasting Add), so a
+/// small hostile model must not exhaust memory or time through it. Float
+/// tensors become weights: at most 2^26 (256 MiB). Integer tensors only feed
+/// shapes, axes, pads and indices, and every element may become an attribute
+/// entry: at most 2^18, far beyond any of those (fusec-fuzz-onnx found a
+/// 7 KB model folding 2^20 pads that took seconds to reject).
+constexpr int64_t kMaxFoldedFloats = int64_t(1) << 26;
+constexpr int64_t kMaxFoldedInts = int64_t(1) << 18;
+
+int64_t foldLimit(KnownTensor::Kind kind) {
+  return kind == KnownTensor::Kind::Float ? kMaxFoldedFloats : kMaxFoldedInts;
+}
+
+/// Whether a folded tensor of `count` elements of `kind` is within its limit.
+bool fitsFoldLimit(int64_t count, KnownTensor::Kind kind) { return count >= 0 && count <= foldLimit(kind); }
+
+/// "67108864 floats" or "262144 integers", for diagnostics.
+std::string foldLimitText(KnownTensor::Kind kind) {
+  return std::to_string(foldLimit(kind)) + (kind == KnownTensor::Kind::Float ? " floats" : " integers");
+}
 
 Shape stridesOf(ArrayRef<int64_t> shape) {
   Shape strides(shape.size(), 1);
@@ -236,10 +255,6 @@ FailureOr<Results> NodeFolder::foldConstantOfShape() {
     return failure();
   if (llvm::any_of(*shape, [](int64_t dim) { return dim < 0; }))
     return error() << "the shape has a negative dimension";
-  // The folded constant is materialised here and later stored in the plan.
-  if (!isPlausibleShape(*shape, /*allowBatch=*/false) || numElements(*shape) > kMaxFoldedElements)
-    return error() << "the shape " << fuse::shapeToString(*shape) << " is too large to fold (more than "
-                   << kMaxFoldedElements << " elements)";
   KnownTensor fill = KnownTensor::ofFloats({}, {0.0f});
   if (const onnx::AttributeProto *value = findAttribute(node, "value")) {
     auto tensor = readTensorProto(value->t(), loc);
@@ -249,7 +264,18 @@ FailureOr<Results> NodeFolder::foldConstantOfShape() {
       return error() << "'value' must hold one element";
     fill = std::move(*tensor);
   }
-  return Results{takeElements(fill, *shape, Shape(numElements(*shape), 0))};
+  // The folded constant is materialised here and later stored in the plan.
+  if (!isPlausibleShape(*shape, /*allowBatch=*/false) || !fitsFoldLimit(numElements(*shape), fill.kind))
+    return error() << "the shape " << fuse::shapeToString(*shape) << " is too large to fold (more than "
+                   << foldLimitText(fill.kind) << ")";
+  KnownTensor result;
+  result.kind = fill.kind;
+  result.shape = std::move(*shape);
+  if (fill.isFloat())
+    result.floats.assign(numElements(result.shape), fill.floats[0]);
+  else
+    result.ints.assign(numElements(result.shape), fill.ints[0]);
+  return Results{std::move(result)};
 }
 
 FailureOr<Results> NodeFolder::foldGather() {
@@ -539,7 +565,13 @@ FailureOr<Results> NodeFolder::foldRange() {
     float start = input(0)->floats[0], limit = input(1)->floats[0], delta = input(2)->floats[0];
     if (delta == 0)
       return error() << "delta is 0";
-    int64_t count = std::max<int64_t>(0, std::ceil((limit - start) / delta));
+    // Checked before the conversion: the step count may be inf, NaN or
+    // beyond int64.
+    float steps = std::ceil((limit - start) / delta);
+    int64_t count = steps > 0 && steps <= float(kMaxFoldedFloats) ? static_cast<int64_t>(steps) : 0;
+    if (std::isnan(steps) || steps > float(kMaxFoldedFloats))
+      return error() << "the range from " << start << " to " << limit << " by " << delta << " holds more than "
+                     << foldLimitText(KnownTensor::Kind::Float);
     std::vector<float> values;
     values.reserve(count);
     for (int64_t i = 0; i < count; ++i)
@@ -556,10 +588,19 @@ FailureOr<Results> NodeFolder::foldRange() {
   int64_t start = bounds[0], limit = bounds[1], delta = bounds[2];
   if (delta == 0)
     return error() << "delta is 0";
-  int64_t count = std::max<int64_t>(0, (limit - start + delta + (delta > 0 ? -1 : 1)) / delta);
+  // ceil((limit - start) / delta) in 128 bits: the difference of two int64
+  // values does not fit 64.
+  __int128 span = static_cast<__int128>(limit) - start;
+  __int128 steps = (span + delta + (delta > 0 ? -1 : 1)) / delta;
+  int64_t count = steps > 0 && steps <= kMaxFoldedInts ? static_cast<int64_t>(steps) : 0;
+  if (steps > kMaxFoldedInts)
+    return error() << "the range from " << start << " to " << limit << " by " << delta << " holds more than "
+                   << foldLimitText(KnownTensor::Kind::Int);
   Shape values;
+  values.reserve(count);
+  // Every value lies between start and limit, but i * delta alone may not.
   for (int64_t i = 0; i < count; ++i)
-    values.push_back(start + i * delta);
+    values.push_back(static_cast<int64_t>(start + static_cast<__int128>(i) * delta));
   return Results{KnownTensor::ofInts({count}, values)};
 }
 
@@ -567,15 +608,20 @@ FailureOr<SymbolicInt> NodeFolder::applyInt(SymbolicInt lhs, SymbolicInt rhs) {
   const std::string &op = node.op_type();
   SymbolicInt zero = SymbolicInt::of(0), one = SymbolicInt::of(1);
   if (!lhs.isBatch && !rhs.isBatch) {
+    std::optional<int64_t> value;
     if (op == "Add")
-      return SymbolicInt::of(lhs.value + rhs.value);
-    if (op == "Sub")
-      return SymbolicInt::of(lhs.value - rhs.value);
-    if (op == "Mul")
-      return SymbolicInt::of(lhs.value * rhs.value);
-    if (rhs.value == 0)
+      value = checkedAdd(lhs.value, rhs.value);
+    else if (op == "Sub")
+      value = checkedSub(lhs.value, rhs.value);
+    else if (op == "Mul")
+      value = checkedMul(lhs.value, rhs.value);
+    else if (rhs.value == 0)
       return error() << "integer division by zero";
-    return SymbolicInt::of(lhs.value / rhs.value);
+    else if (lhs.value != std::numeric_limits<int64_t>::min() || rhs.value != -1)
+      value = lhs.value / rhs.value;
+    if (!value)
+      return error() << lhs.value << " " << op << " " << rhs.value << " overflows 64-bit integers";
+    return SymbolicInt::of(*value);
   }
   // Results that are still the batch size or a number; anything else (batch
   // * 8, ...) would need symbolic expressions that fusec does not track.
@@ -620,6 +666,10 @@ FailureOr<Results> NodeFolder::foldBinary() {
     if (bDim != 1)
       bStrides[i] = bDense[bAt];
   }
+  // Broadcasting multiplies sizes ([n, 1] + [1, m] has n * m elements).
+  std::optional<int64_t> count = checkedElementCount(shape);
+  if (!count || !fitsFoldLimit(*count, a.kind))
+    return error() << "the result " << fuse::shapeToString(shape) << " holds more than " << foldLimitText(a.kind);
   KnownTensor result;
   result.kind = a.kind;
   result.shape = shape;
@@ -656,7 +706,16 @@ bool isFoldableOnnxOp(StringRef opType) { return NodeFolder::methods().count(opT
 FailureOr<std::vector<KnownTensor>> foldOnnxNode(const onnx::NodeProto &node, int64_t opset,
                                                  ArrayRef<const KnownTensor *> inputs, Location loc) {
   assert(isFoldableOnnxOp(node.op_type()) && "not a foldable op");
-  return NodeFolder(node, opset, inputs, loc).fold();
+  auto results = NodeFolder(node, opset, inputs, loc).fold();
+  if (failed(results))
+    return failure();
+  // The folders above check sizes before they build anything big; this also
+  // bounds what several inputs add up to (Concat).
+  for (const KnownTensor &result : *results)
+    if (!fitsFoldLimit(result.size(), result.kind))
+      return emitError(loc) << node.op_type() << " cannot be evaluated at import: its result holds more than "
+                            << foldLimitText(result.kind);
+  return results;
 }
 
 FailureOr<std::vector<int64_t>> squeezeShape(ArrayRef<int64_t> shape, const std::optional<std::vector<int64_t>> &axes,

@@ -7,7 +7,8 @@
 # verifier + CPU run, .npy reader, JSON importer, ONNX importer). Then runs
 # the runtime unit tests (any sanitizer report fails them) and each fuzzer
 # for FUSEC_FUZZ_SECONDS seconds (default 30) on a seed corpus made from the
-# test data plus the regression inputs of issue 13. Prints executions and
+# test data, the regression inputs of issue 13 and those under
+# test/fuzz/regressions. Prints executions and
 # executions/second per fuzzer and its own wall time; exits non-zero on a
 # build failure, a test failure or any fuzzer finding.
 #
@@ -58,6 +59,13 @@ PY
 cp test/lit/import/Inputs/*.json test/lit/import/Inputs/hostile/*.json "$work/json/"
 for model in $(find test/data/models -name model.onnx -size -65k); do
   cp "$model" "$work/onnx/$(basename "$(dirname "$model")").onnx"
+done
+# Inputs that once made a fuzzer fail (test/fuzz/regressions/<fuzzer>/), so
+# every run replays them first.
+for name in "${fuzzers[@]}"; do
+  if [[ -d test/fuzz/regressions/$name ]]; then
+    cp test/fuzz/regressions/"$name"/* "$work/$name/"
+  fi
 done
 
 status=0

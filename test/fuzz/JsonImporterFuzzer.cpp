@@ -1,8 +1,10 @@
 //===- JsonImporterFuzzer.cpp - libFuzzer harness: the JSON graph importer --===//
 //
-// The JSON importer reads from a path (weights files are resolved relative
-// to it), so each input is written to a per-process scratch file first. An
-// import either fails with diagnostics or yields a module that verifies.
+// Each input is read in memory as the contents of a file that does not exist
+// (importJsonModelFromBuffer), so no scratch file is written per input; a
+// 'weights' entry resolves against that file's directory as for a real
+// file. An import either fails with diagnostics or yields a module that
+// verifies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,20 +15,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 
-#include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <unistd.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const std::string path = "/tmp/fusec-json-fuzz." + std::to_string(::getpid()) + ".json";
-  std::FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    std::abort();
-  if (size && std::fwrite(data, 1, size, file) != size)
-    std::abort();
-  std::fclose(file);
-  mlir::OwningOpRef<mlir::ModuleOp> module = fusec::import::importJsonModel(path, fusec::fuzz::importerContext());
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      fusec::import::importJsonModelFromBuffer(text, "/nonexistent/fuzz.json", fusec::fuzz::sharedImporterContext());
   if (module && mlir::failed(mlir::verify(*module)))
     std::abort();
   return 0;

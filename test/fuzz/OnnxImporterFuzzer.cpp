@@ -16,13 +16,16 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdlib>
+#include <memory>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   onnx::ModelProto model;
   if (!model.ParseFromArray(data, static_cast<int>(size)))
     return 0;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      fusec::import::importOnnxModel(model, "fuzz.onnx", fusec::fuzz::importerContext());
+  // A context per input (ImporterFuzzerSupport.h says why), destroyed after
+  // the module.
+  std::unique_ptr<mlir::MLIRContext> context = fusec::fuzz::makeImporterContext();
+  mlir::OwningOpRef<mlir::ModuleOp> module = fusec::import::importOnnxModel(model, "fuzz.onnx", *context);
   if (module && mlir::failed(mlir::verify(*module)))
     std::abort();
   return 0;
