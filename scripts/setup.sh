@@ -11,7 +11,6 @@ packages=(
   nlohmann-json3-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   clang-format-19 clang-tidy-19 git
-  clang-19 libclang-rt-19-dev
 )
 
 missing=()
