@@ -35,12 +35,15 @@ double relativeL2(const runtime::Tensor &actual, const runtime::Tensor &expected
   return std::sqrt(difference / std::max(norm, 1e-30));
 }
 
-void runModel(const std::string &name) {
+/// Fused by `strategy` ("greedy": fusec's default; "none": every op its own
+/// kernel, so each template also runs without what fusion puts around it).
+void runModel(const std::string &name, const std::string &strategy = "greedy") {
   test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
   options.inputPath = reference.onnxPath;
+  options.fusion.strategy = strategy;
   auto module = importAndFuse(*context, options);
   INFO(diagnostics.text());
   REQUIRE(module);
@@ -48,7 +51,7 @@ void runModel(const std::string &name) {
     auto outputs = test::emulate(*module, batch.inputs, static_cast<int>(batch.batch));
     for (const auto &[outputName, expected] : batch.outputs) {
       std::string report;
-      INFO(name << " batch " << batch.batch << " output " << outputName);
+      INFO(name << " (" << strategy << ") batch " << batch.batch << " output " << outputName);
       if (!test::allClose(outputs.at(outputName), expected, reference.rtol, reference.atol, report))
         FAIL_CHECK("emulated kernels vs PyTorch: " << report);
     }
@@ -66,6 +69,12 @@ FUSEC_EMULATED_MODEL_TEST(residual_block)
 FUSEC_EMULATED_MODEL_TEST(three_part)
 FUSEC_EMULATED_MODEL_TEST(tiny_resnet)
 #undef FUSEC_EMULATED_MODEL_TEST
+
+TEST_CASE("emul: unfused kernels of every shared model match PyTorch", "[codegen][emul]") {
+  for (const char *name :
+       {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"})
+    runModel(name, "none");
+}
 
 TEST_CASE("emul: --precision=tf32 stays within 5e-3 relative L2 of PyTorch on the shared models", "[codegen][emul]") {
   // Plain TF32 rounds every conv/GEMM operand to 10 mantissa bits: about
