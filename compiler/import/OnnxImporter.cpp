@@ -269,6 +269,16 @@ FailureOr<std::vector<int64_t>> OnnxGraphReader::requireShape(StringRef tensor, 
     if ((*shape)[d] == RuntimeShapeInference::kUnknownDim)
       return emitError(loc) << "dimension " << d << " of '" << tensor
                             << "' is not known at import (only the batch size may vary)";
+  // ONNX shape inference multiplies and broadcasts whatever dims a model
+  // states; a shape no tensor could have is refused here, before any caller
+  // multiplies its dims.
+  std::vector<int64_t> perSample(*shape);
+  for (int64_t &dim : perSample)
+    dim = dim == kBatchDim ? 1 : dim;
+  std::optional<int64_t> count = checkedElementCount(perSample);
+  if (!count || *count > kMaxTensorBytes / static_cast<int64_t>(sizeof(float)))
+    return emitError(loc) << "the shape ONNX shape inference gives '" << tensor
+                          << "' has more elements than a tensor may hold";
   return *shape;
 }
 

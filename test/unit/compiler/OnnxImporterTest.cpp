@@ -462,6 +462,25 @@ TEST_CASE("negative and implausibly large input dimensions are rejected", "[onnx
   CHECK_THAT(importWithDim(int64_t(1) << 61), Catch::Contains("graph input 'x' has an implausibly large shape"));
 }
 
+// Found by fusec-fuzz-onnx (test/fuzz/regressions/onnx/size-of-overflowing-shape.onnx):
+// Size multiplied the dims ONNX shape inference gave a tensor without a check,
+// and a broadcast of two plausible inputs can have more elements than int64_t
+// counts.
+TEST_CASE("a shape inferred beyond any tensor's size is an error", "[onnx][errors]") {
+  TestModel model;
+  model.input("x", {"batch", "4294967296", "1"});
+  model.input("y", {"batch", "1", "4294967296"});
+  model.node("Add", {"x", "y"}, {"sum"});
+  model.node("Size", {"sum"}, {"count"}, "count");
+  model.node("Reshape", {"x", "count"}, {"z"});
+  model.output("z");
+
+  TestContext test;
+  CHECK_FALSE(model.import(test));
+  CHECK_THAT(test.diagnostics, Catch::Contains("count") && Catch::Contains("the shape ONNX shape inference gives 'sum' "
+                                                                           "has more elements than a tensor may hold"));
+}
+
 TEST_CASE("out-of-range pooling flags name the node", "[onnx][errors]") {
   TestModel model;
   model.input("x", {"batch", "2", "8", "8"});
