@@ -96,20 +96,14 @@ FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
   if (!constant)
     return emitError(value.getLoc()) << "value used before a kernel computes it";
   // Large weights are appended straight from their blobs; splats are expanded.
-  std::optional<std::vector<float>> copy;
-  std::optional<ArrayRef<float>> data = fuse::viewConstantData(constant.getValue());
-  if (!data) {
-    copy = fuse::getConstantData(constant.getValue());
-    if (copy)
-      data = ArrayRef<float>(*copy);
-  }
+  std::vector<uint8_t> storage;
+  std::optional<ArrayRef<uint8_t>> data = fuse::constantBytes(constant.getValue(), storage);
   if (!data)
     return constant.emitError() << "constant data is unavailable (elided resource?)";
   size_t id = addBuffer(names[value], "weight", value.getType());
   weights.resize(plan::alignTo(weights.size(), plan::kSectionAlignment));
   buffers[id].weightOffset = weights.size();
-  auto *bytes = reinterpret_cast<const uint8_t *>(data->data());
-  weights.insert(weights.end(), bytes, bytes + data->size() * sizeof(float));
+  weights.insert(weights.end(), data->begin(), data->end());
   bufferOfValue[value] = id;
   return id;
 }

@@ -81,6 +81,43 @@ std::optional<std::vector<float>> getConstantData(ElementsAttr value) {
   return std::nullopt;
 }
 
+std::optional<ArrayRef<uint8_t>> constantBytes(ElementsAttr value, std::vector<uint8_t> &storage) {
+  if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value)) {
+    const AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    ArrayRef<char> data = blob->getData();
+    return ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()), data.size());
+  }
+  auto dense = llvm::dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return std::nullopt;
+  Type elementType = dense.getElementType();
+  // Non-splat data of byte-sized types is stored as the plan stores it; MLIR
+  // packs i1 as bits and keeps a splat once, so those are expanded here.
+  if (!dense.isSplat() && !elementType.isInteger(1)) {
+    ArrayRef<char> raw = dense.getRawData();
+    return ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(raw.data()), raw.size());
+  }
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  size_t elementBytes = width == 1 ? 1 : width / 8;
+  storage.clear();
+  storage.reserve(static_cast<size_t>(dense.getNumElements()) * elementBytes);
+  auto append = [&](const llvm::APInt &bits) {
+    for (size_t byte = 0; byte < elementBytes; ++byte)
+      storage.push_back(width == 1 ? static_cast<uint8_t>(bits.getZExtValue())
+                                   : static_cast<uint8_t>(bits.extractBitsAsZExtValue(8, byte * 8)));
+  };
+  if (llvm::isa<FloatType>(elementType)) {
+    for (const llvm::APFloat &element : dense.getValues<llvm::APFloat>())
+      append(element.bitcastToAPInt());
+  } else {
+    for (const llvm::APInt &element : dense.getValues<llvm::APInt>())
+      append(element);
+  }
+  return ArrayRef<uint8_t>(storage);
+}
+
 std::optional<std::vector<float>> getConstantData(Value value) {
   auto constant = value ? value.getDefiningOp<ConstantOp>() : ConstantOp();
   if (!constant)

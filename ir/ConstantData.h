@@ -41,6 +41,13 @@ std::optional<std::vector<float>> getConstantData(mlir::ElementsAttr value);
 /// (resource blobs and non-splat dense attributes); std::nullopt otherwise.
 std::optional<llvm::ArrayRef<float>> viewConstantData(mlir::ElementsAttr value);
 
+/// The bytes of `value` as a plan stores them, whatever its element type: C
+/// order, little-endian, each element in its type's size (i1: one byte, 0 or
+/// 1). Resource blobs are viewed in place and `storage` is left alone; other
+/// attributes are written into `storage`, which the result then views.
+/// std::nullopt if the data is unavailable (an elided resource).
+std::optional<llvm::ArrayRef<uint8_t>> constantBytes(mlir::ElementsAttr value, std::vector<uint8_t> &storage);
+
 /// The data of `value` when a fuse.constant defines it.
 std::optional<std::vector<float>> getConstantData(mlir::Value value);
 
