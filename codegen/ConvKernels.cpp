@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
+#include "ir/ElementTypes.h"
 
 using namespace mlir;
 
@@ -41,9 +42,9 @@ ConvGeometry geometryOf(fuse::ConvOp conv) {
 LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue, std::string &code,
                            const std::string &indent, const ConvGeometry &g) {
   if (conv.getBias())
-    code += indent + "acc += __ldg(&" + builder.inputName(conv.getBias()) + "[co]);\n";
+    code += indent + "acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";
   std::vector<std::string> coords = {"on", "co", "oh", "ow"};
-  builder.bind(conv.getOutput(), "acc");
+  builder.bind(conv.getOutput(), roundedTo(fuse::elementTypeOf(conv.getOutput()), "acc"));
   if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
     return failure();
   std::string linear = "((on * " + g.co + " + co) * " + g.ho + " + oh) * " + g.wo + " + ow";
@@ -94,7 +95,6 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
                                             const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
   std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
-  auto outShape = shapeOf(conv.getOutput());
   const int64_t tile = config.blockM;
   const std::string T = std::to_string(tile);
   std::string code;
@@ -122,11 +122,11 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   code += "        const long long iw = ow * " + std::to_string(g.strideW) + " - " + std::to_string(g.padLeft) +
           " + (r % " + g.kw + ") * " + std::to_string(g.dilationW) + ";\n";
   code += "        if (ih >= 0 && ih < " + g.h + " && iw >= 0 && iw < " + g.w + ")\n";
-  code += "          a = __ldg(&" + x + "[((on * " + g.c + " + c) * " + g.h + " + ih) * " + g.w + " + iw]);\n";
+  code += "          a = fusec_ld(&" + x + "[((on * " + g.c + " + c) * " + g.h + " + ih) * " + g.w + " + iw]);\n";
   code += "      }\n";
   code += "      tileA[ty][tx] = a;\n";
   code += "      const long long kb = k0 + ty;\n";
-  code += "      tileB[ty][tx] = (co < " + g.co + " && kb < K) ? __ldg(&" + w + "[co * K + kb]) : 0.0f;\n";
+  code += "      tileB[ty][tx] = (co < " + g.co + " && kb < K) ? fusec_ld(&" + w + "[co * K + kb]) : 0.0f;\n";
   code += "    }\n";
   code += "    __syncthreads();\n";
   code += "#pragma unroll\n";
@@ -172,8 +172,8 @@ FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp c
   code += "          const long long iw = ow * " + std::to_string(g.strideW) + " - " + std::to_string(g.padLeft) +
           " + kw * " + std::to_string(g.dilationW) + ";\n";
   code += "          if (iw < 0 || iw >= " + g.w + ") continue;\n";
-  code += "          acc += __ldg(&" + x + "[((on * " + g.c + " + firstChannel + c) * " + g.h + " + ih) * " + g.w +
-          " + iw]) * __ldg(&" + w + "[((co * perGroupIn + c) * " + g.kh + " + kh) * " + g.kw + " + kw]);\n";
+  code += "          acc += fusec_ld(&" + x + "[((on * " + g.c + " + firstChannel + c) * " + g.h + " + ih) * " + g.w +
+          " + iw]) * fusec_ld(&" + w + "[((co * perGroupIn + c) * " + g.kh + " + kh) * " + g.kw + " + kw]);\n";
   code += "        }\n";
   code += "      }\n";
   if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g)))

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
+#include "ir/ElementTypes.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -41,16 +42,15 @@ KernelLaunch launchOver(ArrayRef<int64_t> shape) {
 FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, std::string &code,
                                         const std::vector<std::string> &out) {
   const std::string indent = "    ";
-  auto input = [&](unsigned i) { return builder.inputName(op->getOperand(i)); };
   return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
       .Case<fuse::ReshapeOp, fuse::FlattenOp>(
-          [&](auto) -> FailureOr<std::string> { return "__ldg(&" + input(0) + "[idx])"; })
+          [&](auto) -> FailureOr<std::string> { return builder.load(op->getOperand(0), "idx"); })
       .Case([&](fuse::TransposeOp transpose) -> FailureOr<std::string> {
         auto perm = transpose.getPerm();
         std::vector<std::string> in(perm.size());
         for (size_t i = 0; i < perm.size(); ++i)
           in[perm[i]] = out[i];
-        return "__ldg(&" + input(0) + "[" + linearOffset(shapeOf(op->getOperand(0)), in) + "])";
+        return builder.load(op->getOperand(0), linearOffset(shapeOf(op->getOperand(0)), in));
       })
       .Case([&](fuse::PadOp pad) -> FailureOr<std::string> {
         auto shape = shapeOf(pad.getInput());
@@ -72,7 +72,7 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
           }
           in.push_back(c);
         }
-        std::string load = "__ldg(&" + input(0) + "[" + linearOffset(shape, in) + "])";
+        std::string load = builder.load(pad.getInput(), linearOffset(shape, in));
         if (pad.getMode() != "constant")
           return load;
         return "((" + inside + ") ? " + load + " : " + floatLiteral(pad.getValue().convertToDouble()) + ")";
@@ -80,17 +80,16 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
       .Case([&](fuse::ConcatOp concat) -> FailureOr<std::string> {
         int64_t axis = concat.getAxis();
         std::string result = builder.fresh("c");
-        code += indent + "float " + result + ";\n";
+        code += indent + registerType(fuse::elementTypeOf(concat.getOutput())) + " " + result + " = 0;\n";
         int64_t start = 0;
         for (auto [i, operand] : llvm::enumerate(concat.getInputs())) {
           auto shape = shapeOf(operand);
           std::vector<std::string> in = out;
           in[axis] = "(" + out[axis] + " - " + std::to_string(start) + "LL)";
           code += indent + (i ? "else if (" : "if (") + out[axis] + " < " + std::to_string(start + shape[axis]) +
-                  "LL) " + result + " = __ldg(&" + builder.inputName(operand) + "[" + linearOffset(shape, in) + "]);\n";
+                  "LL) " + result + " = " + builder.load(operand, linearOffset(shape, in)) + ";\n";
           start += shape[axis];
         }
-        code += indent + "else " + result + " = 0.0f;\n";
         return result;
       })
       .Default([&](Operation *other) -> FailureOr<std::string> {
@@ -152,7 +151,11 @@ FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder) {
   bool anyFullInput = llvm::any_of(builder.body().getArguments(),
                                    [&](BlockArgument arg) { return shapeOf(arg) == shape && !arg.use_empty(); });
   bool allOutputsFull = llvm::all_of(builder.yields(), [&](Value v) { return shapeOf(v) == shape; });
-  if (count.perBatch % 4 == 0 && count.fixed % 4 == 0 && anyFullInput && allOutputsFull)
+  // float4 moves whole f32 vectors; kernels with other element types load
+  // and store element by element.
+  auto isF32 = [](Value value) { return fuse::elementTypeOf(value).isF32(); };
+  bool allF32 = llvm::all_of(builder.body().getArguments(), isF32) && llvm::all_of(builder.yields(), isF32);
+  if (allF32 && count.perBatch % 4 == 0 && count.fixed % 4 == 0 && anyFullInput && allOutputsFull)
     return emitVectorizedElementwise(builder, ops, shape);
   std::string code = loopHead(shape);
   auto coords = emitCoordinates(code, "    ", shape, "idx", "i");

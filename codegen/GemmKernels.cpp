@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
+#include "ir/ElementTypes.h"
 
 #include <optional>
 
@@ -33,8 +34,8 @@ std::vector<std::string> emitMatrixBases(KernelBuilder &builder, std::string &co
     std::string offset = broadcastOffset(shape.drop_back(2), coords);
     return "(" + offset + ") * " + dimExpr(shape[shape.size() - 2]) + " * " + dimExpr(shape.back());
   };
-  code += "  const float *A = " + builder.inputName(lhs) + " + " + matrixBase(shapeOf(lhs)) + ";\n";
-  code += "  const float *B = " + builder.inputName(rhs) + " + " + matrixBase(shapeOf(rhs)) + ";\n";
+  code += "  const auto *A = " + builder.inputName(lhs) + " + " + matrixBase(shapeOf(lhs)) + ";\n";
+  code += "  const auto *B = " + builder.inputName(rhs) + " + " + matrixBase(shapeOf(rhs)) + ";\n";
   return coords;
 }
 
@@ -51,7 +52,7 @@ LogicalResult emitEpilogue(KernelBuilder &builder, std::string &code, const std:
               builder.valueAt(gemm.getC(), coords) + ";\n";
   }
   Value result = core->getResult(0);
-  builder.bind(result, "acc");
+  builder.bind(result, roundedTo(fuse::elementTypeOf(result), "acc"));
   if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
     return failure();
   auto outShape = shapeOf(result);
@@ -133,8 +134,8 @@ FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core
   code += "  for (long long k0 = 0; k0 < K; k0 += " + T + ") {\n";
   std::string aIndex = transA ? "(k0 + tx) * M + row" : "row * K + k0 + tx";
   std::string bIndex = transB ? "col * K + k0 + ty" : "(k0 + ty) * N + col";
-  code += "    tileA[ty][tx] = (row < M && k0 + tx < K) ? __ldg(&A[" + aIndex + "]) : 0.0f;\n";
-  code += "    tileB[ty][tx] = (col < N && k0 + ty < K) ? __ldg(&B[" + bIndex + "]) : 0.0f;\n";
+  code += "    tileA[ty][tx] = (row < M && k0 + tx < K) ? fusec_ld(&A[" + aIndex + "]) : 0.0f;\n";
+  code += "    tileB[ty][tx] = (col < N && k0 + ty < K) ? fusec_ld(&B[" + bIndex + "]) : 0.0f;\n";
   code += "    __syncthreads();\n";
   code += "#pragma unroll\n";
   code += "    for (int kk = 0; kk < " + T + "; ++kk)\n";

@@ -1,12 +1,59 @@
 //===- KernelBuilder.cpp - Shared pieces of kernel emission ---------------===//
 #include "codegen/KernelBuilder.h"
 
+#include "ir/ElementTypes.h"
+
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
 namespace fusec::codegen {
+
+std::string storageType(Type elementType) {
+  if (elementType.isF16())
+    return "fusec_f16";
+  if (elementType.isBF16())
+    return "fusec_bf16";
+  if (elementType.isSignlessInteger(64))
+    return "long long";
+  if (elementType.isSignlessInteger(32))
+    return "int";
+  if (elementType.isSignlessInteger(1))
+    return "bool";
+  assert(elementType.isF32() && "the dialect admits no other element type");
+  return "float";
+}
+
+std::string registerType(Type elementType) {
+  return fuse::isComputeElementType(elementType) ? "float" : storageType(elementType);
+}
+
+std::string storeExpression(Type elementType, const std::string &expression) {
+  if (!fuse::isComputeElementType(elementType) || elementType.isF32())
+    return expression;
+  return "fusec_convert<" + storageType(elementType) + ">::from(" + expression + ")";
+}
+
+std::string roundedTo(Type elementType, const std::string &expression) {
+  if (elementType.isF16() || elementType.isBF16())
+    return "fusec_round<" + storageType(elementType) + ">(" + expression + ")";
+  return expression;
+}
+
+namespace {
+
+/// The expression of fuse.cast from `from` (an expression in `input`'s
+/// register type) to `output`'s element type.
+std::string castExpression(Type input, Type output, const std::string &from) {
+  if (fuse::isComputeElementType(output)) {
+    std::string asFloat = fuse::isComputeElementType(input) ? from : "float(" + from + ")";
+    return roundedTo(output, asFloat);
+  }
+  return "fusec_convert<" + storageType(output) + ">::from(" + from + ")";
+}
+
+} // namespace
 
 KernelBuilder::KernelBuilder(fuse::SuperkernelOp kernel) : kernel(kernel) {}
 
@@ -26,12 +73,16 @@ std::string KernelBuilder::inputName(Value blockArgument) const {
   return "in" + std::to_string(llvm::cast<BlockArgument>(blockArgument).getArgNumber());
 }
 
+std::string KernelBuilder::load(Value blockArgument, const std::string &offset) const {
+  return "fusec_ld(&" + inputName(blockArgument) + "[" + offset + "])";
+}
+
 std::string KernelBuilder::valueAt(Value value, const std::vector<std::string> &coords) {
   auto it = bound.find(value);
   if (it != bound.end())
     return it->second;
   assert(llvm::isa<BlockArgument>(value) && "unbound value computed inside the kernel");
-  return "__ldg(&" + inputName(value) + "[" + broadcastOffset(shapeOf(value), coords) + "])";
+  return load(value, broadcastOffset(shapeOf(value), coords));
 }
 
 LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::string &indent, ArrayRef<Operation *> ops,
@@ -40,6 +91,11 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
     auto operand = [&](unsigned i) { return valueAt(op->getOperand(i), coords); };
     std::string expression;
     bool ok = llvm::TypeSwitch<Operation *, bool>(op)
+                  .Case([&](fuse::CastOp cast) {
+                    expression = castExpression(fuse::elementTypeOf(cast.getInput()),
+                                                fuse::elementTypeOf(cast.getOutput()), operand(0));
+                    return true;
+                  })
                   .Case([&](fuse::ReluOp) { return expression = "fmaxf(" + operand(0) + ", 0.0f)", true; })
                   .Case([&](fuse::SigmoidOp) { return expression = "fusec_sigmoid(" + operand(0) + ")", true; })
                   .Case([&](fuse::TanhOp) { return expression = "tanhf(" + operand(0) + ")", true; })
@@ -67,7 +123,7 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
                     // Per-channel parameters, indexed by the channel coordinate.
                     size_t rank = shapeOf(norm.getInput()).size();
                     std::string channel = coords[coords.size() - rank + 1];
-                    auto param = [&](Value v) { return "__ldg(&" + inputName(v) + "[" + channel + "])"; };
+                    auto param = [&](Value v) { return load(v, channel); };
                     expression = "((" + operand(0) + " - " + param(norm.getMean()) + ") * " + param(norm.getScale()) +
                                  " / sqrtf(" + param(norm.getVariance()) + " + " +
                                  floatLiteral(norm.getEpsilon().convertToDouble()) + ") + " + param(norm.getBias()) +
@@ -79,7 +135,10 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
     if (!ok)
       return op->emitError() << "codegen cannot express this op in an elementwise expression";
     std::string name = fresh("v");
-    code += indent + "float " + name + " = " + expression + ";\n";
+    Type resultType = fuse::elementTypeOf(op->getResult(0));
+    if (!llvm::isa<fuse::CastOp>(op))
+      expression = roundedTo(resultType, expression);
+    code += indent + registerType(resultType) + " " + name + " = " + expression + ";\n";
     bound[op->getResult(0)] = name;
   }
   return success();
@@ -89,7 +148,8 @@ void KernelBuilder::emitStores(std::string &code, const std::string &indent, Arr
                                const std::string &linear, const std::vector<std::string> &coords) {
   for (auto [index, value] : llvm::enumerate(yields()))
     if (shapeOf(value) == shape)
-      code += indent + "out" + std::to_string(index) + "[" + linear + "] = " + valueAt(value, coords) + ";\n";
+      code += indent + "out" + std::to_string(index) + "[" + linear +
+              "] = " + storeExpression(fuse::elementTypeOf(value), valueAt(value, coords)) + ";\n";
 }
 
 GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch launch,
@@ -102,12 +162,14 @@ GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch 
   std::string params, thunkArgs;
   size_t argument = 0;
   for (size_t i = 0; i < numInputs; ++i, ++argument) {
-    params += "const float *__restrict__ in" + std::to_string(i) + ", ";
-    thunkArgs += "(const float *)args[" + std::to_string(argument) + "], ";
+    std::string type = storageType(fuse::elementTypeOf(kernel.getInputs()[i]));
+    params += "const " + type + " *__restrict__ in" + std::to_string(i) + ", ";
+    thunkArgs += "(const " + type + " *)args[" + std::to_string(argument) + "], ";
   }
   for (size_t i = 0; i < numOutputs; ++i, ++argument) {
-    params += "float *__restrict__ out" + std::to_string(i) + ", ";
-    thunkArgs += "(float *)args[" + std::to_string(argument) + "], ";
+    std::string type = storageType(fuse::elementTypeOf(kernel.getResult(i)));
+    params += type + " *__restrict__ out" + std::to_string(i) + ", ";
+    thunkArgs += "(" + type + " *)args[" + std::to_string(argument) + "], ";
   }
   params += "int batch";
   thunkArgs += "*(const int *)args[" + std::to_string(argument) + "]";

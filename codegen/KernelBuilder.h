@@ -23,6 +23,21 @@
 
 namespace fusec::codegen {
 
+/// The C type a tensor of element type `type` is stored as in a kernel's
+/// memory: float, fusec_f16, fusec_bf16, long long, int or bool
+/// (fusec_cuda_prelude.h).
+std::string storageType(mlir::Type elementType);
+/// The C type a value of element type `type` is computed in: float for f32,
+/// f16 and bf16 (16-bit floats are widened), the storage type for integers.
+std::string registerType(mlir::Type elementType);
+/// `expression` (of `elementType`'s register type) as stored in memory.
+std::string storeExpression(mlir::Type elementType, const std::string &expression);
+
+/// `expression`, computed in float, rounded to what a value of element type
+/// `elementType` holds (f16 and bf16; others are returned as they are). A
+/// template binds its core op's result through this.
+std::string roundedTo(mlir::Type elementType, const std::string &expression);
+
 class KernelBuilder {
 public:
   explicit KernelBuilder(fuse::SuperkernelOp kernel);
@@ -36,14 +51,20 @@ public:
 
   /// "in3" for the kernel's 4th input.
   std::string inputName(mlir::Value blockArgument) const;
+  /// `fusec_ld(&in3[offset])`: an element of a kernel input in its register
+  /// type.
+  std::string load(mlir::Value blockArgument, const std::string &offset) const;
 
   /// Evaluates `ops` (elementwise ops, in order) at `coords` of the
-  /// iteration shape, appending `float vN = ...;` lines to `code`. Values
-  /// already bound (bind()) are used as they are; kernel inputs are loaded
-  /// with broadcasting. Fails on an op it cannot express.
+  /// iteration shape, appending `float vN = ...;` lines to `code` (the
+  /// result's register type; a 16-bit float result is rounded to its type,
+  /// as the plan's semantics say). Values already bound (bind()) are used
+  /// as they are; kernel inputs are loaded with broadcasting. Fails on an op
+  /// it cannot express.
   mlir::LogicalResult emitElementwise(std::string &code, const std::string &indent,
                                       llvm::ArrayRef<mlir::Operation *> ops, const std::vector<std::string> &coords);
-  /// The C expression of `value` at `coords` (bound variable or a load).
+  /// The C expression of `value` at `coords` (bound variable or a load), in
+  /// its register type.
   std::string valueAt(mlir::Value value, const std::vector<std::string> &coords);
   void bind(mlir::Value value, std::string expression) { bound[value] = std::move(expression); }
   void unbind(mlir::Value value) { bound.erase(value); }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
+#include "ir/ElementTypes.h"
 
 using namespace mlir;
 
@@ -30,7 +31,6 @@ FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
   SmallVector<int64_t> dilations = {1, 1};
   if (max)
     dilations.assign(max.getDilations().begin(), max.getDilations().end());
-  std::string x = builder.inputName(core->getOperand(0));
   std::string H = dimExpr(in[2]), W = dimExpr(in[3]);
   std::string code;
   code += "  const long long total = " + numelExpr(out) + ";\n";
@@ -54,7 +54,7 @@ FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
             std::to_string(pads[3]) + ") ++count;\n";
   }
   code += "        if (ih < 0 || ih >= " + H + " || iw < 0 || iw >= " + W + ") continue;\n";
-  code += "        const float v = __ldg(&" + x + "[plane + ih * " + W + " + iw]);\n";
+  code += "        const float v = " + builder.load(core->getOperand(0), "plane + ih * " + W + " + iw") + ";\n";
   if (max)
     code += "        acc = fmaxf(acc, v);\n";
   else
@@ -62,7 +62,7 @@ FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
   code += "      }\n";
   if (avg)
     code += "    acc = count > 0 ? acc / (float)count : 0.0f;\n";
-  builder.bind(core->getResult(0), "acc");
+  builder.bind(core->getResult(0), roundedTo(fuse::elementTypeOf(core->getResult(0)), "acc"));
   if (failed(builder.emitElementwise(code, "    ", epilogue, coords)))
     return failure();
   builder.emitStores(code, "    ", out, "idx", coords);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
+#include "ir/ElementTypes.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -32,7 +33,8 @@ LogicalResult emitInputValue(KernelBuilder &builder, Operation *core, ArrayRef<O
   if (storePrologueOutputs)
     for (auto [index, value] : llvm::enumerate(builder.yields()))
       if (Operation *producer = value.getDefiningOp(); producer && llvm::is_contained(prologue, producer))
-        code += indent + "out" + std::to_string(index) + "[" + linear + "] = " + builder.valueAt(value, coords) + ";\n";
+        code += indent + "out" + std::to_string(index) + "[" + linear +
+                "] = " + storeExpression(fuse::elementTypeOf(value), builder.valueAt(value, coords)) + ";\n";
   if (!keepPrologueBound)
     for (Operation *op : prologue)
       builder.unbind(op->getResult(0));
@@ -44,7 +46,7 @@ LogicalResult emitOutput(KernelBuilder &builder, Operation *core, ArrayRef<Opera
                          const std::string &indent, const std::string &linear, const std::string &value) {
   auto shape = shapeOf(core->getResult(0));
   auto coords = emitCoordinates(code, indent, shape, linear, builder.fresh("y"));
-  builder.bind(core->getResult(0), value);
+  builder.bind(core->getResult(0), roundedTo(fuse::elementTypeOf(core->getResult(0)), value));
   if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
     return failure();
   builder.emitStores(code, indent, shape, linear, coords);

@@ -14,8 +14,11 @@ include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def Fuse_Tensor : RankedTensorOf<[F32]>;
+// Ops compute with floats (ir/ElementTypes.h); integer and bool tensors
+// (ids, indices, masks) are carried by constants, casts and superkernels.
+def Fuse_Tensor : RankedTensorOf<[F32, F16, BF16]>;
 def Fuse_OptionalTensor : Optional<Fuse_Tensor>;
+def Fuse_AnyTensor : RankedTensorOf<[F32, F16, BF16, I64, I32, I1]>;
 
 class Fuse_Op<string mnemonic, list<Trait> traits = []>
     : Op<Fuse_Dialect, mnemonic, traits>;
@@ -39,11 +42,12 @@ def Fuse_ConstantOp : Fuse_Op<"constant", [ConstantLike, Pure,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "A constant tensor (weights, biases, statistics)";
   let description = [{
-    Holds a dense f32 tensor. Importers store large weights as
-    `dense_resource` blobs so they are not uniqued into the context.
+    Holds a dense tensor of any fuse element type. Importers store large
+    weights as `dense_resource` blobs so they are not uniqued into the
+    context.
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs Fuse_Tensor:$result);
+  let results = (outs Fuse_AnyTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
   let hasVerifier = 1;
@@ -65,6 +69,21 @@ def Fuse_SigmoidOp : Fuse_UnaryOp<"sigmoid", "Sigmoid"> { let summary = "1 / (1 
 def Fuse_TanhOp : Fuse_UnaryOp<"tanh", "Tanh"> { let summary = "tanh(x)"; }
 def Fuse_ErfOp : Fuse_UnaryOp<"erf", "Erf"> { let summary = "erf(x)"; }
 def Fuse_SqrtOp : Fuse_UnaryOp<"sqrt", "Sqrt"> { let summary = "sqrt(x)"; }
+
+def Fuse_CastOp : Fuse_OnnxOp<"cast", "Cast"> {
+  let summary = "Convert each element to the element type `to`";
+  let description = [{
+    `to` names the result's element type as plans spell it: "f32", "f16",
+    "bf16", "i64", "i32" or "i1". Float to float rounds to nearest even;
+    float to integer truncates toward zero and saturates (NaN gives 0);
+    anything to i1 is `x != 0`. The only compute op that takes or gives
+    integer and bool tensors.
+  }];
+  let arguments = (ins Fuse_AnyTensor:$input, StrAttr:$to);
+  let results = (outs Fuse_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
 
 def Fuse_GeluOp : Fuse_UnaryOp<"gelu", "Gelu"> {
   let summary = "Gaussian error linear unit";
@@ -261,10 +280,10 @@ def Fuse_SuperkernelOp : Fuse_Op<"superkernel", [IsolatedFromAbove,
     and gemm kernels, how codegen instantiates the template
     (`#fuse.config`).
   }];
-  let arguments = (ins Variadic<Fuse_Tensor>:$inputs, StrAttr:$sym_name,
+  let arguments = (ins Variadic<Fuse_AnyTensor>:$inputs, StrAttr:$sym_name,
                    StrAttr:$kind, OptionalAttr<DictionaryAttr>:$cost,
                    OptionalAttr<Fuse_KernelConfigAttr>:$config);
-  let results = (outs Variadic<Fuse_Tensor>:$outputs);
+  let results = (outs Variadic<Fuse_AnyTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `kind` $kind `(` $inputs `)` attr-dict-with-keyword `:` functional-type($inputs, $outputs) $body
@@ -275,7 +294,7 @@ def Fuse_SuperkernelOp : Fuse_Op<"superkernel", [IsolatedFromAbove,
 def Fuse_YieldOp : Fuse_Op<"yield", [Pure, Terminator,
     HasParent<"SuperkernelOp">]> {
   let summary = "Returns the results of a superkernel body";
-  let arguments = (ins Variadic<Fuse_Tensor>:$values);
+  let arguments = (ins Variadic<Fuse_AnyTensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
   let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::ValueRange()); }]>];
 }

@@ -1,5 +1,6 @@
 //===- KernelConfig.cpp - How conv and GEMM superkernels are instantiated -===//
 #include "ir/KernelConfig.h"
+#include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -52,6 +53,8 @@ int64_t largestProduct(ArrayRef<int64_t> shape) {
 /// Why the tensor-core convolution cannot compute `conv` with `config`, or "".
 std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
   auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
+  if (!elementTypeOf(conv.getInput()).isF32())
+    return "its operands are f32 only";
   if (conv.getGroup() != 1)
     return "it computes group-1 convolutions only (group " + str(conv.getGroup()) + ")";
   for (ArrayRef<int64_t> shape : {in.drop_front(), weight, out.drop_front()})
@@ -78,6 +81,8 @@ std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
 /// Why the tensor-core GEMM cannot compute the matrix product `core`, or "".
 std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
   const MatrixProductShape shape = matrixProductShape(core);
+  if (!elementTypeOf(core->getOperand(0)).isF32())
+    return "its operands are f32 only";
   if (shape.transA)
     return "it takes A untransposed only";
   if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))

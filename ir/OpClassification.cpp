@@ -18,8 +18,8 @@ const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
     llvm::DenseMap<mlir::TypeID, OpClass> t;
     classify<ConvOp>(t, OpClass::Conv);
     classify<GemmOp, MatMulOp>(t, OpClass::Gemm);
-    classify<ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, GeluOp, ClipOp, AddOp, SubOp, MulOp, DivOp, PowOp, BatchNormOp>(
-        t, OpClass::Elementwise);
+    classify<CastOp, ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, GeluOp, ClipOp, AddOp, SubOp, MulOp, DivOp, PowOp,
+             BatchNormOp>(t, OpClass::Elementwise);
     classify<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(t, OpClass::Reduction);
     classify<MaxPoolOp, AveragePoolOp>(t, OpClass::Pool);
     classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp>(t, OpClass::DataMovement);

@@ -6,6 +6,7 @@
 // lives here, next to the arithmetic that needs it.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
 #include "runtime/support/CheckedMath.h"
@@ -23,14 +24,25 @@ ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(val
 /// Records the result type, after checking that a sample of it is no larger
 /// than the runtime accepts (fusec::kMaxTensorBytes), so that hostile
 /// attributes or inputs cannot make the compiler write an unloadable plan.
-LogicalResult success(SmallVectorImpl<Type> &inferred, Operation *op, ArrayRef<int64_t> shape) {
+///
+/// The result has its operands' element type: an op computes in one type
+/// (mixed precision inserts fuse.cast where types change), so operands of
+/// different types are an error.
+LogicalResult success(SmallVectorImpl<Type> &inferred, Operation *op, ArrayRef<int64_t> shape, Type elementType = {}) {
+  if (!elementType) {
+    elementType = elementTypeOf(op->getOperand(0));
+    for (auto [index, operand] : llvm::enumerate(op->getOperands()))
+      if (elementTypeOf(operand) != elementType)
+        return op->emitOpError() << "operands must share one element type: operand 0 is " << elementType << ", operand "
+                                 << index << " is " << elementTypeOf(operand);
+  }
   SmallVector<int64_t> sample;
   for (int64_t dim : shape)
     sample.push_back(dim == kDynamic ? 1 : dim);
   if (!checkedTensorBytes(sample))
     return op->emitOpError() << "result shape " << shapeToString(shape) << " is implausibly large (more than "
                              << kMaxTensorBytes << " bytes per sample)";
-  inferred.push_back(f32TensorType(op->getContext(), shape));
+  inferred.push_back(RankedTensorType::get(shape, elementType));
   return mlir::success();
 }
 
@@ -149,6 +161,13 @@ LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitOpError() << "'approximate' must be \"none\" or \"tanh\", got \"" << getApproximate() << "\"";
   return inferUnary(*this, inferred);
+}
+
+LogicalResult CastOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  Type to = parseElementType(getContext(), getTo());
+  if (!to)
+    return emitOpError() << "'to' must be one of f32, f16, bf16, i64, i32, i1, got \"" << getTo() << "\"";
+  return success(inferred, *this, shapeOf(getInput()), to);
 }
 
 LogicalResult ClipOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {

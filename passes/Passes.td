@@ -133,4 +133,34 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
   ];
 }
 
+def AutoMixedPrecision : Pass<"fuse-auto-mixed-precision", "mlir::func::FuncOp"> {
+  let summary = "Compute convolutions and matrix products in f16 or bf16 (AMP)";
+  let description = [{
+    Retypes the function's ops the way torch.autocast does, with three lists
+    (docs/precision.md):
+    - half: Conv, Gemm, MatMul compute in `precision` (f16 or bf16; the
+      kernels accumulate in f32) and give a `precision` result;
+    - f32: Softmax, LayerNormalization, BatchNormalization, ReduceMean,
+      GlobalAveragePool, Pow, Erf, Gelu and Sqrt, whose accuracy needs the
+      wider type, take and give f32;
+    - everything else follows its inputs: f32 if any non-constant operand is
+      f32, else the half type.
+    Constant operands (weights) are converted at compile time, once per
+    constant and type; other operands get a `fuse.cast`, shared by all users
+    that need the same type, which fusion then puts into a neighbouring
+    kernel. The function's arguments and results keep their types: a cast
+    converts a result back where needed.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"f16\"",
+           "The half type: f16 or bf16">,
+  ];
+  let dependentDialects = ["fusec::fuse::FuseDialect"];
+  let statistics = [
+    Statistic<"numHalfOps", "half-ops", "Number of ops computing in the half type">,
+    Statistic<"numCasts", "casts", "Number of fuse.cast ops inserted">,
+    Statistic<"numConvertedConstants", "converted-constants", "Number of constants converted at compile time">,
+  ];
+}
+
 #endif // FUSEC_PASSES_TD

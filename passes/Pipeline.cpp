@@ -38,6 +38,12 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   funcPm.addPass(createApplyPluginPatterns({options.disabled}));
   funcPm.addPass(mlir::createCanonicalizerPass());
   funcPm.addPass(mlir::createCSEPass());
+  // After the folds, so folded weights are rounded once; before fusion, so
+  // the casts it inserts join neighbouring kernels.
+  if (options.precision == "fp16" || options.precision == "bf16") {
+    funcPm.addPass(createAutoMixedPrecision({options.precision == "fp16" ? "f16" : "bf16"}));
+    funcPm.addPass(mlir::createCanonicalizerPass());
+  }
   // "none" means every op is its own kernel: no rule pattern groups either.
   if (options.strategy != "none")
     funcPm.addPass(createFormEpilogues({options.disabled}));
@@ -50,7 +56,9 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   funcPm.addPass(createFormFusionGroups(planner));
   funcPm.addPass(createOutlineSuperkernels());
   SelectKernelConfigsOptions configs;
-  configs.precision = options.precision;
+  // Half-precision products take their precision from their operands'
+  // type; any f32 product left is computed at fp32 accuracy.
+  configs.precision = options.precision == "tf32" ? "tf32" : "fp32";
   configs.batch = options.costBatch;
   // An unknown profile is reported by the planner; the default SM count stands.
   if (auto profile = loadDeviceProfile(options.deviceProfile)) {

@@ -17,7 +17,8 @@ struct FusionOptions {
   std::string costModel = "roofline";
   /// The batch size the cost model prices tensors at.
   int64_t costBatch = 1;
-  /// Conv/GEMM products: "fp32" (3xTF32 on the tensor cores) or "tf32".
+  /// Conv/GEMM products: "fp32" (3xTF32 on the tensor cores), "tf32", or
+  /// "fp16" / "bf16" (fuse-auto-mixed-precision).
   std::string precision = "fp32";
   /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;

@@ -7,6 +7,7 @@
 #pragma once
 #ifdef FUSEC_EMULATION
 #include "fusec_cuda_emulation.h"
+#include "runtime/support/HalfFloat.h"
 #endif
 
 #define FUSEC_WARP_SIZE 32
@@ -66,3 +67,111 @@ __device__ __forceinline__ float fusec_block_max(float v, float *scratch) {
   v = lane < warps ? scratch[lane] : -INFINITY;
   return fusec_warp_max(v);
 }
+
+//===----------------------------------------------------------------------===//
+// Element types (docs/plan-format.md, "Element types")
+//
+// Kernels compute in registers of a value's register type: float for f32,
+// f16 and bf16 values, long long / int / bool for i64 / i32 / i1. Loads
+// widen 16-bit floats exactly; a value the plan stores as f16 or bf16 is
+// rounded (to nearest even) where an op produces it and where it is stored,
+// which are the rounding points of the CPU reference.
+//===----------------------------------------------------------------------===//
+
+struct fusec_f16 {
+  unsigned short bits;
+};
+struct fusec_bf16 {
+  unsigned short bits;
+};
+
+__device__ __forceinline__ float fusec_ld(const float *p) { return __ldg(p); }
+__device__ __forceinline__ long long fusec_ld(const long long *p) { return __ldg(p); }
+__device__ __forceinline__ int fusec_ld(const int *p) { return __ldg(p); }
+__device__ __forceinline__ bool fusec_ld(const bool *p) { return *p; }
+
+__device__ __forceinline__ float fusec_to_float(float x) { return x; }
+__device__ __forceinline__ float fusec_to_float(fusec_f16 x) {
+#ifdef FUSEC_EMULATION
+  return fusec::halfBitsToFloat(x.bits);
+#else
+  float result;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(result) : "h"(x.bits));
+  return result;
+#endif
+}
+__device__ __forceinline__ float fusec_to_float(fusec_bf16 x) { return __int_as_float(int(unsigned(x.bits) << 16)); }
+
+__device__ __forceinline__ float fusec_ld(const fusec_f16 *p) {
+  return fusec_to_float(fusec_f16{__ldg(reinterpret_cast<const unsigned short *>(p))});
+}
+__device__ __forceinline__ float fusec_ld(const fusec_bf16 *p) {
+  return fusec_to_float(fusec_bf16{__ldg(reinterpret_cast<const unsigned short *>(p))});
+}
+
+/// fusec_convert<T>::from(x): the T stored for register value x. Floats
+/// round to nearest even; floats to integers truncate toward zero and
+/// saturate, NaN gives 0 (PTX cvt.rzi's rules); anything to bool is x != 0.
+template <typename T> struct fusec_convert;
+template <> struct fusec_convert<float> {
+  static __device__ __forceinline__ float from(float x) { return x; }
+};
+template <> struct fusec_convert<fusec_f16> {
+  static __device__ __forceinline__ fusec_f16 from(float x) {
+#ifdef FUSEC_EMULATION
+    return fusec_f16{fusec::floatToHalfBits(x)};
+#else
+    fusec_f16 result;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(result.bits) : "f"(x));
+    return result;
+#endif
+  }
+};
+template <> struct fusec_convert<fusec_bf16> {
+  static __device__ __forceinline__ fusec_bf16 from(float x) {
+    const unsigned bits = unsigned(__float_as_int(x));
+    if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: keep it a (quiet) NaN
+      return fusec_bf16{(unsigned short)((bits >> 16) | 0x40u)};
+    return fusec_bf16{(unsigned short)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16)};
+  }
+};
+template <typename I> __device__ __forceinline__ I fusec_float_to_int(float x, float low, float high, I min, I max) {
+  if (x != x)
+    return I(0);
+  if (x >= high)
+    return max;
+  if (x < low)
+    return min;
+  return I(x);
+}
+template <> struct fusec_convert<long long> {
+  static __device__ __forceinline__ long long from(float x) {
+    return fusec_float_to_int<long long>(x, -9223372036854775808.0f, 9223372036854775808.0f,
+                                         (-9223372036854775807LL - 1), 9223372036854775807LL);
+  }
+  static __device__ __forceinline__ long long from(long long x) { return x; }
+  static __device__ __forceinline__ long long from(int x) { return x; }
+  static __device__ __forceinline__ long long from(bool x) { return x ? 1 : 0; }
+};
+template <> struct fusec_convert<int> {
+  static __device__ __forceinline__ int from(float x) {
+    return fusec_float_to_int<int>(x, -2147483648.0f, 2147483648.0f, (-2147483647 - 1), 2147483647);
+  }
+  static __device__ __forceinline__ int from(long long x) {
+    return x > 2147483647LL ? 2147483647 : x < -2147483648LL ? (-2147483647 - 1) : int(x);
+  }
+  static __device__ __forceinline__ int from(int x) { return x; }
+  static __device__ __forceinline__ int from(bool x) { return x ? 1 : 0; }
+};
+template <> struct fusec_convert<bool> {
+  static __device__ __forceinline__ bool from(float x) { return x != 0.0f; }
+  static __device__ __forceinline__ bool from(long long x) { return x != 0; }
+  static __device__ __forceinline__ bool from(int x) { return x != 0; }
+  static __device__ __forceinline__ bool from(bool x) { return x; }
+};
+
+/// x rounded to the precision of T (the value an op stores as T).
+template <typename T> __device__ __forceinline__ float fusec_round(float x) {
+  return fusec_to_float(fusec_convert<T>::from(x));
+}
+template <> __device__ __forceinline__ float fusec_round<float>(float x) { return x; }

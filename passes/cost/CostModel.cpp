@@ -1,6 +1,7 @@
 //===- CostModel.cpp - Pricing a kernel -----------------------------------===//
 #include "passes/cost/CostModel.h"
 
+#include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
 #include "ir/OpClassification.h"
@@ -35,7 +36,9 @@ double elementsOf(Type type, int64_t batch) {
 }
 } // namespace
 
-double tensorBytes(Value value, int64_t batch) { return elementsOf(value.getType(), batch) * sizeof(float); }
+double tensorBytes(Value value, int64_t batch) {
+  return elementsOf(value.getType(), batch) * static_cast<double>(fuse::elementByteSize(fuse::elementTypeOf(value)));
+}
 
 double opFlops(Operation *op, int64_t batch) {
   double out = op->getNumResults() ? elementsOf(op->getResult(0).getType(), batch) : 0;

@@ -67,9 +67,11 @@ cl::opt<std::string> costModel("cost-model", cl::init("roofline"), cl::value_des
                                cl::desc("Cost model used by the planner"), cl::cat(fusecCategory));
 cl::opt<int64_t> costBatch("cost-batch", cl::init(1), cl::value_desc("n"),
                            cl::desc("Batch size at which the cost model prices tensors"), cl::cat(fusecCategory));
-cl::opt<std::string> precision("precision", cl::init("fp32"), cl::value_desc("fp32|tf32"),
+cl::opt<std::string> precision("precision", cl::init("fp32"), cl::value_desc("fp32|tf32|fp16|bf16"),
                                cl::desc("Conv/GEMM arithmetic: fp32 (tensor cores with the 3xTF32 split: fp32 "
-                                        "accuracy) or tf32 (one TF32 product: 3x the tensor-core rate, ~1e-3 error)"),
+                                        "accuracy), tf32 (one TF32 product: 3x the tensor-core rate, ~1e-3 error), "
+                                        "or fp16/bf16 (automatic mixed precision, docs/precision.md: half-precision "
+                                        "tensors and weights, f32 accumulation and normalisations)"),
                                cl::cat(fusecCategory));
 cl::opt<std::string>
     fusionReport("fusion-report", cl::value_desc("FILE.json"),
@@ -125,8 +127,8 @@ int main(int argc, char **argv) {
   options.fusion.costModel = costModel;
   options.fusion.costBatch = costBatch;
   options.fusion.precision = precision;
-  if (precision != "fp32" && precision != "tf32") {
-    llvm::errs() << "fusec: error: --precision must be fp32 or tf32, got '" << precision << "'\n";
+  if (precision != "fp32" && precision != "tf32" && precision != "fp16" && precision != "bf16") {
+    llvm::errs() << "fusec: error: --precision must be fp32, tf32, fp16 or bf16, got '" << precision << "'\n";
     return 2;
   }
   if (costBatch < 1) {

@@ -52,7 +52,7 @@ void compileLibrary(const std::string &sourcePath, const std::string &libraryPat
   std::string command = shellQuote(FUSEC_HOST_CXX) +
                         " -x c++ -std=c++17 -O1 -fPIC -shared -pthread"
                         " -DFUSEC_EMULATION -I" +
-                        shellQuote(FUSEC_EMULATION_INCLUDE_DIR);
+                        shellQuote(FUSEC_EMULATION_INCLUDE_DIR) + " -I" + shellQuote(FUSEC_SOURCE_ROOT);
   for (const std::string &dir : includeDirs)
     command += " -I" + shellQuote(dir);
   // The sanitizer build of these tests (scripts/ci/tsan-emulation.sh)
