@@ -78,6 +78,7 @@ struct AutoMixedPrecisionPass : fusec::impl::AutoMixedPrecisionBase<AutoMixedPre
       if (value.getType() != type)
         terminator->setOperand(index, castTo(builder, value, llvm::cast<RankedTensorType>(type).getElementType()));
     }
+    hoistCastsAboveDataMovement(function);
   }
 
 private:
@@ -124,6 +125,48 @@ private:
     if (type == half)
       ++numHalfOps;
     return success();
+  }
+
+  /// A cast of a value that a data-movement op made (Pad, Reshape, Flatten,
+  /// Transpose, Concat) and nothing else reads moves above that op: moving
+  /// data commutes with converting it, and the casts then sit next to the
+  /// kernels that compute the data, whose epilogues they join, instead of
+  /// in a kernel of their own behind a data-movement kernel.
+  void hoistCastsAboveDataMovement(func::FuncOp function) {
+    SmallVector<CastOp> worklist;
+    function.walk([&](CastOp cast) { worklist.push_back(cast); });
+    while (!worklist.empty()) {
+      CastOp cast = worklist.pop_back_val();
+      Operation *mover = cast.getInput().getDefiningOp();
+      if (!mover || !isa<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp>(mover) || !mover->hasOneUse())
+        continue;
+      Type type = elementTypeOf(cast.getOutput());
+      if (!isComputeElementType(type))
+        continue;
+      OpBuilder builder(mover);
+      SmallVector<Value> operands;
+      for (Value operand : mover->getOperands()) {
+        if (auto constant = operand.getDefiningOp<ConstantOp>()) {
+          FailureOr<Value> converted = convertConstant(constant, type);
+          if (failed(converted))
+            return signalPassFailure();
+          operands.push_back(*converted);
+        } else {
+          bool existed = casts.count(std::make_pair(operand, type));
+          operands.push_back(castTo(builder, operand, type));
+          if (!existed)
+            worklist.push_back(operands.back().getDefiningOp<CastOp>());
+        }
+      }
+      builder.setInsertionPoint(mover);
+      Operation *moved = builder.clone(*mover);
+      moved->setOperands(operands);
+      moved->getResult(0).setType(cast.getOutput().getType());
+      cast.getOutput().replaceAllUsesWith(moved->getResult(0));
+      casts.erase(std::make_pair(cast.getInput(), type));
+      cast.erase();
+      mover->erase();
+    }
   }
 
   /// `value` as `type`: one fuse.cast per value and type, right after the

@@ -64,3 +64,27 @@ func.func @no_products(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %r = fuse.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// Casts move above data movement, next to the kernels computing the data:
+// the input is cast before the reflect pad (which then moves f16), and the
+// result is cast before the concat, on each conv's output.
+// CHECK-LABEL: func.func @casts_hoisted
+// CHECK: %[[XH:.*]] = fuse.cast %arg0 {to = "f16"}
+// CHECK: %[[P:.*]] = fuse.pad %[[XH]] {mode = "reflect"{{.*}}} : (tensor<?x1x4x4xf16>) -> tensor<?x1x6x6xf16>
+// CHECK: %[[C:.*]] = fuse.conv %[[P]]
+// CHECK: %[[CF:.*]] = fuse.cast %[[C]] {to = "f32"} : (tensor<?x2x4x4xf16>) -> tensor<?x2x4x4xf32>
+// CHECK: %[[D:.*]] = fuse.conv %[[XH]]
+// CHECK: %[[DF:.*]] = fuse.cast %[[D]] {to = "f32"} : (tensor<?x2x4x4xf16>) -> tensor<?x2x4x4xf32>
+// CHECK: %[[Y:.*]] = fuse.concat %[[CF]], %[[DF]] {axis = 1 : i64} : (tensor<?x2x4x4xf32>, tensor<?x2x4x4xf32>) -> tensor<?x4x4x4xf32>
+// CHECK: return %[[Y]]
+func.func @casts_hoisted(%x: tensor<?x1x4x4xf32>) -> tensor<?x4x4x4xf32> {
+  %w3 = fuse.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %w1 = fuse.constant dense<1.0> : tensor<2x1x1x1xf32>
+  %p = fuse.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = "reflect"} : (tensor<?x1x4x4xf32>) -> tensor<?x1x6x6xf32>
+  %c = fuse.conv %p, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<?x2x4x4xf32>
+  %d = fuse.conv %x, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<?x2x4x4xf32>
+  %y = fuse.concat %c, %d {axis = 1 : i64} : (tensor<?x2x4x4xf32>, tensor<?x2x4x4xf32>) -> tensor<?x4x4x4xf32>
+  return %y : tensor<?x4x4x4xf32>
+}
