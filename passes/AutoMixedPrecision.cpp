@@ -60,6 +60,13 @@ struct AutoMixedPrecisionPass : fusec::impl::AutoMixedPrecisionBase<AutoMixedPre
       return signalPassFailure();
     }
     f32 = Float32Type::get(context);
+    if (!ioPrecision.empty() && parseElementType(context, ioPrecision) != half) {
+      function.emitError() << "fuse-auto-mixed-precision: 'io-precision' must be empty or '" << precision << "', got '"
+                           << ioPrecision << "'";
+      return signalPassFailure();
+    }
+    if (!ioPrecision.empty())
+      retypeSignature(function);
 
     SmallVector<Operation *> ops;
     function.walk([&](Operation *op) {
@@ -82,6 +89,19 @@ struct AutoMixedPrecisionPass : fusec::impl::AutoMixedPrecisionBase<AutoMixedPre
   }
 
 private:
+  /// Makes the function's f32 arguments and results half tensors.
+  void retypeSignature(func::FuncOp function) {
+    Block &entry = function.getBody().front();
+    for (BlockArgument argument : entry.getArguments())
+      if (elementTypeOf(argument).isF32())
+        argument.setType(withElementType(argument.getType(), half));
+    SmallVector<Type> results;
+    for (Type type : function.getResultTypes())
+      results.push_back(llvm::cast<RankedTensorType>(type).getElementType().isF32() ? withElementType(type, half)
+                                                                                    : type);
+    function.setType(FunctionType::get(function.getContext(), entry.getArgumentTypes(), results));
+  }
+
   /// The type `op` computes in.
   Type computeType(Operation *op) {
     switch (listOf(op)) {

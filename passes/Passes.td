@@ -154,6 +154,8 @@ def AutoMixedPrecision : Pass<"fuse-auto-mixed-precision", "mlir::func::FuncOp">
   let options = [
     Option<"precision", "precision", "std::string", "\"f16\"",
            "The half type: f16 or bf16">,
+    Option<"ioPrecision", "io-precision", "std::string", "\"\"",
+           "Element type of the function's f32 arguments and results: empty (keep them f32) or the half type">,
   ];
   let dependentDialects = ["fusec::fuse::FuseDialect"];
   let statistics = [

@@ -41,7 +41,8 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   // After the folds, so folded weights are rounded once; before fusion, so
   // the casts it inserts join neighbouring kernels.
   if (options.precision == "fp16" || options.precision == "bf16") {
-    funcPm.addPass(createAutoMixedPrecision({options.precision == "fp16" ? "f16" : "bf16"}));
+    std::string half = options.precision == "fp16" ? "f16" : "bf16";
+    funcPm.addPass(createAutoMixedPrecision({half, options.ioPrecision.empty() ? "" : half}));
     funcPm.addPass(mlir::createCanonicalizerPass());
   }
   // "none" means every op is its own kernel: no rule pattern groups either.

@@ -20,6 +20,9 @@ struct FusionOptions {
   /// Conv/GEMM products: "fp32" (3xTF32 on the tensor cores), "tf32", or
   /// "fp16" / "bf16" (fuse-auto-mixed-precision).
   std::string precision = "fp32";
+  /// With "fp16"/"bf16" precision: "" keeps the model's f32 inputs and
+  /// outputs, or the half type ("fp16"/"bf16") makes them half tensors.
+  std::string ioPrecision;
   /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;
 

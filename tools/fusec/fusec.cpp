@@ -73,6 +73,10 @@ cl::opt<std::string> precision("precision", cl::init("fp32"), cl::value_desc("fp
                                         "or fp16/bf16 (automatic mixed precision, docs/precision.md: half-precision "
                                         "tensors and weights, f32 accumulation and normalisations)"),
                                cl::cat(fusecCategory));
+cl::opt<std::string> ioPrecision("io-precision", cl::init("fp32"), cl::value_desc("fp32|fp16|bf16"),
+                                 cl::desc("Element type of the model's float inputs and outputs: fp32 (the default, "
+                                          "whatever --precision is) or the --precision half type"),
+                                 cl::cat(fusecCategory));
 cl::opt<std::string>
     fusionReport("fusion-report", cl::value_desc("FILE.json"),
                  cl::desc("Write every fused group and every rejected candidate, with the numbers that decided"),
@@ -131,6 +135,13 @@ int main(int argc, char **argv) {
     llvm::errs() << "fusec: error: --precision must be fp32, tf32, fp16 or bf16, got '" << precision << "'\n";
     return 2;
   }
+  if (ioPrecision != "fp32" && ioPrecision != precision) {
+    llvm::errs() << "fusec: error: --io-precision must be fp32 or the --precision half type ('"
+                 << (precision == "fp16" || precision == "bf16" ? precision.getValue() : std::string("fp16 or bf16"))
+                 << "' with --precision=" << precision << "), got '" << ioPrecision << "'\n";
+    return 2;
+  }
+  options.fusion.ioPrecision = ioPrecision == "fp32" ? "" : ioPrecision.getValue();
   if (costBatch < 1) {
     llvm::errs() << "fusec: error: --cost-batch must be >= 1\n";
     return 2;

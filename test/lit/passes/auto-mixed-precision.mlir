@@ -88,3 +88,20 @@ func.func @casts_hoisted(%x: tensor<?x1x4x4xf32>) -> tensor<?x4x4x4xf32> {
   %y = fuse.concat %c, %d {axis = 1 : i64} : (tensor<?x2x4x4xf32>, tensor<?x2x4x4xf32>) -> tensor<?x4x4x4xf32>
   return %y : tensor<?x4x4x4xf32>
 }
+
+// -----
+
+// RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-auto-mixed-precision{io-precision=f16}))' | FileCheck %s --check-prefix=IO
+// With io-precision, f32 arguments and results become f16: no casts at the
+// boundary.
+// IO-LABEL: func.func @half_io
+// IO-SAME: (%[[X:.*]]: tensor<?x4xf16>) -> tensor<?x4xf16>
+// IO-NOT: fuse.cast
+// IO: %[[Y:.*]] = fuse.gemm %[[X]]
+// IO-NOT: fuse.cast
+// IO: return %[[Y]] : tensor<?x4xf16>
+func.func @half_io(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %w = fuse.constant dense<1.0> : tensor<4x4xf32>
+  %y = fuse.gemm %x, %w {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = false} : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
