@@ -195,6 +195,15 @@ FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context, const Driver
   return lowerToPlan(context, *module, options);
 }
 
+FailureOr<std::vector<uint8_t>> compileModuleToPlan(MLIRContext &context, ModuleOp module,
+                                                    const DriverOptions &options) {
+  PassManager pm(&context);
+  buildFusionPipeline(pm, options.fusion);
+  if (failed(pm.run(module)))
+    return failure();
+  return lowerToPlan(context, module, options);
+}
+
 int runDriver(const DriverOptions &options) {
   auto context = createContext();
   FusecDiagnosticHandler diagnostics(context.get());

@@ -62,6 +62,12 @@ mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, cons
 /// reported through `context`'s diagnostics.
 mlir::FailureOr<std::vector<uint8_t>> compileToPlan(mlir::MLIRContext &context, const DriverOptions &options);
 
+/// Fuses and lowers `module`, a model imported or built in memory (the
+/// model generators of benchmarks and tests), to plan bytes like
+/// compileToPlan; `options.inputPath` is not read.
+mlir::FailureOr<std::vector<uint8_t>> compileModuleToPlan(mlir::MLIRContext &context, mlir::ModuleOp module,
+                                                          const DriverOptions &options);
+
 /// Runs the whole compiler for one model and writes the requested output.
 /// Returns a process exit code; diagnostics go to stderr. Outputs are written
 /// atomically: an error never leaves a partial file.
