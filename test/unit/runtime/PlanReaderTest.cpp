@@ -71,7 +71,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   const Plan plan = fromBytes(test::smallPlanBytes());
   CHECK(plan.sourceName() == kName);
   const PlanManifest &m = plan.manifest();
-  CHECK(m.formatVersion == "1.0");
+  CHECK(m.formatVersion == "2.0");
   CHECK(m.compilerVersion == "fusec test");
   CHECK(m.target == "cpu");
   CHECK(m.sourceHash == "0123456789abcdef");
@@ -253,9 +253,10 @@ TEST_CASE("kernel value indices out of range or out of order are rejected") {
                     Contains("op Add 'add_c' uses value 3 before it is defined"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["ops"][1]["results"] = {0}; })),
                     Contains("op Add 'add_skip' redefines value 0"));
-  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"].push_back({{"dtype", "f32"}, {"shape", {3}}}); })),
-                    Contains("kernel 'k1_relu' value 2 is neither a kernel input nor an op "
-                             "result"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"].push_back({{"dtype", "f32"}, {"shape", {3}}}); })),
+      Contains("kernel 'k1_relu' value 2 is neither a kernel input nor an op "
+               "result"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {8}; })),
                     Contains("kernel 'k2_add_add' yield 8 is out of range"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {4, 3}; })),
@@ -393,7 +394,8 @@ TEST_CASE("launch and image fields are checked") {
        "kernel 'k3_copy_z' of kind 'copy' must have neither"},
       {[](json &m) {
          m["kernels"][3]["inputs"] = {2, 0};
-         m["kernels"][3]["values"].insert(m["kernels"][3]["values"].begin(), json::parse(R"({"dtype": "f32", "shape": [-1, 4]})"));
+         m["kernels"][3]["values"].insert(m["kernels"][3]["values"].begin(),
+                                          json::parse(R"({"dtype": "f32", "shape": [-1, 4]})"));
          m["kernels"][3]["ops"][0]["operands"] = {0};
          m["kernels"][3]["ops"][0]["results"] = {2};
          m["kernels"][3]["yields"] = {2};
@@ -412,7 +414,7 @@ TEST_CASE("launch and image fields are checked") {
   manifest["kernels"][3]["values"][1]["shape"] = {-1, 2, 2};
   CHECK_THROWS_WITH(Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), kName),
                     Contains("kernel 'k3_copy_z' copies arena buffer 2 't0' of shape "
-                             "[batch, 4] into output buffer 5 'z' of shape [batch, 2, 2]"));
+                             "[batch, 4] and dtype f32 into output buffer 5 'z' of shape [batch, 2, 2]"));
   // Images need their section.
   CHECK_THROWS_WITH(
       Plan::fromBytes(plan::encodePlan(test::hostStepPlanManifest(), {test::hostStepPlanSections()[0]}), kName),
@@ -552,8 +554,9 @@ TEST_CASE("dtype errors name the buffer, value, kernel and op") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1].erase("dtype"); })),
                     Contains("dtype"));
   // A kernel input value must have its buffer's type, a yield its output's.
-  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][0]["dtype"] = "bf16"; })),
-                    Contains("kernel 'k1_relu' input 0 (value 0) has dtype bf16 but arena buffer 3 't0' has dtype f32"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][0]["dtype"] = "bf16"; })),
+      Contains("kernel 'k1_relu' input 0 (value 0) has dtype bf16 but arena buffer 3 't0' has dtype f32"));
   CHECK_THROWS_WITH(
       fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1]["dtype"] = "f16"; })),
       Contains("kernel 'k1_relu' output 0 (value 1) has dtype f16 but arena buffer 6 't1' has dtype f32"));
@@ -565,10 +568,10 @@ TEST_CASE("dtype errors name the buffer, value, kernel and op") {
                     })),
                     Contains("kernel 'k1_relu' op Relu 'relu': result value 1 (i32) is not a float"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) {
-                      m["buffers"][4]["dtype"] = "i64";
-                      m["kernels"][2]["values"][1]["dtype"] = "i64";
+                      m["buffers"][4]["dtype"] = "i32";
+                      m["kernels"][2]["values"][1]["dtype"] = "i32";
                     })),
-                    Contains("kernel 'k2_add_add' op Add 'add_c': operand value 1 (i64) is not a float"));
+                    Contains("kernel 'k2_add_add' op Add 'add_c': operand value 1 (i32) is not a float"));
   // Mixed float types within an op are fine.
   CHECK_NOTHROW(fromBytes(editedPlan([](json &m) {
     m["buffers"][4]["dtype"] = "bf16";
