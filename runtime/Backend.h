@@ -57,8 +57,7 @@ public:
   /// plan input i and `outputs[i]` receives plan output i, both host memory
   /// in C order with the shapes of the plan resolved at `batch`, each in its
   /// tensor's element type.
-  virtual void execute(int64_t batch, const std::vector<const void *> &inputs,
-                       const std::vector<void *> &outputs) = 0;
+  virtual void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) = 0;
 
   /// Runs like execute(), first untimed, then timed, as `options` say.
   /// This default times each run with the host's wall clock.

@@ -48,8 +48,8 @@ const char *descrOf(ElementType type) {
 }
 
 std::optional<ElementType> typeOfDescr(const std::string &descr) {
-  for (ElementType type : {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::I64, ElementType::I32,
-                           ElementType::I1})
+  for (ElementType type :
+       {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::I64, ElementType::I32, ElementType::I1})
     if (descr == descrOf(type))
       return type;
   return std::nullopt;
@@ -255,8 +255,8 @@ std::vector<uint8_t> encodeNpy(const Tensor &tensor) {
   for (size_t i = 0; i < tensor.shape().size(); ++i)
     shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
   shape += tensor.shape().size() == 1 ? ",)" : ")";
-  std::string header =
-      std::string("{'descr': '") + descrOf(tensor.elementType()) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header = std::string("{'descr': '") + descrOf(tensor.elementType()) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
 
   // Like numpy, pad with at least one space so that the data is aligned.
   unsigned major = 1;

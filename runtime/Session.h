@@ -73,8 +73,7 @@ public:
                   const TimingOptions &options);
 
 private:
-  void checkPointers(int64_t batch, const std::vector<const void *> &inputs,
-                     const std::vector<void *> &outputs) const;
+  void checkPointers(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const;
 
   std::shared_ptr<const Plan> plan_;
   BatchLimit batchLimit_;

@@ -9,7 +9,7 @@ namespace fusec::runtime::cpu {
 CpuBackend::CpuBackend(std::shared_ptr<const Plan> plan) : plan_(std::move(plan)) {}
 
 std::vector<void *> CpuBackend::bindBuffers(int64_t batch, const std::vector<const void *> &inputs,
-                                             const std::vector<void *> &outputs) {
+                                            const std::vector<void *> &outputs) {
   const int64_t arenaBytes = plan_->arena().size.at(batch);
   const size_t arenaWords = static_cast<size_t>((arenaBytes + sizeof(uint64_t) - 1) / sizeof(uint64_t));
   if (arena_.size() < arenaWords)

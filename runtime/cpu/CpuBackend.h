@@ -26,7 +26,7 @@ public:
 private:
   /// Host addresses of every buffer for this run.
   std::vector<void *> bindBuffers(int64_t batch, const std::vector<const void *> &inputs,
-                                   const std::vector<void *> &outputs);
+                                  const std::vector<void *> &outputs);
 
   std::shared_ptr<const Plan> plan_;
   /// Grown to the largest batch run so far and reused; 8-byte words so that

@@ -82,7 +82,8 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
     if (op.op == kCastOp || integerIdentity) {
       // The verifier checked Cast's arity, and that Identity keeps the type.
       if (op.operands.size() != 1 || op.results.size() != 1)
-        throw Error("kernel '" + kernel.name + "' op " + op.op + " '" + op.name + "': needs one operand and one result");
+        throw Error("kernel '" + kernel.name + "' op " + op.op + " '" + op.name +
+                    "': needs one operand and one result");
       const Value &from = values[op.operands[0]];
       Value &to = values[op.results[0]];
       if (to.count != from.count)

@@ -140,8 +140,7 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const void *> 
   staging_.unstageOutputs(schedule, outputs);
 }
 
-void CudaBackend::execute(int64_t batch, const std::vector<const void *> &inputs,
-                          const std::vector<void *> &outputs) {
+void CudaBackend::execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {
   ScopedCurrentContext current(context_);
   run(prepare(batch), inputs, outputs, nullptr);
 }
@@ -182,8 +181,8 @@ std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int i
   return sums;
 }
 
-RunTimings CudaBackend::time(int64_t batch, const std::vector<const void *> &inputs,
-                             const std::vector<void *> &outputs, const TimingOptions &options) {
+RunTimings CudaBackend::time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
+                             const TimingOptions &options) {
   ScopedCurrentContext current(context_);
   const Prepared prepared = prepare(batch);
   for (int i = 0; i < options.warmup; ++i)

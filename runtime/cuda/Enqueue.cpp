@@ -67,8 +67,8 @@ void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule 
       // here, and padding must not carry values (or NaNs) into the results.
       if (padding > 0)
         // Bytewise: rows of 2- and 1-byte elements need not be 4-byte aligned.
-        if (CUresult result = cu.memsetD8Async(row + transfer.hostBlockBytes, 0, static_cast<size_t>(padding),
-                                               context.stream());
+        if (CUresult result =
+                cu.memsetD8Async(row + transfer.hostBlockBytes, 0, static_cast<size_t>(padding), context.stream());
             result != kCudaSuccess)
           fail(result, "cuMemsetD8Async");
     }

@@ -58,8 +58,7 @@ StagingLayout layoutStaging(const Schedule &schedule) {
   return layout;
 }
 
-std::vector<const void *> HostStaging::stageInputs(const Schedule &schedule,
-                                                    const std::vector<const void *> &inputs) {
+std::vector<const void *> HostStaging::stageInputs(const Schedule &schedule, const std::vector<const void *> &inputs) {
   layout_ = layoutStaging(schedule);
   if (buffer_.bytes() < layout_.bytes) {
     buffer_ = PinnedBuffer(); // the old one goes first

@@ -27,8 +27,8 @@ void verifyOpElementTypes(const KernelDesc &kernel, const OpDesc &op, const std:
       fail("needs a string attribute 'to' naming the result's dtype");
     const ElementType result = kernel.valueTypes[op.results[0]];
     if (to->get<std::string>() != elementTypeName(result))
-      fail("attribute 'to' is '" + to->get<std::string>() + "', but the result " + describeValue(kernel, op.results[0]) +
-           " is " + elementTypeName(result));
+      fail("attribute 'to' is '" + to->get<std::string>() + "', but the result " +
+           describeValue(kernel, op.results[0]) + " is " + elementTypeName(result));
     return;
   }
   if (op.op == kIdentityOp) {

@@ -46,7 +46,7 @@ inline uint16_t floatToHalfBits(float value) {
   // A subnormal half: the value in units of 2^-24, rounded to nearest even.
   const uint32_t exponent = magnitude >> 23;
   if (exponent == 0)
-    return static_cast<uint16_t>(sign); // f32 subnormals are far below 2^-25
+    return static_cast<uint16_t>(sign);   // f32 subnormals are far below 2^-25
   const uint32_t shift = 126u - exponent; // >= 14
   if (shift > 24)
     return static_cast<uint16_t>(sign); // below 2^-25: rounds to zero

@@ -127,11 +127,11 @@ TEST_CASE("f16 overflow, subnormals, zeros and NaN") {
   CHECK(floatToHalfBits(65520.0f) == 0x7c00); // the tie goes to the even pattern: infinity
   CHECK(floatToHalfBits(-1e10f) == 0xfc00);
   CHECK(floatToHalfBits(INFINITY) == 0x7c00);
-  CHECK(floatToHalfBits(std::ldexp(1.0f, -24)) == 0x0001);        // smallest subnormal
-  CHECK(floatToHalfBits(std::ldexp(1.0f, -25)) == 0x0000);        // tie with zero: even
-  CHECK(floatToHalfBits(std::ldexp(1.5f, -25)) == 0x0001);        // above the tie
-  CHECK(floatToHalfBits(std::ldexp(3.0f, -25)) == 0x0002);        // 1.5 units: tie to even 2
-  CHECK(floatToHalfBits(std::ldexp(1023.5f, -24)) == 0x0400);     // rounds up into the normals
+  CHECK(floatToHalfBits(std::ldexp(1.0f, -24)) == 0x0001);    // smallest subnormal
+  CHECK(floatToHalfBits(std::ldexp(1.0f, -25)) == 0x0000);    // tie with zero: even
+  CHECK(floatToHalfBits(std::ldexp(1.5f, -25)) == 0x0001);    // above the tie
+  CHECK(floatToHalfBits(std::ldexp(3.0f, -25)) == 0x0002);    // 1.5 units: tie to even 2
+  CHECK(floatToHalfBits(std::ldexp(1023.5f, -24)) == 0x0400); // rounds up into the normals
   CHECK(floatToHalfBits(std::numeric_limits<float>::denorm_min()) == 0);
   CHECK(floatToHalfBits(-0.0f) == 0x8000);
   CHECK(std::isnan(halfBitsToFloat(floatToHalfBits(NAN))));
