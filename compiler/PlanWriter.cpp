@@ -27,6 +27,32 @@ using nlohmann::json;
 namespace fusec {
 namespace {
 
+/// The plan element type of an MLIR element type, or nullopt for types a plan
+/// cannot hold (f64, ui8, ...).
+std::optional<runtime::ElementType> planElementType(Type type) {
+  if (type.isF32())
+    return runtime::ElementType::F32;
+  if (type.isF16())
+    return runtime::ElementType::F16;
+  if (type.isBF16())
+    return runtime::ElementType::BF16;
+  if (auto integer = llvm::dyn_cast<IntegerType>(type)) {
+    if (integer.isUnsigned())
+      return std::nullopt;
+    switch (integer.getWidth()) {
+    case 64:
+      return runtime::ElementType::I64;
+    case 32:
+      return runtime::ElementType::I32;
+    case 1:
+      return runtime::ElementType::I1;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 json shapeToJson(Type type) {
   json shape = json::array();
   for (int64_t dim : llvm::cast<RankedTensorType>(type).getShape())
@@ -36,7 +62,8 @@ json shapeToJson(Type type) {
 
 /// The bytes of a tensor as a function of the batch, or failure if one
 /// sample of it exceeds kMaxTensorBytes (shape inference rejects such
-/// shapes, so this only guards the planner's arithmetic).
+/// shapes, so this only guards the planner's arithmetic). The element type
+/// must be one planElementType() accepts.
 FailureOr<BatchLinear> bytesOf(Type type) {
   auto tensor = llvm::cast<RankedTensorType>(type);
   SmallVector<int64_t> sample;
@@ -45,7 +72,11 @@ FailureOr<BatchLinear> bytesOf(Type type) {
     scaled |= ShapedType::isDynamic(dim);
     sample.push_back(ShapedType::isDynamic(dim) ? 1 : dim);
   }
-  std::optional<int64_t> bytes = checkedTensorBytes(sample);
+  const std::optional<runtime::ElementType> element = planElementType(tensor.getElementType());
+  if (!element)
+    return failure();
+  std::optional<int64_t> bytes =
+      checkedTensorBytes(sample, /*batch=*/1, static_cast<int64_t>(runtime::elementSize(*element)));
   if (!bytes)
     return failure();
   return scaled ? BatchLinear{*bytes, 0} : BatchLinear{0, *bytes};
@@ -65,6 +96,13 @@ private:
     uint64_t weightOffset = 0;
     size_t firstStep = 0, lastStep = 0;
   };
+
+  /// The manifest dtype of a tensor of `type`; for a type no plan can hold,
+  /// reports an error naming `what` at `loc` (once, build() then fails) and
+  /// returns "f32" so that building can go on to the end.
+  std::string dtypeOf(Type type, Location loc, const std::string &what);
+  std::string dtypeOf(Value value) { return dtypeOf(value.getType(), value.getLoc(), "value '" + names[value] + "'"); }
+  json valueToJson(Value value) { return {{"shape", shapeToJson(value.getType())}, {"dtype", dtypeOf(value)}}; }
 
   FailureOr<size_t> bufferFor(Value value);
   size_t addBuffer(std::string name, std::string kind, Type type) {
@@ -86,7 +124,19 @@ private:
   std::vector<uint8_t> weights;
   std::vector<uint8_t> images;
   json kernels = json::array();
+  bool unsupportedType = false;
 };
+
+std::string PlanBuilder::dtypeOf(Type type, Location loc, const std::string &what) {
+  Type element = llvm::cast<RankedTensorType>(type).getElementType();
+  if (std::optional<runtime::ElementType> planType = planElementType(element))
+    return runtime::elementTypeName(*planType);
+  if (!unsupportedType)
+    emitError(loc) << what << " has element type " << element
+                   << ", which a plan cannot hold (f32, f16, bf16, i64/si64, i32/si32, i1)";
+  unsupportedType = true;
+  return "f32";
+}
 
 FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
   auto it = bufferOfValue.find(value);
@@ -115,7 +165,7 @@ json PlanBuilder::opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals,
   for (Value result : op->getResults()) {
     locals[result] = values.size();
     results.push_back(values.size());
-    values.push_back({{"shape", shapeToJson(result.getType())}});
+    values.push_back(valueToJson(result));
   }
   auto onnx = llvm::cast<fuse::OnnxOpInterface>(op);
   return {{"op", onnx.getOnnxName().str()},
@@ -141,7 +191,7 @@ LogicalResult PlanBuilder::addKernel(Operation *op) {
     inputs.push_back(*buffer);
     Value local = superkernel ? superkernel.getBody().getArgument(index) : operand;
     locals[local] = values.size();
-    values.push_back({{"shape", shapeToJson(operand.getType())}});
+    values.push_back(valueToJson(operand));
   }
   std::string kind, name;
   if (superkernel) {
@@ -217,12 +267,12 @@ LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {
     return failure();
   size_t step = kernels.size();
   buffers[*source].lastStep = step;
-  json shape = shapeToJson(from.getType());
+  json value = valueToJson(from);
   kernels.push_back({{"name", "k" + std::to_string(step) + "_copy_" + fuse::identifierFrom(buffers[toBuffer].name)},
                      {"kind", plan::kCopyKernelKind},
                      {"inputs", {*source}},
                      {"outputs", {toBuffer}},
-                     {"values", {{{"shape", shape}}, {{"shape", shape}}}},
+                     {"values", {value, value}},
                      {"ops",
                       {{{"op", "Identity"},
                         {"name", buffers[toBuffer].name},
@@ -238,7 +288,8 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
   for (BlockArgument arg : func.getArguments()) {
     size_t id = addBuffer(names[arg], "input", arg.getType());
     bufferOfValue[arg] = id;
-    inputs.push_back({{"name", names[arg]}, {"dtype", "f32"}, {"shape", shapeToJson(arg.getType())}, {"buffer", id}});
+    inputs.push_back(
+        {{"name", names[arg]}, {"dtype", dtypeOf(arg)}, {"shape", shapeToJson(arg.getType())}, {"buffer", id}});
   }
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (llvm::isa<fuse::ConstantOp>(op))
@@ -266,8 +317,14 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
         return failure();
     }
     claimed.insert(id);
-    outputs.push_back({{"name", name}, {"dtype", "f32"}, {"shape", shapeToJson(value.getType())}, {"buffer", id}});
+    outputs.push_back({{"name", name},
+                       {"dtype", dtypeOf(value.getType(), value.getLoc(), "output '" + name + "'")},
+                       {"shape", shapeToJson(value.getType())},
+                       {"buffer", id}});
   }
+
+  if (unsupportedType)
+    return failure();
 
   std::vector<size_t> arenaIds;
   std::vector<BufferLifetime> lifetimes;
@@ -297,7 +354,11 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
   json bufferList = json::array();
   for (size_t id = 0; id < buffers.size(); ++id) {
     const Buffer &buffer = buffers[id];
-    json entry = {{"id", id}, {"name", buffer.name}, {"kind", buffer.kind}, {"shape", shapeToJson(buffer.type)}};
+    json entry = {{"id", id},
+                  {"name", buffer.name},
+                  {"kind", buffer.kind},
+                  {"dtype", dtypeOf(buffer.type, func.getLoc(), "buffer '" + buffer.name + "'")},
+                  {"shape", shapeToJson(buffer.type)}};
     if (buffer.kind == "weight")
       entry["offset"] = buffer.weightOffset;
     bufferList.push_back(entry);

@@ -40,7 +40,7 @@ std::unique_ptr<Backend> createAuto(std::shared_ptr<const Plan> plan, const Devi
 
 } // namespace
 
-RunTimings Backend::time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
+RunTimings Backend::time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                          const TimingOptions &options) {
   RunTimings timings;
   timings.run = timeRuns(options.warmup, options.iterations, [&] { execute(batch, inputs, outputs); });

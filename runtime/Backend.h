@@ -55,13 +55,13 @@ public:
 
   /// Runs every kernel of the plan at `batch`. `inputs[i]` holds the data of
   /// plan input i and `outputs[i]` receives plan output i, both host memory
-  /// in C order with the shapes of the plan resolved at `batch`.
-  virtual void execute(int64_t batch, const std::vector<const float *> &inputs,
-                       const std::vector<float *> &outputs) = 0;
+  /// in C order with the shapes of the plan resolved at `batch`, each in its
+  /// tensor's element type.
+  virtual void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) = 0;
 
   /// Runs like execute(), first untimed, then timed, as `options` say.
   /// This default times each run with the host's wall clock.
-  virtual RunTimings time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
+  virtual RunTimings time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                           const TimingOptions &options);
 };
 

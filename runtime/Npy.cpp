@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 
 namespace fusec::runtime {
 
@@ -24,7 +25,35 @@ namespace {
 constexpr char kNpyMagic[] = "\x93NUMPY";
 constexpr size_t kNpyMagicSize = 6;
 constexpr size_t kNpyAlignment = 64;
-constexpr const char *kFloat32Descr = "<f4";
+
+/// The descr of each element type. numpy has no bfloat16: a bf16 tensor is
+/// stored as its 16-bit patterns in a uint16 array (ml_dtypes can view it
+/// as bfloat16), so every '<u2' array reads as bf16.
+const char *descrOf(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "<f4";
+  case ElementType::F16:
+    return "<f2";
+  case ElementType::BF16:
+    return "<u2";
+  case ElementType::I64:
+    return "<i8";
+  case ElementType::I32:
+    return "<i4";
+  case ElementType::I1:
+    return "|b1";
+  }
+  return "?";
+}
+
+std::optional<ElementType> typeOfDescr(const std::string &descr) {
+  for (ElementType type :
+       {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::I64, ElementType::I32, ElementType::I1})
+    if (descr == descrOf(type))
+      return type;
+  return std::nullopt;
+}
 
 /// One value of the header dict: a string, a bool or a tuple of integers.
 struct HeaderValue {
@@ -188,26 +217,34 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, const std::string &sourceNam
     if (entry.first != "descr" && entry.first != "fortran_order" && entry.first != "shape")
       fail("unexpected .npy header key '" + entry.first + "'");
   const std::string &descr = headerField(dict, "descr", HeaderValue::Kind::String, sourceName).text;
-  if (descr != kFloat32Descr)
-    fail("unsupported dtype '" + descr + "' (only little-endian float32, '<f4', is supported)");
+  const std::optional<ElementType> type = typeOfDescr(descr);
+  if (!type)
+    fail("unsupported dtype '" + descr +
+         "' (supported: '<f4' f32, '<f2' f16, '<u2' bf16 bit patterns, '<i8' i64, '<i4' i32, '|b1' i1)");
   if (headerField(dict, "fortran_order", HeaderValue::Kind::Bool, sourceName).flag)
     fail("Fortran-order arrays are not supported (save in C order)");
   Shape shape = headerField(dict, "shape", HeaderValue::Kind::Tuple, sourceName).ints;
 
   const uint64_t dataBytes = bytes.size() - prefix - headerLength;
   const std::optional<int64_t> elements = checkedElementCount(shape);
-  const std::optional<int64_t> bytesNeeded = elements ? checkedMul(*elements, int64_t(sizeof(float))) : std::nullopt;
+  const std::optional<int64_t> bytesNeeded =
+      elements ? checkedMul(*elements, static_cast<int64_t>(elementSize(*type))) : std::nullopt;
   if (!bytesNeeded)
     fail("shape " + formatShape(shape) + " is too large");
   const uint64_t expected = static_cast<uint64_t>(*bytesNeeded);
   if (dataBytes != expected)
     fail("data size " + std::to_string(dataBytes) + " bytes does not match " + "shape " + formatShape(shape) + " (" +
          std::to_string(expected) + " bytes)");
-  // Plans only run on little-endian hosts, so '<f4' data is copied as is.
-  std::vector<float> data(static_cast<size_t>(numElements(shape)));
-  if (!data.empty())
-    std::memcpy(data.data(), bytes.data() + prefix + headerLength, expected);
-  return Tensor(std::move(shape), std::move(data));
+  // Plans only run on little-endian hosts, so the data is copied as is.
+  Tensor tensor =
+      Tensor::fromBytes(std::move(shape), *type, bytes.data() + prefix + headerLength, static_cast<size_t>(expected));
+  if (*type == ElementType::I1) {
+    // numpy's bools are bytes 0 and 1; any other byte means true.
+    auto *flags = static_cast<uint8_t *>(tensor.rawData());
+    for (size_t i = 0; i < tensor.byteSize(); ++i)
+      flags[i] = flags[i] != 0;
+  }
+  return tensor;
 }
 
 Tensor readNpy(const std::string &path) { return decodeNpy(readFileBytes(path), path); }
@@ -218,8 +255,8 @@ std::vector<uint8_t> encodeNpy(const Tensor &tensor) {
   for (size_t i = 0; i < tensor.shape().size(); ++i)
     shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
   shape += tensor.shape().size() == 1 ? ",)" : ")";
-  std::string header =
-      std::string("{'descr': '") + kFloat32Descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header = std::string("{'descr': '") + descrOf(tensor.elementType()) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
 
   // Like numpy, pad with at least one space so that the data is aligned.
   unsigned major = 1;
@@ -231,15 +268,15 @@ std::vector<uint8_t> encodeNpy(const Tensor &tensor) {
   }
   header += std::string(padFor(prefix), ' ') + "\n";
 
-  std::vector<uint8_t> bytes(prefix + header.size() + tensor.values().size() * sizeof(float));
+  std::vector<uint8_t> bytes(prefix + header.size() + tensor.byteSize());
   std::memcpy(bytes.data(), kNpyMagic, kNpyMagicSize);
   bytes[kNpyMagicSize] = static_cast<uint8_t>(major);
   bytes[kNpyMagicSize + 1] = 0;
   for (size_t i = 0; i < prefix - kNpyMagicSize - 2; ++i)
     bytes[kNpyMagicSize + 2 + i] = static_cast<uint8_t>(header.size() >> (8 * i));
   std::memcpy(bytes.data() + prefix, header.data(), header.size());
-  if (!tensor.values().empty())
-    std::memcpy(bytes.data() + prefix + header.size(), tensor.data(), tensor.values().size() * sizeof(float));
+  if (tensor.byteSize() > 0)
+    std::memcpy(bytes.data() + prefix + header.size(), tensor.rawData(), tensor.byteSize());
   return bytes;
 }
 

@@ -13,7 +13,7 @@ namespace {
 json describeTensors(const std::vector<TensorDesc> &tensors) {
   json list = json::array();
   for (const TensorDesc &tensor : tensors)
-    list.push_back({{"name", tensor.name}, {"dtype", tensor.dtype}, {"shape", tensor.shape}});
+    list.push_back({{"name", tensor.name}, {"dtype", elementTypeName(tensor.dtype)}, {"shape", tensor.shape}});
   return list;
 }
 

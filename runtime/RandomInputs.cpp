@@ -2,6 +2,8 @@
 
 #include "runtime/RandomInputs.h"
 
+#include "runtime/ElementConversion.h"
+
 namespace fusec::runtime {
 
 namespace {
@@ -26,6 +28,9 @@ private:
   uint64_t state_;
 };
 
+/// Integer inputs are uniform in [0, kIntegerRange).
+constexpr uint64_t kIntegerRange = 8;
+
 } // namespace
 
 std::map<std::string, Tensor> makeRandomInputs(const Plan &plan, int64_t batch, uint64_t seed) {
@@ -33,9 +38,22 @@ std::map<std::string, Tensor> makeRandomInputs(const Plan &plan, int64_t batch, 
   for (size_t i = 0; i < plan.inputs().size(); ++i) {
     const TensorDesc &input = plan.inputs()[i];
     SplitMix64 generator(seed * 0x100000001b3ULL + i);
-    Tensor tensor(resolveShape(input.shape, batch));
-    for (int64_t e = 0; e < tensor.numElements(); ++e)
-      tensor.data()[e] = generator.nextSymmetric();
+    Tensor tensor(resolveShape(input.shape, batch), input.dtype);
+    const size_t count = static_cast<size_t>(tensor.numElements());
+    if (isFloatElementType(input.dtype)) {
+      std::vector<float> values(count);
+      for (float &value : values)
+        value = generator.nextSymmetric();
+      storeFloats(values.data(), count, input.dtype, tensor.rawData());
+    } else {
+      // Small and non-negative, so that integer inputs make sense as indices
+      // or counts; i1 gets 0 and 1.
+      const uint64_t range = input.dtype == ElementType::I1 ? 2 : kIntegerRange;
+      std::vector<int64_t> values(count);
+      for (int64_t &value : values)
+        value = static_cast<int64_t>((generator.next() >> 32) % range);
+      storeIntegers(values.data(), count, input.dtype, tensor.rawData());
+    }
     inputs.emplace(input.name, std::move(tensor));
   }
   return inputs;

@@ -11,8 +11,9 @@
 
 namespace fusec::runtime {
 
-/// One tensor per plan input, shaped for `batch`, with values uniform in
-/// [-1, 1). The values depend only on `seed`, the input's position and its
+/// One tensor per plan input, shaped for `batch` and of the input's dtype,
+/// with float values uniform in [-1, 1) (then rounded to f16/bf16), integers
+/// uniform in [0, 8) and i1 values 0 or 1. The values depend only on `seed`, the input's position and its
 /// shape, identically on every platform.
 std::map<std::string, Tensor> makeRandomInputs(const Plan &plan, int64_t batch, uint64_t seed);
 

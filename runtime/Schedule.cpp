@@ -22,14 +22,15 @@ IoTransfer ioTransfer(const Plan &plan, const WorkspaceLayout &layout, size_t in
   transfer.index = index;
   transfer.device = bufferAddress(plan, layout, tensor.buffer, mode.runBatch);
   const Shape &shape = tensor.shape;
+  const uint64_t elementBytes = elementSize(tensor.dtype);
   auto batchDim = std::find(shape.begin(), shape.end(), plan::kBatchDim);
   if (batchDim == shape.end()) {
-    transfer.hostBlockBytes = transfer.deviceBlockBytes = static_cast<uint64_t>(numElements(shape)) * sizeof(float);
+    transfer.hostBlockBytes = transfer.deviceBlockBytes = static_cast<uint64_t>(numElements(shape)) * elementBytes;
     return transfer;
   }
   const Shape outer(shape.begin(), batchDim);
   const Shape inner(batchDim + 1, shape.end());
-  const uint64_t rowBytes = static_cast<uint64_t>(numElements(inner)) * sizeof(float);
+  const uint64_t rowBytes = static_cast<uint64_t>(numElements(inner)) * elementBytes;
   transfer.blocks = static_cast<uint64_t>(numElements(outer));
   transfer.hostBlockBytes = rowBytes * static_cast<uint64_t>(mode.batch);
   transfer.deviceBlockBytes = rowBytes * static_cast<uint64_t>(mode.runBatch);

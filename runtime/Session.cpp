@@ -59,7 +59,7 @@ std::map<std::string, Tensor> Session::run(int64_t batch, const std::map<std::st
       throw Error("unknown input '" + entry.first + "' (the plan's inputs: " + listNames(declared) + ")");
   }
 
-  std::vector<const float *> inputData;
+  std::vector<const void *> inputData;
   for (const TensorDesc &input : plan_->inputs()) {
     auto it = inputs.find(input.name);
     if (it == inputs.end())
@@ -69,21 +69,25 @@ std::map<std::string, Tensor> Session::run(int64_t batch, const std::map<std::st
       throw Error("input '" + input.name + "' has shape " + formatShape(it->second.shape()) +
                   ", but the plan expects " + formatShape(expected) + " (" + formatShape(input.shape) + " at batch " +
                   std::to_string(batch) + ")");
-    inputData.push_back(it->second.data());
+    // No silent conversion: a caller who means to convert says so.
+    if (it->second.elementType() != input.dtype)
+      throw Error("input '" + input.name + "' is " + elementTypeName(it->second.elementType()) + ", the plan takes " +
+                  elementTypeName(input.dtype));
+    inputData.push_back(it->second.rawData());
   }
 
   std::map<std::string, Tensor> results;
-  std::vector<float *> outputData;
+  std::vector<void *> outputData;
   for (const TensorDesc &output : plan_->outputs()) {
-    Tensor &tensor = results[output.name] = Tensor(resolveShape(output.shape, batch));
-    outputData.push_back(tensor.data());
+    Tensor &tensor = results[output.name] = Tensor(resolveShape(output.shape, batch), output.dtype);
+    outputData.push_back(tensor.rawData());
   }
   backend_->execute(batch, inputData, outputData);
   return results;
 }
 
-void Session::checkPointers(int64_t batch, const std::vector<const float *> &inputs,
-                            const std::vector<float *> &outputs) const {
+void Session::checkPointers(int64_t batch, const std::vector<const void *> &inputs,
+                            const std::vector<void *> &outputs) const {
   checkBatch(batch);
   if (inputs.size() != plan_->inputs().size() || outputs.size() != plan_->outputs().size())
     throw Error("the plan has " + std::to_string(plan_->inputs().size()) + " inputs and " +
@@ -91,12 +95,12 @@ void Session::checkPointers(int64_t batch, const std::vector<const float *> &inp
                 std::to_string(outputs.size()) + " pointers");
 }
 
-void Session::run(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs) {
+void Session::run(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {
   checkPointers(batch, inputs, outputs);
   backend_->execute(batch, inputs, outputs);
 }
 
-RunTimings Session::time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
+RunTimings Session::time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                          const TimingOptions &options) {
   checkPointers(batch, inputs, outputs);
   return backend_->time(batch, inputs, outputs, options);

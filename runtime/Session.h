@@ -55,25 +55,25 @@ public:
   /// before it allocates anything.
   void checkBatch(int64_t batch) const;
 
-  /// Runs the plan at `batch` and returns every output by name. Throws Error
-  /// if an input is missing or unknown, or if its shape differs from the
-  /// plan's at `batch`.
+  /// Runs the plan at `batch` and returns every output by name (each in its
+  /// plan dtype). Throws Error if an input is missing or unknown, if its
+  /// shape differs from the plan's at `batch`, or if its element type differs
+  /// from the plan's (inputs are never converted).
   std::map<std::string, Tensor> run(int64_t batch, const std::map<std::string, Tensor> &inputs);
 
   /// Runs without copies or checks on the data: `inputs` and `outputs` point
   /// to host memory in the order of inputs()/outputs(), each holding the
-  /// plan's shape at `batch`. Throws Error if the pointer counts are wrong.
-  void run(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs);
+  /// plan's shape at `batch` in the tensor's dtype (TensorDesc::dtype). Throws Error if the pointer counts are wrong.
+  void run(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs);
 
   /// Runs like the pointer entry point, first `options.warmup` times
   /// untimed, then `options.iterations` times timed (CUDA events on a GPU,
   /// the wall clock on the CPU). Throws Error like run().
-  RunTimings time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
+  RunTimings time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                   const TimingOptions &options);
 
 private:
-  void checkPointers(int64_t batch, const std::vector<const float *> &inputs,
-                     const std::vector<float *> &outputs) const;
+  void checkPointers(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const;
 
   std::shared_ptr<const Plan> plan_;
   BatchLimit batchLimit_;

@@ -43,6 +43,35 @@ size_t copyShape(const std::vector<TensorDesc> &tensors, size_t index, int64_t *
   return shape.size();
 }
 
+const char *dtypeOf(const std::vector<TensorDesc> &tensors, size_t index) {
+  return index < tensors.size() ? elementTypeName(tensors[index].dtype) : nullptr;
+}
+
+void requireF32(const std::vector<TensorDesc> &tensors, const char *role) {
+  for (const TensorDesc &tensor : tensors)
+    if (tensor.dtype != ElementType::F32)
+      throw Error(std::string("fusec_session_run: ") + role + " '" + tensor.name + "' is " +
+                  elementTypeName(tensor.dtype) + ", not f32; use fusec_session_run_typed");
+}
+
+/// Runs with `inputs` and `outputs` of any pointer type (float or void).
+template <typename In, typename Out>
+int runWith(fusec_session *session, int64_t batch, In inputs, Out outputs, bool requireFloat32) {
+  return guarded<int>(1, [&] {
+    if (!session || !inputs || !outputs)
+      throw Error("fusec_session_run: session, inputs and outputs must not be NULL");
+    const Plan &plan = session->session->plan();
+    if (requireFloat32) {
+      requireF32(plan.inputs(), "input");
+      requireF32(plan.outputs(), "output");
+    }
+    std::vector<const void *> in(inputs, inputs + plan.inputs().size());
+    std::vector<void *> out(outputs, outputs + plan.outputs().size());
+    session->session->run(batch, in, out);
+    return 0;
+  });
+}
+
 } // namespace
 
 extern "C" {
@@ -67,6 +96,13 @@ const char *fusec_plan_input_name(const fusec_plan *plan, size_t index) {
 }
 const char *fusec_plan_output_name(const fusec_plan *plan, size_t index) {
   return plan && index < plan->plan->outputs().size() ? plan->plan->outputs()[index].name.c_str() : nullptr;
+}
+
+const char *fusec_plan_input_dtype(const fusec_plan *plan, size_t index) {
+  return plan ? dtypeOf(plan->plan->inputs(), index) : nullptr;
+}
+const char *fusec_plan_output_dtype(const fusec_plan *plan, size_t index) {
+  return plan ? dtypeOf(plan->plan->outputs(), index) : nullptr;
 }
 
 size_t fusec_plan_input_shape(const fusec_plan *plan, size_t index, int64_t *dims, size_t capacity) {
@@ -99,15 +135,11 @@ void fusec_session_free(fusec_session *session) { delete session; }
 int64_t fusec_session_max_batch(const fusec_session *session) { return session ? session->session->maxBatch() : 0; }
 
 int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs, float *const *outputs) {
-  return guarded<int>(1, [&] {
-    if (!session || !inputs || !outputs)
-      throw Error("fusec_session_run: session, inputs and outputs must not be NULL");
-    const Plan &plan = session->session->plan();
-    std::vector<const float *> in(inputs, inputs + plan.inputs().size());
-    std::vector<float *> out(outputs, outputs + plan.outputs().size());
-    session->session->run(batch, in, out);
-    return 0;
-  });
+  return runWith(session, batch, inputs, outputs, /*requireFloat32=*/true);
+}
+
+int fusec_session_run_typed(fusec_session *session, int64_t batch, const void *const *inputs, void *const *outputs) {
+  return runWith(session, batch, inputs, outputs, /*requireFloat32=*/false);
 }
 
 } // extern "C"

@@ -52,9 +52,19 @@ void fusec_session_free(fusec_session *session);
    and outputs allow within this machine's memory. 0 for a NULL session. */
 int64_t fusec_session_max_batch(const fusec_session *session);
 
+/* Element type of a tensor: "f32", "f16", "bf16", "i64", "i32" or "i1" (docs/plan-format.md, "Element types"); NULL
+   for an index out of range. */
+const char *fusec_plan_input_dtype(const fusec_plan *plan, size_t index);
+const char *fusec_plan_output_dtype(const fusec_plan *plan, size_t index);
+
 /* Runs at `batch` (1 <= batch <= fusec_session_max_batch): inputs[i] and outputs[i] are float32, C order, holding the
-   plan's shapes with the batch dimension set to `batch`. Returns 0 on success. */
+   plan's shapes with the batch dimension set to `batch`. Fails unless every input and output of the plan is f32.
+   Returns 0 on success. */
 int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs, float *const *outputs);
+
+/* Like fusec_session_run, for any element types: inputs[i] and outputs[i] hold their tensor's dtype (f16 and bf16 as
+   16-bit patterns, i1 as one byte 0 or 1), little-endian. Returns 0 on success. */
+int fusec_session_run_typed(fusec_session *session, int64_t batch, const void *const *inputs, void *const *outputs);
 
 #ifdef __cplusplus
 }

@@ -8,24 +8,24 @@ namespace fusec::runtime::cpu {
 
 CpuBackend::CpuBackend(std::shared_ptr<const Plan> plan) : plan_(std::move(plan)) {}
 
-std::vector<float *> CpuBackend::bindBuffers(int64_t batch, const std::vector<const float *> &inputs,
-                                             const std::vector<float *> &outputs) {
+std::vector<void *> CpuBackend::bindBuffers(int64_t batch, const std::vector<const void *> &inputs,
+                                            const std::vector<void *> &outputs) {
   const int64_t arenaBytes = plan_->arena().size.at(batch);
-  const size_t arenaFloats = static_cast<size_t>((arenaBytes + sizeof(float) - 1) / sizeof(float));
-  if (arena_.size() < arenaFloats)
-    arena_.resize(arenaFloats);
+  const size_t arenaWords = static_cast<size_t>((arenaBytes + sizeof(uint64_t) - 1) / sizeof(uint64_t));
+  if (arena_.size() < arenaWords)
+    arena_.resize(arenaWords);
 
-  std::vector<float *> buffers(plan_->buffers().size(), nullptr);
+  std::vector<void *> buffers(plan_->buffers().size(), nullptr);
   for (const BufferDesc &buffer : plan_->buffers()) {
     switch (buffer.kind) {
     case BufferKind::Weight:
       // Kernels never write weights or inputs (the verifier rejects plans
       // that would), so dropping const here is safe.
-      buffers[buffer.id] = const_cast<float *>(plan_->weightData(buffer));
+      buffers[buffer.id] = const_cast<void *>(plan_->weightData(buffer));
       break;
     case BufferKind::Arena:
-      // Offsets are multiples of kBufferAlignment, hence of sizeof(float).
-      buffers[buffer.id] = arena_.data() + buffer.arenaOffset.at(batch) / sizeof(float);
+      // Offsets are multiples of kBufferAlignment, hence of any element size.
+      buffers[buffer.id] = reinterpret_cast<uint8_t *>(arena_.data()) + buffer.arenaOffset.at(batch);
       break;
     case BufferKind::Input:
     case BufferKind::Output:
@@ -33,14 +33,14 @@ std::vector<float *> CpuBackend::bindBuffers(int64_t batch, const std::vector<co
     }
   }
   for (size_t i = 0; i < inputs.size(); ++i)
-    buffers[plan_->inputs()[i].buffer] = const_cast<float *>(inputs[i]);
+    buffers[plan_->inputs()[i].buffer] = const_cast<void *>(inputs[i]);
   for (size_t i = 0; i < outputs.size(); ++i)
     buffers[plan_->outputs()[i].buffer] = outputs[i];
   return buffers;
 }
 
-void CpuBackend::execute(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs) {
-  const std::vector<float *> buffers = bindBuffers(batch, inputs, outputs);
+void CpuBackend::execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {
+  const std::vector<void *> buffers = bindBuffers(batch, inputs, outputs);
   for (const KernelDesc &kernel : plan_->kernels())
     interpretKernel(kernel, batch, buffers);
 }

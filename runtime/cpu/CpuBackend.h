@@ -2,7 +2,8 @@
 //
 // Runs each kernel's ops one after another through the OpRegistry. It is the
 // numerical oracle for every other backend, so it favours plain, exact
-// float32 code over speed.
+// float32 code over speed (f16/bf16 values are computed in float32 and rounded
+// after every op; see KernelInterpreter).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_CPU_CPUBACKEND_H
@@ -20,16 +21,17 @@ public:
   explicit CpuBackend(std::shared_ptr<const Plan> plan);
 
   Device device() const override { return Device::Cpu; }
-  void execute(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs) override;
+  void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) override;
 
 private:
   /// Host addresses of every buffer for this run.
-  std::vector<float *> bindBuffers(int64_t batch, const std::vector<const float *> &inputs,
-                                   const std::vector<float *> &outputs);
+  std::vector<void *> bindBuffers(int64_t batch, const std::vector<const void *> &inputs,
+                                  const std::vector<void *> &outputs);
 
   std::shared_ptr<const Plan> plan_;
-  /// Grown to the largest batch run so far and reused.
-  std::vector<float> arena_;
+  /// Grown to the largest batch run so far and reused; 8-byte words so that
+  /// i64 buffers are aligned.
+  std::vector<uint64_t> arena_;
 };
 
 } // namespace fusec::runtime::cpu

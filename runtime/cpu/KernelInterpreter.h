@@ -1,8 +1,12 @@
 //===- KernelInterpreter.h - Run one plan kernel on the host ----*- C++ -*-===//
 //
-// Interprets a kernel's ops over its local value table with exact float32
-// semantics. The CPU backend runs every kernel this way; the CUDA backend
-// runs host steps this way between its captured segments.
+// Interprets a kernel's ops over its local value table. Float values (f32,
+// f16, bf16) are computed in float32 and each op's results are rounded to
+// their value's element type, so the reference has exactly the rounding
+// points of the plan; integer values (i64, i32, i1) are held as int64_t and
+// only Cast and Identity handle them. The CPU backend runs every kernel this
+// way; the CUDA backend runs host steps this way between its captured
+// segments.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_CPU_KERNELINTERPRETER_H
@@ -14,8 +18,9 @@
 
 namespace fusec::runtime::cpu {
 
-/// Runs `kernel` at `batch`; `buffers[id]` is the host address of buffer id.
-void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<float *> &buffers);
+/// Runs `kernel` at `batch`; `buffers[id]` is the host address of buffer id,
+/// holding elements in the buffer's storage format.
+void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<void *> &buffers);
 
 } // namespace fusec::runtime::cpu
 

@@ -19,14 +19,20 @@
 
 namespace fusec::runtime::cpu {
 
+/// A value as an op implementation sees it: float32 elements. `type` is the
+/// value's element type in the plan; f16/bf16 values are held as float32
+/// (the interpreter rounds results afterwards), and integer values never
+/// reach an op implementation (executeOp refuses them).
 struct ConstView {
   const float *data = nullptr;
   Shape shape;
+  ElementType type = ElementType::F32;
 };
 
 struct MutableView {
   float *data = nullptr;
   Shape shape;
+  ElementType type = ElementType::F32;
 };
 
 class OpContext {

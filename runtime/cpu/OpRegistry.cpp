@@ -44,6 +44,15 @@ void executeOp(const KernelDesc &kernel, const OpDesc &op, std::vector<ConstView
   }
   if (results.size() != 1)
     throw Error(where + "expected 1 result, got " + std::to_string(results.size()));
+  // The implementations compute in float32; integer values go through Cast
+  // and Identity in the interpreter only (the plan verifier enforces it).
+  for (size_t i = 0; i < operands.size(); ++i)
+    if (!isFloatElementType(operands[i].type))
+      throw Error(where + "operand " + std::to_string(i) + " is " + elementTypeName(operands[i].type) +
+                  "; the op takes only float values");
+  if (!isFloatElementType(results[0].type))
+    throw Error(where + "the result is " + std::string(elementTypeName(results[0].type)) +
+                "; the op gives only float values");
   info->function(OpContext(kernel, op, std::move(operands), std::move(results)));
 }
 

@@ -101,8 +101,8 @@ CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
   return prepared;
 }
 
-void CudaBackend::run(const Prepared &prepared, const std::vector<const float *> &inputs,
-                      const std::vector<float *> &outputs, RunEvents *events) {
+void CudaBackend::run(const Prepared &prepared, const std::vector<const void *> &inputs,
+                      const std::vector<void *> &outputs, RunEvents *events) {
   const Schedule &schedule = *prepared.schedule;
   const DriverApi &cu = context_.api();
   // The previous run has finished (it ended with a synchronize), so the
@@ -112,8 +112,8 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const float *>
     hostScratch_ = PinnedBuffer(context_, static_cast<size_t>(schedule.hostScratchBytes), "the host steps' buffers");
   }
 
-  const std::vector<const float *> stagedInputs = staging_.stageInputs(schedule, inputs);
-  const std::vector<float *> stagedOutputs = staging_.outputSlots(schedule);
+  const std::vector<const void *> stagedInputs = staging_.stageInputs(schedule, inputs);
+  const std::vector<void *> stagedOutputs = staging_.outputSlots(schedule);
   if (events)
     events->start.record();
   enqueueInputs(context_, *plan_, schedule, prepared.regions, stagedInputs);
@@ -140,8 +140,7 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const float *>
   staging_.unstageOutputs(schedule, outputs);
 }
 
-void CudaBackend::execute(int64_t batch, const std::vector<const float *> &inputs,
-                          const std::vector<float *> &outputs) {
+void CudaBackend::execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {
   ScopedCurrentContext current(context_);
   run(prepare(batch), inputs, outputs, nullptr);
 }
@@ -182,8 +181,8 @@ std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int i
   return sums;
 }
 
-RunTimings CudaBackend::time(int64_t batch, const std::vector<const float *> &inputs,
-                             const std::vector<float *> &outputs, const TimingOptions &options) {
+RunTimings CudaBackend::time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
+                             const TimingOptions &options) {
   ScopedCurrentContext current(context_);
   const Prepared prepared = prepare(batch);
   for (int i = 0; i < options.warmup; ++i)

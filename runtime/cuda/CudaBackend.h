@@ -39,8 +39,8 @@ public:
   ~CudaBackend() override;
 
   Device device() const override { return Device::Cuda; }
-  void execute(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs) override;
-  RunTimings time(int64_t batch, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
+  void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) override;
+  RunTimings time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                   const TimingOptions &options) override;
 
 private:
@@ -55,7 +55,7 @@ private:
   struct RunEvents;
 
   Prepared prepare(int64_t batch);
-  void run(const Prepared &prepared, const std::vector<const float *> &inputs, const std::vector<float *> &outputs,
+  void run(const Prepared &prepared, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
            RunEvents *events);
   /// Milliseconds per iteration of every device step launched on its own.
   std::vector<double> timeDeviceSteps(const Prepared &prepared, int iterations);

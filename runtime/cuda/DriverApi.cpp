@@ -57,7 +57,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   api->resolve(api->memcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
   api->resolve(api->memcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
   api->resolve(api->memcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
-  api->resolve(api->memsetD32Async, {"cuMemsetD32Async"});
+  api->resolve(api->memsetD8Async, {"cuMemsetD8Async"});
   api->resolve(api->streamCreate, {"cuStreamCreate"});
   api->resolve(api->streamDestroy, {"cuStreamDestroy_v2"});
   api->resolve(api->streamSynchronize, {"cuStreamSynchronize"});

@@ -118,7 +118,7 @@ public:
   CUresult (*memcpyHtoDAsync)(CUdeviceptr destination, const void *source, size_t bytes, CUstream stream) = nullptr;
   CUresult (*memcpyDtoHAsync)(void *destination, CUdeviceptr source, size_t bytes, CUstream stream) = nullptr;
   CUresult (*memcpyDtoDAsync)(CUdeviceptr destination, CUdeviceptr source, size_t bytes, CUstream stream) = nullptr;
-  CUresult (*memsetD32Async)(CUdeviceptr destination, unsigned value, size_t count, CUstream stream) = nullptr;
+  CUresult (*memsetD8Async)(CUdeviceptr destination, unsigned char value, size_t count, CUstream stream) = nullptr;
   CUresult (*streamCreate)(CUstream *stream, unsigned flags) = nullptr;
   CUresult (*streamDestroy)(CUstream stream) = nullptr;
   CUresult (*streamSynchronize)(CUstream stream) = nullptr;

@@ -47,7 +47,7 @@ void enqueueCopy(const CudaContext &context, const KernelDesc &kernel, const Cop
 } // namespace
 
 void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule &schedule, const DeviceRegions &regions,
-                   const std::vector<const float *> &inputs) {
+                   const std::vector<const void *> &inputs) {
   const DriverApi &cu = context.api();
   for (const IoTransfer &transfer : schedule.inputs) {
     auto fail = [&](CUresult result, const char *call) {
@@ -66,16 +66,17 @@ void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule 
       // Zeroed on every run: an earlier run at a larger batch left its rows
       // here, and padding must not carry values (or NaNs) into the results.
       if (padding > 0)
-        if (CUresult result = cu.memsetD32Async(row + transfer.hostBlockBytes, 0,
-                                                static_cast<size_t>(padding / sizeof(float)), context.stream());
+        // Bytewise: rows of 2- and 1-byte elements need not be 4-byte aligned.
+        if (CUresult result =
+                cu.memsetD8Async(row + transfer.hostBlockBytes, 0, static_cast<size_t>(padding), context.stream());
             result != kCudaSuccess)
-          fail(result, "cuMemsetD32Async");
+          fail(result, "cuMemsetD8Async");
     }
   }
 }
 
 void enqueueOutputs(const CudaContext &context, const Plan &plan, const Schedule &schedule,
-                    const DeviceRegions &regions, const std::vector<float *> &outputs) {
+                    const DeviceRegions &regions, const std::vector<void *> &outputs) {
   const DriverApi &cu = context.api();
   for (const IoTransfer &transfer : schedule.outputs) {
     auto *host = reinterpret_cast<uint8_t *>(outputs[transfer.index]);

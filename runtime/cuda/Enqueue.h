@@ -29,11 +29,11 @@ struct DeviceRegions {
 /// Copies every input from caller memory into its static device buffer and
 /// zeroes the padding rows up to the run batch.
 void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule &schedule, const DeviceRegions &regions,
-                   const std::vector<const float *> &inputs);
+                   const std::vector<const void *> &inputs);
 
 /// Copies the caller's rows of every output back into caller memory.
 void enqueueOutputs(const CudaContext &context, const Plan &plan, const Schedule &schedule,
-                    const DeviceRegions &regions, const std::vector<float *> &outputs);
+                    const DeviceRegions &regions, const std::vector<void *> &outputs);
 
 /// Launches a kernel or starts a copy.
 void enqueueStep(const CudaContext &context, const KernelModules &modules, const Plan &plan, const DeviceStep &step,

@@ -58,32 +58,31 @@ StagingLayout layoutStaging(const Schedule &schedule) {
   return layout;
 }
 
-std::vector<const float *> HostStaging::stageInputs(const Schedule &schedule,
-                                                    const std::vector<const float *> &inputs) {
+std::vector<const void *> HostStaging::stageInputs(const Schedule &schedule, const std::vector<const void *> &inputs) {
   layout_ = layoutStaging(schedule);
   if (buffer_.bytes() < layout_.bytes) {
     buffer_ = PinnedBuffer(); // the old one goes first
     buffer_ = PinnedBuffer(context_, layout_.bytes, "the staging buffer of the inputs and outputs");
   }
-  std::vector<const float *> staged(inputs.size(), nullptr);
+  std::vector<const void *> staged(inputs.size(), nullptr);
   for (size_t i = 0; i < schedule.inputs.size(); ++i) {
     const IoTransfer &transfer = schedule.inputs[i];
     uint8_t *slot = buffer_.data() + layout_.inputOffsets[i];
     if (const size_t bytes = callerBytes(transfer))
       std::memcpy(slot, inputs[transfer.index], bytes);
-    staged[transfer.index] = reinterpret_cast<const float *>(slot);
+    staged[transfer.index] = slot;
   }
   return staged;
 }
 
-std::vector<float *> HostStaging::outputSlots(const Schedule &schedule) {
-  std::vector<float *> slots(schedule.outputs.size(), nullptr);
+std::vector<void *> HostStaging::outputSlots(const Schedule &schedule) {
+  std::vector<void *> slots(schedule.outputs.size(), nullptr);
   for (size_t i = 0; i < schedule.outputs.size(); ++i)
-    slots[schedule.outputs[i].index] = reinterpret_cast<float *>(buffer_.data() + layout_.outputOffsets[i]);
+    slots[schedule.outputs[i].index] = buffer_.data() + layout_.outputOffsets[i];
   return slots;
 }
 
-void HostStaging::unstageOutputs(const Schedule &schedule, const std::vector<float *> &outputs) const {
+void HostStaging::unstageOutputs(const Schedule &schedule, const std::vector<void *> &outputs) const {
   for (size_t i = 0; i < schedule.outputs.size(); ++i) {
     const IoTransfer &transfer = schedule.outputs[i];
     if (const size_t bytes = callerBytes(transfer))

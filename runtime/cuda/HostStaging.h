@@ -63,13 +63,13 @@ public:
   /// Copies the caller's inputs into the staging buffer and returns where
   /// they are, in plan order, for enqueueInputs. The stream must be idle:
   /// the buffer may be replaced.
-  std::vector<const float *> stageInputs(const Schedule &schedule, const std::vector<const float *> &inputs);
+  std::vector<const void *> stageInputs(const Schedule &schedule, const std::vector<const void *> &inputs);
   /// Where enqueueOutputs writes each output, in plan order (after
   /// stageInputs for the same schedule).
-  std::vector<float *> outputSlots(const Schedule &schedule);
+  std::vector<void *> outputSlots(const Schedule &schedule);
   /// Copies the outputs from the staging buffer to the caller, once the
   /// stream has finished the copies enqueueOutputs made.
-  void unstageOutputs(const Schedule &schedule, const std::vector<float *> &outputs) const;
+  void unstageOutputs(const Schedule &schedule, const std::vector<void *> &outputs) const;
 
 private:
   const CudaContext &context_;

@@ -15,13 +15,13 @@ void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &s
   const DriverApi &cu = context.api();
   uint8_t *const base = scratch;
 
-  std::vector<float *> buffers(plan.buffers().size(), nullptr);
+  std::vector<void *> buffers(plan.buffers().size(), nullptr);
   for (size_t id : kernel.inputs)
     if (plan.buffers()[id].kind == BufferKind::Weight)
       // Host kernels read but never write weights (the verifier ensures it).
-      buffers[id] = const_cast<float *>(plan.weightData(plan.buffers()[id]));
+      buffers[id] = const_cast<void *>(plan.weightData(plan.buffers()[id]));
   for (const HostBuffer &staged : step.buffers) {
-    buffers[staged.buffer] = reinterpret_cast<float *>(base + staged.hostOffset);
+    buffers[staged.buffer] = base + staged.hostOffset;
     if (staged.download && staged.bytes > 0)
       cu.check(cu.memcpyDtoHAsync(base + staged.hostOffset, regions.at(staged.device),
                                   static_cast<size_t>(staged.bytes), context.stream()),

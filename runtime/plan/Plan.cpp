@@ -27,7 +27,7 @@ const char *bufferKindName(BufferKind kind) {
 }
 
 BatchLinear BufferDesc::byteSize() const {
-  int64_t bytes = sizeof(float);
+  int64_t bytes = static_cast<int64_t>(elementSize(dtype));
   for (int64_t dim : shape)
     if (dim != plan::kBatchDim)
       bytes *= dim;
@@ -90,12 +90,13 @@ ByteRange Plan::sectionBytes(const std::string &name) const {
   return ByteRange{};
 }
 
-const float *Plan::weightData(const BufferDesc &buffer) const {
+const void *Plan::weightData(const BufferDesc &buffer) const {
   // The verifier checked that the weight lies inside the section and that
-  // its offset is a multiple of 4; sections start 64-byte aligned in the
-  // file, and the file bytes are allocated with at least float alignment.
+  // its offset is a multiple of its element size; sections start 64-byte
+  // aligned in the file, and the file bytes are allocated with at least
+  // 8-byte alignment.
   ByteRange weights = sectionBytes(plan::kWeightsSection);
-  return reinterpret_cast<const float *>(weights.data + buffer.weightOffset);
+  return weights.data + buffer.weightOffset;
 }
 
 ByteRange Plan::imageBytes(const ImageRange &range) const {

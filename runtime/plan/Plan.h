@@ -10,6 +10,7 @@
 #ifndef FUSEC_RUNTIME_PLAN_PLAN_H
 #define FUSEC_RUNTIME_PLAN_PLAN_H
 
+#include "runtime/ElementType.h"
 #include "runtime/Tensor.h"
 #include "runtime/plan/PlanContainer.h"
 
@@ -28,7 +29,8 @@ namespace fusec::runtime {
 /// A graph input or output.
 struct TensorDesc {
   std::string name;
-  std::string dtype;
+  /// Equal to the bound buffer's (the verifier checks it).
+  ElementType dtype = ElementType::F32;
   Shape shape;
   size_t buffer = 0;
 };
@@ -43,6 +45,7 @@ struct BufferDesc {
   size_t id = 0;
   std::string name;
   BufferKind kind = BufferKind::Arena;
+  ElementType dtype = ElementType::F32;
   Shape shape;
   /// Weight buffers: byte offset into the weights section.
   uint64_t weightOffset = 0;
@@ -89,6 +92,7 @@ struct KernelImageDesc {
 
 /// One launch. Values [0, inputs.size()) are the kernel inputs in order; the
 /// others are op results. yields[i] is the value written to outputs[i].
+/// values[i] is value i's shape and valueTypes[i] its element type.
 /// Device kernels of GPU plans carry `launch` and `image`; "copy" and "host"
 /// kernels never do (plan::kCopyKernelKind, plan::kHostKernelKind).
 struct KernelDesc {
@@ -97,6 +101,7 @@ struct KernelDesc {
   std::vector<size_t> inputs;
   std::vector<size_t> outputs;
   std::vector<Shape> values;
+  std::vector<ElementType> valueTypes;
   std::vector<OpDesc> ops;
   std::vector<size_t> yields;
   std::optional<LaunchDesc> launch;
@@ -154,8 +159,9 @@ public:
 
   /// The bytes of section `name`, or an empty range if the plan has none.
   ByteRange sectionBytes(const std::string &name) const;
-  /// The data of a weight buffer (inside the weights section).
-  const float *weightData(const BufferDesc &buffer) const;
+  /// The data of a weight buffer (inside the weights section), in its
+  /// element type's storage format.
+  const void *weightData(const BufferDesc &buffer) const;
   /// The bytes of a range of the kernel_images section.
   ByteRange imageBytes(const ImageRange &range) const;
 

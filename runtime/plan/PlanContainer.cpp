@@ -137,6 +137,8 @@ DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string 
   if (result.majorVersion > kMajorVersion)
     fail("plan format version " + version + " is newer than this runtime supports (" + supported +
          "); upgrade the runtime or recompile the model with a matching fusec");
+  if (result.majorVersion == 1)
+    fail("plan format " + version + " predates element types (2.0); recompile the model with this fusec");
   if (result.majorVersion < kMajorVersion)
     fail("plan format version " + version + " is no longer supported (" + supported + "); recompile the model");
 

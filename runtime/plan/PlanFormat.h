@@ -31,8 +31,8 @@ namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// A reader accepts any minor version of its own major version; a newer major
-/// version is rejected.
-inline constexpr uint32_t kMajorVersion = 1;
+/// version is rejected, and so is 1.x, which predates element types (2.0).
+inline constexpr uint32_t kMajorVersion = 2;
 inline constexpr uint32_t kMinorVersion = 0;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;

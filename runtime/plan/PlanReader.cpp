@@ -20,10 +20,18 @@ BufferKind readBufferKind(const JsonFieldReader &buffer) {
   buffer.fail("unknown buffer kind '" + kind + "' (expected input, output, weight or arena)");
 }
 
+/// A required "dtype" field; `what` names its owner in the message.
+ElementType readDtype(const JsonFieldReader &object, const std::string &what) {
+  const std::string name = object.getString("dtype");
+  if (std::optional<ElementType> type = parseElementType(name))
+    return *type;
+  object.fail(what + " has unknown dtype '" + name + "' (expected f32, f16, bf16, i64, i32 or i1)");
+}
+
 TensorDesc readTensor(const JsonFieldReader &tensor) {
   TensorDesc desc;
   desc.name = tensor.getString("name");
-  desc.dtype = tensor.getString("dtype");
+  desc.dtype = readDtype(tensor, "'" + desc.name + "'");
   desc.shape = tensor.getIntArray("shape");
   desc.buffer = static_cast<size_t>(tensor.getUnsigned("buffer"));
   return desc;
@@ -34,6 +42,8 @@ BufferDesc readBuffer(const JsonFieldReader &buffer) {
   desc.id = static_cast<size_t>(buffer.getUnsigned("id"));
   desc.name = buffer.getString("name");
   desc.kind = readBufferKind(buffer);
+  desc.dtype = readDtype(buffer, std::string(bufferKindName(desc.kind)) + " buffer " + std::to_string(desc.id) + " '" +
+                                     desc.name + "'");
   desc.shape = buffer.getIntArray("shape");
   if (desc.kind == BufferKind::Weight)
     desc.weightOffset = buffer.getUnsigned("offset");
@@ -117,8 +127,11 @@ KernelDesc readKernel(const JsonFieldReader &kernel) {
   desc.kind = kernel.getString("kind");
   desc.inputs = kernel.getIndexArray("inputs");
   desc.outputs = kernel.getIndexArray("outputs");
-  for (size_t i = 0; i < kernel.getArray("values").size(); ++i)
-    desc.values.push_back(kernel.element("values", i).getIntArray("shape"));
+  for (size_t i = 0; i < kernel.getArray("values").size(); ++i) {
+    JsonFieldReader value = kernel.element("values", i);
+    desc.values.push_back(value.getIntArray("shape"));
+    desc.valueTypes.push_back(readDtype(value, "kernel '" + desc.name + "' value " + std::to_string(i)));
+  }
   for (size_t i = 0; i < kernel.getArray("ops").size(); ++i)
     desc.ops.push_back(readOp(kernel.element("ops", i)));
   desc.yields = kernel.getIndexArray("yields");

@@ -4,6 +4,7 @@
 
 #include "runtime/Error.h"
 #include "runtime/plan/OpAttributeVerifier.h"
+#include "runtime/plan/OpTypeVerifier.h"
 #include "runtime/support/CheckedMath.h"
 
 #include <algorithm>
@@ -98,8 +99,10 @@ private:
     if (!weightsSectionSize_)
       fail(describe(buffer) + " needs a '" + std::string(plan::kWeightsSection) + "' section, but the plan has none");
     const uint64_t bytes = static_cast<uint64_t>(buffer.byteSize().fixed);
-    if (buffer.weightOffset % sizeof(float) != 0)
-      fail(describe(buffer) + " offset " + std::to_string(buffer.weightOffset) + " is not a multiple of 4 bytes");
+    const size_t alignment = elementSize(buffer.dtype);
+    if (buffer.weightOffset % alignment != 0)
+      fail(describe(buffer) + " offset " + std::to_string(buffer.weightOffset) + " is not a multiple of " +
+           std::to_string(alignment) + " bytes (the size of its " + elementTypeName(buffer.dtype) + " elements)");
     if (buffer.weightOffset > *weightsSectionSize_ || bytes > *weightsSectionSize_ - buffer.weightOffset)
       fail(describe(buffer) + " (offset " + std::to_string(buffer.weightOffset) + ", " + std::to_string(bytes) +
            " bytes) runs past the end of the weights section (" + std::to_string(*weightsSectionSize_) + " bytes)");
@@ -140,10 +143,11 @@ private:
       const std::string what = role + " '" + tensor.name + "'";
       if (!names.insert(tensor.name).second)
         fail("duplicate " + what);
-      if (tensor.dtype != "f32")
-        fail(what + " has dtype '" + tensor.dtype + "'; only f32 is supported");
       verifyShape(tensor.shape, what, /*isBuffer=*/false);
       const BufferDesc &buffer = bufferAt(tensor.buffer, what);
+      if (buffer.dtype != tensor.dtype)
+        fail(what + " has dtype " + elementTypeName(tensor.dtype) + " but " + describe(buffer) + " has dtype " +
+             elementTypeName(buffer.dtype));
       if (buffer.kind != kind)
         fail(what + " is bound to " + describe(buffer) + "; expected a buffer of kind '" + bufferKindName(kind) + "'");
       if (buffer.shape != tensor.shape)
@@ -166,8 +170,10 @@ private:
 
     for (const KernelDesc &kernel : manifest_.kernels) {
       verifyKernelBody(kernel);
-      for (const OpDesc &op : kernel.ops)
+      for (const OpDesc &op : kernel.ops) {
+        verifyOpElementTypes(kernel, op, sourceName_);
         verifyOpAttributes(kernel, op, sourceName_);
+      }
       const std::string where = "kernel '" + kernel.name + "'";
       for (size_t i = 0; i < kernel.inputs.size(); ++i) {
         const std::string what = where + " input " + std::to_string(i);
@@ -175,6 +181,7 @@ private:
         if (!ready[buffer.id])
           fail(what + " reads " + describe(buffer) + " before any kernel writes it");
         expectSameShape(kernel.values[i], buffer, what);
+        expectSameType(kernel, i, buffer, what);
       }
       for (size_t i = 0; i < kernel.outputs.size(); ++i) {
         const std::string what = where + " output " + std::to_string(i);
@@ -182,6 +189,7 @@ private:
         if (buffer.kind != BufferKind::Arena && buffer.kind != BufferKind::Output)
           fail(what + " writes " + describe(buffer) + "; kernels may only write arena and output buffers");
         expectSameShape(kernel.values[kernel.yields[i]], buffer, what);
+        expectSameType(kernel, kernel.yields[i], buffer, what);
         ready[buffer.id] = true;
       }
       verifyKernelCode(kernel);
@@ -247,12 +255,21 @@ private:
            formatShape(buffer.shape));
   }
 
+  void expectSameType(const KernelDesc &kernel, size_t value, const BufferDesc &buffer, const std::string &what) const {
+    if (kernel.valueTypes[value] != buffer.dtype)
+      fail(what + " (value " + std::to_string(value) + ") has dtype " + elementTypeName(kernel.valueTypes[value]) +
+           " but " + describe(buffer) + " has dtype " + elementTypeName(buffer.dtype));
+  }
+
   /// Values are defined once, before use: the kernel inputs first, then each
   /// op's results in op order.
   void verifyKernelBody(const KernelDesc &kernel) const {
     const std::string where = "kernel '" + kernel.name + "'";
     const size_t numValues = kernel.values.size();
     const std::string range = " is out of range (the kernel has " + std::to_string(numValues) + " values)";
+    if (kernel.valueTypes.size() != numValues)
+      fail(where + " has " + std::to_string(numValues) + " value shapes but " +
+           std::to_string(kernel.valueTypes.size()) + " value dtypes");
     if (numValues < kernel.inputs.size())
       fail(where + " has " + std::to_string(kernel.inputs.size()) + " inputs but only " + std::to_string(numValues) +
            " values");
@@ -321,9 +338,10 @@ private:
            " and " + std::to_string(kernel.outputs.size()));
     const BufferDesc &from = manifest_.buffers[kernel.inputs[0]];
     const BufferDesc &to = manifest_.buffers[kernel.outputs[0]];
-    if (from.shape != to.shape)
-      fail(where + " copies " + describe(from) + " of shape " + formatShape(from.shape) + " into " + describe(to) +
-           " of shape " + formatShape(to.shape));
+    if (from.shape != to.shape || from.dtype != to.dtype)
+      fail(where + " copies " + describe(from) + " of shape " + formatShape(from.shape) + " and dtype " +
+           elementTypeName(from.dtype) + " into " + describe(to) + " of shape " + formatShape(to.shape) +
+           " and dtype " + elementTypeName(to.dtype));
   }
 
   /// CUDA's limits on a block: x, y <= 1024, z <= 64, at most 1024 threads.

@@ -91,10 +91,11 @@ template <typename Range> std::optional<int64_t> checkedElementCount(const Range
   return count;
 }
 
-/// The float32 bytes of a shape whose batch dimensions (kShapeBatchDim) are
-/// `batch`, or nullopt if a dimension is invalid, the size overflows, or it
-/// exceeds kMaxTensorBytes.
-template <typename Range> std::optional<int64_t> checkedTensorBytes(const Range &dims, int64_t batch = 1) {
+/// The bytes of a shape whose batch dimensions (kShapeBatchDim) are `batch`,
+/// with `elementBytes` bytes per element (float32 unless given), or nullopt if
+/// a dimension is invalid, the size overflows, or it exceeds kMaxTensorBytes.
+template <typename Range>
+std::optional<int64_t> checkedTensorBytes(const Range &dims, int64_t batch = 1, int64_t elementBytes = 4) {
   int64_t count = 1;
   bool empty = false;
   for (int64_t dim : dims) {
@@ -109,7 +110,7 @@ template <typename Range> std::optional<int64_t> checkedTensorBytes(const Range 
   }
   if (empty)
     return 0;
-  std::optional<int64_t> bytes = checkedMul(count, int64_t(sizeof(float)));
+  std::optional<int64_t> bytes = checkedMul(count, elementBytes);
   if (!bytes || *bytes > kMaxTensorBytes)
     return std::nullopt;
   return bytes;

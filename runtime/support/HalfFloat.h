@@ -1,11 +1,11 @@
-//===- HalfFloat.h - f16 and bf16 conversions -------------------*- C++ -*-===//
+//===- HalfFloat.h - IEEE binary16 and bfloat16 conversions -----*- C++ -*-===//
 //
-// IEEE binary16 (f16) and bfloat16 (bf16) to and from float, rounding to
-// nearest even, as the GPU's cvt.rn does: overflow gives infinity, results
-// below f16's normal range become subnormals, NaN stays NaN. Header-only and
-// exception-free: the compiler converts weights with it, the CPU backend
-// rounds values with it, and the CUDA emulation uses it for the kernels'
-// conversions, so all three round the same way.
+// Bit-exact conversions between float and the two 16-bit float formats a
+// plan may hold: IEEE binary16 ("f16") and bfloat16 ("bf16", the upper half
+// of an f32). Float to 16 bits rounds to nearest, ties to even; values too
+// large become infinities; f16 keeps subnormals; a NaN stays a (quiet) NaN.
+// Header-only, exception-free and free of dependencies, so the runtime, the
+// compiler and the codegen emulation all round exactly alike.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_SUPPORT_HALFFLOAT_H
@@ -16,65 +16,77 @@
 
 namespace fusec {
 
+namespace detail {
 inline uint32_t floatBits(float value) {
   uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
+  std::memcpy(&bits, &value, sizeof(bits));
   return bits;
 }
-
-inline float floatFromBits(uint32_t bits) {
+inline float bitsToFloat(uint32_t bits) {
   float value;
-  std::memcpy(&value, &bits, sizeof value);
+  std::memcpy(&value, &bits, sizeof(value));
   return value;
 }
+} // namespace detail
 
-/// `value` as f16 bits, rounded to nearest even.
 inline uint16_t floatToHalfBits(float value) {
-  const uint32_t bits = floatBits(value);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t bits = detail::floatBits(value);
+  const uint32_t sign = (bits >> 16) & 0x8000u;
   const uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) // NaN: quiet, keeping the top payload bits
+  if (magnitude > 0x7f800000u) // NaN: quiet, keeping the payload's top bits
     return static_cast<uint16_t>(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
-  if (magnitude >= 0x477ff000u) // rounds to 65520 or more: infinity
+  if (magnitude >= 0x477ff000u) // >= 65520 rounds past 65504, the largest half
     return static_cast<uint16_t>(sign | 0x7c00u);
-  if (magnitude < 0x38800000u) {
-    // Below 2^-14, f16's smallest normal: a subnormal (or zero), in units of
-    // 2^-24. Adding 0.5 (as a float) aligns the mantissa so that the FPU's
-    // own round-to-nearest-even does the rounding.
-    const float scaled = floatFromBits(magnitude) + 0.5f;
-    return static_cast<uint16_t>(sign | (floatBits(scaled) - 0x3f000000u));
+  if (magnitude >= 0x38800000u) { // >= 2^-14: a normal half
+    // Rebias the exponent (127 -> 15), then round away the 13 low bits.
+    uint32_t rebiased = magnitude - 0x38000000u;
+    rebiased += 0xfffu + ((rebiased >> 13) & 1u);
+    return static_cast<uint16_t>(sign | (rebiased >> 13));
   }
-  // Normal: rebias the exponent (127 -> 15) and round the 13 dropped bits.
-  const uint32_t rounded = magnitude + 0xfffu + ((magnitude >> 13) & 1u) - 0x38000000u;
-  return static_cast<uint16_t>(sign | (rounded >> 13));
+  // A subnormal half: the value in units of 2^-24, rounded to nearest even.
+  const uint32_t exponent = magnitude >> 23;
+  if (exponent == 0)
+    return static_cast<uint16_t>(sign);   // f32 subnormals are far below 2^-25
+  const uint32_t shift = 126u - exponent; // >= 14
+  if (shift > 24)
+    return static_cast<uint16_t>(sign); // below 2^-25: rounds to zero
+  const uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+  uint32_t quotient = mantissa >> shift;
+  const uint32_t remainder = mantissa & ((1u << shift) - 1u);
+  const uint32_t halfway = 1u << (shift - 1u);
+  if (remainder > halfway || (remainder == halfway && (quotient & 1u)))
+    ++quotient; // may carry into the smallest normal, which encodes the same
+  return static_cast<uint16_t>(sign | quotient);
 }
 
-/// The float an f16 bit pattern denotes (exact).
 inline float halfBitsToFloat(uint16_t half) {
   const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-  const uint32_t exponent = (half >> 10) & 0x1fu, mantissa = half & 0x3ffu;
-  if (exponent == 0x1f) // infinity or NaN
-    return floatFromBits(sign | 0x7f800000u | (mantissa << 13));
-  if (exponent == 0) { // zero or subnormal: mantissa * 2^-24
-    const float value = static_cast<float>(mantissa) * floatFromBits(0x33800000u);
-    return sign ? -value : value;
+  const uint32_t exponent = (half >> 10) & 0x1fu;
+  const uint32_t mantissa = half & 0x3ffu;
+  if (exponent == 0) {
+    // Zero or subnormal: mantissa * 2^-24, exact in float.
+    const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
+    return sign ? -magnitude : magnitude;
   }
-  return floatFromBits(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+  if (exponent == 0x1fu)
+    return detail::bitsToFloat(sign | 0x7f800000u | (mantissa << 13));
+  return detail::bitsToFloat(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
-/// `value` as bf16 bits (the upper half of a float), rounded to nearest even.
 inline uint16_t floatToBfloat16Bits(float value) {
-  const uint32_t bits = floatBits(value);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: keep it a quiet NaN
-    return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  const uint32_t bits = detail::floatBits(value);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: keep the sign, make it quiet
+    return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+  // Round away the low 16 bits to nearest even; a carry into the exponent is
+  // the correct rounding (up to infinity for the largest finite floats).
   return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 }
 
-/// The float a bf16 bit pattern denotes (exact).
-inline float bfloat16BitsToFloat(uint16_t bf16) { return floatFromBits(static_cast<uint32_t>(bf16) << 16); }
+inline float bfloat16BitsToFloat(uint16_t bits) { return detail::bitsToFloat(static_cast<uint32_t>(bits) << 16); }
 
-/// `value` rounded to the nearest f16 / bf16, as a float.
+/// The nearest f16 value (as a float).
 inline float roundToHalf(float value) { return halfBitsToFloat(floatToHalfBits(value)); }
+/// The nearest bf16 value (as a float).
 inline float roundToBfloat16(float value) { return bfloat16BitsToFloat(floatToBfloat16Bits(value)); }
 
 } // namespace fusec

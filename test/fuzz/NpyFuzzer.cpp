@@ -1,7 +1,7 @@
 //===- NpyFuzzer.cpp - libFuzzer harness: the .npy reader -------------------===//
 //
 // decodeNpy must reject every malformed file with an Error; a decoded tensor
-// must round-trip through encodeNpy.
+// must round-trip through encodeNpy: same shape, element type and bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 using namespace fusec::runtime;
 
@@ -22,7 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   const Tensor again = decodeNpy(encodeNpy(tensor), "round-trip.npy");
-  if (again.shape() != tensor.shape() || again.values().size() != tensor.values().size())
+  if (again.shape() != tensor.shape() || again.elementType() != tensor.elementType() ||
+      again.byteSize() != tensor.byteSize() ||
+      (tensor.byteSize() > 0 && std::memcmp(again.rawData(), tensor.rawData(), tensor.byteSize()) != 0))
     std::abort();
   return 0;
 }

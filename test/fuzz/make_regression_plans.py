@@ -29,7 +29,7 @@ def fnv1a64(data):
     return h
 
 
-def encode(manifest, sections=(), reserved=b"\0" * 16):
+def encode(manifest, sections=(), reserved=b"\0" * 16, major=2):
     """The plan file for `manifest` and (name, bytes) `sections`."""
     offsets = [0] * len(sections)
     while True:
@@ -49,7 +49,7 @@ def encode(manifest, sections=(), reserved=b"\0" * 16):
     size = offsets[-1] + len(sections[-1][1]) if sections else HEADER_SIZE + len(text)
     out = bytearray(size)
     out[0:8] = b"FUSEPLAN"
-    out[8:48] = struct.pack("<IIQQQQ", 1, 0, HEADER_SIZE, len(text), fnv1a64(text), size)
+    out[8:48] = struct.pack("<IIQQQQ", major, 0, HEADER_SIZE, len(text), fnv1a64(text), size)
     out[48:64] = reserved
     out[HEADER_SIZE:HEADER_SIZE + len(text)] = text
     for (_, data), off in zip(sections, offsets):
@@ -60,31 +60,31 @@ def encode(manifest, sections=(), reserved=b"\0" * 16):
 def small_plan():
     """The runtime unit tests' three-kernel plan (test/unit/runtime/TestSupport.cpp)."""
     manifest = {
-        "format_version": "1.0", "compiler_version": "fusec test", "target": "cpu",
+        "format_version": "2.0", "compiler_version": "fusec test", "target": "cpu",
         "source_hash": "0123456789abcdef", "batch_buckets": [1, 2, 4],
         "inputs": [{"name": "x", "dtype": "f32", "shape": [-1, 2], "buffer": 0}],
         "outputs": [{"name": "y", "dtype": "f32", "shape": [-1, 3], "buffer": 5}],
         "buffers": [
-            {"id": 0, "name": "x", "kind": "input", "shape": [-1, 2]},
-            {"id": 1, "name": "W", "kind": "weight", "shape": [3, 2], "offset": 0},
-            {"id": 2, "name": "b", "kind": "weight", "shape": [3], "offset": 24},
-            {"id": 3, "name": "t0", "kind": "arena", "shape": [-1, 3], "offset": {"per_batch": 64, "fixed": 0}},
-            {"id": 4, "name": "c", "kind": "weight", "shape": [3], "offset": 48},
-            {"id": 5, "name": "y", "kind": "output", "shape": [-1, 3]},
-            {"id": 6, "name": "t1", "kind": "arena", "shape": [-1, 3], "offset": {"per_batch": 0, "fixed": 0}}],
+            {"id": 0, "name": "x", "kind": "input", "dtype": "f32", "shape": [-1, 2]},
+            {"id": 1, "name": "W", "kind": "weight", "dtype": "f32", "shape": [3, 2], "offset": 0},
+            {"id": 2, "name": "b", "kind": "weight", "dtype": "f32", "shape": [3], "offset": 24},
+            {"id": 3, "name": "t0", "kind": "arena", "dtype": "f32", "shape": [-1, 3], "offset": {"per_batch": 64, "fixed": 0}},
+            {"id": 4, "name": "c", "kind": "weight", "dtype": "f32", "shape": [3], "offset": 48},
+            {"id": 5, "name": "y", "kind": "output", "dtype": "f32", "shape": [-1, 3]},
+            {"id": 6, "name": "t1", "kind": "arena", "dtype": "f32", "shape": [-1, 3], "offset": {"per_batch": 0, "fixed": 0}}],
         "arena": {"per_batch": 128, "fixed": 0, "lower_bound": {"per_batch": 24, "fixed": 0}},
         "kernels": [
             {"name": "k0_gemm", "kind": "gemm", "inputs": [0, 1, 2], "outputs": [3],
-             "values": [{"shape": [-1, 2]}, {"shape": [3, 2]}, {"shape": [3]}, {"shape": [-1, 3]}],
+             "values": [{"dtype": "f32", "shape": [-1, 2]}, {"dtype": "f32", "shape": [3, 2]}, {"dtype": "f32", "shape": [3]}, {"dtype": "f32", "shape": [-1, 3]}],
              "ops": [{"op": "Gemm", "name": "fc", "operands": [0, 1, 2], "results": [3],
                       "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 1}}],
              "yields": [3]},
             {"name": "k1_relu", "kind": "elementwise", "inputs": [3], "outputs": [6],
-             "values": [{"shape": [-1, 3]}, {"shape": [-1, 3]}],
+             "values": [{"dtype": "f32", "shape": [-1, 3]}, {"dtype": "f32", "shape": [-1, 3]}],
              "ops": [{"op": "Relu", "name": "relu", "operands": [0], "results": [1]}], "yields": [1]},
             {"name": "k2_add_add", "kind": "elementwise", "inputs": [6, 4, 3], "outputs": [5],
-             "values": [{"shape": [-1, 3]}, {"shape": [3]}, {"shape": [-1, 3]}, {"shape": [-1, 3]},
-                        {"shape": [-1, 3]}],
+             "values": [{"dtype": "f32", "shape": [-1, 3]}, {"dtype": "f32", "shape": [3]}, {"dtype": "f32", "shape": [-1, 3]}, {"dtype": "f32", "shape": [-1, 3]},
+                        {"dtype": "f32", "shape": [-1, 3]}],
              "ops": [{"op": "Add", "name": "add_c", "operands": [0, 1], "results": [3], "attrs": {}},
                      {"op": "Add", "name": "add_skip", "operands": [3, 2], "results": [4], "attrs": {}}],
              "yields": [4]}]}
@@ -96,15 +96,15 @@ def window_plan(op, attrs, result, operand=(-1, 1, 4, 4)):
     """One kernel running `op` on x into y (test::windowPlanBytes)."""
     x, y = list(operand), list(result)
     return {
-        "format_version": "1.0", "compiler_version": "fusec test", "target": "cpu",
+        "format_version": "2.0", "compiler_version": "fusec test", "target": "cpu",
         "source_hash": "0123456789abcdef", "batch_buckets": [1],
         "inputs": [{"name": "x", "dtype": "f32", "shape": x, "buffer": 0}],
         "outputs": [{"name": "y", "dtype": "f32", "shape": y, "buffer": 1}],
-        "buffers": [{"id": 0, "name": "x", "kind": "input", "shape": x},
-                    {"id": 1, "name": "y", "kind": "output", "shape": y}],
+        "buffers": [{"id": 0, "name": "x", "kind": "input", "dtype": "f32", "shape": x},
+                    {"id": 1, "name": "y", "kind": "output", "dtype": "f32", "shape": y}],
         "arena": {"per_batch": 0, "fixed": 0, "lower_bound": {"per_batch": 0, "fixed": 0}},
         "kernels": [{"name": "k0", "kind": "pool", "inputs": [0], "outputs": [1],
-                     "values": [{"shape": x}, {"shape": y}],
+                     "values": [{"dtype": "f32", "shape": x}, {"dtype": "f32", "shape": y}],
                      "ops": [{"op": op, "name": "op1", "operands": [0], "results": [1], "attrs": attrs}],
                      "yields": [1]}]}
 
@@ -138,6 +138,25 @@ def main():
     garbage = dict(small, format_version="garbage")
     plans["regress-format-version"] = encode(garbage, sections)
     plans["regress-reserved-bytes"] = encode(small, sections, reserved=b"\1" + b"\0" * 15)
+    # Element types: t1 holds f16 (Relu's result rounds, Add reads it back).
+    half = copy.deepcopy(small)
+    half["buffers"][6]["dtype"] = "f16"
+    half["kernels"][1]["values"][1]["dtype"] = "f16"
+    half["kernels"][2]["values"][0]["dtype"] = "f16"
+    plans["seed-f16"] = encode(half, sections)
+    # Cast into i32 and back: integers go through Cast only.
+    cast = copy.deepcopy(small)
+    cast["kernels"][1]["values"] = [{"dtype": "f32", "shape": [-1, 3]}, {"dtype": "i32", "shape": [-1, 3]},
+                                    {"dtype": "f32", "shape": [-1, 3]}]
+    cast["kernels"][1]["ops"] = [
+        {"op": "Cast", "name": "to_i32", "operands": [0], "results": [1], "attrs": {"to": "i32"}},
+        {"op": "Cast", "name": "to_f32", "operands": [1], "results": [2], "attrs": {"to": "f32"}}]
+    cast["kernels"][1]["yields"] = [2]
+    plans["seed-cast"] = encode(cast, sections)
+    integer_relu = copy.deepcopy(cast)
+    integer_relu["kernels"][1]["ops"][1] = {"op": "Relu", "name": "relu", "operands": [1], "results": [2]}
+    plans["regress-integer-operand"] = encode(integer_relu, sections)
+    plans["regress-format-1"] = encode(small, sections, major=1)
     huge = dict(small, batch_buckets=[1, 1 << 61])
     plans["regress-huge-bucket"] = encode(huge, sections)
     for name, data in plans.items():

@@ -3,6 +3,7 @@
 #include "tools/fuserun/FuserunRun.h"
 
 #include "runtime/BatchLimit.h"
+#include "runtime/Error.h"
 #include "runtime/Npy.h"
 #include "runtime/PlanInfo.h"
 #include "runtime/RandomInputs.h"
@@ -20,11 +21,15 @@ using namespace runtime;
 namespace {
 
 void printOutputSummary(std::ostream &out, const std::string &name, const Tensor &tensor) {
-  out << "output '" << name << "' " << formatShape(tensor.shape());
+  out << "output '" << name << "' ";
+  if (tensor.elementType() != ElementType::F32)
+    out << elementTypeName(tensor.elementType()) << " ";
+  out << formatShape(tensor.shape());
   if (tensor.numElements() > 0) {
-    const auto [low, high] = std::minmax_element(tensor.values().begin(), tensor.values().end());
+    const std::vector<double> values = tensor.toDoubles();
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
     double sum = 0.0;
-    for (float value : tensor.values())
+    for (double value : values)
       sum += value;
     out << ": min " << *low << ", max " << *high << ", mean " << sum / tensor.numElements();
   }
@@ -50,12 +55,12 @@ void printTiming(std::ostream &out, const char *label, const TimingSummary &timi
 /// Times the unchecked entry point, so that only execution is measured.
 void reportTiming(std::ostream &out, const FuserunOptions &options, Session &session, int64_t batch,
                   const std::map<std::string, Tensor> &inputs, std::map<std::string, Tensor> &outputs) {
-  std::vector<const float *> inputData;
+  std::vector<const void *> inputData;
   for (const TensorDesc &input : session.inputs())
-    inputData.push_back(inputs.at(input.name).data());
-  std::vector<float *> outputData;
+    inputData.push_back(inputs.at(input.name).rawData());
+  std::vector<void *> outputData;
   for (const TensorDesc &output : session.outputs())
-    outputData.push_back(outputs.at(output.name).data());
+    outputData.push_back(outputs.at(output.name).rawData());
   TimingOptions timingOptions;
   timingOptions.warmup = options.warmup;
   timingOptions.iterations = options.iterations;
@@ -106,8 +111,14 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
 
   Session session(plan, makeBackend(options.device, plan, options.deviceOptions));
   std::map<std::string, Tensor> inputs;
-  for (const auto &[name, path] : options.inputFiles)
-    inputs.emplace(name, readNpy(path));
+  for (const auto &[name, path] : options.inputFiles) {
+    Tensor tensor = readNpy(path);
+    for (const TensorDesc &input : plan->inputs())
+      if (input.name == name && input.dtype != tensor.elementType())
+        throw Error(path + ": input '" + name + "' is " + elementTypeName(tensor.elementType()) + ", the plan takes " +
+                    elementTypeName(input.dtype));
+    inputs.emplace(name, std::move(tensor));
+  }
   const int64_t batch = options.batch.value_or(session.inferBatch(inputs));
   // Before random inputs of that batch are allocated.
   session.checkBatch(batch);

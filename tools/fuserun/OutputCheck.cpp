@@ -11,10 +11,18 @@ namespace fusec::fuserun {
 OutputComparison compareOutputs(const runtime::Tensor &actual, const runtime::Tensor &reference, double rtol,
                                 double atol) {
   OutputComparison comparison;
-  comparison.elements = reference.values().size();
+  const std::vector<double> gotValues = actual.toDoubles(), wantValues = reference.toDoubles();
+  comparison.elements = wantValues.size();
+  // Integers must be equal: no tolerance applies to them.
+  const bool exact = !runtime::isFloatElementType(reference.elementType());
+  if (actual.elementType() != reference.elementType() || gotValues.size() != wantValues.size()) {
+    comparison.mismatches = comparison.elements;
+    comparison.maxAbsError = INFINITY;
+    return comparison;
+  }
   for (size_t i = 0; i < comparison.elements; ++i) {
-    const double got = actual.values()[i];
-    const double want = reference.values()[i];
+    const double got = gotValues[i];
+    const double want = wantValues[i];
     if (std::isnan(got) || std::isnan(want) || std::isinf(got) || std::isinf(want)) {
       // Equal infinities and NaN against NaN agree; anything else does not.
       const bool agree = (std::isnan(got) && std::isnan(want)) || got == want;
@@ -28,7 +36,7 @@ OutputComparison compareOutputs(const runtime::Tensor &actual, const runtime::Te
     comparison.maxAbsError = std::max(comparison.maxAbsError, error);
     if (std::abs(want) > atol)
       comparison.maxRelError = std::max(comparison.maxRelError, error / std::abs(want));
-    if (error > atol + rtol * std::abs(want))
+    if (exact ? error != 0.0 : error > atol + rtol * std::abs(want))
       ++comparison.mismatches;
   }
   return comparison;

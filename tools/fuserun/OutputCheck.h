@@ -22,7 +22,9 @@ struct OutputComparison {
   size_t elements = 0;
 };
 
-/// The two tensors must have the same shape.
+/// The two tensors must have the same shape. Float outputs compare within
+/// the tolerances; integer outputs (i64, i32, i1) must be equal. Tensors of
+/// different element types differ everywhere.
 OutputComparison compareOutputs(const runtime::Tensor &actual, const runtime::Tensor &reference, double rtol,
                                 double atol);
 

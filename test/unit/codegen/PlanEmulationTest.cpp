@@ -154,12 +154,12 @@ private:
 
   void runHostStep(const HostStep &step, const RunMode &mode) {
     const KernelDesc &kernel = plan_.kernels()[step.kernel];
-    std::vector<float *> buffers(plan_.buffers().size(), nullptr);
+    std::vector<void *> buffers(plan_.buffers().size(), nullptr);
     for (size_t id : kernel.inputs)
       if (plan_.buffers()[id].kind == BufferKind::Weight)
-        buffers[id] = const_cast<float *>(plan_.weightData(plan_.buffers()[id]));
+        buffers[id] = const_cast<void *>(plan_.weightData(plan_.buffers()[id]));
     for (const HostBuffer &staged : step.buffers)
-      buffers[staged.buffer] = reinterpret_cast<float *>(at(staged.device));
+      buffers[staged.buffer] = reinterpret_cast<void *>(at(staged.device));
     cpu::interpretKernel(kernel, mode.runBatch, buffers);
   }
 

@@ -70,7 +70,7 @@ FUSEC_CHECK_ENTRY(memFreeHost, cuMemFreeHost);
 FUSEC_CHECK_ENTRY(memcpyHtoDAsync, cuMemcpyHtoDAsync);
 FUSEC_CHECK_ENTRY(memcpyDtoHAsync, cuMemcpyDtoHAsync);
 FUSEC_CHECK_ENTRY(memcpyDtoDAsync, cuMemcpyDtoDAsync);
-FUSEC_CHECK_ENTRY(memsetD32Async, cuMemsetD32Async);
+FUSEC_CHECK_ENTRY(memsetD8Async, cuMemsetD8Async);
 FUSEC_CHECK_ENTRY(streamCreate, cuStreamCreate);
 FUSEC_CHECK_ENTRY(streamDestroy, cuStreamDestroy);
 FUSEC_CHECK_ENTRY(streamSynchronize, cuStreamSynchronize);

@@ -158,11 +158,9 @@ FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr destination, CUdeviceptr s
   std::memmove(toHost(destination), toHost(source), bytes);
   return kCudaSuccess;
 }
-FAKE_EXPORT CUresult cuMemsetD32Async(CUdeviceptr destination, unsigned value, size_t count, CUstream) {
+FAKE_EXPORT CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t count, CUstream) {
   enqueue();
-  auto *words = static_cast<uint32_t *>(toHost(destination));
-  for (size_t i = 0; i < count; ++i)
-    words[i] = value;
+  std::memset(toHost(destination), value, count);
   return kCudaSuccess;
 }
 FAKE_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned) {

@@ -100,7 +100,7 @@ TEST_CASE("fuserun --info describes the plan as JSON or text") {
   const ToolResult r = fuserun(w.dir, w.plan + " --info=json --batch=3");
   REQUIRE(r.exitCode == 0);
   const json info = json::parse(r.out);
-  CHECK(info["format_version"] == "1.0");
+  CHECK(info["format_version"] == "2.0");
   CHECK(info["compiler_version"] == "fusec test");
   CHECK(info["target"] == "cpu");
   CHECK(info["batch_buckets"] == json({1, 2, 4}));
@@ -129,6 +129,8 @@ TEST_CASE("fuserun reports bad inputs and plans with exit code 1") {
   f8[header.find("<f4") + 2] = '8';
   writeFileAtomically(w.dir.file("f8.npy"), f8);
   writeFileAtomically(w.dir.file("bad.plan"), {'n', 'o', 'p', 'e'});
+  // The right shape in another element type: never converted silently.
+  writeNpy(w.dir.file("i32.npy"), Tensor({3, 2}, ElementType::I32));
   const struct {
     std::string args, message;
   } cases[] = {
@@ -137,6 +139,7 @@ TEST_CASE("fuserun reports bad inputs and plans with exit code 1") {
       {w.plan + " --input x=" + w.input + " --batch=2", "input 'x' has shape [3, 2], but the plan expects [2, 2]"},
       {w.plan + " --input x=" + w.dir.file("f8.npy"), "f8.npy: unsupported dtype '<f8'"},
       {w.plan + " --input x=" + w.dir.file("none.npy"), "cannot open"},
+      {w.plan + " --input x=" + w.dir.file("i32.npy"), "i32.npy: input 'x' is i32, the plan takes f32"},
       {w.dir.file("bad.plan"), "bad.plan: file is too short"},
       {w.dir.file("none.plan"), "cannot open"},
       {w.plan + " --device=cuda --random-inputs=1", "cannot run plan '" + w.plan +

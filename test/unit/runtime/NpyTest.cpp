@@ -15,6 +15,21 @@ using Catch::Contains;
 
 namespace {
 
+/// A .npy file with a hand-written header dict (padded like numpy's) and
+/// raw data bytes.
+std::vector<uint8_t> npyBytes(const std::string &dict, const std::vector<uint8_t> &data) {
+  std::string header = dict;
+  while ((6 + 2 + 2 + header.size() + 1) % 64 != 0)
+    header += ' ';
+  header += '\n';
+  std::vector<uint8_t> bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  bytes.push_back(static_cast<uint8_t>(header.size()));
+  bytes.push_back(static_cast<uint8_t>(header.size() >> 8));
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  bytes.insert(bytes.end(), data.begin(), data.end());
+  return bytes;
+}
+
 /// A .npy file with a hand-written header dict (padded like numpy's).
 std::vector<uint8_t> npyFile(const std::string &dict, const std::vector<float> &data, int major = 1) {
   const size_t lengthBytes = major == 1 ? 2 : 4;
@@ -90,7 +105,11 @@ TEST_CASE("readNpy reads the models' numpy-written reference data") {
 TEST_CASE("readNpy rejects other dtypes, Fortran order and bad files") {
   const std::string c = "'fortran_order': False, 'shape': (2,), }";
   CHECK_THROWS_WITH(decodeNpy(npyFile("{'descr': '<f8', " + c, {1, 2, 3, 4}), "d.npy"),
-                    Contains("d.npy: unsupported dtype '<f8' (only little-endian float32"));
+                    Contains("d.npy: unsupported dtype '<f8' (supported: '<f4' f32, '<f2' f16, '<u2' bf16"));
+  CHECK_THROWS_WITH(decodeNpy(npyFile("{'descr': '<c8', " + c, {1, 2, 3, 4}), "c.npy"),
+                    Contains("c.npy: unsupported dtype '<c8'"));
+  CHECK_THROWS_WITH(decodeNpy(npyBytes("{'descr': '|S3', " + c, {'a', 'b', 'c', 'd', 'e', 'f'}), "s.npy"),
+                    Contains("s.npy: unsupported dtype '|S3'"));
   CHECK_THROWS_WITH(decodeNpy(npyFile("{'descr': '>f4', " + c, {1, 2}), "b.npy"),
                     Contains("b.npy: unsupported dtype '>f4'"));
   CHECK_THROWS_WITH(decodeNpy(npyFile("{'descr': '<f4', 'fortran_order': True, "
@@ -120,4 +139,47 @@ TEST_CASE("readNpy rejects other dtypes, Fortran order and bad files") {
   cut.resize(20);
   CHECK_THROWS_WITH(decodeNpy(cut, "cut.npy"), Contains("cut.npy: truncated .npy header"));
   CHECK_THROWS_WITH(readNpy("/nonexistent/in.npy"), Contains("cannot open '/nonexistent/in.npy'"));
+}
+
+TEST_CASE("npy files of every element type round-trip") {
+  // Bytes as numpy writes them (little-endian).
+  struct Case {
+    const char *descr;
+    ElementType type;
+    std::vector<uint8_t> data;
+    std::vector<double> values;
+  };
+  const std::vector<Case> cases = {
+      {"<f4", ElementType::F32, {0, 0, 0xc0, 0x3f, 0, 0, 0x80, 0xbf}, {1.5, -1}},
+      {"<f2", ElementType::F16, {0x00, 0x3e, 0x01, 0x00}, {1.5, 5.9604644775390625e-8}},
+      {"<u2", ElementType::BF16, {0xc0, 0x3f, 0x80, 0xbf}, {1.5, -1}},
+      {"<i8", ElementType::I64, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 5, 0, 0, 0, 0, 0, 0, 0}, {-1, 5}},
+      {"<i4", ElementType::I32, {0xfe, 0xff, 0xff, 0xff, 0, 0, 0, 0x40}, {-2, 1073741824}},
+      {"|b1", ElementType::I1, {1, 0}, {1, 0}},
+  };
+  test::TempDir dir;
+  for (const Case &entry : cases) {
+    INFO("descr " << entry.descr);
+    const std::string dict = std::string("{'descr': '") + entry.descr + "', 'fortran_order': False, 'shape': (2,), }";
+    const std::vector<uint8_t> file = npyBytes(dict, entry.data);
+    const Tensor tensor = decodeNpy(file, "t.npy");
+    CHECK(tensor.elementType() == entry.type);
+    CHECK(tensor.shape() == Shape{2});
+    CHECK(tensor.toDoubles() == entry.values);
+    // Written back, it is numpy's file byte for byte.
+    CHECK(encodeNpy(tensor) == file);
+    writeNpy(dir.file("t.npy"), tensor);
+    const Tensor again = readNpy(dir.file("t.npy"));
+    CHECK(again.elementType() == entry.type);
+    CHECK(again.toDoubles() == entry.values);
+  }
+  // numpy bools are 0 and 1; any other byte reads as true.
+  const Tensor flags = decodeNpy(npyBytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", {0, 7, 1}), "b");
+  CHECK(flags.toDoubles() == std::vector<double>{0, 1, 1});
+  CHECK(static_cast<const uint8_t *>(flags.rawData())[1] == 1);
+  // Sizes follow the element size.
+  CHECK_THROWS_WITH(
+      decodeNpy(npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", {1, 2, 3, 4, 5, 6, 7, 8}),
+                "i.npy"),
+      Contains("i.npy: data size 8 bytes does not match shape [2] (16 bytes)"));
 }

@@ -48,3 +48,17 @@ TEST_CASE("NaN and infinities agree only with themselves") {
   CHECK(bad.mismatches == 3);
   CHECK(std::isinf(bad.maxAbsError));
 }
+
+TEST_CASE("integer outputs must match exactly, whatever the tolerances") {
+  const int32_t reference[3] = {1, -2, 1000}, close[3] = {1, -2, 1001};
+  const auto tensor = [](const int32_t *values) {
+    return Tensor::fromBytes({3}, runtime::ElementType::I32, values, 3 * sizeof(int32_t));
+  };
+  CHECK(fuserun::compareOutputs(tensor(reference), tensor(reference), 0.1, 10).mismatches == 0);
+  // Within rtol 0.1 and atol 10 as floats, but not equal.
+  const auto differs = fuserun::compareOutputs(tensor(close), tensor(reference), 0.1, 10);
+  CHECK(differs.mismatches == 1);
+  CHECK(differs.maxAbsError == 1);
+  // A tensor of another type differs everywhere.
+  CHECK(fuserun::compareOutputs(Tensor({3}), tensor(reference), 0.1, 10).mismatches == 3);
+}

@@ -71,7 +71,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   const Plan plan = fromBytes(test::smallPlanBytes());
   CHECK(plan.sourceName() == kName);
   const PlanManifest &m = plan.manifest();
-  CHECK(m.formatVersion == "1.0");
+  CHECK(m.formatVersion == "2.0");
   CHECK(m.compilerVersion == "fusec test");
   CHECK(m.target == "cpu");
   CHECK(m.sourceHash == "0123456789abcdef");
@@ -79,7 +79,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
 
   REQUIRE(plan.inputs().size() == 1);
   CHECK(plan.inputs()[0].name == "x");
-  CHECK(plan.inputs()[0].dtype == "f32");
+  CHECK(plan.inputs()[0].dtype == ElementType::F32);
   CHECK(plan.inputs()[0].shape == Shape{-1, 2});
   CHECK(plan.outputs()[0].buffer == 5);
 
@@ -111,7 +111,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   CHECK(k2.ops[1].results == std::vector<size_t>{4});
   CHECK(k2.yields == std::vector<size_t>{4});
 
-  const float *c = plan.weightData(plan.buffers()[4]);
+  const auto *c = static_cast<const float *>(plan.weightData(plan.buffers()[4]));
   CHECK(c[0] == 1.0f);
   CHECK(c[1] == -10.0f);
   CHECK(plan.sectionBytes("weights").size == 60);
@@ -150,15 +150,15 @@ TEST_CASE("trailing data, bad magic and version numbers") {
 
   std::vector<uint8_t> newerMajor = file;
   storeLE(newerMajor, 8, plan::kMajorVersion + 1, 4);
-  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 2.0 is newer than this "
-                                                    "runtime supports (1.x)"));
+  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 3.0 is newer than this "
+                                                    "runtime supports (2.x)"));
 
   std::vector<uint8_t> olderMajor = file;
   storeLE(olderMajor, 8, 0, 4);
   CHECK_THROWS_WITH(fromBytes(olderMajor), Contains("no longer supported"));
 
   // Minor versions only add what older readers may ignore.
-  std::vector<uint8_t> newerMinor = editedPlan([](json &m) { m["format_version"] = "1.7"; });
+  std::vector<uint8_t> newerMinor = editedPlan([](json &m) { m["format_version"] = "2.7"; });
   storeLE(newerMinor, 12, plan::kMinorVersion + 7, 4);
   CHECK(fromBytes(newerMinor).kernels().size() == 3);
 
@@ -253,9 +253,10 @@ TEST_CASE("kernel value indices out of range or out of order are rejected") {
                     Contains("op Add 'add_c' uses value 3 before it is defined"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["ops"][1]["results"] = {0}; })),
                     Contains("op Add 'add_skip' redefines value 0"));
-  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"].push_back({{"shape", {3}}}); })),
-                    Contains("kernel 'k1_relu' value 2 is neither a kernel input nor an op "
-                             "result"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"].push_back({{"dtype", "f32"}, {"shape", {3}}}); })),
+      Contains("kernel 'k1_relu' value 2 is neither a kernel input nor an op "
+               "result"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {8}; })),
                     Contains("kernel 'k2_add_add' yield 8 is out of range"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][2]["yields"] = {4, 3}; })),
@@ -293,7 +294,7 @@ TEST_CASE("arena buffers must lie inside the arena at every batch size") {
 
 TEST_CASE("graph inputs, outputs and kernel order are cross-checked") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["inputs"][0]["dtype"] = "f16"; })),
-                    Contains("input 'x' has dtype 'f16'; only f32 is supported"));
+                    Contains("input 'x' has dtype f16 but input buffer 0 'x' has dtype f32"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["outputs"][0]["shape"] = {-1, 4}; })),
                     Contains("output 'y' has shape [batch, 4] but output buffer 5 'y' has "
                              "shape [batch, 3]"));
@@ -393,7 +394,8 @@ TEST_CASE("launch and image fields are checked") {
        "kernel 'k3_copy_z' of kind 'copy' must have neither"},
       {[](json &m) {
          m["kernels"][3]["inputs"] = {2, 0};
-         m["kernels"][3]["values"].insert(m["kernels"][3]["values"].begin(), json::parse(R"({"shape": [-1, 4]})"));
+         m["kernels"][3]["values"].insert(m["kernels"][3]["values"].begin(),
+                                          json::parse(R"({"dtype": "f32", "shape": [-1, 4]})"));
          m["kernels"][3]["ops"][0]["operands"] = {0};
          m["kernels"][3]["ops"][0]["results"] = {2};
          m["kernels"][3]["yields"] = {2};
@@ -412,7 +414,7 @@ TEST_CASE("launch and image fields are checked") {
   manifest["kernels"][3]["values"][1]["shape"] = {-1, 2, 2};
   CHECK_THROWS_WITH(Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), kName),
                     Contains("kernel 'k3_copy_z' copies arena buffer 2 't0' of shape "
-                             "[batch, 4] into output buffer 5 'z' of shape [batch, 2, 2]"));
+                             "[batch, 4] and dtype f32 into output buffer 5 'z' of shape [batch, 2, 2]"));
   // Images need their section.
   CHECK_THROWS_WITH(
       Plan::fromBytes(plan::encodePlan(test::hostStepPlanManifest(), {test::hostStepPlanSections()[0]}), kName),
@@ -445,9 +447,9 @@ TEST_CASE("arena buffers live at the same time must not overlap") {
 
 TEST_CASE("the manifest's format_version must match the header") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "garbage"; })),
-                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 1.0"));
-  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "1.1"; })),
-                    Contains("does not match the header's version 1.0"));
+                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 2.0"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "2.1"; })),
+                    Contains("does not match the header's version 2.0"));
 }
 
 TEST_CASE("reserved header bytes must be zero") {
@@ -521,4 +523,91 @@ TEST_CASE("op attributes are checked with the dialect's rules before anything ru
   const json batchPad = {{"pads", {1, 0, 0, 0, 0, 0, 0, 0}}, {"mode", "constant"}, {"value", 0.0}};
   CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Pad", batchPad, json{-1, 1, 4, 4})),
                     Contains("cannot pad the batch dimension (axis 0)"));
+}
+
+TEST_CASE("a plan of format 1.0 is rejected as predating element types") {
+  std::vector<uint8_t> file = test::smallPlanBytes();
+  storeLE(file, 8, 1, 4);
+  CHECK_THROWS_WITH(fromBytes(file), "small.plan: plan format 1.0 predates element types (2.0); recompile the model "
+                                     "with this fusec");
+}
+
+TEST_CASE("dtypes are read for tensors, buffers and kernel values") {
+  const Plan plan = fromBytes(editedPlan([](json &m) {
+    // k1_relu computes in f16: its input converts, its result rounds, and
+    // t1 stores f16.
+    m["buffers"][6]["dtype"] = "f16";
+    m["kernels"][1]["values"][1]["dtype"] = "f16";
+    m["kernels"][2]["values"][0]["dtype"] = "f16";
+  }));
+  CHECK(plan.buffers()[6].dtype == ElementType::F16);
+  CHECK(plan.buffers()[6].byteSize().perBatch == 6);
+  CHECK(plan.kernels()[1].valueTypes == std::vector<ElementType>{ElementType::F32, ElementType::F16});
+  CHECK(plan.outputs()[0].dtype == ElementType::F32);
+}
+
+TEST_CASE("dtype errors name the buffer, value, kernel and op") {
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][3]["dtype"] = "f64"; })),
+                    Contains("arena buffer 3 't0' has unknown dtype 'f64'"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1]["dtype"] = "u8"; })),
+                    Contains("kernel 'k1_relu' value 1 has unknown dtype 'u8'"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1].erase("dtype"); })),
+                    Contains("dtype"));
+  // A kernel input value must have its buffer's type, a yield its output's.
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][0]["dtype"] = "bf16"; })),
+      Contains("kernel 'k1_relu' input 0 (value 0) has dtype bf16 but arena buffer 3 't0' has dtype f32"));
+  CHECK_THROWS_WITH(
+      fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1]["dtype"] = "f16"; })),
+      Contains("kernel 'k1_relu' output 0 (value 1) has dtype f16 but arena buffer 6 't1' has dtype f32"));
+  // Only Cast and Identity take or give integers.
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) {
+                      m["buffers"][6]["dtype"] = "i32";
+                      m["kernels"][1]["values"][1]["dtype"] = "i32";
+                      m["kernels"][2]["values"][0]["dtype"] = "i32";
+                    })),
+                    Contains("kernel 'k1_relu' op Relu 'relu': result value 1 (i32) is not a float"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) {
+                      m["buffers"][4]["dtype"] = "i32";
+                      m["kernels"][2]["values"][1]["dtype"] = "i32";
+                    })),
+                    Contains("kernel 'k2_add_add' op Add 'add_c': operand value 1 (i32) is not a float"));
+  // Mixed float types within an op are fine.
+  CHECK_NOTHROW(fromBytes(editedPlan([](json &m) {
+    m["buffers"][4]["dtype"] = "bf16";
+    m["kernels"][2]["values"][1]["dtype"] = "bf16";
+  })));
+  // A weight's offset must be a multiple of its element size.
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) {
+                      m["buffers"][4]["dtype"] = "i64";
+                      m["buffers"][4]["offset"] = 52;
+                      m["kernels"][2]["values"][1]["dtype"] = "i64";
+                      m["kernels"][2]["ops"][0]["op"] = "Identity";
+                    })),
+                    Contains("weight buffer 4 'c' offset 52 is not a multiple of 8 bytes"));
+}
+
+TEST_CASE("Cast and Identity are checked against their values' dtypes") {
+  auto relu = [](const std::function<void(json &)> &edit) {
+    return editedPlan([&](json &m) {
+      json &kernel = m["kernels"][1];
+      kernel["ops"][0] = {{"op", "Cast"}, {"name", "to_f16"}, {"operands", {0}}, {"results", {1}}};
+      kernel["ops"][0]["attrs"] = {{"to", "f16"}};
+      kernel["values"][1]["dtype"] = "f16";
+      m["buffers"][6]["dtype"] = "f16";
+      m["kernels"][2]["values"][0]["dtype"] = "f16";
+      edit(m);
+    });
+  };
+  CHECK_NOTHROW(fromBytes(relu([](json &) {})));
+  CHECK_THROWS_WITH(fromBytes(relu([](json &m) { m["kernels"][1]["ops"][0]["attrs"]["to"] = "bf16"; })),
+                    Contains("kernel 'k1_relu' op Cast 'to_f16': attribute 'to' is 'bf16', but the result value 1 "
+                             "(f16) is f16"));
+  CHECK_THROWS_WITH(fromBytes(relu([](json &m) { m["kernels"][1]["ops"][0]["attrs"] = json::object(); })),
+                    Contains("op Cast 'to_f16': needs a string attribute 'to'"));
+  CHECK_THROWS_WITH(fromBytes(relu([](json &m) { m["kernels"][1]["ops"][0]["operands"] = {0, 0}; })),
+                    Contains("op Cast 'to_f16': needs one operand and one result, not 2 and 1"));
+  CHECK_THROWS_WITH(fromBytes(relu([](json &m) { m["kernels"][1]["ops"][0]["op"] = "Identity"; })),
+                    Contains("op Identity 'to_f16': must keep the element type, but turns value 0 (f32) into value "
+                             "1 (f16)"));
 }

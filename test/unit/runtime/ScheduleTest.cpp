@@ -126,7 +126,7 @@ TEST_CASE("host steps split the kernels into segments") {
                  {"kind", "host"},
                  {"inputs", {0}},
                  {"outputs", {3}},
-                 {"values", {{{"shape", {-1, 4}}}, {{"shape", {-1, 4}}}}},
+                 {"values", {{{"dtype", "f32"}, {"shape", {-1, 4}}}, {{"dtype", "f32"}, {"shape", {-1, 4}}}}},
                  {"ops", {{{"op", "Relu"}, {"name", "r"}, {"operands", {0}}, {"results", {1}}}}},
                  {"yields", {1}}};
     json last = relu;
@@ -181,7 +181,10 @@ TEST_CASE("a host step stages what it reads and writes, but not weights") {
     json &step = m["kernels"][1];
     step["inputs"] = {2, 1};
     step["outputs"] = {3, 5};
-    step["values"] = {{{"shape", {-1, 4}}}, {{"shape", {4}}}, {{"shape", {-1, 4}}}, {{"shape", {-1, 4}}}};
+    step["values"] = {{{"dtype", "f32"}, {"shape", {-1, 4}}},
+                      {{"dtype", "f32"}, {"shape", {4}}},
+                      {{"dtype", "f32"}, {"shape", {-1, 4}}},
+                      {{"dtype", "f32"}, {"shape", {-1, 4}}}};
     step["ops"] = {
         {{"op", "Softmax"}, {"name", "softmax"}, {"operands", {0}}, {"results", {2}}, {"attrs", {{"axis", 1}}}},
         {{"op", "Mul"}, {"name", "scale"}, {"operands", {2, 1}}, {"results", {3}}}};
