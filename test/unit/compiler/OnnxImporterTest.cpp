@@ -625,6 +625,24 @@ TEST_CASE("bf16 initializers and Casts folded to bf16 are bf16 constants", "[onn
   CHECK(constantBytesOf(mul.getRhs()) == bytesOf(rawBytes(std::vector<uint16_t>{0x3DCD})));
 }
 
+TEST_CASE("folding a Cast through FLOAT16 rounds the value", "[onnx][types]") {
+  TestModel model;
+  model.input("x", {"batch", "1"});
+  model.initializer("tenth", onnx::TensorProto::FLOAT, {1}, rawBytes(std::vector<float>{0.1f}));
+  TestModel::setInt(model.node("Cast", {"tenth"}, {"tenth_half"}), "to", onnx::TensorProto::FLOAT16);
+  TestModel::setInt(model.node("Cast", {"tenth_half"}, {"tenth_back"}), "to", onnx::TensorProto::FLOAT);
+  model.node("Mul", {"x", "tenth_back"}, {"y"}, "scale");
+  model.output("y");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  auto mul = opsOfType<fuse::MulOp>(*module).front();
+  // 0.1 in f16 is 1638 / 16384.
+  CHECK(fuse::getConstantData(mul.getRhs()) == std::vector<float>{0.0999755859375f});
+}
+
 TEST_CASE("integer exponents take the base's type and Casts to the same type vanish", "[onnx][types]") {
   TestModel model;
   model.input("x", {"batch", "2"}, onnx::TensorProto::FLOAT16);
