@@ -209,6 +209,21 @@ FailureOr<Results> NodeFolder::foldConstant() {
   return error() << "attribute '" << name << "' is not supported";
 }
 
+/// A float as int64 or int32 the way fuse.cast converts it: toward zero,
+/// saturating at the type's range, NaN as 0.
+int64_t floatToInteger(float value, bool toInt32) {
+  if (std::isnan(value))
+    return 0;
+  double truncated = std::trunc(static_cast<double>(value));
+  double low = toInt32 ? -2147483648.0 : -9223372036854775808.0;
+  double high = toInt32 ? 2147483647.0 : 9223372036854775808.0;
+  if (truncated <= low)
+    return toInt32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+  if (truncated >= high)
+    return toInt32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(truncated);
+}
+
 FailureOr<Results> NodeFolder::foldCast() {
   auto data = required(0);
   auto to = intAttribute("to", onnx::TensorProto::UNDEFINED);
@@ -240,14 +255,19 @@ FailureOr<Results> NodeFolder::foldCast() {
   case onnx::TensorProto::BOOL: {
     bool toBool = *to == onnx::TensorProto::BOOL;
     std::vector<SymbolicInt> values;
+    bool toInt32 = *to == onnx::TensorProto::INT32;
     if (source.isFloat()) {
       for (float v : source.floats)
-        values.push_back(SymbolicInt::of(toBool ? v != 0 : static_cast<int64_t>(std::trunc(v))));
+        values.push_back(SymbolicInt::of(toBool ? v != 0 : floatToInteger(v, toInt32)));
     } else {
       for (const SymbolicInt &v : source.ints) {
         if (toBool && v.isBatch)
           return error() << "the batch size has no value to convert to bool";
-        values.push_back(toBool ? SymbolicInt::of(v.value != 0) : v);
+        // int64 to int32 keeps the low 32 bits, as a run-time Cast does.
+        if (toInt32 && !v.isBatch)
+          values.push_back(SymbolicInt::of(static_cast<int32_t>(static_cast<uint32_t>(v.value))));
+        else
+          values.push_back(toBool ? SymbolicInt::of(v.value != 0) : v);
       }
     }
     return Results{KnownTensor::ofInts(source.shape, std::move(values), *to)};
