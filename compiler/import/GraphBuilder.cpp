@@ -1,7 +1,8 @@
 //===- GraphBuilder.cpp - Graph to fuse dialect ---------------------------===//
 #include "compiler/import/GraphBuilder.h"
 #include "compiler/import/OnnxOpBuilders.h"
-#include "ir/ConstantData.h"
+#include "compiler/import/TypedConstants.h"
+#include "ir/ElementTypes.h"
 
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
@@ -34,6 +35,7 @@ private:
   LogicalResult checkNames();
   FailureOr<std::vector<size_t>> topologicalOrder();
   LogicalResult emitNodes(OpBuilder &builder, ArrayRef<size_t> order);
+  LogicalResult checkOutputTypes(ArrayRef<Value> results);
   Location locOf(const GraphNode &node) { return nodeLocation(context, graph.sourcePath, node.name); }
 
   const Graph &graph;
@@ -71,8 +73,8 @@ LogicalResult ModuleBuilder::checkNames() {
         return emitError(fileLoc) << "constant '" << constant.name << "' has an invalid dimension " << dim;
       elements *= dim;
     }
-    if (elements != static_cast<int64_t>(constant.data.size()))
-      return emitError(fileLoc) << "constant '" << constant.name << "' has " << constant.data.size()
+    if (elements != static_cast<int64_t>(constant.size()))
+      return emitError(fileLoc) << "constant '" << constant.name << "' has " << constant.size()
                                 << " values but its shape " << fuse::shapeToString(constant.shape) << " needs "
                                 << elements;
     constants[constant.name] = &constant;
@@ -166,8 +168,7 @@ LogicalResult ModuleBuilder::emitNodes(OpBuilder &builder, ArrayRef<size_t> orde
       if (!value) {
         const GraphConstant *constant = constants.lookup(input);
         assert(constant && "checkNames guarantees every input is defined");
-        value = fuse::createConstant(builder, nodeLocation(context, graph.sourcePath, input), input, constant->shape,
-                                     constant->data);
+        value = createGraphConstant(builder, nodeLocation(context, graph.sourcePath, input), *constant);
       }
       operands.push_back(value);
     }
@@ -181,6 +182,20 @@ LogicalResult ModuleBuilder::emitNodes(OpBuilder &builder, ArrayRef<size_t> orde
     for (size_t i = 0; i < numResults; ++i)
       if (!node.outputs[i].empty())
         values[node.outputs[i]] = (*results)[i];
+  }
+  return success();
+}
+
+LogicalResult ModuleBuilder::checkOutputTypes(ArrayRef<Value> results) {
+  for (auto [output, value] : llvm::zip(graph.outputs, results)) {
+    auto declared = graph.declaredOutputTypes.find(output);
+    if (declared == graph.declaredOutputTypes.end())
+      continue;
+    std::optional<StringRef> computed = fuse::elementTypeName(fuse::elementTypeOf(value));
+    if (computed && *computed == dtypeName(declared->second))
+      continue;
+    return emitError(fileLoc) << "graph output '" << output << "' is declared " << dtypeName(declared->second)
+                              << " but the graph computes " << (computed ? *computed : StringRef("another type"));
   }
   return success();
 }
@@ -200,7 +215,7 @@ OwningOpRef<ModuleOp> ModuleBuilder::build() {
     SmallVector<int64_t> shape;
     for (int64_t dim : input.shape)
       shape.push_back(dim == kBatchDim ? fuse::kDynamic : dim);
-    inputTypes.push_back(fuse::f32TensorType(&context, shape));
+    inputTypes.push_back(RankedTensorType::get(shape, elementTypeFor(&context, input.dtype)));
   }
   auto func = builder.create<func::FuncOp>(fileLoc, kEntryFunction, builder.getFunctionType(inputTypes, {}));
   Block *entry = func.addEntryBlock();
@@ -215,6 +230,8 @@ OwningOpRef<ModuleOp> ModuleBuilder::build() {
   SmallVector<Value> results;
   for (const std::string &output : graph.outputs)
     results.push_back(values.lookup(output));
+  if (failed(checkOutputTypes(results)))
+    return nullptr;
   builder.create<func::ReturnOp>(fileLoc, results);
   func.setFunctionType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
   for (auto [i, output] : llvm::enumerate(graph.outputs))

@@ -3,6 +3,7 @@
 #include "compiler/import/GraphBuilder.h"
 #include "compiler/import/Safetensors.h"
 #include "runtime/support/CheckedMath.h"
+#include "runtime/support/HalfFloat.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallString.h"
@@ -36,7 +37,10 @@ private:
     return emitError(fileLoc) << where << ": " << message;
   }
   LogicalResult readShape(const json &value, const Twine &where, std::vector<int64_t> &shape, bool allowBatch);
+  LogicalResult readDType(const json &object, const std::string &where, DType &dtype);
+  LogicalResult readConstantData(const json &data, const std::string &where, GraphConstant &constant);
   LogicalResult readInputs(const json &root, Graph &graph);
+  LogicalResult readOutputs(const json &root, Graph &graph);
   LogicalResult readConstants(const json &root, Graph &graph);
   LogicalResult readNodes(const json &root, Graph &graph);
   LogicalResult readAttribute(const json &value, const std::string &where, AttrValue &attr);
@@ -87,6 +91,58 @@ LogicalResult JsonGraphReader::readNames(const json &value, const Twine &where, 
   return success();
 }
 
+LogicalResult JsonGraphReader::readDType(const json &object, const std::string &where, DType &dtype) {
+  dtype = DType::F32;
+  if (!object.contains("dtype"))
+    return success();
+  const json &value = object["dtype"];
+  std::optional<DType> parsed = value.is_string() ? parseDType(value.get<std::string>()) : std::nullopt;
+  if (!parsed)
+    return fail(where, "dtype " + value.dump() + " is not supported (f32, f16, bf16, i64, i32 and i1 are)");
+  dtype = *parsed;
+  return success();
+}
+
+LogicalResult JsonGraphReader::readConstantData(const json &data, const std::string &where, GraphConstant &constant) {
+  if (!data.is_array())
+    return fail(where, "'data' must be an array of numbers");
+  for (const json &value : data) {
+    if (!value.is_number())
+      return fail(where, "'data' must hold numbers, got " + value.dump());
+    switch (constant.dtype) {
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16: {
+      // Half-precision data is rounded to its type here, so the constant
+      // holds exactly what the plan will.
+      float narrowed = narrowToFloat(value.get<double>());
+      constant.data.push_back(constant.dtype == DType::F16    ? roundToHalf(narrowed)
+                              : constant.dtype == DType::BF16 ? roundToBfloat16(narrowed)
+                                                              : narrowed);
+      break;
+    }
+    case DType::I64:
+    case DType::I32:
+    case DType::I1: {
+      bool inRange = value.is_number_integer();
+      int64_t integer = inRange ? value.get<int64_t>() : 0;
+      if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+        inRange = false;
+      if (constant.dtype == DType::I32)
+        inRange &= integer >= INT32_MIN && integer <= INT32_MAX;
+      if (constant.dtype == DType::I1)
+        inRange &= integer == 0 || integer == 1;
+      if (!inRange)
+        return fail(where,
+                    "'data' holds " + value.dump() + ", which dtype " + dtypeName(constant.dtype) + " cannot hold");
+      constant.ints.push_back(integer);
+      break;
+    }
+    }
+  }
+  return success();
+}
+
 LogicalResult JsonGraphReader::readInputs(const json &root, Graph &graph) {
   if (!root.contains("inputs") || !root["inputs"].is_array())
     return fail("'inputs'", "is required and must be an array");
@@ -96,17 +152,41 @@ LogicalResult JsonGraphReader::readInputs(const json &root, Graph &graph) {
     GraphInput graphInput;
     graphInput.name = input["name"];
     std::string where = "input '" + graphInput.name + "'";
-    if (input.contains("dtype") && input["dtype"] != "f32")
-      return fail(where, "dtype " + input["dtype"].dump() + " is not supported (only f32)");
+    if (failed(readDType(input, where, graphInput.dtype)))
+      return failure();
     if (!input.contains("shape"))
       return fail(where, "needs a 'shape'");
     if (failed(readShape(input["shape"], where, graphInput.shape, /*allowBatch=*/true)))
       return failure();
     graph.inputs.push_back(std::move(graphInput));
   }
-  if (!root.contains("outputs"))
-    return fail("'outputs'", "is required");
-  return readNames(root["outputs"], "'outputs'", graph.outputs, /*allowEmpty=*/false);
+  return success();
+}
+
+LogicalResult JsonGraphReader::readOutputs(const json &root, Graph &graph) {
+  if (!root.contains("outputs") || !root["outputs"].is_array())
+    return fail("'outputs'", "is required and must be an array");
+  // An output is its name, or an object with its name and declared dtype.
+  for (const json &output : root["outputs"]) {
+    if (output.is_string() && !output.get<std::string>().empty()) {
+      graph.outputs.push_back(output.get<std::string>());
+      continue;
+    }
+    if (!output.is_object() || !output.contains("name") || !output["name"].is_string() ||
+        output["name"].get<std::string>().empty())
+      return fail("'outputs'", "must hold tensor names or objects with a 'name' and a 'dtype', got " + output.dump());
+    std::string name = output["name"];
+    std::string where = "output '" + name + "'";
+    for (auto &[key, value] : output.items())
+      if (key != "name" && key != "dtype")
+        return fail(where, "unknown field '" + key + "'");
+    DType dtype;
+    if (failed(readDType(output, where, dtype)))
+      return failure();
+    graph.outputs.push_back(name);
+    graph.declaredOutputTypes[name] = dtype;
+  }
+  return success();
 }
 
 LogicalResult JsonGraphReader::readConstants(const json &root, Graph &graph) {
@@ -126,19 +206,12 @@ LogicalResult JsonGraphReader::readConstants(const json &root, Graph &graph) {
     std::string where = "constant '" + name + "'";
     if (!tensor.is_object() || !tensor.contains("shape") || !tensor.contains("data"))
       return fail(where, "needs 'shape' and 'data'");
-    if (tensor.contains("dtype") && tensor["dtype"] != "f32")
-      return fail(where, "dtype " + tensor["dtype"].dump() + " is not supported (only f32)");
     GraphConstant constant;
     constant.name = name;
-    if (failed(readShape(tensor["shape"], where, constant.shape, /*allowBatch=*/false)))
+    if (failed(readDType(tensor, where, constant.dtype)) ||
+        failed(readShape(tensor["shape"], where, constant.shape, /*allowBatch=*/false)) ||
+        failed(readConstantData(tensor["data"], where, constant)))
       return failure();
-    if (!tensor["data"].is_array())
-      return fail(where, "'data' must be an array of numbers");
-    for (const json &value : tensor["data"]) {
-      if (!value.is_number())
-        return fail(where, "'data' must hold numbers, got " + value.dump());
-      constant.data.push_back(narrowToFloat(value.get<double>()));
-    }
     graph.constants.push_back(std::move(constant));
   }
   return success();
@@ -242,7 +315,8 @@ FailureOr<Graph> JsonGraphReader::read(StringRef text) {
     return emitError(fileLoc) << "'version' must be " << kFormatVersion;
   Graph graph;
   graph.sourcePath = path;
-  if (failed(readInputs(root, graph)) || failed(readConstants(root, graph)) || failed(readNodes(root, graph)))
+  if (failed(readInputs(root, graph)) || failed(readOutputs(root, graph)) || failed(readConstants(root, graph)) ||
+      failed(readNodes(root, graph)))
     return failure();
   return graph;
 }

@@ -70,6 +70,7 @@ template <typename Visitor> void forEachIndex(ArrayRef<int64_t> shape, Visitor v
 KnownTensor takeElements(const KnownTensor &source, Shape shape, ArrayRef<int64_t> indices) {
   KnownTensor result;
   result.kind = source.kind;
+  result.elemType = source.elemType;
   result.shape = std::move(shape);
   for (int64_t index : indices) {
     if (source.isFloat())
@@ -208,6 +209,21 @@ FailureOr<Results> NodeFolder::foldConstant() {
   return error() << "attribute '" << name << "' is not supported";
 }
 
+/// A float as int64 or int32 the way fuse.cast converts it: toward zero,
+/// saturating at the type's range, NaN as 0.
+int64_t floatToInteger(float value, bool toInt32) {
+  if (std::isnan(value))
+    return 0;
+  double truncated = std::trunc(static_cast<double>(value));
+  double low = toInt32 ? -2147483648.0 : -9223372036854775808.0;
+  double high = toInt32 ? 2147483647.0 : 9223372036854775808.0;
+  if (truncated <= low)
+    return toInt32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+  if (truncated >= high)
+    return toInt32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(truncated);
+}
+
 FailureOr<Results> NodeFolder::foldCast() {
   auto data = required(0);
   auto to = intAttribute("to", onnx::TensorProto::UNDEFINED);
@@ -216,33 +232,45 @@ FailureOr<Results> NodeFolder::foldCast() {
   const KnownTensor &source = **data;
   switch (*to) {
   case onnx::TensorProto::FLOAT:
-  case onnx::TensorProto::DOUBLE: {
-    if (source.isFloat())
-      return Results{source};
-    if (source.dependsOnBatch())
-      return error() << "the batch size has no value to convert to float";
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16: {
+    // Values are rounded to the target type, as a run-time Cast would.
     std::vector<float> values;
-    values.reserve(source.ints.size());
-    for (const SymbolicInt &v : source.ints)
-      values.push_back(static_cast<float>(v.value));
-    return Results{KnownTensor::ofFloats(source.shape, std::move(values))};
+    if (source.isFloat()) {
+      values.reserve(source.floats.size());
+      for (float v : source.floats)
+        values.push_back(roundToOnnxType(v, *to));
+    } else {
+      if (source.dependsOnBatch())
+        return error() << "the batch size has no value to convert to float";
+      values.reserve(source.ints.size());
+      for (const SymbolicInt &v : source.ints)
+        values.push_back(roundToOnnxType(static_cast<float>(v.value), *to));
+    }
+    return Results{KnownTensor::ofFloats(source.shape, std::move(values), *to)};
   }
   case onnx::TensorProto::INT64:
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL: {
     bool toBool = *to == onnx::TensorProto::BOOL;
     std::vector<SymbolicInt> values;
+    bool toInt32 = *to == onnx::TensorProto::INT32;
     if (source.isFloat()) {
       for (float v : source.floats)
-        values.push_back(SymbolicInt::of(toBool ? v != 0 : static_cast<int64_t>(std::trunc(v))));
+        values.push_back(SymbolicInt::of(toBool ? v != 0 : floatToInteger(v, toInt32)));
     } else {
       for (const SymbolicInt &v : source.ints) {
         if (toBool && v.isBatch)
           return error() << "the batch size has no value to convert to bool";
-        values.push_back(toBool ? SymbolicInt::of(v.value != 0) : v);
+        // int64 to int32 keeps the low 32 bits, as a run-time Cast does.
+        if (toInt32 && !v.isBatch)
+          values.push_back(SymbolicInt::of(static_cast<int32_t>(static_cast<uint32_t>(v.value))));
+        else
+          values.push_back(toBool ? SymbolicInt::of(v.value != 0) : v);
       }
     }
-    return Results{KnownTensor::ofInts(source.shape, std::move(values))};
+    return Results{KnownTensor::ofInts(source.shape, std::move(values), *to)};
   }
   default:
     return error() << "casting to " << onnxTypeName(*to) << " is not supported";
@@ -270,6 +298,7 @@ FailureOr<Results> NodeFolder::foldConstantOfShape() {
                    << foldLimitText(fill.kind) << ")";
   KnownTensor result;
   result.kind = fill.kind;
+  result.elemType = fill.elemType;
   result.shape = std::move(*shape);
   if (fill.isFloat())
     result.floats.assign(numElements(result.shape), fill.floats[0]);
@@ -363,6 +392,7 @@ FailureOr<Results> NodeFolder::foldConcat() {
   int64_t outer = numElements(ArrayRef<int64_t>(shape).take_front(*axis));
   KnownTensor result;
   result.kind = first.kind;
+  result.elemType = first.elemType;
   result.shape = shape;
   for (int64_t o = 0; o < outer; ++o) {
     for (const KnownTensor *part : inputs) {
@@ -575,8 +605,8 @@ FailureOr<Results> NodeFolder::foldRange() {
     std::vector<float> values;
     values.reserve(count);
     for (int64_t i = 0; i < count; ++i)
-      values.push_back(start + i * delta);
-    return Results{KnownTensor::ofFloats({count}, std::move(values))};
+      values.push_back(roundToOnnxType(start + i * delta, input(0)->elemType));
+    return Results{KnownTensor::ofFloats({count}, std::move(values), input(0)->elemType)};
   }
   Shape bounds;
   for (size_t i = 0; i < 3; ++i) {
@@ -672,6 +702,7 @@ FailureOr<Results> NodeFolder::foldBinary() {
     return error() << "the result " << fuse::shapeToString(shape) << " holds more than " << foldLimitText(a.kind);
   KnownTensor result;
   result.kind = a.kind;
+  result.elemType = a.elemType;
   result.shape = shape;
   const std::string &op = node.op_type();
   LogicalResult status = success();
@@ -683,7 +714,8 @@ FailureOr<Results> NodeFolder::foldBinary() {
     }
     if (a.isFloat()) {
       float x = a.floats[ai], y = b.floats[bi];
-      result.floats.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y);
+      float value = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+      result.floats.push_back(roundToOnnxType(value, a.elemType));
       return;
     }
     if (failed(status))

@@ -1,9 +1,10 @@
 //===- OnnxConstantFolding.h - Evaluate ONNX nodes at import ----*- C++ -*-===//
 //
 // Exporters compute shapes, pads and axes with small graphs of integer ops
-// (Shape -> Gather -> Concat -> Reshape -> ...). fusec computes float32 only,
-// so the importer evaluates such nodes, and float ops on constants (a linear
-// layer's Transpose(W)), before building the graph. Integer elements may be
+// (Shape -> Gather -> Concat -> Reshape -> ...). fuse ops compute floats
+// only, so the importer evaluates such nodes, and float ops on constants (a
+// linear layer's Transpose(W)), before building the graph; results keep their
+// inputs' element type (f16 and bf16 results rounded to it). Integer elements may be
 // the batch size (SymbolicInt); arithmetic keeps it only where the result is
 // still the batch size or a number (batch * 1, batch - batch, ...).
 //

@@ -55,9 +55,7 @@ constexpr ImportTimeInput kImportTimeInputs[] = {
 
 /// Run-time ops without a fuse op of their own; the importer rewrites them
 /// to ones that have (Identity, Reshape).
-bool isLoweredOp(StringRef opType) {
-  return opType == "Dropout" || opType == "Squeeze" || opType == "Unsqueeze" || opType == "Cast";
-}
+bool isLoweredOp(StringRef opType) { return opType == "Dropout" || opType == "Squeeze" || opType == "Unsqueeze"; }
 
 /// Ops about a tensor's shape rather than its values.
 bool isShapeQueryOp(StringRef opType) { return opType == "Shape" || opType == "Size"; }
@@ -93,9 +91,6 @@ private:
   LogicalResult checkOpTypes();
   LogicalResult readInitializers();
   LogicalResult readInputs();
-  /// Non-float inputs are reported after the nodes, which name the node
-  /// that needed the value at import when there is one.
-  LogicalResult checkNonFloatInputs();
   LogicalResult importNode(const onnx::NodeProto &node, const std::string &name);
   LogicalResult importShapeQuery(const onnx::NodeProto &node, Location loc);
   LogicalResult importRuntimeNode(const onnx::NodeProto &node, const std::string &name, Location loc);
@@ -108,10 +103,13 @@ private:
   FailureOr<std::vector<int64_t>> requireShape(StringRef tensor, Location loc);
   /// Registers a tensor a node defines, rejecting a second definition.
   LogicalResult define(const std::string &tensor, Location loc);
-  /// Makes the known float tensor `name` a graph constant.
-  void useConstant(const std::string &name);
-  /// The name of a float copy of the known integer tensor `name`.
-  FailureOr<std::string> floatConstant(const std::string &name, const KnownTensor &tensor, Location loc);
+  /// Makes the known tensor `name` a graph constant, after checking that
+  /// fusec can hold it at run time.
+  LogicalResult useConstant(const std::string &name, Location loc);
+  /// The name of a copy of the known integer tensor `name` in float type
+  /// `onnxType`.
+  FailureOr<std::string> floatConstant(const std::string &name, const KnownTensor &tensor, int32_t onnxType,
+                                       Location loc);
 
   const onnx::ModelProto &model;
   std::string path;
@@ -124,10 +122,9 @@ private:
   llvm::StringMap<KnownTensor> known;
   /// Tensors computed at run time: graph inputs and GraphNode outputs.
   llvm::StringSet<> runtime;
-  std::vector<const onnx::ValueInfoProto *> nonFloatInputs;
   /// Tensors some node reads or the graph returns.
   llvm::StringSet<> consumed;
-  /// Known float tensors that GraphNodes read, in first-use order.
+  /// Known tensors that GraphNodes read, in first-use order.
   std::vector<std::string> usedConstants;
   llvm::StringSet<> usedConstantSet;
   std::optional<RuntimeShapeInference> shapes;
@@ -189,6 +186,10 @@ LogicalResult OnnxGraphReader::readInputs() {
     if (!input.type().has_tensor_type())
       return fail("is not a tensor");
     const onnx::TypeProto::Tensor &type = input.type().tensor_type();
+    std::optional<DType> dtype = dtypeForOnnxType(type.elem_type());
+    if (!dtype)
+      return fail("has element type " + onnxTypeName(type.elem_type()) +
+                  ", which fusec does not support (FLOAT, FLOAT16, BFLOAT16, INT64, INT32 and BOOL are)");
     if (!type.has_shape())
       return fail("has no shape");
     std::vector<int64_t> shape;
@@ -213,10 +214,7 @@ LogicalResult OnnxGraphReader::readInputs() {
     if (!isPlausibleShape(shape, /*allowBatch=*/true))
       return fail("has an implausibly large shape (more than " + Twine(kMaxTensorBytes) + " bytes per sample)");
     runtime.insert(input.name());
-    if (type.elem_type() == onnx::TensorProto::FLOAT)
-      graph.inputs.push_back({input.name(), shape});
-    else
-      nonFloatInputs.push_back(&input);
+    graph.inputs.push_back({input.name(), shape, *dtype});
     runtimeInputs.emplace_back(&input, std::move(shape));
   }
   shapes.emplace(model, batchSymbol);
@@ -225,35 +223,38 @@ LogicalResult OnnxGraphReader::readInputs() {
   return success();
 }
 
-LogicalResult OnnxGraphReader::checkNonFloatInputs() {
-  if (nonFloatInputs.empty())
-    return success();
-  const onnx::ValueInfoProto &input = *nonFloatInputs.front();
-  return emitError(fileLoc) << "graph input '" << input.name() << "' has element type "
-                            << onnxTypeName(input.type().tensor_type().elem_type())
-                            << "; fusec takes float32 inputs (integer inputs must be "
-                               "initializers)";
-}
-
 LogicalResult OnnxGraphReader::define(const std::string &tensor, Location loc) {
   if (known.count(tensor) || runtime.contains(tensor))
     return emitError(loc) << "tensor '" << tensor << "' is defined more than once";
   return success();
 }
 
-void OnnxGraphReader::useConstant(const std::string &name) {
+LogicalResult OnnxGraphReader::useConstant(const std::string &name, Location loc) {
+  const KnownTensor &tensor = known[name];
+  if (!dtypeForOnnxType(tensor.elemType))
+    return emitError(loc) << "tensor '" << name << "' has element type " << onnxTypeName(tensor.elemType)
+                          << ", which fusec does not support at run time (FLOAT, FLOAT16, BFLOAT16, INT64, INT32 "
+                             "and BOOL are)";
+  if (tensor.dependsOnBatch())
+    return emitError(loc) << "tensor '" << name << "' depends on the batch size, which has no value at import";
   if (usedConstantSet.insert(name).second)
     usedConstants.push_back(name);
+  return success();
 }
 
 FailureOr<std::string> OnnxGraphReader::floatConstant(const std::string &name, const KnownTensor &tensor,
-                                                      Location loc) {
+                                                      int32_t onnxType, Location loc) {
   auto values = tensor.staticInts();
   if (!values)
     return emitError(loc) << "input '" << name << "' depends on the batch size, which has no value at import";
-  std::string floatName = name + "@float";
-  if (!known.count(floatName))
-    known[floatName] = KnownTensor::ofFloats(tensor.shape, std::vector<float>(values->begin(), values->end()));
+  std::string floatName = name + "@" + onnxTypeName(onnxType);
+  if (!known.count(floatName)) {
+    std::vector<float> floats;
+    floats.reserve(values->size());
+    for (int64_t value : *values)
+      floats.push_back(roundToOnnxType(static_cast<float>(value), onnxType));
+    known[floatName] = KnownTensor::ofFloats(tensor.shape, std::move(floats), onnxType);
+  }
   return floatName;
 }
 
@@ -506,12 +507,24 @@ LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, Location loc) {
     return success();
   }
   if (node.opType == "Cast") {
+    // fuse.cast names its target as plans do; `saturate` (opset 19) only
+    // concerns float8 targets, which fusec does not have.
     auto to = node.attrs.find("to");
-    if (to == node.attrs.end() || to->second.i != onnx::TensorProto::FLOAT)
-      return emitError(loc) << "Cast of a run-time tensor must be to FLOAT (fusec computes "
-                               "float32 only)";
-    node.opType = "Identity";
+    if (to == node.attrs.end() || to->second.kind != AttrValue::Kind::Int)
+      return emitError(loc) << "Cast needs an integer attribute 'to'";
+    std::optional<DType> dtype = dtypeForOnnxType(static_cast<int32_t>(to->second.i));
+    if (!dtype)
+      return emitError(loc) << "Cast to " << onnxTypeName(static_cast<int32_t>(to->second.i))
+                            << " is not supported (fusec casts to FLOAT, FLOAT16, BFLOAT16, INT64, INT32 and BOOL)";
+    // A Cast to the type its input already has is the identity (as f32
+    // models exported with a Cast to FLOAT had it before fuse.cast existed).
+    int32_t from = node.inputs.empty() || node.inputs[0].empty()
+                       ? onnx::TensorProto::UNDEFINED
+                       : shapes->elemTypeOf(node.inputs[0]).value_or(onnx::TensorProto::UNDEFINED);
+    node.opType = from == to->second.i ? "Identity" : "Cast";
     node.attrs.clear();
+    if (node.opType == "Cast")
+      node.attrs["to"] = AttrValue::ofString(dtypeName(*dtype));
   }
   return success();
 }
@@ -537,6 +550,14 @@ LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, co
   if (failed(convertImportTimeInputs(graphNode, inferenceNode, loc)) || failed(lowerNode(graphNode, loc)))
     return failure();
 
+  // The float type the node computes in: that of its first run-time input
+  // (asked only when needed: each question may run ONNX shape inference).
+  auto computeType = [&]() -> int32_t {
+    for (const std::string &input : graphNode.inputs)
+      if (!input.empty() && runtime.contains(input))
+        return shapes->elemTypeOf(input).value_or(onnx::TensorProto::FLOAT);
+    return onnx::TensorProto::FLOAT;
+  };
   for (std::string &input : graphNode.inputs) {
     auto it = known.find(input);
     if (input.empty() || it == known.end())
@@ -544,13 +565,19 @@ LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, co
     shapes->addConstant(input, it->second);
     if (it->second.isInt()) {
       // ONNX gives float and integer operands one type, except Pow's
-      // exponent; fusec computes it, like everything, in float32.
-      auto asFloat = floatConstant(input, it->second, loc);
-      if (failed(asFloat))
-        return failure();
-      input = *asFloat;
+      // exponent; fuse ops compute it in the node's float type. Integer
+      // operands of integer tensors stay integers (and fuse ops refuse them).
+      int32_t type = computeType();
+      if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 ||
+          type == onnx::TensorProto::BFLOAT16) {
+        auto asFloat = floatConstant(input, it->second, type, loc);
+        if (failed(asFloat))
+          return failure();
+        input = *asFloat;
+      }
     }
-    useConstant(input);
+    if (failed(useConstant(input, loc)))
+      return failure();
   }
   for (const std::string &output : graphNode.outputs)
     if (!output.empty())
@@ -563,21 +590,23 @@ LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, co
 LogicalResult OnnxGraphReader::readOutputs() {
   for (const onnx::ValueInfoProto &output : model.graph().output()) {
     const std::string &name = output.name();
-    auto notFloat = [&](int32_t type) {
-      return emitError(fileLoc) << "graph output '" << name << "' has element type " << onnxTypeName(type)
-                                << "; fusec computes float32 only";
-    };
     int32_t declared = output.type().tensor_type().elem_type();
-    if (declared != onnx::TensorProto::UNDEFINED && declared != onnx::TensorProto::FLOAT)
-      return notFloat(declared);
+    if (declared != onnx::TensorProto::UNDEFINED) {
+      std::optional<DType> dtype = dtypeForOnnxType(declared);
+      if (!dtype)
+        return emitError(fileLoc) << "graph output '" << name << "' has element type " << onnxTypeName(declared)
+                                  << ", which fusec does not support (FLOAT, FLOAT16, BFLOAT16, INT64, INT32 and "
+                                     "BOOL are)";
+      // GraphBuilder compares it with the type the nodes compute.
+      graph.declaredOutputTypes[name] = *dtype;
+    }
     if (auto it = known.find(name); it != known.end()) {
-      if (it->second.isInt())
-        return notFloat(onnx::TensorProto::INT64);
       // The graph returns only values nodes compute: an Identity returns the
       // folded constant.
       std::string constantName = name + "@constant";
       known[constantName] = it->second;
-      useConstant(constantName);
+      if (failed(useConstant(constantName, fileLoc)))
+        return failure();
       GraphNode identity;
       identity.name = name + "@identity";
       identity.opType = "Identity";
@@ -605,11 +634,19 @@ FailureOr<Graph> OnnxGraphReader::read() {
   for (int i = 0; i < model.graph().node_size(); ++i)
     if (failed(importNode(model.graph().node(i), nodeName(model.graph().node(i), i))))
       return failure();
-  if (failed(checkNonFloatInputs()) || failed(readOutputs()))
+  if (failed(readOutputs()))
     return failure();
   for (const std::string &name : usedConstants) {
     KnownTensor &tensor = known[name];
-    graph.constants.push_back({name, tensor.shape, std::move(tensor.floats)});
+    GraphConstant constant;
+    constant.name = name;
+    constant.shape = tensor.shape;
+    constant.dtype = *dtypeForOnnxType(tensor.elemType); // useConstant checked it
+    if (tensor.isFloat())
+      constant.data = std::move(tensor.floats);
+    else
+      constant.ints = *tensor.staticInts();
+    graph.constants.push_back(std::move(constant));
   }
   return std::move(graph);
 }

@@ -2,9 +2,10 @@
 //
 // Reads an ONNX model (protobuf) into a Graph. Shape arithmetic and other
 // nodes whose inputs are known at import are folded first (see
-// OnnxConstantFolding.h), so only float32 compute reaches the graph; inputs
-// that fuse ops take as attributes (Reshape's shape, Pad's pads, ...) must
-// fold to constants.
+// OnnxConstantFolding.h), so only f32/f16/bf16 compute and Casts reach the
+// graph; inputs that fuse ops take as attributes (Reshape's shape, Pad's
+// pads, ...) must fold to constants. Tensors of FLOAT, FLOAT16, BFLOAT16,
+// INT64, INT32 and BOOL keep their type (f32, f16, bf16, i64, i32, i1).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_COMPILER_IMPORT_ONNXIMPORTER_H

@@ -1,5 +1,6 @@
 //===- OnnxOpBuilders.cpp - ONNX nodes to fuse ops -----------------------===//
 #include "compiler/import/OnnxOpBuilders.h"
+#include "compiler/import/Graph.h"
 
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
@@ -241,6 +242,23 @@ template <typename OpTy> FailureOr<Results> buildBinary(BuildContext &ctx) {
 
 FailureOr<Results> buildIdentity(BuildContext &ctx) { return Results{ctx.operand(0)}; }
 
+/// `to` names the result's dtype as plans spell it (the ONNX importer
+/// translates ONNX's TensorProto type numbers).
+FailureOr<Results> buildCast(BuildContext &ctx) {
+  if (!ctx.attrs.has("to")) {
+    ctx.attrs.invalid("Cast needs attribute 'to'");
+    return failure();
+  }
+  std::string to = ctx.attrs.getString("to", "");
+  if (!parseDType(to)) {
+    if (ctx.node.attrs.at("to").kind != AttrValue::Kind::String)
+      return failure(); // getString reported the type
+    ctx.attrs.invalid("attribute 'to' of Cast must be one of f32, f16, bf16, i64, i32, i1, got \"" + to + "\"");
+    return failure();
+  }
+  return single(ctx.create<CastOp>(ctx.operand(0), ctx.builder.getStringAttr(to)));
+}
+
 FailureOr<Results> buildGelu(BuildContext &ctx) {
   std::string approximate = ctx.attrs.getString("approximate", "none");
   return single(ctx.create<GeluOp>(ctx.operand(0), ctx.builder.getStringAttr(approximate)));
@@ -410,6 +428,7 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Erf", {1, 1, buildUnary<ErfOp>}},
       {"Sqrt", {1, 1, buildUnary<SqrtOp>}},
       {"Identity", {1, 1, buildIdentity}},
+      {"Cast", {1, 1, buildCast}},
       {"Gelu", {1, 1, buildGelu}},
       {"Clip", {1, 1, buildClip}},
       {"Add", {2, 2, buildBinary<AddOp>}},

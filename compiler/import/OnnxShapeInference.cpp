@@ -16,12 +16,14 @@ RuntimeShapeInference::RuntimeShapeInference(const onnx::ModelProto &source, std
 void RuntimeShapeInference::addInput(const onnx::ValueInfoProto &input, std::vector<int64_t> shape) {
   *model.mutable_graph()->add_input() = input;
   shapes[input.name()] = std::move(shape);
+  elemTypes[input.name()] = input.type().tensor_type().elem_type();
 }
 
 void RuntimeShapeInference::addConstant(llvm::StringRef name, const KnownTensor &tensor) {
   if (shapes.count(name))
     return;
   shapes[name] = tensor.shape;
+  elemTypes[name] = tensor.elemType;
   onnx::GraphProto &graph = *model.mutable_graph();
   if (tensor.isInt()) {
     writeTensorProto(tensor, name, *graph.add_initializer());
@@ -30,7 +32,7 @@ void RuntimeShapeInference::addConstant(llvm::StringRef name, const KnownTensor 
   onnx::ValueInfoProto &input = *graph.add_input();
   input.set_name(name.str());
   onnx::TypeProto::Tensor &type = *input.mutable_type()->mutable_tensor_type();
-  type.set_elem_type(onnx::TensorProto::FLOAT);
+  type.set_elem_type(tensor.elemType);
   onnx::TensorShapeProto &shape = *type.mutable_shape();
   for (int64_t dim : tensor.shape)
     shape.add_dim()->set_dim_value(dim);
@@ -39,7 +41,11 @@ void RuntimeShapeInference::addConstant(llvm::StringRef name, const KnownTensor 
 void RuntimeShapeInference::addNode(const onnx::NodeProto &node) { *model.mutable_graph()->add_node() = node; }
 
 void RuntimeShapeInference::record(const onnx::ValueInfoProto &info) {
-  if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())
+  if (!info.type().has_tensor_type())
+    return;
+  if (info.type().tensor_type().elem_type() != onnx::TensorProto::UNDEFINED)
+    elemTypes.try_emplace(info.name(), info.type().tensor_type().elem_type());
+  if (!info.type().tensor_type().has_shape())
     return;
   std::vector<int64_t> shape;
   for (const auto &dim : info.type().tensor_type().shape().dim()) {
@@ -73,6 +79,17 @@ std::optional<std::vector<int64_t>> RuntimeShapeInference::shapeOf(llvm::StringR
     it = shapes.find(name);
   }
   if (it == shapes.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::optional<int32_t> RuntimeShapeInference::elemTypeOf(llvm::StringRef name) {
+  auto it = elemTypes.find(name);
+  if (it == elemTypes.end() && inferredNodes < model.graph().node_size()) {
+    inferNewNodes();
+    it = elemTypes.find(name);
+  }
+  if (it == elemTypes.end())
     return std::nullopt;
   return it->second;
 }

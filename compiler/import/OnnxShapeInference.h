@@ -47,6 +47,9 @@ public:
   /// kUnknownDim for what inference could not determine; std::nullopt when
   /// not even the rank is known.
   std::optional<std::vector<int64_t>> shapeOf(llvm::StringRef name);
+  /// The ONNX element type of an added tensor; std::nullopt when inference
+  /// could not determine it.
+  std::optional<int32_t> elemTypeOf(llvm::StringRef name);
 
 private:
   void record(const onnx::ValueInfoProto &info);
@@ -55,6 +58,7 @@ private:
   onnx::ModelProto model;
   std::string batchSymbol;
   llvm::StringMap<std::vector<int64_t>> shapes;
+  llvm::StringMap<int32_t> elemTypes;
   /// How many nodes the last inference run covered.
   int inferredNodes = 0;
 };

@@ -3,6 +3,7 @@
 #include "compiler/import/OnnxProtoUtils.h"
 #include "ir/ShapeUtils.h"
 #include "runtime/support/CheckedMath.h"
+#include "runtime/support/HalfFloat.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -14,28 +15,30 @@ using namespace mlir;
 
 namespace fusec::import {
 
-KnownTensor KnownTensor::ofFloats(std::vector<int64_t> shape, std::vector<float> data) {
+KnownTensor KnownTensor::ofFloats(std::vector<int64_t> shape, std::vector<float> data, int32_t elemType) {
   KnownTensor tensor;
   tensor.kind = Kind::Float;
+  tensor.elemType = elemType;
   tensor.shape = std::move(shape);
   tensor.floats = std::move(data);
   return tensor;
 }
 
-KnownTensor KnownTensor::ofInts(std::vector<int64_t> shape, std::vector<SymbolicInt> data) {
+KnownTensor KnownTensor::ofInts(std::vector<int64_t> shape, std::vector<SymbolicInt> data, int32_t elemType) {
   KnownTensor tensor;
   tensor.kind = Kind::Int;
+  tensor.elemType = elemType;
   tensor.shape = std::move(shape);
   tensor.ints = std::move(data);
   return tensor;
 }
 
-KnownTensor KnownTensor::ofInts(std::vector<int64_t> shape, const std::vector<int64_t> &data) {
+KnownTensor KnownTensor::ofInts(std::vector<int64_t> shape, const std::vector<int64_t> &data, int32_t elemType) {
   std::vector<SymbolicInt> ints;
   ints.reserve(data.size());
   for (int64_t value : data)
     ints.push_back(SymbolicInt::of(value));
-  return ofInts(std::move(shape), std::move(ints));
+  return ofInts(std::move(shape), std::move(ints), elemType);
 }
 
 bool KnownTensor::dependsOnBatch() const {
@@ -50,6 +53,51 @@ std::optional<std::vector<int64_t>> KnownTensor::staticInts() const {
   for (const SymbolicInt &v : ints)
     values.push_back(v.value);
   return values;
+}
+
+std::optional<DType> dtypeForOnnxType(int32_t onnxType) {
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT:
+    return DType::F32;
+  case onnx::TensorProto::FLOAT16:
+    return DType::F16;
+  case onnx::TensorProto::BFLOAT16:
+    return DType::BF16;
+  case onnx::TensorProto::INT64:
+    return DType::I64;
+  case onnx::TensorProto::INT32:
+    return DType::I32;
+  case onnx::TensorProto::BOOL:
+    return DType::I1;
+  default:
+    return std::nullopt;
+  }
+}
+
+int32_t onnxTypeForDType(DType type) {
+  switch (type) {
+  case DType::F32:
+    return onnx::TensorProto::FLOAT;
+  case DType::F16:
+    return onnx::TensorProto::FLOAT16;
+  case DType::BF16:
+    return onnx::TensorProto::BFLOAT16;
+  case DType::I64:
+    return onnx::TensorProto::INT64;
+  case DType::I32:
+    return onnx::TensorProto::INT32;
+  case DType::I1:
+    return onnx::TensorProto::BOOL;
+  }
+  return onnx::TensorProto::UNDEFINED;
+}
+
+float roundToOnnxType(float value, int32_t onnxType) {
+  if (onnxType == onnx::TensorProto::FLOAT16)
+    return roundToHalf(value);
+  if (onnxType == onnx::TensorProto::BFLOAT16)
+    return roundToBfloat16(value);
+  return value;
 }
 
 int64_t numElements(ArrayRef<int64_t> shape) {
@@ -80,6 +128,28 @@ template <typename Stored, typename Result> std::optional<std::vector<Result>> d
     std::memcpy(&value, raw.data() + i * sizeof(Stored), sizeof(Stored));
     values[i] = convertElement<Result>(value);
   }
+  return values;
+}
+
+/// 16-bit floats: raw_data holds the bit patterns, int32_data one pattern
+/// per entry (ONNX's layout for FLOAT16 and BFLOAT16); both widen exactly.
+std::optional<std::vector<float>> decodeHalf(const onnx::TensorProto &proto, float (*widen)(uint16_t)) {
+  std::vector<float> values;
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (raw.size() % sizeof(uint16_t) != 0)
+      return std::nullopt;
+    values.resize(raw.size() / sizeof(uint16_t));
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, raw.data() + i * sizeof(uint16_t), sizeof(uint16_t));
+      values[i] = widen(bits);
+    }
+    return values;
+  }
+  values.reserve(proto.int32_data_size());
+  for (int32_t bits : proto.int32_data())
+    values.push_back(widen(static_cast<uint16_t>(bits)));
   return values;
 }
 
@@ -129,6 +199,12 @@ FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location 
   case onnx::TensorProto::DOUBLE:
     floats = decode<double, float>(proto, proto.double_data());
     break;
+  case onnx::TensorProto::FLOAT16:
+    floats = decodeHalf(proto, halfBitsToFloat);
+    break;
+  case onnx::TensorProto::BFLOAT16:
+    floats = decodeHalf(proto, bfloat16BitsToFloat);
+    break;
   case onnx::TensorProto::INT64:
     ints = decode<int64_t, int64_t>(proto, proto.int64_data());
     break;
@@ -141,7 +217,7 @@ FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location 
   default:
     assert(!isReadableTensorType(proto.data_type()) && "a readable type is not read");
     return fail("element type " + onnxTypeName(proto.data_type()) +
-                " is not supported (float, double, int64, int32, bool are)");
+                " is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, BOOL are)");
   }
   if (!floats && !ints)
     return fail("raw_data is not a whole number of elements");
@@ -149,8 +225,8 @@ FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location 
   if (static_cast<int64_t>(count) != numElements(shape))
     return fail("holds " + Twine(count) + " elements but its shape needs " + Twine(numElements(shape)));
   if (floats)
-    return KnownTensor::ofFloats(std::move(shape), std::move(*floats));
-  return KnownTensor::ofInts(std::move(shape), *ints);
+    return KnownTensor::ofFloats(std::move(shape), std::move(*floats), proto.data_type());
+  return KnownTensor::ofInts(std::move(shape), *ints, proto.data_type());
 }
 
 void writeTensorProto(const KnownTensor &tensor, StringRef name, onnx::TensorProto &proto) {
@@ -158,15 +234,33 @@ void writeTensorProto(const KnownTensor &tensor, StringRef name, onnx::TensorPro
   proto.set_name(name.str());
   for (int64_t dim : tensor.shape)
     proto.add_dims(dim);
-  if (tensor.isFloat()) {
+  proto.set_data_type(tensor.elemType);
+  switch (tensor.elemType) {
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    for (float value : tensor.floats)
+      proto.add_int32_data(tensor.elemType == onnx::TensorProto::FLOAT16 ? floatToHalfBits(value)
+                                                                         : floatToBfloat16Bits(value));
+    return;
+  case onnx::TensorProto::DOUBLE:
+    for (float value : tensor.floats)
+      proto.add_double_data(value);
+    return;
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::BOOL:
+    for (const SymbolicInt &value : tensor.ints)
+      proto.add_int32_data(static_cast<int32_t>(value.value));
+    return;
+  case onnx::TensorProto::INT64:
+    for (const SymbolicInt &value : tensor.ints)
+      proto.add_int64_data(value.value);
+    return;
+  default:
     proto.set_data_type(onnx::TensorProto::FLOAT);
     for (float value : tensor.floats)
       proto.add_float_data(value);
     return;
   }
-  proto.set_data_type(onnx::TensorProto::INT64);
-  for (const SymbolicInt &value : tensor.ints)
-    proto.add_int64_data(value.value);
 }
 
 } // namespace fusec::import

@@ -10,6 +10,8 @@
 #ifndef FUSEC_COMPILER_IMPORT_ONNXTENSOR_H
 #define FUSEC_COMPILER_IMPORT_ONNXTENSOR_H
 
+#include "compiler/import/Graph.h"
+
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LogicalResult.h"
 
@@ -39,13 +41,20 @@ struct SymbolicInt {
 struct KnownTensor {
   enum class Kind { Float, Int };
   Kind kind = Kind::Float;
+  /// The ONNX element type (TensorProto::DataType): FLOAT, FLOAT16, BFLOAT16
+  /// or DOUBLE for Kind::Float, whose values are exactly representable in
+  /// it (DOUBLE ones narrowed to float); INT64, INT32 or BOOL for Kind::Int.
+  int32_t elemType = onnx::TensorProto::FLOAT;
   std::vector<int64_t> shape;
   std::vector<float> floats;     ///< Kind::Float
   std::vector<SymbolicInt> ints; ///< Kind::Int
 
-  static KnownTensor ofFloats(std::vector<int64_t> shape, std::vector<float> data);
-  static KnownTensor ofInts(std::vector<int64_t> shape, std::vector<SymbolicInt> data);
-  static KnownTensor ofInts(std::vector<int64_t> shape, const std::vector<int64_t> &data);
+  static KnownTensor ofFloats(std::vector<int64_t> shape, std::vector<float> data,
+                              int32_t elemType = onnx::TensorProto::FLOAT);
+  static KnownTensor ofInts(std::vector<int64_t> shape, std::vector<SymbolicInt> data,
+                            int32_t elemType = onnx::TensorProto::INT64);
+  static KnownTensor ofInts(std::vector<int64_t> shape, const std::vector<int64_t> &data,
+                            int32_t elemType = onnx::TensorProto::INT64);
 
   bool isFloat() const { return kind == Kind::Float; }
   bool isInt() const { return kind == Kind::Int; }
@@ -57,18 +66,30 @@ struct KnownTensor {
   std::optional<std::vector<int64_t>> staticInts() const;
 };
 
+/// The dtype fusec gives ONNX element type `onnxType` (FLOAT, FLOAT16,
+/// BFLOAT16, INT64, INT32, BOOL); std::nullopt for the others.
+std::optional<DType> dtypeForOnnxType(int32_t onnxType);
+
+/// The ONNX element type of `type`.
+int32_t onnxTypeForDType(DType type);
+
+/// `value` rounded to the float type `onnxType` (FLOAT16 and BFLOAT16 round
+/// to nearest even; FLOAT and DOUBLE keep it).
+float roundToOnnxType(float value, int32_t onnxType);
+
 /// Product of `shape`'s dimensions.
 int64_t numElements(llvm::ArrayRef<int64_t> shape);
 
 /// Whether readTensorProto reads tensors of TensorProto `dataType`.
 bool isReadableTensorType(int32_t dataType);
 
-/// Reads an initializer or a Constant's tensor. FLOAT and DOUBLE (narrowed)
+/// Reads an initializer or a Constant's tensor. FLOAT, FLOAT16, BFLOAT16
+/// (widened exactly, from raw_data or int32_data) and DOUBLE (narrowed)
 /// become float tensors; INT64, INT32 and BOOL integer ones. Other types and
 /// externally stored data are reported at `loc`.
 mlir::FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, mlir::Location loc);
 
-/// Writes a tensor without batch-dependent elements as FLOAT or INT64.
+/// Writes a tensor without batch-dependent elements with its element type.
 void writeTensorProto(const KnownTensor &tensor, llvm::StringRef name, onnx::TensorProto &proto);
 
 } // namespace fusec::import

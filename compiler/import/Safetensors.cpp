@@ -1,7 +1,8 @@
-//===- Safetensors.cpp - Read f32 tensors from .safetensors -------------===//
+//===- Safetensors.cpp - Read and write .safetensors weights ---------------===//
 #include "compiler/import/Safetensors.h"
 
 #include "runtime/support/FileIO.h"
+#include "runtime/support/HalfFloat.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -13,6 +14,104 @@
 using namespace mlir;
 
 namespace fusec::import {
+namespace {
+
+/// A safetensors dtype and the DType fusec gives it.
+struct SafetensorsType {
+  const char *name;
+  DType dtype;
+  size_t bytes;
+};
+
+constexpr SafetensorsType kSafetensorsTypes[] = {
+    {"F32", DType::F32, 4}, {"F16", DType::F16, 2}, {"BF16", DType::BF16, 2},
+    {"I64", DType::I64, 8}, {"I32", DType::I32, 4}, {"BOOL", DType::I1, 1},
+};
+
+const SafetensorsType *findType(const nlohmann::json &name) {
+  for (const SafetensorsType &type : kSafetensorsTypes)
+    if (name == type.name)
+      return &type;
+  return nullptr;
+}
+
+const SafetensorsType &typeOf(DType dtype) {
+  for (const SafetensorsType &type : kSafetensorsTypes)
+    if (type.dtype == dtype)
+      return type;
+  return kSafetensorsTypes[0];
+}
+
+template <typename T> T load(const char *bytes) {
+  T value;
+  std::memcpy(&value, bytes, sizeof(T));
+  return value;
+}
+
+/// Decodes `count` little-endian elements of `type` into `tensor`: floats
+/// widen exactly, integers and booleans become int64.
+void decode(const SafetensorsType &type, const char *bytes, uint64_t count, GraphConstant &tensor) {
+  tensor.dtype = type.dtype;
+  if (isFloatDType(type.dtype))
+    tensor.data.resize(count);
+  else
+    tensor.ints.resize(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    const char *at = bytes + i * type.bytes;
+    switch (type.dtype) {
+    case DType::F32:
+      tensor.data[i] = load<float>(at);
+      break;
+    case DType::F16:
+      tensor.data[i] = halfBitsToFloat(load<uint16_t>(at));
+      break;
+    case DType::BF16:
+      tensor.data[i] = bfloat16BitsToFloat(load<uint16_t>(at));
+      break;
+    case DType::I64:
+      tensor.ints[i] = load<int64_t>(at);
+      break;
+    case DType::I32:
+      tensor.ints[i] = load<int32_t>(at);
+      break;
+    case DType::I1:
+      tensor.ints[i] = load<uint8_t>(at) != 0;
+      break;
+    }
+  }
+}
+
+template <typename T> void store(std::vector<uint8_t> &bytes, T value) {
+  const auto *begin = reinterpret_cast<const uint8_t *>(&value);
+  bytes.insert(bytes.end(), begin, begin + sizeof(T));
+}
+
+void encode(const GraphConstant &tensor, std::vector<uint8_t> &bytes) {
+  for (size_t i = 0; i < tensor.size(); ++i) {
+    switch (tensor.dtype) {
+    case DType::F32:
+      store(bytes, tensor.data[i]);
+      break;
+    case DType::F16:
+      store(bytes, floatToHalfBits(tensor.data[i]));
+      break;
+    case DType::BF16:
+      store(bytes, floatToBfloat16Bits(tensor.data[i]));
+      break;
+    case DType::I64:
+      store(bytes, tensor.ints[i]);
+      break;
+    case DType::I32:
+      store(bytes, static_cast<int32_t>(tensor.ints[i]));
+      break;
+    case DType::I1:
+      store(bytes, static_cast<uint8_t>(tensor.ints[i] != 0));
+      break;
+    }
+  }
+}
+
+} // namespace
 
 LogicalResult readSafetensors(StringRef path, Location loc, std::vector<GraphConstant> &tensors) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
@@ -42,8 +141,9 @@ LogicalResult readSafetensors(StringRef path, Location loc, std::vector<GraphCon
     };
     if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets"))
       return fail("needs 'dtype', 'shape' and 'data_offsets'");
-    if (entry["dtype"] != "F32")
-      return fail("dtype " + entry["dtype"].dump() + " is not supported (only F32)");
+    const SafetensorsType *type = findType(entry["dtype"]);
+    if (!type)
+      return fail("dtype " + entry["dtype"].dump() + " is not supported (F32, F16, BF16, I64, I32 and BOOL are)");
     GraphConstant tensor;
     tensor.name = name;
     uint64_t elements = 1;
@@ -61,10 +161,9 @@ LogicalResult readSafetensors(StringRef path, Location loc, std::vector<GraphCon
     if (begin > end || end > dataSize)
       return fail("data_offsets [" + Twine(begin) + ", " + Twine(end) + ") lie outside the data section of " +
                   Twine(dataSize) + " bytes");
-    if (end - begin != elements * sizeof(float))
-      return fail("holds " + Twine(end - begin) + " bytes but its shape needs " + Twine(elements * sizeof(float)));
-    tensor.data.resize(elements);
-    std::memcpy(tensor.data.data(), data + begin, end - begin);
+    if (end - begin != elements * type->bytes)
+      return fail("holds " + Twine(end - begin) + " bytes but its shape needs " + Twine(elements * type->bytes));
+    decode(*type, data + begin, elements, tensor);
     tensors.push_back(std::move(tensor));
   }
   return success();
@@ -74,8 +173,9 @@ LogicalResult writeSafetensors(StringRef path, Location loc, const std::vector<G
   nlohmann::json header = nlohmann::json::object();
   uint64_t offset = 0;
   for (const GraphConstant &tensor : tensors) {
-    uint64_t size = tensor.data.size() * sizeof(float);
-    header[tensor.name] = {{"dtype", "F32"}, {"shape", tensor.shape}, {"data_offsets", {offset, offset + size}}};
+    const SafetensorsType &type = typeOf(tensor.dtype);
+    uint64_t size = tensor.size() * type.bytes;
+    header[tensor.name] = {{"dtype", type.name}, {"shape", tensor.shape}, {"data_offsets", {offset, offset + size}}};
     offset += size;
   }
   std::string headerText = header.dump();
@@ -85,10 +185,8 @@ LogicalResult writeSafetensors(StringRef path, Location loc, const std::vector<G
   uint64_t headerSize = headerText.size();
   std::memcpy(bytes.data(), &headerSize, 8);
   bytes.insert(bytes.end(), headerText.begin(), headerText.end());
-  for (const GraphConstant &tensor : tensors) {
-    auto *begin = reinterpret_cast<const uint8_t *>(tensor.data.data());
-    bytes.insert(bytes.end(), begin, begin + tensor.data.size() * sizeof(float));
-  }
+  for (const GraphConstant &tensor : tensors)
+    encode(tensor, bytes);
   try {
     runtime::writeFileAtomically(path.str(), bytes);
   } catch (const std::exception &error) {

@@ -1,4 +1,4 @@
-//===- Safetensors.h - Read f32 tensors from .safetensors -----*- C++ -*-===//
+//===- Safetensors.h - Read and write .safetensors weights -----*- C++ -*-===//
 #ifndef FUSEC_COMPILER_IMPORT_SAFETENSORS_H
 #define FUSEC_COMPILER_IMPORT_SAFETENSORS_H
 
@@ -9,11 +9,14 @@
 namespace fusec::import {
 
 /// Reads every tensor of a safetensors file (8-byte little-endian header
-/// length, JSON header, data). Only F32 tensors are accepted. Header, offset
-/// and size mismatches are reported at `loc`, naming the file and tensor.
+/// length, JSON header, data). F32, F16, BF16, I64, I32 and BOOL tensors
+/// become constants of dtype f32, f16, bf16, i64, i32 and i1. Header,
+/// dtype, offset and size mismatches are reported at `loc`, naming the file
+/// and tensor.
 mlir::LogicalResult readSafetensors(llvm::StringRef path, mlir::Location loc, std::vector<GraphConstant> &tensors);
 
-/// Writes `tensors` as a safetensors file (atomically: temp file + rename).
+/// Writes `tensors`, each in its dtype, as a safetensors file (atomically:
+/// temp file + rename).
 mlir::LogicalResult writeSafetensors(llvm::StringRef path, mlir::Location loc,
                                      const std::vector<GraphConstant> &tensors);
 

@@ -40,8 +40,8 @@ bool isFloatTensor(const onnx::ValueInfoProto &value) {
   return value.type().has_tensor_type() && value.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT;
 }
 
-/// Graph inputs fusec must know at import: integer tensors (fusec takes
-/// float32 at run time) and tensors a node takes as an attribute.
+/// Graph inputs fusec must know at import: integer tensors (this runner
+/// feeds float32 data only) and tensors a node takes as an attribute.
 llvm::StringSet<> inputsToFreeze(const onnx::ModelProto &model, int64_t opset) {
   llvm::StringSet<> tensorInputs, frozen;
   for (const onnx::ValueInfoProto &input : model.graph().input()) {

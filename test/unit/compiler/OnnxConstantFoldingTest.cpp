@@ -146,6 +146,31 @@ TEST_CASE("Range, Cast and ConstantOfShape make new constants", "[onnx][folding]
   CHECK(zeros->floats == std::vector<float>(6, 0.0f));
 }
 
+TEST_CASE("Cast folds to each target type as fuse.cast computes it", "[onnx][folding]") {
+  Folder folder;
+  auto castTo = [&](int32_t to, KnownTensor input) {
+    onnx::NodeProto cast = node("Cast");
+    withInt(cast, "to", to);
+    auto result = folder.fold(cast, {std::move(input)});
+    REQUIRE(mlir::succeeded(result));
+    CHECK(result->elemType == to);
+    return *result;
+  };
+  // Rounded to nearest even: 0.1 and 1/3 are no f16 or bf16 values.
+  CHECK(castTo(onnx::TensorProto::FLOAT16, floats({2}, {0.1f, 65520.0f})).floats ==
+        std::vector<float>{0.0999755859375f, std::numeric_limits<float>::infinity()});
+  CHECK(castTo(onnx::TensorProto::BFLOAT16, floats({1}, {1.0f / 3})).floats == std::vector<float>{0.333984375f});
+  CHECK(castTo(onnx::TensorProto::FLOAT16, ints({1}, {2049})).floats == std::vector<float>{2048.0f});
+  // Float to integer truncates and saturates; NaN gives 0.
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK(castTo(onnx::TensorProto::INT32, floats({4}, {3e9f, -3e9f, nan, -2.5f})).staticInts() ==
+        std::vector<int64_t>{2147483647, -2147483648LL, 0, -2});
+  CHECK(castTo(onnx::TensorProto::INT64, floats({1}, {1e30f})).staticInts() ==
+        std::vector<int64_t>{std::numeric_limits<int64_t>::max()});
+  // int64 to int32 keeps the low 32 bits.
+  CHECK(castTo(onnx::TensorProto::INT32, ints({1}, {(int64_t(1) << 32) + 5})).staticInts() == std::vector<int64_t>{5});
+}
+
 TEST_CASE("Squeeze and Unsqueeze shapes", "[onnx][folding]") {
   Folder folder;
   mlir::Location loc = mlir::UnknownLoc::get(&folder.context);

@@ -87,10 +87,21 @@ public:
   void input(const std::string &name, const std::vector<std::string> &dims, int32_t type = onnx::TensorProto::FLOAT) {
     valueInfo(*model.mutable_graph()->add_input(), name, type, dims);
   }
-  void output(const std::string &name) {
+  void output(const std::string &name, int32_t type = onnx::TensorProto::FLOAT) {
     onnx::ValueInfoProto &info = *model.mutable_graph()->add_output();
     info.set_name(name);
-    info.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    info.mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
+  /// An initializer of `type` whose elements are `raw` (raw_data).
+  onnx::TensorProto &initializer(const std::string &name, int32_t type, const std::vector<int64_t> &dims,
+                                 const std::string &raw) {
+    onnx::TensorProto &tensor = *model.mutable_graph()->add_initializer();
+    tensor.set_name(name);
+    tensor.set_data_type(type);
+    for (int64_t dim : dims)
+      tensor.add_dims(dim);
+    tensor.set_raw_data(raw);
+    return tensor;
   }
   onnx::NodeProto &node(const std::string &opType, const std::vector<std::string> &inputs,
                         const std::vector<std::string> &outputs, const std::string &name = "") {
@@ -496,4 +507,223 @@ TEST_CASE("out-of-range pooling flags name the node", "[onnx][errors]") {
   CHECK_FALSE(model.import(test));
   CHECK_THAT(test.diagnostics,
              Catch::Contains("pool") && Catch::Contains("MaxPool attribute 'ceil_mode' must be 0 or 1, got -1"));
+}
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The little-endian bytes of `values`, as raw_data holds them.
+template <typename T> std::string rawBytes(const std::vector<T> &values) {
+  return std::string(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(T));
+}
+
+Type elementOf(Type type) { return cast<RankedTensorType>(type).getElementType(); }
+
+/// The plan bytes of the fuse.constant defining `value`.
+std::vector<uint8_t> constantBytesOf(Value value) {
+  auto constant = value.getDefiningOp<fuse::ConstantOp>();
+  REQUIRE(constant);
+  std::vector<uint8_t> storage;
+  auto bytes = fuse::constantBytes(constant.getValue(), storage);
+  REQUIRE(bytes);
+  return {bytes->begin(), bytes->end()};
+}
+
+std::vector<uint8_t> bytesOf(const std::string &raw) { return {raw.begin(), raw.end()}; }
+
+} // namespace
+
+TEST_CASE("int64 token ids are an i64 argument that fuse.cast converts", "[onnx][types]") {
+  TestModel model;
+  model.input("ids", {"batch", "8"}, onnx::TensorProto::INT64);
+  TestModel::setInt(model.node("Cast", {"ids"}, {"ids_f"}, "to_float"), "to", onnx::TensorProto::FLOAT);
+  model.initializer("scale", onnx::TensorProto::FLOAT, {}, rawBytes(std::vector<float>{0.5f}));
+  model.node("Mul", {"ids_f", "scale"}, {"y"}, "scale_ids");
+  model.output("y");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  func::FuncOp main = mainFunction(*module);
+  CHECK(elementOf(main.getArgumentTypes()[0]).isInteger(64));
+  CHECK(shapeOf(main.getArgument(0)) == std::vector<int64_t>{ShapedType::kDynamic, 8});
+  CHECK(computeOps(*module) == std::map<std::string, int>{{"Cast", 1}, {"Mul", 1}});
+  auto cast = opsOfType<fuse::CastOp>(*module).front();
+  CHECK(cast.getTo() == "f32");
+  CHECK(cast.getInput() == main.getArgument(0));
+  CHECK(elementOf(cast.getType()).isF32());
+  CHECK(elementOf(main.getResultTypes()[0]).isF32());
+}
+
+TEST_CASE("an fp16 model imports as f16 ops with its weights' bits intact", "[onnx][types]") {
+  TestModel model;
+  model.input("x", {"batch", "1", "4", "4"}, onnx::TensorProto::FLOAT16);
+  // 36 weights (stored as a resource blob) in raw_data, 4 biases (inline)
+  // in int32_data; subnormals, -0 and NaN must survive.
+  std::vector<uint16_t> weightBits;
+  for (int i = 0; i < 36; ++i)
+    weightBits.push_back(static_cast<uint16_t>(0x3C00 + 37 * i));
+  weightBits[0] = 0x0001; // smallest subnormal
+  weightBits[1] = 0x8000; // -0
+  weightBits[2] = 0x7E01; // a NaN
+  model.initializer("w", onnx::TensorProto::FLOAT16, {4, 1, 3, 3}, rawBytes(weightBits));
+  std::vector<uint16_t> biasBits = {0x3555, 0xBC00, 0x03FF, 0x7BFF};
+  onnx::TensorProto &bias = model.initializer("b", onnx::TensorProto::FLOAT16, {4}, "");
+  bias.clear_raw_data();
+  for (uint16_t bits : biasBits)
+    bias.add_int32_data(bits);
+  onnx::NodeProto &conv = model.node("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  onnx::AttributeProto &kernel = *conv.add_attribute();
+  kernel.set_name("kernel_shape");
+  kernel.set_type(onnx::AttributeProto::INTS);
+  kernel.add_ints(3);
+  kernel.add_ints(3);
+  model.node("Relu", {"c"}, {"y"}, "relu");
+  model.output("y", onnx::TensorProto::FLOAT16);
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  func::FuncOp main = mainFunction(*module);
+  CHECK(elementOf(main.getArgumentTypes()[0]).isF16());
+  CHECK(elementOf(main.getResultTypes()[0]).isF16());
+  auto convOp = opsOfType<fuse::ConvOp>(*module).front();
+  CHECK(elementOf(convOp.getType()).isF16());
+  CHECK(elementOf(opsOfType<fuse::ReluOp>(*module).front().getType()).isF16());
+  CHECK(elementOf(convOp.getWeight().getType()).isF16());
+  CHECK(constantBytesOf(convOp.getWeight()) == bytesOf(rawBytes(weightBits)));
+  CHECK(constantBytesOf(convOp.getBias()) == bytesOf(rawBytes(biasBits)));
+}
+
+TEST_CASE("bf16 initializers and Casts folded to bf16 are bf16 constants", "[onnx][types]") {
+  TestModel model;
+  model.input("x", {"batch", "4"}, onnx::TensorProto::BFLOAT16);
+  std::vector<uint16_t> biasBits = {0x3F80, 0xC000, 0x0001, 0x3DCD};
+  model.initializer("b", onnx::TensorProto::BFLOAT16, {4}, rawBytes(biasBits));
+  model.node("Add", {"x", "b"}, {"sum"}, "add_bias");
+  // 0.1 is not a bf16 value: folding the Cast must round it (to 0x3DCD).
+  model.initializer("tenth", onnx::TensorProto::FLOAT, {1}, rawBytes(std::vector<float>{0.1f}));
+  TestModel::setInt(model.node("Cast", {"tenth"}, {"tenth_bf16"}, "to_bf16"), "to", onnx::TensorProto::BFLOAT16);
+  model.node("Mul", {"sum", "tenth_bf16"}, {"y"}, "scale");
+  model.output("y", onnx::TensorProto::BFLOAT16);
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  CHECK(computeOps(*module) == std::map<std::string, int>{{"Add", 1}, {"Mul", 1}});
+  auto add = opsOfType<fuse::AddOp>(*module).front();
+  CHECK(elementOf(add.getRhs().getType()).isBF16());
+  CHECK(constantBytesOf(add.getRhs()) == bytesOf(rawBytes(biasBits)));
+  auto mul = opsOfType<fuse::MulOp>(*module).front();
+  CHECK(elementOf(mul.getType()).isBF16());
+  CHECK(constantBytesOf(mul.getRhs()) == bytesOf(rawBytes(std::vector<uint16_t>{0x3DCD})));
+}
+
+TEST_CASE("folding a Cast through FLOAT16 rounds the value", "[onnx][types]") {
+  TestModel model;
+  model.input("x", {"batch", "1"});
+  model.initializer("tenth", onnx::TensorProto::FLOAT, {1}, rawBytes(std::vector<float>{0.1f}));
+  TestModel::setInt(model.node("Cast", {"tenth"}, {"tenth_half"}), "to", onnx::TensorProto::FLOAT16);
+  TestModel::setInt(model.node("Cast", {"tenth_half"}, {"tenth_back"}), "to", onnx::TensorProto::FLOAT);
+  model.node("Mul", {"x", "tenth_back"}, {"y"}, "scale");
+  model.output("y");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  auto mul = opsOfType<fuse::MulOp>(*module).front();
+  // 0.1 in f16 is 1638 / 16384.
+  CHECK(fuse::getConstantData(mul.getRhs()) == std::vector<float>{0.0999755859375f});
+}
+
+TEST_CASE("integer exponents take the base's type and Casts to the same type vanish", "[onnx][types]") {
+  TestModel model;
+  model.input("x", {"batch", "2"}, onnx::TensorProto::FLOAT16);
+  TestModel::setInt(model.node("Cast", {"x"}, {"same"}, "noop_cast"), "to", onnx::TensorProto::FLOAT16);
+  model.constantInts("two", {2, 3});
+  model.node("Pow", {"same", "two"}, {"y"}, "square");
+  model.output("y", onnx::TensorProto::FLOAT16);
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  CHECK(computeOps(*module) == std::map<std::string, int>{{"Pow", 1}});
+  auto pow = opsOfType<fuse::PowOp>(*module).front();
+  CHECK(pow.getLhs() == mainFunction(*module).getArgument(0));
+  CHECK(elementOf(pow.getRhs().getType()).isF16());
+  CHECK(constantBytesOf(pow.getRhs()) == bytesOf(rawBytes(std::vector<uint16_t>{0x4000, 0x4200})));
+}
+
+TEST_CASE("unsupported element types are errors naming the tensor or node", "[onnx][types][errors]") {
+  SECTION("a DOUBLE input") {
+    TestModel model;
+    model.input("x", {"batch", "4"}, onnx::TensorProto::DOUBLE);
+    model.node("Relu", {"x"}, {"y"});
+    model.output("y");
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("graph input 'x' has element type DOUBLE, which fusec does not "
+                                                 "support"));
+  }
+  SECTION("a Cast to UINT8") {
+    TestModel model;
+    model.input("x", {"batch", "4"});
+    TestModel::setInt(model.node("Cast", {"x"}, {"y"}, "to_bytes"), "to", onnx::TensorProto::UINT8);
+    model.output("y", onnx::TensorProto::UINT8);
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("to_bytes") && Catch::Contains("Cast to UINT8 is not supported"));
+  }
+  SECTION("a STRING initializer") {
+    TestModel model;
+    model.input("x", {"batch", "4"});
+    onnx::TensorProto &labels = model.initializer("labels", onnx::TensorProto::STRING, {1}, "");
+    labels.clear_raw_data();
+    labels.add_string_data("cat");
+    model.node("Relu", {"x"}, {"y"});
+    model.output("y");
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("tensor 'labels': element type STRING is not supported"));
+  }
+  SECTION("a DOUBLE initializer used at run time") {
+    TestModel model;
+    model.input("x", {"batch", "2"});
+    model.initializer("scale", onnx::TensorProto::DOUBLE, {2}, rawBytes(std::vector<double>{1.0, 2.0}));
+    model.node("Mul", {"x", "scale"}, {"y"}, "scale_x");
+    model.output("y");
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("scale_x") &&
+                                     Catch::Contains("tensor 'scale' has element type DOUBLE, which fusec does not "
+                                                     "support at run time"));
+  }
+  SECTION("a declared output type the graph does not compute") {
+    TestModel model;
+    model.input("x", {"batch", "4"});
+    model.node("Relu", {"x"}, {"y"});
+    model.output("y", onnx::TensorProto::FLOAT16);
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("graph output 'y' is declared f16 but the graph computes f32"));
+  }
+  SECTION("an op mixing f32 and f16 operands") {
+    TestModel model;
+    model.input("x", {"batch", "2"});
+    model.initializer("half", onnx::TensorProto::FLOAT16, {2}, rawBytes(std::vector<uint16_t>{0x3C00, 0x4000}));
+    model.node("Mul", {"x", "half"}, {"y"}, "mixed_mul");
+    model.output("y");
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics,
+               Catch::Contains("mixed_mul") && Catch::Contains("operands must share one element type"));
+  }
 }
