@@ -183,7 +183,7 @@ TEST_CASE("Cast from integers rounds once, to nearest even, into the target type
   CHECK(f32.values() == std::vector<float>{9007199254740992.0f, 9223372036854775808.0f, -9223372036854775808.0f, -1});
 }
 
-TEST_CASE("Identity carries integers unchanged; other ops refuse them by name") {
+TEST_CASE("Identity carries integers unchanged and other ops refuse them by name") {
   int64_t values[4] = {std::numeric_limits<int64_t>::max(), -1, 0, 42};
   const Tensor y = runY(typedPlan({"i64", "i64"}, {op("Identity", {0}, 1)}),
                         Tensor::fromBytes({4}, ElementType::I64, values, sizeof(values)));
