@@ -47,7 +47,12 @@ namespace {
 /// register type) to `output`'s element type.
 std::string castExpression(Type input, Type output, const std::string &from) {
   if (fuse::isComputeElementType(output)) {
-    std::string asFloat = fuse::isComputeElementType(input) ? from : "float(" + from + ")";
+    // An integer becomes an f16/bf16 by one rounding (the plan's Cast rule):
+    // through a float rounded to odd, which the second rounding cannot
+    // round twice.
+    std::string asFloat = fuse::isComputeElementType(input) ? from
+                          : output.isF32()                  ? "float(" + from + ")"
+                                                            : "fusec_int_to_float_odd(" + from + ")";
     return roundedTo(output, asFloat);
   }
   return "fusec_convert<" + storageType(output) + ">::from(" + from + ")";

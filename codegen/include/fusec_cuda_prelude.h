@@ -170,6 +170,24 @@ template <> struct fusec_convert<bool> {
   static __device__ __forceinline__ bool from(bool x) { return x; }
 };
 
+/// `x` as a float rounded to odd: truncated to 24 significant bits, the
+/// lowest set when bits were dropped. Rounding that to f16 or bf16 (11 or 8
+/// bits) gives the correctly rounded integer, which rounding to nearest
+/// first could not (it may round twice).
+__device__ __forceinline__ float fusec_int_to_float_odd(long long x) {
+  const bool negative = x < 0;
+  unsigned long long magnitude = negative ? 0ull - (unsigned long long)x : (unsigned long long)x;
+  int shift = 0;
+  bool sticky = false;
+  while (magnitude >= (1ull << 24)) {
+    sticky |= (magnitude & 1ull) != 0;
+    magnitude >>= 1;
+    ++shift;
+  }
+  float value = float(magnitude | (sticky ? 1ull : 0ull)) * __int_as_float((127 + shift) << 23);
+  return negative ? -value : value;
+}
+
 /// x rounded to the precision of T (the value an op stores as T).
 template <typename T> __device__ __forceinline__ float fusec_round(float x) {
   return fusec_to_float(fusec_convert<T>::from(x));

@@ -169,12 +169,19 @@ private:
   test::GuardedBuffer *workspace_ = nullptr;
 };
 
-void runPlan(const std::string &name) {
+/// `precision` is fusec's --precision. Half-precision plans round at the
+/// same points on both sides, but a kernel may sum in another order than the
+/// CPU backend, and a last-bit difference before a rounding point can move
+/// the rounded value by one unit of the half type (and later values with
+/// it): the tolerance is a few units of f16 (2^-11) or bf16 (2^-8).
+void runPlan(const std::string &name, const std::string &precision = "fp32") {
+  const double tolerance = precision == "fp16" ? 4e-3 : precision == "bf16" ? 3e-2 : 1e-4;
   test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
   options.inputPath = reference.onnxPath;
+  options.fusion.precision = precision;
   auto module = importAndFuse(*context, options);
   INFO(diagnostics.text());
   REQUIRE(module);
@@ -188,9 +195,10 @@ void runPlan(const std::string &name) {
     for (bool graphed : {true, false}) {
       const auto outputs = device.run(batch, graphed, inputs);
       for (const auto &[outputName, want] : expected) {
-        INFO(name << " batch " << batch << (graphed ? " graphed" : " ungraphed") << " output " << outputName);
+        INFO(name << " (" << precision << ") batch " << batch << (graphed ? " graphed" : " ungraphed") << " output "
+                  << outputName);
         std::string report;
-        if (!test::allClose(outputs.at(outputName), want, 1e-4, 1e-4, report))
+        if (!test::allClose(outputs.at(outputName), want, tolerance, tolerance, report))
           FAIL_CHECK("emulated plan vs the CPU backend: " << report);
       }
     }
@@ -212,3 +220,17 @@ FUSEC_EMULATED_PLAN_TEST(residual_block)
 FUSEC_EMULATED_PLAN_TEST(three_part)
 FUSEC_EMULATED_PLAN_TEST(tiny_resnet)
 #undef FUSEC_EMULATED_PLAN_TEST
+
+// The f16 and bf16 kernels: typed signatures, widening loads, rounding where
+// each op's result type says, converting stores, and the casts AMP inserts.
+TEST_CASE("emul: fp16 plans of every shared model through the runtime's Schedule match the CPU backend",
+          "[codegen][emul][plan][precision]") {
+  for (const char *name :
+       {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"})
+    runPlan(name, "fp16");
+}
+
+TEST_CASE("emul: bf16 plans through the runtime's Schedule match the CPU backend", "[codegen][emul][plan][precision]") {
+  for (const char *name : {"mlp", "pad_conv", "tiny_resnet"})
+    runPlan(name, "bf16");
+}
