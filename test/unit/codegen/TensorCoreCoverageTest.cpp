@@ -167,8 +167,10 @@ TEST_CASE("every conv and GEMM kernel of ResNet-50 and the shared models runs on
         CHECK(int64_t(compiled[i].registers) * block[0] * block[1] * block[2] <= 65536);
       }
     }
-  // The loop scan saw the k-loops (it is not vacuous).
-  CHECK(kernelsWithLoops * 10 >= compiledKernels * 9);
+  // The loop scan saw the k-loops (it is not vacuous). Kernels with K <= BK
+  // (the shared models' small products, more of them at the half template's
+  // BK = 32) have one k-tile and no loop: 476 of 532 compiles have loops.
+  CHECK(kernelsWithLoops * 100 >= compiledKernels * 85);
 }
 
 TEST_CASE("every kernel's launch grid of ResNet-50 and the shared models fits CUDA's limits up to batch 1024",
