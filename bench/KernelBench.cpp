@@ -8,6 +8,9 @@
 // compared with (docs/benchmarks.md). NVRTC needs no GPU.
 // Usage: build/bin/fusec-bench-kernels [--target=sm_90] [--profile=h200]
 //        [--cost-batch=N]  (the batch tiles are chosen for, as fusec's)
+//        [--precision=fp32|tf32|fp16|bf16]  (as fusec's: fp16/bf16 run
+//        fuse-auto-mixed-precision and put the convs and GEMMs on the half
+//        template, priced at the profile's f16 tensor peak)
 //
 //===----------------------------------------------------------------------===//
 #include "bench/ModelGenerators.h"
@@ -46,7 +49,11 @@ std::string describe(const fuse::KernelConfig &config) {
                      std::to_string(config.blockN) + "x" + std::to_string(config.blockK);
   if (config.usesTensorCores())
     text += " s" + std::to_string(config.stages) + " v" + std::to_string(config.aVector) + "/" +
-            std::to_string(config.bVector) + (config.passes == 3 ? " 3xtf32" : " tf32");
+            std::to_string(config.bVector) +
+            (config.operands == fuse::OperandType::F16    ? " f16"
+             : config.operands == fuse::OperandType::BF16 ? " bf16"
+             : config.passes == 3                         ? " 3xtf32"
+                                                          : " tf32");
   return text;
 }
 
@@ -54,7 +61,7 @@ std::string describe(const fuse::KernelConfig &config) {
 
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  std::string target = "sm_90", profileName = "h200";
+  std::string target = "sm_90", profileName = "h200", precision = "fp32";
   int64_t costBatch = 1;
   for (int i = 1; i < argc; ++i) {
     std::string argument = argv[i];
@@ -62,6 +69,8 @@ int main(int argc, char **argv) {
       target = argument.substr(9);
     else if (argument.rfind("--profile=", 0) == 0)
       profileName = argument.substr(10);
+    else if (argument.rfind("--precision=", 0) == 0)
+      precision = argument.substr(12);
     else if (argument.rfind("--cost-batch=", 0) == 0)
       costBatch = std::max<int64_t>(1, std::stoll(argument.substr(13)));
   }
@@ -77,6 +86,7 @@ int main(int argc, char **argv) {
   FusionOptions fusion;
   fusion.costBatch = costBatch;
   fusion.deviceProfile = profileName;
+  fusion.precision = precision;
   buildFusionPipeline(pm, fusion);
   if (!module || mlir::failed(pm.run(*module)))
     return 1;
@@ -105,8 +115,9 @@ int main(int argc, char **argv) {
   }
 
   const RooflineCostModel batch1(*profile, 1), batch32(*profile, 32);
-  std::printf("ResNet-50 224x224, %zu conv/GEMM kernels, %s, cost model: %s, tiles chosen for batch %lld\n",
-              kernels.size(), target.c_str(), profile->name.c_str(), static_cast<long long>(costBatch));
+  std::printf("ResNet-50 224x224, %s, %zu conv/GEMM kernels, %s, cost model: %s, tiles chosen for batch %lld\n",
+              precision.c_str(), kernels.size(), target.c_str(), profile->name.c_str(),
+              static_cast<long long>(costBatch));
   std::printf("%-48s %-36s %5s %6s %5s %9s %9s %9s %9s\n", "kernel", "config", "regs", "smem", "spill", "GFLOP@1",
               "us@1", "GFLOP@32", "us@32");
   double totalUs1 = 0, totalUs32 = 0, totalFlop1 = 0, totalFlop32 = 0;

@@ -3,7 +3,8 @@
 // The kernel's #fuse.config names the template (ir/KernelConfig.h decides
 // which applies):
 // tensor_core_conv (group 1, every size but the batch static): the
-// tensor-core implicit GEMM of fusec_conv.h. The weights (Co x C*KH*KW) are operand A, the
+// tensor-core implicit GEMM of fusec_conv.h (on fusec_gemm.h's main loop, or
+// fusec_gemm_half.h's for f16/bf16 operands). The weights (Co x C*KH*KW) are operand A, the
 // im2col matrix of the input (gathered on the fly, the batch's pixels as
 // its columns) operand B; the generated epilogue functor adds the bias,
 // applies what fusion put after the conv (folded batch norm, activations,
@@ -64,7 +65,8 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
                               ", " + constant(weight[2]) + ", " + constant(weight[3]) + ", " + constant(g.strideH) +
                               ", " + constant(g.strideW) + ", " + constant(g.padTop) + ", " + constant(g.padLeft) +
                               ", " + constant(g.dilationH) + ", " + constant(g.dilationW) + ", " + constant(out[2]) +
-                              ", " + constant(out[3]) + ", " + constant(config.bVector) + ">";
+                              ", " + constant(out[3]) + ", " + constant(config.bVector) +
+                              operandElementArgument(config) + ">";
   std::string code;
   code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
   KernelLaunch launch;
@@ -88,6 +90,9 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   launch.block = {config.threads(), 1, 1};
   launch.grid[0] = gridFor(linearNumel({out[0], out[2], out[3]}), config.blockN);
   launch.grid[1] = gridFor(linearNumel(out.slice(1, 1)), config.blockM);
+  // fusec_conv.h brings fusec_gemm.h; the half main loop is its own header.
+  if (config.halfOperands())
+    return builder.finish(code, launch, {"fusec_conv.h", tensorCoreGemmHeader(config)});
   return builder.finish(code, launch, {"fusec_conv.h"});
 }
 

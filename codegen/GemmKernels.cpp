@@ -6,7 +6,8 @@
 // Two templates, as the kernel's #fuse.config says (ir/KernelConfig.h
 // decides which applies):
 //
-//  * tensor_core_gemm, fusec_gemm.h (3xTF32 fp32-accurate, or plain TF32):
+//  * tensor_core_gemm, fusec_gemm.h (3xTF32 fp32-accurate, or plain TF32)
+//    or, for f16/bf16 operands, fusec_gemm_half.h (mma.m16n8k16):
 //    the kernel only binds the matrices and generates the epilogue functor
 //    the template calls per accumulator element;
 //  * simt_gemm, for what the tensor-core template does not take (A
@@ -72,8 +73,8 @@ FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation 
   const std::string rowsPerMatrix = dimExpr(outShape[outRank - 2]);
   std::string code;
   const bool transB = fuse::matrixProductShape(core).transB;
-  const std::string operand =
-      "FusecDenseB<" + std::string(transB ? "true" : "false") + ", " + std::to_string(config.bVector) + ">";
+  const std::string operand = "FusecDenseB<" + std::string(transB ? "true" : "false") + ", " +
+                              std::to_string(config.bVector) + operandElementArgument(config) + ">";
   code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
   KernelLaunch launch;
   emitPipelineSharedMemory(code, config.sharedBytes(transB), launch);
@@ -82,8 +83,8 @@ FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation 
     code += "  const int M = int(" + std::to_string(folded->perBatch) + "LL * batch + " +
             std::to_string(folded->fixed) + "LL), N = int(" + dimExpr(outShape[outRank - 1]) + "), K = int(" +
             dimExpr(lhsShape.back()) + ");\n";
-    code += "  const float *A = " + builder.inputName(lhs) + ";\n";
-    code += "  const float *B = " + builder.inputName(rhs) + ";\n";
+    code += "  const auto *A = " + builder.inputName(lhs) + ";\n";
+    code += "  const auto *B = " + builder.inputName(rhs) + ";\n";
     // The epilogue recovers the batch coordinates and the row in its matrix.
     code += "  auto epilogue = [&](int foldedRow, int col, float acc) {\n";
     code += "    const long long row = foldedRow % " + rowsPerMatrix + ";\n";
@@ -106,7 +107,7 @@ FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation 
   launch.grid[0] = gridFor(folded ? *folded : linearNumel(outShape.drop_back(1).take_back(1)), config.blockM);
   launch.grid[1] = gridFor(linearNumel(outShape.take_back(1)), config.blockN);
   launch.grid[2] = folded ? GridDim{} : gridFor(linearNumel(outShape.drop_back(2)), 1);
-  return builder.finish(code, launch, {"fusec_gemm.h"});
+  return builder.finish(code, launch, {tensorCoreGemmHeader(config)});
 }
 
 /// The SIMT kernel, for what the tensor-core template does not take.

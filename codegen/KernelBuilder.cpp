@@ -248,9 +248,28 @@ void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &la
 
 std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &bOperand) {
   auto text = [](int64_t value) { return std::to_string(value); };
-  return "FusecGemmTf32<" + text(config.blockM) + ", " + text(config.blockN) + ", " + text(config.blockK) + ", " +
-         text(config.warpM) + ", " + text(config.warpN) + ", " + text(config.stages) + ", " + text(config.aVector) +
-         ", " + bOperand + ", " + text(config.passes) + ">";
+  const std::string shape = text(config.blockM) + ", " + text(config.blockN) + ", " + text(config.blockK) + ", " +
+                            text(config.warpM) + ", " + text(config.warpN) + ", " + text(config.stages) + ", " +
+                            text(config.aVector) + ", " + bOperand;
+  if (config.halfOperands())
+    return "FusecGemmHalf<" + shape + ">";
+  return "FusecGemmTf32<" + shape + ", " + text(config.passes) + ">";
+}
+
+std::string operandElementArgument(const fuse::KernelConfig &config) {
+  switch (config.operands) {
+  case fuse::OperandType::F16:
+    return ", fusec_f16";
+  case fuse::OperandType::BF16:
+    return ", fusec_bf16";
+  case fuse::OperandType::F32:
+    break;
+  }
+  return "";
+}
+
+std::string tensorCoreGemmHeader(const fuse::KernelConfig &config) {
+  return config.halfOperands() ? "fusec_gemm_half.h" : "fusec_gemm.h";
 }
 
 GridDim gridFor(BatchLinear count, int64_t step) { return {count, step}; }

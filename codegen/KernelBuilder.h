@@ -113,9 +113,18 @@ mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder, fuse
 /// when it has none, the one fuse-select-kernel-configs would choose.
 mlir::FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, mlir::Operation *core);
 
-/// `FusecGemmTf32<...>` of fusec_gemm.h for a tensor-core `config`, with B
-/// operand type `bOperand`.
+/// `FusecGemmTf32<...>` of fusec_gemm.h, or `FusecGemmHalf<...>` of
+/// fusec_gemm_half.h for f16/bf16 operands, for a tensor-core `config`, with
+/// B operand type `bOperand`.
 std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &bOperand);
+
+/// The element type argument a B operand (FusecDenseB, FusecIm2colB) takes
+/// for `config`'s operands: "" for f32 (the default), ", fusec_f16" or
+/// ", fusec_bf16".
+std::string operandElementArgument(const fuse::KernelConfig &config);
+
+/// The device header that defines `config`'s main loop.
+std::string tensorCoreGemmHeader(const fuse::KernelConfig &config);
 
 /// Declares `gemmShared`, the pipeline's shared memory for `Gemm` (a type
 /// alias already emitted): a static array up to 48 KiB, else dynamic shared

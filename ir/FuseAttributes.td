@@ -13,21 +13,26 @@ def Fuse_KernelConfigAttr : AttrDef<Fuse_Dialect, "KernelConfig"> {
     (`fuse-select-kernel-configs`, or codegen for a superkernel that has
     none) and the only source of its launch geometry:
 
-    - `kind`: the template. `tensor_core_gemm` (fusec_gemm.h on a dense B),
-      `tensor_core_conv` (the same main loop on the im2col operand of
+    - `kind`: the template. `tensor_core_gemm` (fusec_gemm.h, or
+      fusec_gemm_half.h for f16/bf16 operands, on a dense B),
+      `tensor_core_conv` (the same main loops on the im2col operand of
       fusec_conv.h), `simt_gemm` and `simt_conv` (square SIMT tiles, for
       shapes the tensor-core templates cannot take), `direct_conv` (one
       thread per output, grouped and depthwise convolutions);
     - `block`: the block tile [BM, BN, BK] (rows x columns of the output, k
       per pipeline stage); `warp`: a warp's tile [WM, WN];
     - `stages`: shared-memory pipeline depth (cp.async ring);
-    - `mma`: the tensor-core instruction shape (`m16n8k8`), or `none`;
+    - `mma`: the tensor-core instruction shape (`m16n8k8` for f32 operands,
+      `m16n8k16` for f16/bf16 ones), or `none`;
     - `precision`: `3xtf32` (A and B split into two tf32 halves, three mma
       per product, f32 accumulation: fp32 accuracy), `tf32` (one mma, inputs
-      rounded to tf32), `f32` (SIMT FMA). Operands, accumulator and results
-      are f32 tensors in every case;
+      rounded to tf32) for f32 operands; `f16` or `bf16` (the operands' own
+      type, exact products, f32 accumulation) for f16/bf16 operands; `f32`
+      (SIMT FMA, any operand type, computed in f32). The accumulator is f32
+      in every case; the op rounds its result to its type;
     - `split_k`: k-slices computed by separate blocks (1: none);
-    - `vector`: floats per global->shared copy of A and of B (1, 2 or 4).
+    - `vector`: elements per global->shared copy of A and of B (1, 2 or 4
+      floats; 1, 2, 4 or 8 halves, 16 bytes at most).
 
     Example: `#fuse.config<"tensor_core_conv", block = [64, 64, 16],
     warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32",

@@ -13,7 +13,45 @@ using namespace mlir;
 namespace fusec::fuse {
 namespace {
 
-constexpr const char *kMma = "m16n8k8";
+constexpr const char *kMmaTf32 = "m16n8k8";
+constexpr const char *kMmaHalf = "m16n8k16";
+
+/// The operand type of a tensor-core template for operands of `type`.
+std::optional<OperandType> operandTypeOf(Type type) {
+  if (type.isF32())
+    return OperandType::F32;
+  if (type.isF16())
+    return OperandType::F16;
+  if (type.isBF16())
+    return OperandType::BF16;
+  return std::nullopt;
+}
+
+StringRef operandTypeName(OperandType type) {
+  switch (type) {
+  case OperandType::F32:
+    return "f32";
+  case OperandType::F16:
+    return "f16";
+  case OperandType::BF16:
+    return "bf16";
+  }
+  return "";
+}
+
+/// Why a tensor-core `config` cannot multiply operands of `type`, or "".
+std::string operandProblem(const KernelConfig &config, Type type) {
+  const std::optional<OperandType> operands = operandTypeOf(type);
+  if (!operands)
+    return "its operands are f32, f16 or bf16 only";
+  if (*operands == config.operands)
+    return "";
+  const std::string precision = config.operands == OperandType::F32 ? (config.passes == 3 ? "3xtf32" : "tf32")
+                                                                    : operandTypeName(config.operands).str();
+  return "precision \"" + precision + "\" does not multiply " + operandTypeName(*operands).str() + " operands (" +
+         (*operands == OperandType::F32 ? "\"3xtf32\" or \"tf32\"" : "\"" + operandTypeName(*operands).str() + "\"") +
+         " does)";
+}
 
 std::optional<KernelTemplate> parseTemplate(StringRef name) {
   return llvm::StringSwitch<std::optional<KernelTemplate>>(name)
@@ -31,8 +69,9 @@ std::string tileLoadProblem(const char *what, int64_t rows, int64_t cols, int64_
   const int64_t perRow = cols / width;
   if (cols % width != 0 || rows * perRow % threads != 0 || rows * perRow < threads ||
       (threads % perRow != 0 && perRow % threads != 0))
-    return std::string(what) + " tile of " + std::to_string(rows) + " x " + std::to_string(cols) + " floats in " +
-           std::to_string(width) + "-float copies does not divide evenly over " + std::to_string(threads) + " threads";
+    return std::string(what) + " tile of " + std::to_string(rows) + " x " + std::to_string(cols) + " elements in " +
+           std::to_string(width) + "-element copies does not divide evenly over " + std::to_string(threads) +
+           " threads";
   return "";
 }
 
@@ -53,8 +92,8 @@ int64_t largestProduct(ArrayRef<int64_t> shape) {
 /// Why the tensor-core convolution cannot compute `conv` with `config`, or "".
 std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
   auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
-  if (!elementTypeOf(conv.getInput()).isF32())
-    return "its operands are f32 only";
+  if (std::string problem = operandProblem(config, elementTypeOf(conv.getInput())); !problem.empty())
+    return problem;
   if (conv.getGroup() != 1)
     return "it computes group-1 convolutions only (group " + str(conv.getGroup()) + ")";
   for (ArrayRef<int64_t> shape : {in.drop_front(), weight, out.drop_front()})
@@ -66,7 +105,7 @@ std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
       largest(in[0]) * pixels + slack > kLargest32BitOffset)
     return "its 32-bit offsets cannot address this convolution up to batch " + str(kLargestIndexedBatch);
   if (taps % config.aVector != 0)
-    return "weight rows of " + str(taps) + " floats are not whole " + str(config.aVector) + "-float vectors";
+    return "weight rows of " + str(taps) + " elements are not whole " + str(config.aVector) + "-element vectors";
   const bool pointwise = weight[2] == 1 && weight[3] == 1 &&
                          llvm::all_of(conv.getStrides(), [](int64_t s) { return s == 1; }) &&
                          llvm::all_of(conv.getPads(), [](int64_t p) { return p == 0; });
@@ -81,8 +120,8 @@ std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
 /// Why the tensor-core GEMM cannot compute the matrix product `core`, or "".
 std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
   const MatrixProductShape shape = matrixProductShape(core);
-  if (!elementTypeOf(core->getOperand(0)).isF32())
-    return "its operands are f32 only";
+  if (std::string problem = operandProblem(config, elementTypeOf(core->getOperand(0))); !problem.empty())
+    return problem;
   if (shape.transA)
     return "it takes A untransposed only";
   if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))
@@ -143,12 +182,29 @@ KernelConfig simtConfig(KernelTemplate kind, int64_t tile) {
   return config;
 }
 
-KernelConfig tensorCoreConfig(KernelTemplate kind, ProductPrecision precision) {
+/// The 64 x 64 tile of four 32 x 32 warps, 4 stages: BK = 16 for f32
+/// operands, 32 (two k16 steps, the same 64-byte rows) for 16-bit ones.
+KernelConfig tensorCoreConfig(KernelTemplate kind, ProductPrecision precision, OperandType operands) {
   KernelConfig config;
   config.kind = kind;
-  config.blockM = 64, config.blockN = 64, config.blockK = 16, config.warpM = 32, config.warpN = 32, config.stages = 4;
-  config.passes = precision == ProductPrecision::Fp32 ? 3 : 1;
+  config.operands = operands;
+  config.blockM = 64, config.blockN = 64, config.warpM = 32, config.warpN = 32, config.stages = 4;
+  config.blockK = operands == OperandType::F32 ? 16 : 32;
+  config.passes = operands == OperandType::F32 && precision == ProductPrecision::Fp32 ? 3 : 1;
   return config;
+}
+
+/// The widest copy (16 bytes at most) that divides `count` elements, for
+/// half operands; f32 operands keep 4 floats or single ones.
+int64_t vectorFor(int64_t count, OperandType operands) {
+  if (ShapedType::isDynamic(count))
+    return 1;
+  if (operands == OperandType::F32)
+    return count % 4 == 0 ? 4 : 1;
+  for (int64_t vector : {8, 4, 2})
+    if (count % vector == 0)
+      return vector;
+  return 1;
 }
 
 /// `config` with the largest block tile that passes `problem` and still
@@ -182,16 +238,19 @@ KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const Til
     direct.blockM = 256, direct.blockN = 1, direct.blockK = 1;
     return direct;
   }
-  KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreConv, precision);
+  const OperandType operands = operandTypeOf(elementTypeOf(conv.getInput())).value_or(OperandType::F32);
+  KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreConv, precision, operands);
   if (!ShapedType::isDynamic(out[1]) && out[1] <= 32) { // few output channels: half the rows, the same 4 warps
     config.blockM = 32;
     config.warpM = 16;
   }
   const int64_t taps = weight[1] * weight[2] * weight[3];
-  config.aVector = !ShapedType::isDynamic(taps) && taps % 4 == 0 ? 4 : 1;
-  config.bVector = 4;
-  if (!tensorCoreConvProblem(conv, config).empty())
-    config.bVector = 1;
+  config.aVector = vectorFor(taps, operands);
+  // Vector copies of the input need a pointwise convolution: the widest
+  // that passes, else single elements.
+  config.bVector = vectorFor(out[2] * out[3], operands);
+  while (config.bVector > 1 && !tensorCoreConvProblem(conv, config).empty())
+    config.bVector /= 2;
   if (tensorCoreConvProblem(conv, config).empty()) {
     const double columns = double(ShapedType::isDynamic(out[0]) ? target.batch : out[0]) * double(out[2] * out[3]);
     return widenTile(config, double(out[1]), columns, target,
@@ -203,13 +262,19 @@ KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const Til
 
 KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision, const TileTarget &target) {
   const MatrixProductShape shape = matrixProductShape(core);
-  KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreGemm, precision);
+  const OperandType operands = operandTypeOf(elementTypeOf(core->getOperand(0))).value_or(OperandType::F32);
+  KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreGemm, precision, operands);
   if (!ShapedType::isDynamic(shape.n) && shape.n <= 32) { // a narrow product: half the columns, the same 4 warps
     config.blockN = 32;
     config.warpN = 16;
   }
   const int64_t ldb = shape.transB ? shape.k : shape.n;
-  config.aVector = config.bVector = shape.k % 4 == 0 && ldb % 4 == 0 ? 4 : 1;
+  if (operands == OperandType::F32) {
+    config.aVector = config.bVector = shape.k % 4 == 0 && ldb % 4 == 0 ? 4 : 1;
+  } else {
+    config.aVector = vectorFor(shape.k, operands);
+    config.bVector = vectorFor(ldb, operands);
+  }
   auto out = shapeOf(core->getResult(0));
   if (tensorCoreGemmProblem(core, config).empty()) {
     double rows = 1;
@@ -261,16 +326,22 @@ int64_t KernelConfig::threads() const {
 int64_t KernelConfig::sharedBytes(bool bTransposed) const {
   if (!usesTensorCores())
     return kind == KernelTemplate::DirectConv ? 0 : int64_t{8} * blockM * (blockM + 1);
-  const int64_t aStage = blockM * (blockK + 4);
-  const int64_t bStage = bTransposed ? blockN * (blockK + 4) : blockK * (blockN + 8);
-  return 4 * stages * (aStage + bStage);
+  // Rows padded as the templates pad them: 4 floats / 8 halves along k, 8
+  // elements along n.
+  const int64_t kPad = halfOperands() ? 8 : 4;
+  const int64_t aStage = blockM * (blockK + kPad);
+  const int64_t bStage = bTransposed ? blockN * (blockK + kPad) : blockK * (blockN + 8);
+  return elementBytes() * stages * (aStage + bStage);
 }
 
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
   const int64_t block[] = {blockM, blockN, blockK}, warp[] = {warpM, warpN}, vector[] = {aVector, bVector};
-  StringRef precision = usesTensorCores() ? (passes == 3 ? "3xtf32" : "tf32") : "f32";
-  return KernelConfigAttr::get(context, templateName(kind), block, warp, stages, usesTensorCores() ? kMma : "none",
-                               precision, splitK, vector);
+  StringRef precision = !usesTensorCores()             ? "f32"
+                        : operands != OperandType::F32 ? operandTypeName(operands)
+                        : passes == 3                  ? "3xtf32"
+                                                       : "tf32";
+  StringRef mma = !usesTensorCores() ? "none" : operands == OperandType::F32 ? kMmaTf32 : kMmaHalf;
+  return KernelConfigAttr::get(context, templateName(kind), block, warp, stages, mma, precision, splitK, vector);
 }
 
 KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
@@ -280,6 +351,10 @@ KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
   config.warpM = attr.getWarp()[0], config.warpN = attr.getWarp()[1];
   config.stages = attr.getStages();
   config.passes = attr.getPrecision() == "3xtf32" ? 3 : 1;
+  if (config.usesTensorCores())
+    config.operands = attr.getPrecision() == "f16"    ? OperandType::F16
+                      : attr.getPrecision() == "bf16" ? OperandType::BF16
+                                                      : OperandType::F32;
   config.splitK = attr.getSplitK();
   config.aVector = attr.getVector()[0], config.bVector = attr.getVector()[1];
   return config;
@@ -316,19 +391,22 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
                ? ""
                : kind.str() + "'s block is a square tile [T, T, T], T = 8 or 16";
   }
-  if (mma != kMma)
-    return "the tensor-core templates use mma \"m16n8k8\"";
-  if (precision != "3xtf32" && precision != "tf32")
-    return "tensor-core precision is \"3xtf32\" or \"tf32\"";
+  const bool half = precision == "f16" || precision == "bf16";
+  if (!half && precision != "3xtf32" && precision != "tf32")
+    return "tensor-core precision is \"3xtf32\" or \"tf32\" (f32 operands), \"f16\" or \"bf16\"";
+  if (mma != (half ? kMmaHalf : kMmaTf32))
+    return "precision \"" + precision.str() + "\" uses mma \"" + (half ? kMmaHalf : kMmaTf32) + "\"";
   if (config.blockM % config.warpM != 0 || config.blockN % config.warpN != 0)
     return "the block tile must be made of whole warp tiles";
-  if (config.warpM % 16 != 0 || config.warpN % 8 != 0 || config.blockK % 8 != 0)
-    return "warp tiles are made of 16 x 8 mma tiles and BK of k8 steps";
+  if (config.warpM % 16 != 0 || config.warpN % 8 != 0)
+    return "warp tiles are made of 16 x 8 mma tiles";
+  if (config.blockK % (half ? 16 : 8) != 0)
+    return half ? "BK is made of k16 steps (a multiple of 16)" : "BK is made of k8 steps (a multiple of 8)";
   if (stages < 2 || stages > 8)
     return "the pipeline has 2 to 8 stages";
-  auto validVector = [](int64_t value) { return value == 1 || value == 2 || value == 4; };
+  auto validVector = [&](int64_t value) { return value == 1 || value == 2 || value == 4 || (half && value == 8); };
   if (!validVector(vector[0]) || !validVector(vector[1]))
-    return "copies move 1, 2 or 4 floats";
+    return half ? "copies move 1, 2, 4 or 8 halves" : "copies move 1, 2 or 4 floats";
   if (config.threads() > 1024)
     return "the block would have " + str(config.threads()) + " threads (at most 1024)";
   return tileLoadProblem("the A", config.blockM, config.blockK, config.aVector, config.threads());

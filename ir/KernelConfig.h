@@ -30,6 +30,12 @@ enum class KernelTemplate { TensorCoreGemm, TensorCoreConv, SimtGemm, SimtConv, 
 /// the tensor cores, FMA on SIMT) or plain TF32 (`--precision=tf32`).
 enum class ProductPrecision { Fp32, Tf32 };
 
+/// The element type a tensor-core template multiplies: f32 (FusecGemmTf32,
+/// mma.m16n8k8) or f16/bf16 (FusecGemmHalf, mma.m16n8k16). It is the core
+/// op's operand type; SIMT templates keep F32 (they compute in f32 whatever
+/// they load).
+enum class OperandType { F32, F16, BF16 };
+
 /// The batch the templates' 32-bit index math must still hold at: far above
 /// any batch bucket a plan is built for.
 inline constexpr int64_t kLargestIndexedBatch = int64_t(1) << 16;
@@ -52,15 +58,22 @@ struct KernelConfig {
   /// 3: the 3xTF32 split; 1: plain TF32 or SIMT FMA.
   int64_t passes = 1;
   int64_t splitK = 1;
+  /// Elements per copy (a 16-byte copy is 4 floats or 8 halves).
   int64_t aVector = 1, bVector = 1;
+  OperandType operands = OperandType::F32;
 
   bool usesTensorCores() const {
     return kind == KernelTemplate::TensorCoreGemm || kind == KernelTemplate::TensorCoreConv;
   }
+  /// A tensor-core config on f16 or bf16 operands.
+  bool halfOperands() const { return usesTensorCores() && operands != OperandType::F32; }
+  /// Bytes of one operand element in the shared tiles.
+  int64_t elementBytes() const { return halfOperands() ? 2 : 4; }
   /// Threads per block.
   int64_t threads() const;
   /// Static shared memory of the pipeline, B's tile N x K (`bTransposed`)
-  /// or K x N (tensor-core templates; the SIMT tiles' two T x (T + 1)).
+  /// or K x N (tensor-core templates, by element size; the SIMT tiles' two
+  /// T x (T + 1) floats).
   int64_t sharedBytes(bool bTransposed) const;
 
   KernelConfigAttr toAttr(mlir::MLIRContext *context) const;
@@ -93,12 +106,14 @@ struct TileTarget {
 /// one SM holds (by threads and shared memory, `sharedBytesPerSm`).
 double waveUtilization(const KernelConfig &config, double blocks, int64_t smCount, int64_t sharedBytesPerSm);
 
-/// The config fusec uses for a conv, Gemm or MatMul op.
+/// The config fusec uses for a conv, Gemm or MatMul op: on f16/bf16
+/// operands the half template (`precision` applies to f32 operands only).
 KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precision = ProductPrecision::Fp32,
                                 TileTarget target = {});
 
 /// Fails, reporting on `core` why, when `config`'s template cannot compute
-/// `core`: the wrong kind of op, a shape it does not take (a transposed A,
+/// `core`: the wrong kind of op, a precision that is not its operands' type
+/// (f16/bf16 on f32 operands, tf32 on f16 ones), a shape it does not take (a transposed A,
 /// a size other than the batch known only at run time, offsets beyond its
 /// 32-bit index math, groups), or shared memory beyond the static limit.
 mlir::LogicalResult checkKernelConfig(mlir::Operation *core, const KernelConfig &config);

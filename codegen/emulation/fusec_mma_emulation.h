@@ -25,6 +25,7 @@
 #define FUSEC_CODEGEN_EMULATION_FUSEC_MMA_EMULATION_H
 
 #include "fusec_cuda_emulation.h"
+#include "runtime/support/HalfFloat.h"
 
 #include <cmath>
 #include <cstdio>
@@ -103,20 +104,11 @@ inline uint32_t asBits(float value) {
 
 inline float tf32ToFloat(uint32_t bits) { return asFloat(bits & 0xffffe000u); }
 
-inline float halfToFloat(uint16_t half) {
-  const uint32_t sign = uint32_t(half & 0x8000u) << 16;
-  const uint32_t exponent = (half >> 10) & 0x1fu;
-  uint32_t mantissa = half & 0x3ffu;
-  if (exponent == 0x1f) // infinity or NaN
-    return asFloat(sign | 0x7f800000u | (mantissa << 13));
-  if (exponent != 0)
-    return asFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
-  // Zero or subnormal: mantissa * 2^-24, exact in f32.
-  const float magnitude = std::ldexp(float(mantissa), -24);
-  return sign ? -magnitude : magnitude;
-}
+// The f16/bf16 operands as the tensor cores read them: exactly, with the
+// conversions the rest of fusec uses.
+inline float halfToFloat(uint16_t half) { return fusec::halfBitsToFloat(half); }
 
-inline float bf16ToFloat(uint16_t bf16) { return asFloat(uint32_t(bf16) << 16); }
+inline float bf16ToFloat(uint16_t bf16) { return fusec::bfloat16BitsToFloat(bf16); }
 
 /// Element `half` (0: low, 1: high) of a register holding two 16-bit values.
 inline uint16_t halfOf(uint32_t word, unsigned half) { return uint16_t(word >> (16 * half)); }

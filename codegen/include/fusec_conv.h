@@ -24,28 +24,40 @@
 // < 2^31, checked by codegen); the image's base is one 64-bit product per
 // thread.
 //
-// Vec = 4 is the pointwise case (1x1, stride 1, no padding, HO * WO a
-// multiple of 4): four adjacent pixels are four adjacent floats of one
-// channel, one 16-byte copy.
+// Vec > 1 is the pointwise case (1x1, stride 1, no padding, HO * WO a
+// multiple of Vec): Vec adjacent pixels are Vec adjacent elements of one
+// channel, one copy (16 bytes for 4 floats or 8 halves).
+//
+// Element is float for FusecGemmTf32, fusec_f16 or fusec_bf16 for
+// FusecGemmHalf (fusec_gemm_half.h). A gathered 16-bit element (Vec = 1) is
+// 2 bytes, below cp.async's 4: fusec_copy_vector loads it to a register and
+// stores it to shared memory. Pairing two taps into one 4-byte copy does not
+// work: two pixels adjacent in the tile are SW elements apart in memory, or
+// in different rows, or one is padding. The cost is that such a tile's loads
+// are not asynchronous: a thread waits for its gathers once per k-tile
+// (the other warps on the SM cover it); the pointwise convolutions, most of
+// a ResNet's work after the first layers, keep cp.async.
 #pragma once
 
 #include "fusec_gemm.h"
 
-template <int C, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int HO, int WO, int Vec>
+template <int C, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int HO, int WO, int Vec,
+          typename ElementType = float>
 struct FusecIm2colB {
+  using Element = ElementType;
   static constexpr bool kTransposed = false;
   static constexpr int kVec = Vec;
   static constexpr bool kFixedColumn = true;
   static constexpr int kPixels = HO * WO;
   static constexpr int kTaps = KH * KW;
   static_assert(Vec == 1 || (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && kPixels % Vec == 0),
-                "vector copies need adjacent pixels to be adjacent floats of one image");
+                "vector copies need adjacent pixels to be adjacent elements of one image");
 
-  const float *x;
-  const float *image = nullptr;
+  const Element *x;
+  const Element *image = nullptr;
   int top = 0, left = 0, pixel = 0;
 
-  __device__ __forceinline__ explicit FusecIm2colB(const float *input) : x(input) {}
+  __device__ __forceinline__ explicit FusecIm2colB(const Element *input) : x(input) {}
 
   /// The thread's column is output pixel `j` for all its copies.
   __device__ __forceinline__ void begin(int, int j) {
@@ -56,7 +68,7 @@ struct FusecIm2colB {
     left = pixel % WO * SW - PW;
   }
 
-  __device__ __forceinline__ void copy(float *shared, int k, int j, int, int, int, int kCount, int nCount) const {
+  __device__ __forceinline__ void copy(Element *shared, int k, int j, int, int, int, int kCount, int nCount) const {
     bool inside = j < nCount && k < kCount;
     int offset;
     if constexpr (Vec > 1) {
@@ -67,6 +79,6 @@ struct FusecIm2colB {
       inside = inside && unsigned(row) < unsigned(H) && unsigned(column) < unsigned(W);
       offset = int(channel) * (H * W) + row * W + column;
     }
-    fusec_copy_vector<Vec>(shared, inside ? image + offset : x, inside ? 4u * Vec : 0u);
+    fusec_copy_vector<Vec, Element>(shared, inside ? image + offset : x, inside ? unsigned(sizeof(Element)) * Vec : 0u);
   }
 };

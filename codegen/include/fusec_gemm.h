@@ -43,25 +43,62 @@
 
 #include "fusec_mma.h"
 
-/// Starts copying one vector of `Vec` floats to shared memory (see
-/// fusec_cp_async_ca): 16-byte vectors bypass L1, tiles are read once per
-/// block.
-template <int Vec>
-__device__ __forceinline__ void fusec_copy_vector(float *shared, const float *global, unsigned bytes) {
-  if constexpr (Vec == 4)
+/// Starts copying one vector of `Vec` elements to shared memory, of which
+/// the first `bytes` are read (see fusec_cp_async_ca): 16-byte vectors
+/// bypass L1, tiles are read once per block. cp.async moves 4, 8 or 16
+/// bytes, so a single 16-bit element (a gather of the im2col operand, or a
+/// matrix whose rows are not whole 4-byte pairs) is loaded to a register
+/// and stored instead: it lands at once rather than at the wait, which the
+/// pipeline allows (a stage is written only after the barrier that frees
+/// it, and read only after a later one).
+template <int Vec, typename Element = float>
+__device__ __forceinline__ void fusec_copy_vector(Element *shared, const Element *global, unsigned bytes) {
+  constexpr int kBytes = Vec * int(sizeof(Element));
+  static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8 || kBytes == 16, "a copy moves 2, 4, 8 or 16 bytes");
+  if constexpr (kBytes == 16) {
     fusec_cp_async_cg(shared, global, bytes);
-  else
-    fusec_cp_async_ca<4 * Vec>(shared, global, bytes);
+  } else if constexpr (kBytes >= 4) {
+    fusec_cp_async_ca<kBytes>(shared, global, bytes);
+  } else {
+    const unsigned short bits = bytes ? __ldg(reinterpret_cast<const unsigned short *>(global)) : 0;
+    *reinterpret_cast<unsigned short *>(shared) = bits;
+  }
 }
+
+/// How the `Threads` threads of a block share the copies of a tile of Rows
+/// x Cols elements: Count vectors of Width each, thread t's i-th at
+/// (firstRow(t) + row(i), firstColumn(t) + column(i)), where row(i) and
+/// column(i) are constants once the loop over i is unrolled, so each
+/// load's address is a base plus an immediate.
+template <int Threads, int Rows, int Cols, int Width> struct FusecTileLoads {
+  static constexpr int kVectorsPerRow = Cols / Width;
+  static constexpr int kCount = Rows * kVectorsPerRow / Threads;
+  // Threads cover whole rows per pass, or a row takes whole passes.
+  static constexpr bool kWholeRowsPerPass = Threads % kVectorsPerRow == 0;
+  static_assert(Cols % Width == 0, "tile rows are whole vectors");
+  static_assert(kCount >= 1 && kCount * Threads == Rows * kVectorsPerRow, "a tile loads evenly over the threads");
+  static_assert(kWholeRowsPerPass || kVectorsPerRow % Threads == 0, "threads cover whole rows, or rows whole passes");
+  static __device__ __forceinline__ int firstRow(int thread) { return thread / kVectorsPerRow; }
+  static __device__ __forceinline__ int firstColumn(int thread) { return thread % kVectorsPerRow * Width; }
+  static __device__ __forceinline__ int row(int i) {
+    return kWholeRowsPerPass ? i * (Threads / kVectorsPerRow) : i / (kVectorsPerRow / Threads);
+  }
+  static __device__ __forceinline__ int column(int i) {
+    return kWholeRowsPerPass ? 0 : i % (kVectorsPerRow / Threads) * Threads * Width;
+  }
+};
 
 /// Operand B as a matrix in memory: K x N row-major (B(k, n) = b[k * ldb +
 /// n]) or, Transposed, N x K row-major (B(k, n) = b[n * ldb + k], ONNX
-/// Gemm's transB). Vec floats per copy along the contiguous dimension.
+/// Gemm's transB). Vec elements per copy along the contiguous dimension;
+/// Element is float, or fusec_f16 / fusec_bf16 for FusecGemmHalf
+/// (fusec_gemm_half.h).
 ///
 /// The B-operand interface the main loop uses (FusecIm2colB in
 /// fusec_conv.h is the other implementation):
 ///   kTransposed   shared layout: [BN][BK] (k contiguous) or [BK][BN]
-///   kVec          floats per copy
+///   Element       the element type (float, fusec_f16, fusec_bf16)
+///   kVec          elements per copy
 ///   kFixedColumn  the operand keeps per-thread state for one column n, so
 ///                 each thread's copies must all be in that column
 ///   begin(k, n)   once per thread: its first vector's (k, n) at k-tile 0
@@ -70,27 +107,28 @@ __device__ __forceinline__ void fusec_copy_vector(float *shared, const float *gl
 ///                 n + dn); dk and dn are constants once the loops are
 ///                 unrolled; what lies outside kCount x nCount is zero-filled
 ///                 and never read.
-template <bool Transposed, int Vec> struct FusecDenseB {
+template <bool Transposed, int Vec, typename ElementType = float> struct FusecDenseB {
+  using Element = ElementType;
   static constexpr bool kTransposed = Transposed;
   static constexpr int kVec = Vec;
   static constexpr bool kFixedColumn = false;
 
-  const float *b;
+  const Element *b;
   int ldb;
   int first = 0;
 
-  __device__ __forceinline__ FusecDenseB(const float *matrix, int leadingDimension)
+  __device__ __forceinline__ FusecDenseB(const Element *matrix, int leadingDimension)
       : b(matrix), ldb(leadingDimension) {}
 
   __device__ __forceinline__ void begin(int k, int n) { first = Transposed ? n * ldb + k : k * ldb + n; }
 
-  __device__ __forceinline__ void copy(float *shared, int k, int n, int k0, int dk, int dn, int kCount,
+  __device__ __forceinline__ void copy(Element *shared, int k, int n, int k0, int dk, int dn, int kCount,
                                        int nCount) const {
     const int left = Transposed ? kCount - k : nCount - n;
     const bool inside = (Transposed ? n < nCount : k < kCount) && left > 0;
-    const unsigned bytes = inside ? 4u * (left < Vec ? left : Vec) : 0u;
+    const unsigned bytes = inside ? unsigned(sizeof(Element)) * (left < Vec ? left : Vec) : 0u;
     const int offset = first + (Transposed ? dn * ldb + k0 + dk : (k0 + dk) * ldb + dn);
-    fusec_copy_vector<Vec>(shared, bytes ? b + offset : b, bytes);
+    fusec_copy_vector<Vec, Element>(shared, bytes ? b + offset : b, bytes);
   }
 };
 
@@ -105,6 +143,7 @@ struct FusecGemmTf32 {
   static constexpr bool BTransposed = BOperand::kTransposed;
   using Operand = BOperand;
   static_assert(Passes == 1 || Passes == 3, "1 (tf32) or 3 (3xTF32) products");
+  static_assert(sizeof(typename BOperand::Element) == 4, "FusecGemmTf32 multiplies f32 tensors");
 
   static constexpr int kBlockM = BM;
   static constexpr int kBlockN = BN;
@@ -123,29 +162,7 @@ struct FusecGemmTf32 {
   static constexpr int kSmemFloats = Stages * (kAStage + kBStage);
   static constexpr int kSmemBytes = kSmemFloats * 4;
 
-  /// How the block's threads share the loads of a tile of Rows x Cols
-  /// floats: Count vectors each, thread t's i-th at (firstRow(t) + row(i),
-  /// firstColumn(t) + column(i)), where row(i) and column(i) are constants
-  /// once the loop over i is unrolled, so each load's address is a base plus
-  /// an immediate.
-  template <int Rows, int Cols, int Width> struct TileLoads {
-    static constexpr int kVectorsPerRow = Cols / Width;
-    static constexpr int kCount = Rows * kVectorsPerRow / kThreads;
-    // Threads cover whole rows per pass, or a row takes whole passes.
-    static constexpr bool kWholeRowsPerPass = kThreads % kVectorsPerRow == 0;
-    static_assert(Cols % Width == 0, "tile rows are whole vectors");
-    static_assert(kCount >= 1 && kCount * kThreads == Rows * kVectorsPerRow, "a tile loads evenly over the threads");
-    static_assert(kWholeRowsPerPass || kVectorsPerRow % kThreads == 0,
-                  "threads cover whole rows, or rows whole passes");
-    static __device__ __forceinline__ int firstRow(int thread) { return thread / kVectorsPerRow; }
-    static __device__ __forceinline__ int firstColumn(int thread) { return thread % kVectorsPerRow * Width; }
-    static __device__ __forceinline__ int row(int i) {
-      return kWholeRowsPerPass ? i * (kThreads / kVectorsPerRow) : i / (kVectorsPerRow / kThreads);
-    }
-    static __device__ __forceinline__ int column(int i) {
-      return kWholeRowsPerPass ? 0 : i % (kVectorsPerRow / kThreads) * kThreads * Width;
-    }
-  };
+  template <int Rows, int Cols, int Width> using TileLoads = FusecTileLoads<kThreads, Rows, Cols, Width>;
   using ALoads = TileLoads<BM, BK, Vec>;
   // B's tile rows are n when B is N x K, else k.
   using BLoads = TileLoads<BTransposed ? BN : BK, BTransposed ? BK : BN, BOperand::kVec>;

@@ -102,9 +102,13 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
   const double padded = flops * (blocks * tileRows * tileColumns) / std::max(rows * columns, 1.0);
   const double utilization =
       fuse::waveUtilization(config, blocks, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024);
-  const double peak =
-      config.usesTensorCores() ? profile.peakTensorTflops / double(config.passes) : profile.peakFp32Tflops;
-  const double rate = peak * 1e6 * profile.efficiencyOf(fuse::templateName(config.kind)) * utilization; // flop/us
+  // f16/bf16 operands run on the half tensor peak, at their template's own
+  // efficiency.
+  const double peak = !config.usesTensorCores() ? profile.peakFp32Tflops
+                      : config.halfOperands()   ? profile.peakHalfTensorTflops
+                                                : profile.peakTensorTflops / double(config.passes);
+  const std::string efficiencyName = fuse::templateName(config.kind).str() + (config.halfOperands() ? "_half" : "");
+  const double rate = peak * 1e6 * profile.efficiencyOf(efficiencyName) * utilization; // flop/us
   return padded / rate;
 }
 

@@ -18,8 +18,9 @@ llvm::Error profileError(llvm::StringRef source, const llvm::Twine &message) {
 } // namespace
 
 const std::map<std::string, double> kDefaultTemplateEfficiency = {
-    {"tensor_core_gemm", 0.45}, {"tensor_core_conv", 0.35}, {"simt_gemm", 0.15},
-    {"simt_conv", 0.08},        {"direct_conv", 0.05},
+    {"tensor_core_gemm", 0.45},      {"tensor_core_conv", 0.35}, {"tensor_core_gemm_half", 0.35},
+    {"tensor_core_conv_half", 0.25}, {"simt_gemm", 0.15},        {"simt_conv", 0.08},
+    {"direct_conv", 0.05},
 };
 
 double DeviceProfile::efficiencyOf(llvm::StringRef templateName) const {
@@ -62,6 +63,12 @@ llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef text, llvm::Str
     return std::move(err);
   if (auto err = number("peak_tensor_tflops", profile.peakTensorTflops, true))
     return std::move(err);
+  if (json.contains("peak_f16_tensor_tflops")) {
+    if (auto err = number("peak_f16_tensor_tflops", profile.peakHalfTensorTflops, true))
+      return std::move(err);
+  } else {
+    profile.peakHalfTensorTflops = 2 * profile.peakTensorTflops;
+  }
   if (auto err = number("launch_overhead_us", profile.launchOverheadUs, false))
     return std::move(err);
   if (auto err = number("graph_launch_overhead_us", profile.graphLaunchOverheadUs, false))

@@ -22,7 +22,12 @@ struct DeviceProfile {
   std::string arch;
   double hbmBandwidthGBps = 0;
   double peakFp32Tflops = 0;
+  /// The TF32 tensor-core peak (dense), what the f32 templates run on.
   double peakTensorTflops = 0;
+  /// The f16/bf16 tensor-core peak with f32 accumulation (dense), what the
+  /// half templates run on; twice the TF32 peak where a profile gives none
+  /// (the ratio on A100, H100 and H200).
+  double peakHalfTensorTflops = 0;
   /// Cost of one kernel launch outside a CUDA graph, and inside one.
   double launchOverheadUs = 0;
   double graphLaunchOverheadUs = 0;
@@ -31,7 +36,8 @@ struct DeviceProfile {
   int registersPerThread = 0;
   double l2CacheMB = 0;
   /// The fraction of the peak (tensor peak / passes for tensor-core
-  /// templates, the FP32 peak for SIMT ones) each conv/GEMM template
+  /// templates, the half tensor peak for their f16/bf16 forms, named
+  /// `<template>_half`, the FP32 peak for SIMT ones) each conv/GEMM template
   /// reaches on whole tiles, by template name (ir/KernelConfig.h); the
   /// defaults (kDefaultTemplateEfficiency) where a profile gives none.
   std::map<std::string, double> templateEfficiency;

@@ -76,3 +76,75 @@ func.func @padded_vectors(%x: tensor<?x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> t
   }
   return %k : tensor<?x8x8x8xf32>
 }
+
+// -----
+
+func.func @half_mma_with_tf32(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #fuse.config: precision "3xtf32" uses mma "m16n8k8"}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k16", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @half_bk(%a: tensor<?x64xf16>, %b: tensor<64x64xf16>) -> tensor<?x64xf16> {
+  // expected-error @+1 {{invalid #fuse.config: BK is made of k16 steps (a multiple of 16)}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 24], warp = [32, 32], stages = 4, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x64xf16>, tensor<64x64xf16>) -> tensor<?x64xf16> {
+  ^bb0(%a0: tensor<?x64xf16>, %a1: tensor<64x64xf16>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf16>, tensor<64x64xf16>) -> tensor<?x64xf16>
+    fuse.yield %r : tensor<?x64xf16>
+  }
+  return %g : tensor<?x64xf16>
+}
+
+// -----
+
+func.func @eight_floats(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #fuse.config: copies move 1, 2 or 4 floats}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [8, 8]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f16_on_f32(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 32], warp = [32, 32], stages = 4, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: precision "f16" does not multiply f32 operands ("3xtf32" or "tf32" does)}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @tf32_on_f16(%x: tensor<?x16x6x6xf16>, %w: tensor<32x16x1x1xf16>) -> tensor<?x32x6x6xf16> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) attributes {config = #fuse.config<"tensor_core_conv", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "tf32", split_k = 1, vector = [4, 4]>} : (tensor<?x16x6x6xf16>, tensor<32x16x1x1xf16>) -> tensor<?x32x6x6xf16> {
+  ^bb0(%a0: tensor<?x16x6x6xf16>, %a1: tensor<32x16x1x1xf16>):
+    // expected-error @+1 {{template tensor_core_conv cannot compute this op: precision "tf32" does not multiply f16 operands ("f16" does)}}
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x16x6x6xf16>, tensor<32x16x1x1xf16>) -> tensor<?x32x6x6xf16>
+    fuse.yield %c : tensor<?x32x6x6xf16>
+  }
+  return %k : tensor<?x32x6x6xf16>
+}
+
+// -----
+
+func.func @f16_on_bf16(%a: tensor<?x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<?x64xbf16> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 32], warp = [32, 32], stages = 4, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x64xbf16>, tensor<64x64xbf16>) -> tensor<?x64xbf16> {
+  ^bb0(%a0: tensor<?x64xbf16>, %a1: tensor<64x64xbf16>):
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: precision "f16" does not multiply bf16 operands ("bf16" does)}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xbf16>, tensor<64x64xbf16>) -> tensor<?x64xbf16>
+    fuse.yield %r : tensor<?x64xbf16>
+  }
+  return %g : tensor<?x64xbf16>
+}

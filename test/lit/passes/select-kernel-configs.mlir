@@ -96,3 +96,66 @@ func.func @pinned(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf3
   }
   return %g : tensor<?x64xf32>
 }
+
+// -----
+
+// f16 operands (fusec --precision=fp16): the half template, mma m16n8k16,
+// precision "f16" whatever the pass's precision option, BK = 32. K = 27 is
+// odd: single-element copies of the weights; a padded 3x3 window: single
+// gathered elements of the input.
+// CHECK-LABEL: func.func @conv_f16
+// CHECK: #fuse.config<"tensor_core_conv", block = [32, 64, 32], warp = [16, 32], stages = 4, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [1, 1]>
+// TF32-LABEL: func.func @conv_f16
+// TF32: mma = "m16n8k16", precision = "f16"
+func.func @conv_f16(%x: tensor<?x3x8x8xf16>, %w: tensor<4x3x3x3xf16>) -> tensor<?x4x8x8xf16> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) : (tensor<?x3x8x8xf16>, tensor<4x3x3x3xf16>) -> tensor<?x4x8x8xf16> {
+  ^bb0(%a0: tensor<?x3x8x8xf16>, %a1: tensor<4x3x3x3xf16>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x3x8x8xf16>, tensor<4x3x3x3xf16>) -> tensor<?x4x8x8xf16>
+    fuse.yield %c : tensor<?x4x8x8xf16>
+  }
+  return %k : tensor<?x4x8x8xf16>
+}
+
+// -----
+
+// A pointwise bf16 conv over 14x14 pixels (196: a multiple of 4, not of 8):
+// 8-element (16-byte) weight copies, 4-element (8-byte) pixel copies.
+// CHECK-LABEL: func.func @pointwise_bf16
+// CHECK: #fuse.config<"tensor_core_conv", block = [64, 64, 32], warp = [32, 32], stages = 4, mma = "m16n8k16", precision = "bf16", split_k = 1, vector = [8, 4]>
+func.func @pointwise_bf16(%x: tensor<?x32x14x14xbf16>, %w: tensor<64x32x1x1xbf16>) -> tensor<?x64x14x14xbf16> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) : (tensor<?x32x14x14xbf16>, tensor<64x32x1x1xbf16>) -> tensor<?x64x14x14xbf16> {
+  ^bb0(%a0: tensor<?x32x14x14xbf16>, %a1: tensor<64x32x1x1xbf16>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x32x14x14xbf16>, tensor<64x32x1x1xbf16>) -> tensor<?x64x14x14xbf16>
+    fuse.yield %c : tensor<?x64x14x14xbf16>
+  }
+  return %k : tensor<?x64x14x14xbf16>
+}
+
+// -----
+
+// An f16 Gemm with transB and N = 10: 32-column tiles, 16-byte copies of
+// both operands (K = 64).
+// CHECK-LABEL: func.func @gemm_f16
+// CHECK: #fuse.config<"tensor_core_gemm", block = [64, 32, 32], warp = [32, 16], stages = 4, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>
+func.func @gemm_f16(%a: tensor<?x64xf16>, %b: tensor<10x64xf16>) -> tensor<?x10xf16> {
+  %g = fuse.superkernel "gemm" kind "gemm" (%a, %b) : (tensor<?x64xf16>, tensor<10x64xf16>) -> tensor<?x10xf16> {
+  ^bb0(%a0: tensor<?x64xf16>, %a1: tensor<10x64xf16>):
+    %r = fuse.gemm %a0, %a1 {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true} : (tensor<?x64xf16>, tensor<10x64xf16>) -> tensor<?x10xf16>
+    fuse.yield %r : tensor<?x10xf16>
+  }
+  return %g : tensor<?x10xf16>
+}
+
+// -----
+
+// A half config pinned by hand is kept: bf16, 128 x 64 tiles, BK = 64.
+// CHECK-LABEL: func.func @pinned_bf16
+// CHECK: #fuse.config<"tensor_core_gemm", block = [128, 64, 64], warp = [32, 32], stages = 3, mma = "m16n8k16", precision = "bf16", split_k = 1, vector = [8, 8]>
+func.func @pinned_bf16(%a: tensor<?x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<?x64xbf16> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [128, 64, 64], warp = [32, 32], stages = 3, mma = "m16n8k16", precision = "bf16", split_k = 1, vector = [8, 8]>} : (tensor<?x64xbf16>, tensor<64x64xbf16>) -> tensor<?x64xbf16> {
+  ^bb0(%a0: tensor<?x64xbf16>, %a1: tensor<64x64xbf16>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xbf16>, tensor<64x64xbf16>) -> tensor<?x64xbf16>
+    fuse.yield %r : tensor<?x64xbf16>
+  }
+  return %g : tensor<?x64xbf16>
+}

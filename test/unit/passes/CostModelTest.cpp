@@ -1,0 +1,72 @@
+//===- CostModelTest.cpp - Template times for f32 and f16/bf16 products ---===//
+//
+// The roofline model prices a conv or product on its template: f32 operands
+// at the TF32 tensor peak divided by the 3xTF32 passes, f16/bf16 operands
+// (the half template) at the profile's f16 tensor peak, each at its own
+// template efficiency.
+//
+//===----------------------------------------------------------------------===//
+#include "TestIR.h"
+
+#include "ir/FuseOps.h"
+#include "passes/cost/CostModel.h"
+
+#include <string>
+
+using namespace fusec;
+
+namespace {
+
+std::string largeMatMul(const std::string &type) {
+  const std::string tensor = "tensor<4096x4096x" + type + ">";
+  return "func.func @main(%a: " + tensor + ", %b: " + tensor + ") -> " + tensor + " {\n  %c = fuse.matmul %a, %b : (" +
+         tensor + ", " + tensor + ") -> " + tensor + "\n  return %c : " + tensor + "\n}\n";
+}
+
+/// The compute time the model gives the one product of `ir`, launch cost
+/// and bandwidth aside (a 4096^3 product is compute-bound).
+double productTimeUs(const RooflineCostModel &model, const std::string &ir) {
+  auto context = createContext();
+  auto module = test::parseIR(*context, ir.c_str());
+  mlir::Operation *product = nullptr;
+  test::mainFunc(*module).walk([&](fuse::MatMulOp op) { product = op; });
+  REQUIRE(product);
+  const CostEstimate cost = model.estimateKernel({product}, [&](mlir::Operation *op) { return op == product; });
+  const double bandwidthUs = cost.bytes() / (model.getProfile().hbmBandwidthGBps * 1e3);
+  const double computeUs = cost.timeUs - model.getProfile().graphLaunchOverheadUs;
+  REQUIRE(computeUs > 2 * bandwidthUs);
+  return computeUs;
+}
+
+} // namespace
+
+TEST_CASE("f16 and bf16 products are priced at the f16 tensor peak, f32 ones at TF32 / 3", "[cost]") {
+  auto profile = loadDeviceProfile("h200");
+  REQUIRE(bool(profile));
+  CHECK(profile->peakHalfTensorTflops == 989);
+  const RooflineCostModel model(*profile);
+  const double f32 = productTimeUs(model, largeMatMul("f32"));
+  const double f16 = productTimeUs(model, largeMatMul("f16"));
+  const double bf16 = productTimeUs(model, largeMatMul("bf16"));
+  // Both choose 128x128 tiles of the same shared memory: the same waves.
+  const double expected = (profile->peakHalfTensorTflops * profile->efficiencyOf("tensor_core_gemm_half")) /
+                          (profile->peakTensorTflops / 3 * profile->efficiencyOf("tensor_core_gemm"));
+  INFO("f32 " << f32 << " us, f16 " << f16 << " us, bf16 " << bf16 << " us, expected ratio " << expected);
+  CHECK(f32 / f16 == Approx(expected).epsilon(0.01));
+  CHECK(bf16 == Approx(f16));
+}
+
+TEST_CASE("a profile without peak_f16_tensor_tflops gets twice its TF32 peak", "[cost]") {
+  const std::string base = R"({"name": "X", "arch": "sm_80", "hbm_bandwidth_gbps": 1000, "peak_fp32_tflops": 10,
+      "peak_tensor_tflops": 100, "launch_overhead_us": 1, "graph_launch_overhead_us": 1, "sm_count": 10,
+      "shared_memory_per_block_kb": 100, "registers_per_thread": 255, "l2_cache_mb": 10)";
+  auto implicit = parseDeviceProfile(base + "}", "implicit");
+  REQUIRE(bool(implicit));
+  CHECK(implicit->peakHalfTensorTflops == 200);
+  auto given = parseDeviceProfile(base + R"(, "peak_f16_tensor_tflops": 150})", "given");
+  REQUIRE(bool(given));
+  CHECK(given->peakHalfTensorTflops == 150);
+  auto bad = parseDeviceProfile(base + R"(, "peak_f16_tensor_tflops": -1})", "bad");
+  REQUIRE(!bad);
+  CHECK(llvm::toString(bad.takeError()).find("'peak_f16_tensor_tflops' must be positive") != std::string::npos);
+}
