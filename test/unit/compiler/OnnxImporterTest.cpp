@@ -1,9 +1,13 @@
 //===- OnnxImporterTest.cpp - ONNX importer on models and bad input -------===//
 #include "compiler/import/OnnxImporter.h"
+#include "compiler/Diagnostics.h"
+#include "compiler/Driver.h"
 #include "compiler/import/GraphBuilder.h"
 #include "ir/ConstantData.h"
 #include "ir/FuseDialect.h"
 #include "ir/FuseOps.h"
+#include "runtime/Session.h"
+#include "runtime/support/HalfFloat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -726,4 +730,80 @@ TEST_CASE("unsupported element types are errors naming the tensor or node", "[on
     CHECK_THAT(test.diagnostics,
                Catch::Contains("mixed_mul") && Catch::Contains("operands must share one element type"));
   }
+}
+
+namespace {
+
+/// `model` written to a temporary file, compiled for sm_90 (NVRTC compiles
+/// the kernels: the f16 and i64 code must compile) and loaded; the plan runs
+/// on the CPU backend, which executes GPU plans too.
+std::shared_ptr<const runtime::Plan> compileModel(const TestModel &model, const std::string &name) {
+  llvm::SmallString<128> path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile(name, "onnx", path));
+  {
+    std::ofstream file(path.str().str(), std::ios::binary);
+    REQUIRE(model.model.SerializeToOstream(&file));
+  }
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  DriverOptions options;
+  options.inputPath = path.str().str();
+  options.plan.target = "sm_90";
+  auto bytes = compileToPlan(*context, options);
+  llvm::sys::fs::remove(path);
+  INFO(diagnostics.text());
+  REQUIRE(mlir::succeeded(bytes));
+  return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(std::move(*bytes), name));
+}
+
+} // namespace
+
+TEST_CASE("an ONNX model with int64 token ids compiles and runs", "[onnx][types]") {
+  TestModel model;
+  model.input("ids", {"batch", "8"}, onnx::TensorProto::INT64);
+  TestModel::setInt(model.node("Cast", {"ids"}, {"ids_f"}, "to_float"), "to", onnx::TensorProto::FLOAT);
+  model.initializer("scale", onnx::TensorProto::FLOAT, {}, rawBytes(std::vector<float>{0.5f}));
+  model.node("Mul", {"ids_f", "scale"}, {"y"}, "scale_ids");
+  model.output("y");
+  auto plan = compileModel(model, "ids");
+  CHECK(plan->inputs().front().dtype == runtime::ElementType::I64);
+
+  // 2^24 + 1 is not a float: Cast rounds it to 2^24.
+  std::vector<int64_t> ids = {0, 1, 2, 3, 100, -7, 40000, (int64_t(1) << 24) + 1};
+  runtime::Session session(plan, runtime::Device::Cpu);
+  auto outputs = session.run(
+      1, {{"ids", runtime::Tensor::fromBytes({1, 8}, runtime::ElementType::I64, ids.data(), ids.size() * 8)}});
+  std::vector<float> expected = {0, 0.5f, 1, 1.5f, 50, -3.5f, 20000, float(1 << 23)};
+  CHECK(outputs.at("y").values() == expected);
+}
+
+TEST_CASE("an fp16 ONNX model compiles and runs in f16", "[onnx][types]") {
+  TestModel model;
+  model.input("x", {"batch", "1", "4", "4"}, onnx::TensorProto::FLOAT16);
+  model.initializer("w", onnx::TensorProto::FLOAT16, {2, 1, 3, 3}, rawBytes(std::vector<uint16_t>(18, 0x3C00)));
+  // Biases 0.5 and -100.
+  model.initializer("b", onnx::TensorProto::FLOAT16, {2}, rawBytes(std::vector<uint16_t>{0x3800, 0xD640}));
+  onnx::NodeProto &conv = model.node("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  onnx::AttributeProto &kernel = *conv.add_attribute();
+  kernel.set_name("kernel_shape");
+  kernel.set_type(onnx::AttributeProto::INTS);
+  kernel.add_ints(3);
+  kernel.add_ints(3);
+  model.node("Relu", {"c"}, {"y"}, "relu");
+  model.output("y", onnx::TensorProto::FLOAT16);
+  auto plan = compileModel(model, "conv16");
+  CHECK(plan->outputs().front().dtype == runtime::ElementType::F16);
+
+  // x = 0..15: each 3x3 window sum is an integer, exact in f16 with the bias.
+  std::vector<uint16_t> x;
+  for (int i = 0; i < 16; ++i)
+    x.push_back(fusec::floatToHalfBits(float(i)));
+  runtime::Session session(plan, runtime::Device::Cpu);
+  auto outputs = session.run(
+      1, {{"x", runtime::Tensor::fromBytes({1, 1, 4, 4}, runtime::ElementType::F16, x.data(), x.size() * 2)}});
+  const runtime::Tensor &y = outputs.at("y");
+  REQUIRE(y.elementType() == runtime::ElementType::F16);
+  // Windows at (0,0), (0,1), (1,0), (1,1) of the 4x4 ramp sum to 45, 54, 81, 90.
+  std::vector<double> expected = {45.5, 54.5, 81.5, 90.5, 0, 0, 0, 0};
+  CHECK(y.toDoubles() == expected);
 }
