@@ -6,14 +6,18 @@
 #include "compiler/import/Safetensors.h"
 
 #include "ir/ConstantData.h"
+#include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 
 #include "runtime/support/FileIO.h"
+#include "runtime/support/HalfFloat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
+
+#include <cstring>
 
 using namespace mlir;
 using nlohmann::json;
@@ -32,6 +36,54 @@ json shapeToJson(Type type) {
   return shape;
 }
 
+/// The plan dtype name of `value`'s element type (the dialect admits no
+/// other types).
+StringRef dtypeOf(Value value) { return *fuse::elementTypeName(fuse::elementTypeOf(value)); }
+
+/// A constant as the safetensors writer takes it: floats widened exactly
+/// from f16/bf16, integers as int64.
+FailureOr<import::GraphConstant> exportConstant(fuse::ConstantOp constant, const std::string &name) {
+  std::vector<uint8_t> storage;
+  auto bytes = fuse::constantBytes(constant.getValue(), storage);
+  if (!bytes)
+    return constant.emitError() << "constant data is unavailable";
+  auto type = llvm::cast<RankedTensorType>(constant.getType());
+  import::GraphConstant result;
+  result.name = name;
+  result.shape.assign(type.getShape().begin(), type.getShape().end());
+  result.dtype = *import::parseDType(dtypeOf(constant.getResult()).str());
+  const size_t count = static_cast<size_t>(type.getNumElements());
+  const uint8_t *data = bytes->data();
+  auto read = [&](auto sample, size_t i) {
+    decltype(sample) value;
+    std::memcpy(&value, data + i * sizeof value, sizeof value);
+    return value;
+  };
+  for (size_t i = 0; i < count; ++i) {
+    switch (result.dtype) {
+    case import::DType::F32:
+      result.data.push_back(read(float(), i));
+      break;
+    case import::DType::F16:
+      result.data.push_back(halfBitsToFloat(read(uint16_t(), i)));
+      break;
+    case import::DType::BF16:
+      result.data.push_back(bfloat16BitsToFloat(read(uint16_t(), i)));
+      break;
+    case import::DType::I64:
+      result.ints.push_back(read(int64_t(), i));
+      break;
+    case import::DType::I32:
+      result.ints.push_back(read(int32_t(), i));
+      break;
+    case import::DType::I1:
+      result.ints.push_back(data[i] != 0);
+      break;
+    }
+  }
+  return result;
+}
+
 } // namespace
 
 LogicalResult exportJsonModel(ModuleOp module, const std::string &jsonPath) {
@@ -45,19 +97,21 @@ LogicalResult exportJsonModel(ModuleOp module, const std::string &jsonPath) {
   json inputs = json::array(), outputs = json::array(), nodes = json::array();
   std::vector<import::GraphConstant> constants;
   for (BlockArgument arg : func.getArguments())
-    inputs.push_back({{"name", names[arg]}, {"dtype", "f32"}, {"shape", shapeToJson(arg.getType())}});
+    inputs.push_back({{"name", names[arg]}, {"dtype", dtypeOf(arg).str()}, {"shape", shapeToJson(arg.getType())}});
   for (Operation &op : func.getBody().front()) {
     if (auto constant = llvm::dyn_cast<fuse::ConstantOp>(op)) {
-      auto data = fuse::getConstantData(constant.getValue());
-      if (!data)
-        return constant.emitError() << "constant data is unavailable";
-      auto shape = llvm::cast<RankedTensorType>(constant.getType()).getShape();
-      constants.push_back({names[constant.getResult()], {shape.begin(), shape.end()}, std::move(*data)});
+      auto exported = exportConstant(constant, names[constant.getResult()]);
+      if (failed(exported))
+        return failure();
+      constants.push_back(std::move(*exported));
       continue;
     }
     if (llvm::isa<func::ReturnOp>(op)) {
+      // An f32 output is its name; others say their dtype.
       for (Value value : op.getOperands())
-        outputs.push_back(names[value]);
+        outputs.push_back(fuse::elementTypeOf(value).isF32()
+                              ? json(names[value])
+                              : json{{"name", names[value]}, {"dtype", dtypeOf(value).str()}});
       continue;
     }
     auto onnx = llvm::dyn_cast<fuse::OnnxOpInterface>(op);
