@@ -97,6 +97,7 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
     for (size_t index : op.operands)
       operands.push_back(ConstView{values[index].floats, values[index].shape, values[index].type});
     std::vector<MutableView> results;
+    results.reserve(op.results.size());
     for (size_t index : op.results)
       results.push_back(MutableView{values[index].floatStorage.data(), values[index].shape, values[index].type});
     executeOp(kernel, op, std::move(operands), std::move(results));
