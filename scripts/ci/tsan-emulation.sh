@@ -34,6 +34,7 @@ fi
 echo "tsan-emulation.sh: building $binary with $cxx -fsanitize=thread"
 "$cxx" "${flags[@]}" \
   -DFUSEC_HOST_CXX="\"$cxx\"" -DFUSEC_EMULATION_INCLUDE_DIR="\"$root/codegen/emulation\"" \
+  -DFUSEC_SOURCE_ROOT="\"$root\"" \
   "$tests/EmulationTest.cpp" "$tests/EmulationFaultsTest.cpp" "$tests/EmulationHarness.cpp" \
   "$tests/GuardedMemory.cpp" "$main" -ldl -o "$binary" || exit 1
 echo "tsan-emulation.sh: built in $((SECONDS - started)) s"
