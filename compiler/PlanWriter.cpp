@@ -7,6 +7,7 @@
 #include "compiler/import/GraphBuilder.h"
 
 #include "ir/ConstantData.h"
+#include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
 
@@ -28,29 +29,10 @@ namespace fusec {
 namespace {
 
 /// The plan element type of an MLIR element type, or nullopt for types a plan
-/// cannot hold (f64, ui8, ...).
+/// cannot hold (f64, ui8, ...): the dialect's names are the plan's dtypes.
 std::optional<runtime::ElementType> planElementType(Type type) {
-  if (type.isF32())
-    return runtime::ElementType::F32;
-  if (type.isF16())
-    return runtime::ElementType::F16;
-  if (type.isBF16())
-    return runtime::ElementType::BF16;
-  if (auto integer = llvm::dyn_cast<IntegerType>(type)) {
-    if (integer.isUnsigned())
-      return std::nullopt;
-    switch (integer.getWidth()) {
-    case 64:
-      return runtime::ElementType::I64;
-    case 32:
-      return runtime::ElementType::I32;
-    case 1:
-      return runtime::ElementType::I1;
-    default:
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
+  std::optional<StringRef> name = fuse::elementTypeName(type);
+  return name ? runtime::parseElementType(*name) : std::nullopt;
 }
 
 json shapeToJson(Type type) {
@@ -133,7 +115,7 @@ std::string PlanBuilder::dtypeOf(Type type, Location loc, const std::string &wha
     return runtime::elementTypeName(*planType);
   if (!unsupportedType)
     emitError(loc) << what << " has element type " << element
-                   << ", which a plan cannot hold (f32, f16, bf16, i64/si64, i32/si32, i1)";
+                   << ", which a plan cannot hold (f32, f16, bf16, i64, i32, i1)";
   unsupportedType = true;
   return "f32";
 }

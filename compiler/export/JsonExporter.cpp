@@ -51,7 +51,7 @@ FailureOr<import::GraphConstant> exportConstant(fuse::ConstantOp constant, const
   import::GraphConstant result;
   result.name = name;
   result.shape.assign(type.getShape().begin(), type.getShape().end());
-  result.dtype = *import::parseDType(dtypeOf(constant.getResult()).str());
+  result.dtype = *runtime::parseElementType(dtypeOf(constant.getResult()).str());
   const size_t count = static_cast<size_t>(type.getNumElements());
   const uint8_t *data = bytes->data();
   auto read = [&](auto sample, size_t i) {

@@ -192,10 +192,11 @@ LogicalResult ModuleBuilder::checkOutputTypes(ArrayRef<Value> results) {
     if (declared == graph.declaredOutputTypes.end())
       continue;
     std::optional<StringRef> computed = fuse::elementTypeName(fuse::elementTypeOf(value));
-    if (computed && *computed == dtypeName(declared->second))
+    if (computed && *computed == runtime::elementTypeName(declared->second))
       continue;
-    return emitError(fileLoc) << "graph output '" << output << "' is declared " << dtypeName(declared->second)
-                              << " but the graph computes " << (computed ? *computed : StringRef("another type"));
+    return emitError(fileLoc) << "graph output '" << output << "' is declared "
+                              << runtime::elementTypeName(declared->second) << " but the graph computes "
+                              << (computed ? *computed : StringRef("another type"));
   }
   return success();
 }

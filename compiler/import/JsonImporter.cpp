@@ -96,7 +96,7 @@ LogicalResult JsonGraphReader::readDType(const json &object, const std::string &
   if (!object.contains("dtype"))
     return success();
   const json &value = object["dtype"];
-  std::optional<DType> parsed = value.is_string() ? parseDType(value.get<std::string>()) : std::nullopt;
+  std::optional<DType> parsed = value.is_string() ? runtime::parseElementType(value.get<std::string>()) : std::nullopt;
   if (!parsed)
     return fail(where, "dtype " + value.dump() + " is not supported (f32, f16, bf16, i64, i32 and i1 are)");
   dtype = *parsed;
@@ -133,8 +133,8 @@ LogicalResult JsonGraphReader::readConstantData(const json &data, const std::str
       if (constant.dtype == DType::I1)
         inRange &= integer == 0 || integer == 1;
       if (!inRange)
-        return fail(where,
-                    "'data' holds " + value.dump() + ", which dtype " + dtypeName(constant.dtype) + " cannot hold");
+        return fail(where, "'data' holds " + value.dump() + ", which dtype " +
+                               runtime::elementTypeName(constant.dtype) + " cannot hold");
       constant.ints.push_back(integer);
       break;
     }

@@ -524,7 +524,7 @@ LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, Location loc) {
     node.opType = from == to->second.i ? "Identity" : "Cast";
     node.attrs.clear();
     if (node.opType == "Cast")
-      node.attrs["to"] = AttrValue::ofString(dtypeName(*dtype));
+      node.attrs["to"] = AttrValue::ofString(runtime::elementTypeName(*dtype));
   }
   return success();
 }

@@ -250,7 +250,7 @@ FailureOr<Results> buildCast(BuildContext &ctx) {
     return failure();
   }
   std::string to = ctx.attrs.getString("to", "");
-  if (!parseDType(to)) {
+  if (!runtime::parseElementType(to)) {
     if (ctx.node.attrs.at("to").kind != AttrValue::Kind::String)
       return failure(); // getString reported the type
     ctx.attrs.invalid("attribute 'to' of Cast must be one of f32, f16, bf16, i64, i32, i1, got \"" + to + "\"");

@@ -52,7 +52,7 @@ template <typename T> T load(const char *bytes) {
 /// widen exactly, integers and booleans become int64.
 void decode(const SafetensorsType &type, const char *bytes, uint64_t count, GraphConstant &tensor) {
   tensor.dtype = type.dtype;
-  if (isFloatDType(type.dtype))
+  if (runtime::isFloatElementType(type.dtype))
     tensor.data.resize(count);
   else
     tensor.ints.resize(count);

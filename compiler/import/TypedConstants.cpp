@@ -1,6 +1,8 @@
 //===- TypedConstants.cpp - fuse.constant ops of any element type ---------===//
 #include "compiler/import/TypedConstants.h"
+
 #include "ir/ConstantData.h"
+#include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/NodeNames.h"
 #include "runtime/support/HalfFloat.h"
@@ -42,22 +44,7 @@ template <typename T> std::vector<T> narrowInts(ArrayRef<int64_t> values) {
 } // namespace
 
 Type elementTypeFor(MLIRContext *context, DType type) {
-  Builder builder(context);
-  switch (type) {
-  case DType::F32:
-    return builder.getF32Type();
-  case DType::F16:
-    return builder.getF16Type();
-  case DType::BF16:
-    return builder.getBF16Type();
-  case DType::I64:
-    return builder.getI64Type();
-  case DType::I32:
-    return builder.getI32Type();
-  case DType::I1:
-    return builder.getI1Type();
-  }
-  return Type();
+  return fuse::parseElementType(context, runtime::elementTypeName(type));
 }
 
 Value createGraphConstant(OpBuilder &builder, Location loc, const GraphConstant &constant) {
