@@ -484,14 +484,19 @@ FailureOr<SmallVector<Value>> buildOnnxNode(OpBuilder &builder, const ImportedNo
       diag << spec.minOperands << " to " << spec.maxOperands;
     return diag << " inputs, got " << count;
   }
-  for (size_t i = 0; i < spec.minOperands; ++i)
+  // Every supported op's optional inputs are trailing, so an omitted input
+  // before the last given one is either required or (Concat) variadic.
+  for (size_t i = 0; i < count; ++i)
     if (!node.operands[i])
       return emitError(node.loc) << node.opType << " input " << i << " is required";
   if (node.numResults > 1)
     return emitError(node.loc) << node.opType << " with " << node.numResults
                                << " outputs is not supported (inference form has one)";
-  AttrReader attrs(node);
-  BuildContext ctx{builder, node, attrs};
+  // Builders see the given inputs only: no trailing null placeholders.
+  ImportedNode given = node;
+  given.operands = node.operands.take_front(count);
+  AttrReader attrs(given);
+  BuildContext ctx{builder, given, attrs};
   auto results = spec.build(ctx);
   // A builder that failed early has not read every attribute; only a
   // successful build can tell which attributes are unknown.
