@@ -95,48 +95,86 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
   for (Operation *op : ops) {
     auto operand = [&](unsigned i) { return valueAt(op->getOperand(i), coords); };
     std::string expression;
-    bool ok = llvm::TypeSwitch<Operation *, bool>(op)
-                  .Case([&](fuse::CastOp cast) {
-                    expression = castExpression(fuse::elementTypeOf(cast.getInput()),
-                                                fuse::elementTypeOf(cast.getOutput()), operand(0));
-                    return true;
-                  })
-                  .Case([&](fuse::ReluOp) { return expression = "fmaxf(" + operand(0) + ", 0.0f)", true; })
-                  .Case([&](fuse::SigmoidOp) { return expression = "fusec_sigmoid(" + operand(0) + ")", true; })
-                  .Case([&](fuse::TanhOp) { return expression = "tanhf(" + operand(0) + ")", true; })
-                  .Case([&](fuse::ErfOp) { return expression = "erff(" + operand(0) + ")", true; })
-                  .Case([&](fuse::SqrtOp) { return expression = "sqrtf(" + operand(0) + ")", true; })
-                  .Case([&](fuse::GeluOp gelu) {
-                    expression =
-                        (gelu.getApproximate() == "tanh" ? "fusec_gelu_tanh(" : "fusec_gelu_erf(") + operand(0) + ")";
-                    return true;
-                  })
-                  .Case([&](fuse::ClipOp clip) {
-                    expression = operand(0);
-                    if (clip.getMin())
-                      expression = "fmaxf(" + expression + ", " + floatLiteral(clip.getMin()->convertToDouble()) + ")";
-                    if (clip.getMax())
-                      expression = "fminf(" + expression + ", " + floatLiteral(clip.getMax()->convertToDouble()) + ")";
-                    return true;
-                  })
-                  .Case([&](fuse::AddOp) { return expression = "(" + operand(0) + " + " + operand(1) + ")", true; })
-                  .Case([&](fuse::SubOp) { return expression = "(" + operand(0) + " - " + operand(1) + ")", true; })
-                  .Case([&](fuse::MulOp) { return expression = "(" + operand(0) + " * " + operand(1) + ")", true; })
-                  .Case([&](fuse::DivOp) { return expression = "(" + operand(0) + " / " + operand(1) + ")", true; })
-                  .Case([&](fuse::PowOp) { return expression = "powf(" + operand(0) + ", " + operand(1) + ")", true; })
-                  .Case([&](fuse::BatchNormOp norm) {
-                    // Per-channel parameters, indexed by the channel coordinate.
-                    size_t rank = shapeOf(norm.getInput()).size();
-                    std::string channel = coords[coords.size() - rank + 1];
-                    auto param = [&](Value v) { return load(v, channel); };
-                    expression = "((" + operand(0) + " - " + param(norm.getMean()) + ") * " + param(norm.getScale()) +
-                                 " / sqrtf(" + param(norm.getVariance()) + " + " +
-                                 floatLiteral(norm.getEpsilon().convertToDouble()) + ") + " + param(norm.getBias()) +
-                                 ")";
-                    return llvm::isa<BlockArgument>(norm.getScale()) && llvm::isa<BlockArgument>(norm.getBias()) &&
-                           llvm::isa<BlockArgument>(norm.getMean()) && llvm::isa<BlockArgument>(norm.getVariance());
-                  })
-                  .Default([](Operation *) { return false; });
+    bool ok =
+        llvm::TypeSwitch<Operation *, bool>(op)
+            .Case([&](fuse::CastOp cast) {
+              expression = castExpression(fuse::elementTypeOf(cast.getInput()), fuse::elementTypeOf(cast.getOutput()),
+                                          operand(0));
+              return true;
+            })
+            .Case([&](fuse::ReluOp) { return expression = "fmaxf(" + operand(0) + ", 0.0f)", true; })
+            .Case([&](fuse::SigmoidOp) { return expression = "fusec_sigmoid(" + operand(0) + ")", true; })
+            .Case([&](fuse::TanhOp) { return expression = "tanhf(" + operand(0) + ")", true; })
+            .Case([&](fuse::ErfOp) { return expression = "erff(" + operand(0) + ")", true; })
+            .Case([&](fuse::SqrtOp) { return expression = "sqrtf(" + operand(0) + ")", true; })
+            .Case([&](fuse::GeluOp gelu) {
+              expression =
+                  (gelu.getApproximate() == "tanh" ? "fusec_gelu_tanh(" : "fusec_gelu_erf(") + operand(0) + ")";
+              return true;
+            })
+            .Case([&](fuse::ClipOp clip) {
+              expression = operand(0);
+              if (clip.getMin())
+                expression = "fmaxf(" + expression + ", " + floatLiteral(clip.getMin()->convertToDouble()) + ")";
+              if (clip.getMax())
+                expression = "fminf(" + expression + ", " + floatLiteral(clip.getMax()->convertToDouble()) + ")";
+              return true;
+            })
+            .Case([&](fuse::AddOp) { return expression = "(" + operand(0) + " + " + operand(1) + ")", true; })
+            .Case([&](fuse::SubOp) { return expression = "(" + operand(0) + " - " + operand(1) + ")", true; })
+            .Case([&](fuse::MulOp) { return expression = "(" + operand(0) + " * " + operand(1) + ")", true; })
+            .Case([&](fuse::DivOp) { return expression = "(" + operand(0) + " / " + operand(1) + ")", true; })
+            .Case([&](fuse::PowOp) { return expression = "powf(" + operand(0) + ", " + operand(1) + ")", true; })
+            .Case([&](fuse::NegOp) { return expression = "(-" + operand(0) + ")", true; })
+            .Case([&](fuse::ExpOp) { return expression = "expf(" + operand(0) + ")", true; })
+            .Case([&](fuse::LogOp) { return expression = "logf(" + operand(0) + ")", true; })
+            .Case([&](fuse::AbsOp) { return expression = "fabsf(" + operand(0) + ")", true; })
+            .Case([&](fuse::ReciprocalOp) { return expression = "(1.0f / " + operand(0) + ")", true; })
+            .Case([&](fuse::HardSwishOp) { return expression = "fusec_hard_swish(" + operand(0) + ")", true; })
+            .Case([&](fuse::LeakyReluOp op) {
+              expression =
+                  "fusec_leaky_relu(" + operand(0) + ", " + floatLiteral(op.getAlpha().convertToDouble()) + ")";
+              return true;
+            })
+            .Case([&](fuse::HardSigmoidOp op) {
+              expression = "fusec_hard_sigmoid(" + operand(0) + ", " + floatLiteral(op.getAlpha().convertToDouble()) +
+                           ", " + floatLiteral(op.getBeta().convertToDouble()) + ")";
+              return true;
+            })
+            .Case([&](fuse::MinOp) { return expression = "fusec_min(" + operand(0) + ", " + operand(1) + ")", true; })
+            .Case([&](fuse::MaxOp) { return expression = "fusec_max(" + operand(0) + ", " + operand(1) + ")", true; })
+            .Case([&](fuse::ModOp op) {
+              expression =
+                  "fusec_mod(" + operand(0) + ", " + operand(1) + ", " + (op.getFmod() ? "true" : "false") + ")";
+              return true;
+            })
+            // Comparisons, logic and selection work on the register
+            // types of any element type (float, long long, int, bool).
+            .Case([&](fuse::EqualOp) { return expression = "(" + operand(0) + " == " + operand(1) + ")", true; })
+            .Case([&](fuse::LessOp) { return expression = "(" + operand(0) + " < " + operand(1) + ")", true; })
+            .Case([&](fuse::LessOrEqualOp) { return expression = "(" + operand(0) + " <= " + operand(1) + ")", true; })
+            .Case([&](fuse::GreaterOp) { return expression = "(" + operand(0) + " > " + operand(1) + ")", true; })
+            .Case(
+                [&](fuse::GreaterOrEqualOp) { return expression = "(" + operand(0) + " >= " + operand(1) + ")", true; })
+            .Case([&](fuse::NotOp) { return expression = "(!" + operand(0) + ")", true; })
+            .Case([&](fuse::AndOp) { return expression = "(" + operand(0) + " && " + operand(1) + ")", true; })
+            .Case([&](fuse::OrOp) { return expression = "(" + operand(0) + " || " + operand(1) + ")", true; })
+            .Case([&](fuse::XorOp) { return expression = "(" + operand(0) + " != " + operand(1) + ")", true; })
+            .Case([&](fuse::WhereOp) {
+              return expression = "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")", true;
+            })
+            .Case([&](fuse::BatchNormOp norm) {
+              // Per-channel parameters, indexed by the channel coordinate.
+              size_t rank = shapeOf(norm.getInput()).size();
+              std::string channel = coords[coords.size() - rank + 1];
+              auto param = [&](Value v) { return load(v, channel); };
+              expression = "((" + operand(0) + " - " + param(norm.getMean()) + ") * " + param(norm.getScale()) +
+                           " / sqrtf(" + param(norm.getVariance()) + " + " +
+                           floatLiteral(norm.getEpsilon().convertToDouble()) + ") + " + param(norm.getBias()) + ")";
+              return llvm::isa<BlockArgument>(norm.getScale()) && llvm::isa<BlockArgument>(norm.getBias()) &&
+                     llvm::isa<BlockArgument>(norm.getMean()) && llvm::isa<BlockArgument>(norm.getVariance());
+            })
+            .Default([](Operation *) { return false; });
     if (!ok)
       return op->emitError() << "codegen cannot express this op in an elementwise expression";
     std::string name = fresh("v");

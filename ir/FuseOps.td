@@ -15,7 +15,8 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 // Ops compute with floats (ir/ElementTypes.h); integer and bool tensors
-// (ids, indices, masks) are carried by constants, casts and superkernels.
+// (ids, indices, masks) are carried by constants, casts and superkernels,
+// compared (Equal, Less, ...), combined (And, Or, Not) and selected (Where).
 def Fuse_Tensor : RankedTensorOf<[F32, F16, BF16]>;
 def Fuse_OptionalTensor : Optional<Fuse_Tensor>;
 def Fuse_AnyTensor : RankedTensorOf<[F32, F16, BF16, I64, I32, I1]>;
@@ -69,6 +70,25 @@ def Fuse_SigmoidOp : Fuse_UnaryOp<"sigmoid", "Sigmoid"> { let summary = "1 / (1 
 def Fuse_TanhOp : Fuse_UnaryOp<"tanh", "Tanh"> { let summary = "tanh(x)"; }
 def Fuse_ErfOp : Fuse_UnaryOp<"erf", "Erf"> { let summary = "erf(x)"; }
 def Fuse_SqrtOp : Fuse_UnaryOp<"sqrt", "Sqrt"> { let summary = "sqrt(x)"; }
+def Fuse_NegOp : Fuse_UnaryOp<"neg", "Neg"> { let summary = "-x"; }
+def Fuse_ExpOp : Fuse_UnaryOp<"exp", "Exp"> { let summary = "exp(x)"; }
+def Fuse_LogOp : Fuse_UnaryOp<"log", "Log"> { let summary = "log(x)"; }
+def Fuse_AbsOp : Fuse_UnaryOp<"abs", "Abs"> { let summary = "|x|"; }
+def Fuse_ReciprocalOp : Fuse_UnaryOp<"reciprocal", "Reciprocal"> { let summary = "1 / x"; }
+def Fuse_HardSwishOp : Fuse_UnaryOp<"hard_swish", "HardSwish"> {
+  let summary = "x * max(0, min(1, x / 6 + 1 / 2))";
+}
+
+def Fuse_LeakyReluOp : Fuse_UnaryOp<"leaky_relu", "LeakyRelu"> {
+  let summary = "x if x >= 0, else alpha * x";
+  let arguments = (ins Fuse_Tensor:$input, DefaultValuedAttr<F32Attr, "0.01f">:$alpha);
+}
+
+def Fuse_HardSigmoidOp : Fuse_UnaryOp<"hard_sigmoid", "HardSigmoid"> {
+  let summary = "max(0, min(1, alpha * x + beta))";
+  let arguments = (ins Fuse_Tensor:$input, DefaultValuedAttr<F32Attr, "0.2f">:$alpha,
+                   DefaultValuedAttr<F32Attr, "0.5f">:$beta);
+}
 
 def Fuse_CastOp : Fuse_OnnxOp<"cast", "Cast"> {
   let summary = "Convert each element to the element type `to`";
@@ -111,6 +131,73 @@ def Fuse_SubOp : Fuse_BinaryOp<"sub", "Sub"> { let summary = "lhs - rhs"; }
 def Fuse_MulOp : Fuse_BinaryOp<"mul", "Mul", [Commutative]> { let summary = "lhs * rhs"; }
 def Fuse_DivOp : Fuse_BinaryOp<"div", "Div"> { let summary = "lhs / rhs"; }
 def Fuse_PowOp : Fuse_BinaryOp<"pow", "Pow"> { let summary = "lhs ^ rhs"; }
+def Fuse_MinOp : Fuse_BinaryOp<"min", "Min", [Commutative]> {
+  let summary = "min(lhs, rhs); NaN if either is NaN";
+}
+def Fuse_MaxOp : Fuse_BinaryOp<"max", "Max", [Commutative]> {
+  let summary = "max(lhs, rhs); NaN if either is NaN";
+}
+def Fuse_ModOp : Fuse_BinaryOp<"mod", "Mod"> {
+  let summary = "Remainder of lhs / rhs";
+  let description = [{
+    With `fmod` = 1 the remainder has the sign of `lhs` (C's fmod); with 0
+    it has the sign of `rhs` (Python's %, torch.remainder).
+  }];
+  let arguments = (ins Fuse_Tensor:$lhs, Fuse_Tensor:$rhs, DefaultValuedAttr<BoolAttr, "false">:$fmod);
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons, logic and selection: the ops that build and apply masks
+//===----------------------------------------------------------------------===//
+
+def Fuse_BoolTensor : RankedTensorOf<[I1]>;
+
+class Fuse_CompareOp<string mnemonic, string onnxName, list<Trait> traits = []>
+    : Fuse_OnnxOp<mnemonic, onnxName, traits> {
+  let description = [{
+    Elementwise with numpy broadcasting; operands of one element type (float,
+    integer or bool), an i1 result.
+  }];
+  let arguments = (ins Fuse_AnyTensor:$lhs, Fuse_AnyTensor:$rhs);
+  let results = (outs Fuse_BoolTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_EqualOp : Fuse_CompareOp<"equal", "Equal", [Commutative]> { let summary = "lhs == rhs"; }
+def Fuse_LessOp : Fuse_CompareOp<"less", "Less"> { let summary = "lhs < rhs"; }
+def Fuse_LessOrEqualOp : Fuse_CompareOp<"less_or_equal", "LessOrEqual"> { let summary = "lhs <= rhs"; }
+def Fuse_GreaterOp : Fuse_CompareOp<"greater", "Greater"> { let summary = "lhs > rhs"; }
+def Fuse_GreaterOrEqualOp : Fuse_CompareOp<"greater_or_equal", "GreaterOrEqual"> { let summary = "lhs >= rhs"; }
+
+class Fuse_LogicalOp<string mnemonic, string onnxName, list<Trait> traits = []>
+    : Fuse_OnnxOp<mnemonic, onnxName, traits> {
+  let description = [{ Elementwise on i1 tensors with numpy broadcasting. }];
+  let arguments = (ins Fuse_BoolTensor:$lhs, Fuse_BoolTensor:$rhs);
+  let results = (outs Fuse_BoolTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_AndOp : Fuse_LogicalOp<"and", "And", [Commutative]> { let summary = "lhs and rhs"; }
+def Fuse_OrOp : Fuse_LogicalOp<"or", "Or", [Commutative]> { let summary = "lhs or rhs"; }
+def Fuse_XorOp : Fuse_LogicalOp<"xor", "Xor", [Commutative]> { let summary = "lhs xor rhs"; }
+
+def Fuse_NotOp : Fuse_OnnxOp<"not", "Not"> {
+  let summary = "not x, on an i1 tensor";
+  let arguments = (ins Fuse_BoolTensor:$input);
+  let results = (outs Fuse_BoolTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_WhereOp : Fuse_OnnxOp<"where", "Where"> {
+  let summary = "condition ? lhs : rhs, elementwise with numpy broadcasting";
+  let description = [{
+    `condition` is an i1 tensor; `lhs` and `rhs` share any element type,
+    which the result has. How masks are applied (masked_fill).
+  }];
+  let arguments = (ins Fuse_BoolTensor:$condition, Fuse_AnyTensor:$lhs, Fuse_AnyTensor:$rhs);
+  let results = (outs Fuse_AnyTensor:$output);
+  let assemblyFormat = "$condition `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
 
 //===----------------------------------------------------------------------===//
 // Convolution, normalisation, pooling

@@ -14,6 +14,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace fusec::fuse {
@@ -155,6 +157,14 @@ FUSE_UNARY_INFERENCE(SigmoidOp)
 FUSE_UNARY_INFERENCE(TanhOp)
 FUSE_UNARY_INFERENCE(ErfOp)
 FUSE_UNARY_INFERENCE(SqrtOp)
+FUSE_UNARY_INFERENCE(NegOp)
+FUSE_UNARY_INFERENCE(ExpOp)
+FUSE_UNARY_INFERENCE(LogOp)
+FUSE_UNARY_INFERENCE(AbsOp)
+FUSE_UNARY_INFERENCE(ReciprocalOp)
+FUSE_UNARY_INFERENCE(HardSwishOp)
+FUSE_UNARY_INFERENCE(LeakyReluOp)
+FUSE_UNARY_INFERENCE(NotOp)
 #undef FUSE_UNARY_INFERENCE
 
 LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
@@ -184,7 +194,52 @@ FUSE_BINARY_INFERENCE(SubOp)
 FUSE_BINARY_INFERENCE(MulOp)
 FUSE_BINARY_INFERENCE(DivOp)
 FUSE_BINARY_INFERENCE(PowOp)
+FUSE_BINARY_INFERENCE(MinOp)
+FUSE_BINARY_INFERENCE(MaxOp)
+FUSE_BINARY_INFERENCE(ModOp)
+FUSE_BINARY_INFERENCE(AndOp)
+FUSE_BINARY_INFERENCE(OrOp)
+FUSE_BINARY_INFERENCE(XorOp)
 #undef FUSE_BINARY_INFERENCE
+
+LogicalResult HardSigmoidOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (!std::isfinite(getAlpha().convertToFloat()) || !std::isfinite(getBeta().convertToFloat()))
+    return emitOpError() << "'alpha' and 'beta' must be finite, got " << getAlpha().convertToFloat() << " and "
+                         << getBeta().convertToFloat();
+  return inferUnary(*this, inferred);
+}
+
+/// Comparisons: operands of one (any) element type, an i1 result.
+#define FUSE_COMPARE_INFERENCE(OP)                                                                                     \
+  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &inferred) {                                                \
+    if (elementTypeOf(getLhs()) != elementTypeOf(getRhs()))                                                            \
+      return emitOpError() << "operands must share one element type: " << elementTypeOf(getLhs()) << " and "           \
+                           << elementTypeOf(getRhs());                                                                 \
+    auto result = broadcastShapes(shapeOf(getLhs()), shapeOf(getRhs()));                                               \
+    if (!result)                                                                                                       \
+      return emitOpError() << "operands do not broadcast: " << shapeToString(shapeOf(getLhs())) << " and "             \
+                           << shapeToString(shapeOf(getRhs()));                                                        \
+    return success(inferred, *this, *result, IntegerType::get(getContext(), 1));                                       \
+  }
+FUSE_COMPARE_INFERENCE(EqualOp)
+FUSE_COMPARE_INFERENCE(LessOp)
+FUSE_COMPARE_INFERENCE(LessOrEqualOp)
+FUSE_COMPARE_INFERENCE(GreaterOp)
+FUSE_COMPARE_INFERENCE(GreaterOrEqualOp)
+#undef FUSE_COMPARE_INFERENCE
+
+LogicalResult WhereOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  Type type = elementTypeOf(getLhs());
+  if (elementTypeOf(getRhs()) != type)
+    return emitOpError() << "the selected operands must share one element type: " << type << " and "
+                         << elementTypeOf(getRhs());
+  auto values = broadcastShapes(shapeOf(getLhs()), shapeOf(getRhs()));
+  auto result = values ? broadcastShapes(shapeOf(getCondition()), *values) : std::nullopt;
+  if (!result)
+    return emitOpError() << "operands do not broadcast: " << shapeToString(shapeOf(getCondition())) << ", "
+                         << shapeToString(shapeOf(getLhs())) << " and " << shapeToString(shapeOf(getRhs()));
+  return success(inferred, *this, *result, type);
+}
 
 //===----------------------------------------------------------------------===//
 // Convolution, normalisation, pooling

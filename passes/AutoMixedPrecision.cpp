@@ -35,7 +35,8 @@ enum class PrecisionList { Half, F32, Follow };
 PrecisionList listOf(Operation *op) {
   if (isa<ConvOp, GemmOp, MatMulOp>(op))
     return PrecisionList::Half;
-  if (isa<SoftmaxOp, LayerNormOp, BatchNormOp, ReduceMeanOp, GlobalAveragePoolOp, PowOp, ErfOp, GeluOp, SqrtOp>(op))
+  if (isa<SoftmaxOp, LayerNormOp, BatchNormOp, ReduceMeanOp, GlobalAveragePoolOp, PowOp, ErfOp, GeluOp, SqrtOp, ExpOp,
+          LogOp, ReciprocalOp>(op))
     return PrecisionList::F32;
   return PrecisionList::Follow;
 }
@@ -114,9 +115,11 @@ private:
     }
     bool anyHalf = false;
     for (Value operand : op->getOperands()) {
-      if (operand.getDefiningOp<ConstantOp>())
-        continue;
       Type type = elementTypeOf(operand);
+      // Constants convert to whatever the op computes in; integer and bool
+      // operands (Where's condition, compared ids) keep their types.
+      if (operand.getDefiningOp<ConstantOp>() || !isComputeElementType(type))
+        continue;
       if (type.isF32())
         return f32;
       anyHalf |= type == half;
@@ -129,7 +132,7 @@ private:
     OpBuilder builder(op);
     for (OpOperand &operand : op->getOpOperands()) {
       Value value = operand.get();
-      if (elementTypeOf(value) == type)
+      if (elementTypeOf(value) == type || !isComputeElementType(elementTypeOf(value)))
         continue;
       if (auto constant = value.getDefiningOp<ConstantOp>()) {
         FailureOr<Value> converted = convertConstant(constant, type);
@@ -141,7 +144,8 @@ private:
       }
     }
     for (Value result : op->getResults())
-      result.setType(withElementType(result.getType(), type));
+      if (isComputeElementType(elementTypeOf(result)))
+        result.setType(withElementType(result.getType(), type));
     if (type == half)
       ++numHalfOps;
     return success();

@@ -16,7 +16,9 @@ using namespace fusec::fuse;
 
 namespace {
 
-bool isActivation(Operation *op) { return llvm::isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp>(op); }
+bool isActivation(Operation *op) {
+  return llvm::isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp>(op);
+}
 
 bool isArithmetic(Operation *op) { return llvm::isa<AddOp, SubOp, MulOp, DivOp>(op); }
 

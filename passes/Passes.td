@@ -141,10 +141,11 @@ def AutoMixedPrecision : Pass<"fuse-auto-mixed-precision", "mlir::func::FuncOp">
     - half: Conv, Gemm, MatMul compute in `precision` (f16 or bf16; the
       kernels accumulate in f32) and give a `precision` result;
     - f32: Softmax, LayerNormalization, BatchNormalization, ReduceMean,
-      GlobalAveragePool, Pow, Erf, Gelu and Sqrt, whose accuracy needs the
-      wider type, take and give f32;
-    - everything else follows its inputs: f32 if any non-constant operand is
-      f32, else the half type.
+      GlobalAveragePool, Pow, Erf, Gelu, Sqrt, Exp, Log and Reciprocal, whose
+      accuracy needs the wider type, take and give f32;
+    - everything else follows its float inputs: f32 if any non-constant
+      float operand is f32, else the half type; integer and bool operands
+      and results (Where's condition, comparisons' results) keep their types.
     Constant operands (weights) are converted at compile time, once per
     constant and type; other operands get a `fuse.cast`, shared by all users
     that need the same type, which fusion then puts into a neighbouring

@@ -28,6 +28,30 @@ __device__ __forceinline__ float fusec_gelu_tanh(float x) {
   return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
 }
 
+__device__ __forceinline__ float fusec_leaky_relu(float x, float alpha) { return x >= 0.0f ? x : alpha * x; }
+
+__device__ __forceinline__ float fusec_hard_sigmoid(float x, float alpha, float beta) {
+  return fminf(fmaxf(alpha * x + beta, 0.0f), 1.0f);
+}
+
+__device__ __forceinline__ float fusec_hard_swish(float x) {
+  return x * fminf(fmaxf(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f);
+}
+
+// Min and Max propagate NaN (as torch.minimum/maximum do); fminf/fmaxf
+// would return the other operand.
+__device__ __forceinline__ float fusec_min(float a, float b) { return (a < b || a != a) ? a : b; }
+__device__ __forceinline__ float fusec_max(float a, float b) { return (a > b || a != a) ? a : b; }
+
+// Mod: with `fmod` the remainder has the dividend's sign (C fmod), without it
+// the divisor's (Python %).
+__device__ __forceinline__ float fusec_mod(float a, float b, bool fmod) {
+  float r = fmodf(a, b);
+  if (!fmod && r != 0.0f && ((r < 0.0f) != (b < 0.0f)))
+    r += b;
+  return r;
+}
+
 __device__ __forceinline__ float fusec_warp_sum(float v) {
 #pragma unroll
   for (int offset = FUSEC_WARP_SIZE / 2; offset > 0; offset /= 2)

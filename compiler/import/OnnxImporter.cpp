@@ -320,8 +320,8 @@ LogicalResult OnnxGraphReader::importNode(const onnx::NodeProto &node, const std
     return success();
   }
   if (kind == OnnxOpKind::ImportTime)
-    return emitError(loc) << opType << " is evaluated at import, but its input '" << *runtimeInput
-                          << "' is only known at run time";
+    return emitError(loc) << opType << " on run-time values is not supported: fusec evaluates " << opType
+                          << " only at import, and its input '" << *runtimeInput << "' is only known at run time";
   return importRuntimeNode(node, name, loc);
 }
 
@@ -552,21 +552,27 @@ LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, co
 
   // The float type the node computes in: that of its first run-time input
   // (asked only when needed: each question may run ONNX shape inference).
+  // With no run-time input, the type of its first float constant; an
+  // integer-only node keeps its integers (and the fuse op refuses them).
   auto computeType = [&]() -> int32_t {
     for (const std::string &input : graphNode.inputs)
       if (!input.empty() && runtime.contains(input))
         return shapes->elemTypeOf(input).value_or(onnx::TensorProto::FLOAT);
-    return onnx::TensorProto::FLOAT;
+    for (const std::string &input : graphNode.inputs)
+      if (auto it = known.find(input); !input.empty() && it != known.end() && it->second.isFloat())
+        return it->second.elemType;
+    return onnx::TensorProto::UNDEFINED;
   };
   for (std::string &input : graphNode.inputs) {
     auto it = known.find(input);
     if (input.empty() || it == known.end())
       continue;
     shapes->addConstant(input, it->second);
-    if (it->second.isInt()) {
+    if (it->second.isInt() && !takesIntegerOperands(graphNode.opType)) {
       // ONNX gives float and integer operands one type, except Pow's
       // exponent; fuse ops compute it in the node's float type. Integer
-      // operands of integer tensors stay integers (and fuse ops refuse them).
+      // operands of integer tensors stay integers (and fuse ops refuse them),
+      // as do those of the ops that compare, combine and select integers.
       int32_t type = computeType();
       if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 ||
           type == onnx::TensorProto::BFLOAT16) {

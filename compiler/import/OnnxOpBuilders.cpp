@@ -2,6 +2,7 @@
 #include "compiler/import/OnnxOpBuilders.h"
 #include "compiler/import/Graph.h"
 
+#include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
 #include "runtime/support/CheckedMath.h"
@@ -242,6 +243,37 @@ template <typename OpTy> FailureOr<Results> buildBinary(BuildContext &ctx) {
 
 FailureOr<Results> buildIdentity(BuildContext &ctx) { return Results{ctx.operand(0)}; }
 
+FailureOr<Results> buildLeakyRelu(BuildContext &ctx) {
+  return single(ctx.create<LeakyReluOp>(ctx.operand(0), ctx.f32(ctx.attrs.getFloat("alpha", 0.01f))));
+}
+
+FailureOr<Results> buildHardSigmoid(BuildContext &ctx) {
+  float alpha = ctx.attrs.getFloat("alpha", 0.2f), beta = ctx.attrs.getFloat("beta", 0.5f);
+  return single(ctx.create<HardSigmoidOp>(ctx.operand(0), ctx.f32(alpha), ctx.f32(beta)));
+}
+
+FailureOr<Results> buildMod(BuildContext &ctx) {
+  bool fmod = ctx.attrs.getFlag("fmod", false);
+  return single(ctx.create<ModOp>(ctx.operand(0), ctx.operand(1), ctx.boolean(fmod)));
+}
+
+/// ONNX Min, Max (and Sum) take one or more inputs: a left-to-right chain of
+/// binary ops, each broadcasting.
+template <typename OpTy> FailureOr<Results> buildVariadic(BuildContext &ctx) {
+  Value result = ctx.operand(0);
+  for (size_t i = 1; i < ctx.node.operands.size(); ++i) {
+    auto next = ctx.create<OpTy>(result, ctx.operand(i));
+    if (failed(next))
+      return failure();
+    result = *next;
+  }
+  return Results{result};
+}
+
+FailureOr<Results> buildWhere(BuildContext &ctx) {
+  return single(ctx.create<WhereOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2)));
+}
+
 /// `to` names the result's dtype as plans spell it (the ONNX importer
 /// translates ONNX's TensorProto type numbers).
 FailureOr<Results> buildCast(BuildContext &ctx) {
@@ -449,6 +481,28 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Flatten", {1, 1, buildFlatten}},
       {"Transpose", {1, 1, buildTranspose}},
       {"Concat", {1, kVariadic, buildConcat}},
+      {"Neg", {1, 1, buildUnary<NegOp>}},
+      {"Exp", {1, 1, buildUnary<ExpOp>}},
+      {"Log", {1, 1, buildUnary<LogOp>}},
+      {"Abs", {1, 1, buildUnary<AbsOp>}},
+      {"Reciprocal", {1, 1, buildUnary<ReciprocalOp>}},
+      {"HardSwish", {1, 1, buildUnary<HardSwishOp>}},
+      {"LeakyRelu", {1, 1, buildLeakyRelu}},
+      {"HardSigmoid", {1, 1, buildHardSigmoid}},
+      {"Min", {1, kVariadic, buildVariadic<MinOp>}},
+      {"Max", {1, kVariadic, buildVariadic<MaxOp>}},
+      {"Sum", {1, kVariadic, buildVariadic<AddOp>}},
+      {"Mod", {2, 2, buildMod}},
+      {"Equal", {2, 2, buildBinary<EqualOp>}},
+      {"Less", {2, 2, buildBinary<LessOp>}},
+      {"LessOrEqual", {2, 2, buildBinary<LessOrEqualOp>}},
+      {"Greater", {2, 2, buildBinary<GreaterOp>}},
+      {"GreaterOrEqual", {2, 2, buildBinary<GreaterOrEqualOp>}},
+      {"Not", {1, 1, buildUnary<NotOp>}},
+      {"And", {2, 2, buildBinary<AndOp>}},
+      {"Or", {2, 2, buildBinary<OrOp>}},
+      {"Xor", {2, 2, buildBinary<XorOp>}},
+      {"Where", {3, 3, buildWhere}},
   };
   return table;
 }
@@ -456,6 +510,11 @@ const llvm::StringMap<OpSpec> &opTable() {
 } // namespace
 
 bool isSupportedOnnxOp(llvm::StringRef opType) { return opTable().count(opType); }
+
+bool takesIntegerOperands(llvm::StringRef opType) {
+  return llvm::is_contained(
+      {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "Where"}, opType);
+}
 
 std::vector<std::string> supportedOnnxOps() {
   std::vector<std::string> names;
@@ -489,6 +548,11 @@ FailureOr<SmallVector<Value>> buildOnnxNode(OpBuilder &builder, const ImportedNo
   for (size_t i = 0; i < count; ++i)
     if (!node.operands[i])
       return emitError(node.loc) << node.opType << " input " << i << " is required";
+  if (!takesIntegerOperands(node.opType) && node.opType != "Cast" && node.opType != "Identity")
+    for (size_t i = 0; i < count; ++i)
+      if (Type type = elementTypeOf(node.operands[i]); !isComputeElementType(type))
+        return emitError(node.loc) << node.opType << " input " << i << " is " << type << ": fusec computes "
+                                   << node.opType << " in floating point only (f32, f16, bf16)";
   if (node.numResults > 1)
     return emitError(node.loc) << node.opType << " with " << node.numResults
                                << " outputs is not supported (inference form has one)";

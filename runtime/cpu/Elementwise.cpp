@@ -1,7 +1,8 @@
 //===- Elementwise.cpp - Unary activations and broadcasting binary ops ------===//
 //
-// Relu, Sigmoid, Tanh, Erf, Sqrt, Gelu, Clip: one input, same-shape result.
-// Add, Sub, Mul, Div, Pow: numpy broadcasting of both operands.
+// Relu, Sigmoid, Tanh, Erf, Sqrt, Gelu, Clip, Neg, Exp, Log, Abs, Reciprocal,
+// LeakyRelu, HardSigmoid, HardSwish: one input, same-shape result.
+// Add, Sub, Mul, Div, Pow, Min, Max, Mod: numpy broadcasting of both operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +67,20 @@ void clip(const OpContext &context) {
   applyUnary(context, [=](float x) { return std::min(std::max(x, low), high); });
 }
 
+void leakyRelu(const OpContext &context) {
+  const float alpha = context.floatAttr("alpha");
+  applyUnary(context, [=](float x) { return x >= 0.0f ? x : alpha * x; });
+}
+
+void hardSigmoid(const OpContext &context) {
+  const float alpha = context.floatAttr("alpha"), beta = context.floatAttr("beta");
+  applyUnary(context, [=](float x) { return std::min(std::max(alpha * x + beta, 0.0f), 1.0f); });
+}
+
+void hardSwish(const OpContext &context) {
+  applyUnary(context, [](float x) { return x * std::min(std::max(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f); });
+}
+
 template <typename Fn> void applyBinary(const OpContext &context, Fn fn) {
   const ConstView &a = context.operand(0);
   const ConstView &b = context.operand(1);
@@ -104,16 +119,46 @@ void powOp(const OpContext &context) {
   applyBinary(context, [](float a, float b) { return std::pow(a, b); });
 }
 
+// Min and Max propagate NaN, as torch.minimum and torch.maximum do.
+void minOp(const OpContext &context) {
+  applyBinary(context, [](float a, float b) { return (a < b || std::isnan(a)) ? a : b; });
+}
+void maxOp(const OpContext &context) {
+  applyBinary(context, [](float a, float b) { return (a > b || std::isnan(a)) ? a : b; });
+}
+void modOp(const OpContext &context) {
+  // fmod: the sign of the dividend (C); otherwise of the divisor (Python).
+  const bool fmod = context.flagAttr("fmod");
+  applyBinary(context, [=](float a, float b) {
+    float r = std::fmod(a, b);
+    if (!fmod && r != 0.0f && ((r < 0.0f) != (b < 0.0f)))
+      r += b;
+    return r;
+  });
+}
+
 } // namespace
 
 void registerElementwiseOps(OpRegistry &registry) {
   const std::pair<const char *, OpFunction> unaryOps[] = {{"Relu", relu}, {"Sigmoid", sigmoid}, {"Tanh", tanhOp},
                                                           {"Erf", erfOp}, {"Sqrt", sqrtOp},     {"Gelu", gelu},
                                                           {"Clip", clip}};
+  const std::pair<const char *, OpFunction> moreUnaryOps[] = {
+      {"Neg", [](const OpContext &c) { applyUnary(c, [](float x) { return -x; }); }},
+      {"Exp", [](const OpContext &c) { applyUnary(c, [](float x) { return std::exp(x); }); }},
+      {"Log", [](const OpContext &c) { applyUnary(c, [](float x) { return std::log(x); }); }},
+      {"Abs", [](const OpContext &c) { applyUnary(c, [](float x) { return std::fabs(x); }); }},
+      {"Reciprocal", [](const OpContext &c) { applyUnary(c, [](float x) { return 1.0f / x; }); }},
+      {"LeakyRelu", leakyRelu},
+      {"HardSigmoid", hardSigmoid},
+      {"HardSwish", hardSwish}};
+  for (const auto &[name, function] : moreUnaryOps)
+    registry.add(name, OpInfo{function, 1, 1});
   for (const auto &[name, function] : unaryOps)
     registry.add(name, OpInfo{function, 1, 1});
-  const std::pair<const char *, OpFunction> binaryOps[] = {
-      {"Add", addOp}, {"Sub", subOp}, {"Mul", mulOp}, {"Div", divOp}, {"Pow", powOp}};
+  const std::pair<const char *, OpFunction> binaryOps[] = {{"Add", addOp}, {"Sub", subOp}, {"Mul", mulOp},
+                                                           {"Div", divOp}, {"Pow", powOp}, {"Min", minOp},
+                                                           {"Max", maxOp}, {"Mod", modOp}};
   for (const auto &[name, function] : binaryOps)
     registry.add(name, OpInfo{function, 2, 2});
 }

@@ -95,15 +95,18 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
     std::vector<ConstView> operands;
     operands.reserve(op.operands.size());
     for (size_t index : op.operands)
-      operands.push_back(ConstView{values[index].floats, values[index].shape, values[index].type});
+      operands.push_back(
+          ConstView{values[index].floats, values[index].shape, values[index].type, values[index].integers});
     std::vector<MutableView> results;
     results.reserve(op.results.size());
     for (size_t index : op.results)
-      results.push_back(MutableView{values[index].floatStorage.data(), values[index].shape, values[index].type});
+      results.push_back(MutableView{values[index].floatStorage.data(), values[index].shape, values[index].type,
+                                    values[index].integerStorage.data()});
     executeOp(kernel, op, std::move(operands), std::move(results));
-    // The op computed in float32; its results take their values' types.
+    // Float ops computed in float32; their results take their values' types.
     for (size_t index : op.results)
-      roundFloats(values[index].floatStorage.data(), values[index].count, values[index].type);
+      if (isFloatElementType(values[index].type))
+        roundFloats(values[index].floatStorage.data(), values[index].count, values[index].type);
   }
 
   for (size_t i = 0; i < kernel.outputs.size(); ++i) {

@@ -4,7 +4,8 @@
 // f16, bf16) are computed in float32 and each op's results are rounded to
 // their value's element type, so the reference has exactly the rounding
 // points of the plan; integer values (i64, i32, i1) are held as int64_t and
-// only Cast and Identity handle them. The CPU backend runs every kernel this
+// only Cast, Identity and the typed ops (comparisons, logic, Where) handle
+// them. The CPU backend runs every kernel this
 // way; the CUDA backend runs host steps this way between its captured
 // segments.
 //

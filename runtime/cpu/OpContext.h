@@ -19,20 +19,23 @@
 
 namespace fusec::runtime::cpu {
 
-/// A value as an op implementation sees it: float32 elements. `type` is the
-/// value's element type in the plan; f16/bf16 values are held as float32
-/// (the interpreter rounds results afterwards), and integer values never
-/// reach an op implementation (executeOp refuses them).
+/// A value as an op implementation sees it. `type` is the value's element
+/// type in the plan: float values (f16/bf16 held as float32, the interpreter
+/// rounds results afterwards) are in `data`, integer and bool values (as
+/// int64, bool as 0/1) in `integers`. Only ops registered as typed
+/// (OpInfo::typed) see integer values; executeOp refuses them to the others.
 struct ConstView {
   const float *data = nullptr;
   Shape shape;
   ElementType type = ElementType::F32;
+  const int64_t *integers = nullptr;
 };
 
 struct MutableView {
   float *data = nullptr;
   Shape shape;
   ElementType type = ElementType::F32;
+  int64_t *integers = nullptr;
 };
 
 class OpContext {

@@ -16,6 +16,7 @@ const OpRegistry &OpRegistry::builtin() {
     registerNormalizationOps(result);
     registerReductionOps(result);
     registerDataMovementOps(result);
+    registerLogicalOps(result);
     return result;
   }();
   return registry;
@@ -27,6 +28,21 @@ const OpInfo *OpRegistry::lookup(const std::string &name) const {
   auto it = ops_.find(name);
   return it == ops_.end() ? nullptr : &it->second;
 }
+
+namespace {
+
+void checkFloatValues(const std::string &where, const std::vector<ConstView> &operands,
+                      const std::vector<MutableView> &results) {
+  for (size_t i = 0; i < operands.size(); ++i)
+    if (!isFloatElementType(operands[i].type))
+      throw Error(where + "operand " + std::to_string(i) + " is " + elementTypeName(operands[i].type) +
+                  "; the op takes only float values");
+  if (!isFloatElementType(results[0].type))
+    throw Error(where + "the result is " + std::string(elementTypeName(results[0].type)) +
+                "; the op gives only float values");
+}
+
+} // namespace
 
 void executeOp(const KernelDesc &kernel, const OpDesc &op, std::vector<ConstView> operands,
                std::vector<MutableView> results) {
@@ -44,16 +60,11 @@ void executeOp(const KernelDesc &kernel, const OpDesc &op, std::vector<ConstView
   }
   if (results.size() != 1)
     throw Error(where + "expected 1 result, got " + std::to_string(results.size()));
-  // The implementations compute in float32; integer values go through Cast
-  // and Identity in the interpreter only (the plan verifier enforces it).
-  for (size_t i = 0; i < operands.size(); ++i)
-    if (!isFloatElementType(operands[i].type))
-      throw Error(where + "operand " + std::to_string(i) + " is " + elementTypeName(operands[i].type) +
-                  "; the op takes only float values");
-  if (!isFloatElementType(results[0].type))
-    throw Error(where + "the result is " + std::string(elementTypeName(results[0].type)) +
-                "; the op gives only float values");
+  if (!info->typed) {
+    // These implementations compute in float32; integer values reach only
+    // typed ops, Cast and Identity (the plan verifier enforces it).
+    checkFloatValues(where, operands, results);
+  }
   info->function(OpContext(kernel, op, std::move(operands), std::move(results)));
 }
-
 } // namespace fusec::runtime::cpu

@@ -23,6 +23,9 @@ struct OpInfo {
   size_t minOperands = 0;
   /// SIZE_MAX for variadic ops (Concat).
   size_t maxOperands = 0;
+  /// Whether the op takes and gives integer and bool values too (reading
+  /// each view's `type`); the others compute in float32 only.
+  bool typed = false;
 };
 
 class OpRegistry {
@@ -51,6 +54,7 @@ void registerMatMulOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
 void registerDataMovementOps(OpRegistry &registry);
+void registerLogicalOps(OpRegistry &registry);
 
 } // namespace fusec::runtime::cpu
 

@@ -7,6 +7,8 @@
 #include "runtime/support/CheckedMath.h"
 #include "runtime/support/OpRules.h"
 
+#include <cmath>
+
 namespace fusec::runtime {
 
 namespace {
@@ -30,6 +32,12 @@ public:
       flag("transA"), flag("transB");
     else if (name == "ReduceMean")
       flag("keepdims");
+    else if (name == "Mod")
+      flag("fmod");
+    else if (name == "LeakyRelu")
+      finite("alpha");
+    else if (name == "HardSigmoid")
+      finite("alpha"), finite("beta");
   }
 
 private:
@@ -63,6 +71,12 @@ private:
     if (!value.is_number())
       fail(std::string("attribute '") + name + "' must be a number, not " + value.dump());
     return value.get<double>();
+  }
+  double finite(const char *name) const {
+    const double value = number(name);
+    if (!std::isfinite(value))
+      fail(std::string("attribute '") + name + "' must be finite, not " + std::to_string(value));
+    return value;
   }
   std::vector<int64_t> integers(const char *name, size_t count) const {
     const nlohmann::json &value = attr(name);

@@ -12,6 +12,12 @@ std::string describeValue(const KernelDesc &kernel, size_t value) {
   return "value " + std::to_string(value) + " (" + elementTypeName(kernel.valueTypes[value]) + ")";
 }
 
+bool isComparison(const std::string &op) {
+  return op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual";
+}
+
+bool isLogical(const std::string &op) { return op == "Not" || op == "And" || op == "Or" || op == "Xor"; }
+
 } // namespace
 
 void verifyOpElementTypes(const KernelDesc &kernel, const OpDesc &op, const std::string &sourceName) {
@@ -38,12 +44,35 @@ void verifyOpElementTypes(const KernelDesc &kernel, const OpDesc &op, const std:
            describeValue(kernel, op.results[0]));
     return;
   }
+  auto requireType = [&](const char *what, size_t value, ElementType type) {
+    if (kernel.valueTypes[value] != type)
+      fail(std::string(what) + " " + describeValue(kernel, value) + " must be " + elementTypeName(type));
+  };
+  if (isComparison(op.op) || isLogical(op.op) || op.op == "Where") {
+    // The arity is the CPU backend's and emulation's to check; the types of
+    // what is there are checked here.
+    const bool where = op.op == "Where";
+    if (op.results.size() != 1 || op.operands.empty())
+      fail("needs operands and one result");
+    const size_t firstValue = where ? 1 : 0;
+    if (where)
+      requireType("the condition", op.operands[0], ElementType::I1);
+    if (firstValue < op.operands.size()) {
+      const ElementType shared = isLogical(op.op) ? ElementType::I1 : kernel.valueTypes[op.operands[firstValue]];
+      for (size_t i = firstValue; i < op.operands.size(); ++i)
+        requireType("operand", op.operands[i], shared);
+      requireType("the result", op.results[0], where ? shared : ElementType::I1);
+    }
+    return;
+  }
   for (size_t value : op.operands)
     if (!isFloatElementType(kernel.valueTypes[value]))
-      fail("operand " + describeValue(kernel, value) + " is not a float; only Cast and Identity take integers");
+      fail("operand " + describeValue(kernel, value) +
+           " is not a float; only Cast, Identity, comparisons, logic and Where take integers");
   for (size_t value : op.results)
     if (!isFloatElementType(kernel.valueTypes[value]))
-      fail("result " + describeValue(kernel, value) + " is not a float; only Cast and Identity give integers");
+      fail("result " + describeValue(kernel, value) +
+           " is not a float; only Cast, Identity, comparisons, logic and Where give integers");
 }
 
 } // namespace fusec::runtime

@@ -59,14 +59,22 @@ bool allClose(const runtime::Tensor &actual, const runtime::Tensor &expected, do
     report = out.str();
     return false;
   }
+  if (actual.elementType() != expected.elementType()) {
+    out << "dtype " << runtime::elementTypeName(actual.elementType()) << " differs from the reference "
+        << runtime::elementTypeName(expected.elementType());
+    report = out.str();
+    return false;
+  }
+  // Every dtype compares as doubles (exact for all but huge i64 values).
+  const std::vector<double> actualValues = actual.toDoubles(), expectedValues = expected.toDoubles();
   double maxAbs = 0, maxRel = 0;
   int64_t violations = 0, worst = -1;
   for (int64_t i = 0; i < expected.numElements(); ++i) {
-    double a = actual.data()[i], e = expected.data()[i];
+    double a = actualValues[i], e = expectedValues[i];
     double diff = std::fabs(a - e);
     if (!(diff <= atol + rtol * std::fabs(e))) { // NaN fails too
       ++violations;
-      if (worst < 0 || diff > std::fabs(actual.data()[worst] - expected.data()[worst]))
+      if (worst < 0 || diff > std::fabs(actualValues[worst] - expectedValues[worst]))
         worst = i;
     }
     maxAbs = std::max(maxAbs, diff);
@@ -76,8 +84,8 @@ bool allClose(const runtime::Tensor &actual, const runtime::Tensor &expected, do
   if (violations == 0)
     return true;
   out << violations << " of " << expected.numElements() << " elements differ; max abs error " << maxAbs
-      << ", max rel error " << maxRel << "; worst at flat index " << worst << ": got " << actual.data()[worst]
-      << ", expected " << expected.data()[worst] << " (rtol " << rtol << ", atol " << atol << ")";
+      << ", max rel error " << maxRel << "; worst at flat index " << worst << ": got " << actualValues[worst]
+      << ", expected " << expectedValues[worst] << " (rtol " << rtol << ", atol " << atol << ")";
   report = out.str();
   return false;
 }

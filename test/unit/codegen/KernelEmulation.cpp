@@ -4,6 +4,7 @@
 
 #include "codegen/KernelEmitter.h"
 #include "ir/ConstantData.h"
+#include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,25 +37,37 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
     kernels[kernel->name] = *kernel;
   }
   auto emulated = EmulatedModule::compile(source, "", {FUSEC_PRELUDE_DIR});
-  llvm::DenseMap<mlir::Value, std::vector<float>> buffers;
+  // Every value as the bytes of its element type (f16 as 16-bit patterns, i1
+  // as bytes), as the runtime lays out its buffers.
+  llvm::DenseMap<mlir::Value, std::vector<uint8_t>> buffers;
+  auto bytesOf = [&](mlir::Value value) {
+    return size_t(elementsAt(value.getType(), batchSize)) * size_t(fuse::elementByteSize(fuse::elementTypeOf(value)));
+  };
   for (auto arg : func.getArguments()) {
     auto nameAttr = func.getArgAttrOfType<mlir::StringAttr>(arg.getArgNumber(), "fuse.name");
-    buffers[arg] = inputs.at(nameAttr.str()).values();
+    const runtime::Tensor &input = inputs.at(nameAttr.str());
+    const auto *bytes = static_cast<const uint8_t *>(input.rawData());
+    buffers[arg].assign(bytes, bytes + input.byteSize());
   }
-  for (auto constant : func.getOps<fuse::ConstantOp>())
-    buffers[constant.getResult()] = *fuse::getConstantData(constant.getValue());
+  for (auto constant : func.getOps<fuse::ConstantOp>()) {
+    std::vector<uint8_t> storage;
+    auto bytes = fuse::constantBytes(constant.getValue(), storage);
+    REQUIRE(bytes);
+    buffers[constant.getResult()].assign(bytes->begin(), bytes->end());
+  }
   for (auto superkernel : func.getOps<fuse::SuperkernelOp>()) {
     const codegen::GeneratedKernel &kernel = kernels.at(superkernel.getSymName().str());
     std::vector<void *> args;
     std::vector<size_t> bytes;
     for (mlir::Value input : superkernel.getInputs()) {
       args.push_back(buffers[input].data());
-      bytes.push_back(buffers[input].size() * sizeof(float));
+      bytes.push_back(buffers[input].size());
     }
     for (mlir::Value result : superkernel.getResults()) {
-      buffers[result].assign(elementsAt(result.getType(), batchSize), std::nanf(""));
+      // 0xff bytes: NaN in every float type, so unwritten elements show.
+      buffers[result].assign(bytesOf(result), 0xff);
       args.push_back(buffers[result].data());
-      bytes.push_back(buffers[result].size() * sizeof(float));
+      bytes.push_back(buffers[result].size());
     }
     args.push_back(&batchSize);
     const auto &launch = kernel.launch;
@@ -70,7 +83,9 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
     runtime::Shape shape;
     for (int64_t dim : llvm::cast<mlir::RankedTensorType>(value.getType()).getShape())
       shape.push_back(mlir::ShapedType::isDynamic(dim) ? batchSize : dim);
-    outputs[name] = runtime::Tensor(shape, buffers[value]);
+    auto type = runtime::parseElementType(fuse::elementTypeName(fuse::elementTypeOf(value)).value_or("f32").str());
+    REQUIRE(type);
+    outputs[name] = runtime::Tensor::fromBytes(shape, *type, buffers[value].data(), buffers[value].size());
   }
   return outputs;
 }

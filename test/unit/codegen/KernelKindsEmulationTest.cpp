@@ -293,3 +293,50 @@ func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<37x19xf32> {f
   checkEveryTile(products, 13, KernelTemplate::TensorCoreGemm,
                  {{KernelTemplate::SimtGemm, 16, 16, 16, 1, 1, 1}, {KernelTemplate::SimtGemm, 8, 8, 8, 1, 1, 1}});
 }
+
+TEST_CASE("emul: masks from integer ids and comparisons, applied with Where", "[codegen][emul]") {
+  // A padding mask from token ids (i64), a comparison of floats, logic on
+  // the two, and Where applying it to scores: one elementwise kernel with an
+  // integer input and bool intermediates, against the CPU backend.
+  checkAgainstReference(R"mlir(
+func.func @main(%ids: tensor<?x1x24xi64> {fuse.name = "ids"}, %x: tensor<?x4x24xf32> {fuse.name = "x"})
+    -> (tensor<?x4x24xf32> {fuse.name = "masked"}, tensor<?x4x24xi1> {fuse.name = "keep"}) {
+  %pad = fuse.constant dense<0> : tensor<1xi64>
+  %isPad = fuse.equal %ids, %pad : (tensor<?x1x24xi64>, tensor<1xi64>) -> tensor<?x1x24xi1>
+  %zero = fuse.constant dense<0.0> : tensor<1xf32>
+  %neg = fuse.less_or_equal %x, %zero : (tensor<?x4x24xf32>, tensor<1xf32>) -> tensor<?x4x24xi1>
+  %notPad = fuse.not %isPad : (tensor<?x1x24xi1>) -> tensor<?x1x24xi1>
+  %keep = fuse.and %notPad, %neg : (tensor<?x1x24xi1>, tensor<?x4x24xi1>) -> tensor<?x4x24xi1>
+  %either = fuse.xor %keep, %isPad : (tensor<?x4x24xi1>, tensor<?x1x24xi1>) -> tensor<?x4x24xi1>
+  %inf = fuse.constant dense<-1.0e4> : tensor<1xf32>
+  %masked = fuse.where %either, %x, %inf : (tensor<?x4x24xi1>, tensor<?x4x24xf32>, tensor<1xf32>) -> tensor<?x4x24xf32>
+  return %masked, %keep : tensor<?x4x24xf32>, tensor<?x4x24xi1>
+}
+)mlir",
+                        3);
+}
+
+TEST_CASE("emul: the float elementwise ops of transformers and mobile CNNs", "[codegen][emul]") {
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x5x7xf32> {fuse.name = "x"}, %y: tensor<7xf32> {fuse.name = "y"})
+    -> (tensor<?x5x7xf32> {fuse.name = "a"}, tensor<?x5x7xf32> {fuse.name = "b"}) {
+  %one = fuse.constant dense<1.0> : tensor<1xf32>
+  %0 = fuse.abs %x : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %1 = fuse.add %0, %one : (tensor<?x5x7xf32>, tensor<1xf32>) -> tensor<?x5x7xf32>
+  %2 = fuse.log %1 : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %3 = fuse.reciprocal %1 : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %4 = fuse.neg %3 : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %5 = fuse.exp %4 : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %6 = fuse.min %2, %y : (tensor<?x5x7xf32>, tensor<7xf32>) -> tensor<?x5x7xf32>
+  %7 = fuse.max %6, %5 : (tensor<?x5x7xf32>, tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %8 = fuse.mod %x, %1 {fmod = false} : (tensor<?x5x7xf32>, tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %9 = fuse.leaky_relu %x {alpha = 0.1 : f32} : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %10 = fuse.hard_sigmoid %9 {alpha = 0.166666672 : f32} : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %11 = fuse.hard_swish %x : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %12 = fuse.add %10, %11 : (tensor<?x5x7xf32>, tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  %13 = fuse.add %12, %8 : (tensor<?x5x7xf32>, tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
+  return %7, %13 : tensor<?x5x7xf32>, tensor<?x5x7xf32>
+}
+)mlir",
+                        2);
+}

@@ -40,6 +40,10 @@ bool isFloatTensor(const onnx::ValueInfoProto &value) {
   return value.type().has_tensor_type() && value.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT;
 }
 
+bool isComparableOutputType(int32_t type) {
+  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BOOL;
+}
+
 /// Graph inputs fusec must know at import: integer tensors (this runner
 /// feeds float32 data only) and tensors a node takes as an attribute.
 llvm::StringSet<> inputsToFreeze(const onnx::ModelProto &model, int64_t opset) {
@@ -80,8 +84,11 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
   for (const onnx::TensorProto &initializer : model.graph().initializer())
     if (!import::isReadableTensorType(initializer.data_type()))
       return "input '" + initializer.name() + "' is " + import::onnxTypeName(initializer.data_type());
+  // Integer results need integer arithmetic, which fusec does not have
+  // (it compares, combines and selects integers); the node tests store
+  // BFLOAT16 results as UINT16.
   for (const onnx::ValueInfoProto &output : model.graph().output())
-    if (!isFloatTensor(output))
+    if (!output.type().has_tensor_type() || !isComparableOutputType(output.type().tensor_type().elem_type()))
       return "output '" + output.name() + "' is " +
              (output.type().has_tensor_type() ? import::onnxTypeName(output.type().tensor_type().elem_type())
                                               : std::string("not a tensor"));
@@ -156,7 +163,12 @@ std::optional<NamedTensor> readTensorFile(const std::string &path, mlir::MLIRCon
     error = path + ": " + diagnostics;
     return std::nullopt;
   }
-  NamedTensor named{proto.name(), tensor->shape, std::move(tensor->floats)};
+  std::optional<runtime::ElementType> type = import::dtypeForOnnxType(proto.data_type());
+  if (!type) {
+    error = path + ": " + import::onnxTypeName(proto.data_type()) + " test data";
+    return std::nullopt;
+  }
+  NamedTensor named{proto.name(), tensor->shape, std::move(tensor->floats), *type};
   for (const import::SymbolicInt &value : tensor->ints)
     named.data.push_back(static_cast<float>(value.value));
   return named;

@@ -13,6 +13,8 @@
 #ifndef FUSEC_TEST_UNIT_COMPILER_ONNXCONFORMANCE_H
 #define FUSEC_TEST_UNIT_COMPILER_ONNXCONFORMANCE_H
 
+#include "runtime/ElementType.h"
+
 #include "mlir/IR/MLIRContext.h"
 
 #include <onnx/onnx_pb.h>
@@ -36,11 +38,14 @@ struct ConformanceTest {
 /// The node tests under `root`, sorted by name.
 std::vector<ConformanceTest> listConformanceTests(const std::string &root);
 
-/// A tensor of test data, converted to float32.
+/// A tensor of test data, its values converted to float32 (exact for the
+/// small integers and bools of node tests); `type` is its ONNX type as a
+/// plan dtype.
 struct NamedTensor {
   std::string name;
   std::vector<int64_t> shape;
   std::vector<float> data;
+  runtime::ElementType type = runtime::ElementType::F32;
 };
 
 struct PreparedTest {

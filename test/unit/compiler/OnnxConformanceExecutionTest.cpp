@@ -68,10 +68,18 @@ void compareOutputs(const std::string &what, const ConformanceRun &run, const st
       problems.push_back(what + ": no output '" + output.name + "'");
       continue;
     }
+    if (actual->second.elementType() != output.type) {
+      problems.push_back(what + " output '" + output.name + "' is " +
+                         runtime::elementTypeName(actual->second.elementType()) + ", expected " +
+                         runtime::elementTypeName(output.type));
+      continue;
+    }
     Closeness closeness;
     if (reference) {
       const runtime::Tensor &ref = reference->at(output.name);
-      closeness = compareTensors(actual->second, ref.shape(), ref.values(), tolerance);
+      const std::vector<double> refValues = ref.toDoubles();
+      closeness = compareTensors(actual->second, ref.shape(), std::vector<float>(refValues.begin(), refValues.end()),
+                                 tolerance);
     } else {
       closeness = compareTensors(actual->second, output.shape, output.data, tolerance);
     }

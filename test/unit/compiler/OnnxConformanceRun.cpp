@@ -63,14 +63,15 @@ ConformanceRun runConformanceTest(const PreparedTest &prepared, const std::strin
 Closeness compareTensors(const runtime::Tensor &actual, const runtime::Shape &expectedShape,
                          const std::vector<float> &expected, Tolerance tolerance) {
   Closeness result;
-  if (actual.shape() != expectedShape || actual.values().size() != expected.size()) {
+  if (actual.shape() != expectedShape || static_cast<size_t>(actual.numElements()) != expected.size()) {
     result.ok = false;
     result.shapeMismatch =
         "shape " + runtime::formatShape(actual.shape()) + ", expected " + runtime::formatShape(expectedShape);
     return result;
   }
+  const std::vector<double> values = actual.toDoubles();
   for (size_t i = 0; i < expected.size(); ++i) {
-    double a = actual.values()[i], e = expected[i];
+    double a = values[i], e = expected[i];
     bool close;
     if (std::isnan(e) || std::isnan(a)) {
       close = std::isnan(e) && std::isnan(a);

@@ -74,3 +74,39 @@ TEST_CASE("binary ops reject shapes that do not broadcast") {
                     Catch::Contains("op Add 'test_op': operand shapes [2, 3] and [2] do not "
                                     "broadcast"));
 }
+
+TEST_CASE("Neg, Exp, Log, Abs and Reciprocal") {
+  requireTensor(unary("Neg", {1, -2, 0}), {3}, {-1, 2, 0});
+  requireTensor(unary("Exp", {0, 1, -100}), {3}, {1, 2.7182817f, 0});
+  requireTensor(unary("Log", {1, 2.7182817f, 0.5f}), {3}, {0, 1, -0.6931472f});
+  CHECK(std::isinf(unary("Log", {0}).values()[0]));
+  requireTensor(unary("Abs", {-3, 2, -0.0f}), {3}, {3, 2, 0});
+  requireTensor(unary("Reciprocal", {2, -4, 0.5f}), {3}, {0.5f, -0.25f, 2});
+}
+
+TEST_CASE("LeakyRelu, HardSigmoid and HardSwish") {
+  requireTensor(unary("LeakyRelu", {-10, 0, 3}, {{"alpha", 0.1}}), {3}, {-1, 0, 3});
+  // torch.nn.Hardsigmoid exports alpha 1/6, beta 0.5.
+  requireTensor(unary("HardSigmoid", {-4, 0, 1.5f, 4}, {{"alpha", 1.0 / 6}, {"beta", 0.5}}), {4}, {0, 0.5f, 0.75f, 1});
+  // torch.nn.functional.hardswish: x * relu6(x + 3) / 6.
+  requireTensor(unary("HardSwish", {-4, -1, 0, 1, 4}), {5}, {0, -0.3333333f, 0, 0.6666667f, 4});
+}
+
+TEST_CASE("Min, Max and Mod with broadcasting") {
+  const Tensor a({2, 2}, {1, -5, 7, NAN});
+  const Tensor b({2}, {2, -3});
+  Tensor min = runOp("Min", json::object(), {a, b}, {2, 2});
+  Tensor max = runOp("Max", json::object(), {a, b}, {2, 2});
+  CHECK(std::vector<float>(min.values().begin(), min.values().begin() + 3) == std::vector<float>{1, -5, 2});
+  CHECK(std::vector<float>(max.values().begin(), max.values().begin() + 3) == std::vector<float>{2, -3, 7});
+  // NaN propagates from either side, as in torch.minimum/maximum.
+  CHECK(std::isnan(min.values()[3]));
+  CHECK(std::isnan(max.values()[3]));
+  CHECK(std::isnan(runOp("Min", json::object(), {b, Tensor({1}, {NAN})}, {2}).values()[0]));
+  // fmod 1: the dividend's sign (C); fmod 0: the divisor's (Python).
+  const Tensor x({4}, {7, -7, 7, -7});
+  const Tensor y({4}, {3, 3, -3, -3});
+  requireTensor(runOp("Mod", {{"fmod", 1}}, {x, y}, {4}), {4}, {1, -1, 1, -1});
+  requireTensor(runOp("Mod", {{"fmod", 0}}, {x, y}, {4}), {4}, {1, 2, -2, -1});
+  CHECK_THROWS_WITH(runOp("Mod", {{"fmod", 2}}, {x, y}, {4}), Catch::Contains("'fmod' must be 0 or 1"));
+}

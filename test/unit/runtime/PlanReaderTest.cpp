@@ -560,7 +560,7 @@ TEST_CASE("dtype errors name the buffer, value, kernel and op") {
   CHECK_THROWS_WITH(
       fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1]["dtype"] = "f16"; })),
       Contains("kernel 'k1_relu' output 0 (value 1) has dtype f16 but arena buffer 6 't1' has dtype f32"));
-  // Only Cast and Identity take or give integers.
+  // Only Cast, Identity and the typed ops take or give integers.
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) {
                       m["buffers"][6]["dtype"] = "i32";
                       m["kernels"][1]["values"][1]["dtype"] = "i32";
