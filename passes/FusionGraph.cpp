@@ -163,7 +163,7 @@ std::string FusionGraph::ruleFor(const FusionGroup &producer, const FusionGroup 
   if (!withCore.core)
     return "elementwise-fusion";
   auto opClass = fuse::classifyOp(withCore.core);
-  if (opClass == fuse::OpClass::Conv || opClass == fuse::OpClass::Gemm)
+  if (opClass == fuse::OpClass::Conv || opClass == fuse::OpClass::Gemm || opClass == fuse::OpClass::Attention)
     return "epilogue-fusion";
   return "reduction-fusion";
 }

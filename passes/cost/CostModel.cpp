@@ -55,6 +55,17 @@ double opFlops(Operation *op, int64_t batch) {
         auto a = llvm::cast<RankedTensorType>(gemm.getA().getType()).getShape();
         return 2.0 * out * (gemm.getTransA() ? a[0] : a[1]);
       })
+      .Case([&](fuse::AttentionOp attention) {
+        // Q Kt and P V over the attended (row, key) pairs, plus scale, mask,
+        // exp and the running-max bookkeeping per pair; causal attends to
+        // S (Sk - S) + S (S + 1) / 2 pairs of S x Sk.
+        auto q = llvm::cast<RankedTensorType>(attention.getQuery().getType()).getShape();
+        auto k = llvm::cast<RankedTensorType>(attention.getKey().getType()).getShape();
+        auto o = llvm::cast<RankedTensorType>(attention.getOutput().getType()).getShape();
+        const double seq = q[q.size() - 2], keySeq = k[k.size() - 2], headDim = q.back(), valueDim = o.back();
+        const double pairs = attention.getCausal() ? seq * (keySeq - seq) + seq * (seq + 1) / 2 : seq * keySeq;
+        return out / (seq * valueDim) * pairs * (2.0 * (headDim + valueDim) + 5.0);
+      })
       .Case<fuse::MaxPoolOp, fuse::AveragePoolOp>([&](auto pool) {
         auto kernel = pool.getKernelShape();
         return out * kernel[0] * kernel[1];

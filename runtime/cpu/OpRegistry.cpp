@@ -16,6 +16,7 @@ const OpRegistry &OpRegistry::builtin() {
     registerNormalizationOps(result);
     registerReductionOps(result);
     registerDataMovementOps(result);
+    registerAttentionOps(result);
     return result;
   }();
   return registry;

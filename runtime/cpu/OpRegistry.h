@@ -51,6 +51,7 @@ void registerMatMulOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
 void registerDataMovementOps(OpRegistry &registry);
+void registerAttentionOps(OpRegistry &registry);
 
 } // namespace fusec::runtime::cpu
 

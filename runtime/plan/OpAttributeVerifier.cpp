@@ -30,6 +30,8 @@ public:
       flag("transA"), flag("transB");
     else if (name == "ReduceMean")
       flag("keepdims");
+    else if (name == "Attention")
+      check(rules::checkAttention(operandShape(0), operandShape(1), operandShape(2), flag("causal"), number("scale")));
   }
 
 private:
