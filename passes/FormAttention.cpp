@@ -10,6 +10,7 @@
 // user: a score tensor that something else reads has to be materialised.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/FusionAttributes.h"
 #include "passes/Passes.h"
 
 #include "ir/ConstantData.h"
@@ -155,6 +156,8 @@ struct FormAttentionPattern : OpRewritePattern<MatMulOp> {
     auto attention =
         rewriter.create<AttentionOp>(loc, output.getType(), query, key, value, mask,
                                      rewriter.getF32FloatAttr(static_cast<float>(scale)), rewriter.getBoolAttr(causal));
+    // The fusion report names the rule that formed the kernel.
+    attention->setAttr(fusec::kFusedByAttr, rewriter.getStringAttr("form-attention"));
     rewriter.replaceOp(output, attention.getResult());
     ++numFormed;
     return success();

@@ -262,7 +262,7 @@ CostEstimate FusionGraph::mergedCost(int a, int b) const { return costOf({a, b})
 CostEstimate FusionGraph::unfusedCost(int id) const {
   CostEstimate total;
   for (Operation *op : groupList[id].ops)
-    total += costModel.estimateKernel({op}, [&](Operation *other) { return other == op; });
+    total += costModel.estimateUnfused(op);
   return total;
 }
 

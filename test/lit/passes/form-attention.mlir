@@ -4,7 +4,7 @@
 // transpose's input, no mask, scale c.
 // CHECK-LABEL: func.func @no_mask
 // CHECK-SAME: (%[[Q:.*]]: tensor<?x4x7x16xf32>, %[[K:.*]]: tensor<?x4x9x16xf32>, %[[V:.*]]: tensor<?x4x9x8xf32>)
-// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]] {causal = false, scale = 2.500000e-01 : f32} : (tensor<?x4x7x16xf32>, tensor<?x4x9x16xf32>, tensor<?x4x9x8xf32>) -> tensor<?x4x7x8xf32>
+// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]] {causal = false, fuse.fused_by = "form-attention", scale = 2.500000e-01 : f32} : (tensor<?x4x7x16xf32>, tensor<?x4x9x16xf32>, tensor<?x4x9x8xf32>) -> tensor<?x4x7x8xf32>
 // CHECK-NEXT: return %[[A]]
 func.func @no_mask(%q: tensor<?x4x7x16xf32>, %k: tensor<?x4x9x16xf32>, %v: tensor<?x4x9x8xf32>) -> tensor<?x4x7x8xf32> {
   %c = fuse.constant dense<0.25> : tensor<f32>
@@ -24,7 +24,7 @@ func.func @no_mask(%q: tensor<?x4x7x16xf32>, %k: tensor<?x4x9x16xf32>, %v: tenso
 // CHECK-LABEL: func.func @div_and_mask
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x5x16xf32>, %[[X:.*]]: tensor<2x5x4x16xf32>, %[[V:.*]]: tensor<2x4x5x16xf32>, %[[M:.*]]: tensor<2x1x1x5xf32>)
 // CHECK: %[[K:.*]] = fuse.transpose %[[X]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x5x4x16xf32>) -> tensor<2x4x5x16xf32>
-// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]], %[[M]] {causal = false, scale = 2.500000e-01 : f32}
+// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]], %[[M]] {causal = false, fuse.fused_by = "form-attention", scale = 2.500000e-01 : f32}
 // CHECK-NOT: fuse.softmax
 func.func @div_and_mask(%q: tensor<2x4x5x16xf32>, %x: tensor<2x5x4x16xf32>, %v: tensor<2x4x5x16xf32>, %mask: tensor<2x1x1x5xf32>) -> tensor<2x4x5x16xf32> {
   %c = fuse.constant dense<4.0> : tensor<1xf32>
@@ -45,7 +45,7 @@ func.func @div_and_mask(%q: tensor<2x4x5x16xf32>, %x: tensor<2x5x4x16xf32>, %v: 
 // CHECK-LABEL: func.func @causal_constant
 // CHECK-SAME: (%[[Q:.*]]: tensor<3x4xf32>, %[[KT:.*]]: tensor<4x4xf32>, %[[V:.*]]: tensor<4x2xf32>)
 // CHECK: %[[K:.*]] = fuse.transpose %[[KT]] {perm = array<i64: 1, 0>}
-// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]] {causal = true, scale = 5.000000e-01 : f32} : (tensor<3x4xf32>, tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]] {causal = true, fuse.fused_by = "form-attention", scale = 5.000000e-01 : f32} : (tensor<3x4xf32>, tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
 // CHECK-NEXT: return %[[A]]
 func.func @causal_constant(%q: tensor<3x4xf32>, %kt: tensor<4x4xf32>, %v: tensor<4x2xf32>) -> tensor<3x2xf32> {
   %c = fuse.constant dense<0.5> : tensor<f32>
@@ -63,7 +63,7 @@ func.func @causal_constant(%q: tensor<3x4xf32>, %kt: tensor<4x4xf32>, %v: tensor
 // A constant mask with one -inf on the diagonal is not causal: it stays an
 // operand.
 // CHECK-LABEL: func.func @not_causal_constant
-// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {causal = false, scale = 1.000000e+00 : f32}
+// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {causal = false, fuse.fused_by = "form-attention", scale = 1.000000e+00 : f32}
 func.func @not_causal_constant(%q: tensor<2x4xf32>, %k: tensor<2x4xf32>, %v: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %mask = fuse.constant dense<[[0.0, 0xFF800000], [0.0, 0xFF800000]]> : tensor<2x2xf32>
   %kt = fuse.transpose %k {perm = array<i64: 1, 0>} : (tensor<2x4xf32>) -> tensor<4x2xf32>
