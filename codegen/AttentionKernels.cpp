@@ -45,7 +45,6 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   at.push_back("key");
   code += "  auto mask = [&](long long row, long long key) -> float { return " +
           (attention.getMask() ? builder.valueAt(attention.getMask(), at) : std::string("0.0f")) + "; };\n";
-  code += "  (void)mask;\n";
   at.back() = "col";
   code += "  auto epilogue = [&](long long row, long long col, float acc) {\n";
   builder.bind(result, roundedTo(fuse::elementTypeOf(result), "acc"));
