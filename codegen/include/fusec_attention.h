@@ -21,12 +21,19 @@ template <int D, int DV> struct FusecAttention {
   static constexpr int kThreads = kWarps * FUSEC_WARP_SIZE;
   /// Output columns per lane: column lane + 32 c for c < kColChunks.
   static constexpr int kColChunks = (DV + FUSEC_WARP_SIZE - 1) / FUSEC_WARP_SIZE;
+  /// The score loop reads Q and K as float4 when D allows: one 16-byte
+  /// shared load per 4 FMAs instead of one per FMA.
+  static constexpr bool kVectorQK = D % 4 == 0;
+  /// K's row stride. Lane j reads row j: scalar reads need an odd stride, and
+  /// float4 reads (served 8 lanes at a time) a stride of an odd number of
+  /// float4s, for the lanes to hit distinct banks.
+  static constexpr int kKStride = !kVectorQK ? D + 1 : (D / 4) % 2 == 0 ? D + 4 : D + 8;
 
   struct Shared {
-    float q[kBlockM][D];
-    float k[kBlockN][D + 1]; // +1: lane j reads row j, a different bank each
-    float v[kBlockN][DV];
-    float p[kWarps][kRows][kBlockN];
+    alignas(16) float q[kBlockM][D];
+    alignas(16) float k[kBlockN][kKStride];
+    alignas(16) float v[kBlockN][DV];
+    alignas(16) float p[kWarps][kRows][kBlockN];
   };
 
   /// Q [S, D], K [SK, D], V [SK, DV] of one matrix; rows row0 .. row0 + 15.
@@ -71,12 +78,27 @@ template <int D, int DV> struct FusecAttention {
 #pragma unroll
       for (int r = 0; r < kRows; ++r)
         s[r] = 0.0f;
-#pragma unroll 8
-      for (int d = 0; d < D; ++d) {
-        const float kd = sh.k[lane][d];
+      if constexpr (kVectorQK) {
+#pragma unroll 4
+        for (int d = 0; d < D; d += 4) {
+          const float4 kd = *reinterpret_cast<const float4 *>(&sh.k[lane][d]);
 #pragma unroll
-        for (int r = 0; r < kRows; ++r)
-          s[r] += sh.q[warp * kRows + r][d] * kd;
+          for (int r = 0; r < kRows; ++r) {
+            const float4 qd = *reinterpret_cast<const float4 *>(&sh.q[warp * kRows + r][d]);
+            s[r] = fmaf(qd.x, kd.x, s[r]);
+            s[r] = fmaf(qd.y, kd.y, s[r]);
+            s[r] = fmaf(qd.z, kd.z, s[r]);
+            s[r] = fmaf(qd.w, kd.w, s[r]);
+          }
+        }
+      } else {
+#pragma unroll 8
+        for (int d = 0; d < D; ++d) {
+          const float kd = sh.k[lane][d];
+#pragma unroll
+          for (int r = 0; r < kRows; ++r)
+            s[r] = fmaf(sh.q[warp * kRows + r][d], kd, s[r]);
+        }
       }
       const long long key = key0 + lane;
 #pragma unroll
@@ -97,18 +119,27 @@ template <int D, int DV> struct FusecAttention {
           acc[r][c] *= alpha;
       }
       __syncwarp();
+      // Keys past Sk have p = 0 and zero V rows: the loop may round up to
+      // whole float4s of probabilities.
       const int keys = SK - key0 < kBlockN ? int(SK - key0) : kBlockN;
-      for (int j = 0; j < keys; ++j) {
-        float v[kColChunks];
+      for (int j = 0; j < keys; j += 4) {
+        float4 p4[kRows];
 #pragma unroll
-        for (int c = 0; c < kColChunks; ++c)
-          v[c] = lane + c * FUSEC_WARP_SIZE < DV ? sh.v[j][lane + c * FUSEC_WARP_SIZE] : 0.0f;
+        for (int r = 0; r < kRows; ++r)
+          p4[r] = *reinterpret_cast<const float4 *>(&sh.p[warp][r][j]);
 #pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-          const float p = sh.p[warp][r][j];
+        for (int jj = 0; jj < 4; ++jj) {
+          float v[kColChunks];
 #pragma unroll
           for (int c = 0; c < kColChunks; ++c)
-            acc[r][c] += p * v[c];
+            v[c] = lane + c * FUSEC_WARP_SIZE < DV ? sh.v[j + jj][lane + c * FUSEC_WARP_SIZE] : 0.0f;
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) {
+            const float p = jj == 0 ? p4[r].x : jj == 1 ? p4[r].y : jj == 2 ? p4[r].z : p4[r].w;
+#pragma unroll
+            for (int c = 0; c < kColChunks; ++c)
+              acc[r][c] = fmaf(p, v[c], acc[r][c]);
+          }
         }
       }
     }

@@ -4,7 +4,8 @@
 // none a multiple of the 16-row or 32-key tiles; Sk != S; head dims that are
 // not multiples of the warp), causal and masked, f32 and f16, compiled by
 // the default pipeline and run through the emulation against the CPU
-// backend's reference. The last case starts from the unfused
+// backend's reference. Head dims cover the float4 score loop (D a multiple
+// of 4, K rows padded by 4 or 8 floats) and the scalar one. The last case starts from the unfused
 // MatMul/Div/Add/Softmax/MatMul chain and compares the fused kernel with
 // the plan of the same module compiled with --fusion-strategy=none.
 //
@@ -176,6 +177,9 @@ TEST_CASE("emul: attention on ragged sequence lengths", "[codegen][emul][attenti
   checkCase({2, 7, 9, 16, 24});
   checkCase({1, 33, 33, 40, 33});
   checkCase({1, 100, 70, 64, 64});
+  // D = 12: float4 reads with K rows padded by 8 floats; D = 6: scalar reads.
+  checkCase({1, 7, 40, 12, 6});
+  checkCase({2, 17, 33, 6, 12, true});
 }
 
 TEST_CASE("emul: causal attention skips the key tiles above the diagonal", "[codegen][emul][attention]") {
@@ -223,4 +227,40 @@ func.func @main(%q: tensor<?x2x5x16xf32> {fuse.name = "q"}, %k: tensor<?x2x5x16x
   fused->walk([&](fuse::AttentionOp op) { causal = op.getCausal(); });
   CHECK(causal);
   compareWithCpu(*fused, *unfused, 1e-4);
+}
+
+TEST_CASE("emul: elementwise ops after attention run in its epilogue", "[codegen][emul][attention]") {
+  // A residual Add of Q and a Tanh join the attention kernel (epilogue-fusion);
+  // both the attention output and the sum are written.
+  const std::string ir = R"mlir(
+func.func @main(%q: tensor<?x2x7x16xf32> {fuse.name = "q"}, %k: tensor<?x2x9x16xf32> {fuse.name = "k"},
+                %v: tensor<?x2x9x16xf32> {fuse.name = "v"})
+    -> (tensor<?x2x7x16xf32> {fuse.name = "o"}, tensor<?x2x7x16xf32> {fuse.name = "y"}) {
+  %o = fuse.attention %q, %k, %v {scale = 0.25 : f32, causal = false} : (tensor<?x2x7x16xf32>, tensor<?x2x9x16xf32>, tensor<?x2x9x16xf32>) -> tensor<?x2x7x16xf32>
+  %a = fuse.add %o, %q : (tensor<?x2x7x16xf32>, tensor<?x2x7x16xf32>) -> tensor<?x2x7x16xf32>
+  %y = fuse.tanh %a : (tensor<?x2x7x16xf32>) -> tensor<?x2x7x16xf32>
+  return %o, %y : tensor<?x2x7x16xf32>, tensor<?x2x7x16xf32>
+}
+)mlir";
+  auto context = createContext();
+  auto fused = compile(*context, ir, "greedy");
+  int kernels = 0;
+  fused->walk([&](fuse::SuperkernelOp) { ++kernels; });
+  REQUIRE(kernels == 1);
+  REQUIRE(countKernels(*fused, "attention") == 1);
+  auto bytes = buildPlan(*fused, PlanOptions());
+  REQUIRE(mlir::succeeded(bytes));
+  auto plan = std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(*bytes, "test"));
+  runtime::Session session(plan, runtime::Device::Cpu);
+  for (int batch : {1, 3}) {
+    auto inputs = runtime::makeRandomInputs(*plan, batch, 5);
+    auto expected = session.run(batch, inputs);
+    auto actual = test::emulate(*fused, inputs, batch);
+    for (const char *name : {"o", "y"}) {
+      std::string report;
+      INFO("batch " << batch << " output " << name);
+      if (!test::allClose(actual.at(name), expected.at(name), 1e-4, 1e-5, report))
+        FAIL_CHECK("emulated attention epilogue vs the CPU backend: " << report);
+    }
+  }
 }

@@ -3,7 +3,8 @@
 // fuse.attention at the head dims the pass accepts (up to 128), f32 and f16,
 // with a mask and causal, compiles with NVRTC for sm_80 and sm_90 without
 // warnings or register spills, in the 48 KiB of static shared memory a block
-// may have. Prints the registers ptxas reports (docs/codegen.md quotes them).
+// may have, reading Q, K and the probabilities as float4. Prints the
+// registers ptxas reports (docs/codegen.md quotes them).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelCompiler.h"
@@ -82,6 +83,8 @@ TEST_CASE("the attention kernel compiles for sm_80 and sm_90 without spills", "[
       CHECK(compiled[0].cubin.size() > 0);
       CHECK(compiled[0].spillBytes == 0);
       CHECK(compiled[0].log.find("warning") == std::string::npos);
+      // D is a multiple of 4: Q, K and P are read from shared memory as float4.
+      CHECK(compiled[0].ptx.find("ld.shared.v4.f32") != std::string::npos);
       std::smatch smem;
       REQUIRE(std::regex_search(compiled[0].log, smem, std::regex("(\\d+) bytes smem")));
       CHECK(std::stol(smem[1]) <= 48 * 1024);
