@@ -96,6 +96,7 @@ mlir::FailureOr<GeneratedKernel> emitConvKernel(KernelBuilder &builder);
 mlir::FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder);
 mlir::FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder);
 mlir::FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder);
+mlir::FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder);
 
 /// Ops of the body other than `core`, split into those `core` depends on
 /// (prologue) and the rest (epilogue), each in order.

@@ -30,6 +30,8 @@ FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
     return emitDataMovementKernel(builder);
   case fuse::OpClass::Elementwise:
     return emitElementwiseKernel(builder);
+  case fuse::OpClass::Attention:
+    return emitAttentionKernel(builder);
   case fuse::OpClass::Other:
     break;
   }

@@ -303,6 +303,28 @@ def Fuse_GemmOp : Fuse_OnnxOp<"gemm", "Gemm"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention (formed by fuse-form-attention; no importer creates it)
+//===----------------------------------------------------------------------===//
+
+def Fuse_AttentionOp : Fuse_OnnxOp<"attention", "Attention"> {
+  let summary = "softmax(scale * Q Kt + mask, causal) V in one op";
+  let description = [{
+    query [..., S, D], key [..., Sk, D], value [..., Sk, Dv] share their
+    leading (batch, head) dimensions; the optional additive `mask`
+    broadcasts to [..., S, Sk]. With `causal`, query row i attends to keys
+    j <= i + (Sk - S) only. The result is [..., S, Dv]. Formed from
+    MatMul -> scale -> (Add mask) -> Softmax -> MatMul chains so that the
+    S x Sk scores never reach memory.
+  }];
+  let arguments = (ins Fuse_Tensor:$query, Fuse_Tensor:$key, Fuse_Tensor:$value,
+                   Fuse_OptionalTensor:$mask, F32Attr:$scale, BoolAttr:$causal);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
 

@@ -27,6 +27,7 @@ const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
     classify<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(t, OpClass::Reduction);
     classify<MaxPoolOp, AveragePoolOp>(t, OpClass::Pool);
     classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp>(t, OpClass::DataMovement);
+    classify<AttentionOp>(t, OpClass::Attention);
     return t;
   }();
   return table;
@@ -59,6 +60,8 @@ llvm::StringRef kernelKindName(OpClass opClass) {
     return "pool";
   case OpClass::DataMovement:
     return "data_movement";
+  case OpClass::Attention:
+    return "attention";
   case OpClass::Other:
     return "other";
   }

@@ -24,6 +24,8 @@ enum class OpClass {
   Pool,
   /// Copies and index shuffles: Pad, Reshape, Flatten, Transpose, Concat.
   DataMovement,
+  /// Fused scaled dot-product attention (flash-attention template).
+  Attention,
   /// Not a compute op (constants, terminators, superkernels).
   Other,
 };
@@ -46,6 +48,10 @@ struct TemplateFusion {
   bool epilogue = true;
 };
 TemplateFusion templateFusion(OpClass coreClass);
+
+/// The largest head dimension (D and Dv) the attention kernel keeps in
+/// registers: fuse-form-attention leaves larger heads to the unfused ops.
+inline constexpr int64_t kMaxAttentionHeadDim = 128;
 
 } // namespace fusec::fuse
 

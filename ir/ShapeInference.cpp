@@ -423,6 +423,29 @@ LogicalResult GemmOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto query = shapeOf(getQuery()), key = shapeOf(getKey()), value = shapeOf(getValue());
+  if (failed(checkRule(*this, rules::checkAttention(query, key, value, getCausal(), getScale().convertToDouble()))))
+    return failure();
+  // Codegen tiles the sequence and head dimensions: only the leading ones
+  // may hold the batch.
+  for (int64_t dim : {query[query.size() - 2], query.back(), key[key.size() - 2], value.back()})
+    if (failed(expectStatic(*this, "sequence and head dimensions", dim)))
+      return failure();
+  SmallVector<int64_t> scores(query.drop_back(1));
+  scores.push_back(key[key.size() - 2]);
+  if (getMask() && !broadcastsTo(shapeOf(getMask()), scores))
+    return emitOpError() << "mask " << shapeToString(shapeOf(getMask())) << " does not broadcast to the scores "
+                         << shapeToString(scores);
+  SmallVector<int64_t> shape(query.drop_back(1));
+  shape.push_back(value.back());
+  return success(inferred, *this, shape);
+}
+
+//===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
 

@@ -33,7 +33,8 @@ namespace {
 enum class PrecisionList { Half, F32, Follow };
 
 PrecisionList listOf(Operation *op) {
-  if (isa<ConvOp, GemmOp, MatMulOp>(op))
+  // Attention accumulates its scores and softmax in f32 whatever its type.
+  if (isa<ConvOp, GemmOp, MatMulOp, AttentionOp>(op))
     return PrecisionList::Half;
   if (isa<SoftmaxOp, LayerNormOp, BatchNormOp, ReduceMeanOp, GlobalAveragePoolOp, PowOp, ErfOp, GeluOp, SqrtOp, ExpOp,
           LogOp, ReciprocalOp>(op))

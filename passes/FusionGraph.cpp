@@ -163,7 +163,7 @@ std::string FusionGraph::ruleFor(const FusionGroup &producer, const FusionGroup 
   if (!withCore.core)
     return "elementwise-fusion";
   auto opClass = fuse::classifyOp(withCore.core);
-  if (opClass == fuse::OpClass::Conv || opClass == fuse::OpClass::Gemm)
+  if (opClass == fuse::OpClass::Conv || opClass == fuse::OpClass::Gemm || opClass == fuse::OpClass::Attention)
     return "epilogue-fusion";
   return "reduction-fusion";
 }
@@ -262,7 +262,7 @@ CostEstimate FusionGraph::mergedCost(int a, int b) const { return costOf({a, b})
 CostEstimate FusionGraph::unfusedCost(int id) const {
   CostEstimate total;
   for (Operation *op : groupList[id].ops)
-    total += costModel.estimateKernel({op}, [&](Operation *other) { return other == op; });
+    total += costModel.estimateUnfused(op);
   return total;
 }
 

@@ -31,6 +31,25 @@ def FoldPadIntoConv : Pass<"fuse-fold-pad-into-conv", "mlir::func::FuncOp"> {
   ];
 }
 
+def FormAttention : Pass<"fuse-form-attention", "mlir::func::FuncOp"> {
+  let summary = "Replace MatMul -> scale -> [mask] -> Softmax -> MatMul by fuse.attention";
+  let description = [{
+    MatMul(Q, Kt) (Kt a Transpose of K, or any [..., D, Sk] tensor), then a
+    Mul or Div by a one-element constant (either operand order; a scalar Mul
+    on Q before the product counts too), an optional Add of a mask, a
+    Softmax over the last axis and a MatMul with V become one
+    fuse.attention, when every intermediate has no other user, Q, K and V
+    share their leading dimensions and the head dimensions are at most 128.
+    A constant mask that is 0 on and below the diagonal shifted by Sk - S
+    and -inf (or <= -1e4) above it becomes `causal = true` with no mask
+    operand.
+  }];
+  let statistics = [
+    Statistic<"numFormed", "formed", "Number of attention ops formed">,
+    Statistic<"numCausal", "causal", "Number of constant masks recognised as causal">,
+  ];
+}
+
 def ApplyPluginPatterns : Pass<"fuse-apply-plugin-patterns", "mlir::func::FuncOp"> {
   let summary = "Apply the rewrite patterns plugins registered with FusionRegistry";
   let options = [

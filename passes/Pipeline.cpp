@@ -18,7 +18,7 @@ bool FusionOptions::isEnabled(llvm::StringRef name) const {
 
 std::vector<std::string> fusionRuleNames() {
   std::vector<std::string> names = {// rewrites
-                                    "fold-batch-norm", "fold-pad-into-conv",
+                                    "fold-batch-norm", "fold-pad-into-conv", "form-attention",
                                     // epilogue rule patterns (fuse-form-epilogues)
                                     "epilogue-activation", "bias-epilogue", "add-to-output",
                                     // planner rules (fuse-form-fusion-groups)
@@ -38,6 +38,11 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   funcPm.addPass(createApplyPluginPatterns({options.disabled}));
   funcPm.addPass(mlir::createCanonicalizerPass());
   funcPm.addPass(mlir::createCSEPass());
+  // Before mixed precision, which would split the chain with casts around
+  // the softmax; not under strategy "none", whose plans are the unfused
+  // reference.
+  if (options.strategy != "none" && options.isEnabled("form-attention"))
+    funcPm.addPass(createFormAttention());
   // After the folds, so folded weights are rounded once; before fusion, so
   // the casts it inserts join neighbouring kernels.
   if (options.precision == "fp16" || options.precision == "bf16") {

@@ -426,6 +426,13 @@ inline void launchBlocks(void (*thunk)(void **), dim3 grid, dim3 block, void **a
 
 inline void __syncthreads() { fusec_emulation::detail::context.syncThreads->arriveAndWait(); }
 
+/// Waits for the lanes of the calling thread's warp (full-warp masks only).
+inline void __syncwarp(unsigned mask = 0xffffffffu) {
+  assert(mask == 0xffffffffu && "emulation supports full-warp synchronisation only");
+  (void)mask;
+  fusec_emulation::detail::context.warp->barrier.arriveAndWait();
+}
+
 inline float __shfl_xor_sync(unsigned mask, float var, int laneMask) {
   assert(mask == 0xffffffffu && "emulation supports full-warp shuffles only");
   (void)mask;

@@ -27,6 +27,10 @@ CostEstimate &CostEstimate::operator+=(const CostEstimate &other) {
 
 CostModel::~CostModel() = default;
 
+CostEstimate CostModel::estimateUnfused(Operation *op) const {
+  return estimateKernel({op}, [&](Operation *other) { return other == op; });
+}
+
 namespace {
 double elementsOf(Type type, int64_t batch) {
   double elements = 1;
@@ -54,6 +58,17 @@ double opFlops(Operation *op, int64_t batch) {
       .Case([&](fuse::GemmOp gemm) {
         auto a = llvm::cast<RankedTensorType>(gemm.getA().getType()).getShape();
         return 2.0 * out * (gemm.getTransA() ? a[0] : a[1]);
+      })
+      .Case([&](fuse::AttentionOp attention) {
+        // Q Kt and P V over the attended (row, key) pairs, plus scale, mask,
+        // exp and the running-max bookkeeping per pair; causal attends to
+        // S (Sk - S) + S (S + 1) / 2 pairs of S x Sk.
+        auto q = llvm::cast<RankedTensorType>(attention.getQuery().getType()).getShape();
+        auto k = llvm::cast<RankedTensorType>(attention.getKey().getType()).getShape();
+        auto o = llvm::cast<RankedTensorType>(attention.getOutput().getType()).getShape();
+        const double seq = q[q.size() - 2], keySeq = k[k.size() - 2], headDim = q.back(), valueDim = o.back();
+        const double pairs = attention.getCausal() ? seq * (keySeq - seq) + seq * (seq + 1) / 2 : seq * keySeq;
+        return out / (seq * valueDim) * pairs * (2.0 * (headDim + valueDim) + 5.0);
       })
       .Case<fuse::MaxPoolOp, fuse::AveragePoolOp>([&](auto pool) {
         auto kernel = pool.getKernelShape();
@@ -140,6 +155,49 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
   // Plans replay as CUDA graphs: a kernel costs a graph node, not a launch.
   cost.timeUs = std::max(cost.bytes() / bandwidth, computeUs) + profile.graphLaunchOverheadUs;
   return cost;
+}
+
+CostEstimate RooflineCostModel::estimateUnfused(Operation *op) const {
+  auto attention = llvm::dyn_cast<fuse::AttentionOp>(op);
+  if (!attention)
+    return CostModel::estimateUnfused(op);
+  auto shape = [](Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); };
+  const double element = fuse::elementByteSize(fuse::elementTypeOf(attention.getQuery()));
+  const double headDim = shape(attention.getQuery()).back(), valueDim = shape(attention.getValue()).back();
+  const double keySeq = shape(attention.getKey()).drop_back().back();
+  // Every score is computed and stored by the unfused chain, causal or not.
+  const double scores = elementsOf(attention.getQuery().getType(), batch) / headDim * keySeq;
+  const double scoreBytes = scores * element;
+  const double bandwidth = profile.hbmBandwidthGBps * 1e3; // byte/us
+  // The products at the tensor-core GEMM's rate (3xTF32 for f32), the rest
+  // at the SIMT rate.
+  const bool half = element < 4;
+  const double gemmRate = (half ? profile.peakHalfTensorTflops : profile.peakTensorTflops / 3) * 1e6 *
+                          profile.efficiencyOf(half ? "tensor_core_gemm_half" : "tensor_core_gemm");
+  CostEstimate total;
+  auto kernel = [&](double read, double written, double flops, double rate) {
+    CostEstimate cost;
+    cost.bytesRead = read;
+    cost.bytesWritten = written;
+    cost.flops = flops;
+    cost.launches = 1;
+    cost.timeUs = std::max(cost.bytes() / bandwidth, flops / rate) + profile.graphLaunchOverheadUs;
+    total += cost;
+  };
+  const double simtRate = profile.peakFp32Tflops * 1e6;
+  kernel(tensorBytes(attention.getQuery(), batch) + tensorBytes(attention.getKey(), batch), scoreBytes,
+         2 * scores * headDim, gemmRate);
+  kernel(scoreBytes, scoreBytes, scores, simtRate); // the scale
+  // A causal mask was a constant S x Sk tensor before fuse-form-attention.
+  if (attention.getMask() || attention.getCausal()) {
+    const double seq = shape(attention.getQuery()).drop_back().back();
+    const double maskBytes = attention.getMask() ? tensorBytes(attention.getMask(), batch) : seq * keySeq * element;
+    kernel(scoreBytes + maskBytes, scoreBytes, scores, simtRate);
+  }
+  kernel(scoreBytes, scoreBytes, 5 * scores, simtRate); // softmax
+  kernel(scoreBytes + tensorBytes(attention.getValue(), batch), tensorBytes(attention.getOutput(), batch),
+         2 * scores * valueDim, gemmRate);
+  return total;
 }
 
 } // namespace fusec

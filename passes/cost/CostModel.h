@@ -40,6 +40,10 @@ public:
   /// read from memory.
   virtual CostEstimate estimateKernel(llvm::ArrayRef<mlir::Operation *> ops,
                                       llvm::function_ref<bool(mlir::Operation *)> contains) const = 0;
+  /// Prices `op` as the kernels it stood for before fusion (the report's
+  /// "unfused" side): one kernel computing it, unless it is an op a rewrite
+  /// formed from several (fuse.attention).
+  virtual CostEstimate estimateUnfused(mlir::Operation *op) const;
 };
 
 /// Roofline: time = max(bytes / bandwidth, flops / peak) + launch overhead,
@@ -50,6 +54,9 @@ public:
   std::string name() const override { return "roofline"; }
   CostEstimate estimateKernel(llvm::ArrayRef<mlir::Operation *> ops,
                               llvm::function_ref<bool(mlir::Operation *)> contains) const override;
+  /// fuse.attention as the MatMul, scale, [mask Add], Softmax, MatMul
+  /// kernels it replaced, each writing or reading the S x Sk scores.
+  CostEstimate estimateUnfused(mlir::Operation *op) const override;
   const DeviceProfile &getProfile() const { return profile; }
 
 private:

@@ -17,6 +17,7 @@ const OpRegistry &OpRegistry::builtin() {
     registerReductionOps(result);
     registerDataMovementOps(result);
     registerLogicalOps(result);
+    registerAttentionOps(result);
     return result;
   }();
   return registry;

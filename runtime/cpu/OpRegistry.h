@@ -55,6 +55,7 @@ void registerNormalizationOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
 void registerDataMovementOps(OpRegistry &registry);
 void registerLogicalOps(OpRegistry &registry);
+void registerAttentionOps(OpRegistry &registry);
 
 } // namespace fusec::runtime::cpu
 

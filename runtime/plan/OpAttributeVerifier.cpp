@@ -38,6 +38,8 @@ public:
       finite("alpha");
     else if (name == "HardSigmoid")
       finite("alpha"), finite("beta");
+    else if (name == "Attention")
+      check(rules::checkAttention(operandShape(0), operandShape(1), operandShape(2), flag("causal"), number("scale")));
   }
 
 private:

@@ -129,6 +129,37 @@ inline std::string padOutputSize(int64_t input, int64_t begin, int64_t end, cons
   return {};
 }
 
+/// fuse.attention: query [..., S, D], key [..., Sk, D], value [..., Sk, Dv]
+/// with equal leading dimensions; causal attention needs S <= Sk (row i
+/// attends to keys j <= i + Sk - S, so an earlier row would see no key); the
+/// scale must be finite. `Dims` is any container of int64_t (ArrayRef, vector).
+template <typename Dims>
+std::string checkAttention(const Dims &query, const Dims &key, const Dims &value, bool causal, double scale) {
+  const size_t rank = query.size();
+  if (rank < 2 || key.size() != rank || value.size() != rank)
+    return "query, key and value must have one rank >= 2, got ranks " + std::to_string(rank) + ", " +
+           std::to_string(key.size()) + " and " + std::to_string(value.size());
+  for (size_t d = 0; d + 2 < rank; ++d)
+    if (key[d] != query[d] || value[d] != query[d])
+      return "query, key and value differ in leading dimension " + std::to_string(d) + ": " + std::to_string(query[d]) +
+             ", " + std::to_string(key[d]) + " and " + std::to_string(value[d]);
+  if (key[rank - 1] != query[rank - 1])
+    return "key head dimension " + std::to_string(key[rank - 1]) + " differs from the query's " +
+           std::to_string(query[rank - 1]);
+  if (value[rank - 2] != key[rank - 2])
+    return "value has " + std::to_string(value[rank - 2]) + " rows, the key sequence length is " +
+           std::to_string(key[rank - 2]);
+  if (causal && query[rank - 2] > key[rank - 2])
+    return "causal attention needs a query length (" + std::to_string(query[rank - 2]) + ") <= the key length (" +
+           std::to_string(key[rank - 2]) + "): earlier rows would attend to no key";
+  if (!std::isfinite(scale)) {
+    std::ostringstream text;
+    text << "'scale' must be finite, got " << scale;
+    return text.str();
+  }
+  return {};
+}
+
 } // namespace fusec::rules
 
 #endif // FUSEC_RUNTIME_SUPPORT_OPRULES_H

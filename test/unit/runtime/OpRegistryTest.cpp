@@ -38,7 +38,8 @@ TEST_CASE("every op of the plan format is registered") {
                          "Reshape",
                          "Flatten",
                          "Transpose",
-                         "Concat"}) {
+                         "Concat",
+                         "Attention"}) {
     INFO(op);
     CHECK(cpu::OpRegistry::builtin().lookup(op) != nullptr);
   }
