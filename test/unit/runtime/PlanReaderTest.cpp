@@ -572,6 +572,11 @@ TEST_CASE("dtype errors name the buffer, value, kernel and op") {
                       m["kernels"][2]["values"][1]["dtype"] = "i32";
                     })),
                     Contains("kernel 'k2_add_add' op Add 'add_c': operand value 1 (i32) is not a float"));
+  // The typed ops: a comparison gives i1, Where's condition is i1.
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["ops"][0]["op"] = "Equal"; })),
+                    Contains("kernel 'k1_relu' op Equal 'relu': the result value 1 (f32) must be i1"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["ops"][0]["op"] = "Where"; })),
+                    Contains("kernel 'k1_relu' op Where 'relu': the condition value 0 (f32) must be i1"));
   // Mixed float types within an op are fine.
   CHECK_NOTHROW(fromBytes(editedPlan([](json &m) {
     m["buffers"][4]["dtype"] = "bf16";
