@@ -3,9 +3,9 @@
 // One thread per output element in a grid-stride loop (four, with float4
 // loads and stores, when the sizes allow). Elementwise groups evaluate their
 // whole chain in registers (inputs broadcast by index arithmetic) and write
-// every materialized value once. Data-movement ops
-// (pad, transpose, reshape, flatten, concat) map each output element to
-// the input element it copies.
+// every materialized value once. Data-movement ops (pad, transpose,
+// reshape, flatten, concat, slice, gather, expand) map each output element
+// to the input element it copies.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
@@ -37,20 +37,57 @@ KernelLaunch launchOver(ArrayRef<int64_t> shape) {
   return launch;
 }
 
-/// The value of input element `coords` of a data-movement op, for output
-/// coordinates `out`.
+FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, std::string &code,
+                                        const std::vector<std::string> &out);
+
+/// The element of `value` at `coords` (coordinates of its own shape): a load
+/// when it is a kernel input, otherwise the element the data-movement op of
+/// the kernel that computes it copies, emitted recursively. Kernels of
+/// chained data movement (Slice -> Reshape -> Transpose) thus read each input
+/// element once and write only the last op's result.
+FailureOr<std::string> emitValueAt(KernelBuilder &builder, Value value, std::string &code,
+                                   const std::vector<std::string> &coords) {
+  if (Operation *op = value.getDefiningOp())
+    return emitDataMovement(builder, op, code, coords);
+  return builder.load(value, linearOffset(shapeOf(value), coords));
+}
+
+/// `value` at `coords`, computed inside a block of its own: for reads that
+/// happen only under a condition (a Concat branch, Pad's interior), so that
+/// a recursively emitted load never runs with coordinates outside its tensor.
+/// Declares `result` and returns the block.
+FailureOr<std::string> emitGuardedValue(KernelBuilder &builder, Value value, const std::vector<std::string> &coords,
+                                        const std::string &result) {
+  std::string block;
+  auto element = emitValueAt(builder, value, block, coords);
+  if (failed(element))
+    return failure();
+  return "{\n" + block + "      " + result + " = " + *element + ";\n    }";
+}
+
+/// The element of the result of data-movement op `op` at output coordinates
+/// `out`.
 FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, std::string &code,
                                         const std::vector<std::string> &out) {
   const std::string indent = "    ";
+  auto resultType = registerType(fuse::elementTypeOf(op->getResult(0)));
   return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
-      .Case<fuse::ReshapeOp, fuse::FlattenOp>(
-          [&](auto) -> FailureOr<std::string> { return builder.load(op->getOperand(0), "idx"); })
+      .Case<fuse::ReshapeOp, fuse::FlattenOp>([&](auto) -> FailureOr<std::string> {
+        // The same linear index in the input's shape.
+        Value input = op->getOperand(0);
+        std::string linear = builder.fresh("r");
+        code += indent + "const long long " + linear + " = " + linearOffset(shapeOf(op->getResult(0)), out) + ";\n";
+        if (!input.getDefiningOp())
+          return builder.load(input, linear);
+        auto in = emitCoordinates(code, indent, shapeOf(input), linear, builder.fresh("r") + "_");
+        return emitValueAt(builder, input, code, in);
+      })
       .Case([&](fuse::TransposeOp transpose) -> FailureOr<std::string> {
         auto perm = transpose.getPerm();
         std::vector<std::string> in(perm.size());
         for (size_t i = 0; i < perm.size(); ++i)
           in[perm[i]] = out[i];
-        return builder.load(op->getOperand(0), linearOffset(shapeOf(op->getOperand(0)), in));
+        return emitValueAt(builder, transpose.getInput(), code, in);
       })
       .Case([&](fuse::PadOp pad) -> FailureOr<std::string> {
         auto shape = shapeOf(pad.getInput());
@@ -72,25 +109,75 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
           }
           in.push_back(c);
         }
-        std::string load = builder.load(pad.getInput(), linearOffset(shape, in));
         if (pad.getMode() != "constant")
-          return load;
-        return "((" + inside + ") ? " + load + " : " + floatLiteral(pad.getValue().convertToDouble()) + ")";
+          return emitValueAt(builder, pad.getInput(), code, in);
+        std::string result = builder.fresh("p");
+        auto interior = emitGuardedValue(builder, pad.getInput(), in, result);
+        if (failed(interior))
+          return failure();
+        code += indent + resultType + " " + result + " = " + floatLiteral(pad.getValue().convertToDouble()) + ";\n";
+        code += indent + "if (" + inside + ") " + *interior + "\n";
+        return result;
       })
       .Case([&](fuse::ConcatOp concat) -> FailureOr<std::string> {
         int64_t axis = concat.getAxis();
         std::string result = builder.fresh("c");
-        code += indent + registerType(fuse::elementTypeOf(concat.getOutput())) + " " + result + " = 0;\n";
+        code += indent + resultType + " " + result + " = 0;\n";
         int64_t start = 0;
         for (auto [i, operand] : llvm::enumerate(concat.getInputs())) {
           auto shape = shapeOf(operand);
           std::vector<std::string> in = out;
           in[axis] = "(" + out[axis] + " - " + std::to_string(start) + "LL)";
+          auto branch = emitGuardedValue(builder, operand, in, result);
+          if (failed(branch))
+            return failure();
           code += indent + (i ? "else if (" : "if (") + out[axis] + " < " + std::to_string(start + shape[axis]) +
-                  "LL) " + result + " = " + builder.load(operand, linearOffset(shape, in)) + ";\n";
+                  "LL) " + *branch + "\n";
           start += shape[axis];
         }
         return result;
+      })
+      .Case([&](fuse::SliceOp slice) -> FailureOr<std::string> {
+        auto starts = slice.getStarts(), steps = slice.getSteps();
+        std::vector<std::string> in;
+        in.reserve(out.size());
+        for (size_t d = 0; d < out.size(); ++d)
+          in.push_back(starts[d] == 0 && steps[d] == 1 ? out[d]
+                                                       : "(" + std::to_string(starts[d]) + "LL + " + out[d] + " * " +
+                                                             std::to_string(steps[d]) + "LL)");
+        return emitValueAt(builder, slice.getInput(), code, in);
+      })
+      .Case([&](fuse::GatherOp gather) -> FailureOr<std::string> {
+        // The CPU backend rejects an index outside [-extent, extent); a
+        // kernel cannot report it, so it clamps and never reads outside the
+        // tensor.
+        auto shape = shapeOf(gather.getInput());
+        auto indexShape = shapeOf(gather.getIndices());
+        size_t axis = gather.getAxis();
+        std::vector<std::string> indexCoords(out.begin() + axis, out.begin() + axis + indexShape.size());
+        auto loaded = emitValueAt(builder, gather.getIndices(), code, indexCoords);
+        if (failed(loaded))
+          return failure();
+        std::string index = builder.fresh("g");
+        std::string extent = std::to_string(shape[axis]) + "LL";
+        code += indent + "long long " + index + " = (long long)" + *loaded + ";\n";
+        code += indent + "if (" + index + " < 0) " + index + " += " + extent + ";\n";
+        code += indent + index + " = " + index + " < 0 ? 0LL : (" + index + " >= " + extent + " ? " + extent +
+                " - 1 : " + index + ");\n";
+        std::vector<std::string> in(out.begin(), out.begin() + axis);
+        in.push_back(index);
+        in.insert(in.end(), out.begin() + axis + indexShape.size(), out.end());
+        return emitValueAt(builder, gather.getInput(), code, in);
+      })
+      .Case([&](fuse::ExpandOp expand) -> FailureOr<std::string> {
+        // Broadcast dimensions of the input (size 1) read index 0.
+        auto shape = shapeOf(expand.getInput());
+        std::vector<std::string> in;
+        in.reserve(shape.size());
+        size_t lead = out.size() - shape.size();
+        for (size_t d = 0; d < shape.size(); ++d)
+          in.push_back(shape[d] == 1 ? "0LL" : out[lead + d]);
+        return emitValueAt(builder, expand.getInput(), code, in);
       })
       .Default([&](Operation *other) -> FailureOr<std::string> {
         return other->emitError() << "codegen has no data-movement kernel for this op";
@@ -167,17 +254,20 @@ FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder) {
 }
 
 FailureOr<GeneratedKernel> emitDataMovementKernel(KernelBuilder &builder) {
+  // One op, or a chain whose last op's result is the only one stored
+  // (fuse-form-data-movement-chains).
   auto ops = builder.bodyOps();
-  if (ops.size() != 1)
-    return builder.getKernel().emitError() << "a data-movement kernel computes one op";
-  Operation *op = ops.front();
-  auto shape = shapeOf(op->getResult(0));
+  Operation *last = ops.back();
+  auto yields = builder.yields();
+  if (yields.size() != 1 || yields.front() != last->getResult(0))
+    return builder.getKernel().emitError() << "a data-movement kernel stores the result of its last op only";
+  auto shape = shapeOf(last->getResult(0));
   std::string code = loopHead(shape);
   auto coords = emitCoordinates(code, "    ", shape, "idx", "i");
-  auto value = emitDataMovement(builder, op, code, coords);
+  auto value = emitDataMovement(builder, last, code, coords);
   if (failed(value))
     return failure();
-  builder.bind(op->getResult(0), *value);
+  builder.bind(last->getResult(0), *value);
   builder.emitStores(code, "    ", shape, "idx", coords);
   code += "  }\n";
   return builder.finish(code, launchOver(shape));

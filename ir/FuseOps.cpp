@@ -60,6 +60,27 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// SliceOp and ExpandOp
+//===----------------------------------------------------------------------===//
+
+// A slice that keeps every element, and an expand to the input's own shape,
+// are the identity.
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getInput().getType() != getType())
+    return {};
+  for (int64_t step : getSteps())
+    if (step != 1)
+      return {};
+  return getInput();
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // TransposeOp
 //===----------------------------------------------------------------------===//
 

@@ -343,33 +343,72 @@ def Fuse_PadOp : Fuse_OnnxOp<"pad", "Pad"> {
 
 def Fuse_ReshapeOp : Fuse_OnnxOp<"reshape", "Reshape"> {
   let summary = "Reinterpret the shape; 0 copies an input dim, -1 is inferred";
-  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$shape);
-  let results = (outs Fuse_Tensor:$output);
+  let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
 
 def Fuse_FlattenOp : Fuse_OnnxOp<"flatten", "Flatten"> {
   let summary = "Collapse to 2-D: [d0*..*d(axis-1), d(axis)*..]";
-  let arguments = (ins Fuse_Tensor:$input, I64Attr:$axis);
-  let results = (outs Fuse_Tensor:$output);
+  let arguments = (ins Fuse_AnyTensor:$input, I64Attr:$axis);
+  let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 def Fuse_TransposeOp : Fuse_OnnxOp<"transpose", "Transpose"> {
   let summary = "Permute dimensions: output dim i is input dim perm[i]";
   let description = [{ Folds when its input is a constant (e.g. a linear layer's weight). }];
-  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$perm);
-  let results = (outs Fuse_Tensor:$output);
+  let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
 
 def Fuse_ConcatOp : Fuse_OnnxOp<"concat", "Concat"> {
   let summary = "Concatenate along `axis`";
-  let arguments = (ins Variadic<Fuse_Tensor>:$inputs, I64Attr:$axis);
-  let results = (outs Fuse_Tensor:$output);
+  let arguments = (ins Variadic<Fuse_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_SliceOp : Fuse_OnnxOp<"slice", "Slice"> {
+  let summary = "Strided window: elements starts[d], starts[d] + steps[d], ... before ends[d]";
+  let description = [{
+    One entry per input dimension, normalised as ONNX clamps them (see
+    rules::normalizeSlice): for a positive step, start and end lie in
+    [0, extent]; for a negative one, in [-1, extent - 1]. The batch dimension
+    is sliced only whole (start 0, end INT64_MAX, step 1). ONNX Split becomes
+    one slice per output.
+  }];
+  let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let results = (outs Fuse_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Fuse_IndexTensor : RankedTensorOf<[I64, I32]>;
+
+def Fuse_GatherOp : Fuse_OnnxOp<"gather", "Gather"> {
+  let summary = "Select entries of `axis` by index (embedding lookups, x[:, i])";
+  let description = [{
+    The result's shape is input[:axis] + indices + input[axis + 1:]. Negative
+    indices count from the end of the axis. An index outside
+    [-extent, extent) is an error on the CPU backend; GPU kernels clamp it
+    into the axis, so they never read outside the tensor.
+  }];
+  let arguments = (ins Fuse_AnyTensor:$input, Fuse_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Fuse_AnyTensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand"> {
+  let summary = "Broadcast to `shape` with numpy rules (1 keeps the input's extent)";
+  let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Fuse_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

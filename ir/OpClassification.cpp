@@ -26,7 +26,7 @@ const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
         t, OpClass::Elementwise);
     classify<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(t, OpClass::Reduction);
     classify<MaxPoolOp, AveragePoolOp>(t, OpClass::Pool);
-    classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp>(t, OpClass::DataMovement);
+    classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp, SliceOp, GatherOp, ExpandOp>(t, OpClass::DataMovement);
     classify<AttentionOp>(t, OpClass::Attention);
     return t;
   }();

@@ -604,4 +604,59 @@ LogicalResult ConcatOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   return success(inferred, *this, shape);
 }
 
+//===----------------------------------------------------------------------===//
+// Run-time data movement: Slice, Gather, Expand
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  size_t rank = input.size();
+  auto starts = getStarts(), ends = getEnds(), steps = getSteps();
+  if (starts.size() != rank || ends.size() != rank || steps.size() != rank)
+    return emitOpError() << "'starts', 'ends' and 'steps' must have " << rank << " entries each, got " << starts.size()
+                         << ", " << ends.size() << " and " << steps.size();
+  SmallVector<int64_t> shape;
+  for (size_t d = 0; d < rank; ++d) {
+    rules::SliceAxis axis{starts[d], ends[d], steps[d]};
+    if (input[d] == kDynamic) {
+      if (!rules::isWholeSlice(axis))
+        return emitOpError() << "axis " << d << " is the batch dimension, which can only be sliced whole";
+      shape.push_back(kDynamic);
+      continue;
+    }
+    int64_t extent = 0;
+    if (failed(checkRule(*this, rules::sliceOutputSize(input[d], axis, extent))))
+      return failure();
+    shape.push_back(extent);
+  }
+  return success(inferred, *this, shape);
+}
+
+LogicalResult GatherOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput()), indices = shapeOf(getIndices());
+  int64_t axis = getAxis();
+  if (failed(expectAxis(*this, "axis", axis, input.size())) ||
+      failed(expectStatic(*this, "gathered dimension", input[axis])))
+    return failure();
+  SmallVector<int64_t> shape(input.begin(), input.begin() + axis);
+  shape.append(indices.begin(), indices.end());
+  shape.append(input.begin() + axis + 1, input.end());
+  if (llvm::count(shape, kDynamic) > 1)
+    return emitOpError() << "gathering " << shapeToString(indices) << " from " << shapeToString(input)
+                         << " would give a result with the batch dimension twice";
+  return success(inferred, *this, shape, elementTypeOf(getInput()));
+}
+
+LogicalResult ExpandOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  auto target = getShape();
+  for (int64_t dim : target)
+    if (dim < 0)
+      return emitOpError() << "'shape' entries must be >= 0, got " << dim;
+  auto shape = broadcastShapes(input, target);
+  if (!shape)
+    return emitOpError() << "cannot expand " << shapeToString(input) << " to " << shapeToString(target);
+  return success(inferred, *this, *shape);
+}
+
 } // namespace fusec::fuse

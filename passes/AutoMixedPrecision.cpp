@@ -153,7 +153,8 @@ private:
   }
 
   /// A cast of a value that a data-movement op made (Pad, Reshape, Flatten,
-  /// Transpose, Concat) and nothing else reads moves above that op: moving
+  /// Transpose, Concat, Slice, Expand; not Gather, whose indices are no
+  /// data) and nothing else reads moves above that op: moving
   /// data commutes with converting it, and the casts then sit next to the
   /// kernels that compute the data, whose epilogues they join, instead of
   /// in a kernel of their own behind a data-movement kernel.
@@ -163,7 +164,8 @@ private:
     while (!worklist.empty()) {
       CastOp cast = worklist.pop_back_val();
       Operation *mover = cast.getInput().getDefiningOp();
-      if (!mover || !isa<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp>(mover) || !mover->hasOneUse())
+      if (!mover || !isa<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp, SliceOp, ExpandOp>(mover) ||
+          !mover->hasOneUse())
         continue;
       Type type = elementTypeOf(cast.getOutput());
       if (!isComputeElementType(type))

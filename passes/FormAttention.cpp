@@ -100,7 +100,7 @@ struct FormAttentionPattern : OpRewritePattern<MatMulOp> {
     if (!softmax)
       return rewriter.notifyMatchFailure(output, "lhs is not a softmax");
     const int64_t rank = shapeOf(softmax.getInput()).size();
-    if (rank < 2 || softmax.getAxis() != rank - 1)
+    if (rank < 2 || static_cast<int64_t>(softmax.getAxis()) != rank - 1)
       return rewriter.notifyMatchFailure(output, "softmax is not over the last axis of a matrix");
     if (!softmax->hasOneUse())
       return rewriter.notifyMatchFailure(output, "the probabilities have other users");

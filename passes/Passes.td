@@ -50,6 +50,23 @@ def FormAttention : Pass<"fuse-form-attention", "mlir::func::FuncOp"> {
   ];
 }
 
+def FormDataMovementChains : Pass<"fuse-form-data-movement-chains", "mlir::func::FuncOp"> {
+  let summary = "Group chains of data-movement ops into one kernel (rule data-movement-chain)";
+  let description = [{
+    A data-movement op (Reshape, Flatten, Transpose, Slice, Gather, Expand,
+    Concat, Pad) whose result has one user, itself a data-movement op, joins
+    that user's group (the `fuse.group` attribute): the kernel maps each
+    output element through the whole chain to the input element it copies,
+    so Split -> Reshape -> Transpose (a fused QKV projection split into heads)
+    reads each element once and writes it once, and the intermediate
+    tensors are never stored. Groups of other rule patterns are left alone.
+  }];
+  let statistics = [
+    Statistic<"numChains", "chains", "Number of data-movement chains formed">,
+    Statistic<"numChainedOps", "chained-ops", "Number of data-movement ops in those chains">,
+  ];
+}
+
 def ApplyPluginPatterns : Pass<"fuse-apply-plugin-patterns", "mlir::func::FuncOp"> {
   let summary = "Apply the rewrite patterns plugins registered with FusionRegistry";
   let options = [

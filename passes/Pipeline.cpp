@@ -21,6 +21,8 @@ std::vector<std::string> fusionRuleNames() {
                                     "fold-batch-norm", "fold-pad-into-conv", "form-attention",
                                     // epilogue rule patterns (fuse-form-epilogues)
                                     "epilogue-activation", "bias-epilogue", "add-to-output",
+                                    // data-movement chains (fuse-form-data-movement-chains)
+                                    "data-movement-chain",
                                     // planner rules (fuse-form-fusion-groups)
                                     "elementwise-fusion", "epilogue-fusion", "reduction-fusion", "sibling-fusion"};
   for (const std::string &pattern : FusionRegistry::instance().patternNames())
@@ -53,6 +55,8 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   // "none" means every op is its own kernel: no rule pattern groups either.
   if (options.strategy != "none")
     funcPm.addPass(createFormEpilogues({options.disabled}));
+  if (options.strategy != "none" && options.isEnabled("data-movement-chain"))
+    funcPm.addPass(createFormDataMovementChains());
   FormFusionGroupsOptions planner;
   planner.strategy = options.strategy;
   planner.deviceProfile = options.deviceProfile;

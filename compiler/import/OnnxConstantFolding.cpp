@@ -631,7 +631,8 @@ FailureOr<Results> NodeFolder::foldRange() {
   // Every value lies between start and limit, but i * delta alone may not.
   for (int64_t i = 0; i < count; ++i)
     values.push_back(static_cast<int64_t>(start + static_cast<__int128>(i) * delta));
-  return Results{KnownTensor::ofInts({count}, values)};
+  // The values lie between start and limit, so they fit the inputs' type.
+  return Results{KnownTensor::ofInts({count}, values, input(0)->elemType)};
 }
 
 FailureOr<SymbolicInt> NodeFolder::applyInt(SymbolicInt lhs, SymbolicInt rhs) {

@@ -15,6 +15,7 @@
 #include "compiler/import/OnnxShapeInference.h"
 #include "compiler/import/OnnxTensor.h"
 #include "runtime/support/CheckedMath.h"
+#include "runtime/support/OpRules.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -41,6 +42,12 @@ struct ImportTimeInput {
 
 constexpr ImportTimeInput kImportTimeInputs[] = {
     {"Reshape", 5, 1, "shape"},
+    {"Expand", 8, 1, "shape"},
+    {"Slice", 10, 1, "starts"},
+    {"Slice", 10, 2, "ends"},
+    {"Slice", 10, 3, "axes"},
+    {"Slice", 10, 4, "steps"},
+    {"Split", 13, 1, "split"},
     {"Pad", 11, 1, "pads"},
     {"Pad", 11, 2, "value"},
     {"Pad", 18, 3, "axes"},
@@ -97,6 +104,11 @@ private:
   LogicalResult convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc);
   LogicalResult lowerNode(GraphNode &node, Location loc);
   FailureOr<AttrValue> reshapeTarget(const KnownTensor &shape, StringRef data, Location loc);
+  FailureOr<AttrValue> expandTarget(const KnownTensor &shape, StringRef data, Location loc);
+  /// The value of an import-time input as the attribute the fuse op takes;
+  /// the batch size in it becomes what that attribute uses for it.
+  FailureOr<AttrValue> importTimeAttribute(const GraphNode &node, const ImportTimeInput &entry,
+                                           const KnownTensor &tensor, Location loc);
   LogicalResult readOutputs();
 
   /// The static shape of `tensor` (kBatchDim for the batch size).
@@ -423,6 +435,46 @@ FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, St
   return AttrValue::ofInts(std::move(target));
 }
 
+FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, StringRef data, Location loc) {
+  if (!shape.isInt())
+    return emitError(loc) << "Expand's shape must be integers";
+  if (!shape.dependsOnBatch())
+    return AttrValue::ofInts(*shape.staticInts());
+  // Expanding to the batch size keeps it where the input has the batch
+  // dimension (a 1 in the target); fusec cannot broadcast a static
+  // dimension to the batch size.
+  auto from = shapes->shapeOf(data);
+  std::vector<int64_t> target;
+  for (size_t i = 0; i < shape.ints.size(); ++i) {
+    const SymbolicInt &dim = shape.ints[i];
+    size_t fromRank = from ? from->size() : 0;
+    size_t aligned = i + fromRank;
+    bool inputHasBatch = from && aligned >= shape.ints.size() && (*from)[aligned - shape.ints.size()] == kBatchDim;
+    if (dim.isBatch && !inputHasBatch)
+      return emitError(loc) << "Expand to the batch size along axis " << i
+                            << " of an input that does not have the batch dimension there is not supported";
+    target.push_back(dim.isBatch ? 1 : dim.value);
+  }
+  return AttrValue::ofInts(std::move(target));
+}
+
+FailureOr<AttrValue> OnnxGraphReader::importTimeAttribute(const GraphNode &node, const ImportTimeInput &entry,
+                                                          const KnownTensor &tensor, Location loc) {
+  if (node.opType == "Reshape")
+    return reshapeTarget(tensor, node.inputs[0], loc);
+  if (node.opType == "Expand")
+    return expandTarget(tensor, node.inputs[0], loc);
+  if (node.opType == "Slice" && StringRef(entry.attribute) == "ends" && tensor.isInt()) {
+    // x[:batch] along the batch axis is "to the end", as INT64_MAX is.
+    std::vector<int64_t> ends;
+    ends.reserve(tensor.ints.size());
+    for (const SymbolicInt &dim : tensor.ints)
+      ends.push_back(dim.isBatch ? rules::kSliceToEnd : dim.value);
+    return AttrValue::ofInts(std::move(ends));
+  }
+  return attributeFromTensor(tensor, entry.attribute, loc);
+}
+
 LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc) {
   size_t tensorInputs = node.inputs.size();
   for (const ImportTimeInput &entry : kImportTimeInputs) {
@@ -438,9 +490,7 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::No
                             << "') must be a constant known at import, but '" << tensorName
                             << "' is computed at run time";
     const KnownTensor &tensor = it->second;
-    bool isReshapeShape = node.opType == "Reshape";
-    auto value =
-        isReshapeShape ? reshapeTarget(tensor, node.inputs[0], loc) : attributeFromTensor(tensor, entry.attribute, loc);
+    auto value = importTimeAttribute(node, entry, tensor, loc);
     if (failed(value))
       return failure();
     node.attrs[entry.attribute] = *value;
@@ -538,7 +588,8 @@ LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, co
   graphNode.outputs.assign(node.output().begin(), node.output().end());
   // Outputs nobody reads (BatchNormalization's training statistics, MaxPool's
   // indices, ...) are dropped: fuse ops compute the inference form only.
-  while (graphNode.outputs.size() > 1 && !consumed.contains(graphNode.outputs.back()))
+  // Split's part sizes may follow from its output count, so it keeps them all.
+  while (graphNode.outputs.size() > 1 && graphNode.opType != "Split" && !consumed.contains(graphNode.outputs.back()))
     graphNode.outputs.pop_back();
   for (const onnx::AttributeProto &attribute : node.attribute()) {
     auto value = convertAttribute(attribute, node.op_type(), loc);

@@ -443,9 +443,155 @@ FailureOr<Results> buildConcat(BuildContext &ctx) {
   return single(ctx.create<ConcatOp>(ValueRange(ctx.node.operands), ctx.i64(*axis)));
 }
 
+/// Normalised axes of `name` (Slice's, Split's): in [0, rank), no repeats.
+FailureOr<std::vector<int64_t>> normalizeAxes(BuildContext &ctx, StringRef name, std::vector<int64_t> axes,
+                                              int64_t rank) {
+  for (int64_t &axis : axes) {
+    auto normalized = ctx.normalizeAxis(name, axis, rank);
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+  }
+  std::vector<int64_t> sorted = axes;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    ctx.attrs.invalid("attribute '" + name + "' repeats an axis");
+    return failure();
+  }
+  return axes;
+}
+
+/// A fuse.slice of `input` keeping [begin, begin + size) of `axis` and the
+/// other axes whole.
+FailureOr<Value> sliceAxis(BuildContext &ctx, Value input, int64_t axis, int64_t begin, int64_t size) {
+  auto shape = llvm::cast<RankedTensorType>(input.getType()).getShape();
+  std::vector<int64_t> starts(shape.size(), 0), ends(shape.size()), steps(shape.size(), 1);
+  for (size_t d = 0; d < shape.size(); ++d)
+    ends[d] = shape[d] == kDynamic ? rules::kSliceToEnd : shape[d];
+  starts[axis] = begin;
+  ends[axis] = begin + size;
+  return ctx.create<SliceOp>(input, ctx.ints(starts), ctx.ints(ends), ctx.ints(steps));
+}
+
+FailureOr<Results> buildSlice(BuildContext &ctx) {
+  auto shape = ctx.shape(0);
+  int64_t rank = shape.size();
+  if (!ctx.attrs.has("starts") || !ctx.attrs.has("ends")) {
+    ctx.attrs.invalid("Slice needs 'starts' and 'ends' (constant inputs known at import)");
+    return failure();
+  }
+  auto starts = ctx.attrs.getInts("starts", {});
+  auto ends = ctx.attrs.getInts("ends", {});
+  std::vector<int64_t> all(std::min<size_t>(starts.size(), rank));
+  std::iota(all.begin(), all.end(), 0);
+  auto axes = normalizeAxes(ctx, "axes", ctx.attrs.getInts("axes", all), rank);
+  auto steps = ctx.attrs.getInts("steps", std::vector<int64_t>(starts.size(), 1));
+  if (failed(axes))
+    return failure();
+  if (ends.size() != starts.size() || axes->size() != starts.size() || steps.size() != starts.size()) {
+    ctx.attrs.invalid("Slice needs as many 'ends', 'axes' and 'steps' as 'starts' (" + Twine(starts.size()) +
+                      "), got " + Twine(ends.size()) + ", " + Twine(axes->size()) + " and " + Twine(steps.size()));
+    return failure();
+  }
+  std::vector<int64_t> fullStarts(rank, 0), fullEnds(rank), fullSteps(rank, 1);
+  for (int64_t d = 0; d < rank; ++d)
+    fullEnds[d] = shape[d] == kDynamic ? rules::kSliceToEnd : shape[d];
+  for (size_t i = 0; i < axes->size(); ++i) {
+    int64_t d = (*axes)[i];
+    if (steps[i] == 0) {
+      ctx.attrs.invalid("Slice 'steps' entry " + Twine(i) + " is 0");
+      return failure();
+    }
+    if (shape[d] == kDynamic) {
+      // Exporters write "to the end" as INT64_MAX (or the batch size, which
+      // the ONNX importer turns into kSliceToEnd).
+      if (starts[i] != 0 || steps[i] != 1 || ends[i] < INT32_MAX) {
+        ctx.attrs.invalid("Slice of the batch dimension (axis " + Twine(d) +
+                          ") is not supported: fusec slices the batch only whole");
+        return failure();
+      }
+      continue;
+    }
+    rules::SliceAxis axis = rules::normalizeSlice(shape[d], starts[i], ends[i], steps[i]);
+    fullStarts[d] = axis.start;
+    fullEnds[d] = axis.end;
+    fullSteps[d] = axis.step;
+  }
+  return single(ctx.create<SliceOp>(ctx.operand(0), ctx.ints(fullStarts), ctx.ints(fullEnds), ctx.ints(fullSteps)));
+}
+
+FailureOr<Results> buildSplit(BuildContext &ctx) {
+  auto shape = ctx.shape(0);
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", 0), shape.size());
+  if (failed(axis))
+    return failure();
+  int64_t extent = shape[*axis];
+  if (extent == kDynamic) {
+    ctx.attrs.invalid("Split along the batch dimension is not supported");
+    return failure();
+  }
+  size_t parts = ctx.node.numResults;
+  std::vector<int64_t> sizes = ctx.attrs.getInts("split", {});
+  if (ctx.attrs.has("num_outputs") && ctx.attrs.getInt("num_outputs", 0) != static_cast<int64_t>(parts)) {
+    ctx.attrs.invalid("Split 'num_outputs' is " + Twine(ctx.attrs.getInt("num_outputs", 0)) + ", but the node has " +
+                      Twine(parts) + " outputs");
+    return failure();
+  }
+  if (sizes.empty()) {
+    // Equal parts, the last one smaller when the axis does not divide
+    // (opset 18's rule; earlier opsets required equal parts).
+    int64_t chunk = parts ? (extent + static_cast<int64_t>(parts) - 1) / static_cast<int64_t>(parts) : 0;
+    for (size_t i = 0; i < parts; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, extent - chunk * static_cast<int64_t>(i))));
+  }
+  int64_t total = 0;
+  for (int64_t size : sizes) {
+    if (size < 0 || !checkedAdd(total, size)) {
+      ctx.attrs.invalid("Split 'split' entry " + Twine(size) + " is invalid");
+      return failure();
+    }
+    total += size;
+  }
+  if (sizes.size() != parts || total != extent) {
+    ctx.attrs.invalid("Split sizes sum to " + Twine(total) + " in " + Twine(sizes.size()) + " parts, but axis " +
+                      Twine(*axis) + " has " + Twine(extent) + " elements and the node " + Twine(parts) + " outputs");
+    return failure();
+  }
+  Results results;
+  int64_t begin = 0;
+  for (int64_t size : sizes) {
+    auto part = sliceAxis(ctx, ctx.operand(0), *axis, begin, size);
+    if (failed(part))
+      return failure();
+    results.push_back(*part);
+    begin += size;
+  }
+  return results;
+}
+
+FailureOr<Results> buildGather(BuildContext &ctx) {
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", 0), ctx.rank(0));
+  if (failed(axis))
+    return failure();
+  Type indexType = elementTypeOf(ctx.operand(1));
+  if (!indexType.isInteger(64) && !indexType.isInteger(32))
+    return emitError(ctx.loc()) << "Gather indices are " << indexType << "; they must be int64 or int32";
+  return single(ctx.create<GatherOp>(ctx.operand(0), ctx.operand(1), ctx.i64(*axis)));
+}
+
+FailureOr<Results> buildExpand(BuildContext &ctx) {
+  if (!ctx.attrs.has("shape")) {
+    ctx.attrs.invalid("Expand needs the 'shape' attribute (or a constant shape input)");
+    return failure();
+  }
+  return single(ctx.create<ExpandOp>(ctx.operand(0), ctx.ints(ctx.attrs.getInts("shape", {}))));
+}
+
 struct OpSpec {
   size_t minOperands, maxOperands;
   std::function<FailureOr<Results>(BuildContext &)> build;
+  /// Split: one result per ONNX output.
+  bool multipleResults = false;
 };
 
 constexpr size_t kVariadic = ~size_t(0);
@@ -503,6 +649,10 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Or", {2, 2, buildBinary<OrOp>}},
       {"Xor", {2, 2, buildBinary<XorOp>}},
       {"Where", {3, 3, buildWhere}},
+      {"Slice", {1, 1, buildSlice}},
+      {"Split", {1, 1, buildSplit, /*multipleResults=*/true}},
+      {"Gather", {2, 2, buildGather}},
+      {"Expand", {1, 1, buildExpand}},
   };
   return table;
 }
@@ -511,10 +661,7 @@ const llvm::StringMap<OpSpec> &opTable() {
 
 bool isSupportedOnnxOp(llvm::StringRef opType) { return opTable().count(opType); }
 
-bool takesIntegerOperands(llvm::StringRef opType) {
-  return llvm::is_contained(
-      {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "Where"}, opType);
-}
+bool takesIntegerOperands(llvm::StringRef opType) { return rules::typeRuleOf(opType.str()) != rules::TypeRule::Float; }
 
 std::vector<std::string> supportedOnnxOps() {
   std::vector<std::string> names;
@@ -548,12 +695,12 @@ FailureOr<SmallVector<Value>> buildOnnxNode(OpBuilder &builder, const ImportedNo
   for (size_t i = 0; i < count; ++i)
     if (!node.operands[i])
       return emitError(node.loc) << node.opType << " input " << i << " is required";
-  if (!takesIntegerOperands(node.opType) && node.opType != "Cast" && node.opType != "Identity")
+  if (!takesIntegerOperands(node.opType))
     for (size_t i = 0; i < count; ++i)
       if (Type type = elementTypeOf(node.operands[i]); !isComputeElementType(type))
         return emitError(node.loc) << node.opType << " input " << i << " is " << type << ": fusec computes "
                                    << node.opType << " in floating point only (f32, f16, bf16)";
-  if (node.numResults > 1)
+  if (node.numResults > 1 && !spec.multipleResults)
     return emitError(node.loc) << node.opType << " with " << node.numResults
                                << " outputs is not supported (inference form has one)";
   // Builders see the given inputs only: no trailing null placeholders.

@@ -42,9 +42,10 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>> buildOnnxNode(mlir::OpBuilder &b
 bool isSupportedOnnxOp(llvm::StringRef opType);
 std::vector<std::string> supportedOnnxOps();
 
-/// Whether the op computes on integer and bool operands as they are
-/// (comparisons, logic, Where); the other ops compute in floating point, so
-/// the importer converts their integer constant operands.
+/// Whether the op takes integer and bool operands as they are (Cast,
+/// comparisons, logic, Where, data movement: rules::typeRuleOf); the other
+/// ops compute in floating point, so the importer converts their integer
+/// constant operands.
 bool takesIntegerOperands(llvm::StringRef opType);
 
 } // namespace fusec::import

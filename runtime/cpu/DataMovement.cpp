@@ -1,8 +1,11 @@
-//===- DataMovement.cpp - Identity, Reshape, Flatten, Transpose, Concat, Pad -===//
+//===- DataMovement.cpp - Reshape, Transpose, Concat, Slice, Gather, ... -===//
 //
 // Ops that move elements without arithmetic. Reshape and Flatten only
 // reinterpret the shape: the plan's values table records the result shape,
-// so they copy the data unchanged.
+// so they copy the data unchanged. All but Pad are typed (OpInfo::typed):
+// they move float values (in `data`) and integer and bool values (in
+// `integers`) alike, and their operands have the result's type (Gather's
+// indices aside).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,21 +20,45 @@ namespace fusec::runtime::cpu {
 
 namespace {
 
-void copyData(const OpContext &context) {
+/// The storage a view's elements live in: `data` for floats, `integers` for
+/// integers and bools.
+template <typename T> const T *elementsOf(const ConstView &view);
+template <> const float *elementsOf<float>(const ConstView &view) { return view.data; }
+template <> const int64_t *elementsOf<int64_t>(const ConstView &view) { return view.integers; }
+template <typename T> T *elementsOf(const MutableView &view);
+template <> float *elementsOf<float>(const MutableView &view) { return view.data; }
+template <> int64_t *elementsOf<int64_t>(const MutableView &view) { return view.integers; }
+
+/// Runs the float or the integer instance of an op, after checking that the
+/// first `moved` operands (all when SIZE_MAX) have the result's type.
+template <void (*FloatOp)(const OpContext &), void (*IntegerOp)(const OpContext &), size_t moved = SIZE_MAX>
+void typed(const OpContext &context) {
+  const ElementType type = context.result().type;
+  for (size_t i = 0; i < context.numOperands() && i < moved; ++i)
+    if (context.operand(i).type != type)
+      context.fail("operand " + std::to_string(i) + " is " + elementTypeName(context.operand(i).type) +
+                   ", the result " + elementTypeName(type) + ": the op moves elements without converting them");
+  if (isFloatElementType(type))
+    FloatOp(context);
+  else
+    IntegerOp(context);
+}
+
+template <typename T> void copyData(const OpContext &context) {
   const ConstView &x = context.operand(0);
   const int64_t count = numElements(x.shape);
   if (numElements(context.result().shape) != count)
     context.fail("result shape " + formatShape(context.result().shape) + " does not hold the " + std::to_string(count) +
                  " elements of " + formatShape(x.shape));
-  std::copy(x.data, x.data + count, context.result().data);
+  std::copy(elementsOf<T>(x), elementsOf<T>(x) + count, elementsOf<T>(context.result()));
 }
 
-void identity(const OpContext &context) {
+template <typename T> void identity(const OpContext &context) {
   context.expectResultShape(context.operand(0).shape);
-  copyData(context);
+  copyData<T>(context);
 }
 
-void transpose(const OpContext &context) {
+template <typename T> void transpose(const OpContext &context) {
   const ConstView &x = context.operand(0);
   const size_t rank = x.shape.size();
   const std::vector<int64_t> perm = context.intsAttr("perm", rank);
@@ -51,14 +78,15 @@ void transpose(const OpContext &context) {
   context.expectResultShape(shape);
   const int64_t rowLength = rank == 0 ? 1 : shape.back();
   const int64_t step = rank == 0 ? 0 : strides.back();
-  float *y = context.result().data;
+  T *y = elementsOf<T>(context.result());
+  const T *data = elementsOf<T>(x);
   forEachRow(shape, strides, strides, [&](int64_t offset, int64_t source, int64_t) {
     for (int64_t j = 0; j < rowLength; ++j)
-      y[offset + j] = x.data[source + j * step];
+      y[offset + j] = data[source + j * step];
   });
 }
 
-void concat(const OpContext &context) {
+template <typename T> void concat(const OpContext &context) {
   const Shape &first = context.operand(0).shape;
   const int64_t axis = context.intAttr("axis");
   if (axis < 0 || axis >= static_cast<int64_t>(first.size()))
@@ -80,14 +108,102 @@ void concat(const OpContext &context) {
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d)
     outer *= shape[d];
-  float *y = context.result().data;
+  T *y = elementsOf<T>(context.result());
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t i = 0; i < context.numOperands(); ++i) {
       const ConstView &operand = context.operand(i);
       const int64_t block = numElements(operand.shape) / std::max<int64_t>(outer, 1);
-      y = std::copy(operand.data + o * block, operand.data + (o + 1) * block, y);
+      y = std::copy(elementsOf<T>(operand) + o * block, elementsOf<T>(operand) + (o + 1) * block, y);
     }
   }
+}
+
+template <typename T> void slice(const OpContext &context) {
+  const ConstView &x = context.operand(0);
+  const size_t rank = x.shape.size();
+  const std::vector<int64_t> starts = context.intsAttr("starts", rank);
+  const std::vector<int64_t> ends = context.intsAttr("ends", rank);
+  const std::vector<int64_t> steps = context.intsAttr("steps", rank);
+  // The shapes here have the batch substituted, so the rule checks every
+  // axis against its real extent; a whole-batch slice is the full axis.
+  Shape shape(rank);
+  Strides strides(rank);
+  int64_t base = 0;
+  const Strides inStrides = contiguousStrides(x.shape);
+  for (size_t d = 0; d < rank; ++d) {
+    rules::SliceAxis axis{starts[d], ends[d], steps[d]};
+    if (rules::isWholeSlice(axis))
+      axis.end = x.shape[d];
+    context.check(rules::sliceOutputSize(x.shape[d], axis, shape[d]));
+    strides[d] = inStrides[d] * axis.step;
+    if (shape[d] > 0)
+      base += inStrides[d] * axis.start;
+  }
+  context.expectResultShape(shape);
+  T *y = elementsOf<T>(context.result());
+  const T *data = elementsOf<T>(x) + base;
+  const int64_t rowLength = rank == 0 ? 1 : shape.back();
+  const int64_t step = rank == 0 ? 0 : strides.back();
+  forEachRow(shape, strides, strides, [&](int64_t offset, int64_t source, int64_t) {
+    for (int64_t j = 0; j < rowLength; ++j)
+      y[offset + j] = data[source + j * step];
+  });
+}
+
+template <typename T> void gather(const OpContext &context) {
+  const ConstView &x = context.operand(0);
+  const ConstView &indices = context.operand(1);
+  if (indices.type != ElementType::I64 && indices.type != ElementType::I32)
+    context.fail(std::string("indices are ") + elementTypeName(indices.type) + ", not i64 or i32");
+  const int64_t axis = context.intAttr("axis");
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (axis < 0 || axis >= rank)
+    context.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  Shape shape(x.shape.begin(), x.shape.begin() + axis);
+  shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+  shape.insert(shape.end(), x.shape.begin() + axis + 1, x.shape.end());
+  context.expectResultShape(shape);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= x.shape[d];
+  for (int64_t d = axis + 1; d < rank; ++d)
+    inner *= x.shape[d];
+  const int64_t extent = x.shape[axis];
+  const int64_t count = numElements(indices.shape);
+  const T *data = elementsOf<T>(x);
+  T *y = elementsOf<T>(context.result());
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t index = indices.integers[i];
+    if (index < -extent || index >= extent)
+      context.fail("index " + std::to_string(index) + " (element " + std::to_string(i) +
+                   " of the indices) is out of range for an axis of " + std::to_string(extent));
+  }
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t index = indices.integers[i] < 0 ? indices.integers[i] + extent : indices.integers[i];
+      const T *row = data + (o * extent + index) * inner;
+      std::copy(row, row + inner, y + (o * count + i) * inner);
+    }
+}
+
+template <typename T> void expand(const OpContext &context) {
+  const ConstView &x = context.operand(0);
+  const std::vector<int64_t> target = context.intsAttr("shape");
+  // 1 keeps the input's extent, which is how the batch is kept.
+  const std::optional<Shape> broadcast = broadcastShapes(x.shape, Shape(target.begin(), target.end()));
+  if (!broadcast)
+    context.fail("cannot expand " + formatShape(x.shape) + " to " + formatShape(Shape(target.begin(), target.end())));
+  context.expectResultShape(*broadcast);
+  const Shape &shape = *broadcast;
+  const Strides strides = broadcastStrides(x.shape, shape);
+  T *y = elementsOf<T>(context.result());
+  const T *data = elementsOf<T>(x);
+  const int64_t rowLength = shape.empty() ? 1 : shape.back();
+  const int64_t step = shape.empty() ? 0 : strides.back();
+  forEachRow(shape, strides, strides, [&](int64_t offset, int64_t source, int64_t) {
+    for (int64_t j = 0; j < rowLength; ++j)
+      y[offset + j] = data[source + j * step];
+  });
 }
 
 /// The input index that output index `out` of a dimension reads, or -1 for
@@ -166,11 +282,15 @@ void pad(const OpContext &context) {
 } // namespace
 
 void registerDataMovementOps(OpRegistry &registry) {
-  registry.add("Identity", OpInfo{identity, 1, 1});
-  registry.add("Reshape", OpInfo{copyData, 1, 1});
-  registry.add("Flatten", OpInfo{copyData, 1, 1});
-  registry.add("Transpose", OpInfo{transpose, 1, 1});
-  registry.add("Concat", OpInfo{concat, 1, SIZE_MAX});
+  constexpr bool kTyped = true;
+  registry.add("Identity", OpInfo{typed<identity<float>, identity<int64_t>>, 1, 1, kTyped});
+  registry.add("Reshape", OpInfo{typed<copyData<float>, copyData<int64_t>>, 1, 1, kTyped});
+  registry.add("Flatten", OpInfo{typed<copyData<float>, copyData<int64_t>>, 1, 1, kTyped});
+  registry.add("Transpose", OpInfo{typed<transpose<float>, transpose<int64_t>>, 1, 1, kTyped});
+  registry.add("Concat", OpInfo{typed<concat<float>, concat<int64_t>>, 1, SIZE_MAX, kTyped});
+  registry.add("Slice", OpInfo{typed<slice<float>, slice<int64_t>>, 1, 1, kTyped});
+  registry.add("Gather", OpInfo{typed<gather<float>, gather<int64_t>, 1>, 2, 2, kTyped});
+  registry.add("Expand", OpInfo{typed<expand<float>, expand<int64_t>>, 1, 1, kTyped});
   registry.add("Pad", OpInfo{pad, 1, 1});
 }
 

@@ -77,10 +77,7 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
         value.integers = value.integerStorage.data();
       }
     }
-    const bool integerIdentity = op.op == kIdentityOp && op.operands.size() == 1 && op.results.size() == 1 &&
-                                 !isFloatElementType(values[op.operands[0]].type);
-    if (op.op == kCastOp || integerIdentity) {
-      // The verifier checked Cast's arity, and that Identity keeps the type.
+    if (op.op == kCastOp) {
       if (op.operands.size() != 1 || op.results.size() != 1)
         throw Error("kernel '" + kernel.name + "' op " + op.op + " '" + op.name +
                     "': needs one operand and one result");

@@ -7,6 +7,7 @@
 #include "runtime/support/CheckedMath.h"
 #include "runtime/support/OpRules.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace fusec::runtime {
@@ -38,6 +39,12 @@ public:
       finite("alpha");
     else if (name == "HardSigmoid")
       finite("alpha"), finite("beta");
+    else if (name == "Slice")
+      verifySlice();
+    else if (name == "Gather")
+      verifyGather();
+    else if (name == "Expand")
+      verifyExpand();
     else if (name == "Attention")
       check(rules::checkAttention(operandShape(0), operandShape(1), operandShape(2), flag("causal"), number("scale")));
   }
@@ -174,6 +181,70 @@ private:
         fail("axis " + std::to_string(d) + ": " + error);
       expectResultDim(d, outputs);
     }
+  }
+
+  void expectResultShape(const Shape &computed) const {
+    if (resultShape() != computed)
+      fail("the plan records result shape " + formatShape(resultShape()) + ", but the operands and attributes give " +
+           formatShape(computed));
+  }
+
+  /// Every index a slice reads lies inside its input, at every batch size.
+  void verifySlice() const {
+    const Shape &input = operandShape(0);
+    const size_t rank = input.size();
+    const std::vector<int64_t> starts = integers("starts", rank), ends = integers("ends", rank),
+                               steps = integers("steps", rank);
+    Shape shape(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      const rules::SliceAxis axis{starts[d], ends[d], steps[d]};
+      if (input[d] == plan::kBatchDim) {
+        if (!rules::isWholeSlice(axis))
+          fail("axis " + std::to_string(d) + " is the batch dimension, which can only be sliced whole");
+        shape[d] = plan::kBatchDim;
+        continue;
+      }
+      const std::string error = rules::sliceOutputSize(input[d], axis, shape[d]);
+      if (!error.empty())
+        fail("axis " + std::to_string(d) + ": " + error);
+    }
+    expectResultShape(shape);
+  }
+
+  void verifyGather() const {
+    const Shape &input = operandShape(0);
+    const Shape &indices = operandShape(1);
+    const int64_t axis = integer("axis");
+    if (axis < 0 || axis >= static_cast<int64_t>(input.size()))
+      fail("'axis' " + std::to_string(axis) + " is out of range for rank " + std::to_string(input.size()));
+    if (input[axis] == plan::kBatchDim)
+      fail("the gathered axis must be static, not the batch");
+    Shape shape(input.begin(), input.begin() + axis);
+    shape.insert(shape.end(), indices.begin(), indices.end());
+    shape.insert(shape.end(), input.begin() + axis + 1, input.end());
+    expectResultShape(shape);
+  }
+
+  /// numpy broadcasting of the input to 'shape', where the batch dimension
+  /// is kept by a 1.
+  void verifyExpand() const {
+    const Shape &input = operandShape(0);
+    const nlohmann::json &value = attr("shape");
+    if (!value.is_array())
+      fail("attribute 'shape' must be an array of integers, not " + value.dump());
+    const std::vector<int64_t> target = integers("shape", value.size());
+    const size_t rank = std::max(input.size(), target.size());
+    Shape shape(rank);
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t from = i + input.size() >= rank ? input[i + input.size() - rank] : 1;
+      const int64_t to = i + target.size() >= rank ? target[i + target.size() - rank] : 1;
+      if (to < 0)
+        fail("'shape' entries must be >= 0, got " + std::to_string(to));
+      if (from != to && from != 1 && to != 1)
+        fail("cannot expand " + formatShape(input) + " to " + formatShape(Shape(target.begin(), target.end())));
+      shape[i] = to == 1 ? from : to;
+    }
+    expectResultShape(shape);
   }
 
   const KernelDesc &kernel_;

@@ -3,6 +3,7 @@
 #include "runtime/plan/OpTypeVerifier.h"
 
 #include "runtime/Error.h"
+#include "runtime/support/OpRules.h"
 
 namespace fusec::runtime {
 
@@ -12,19 +13,18 @@ std::string describeValue(const KernelDesc &kernel, size_t value) {
   return "value " + std::to_string(value) + " (" + elementTypeName(kernel.valueTypes[value]) + ")";
 }
 
-bool isComparison(const std::string &op) {
-  return op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual";
-}
-
-bool isLogical(const std::string &op) { return op == "Not" || op == "And" || op == "Or" || op == "Xor"; }
-
 } // namespace
 
 void verifyOpElementTypes(const KernelDesc &kernel, const OpDesc &op, const std::string &sourceName) {
   const std::string where = sourceName + ": kernel '" + kernel.name + "' op " + op.op + " '" + op.name + "': ";
   auto fail = [&](const std::string &reason) { throw Error(where + reason); };
+  auto requireType = [&](const std::string &what, size_t value, ElementType type) {
+    if (kernel.valueTypes[value] != type)
+      fail(what + " " + describeValue(kernel, value) + " must be " + elementTypeName(type));
+  };
 
-  if (op.op == kCastOp) {
+  const rules::TypeRule rule = rules::typeRuleOf(op.op);
+  if (rule == rules::TypeRule::Cast) {
     if (op.operands.size() != 1 || op.results.size() != 1)
       fail("needs one operand and one result, not " + std::to_string(op.operands.size()) + " and " +
            std::to_string(op.results.size()));
@@ -37,42 +37,54 @@ void verifyOpElementTypes(const KernelDesc &kernel, const OpDesc &op, const std:
            describeValue(kernel, op.results[0]) + " is " + elementTypeName(result));
     return;
   }
-  if (op.op == kIdentityOp) {
-    if (op.operands.size() == 1 && op.results.size() == 1 &&
-        kernel.valueTypes[op.operands[0]] != kernel.valueTypes[op.results[0]])
-      fail("must keep the element type, but turns " + describeValue(kernel, op.operands[0]) + " into " +
-           describeValue(kernel, op.results[0]));
+  if (rule == rules::TypeRule::Float) {
+    for (size_t value : op.operands)
+      if (!isFloatElementType(kernel.valueTypes[value]))
+        fail("operand " + describeValue(kernel, value) +
+             " is not a float; only Cast, comparisons, logic, Where and data movement take integers");
+    for (size_t value : op.results)
+      if (!isFloatElementType(kernel.valueTypes[value]))
+        fail("result " + describeValue(kernel, value) +
+             " is not a float; only Cast, comparisons, logic, Where and data movement give integers");
     return;
   }
-  auto requireType = [&](const char *what, size_t value, ElementType type) {
-    if (kernel.valueTypes[value] != type)
-      fail(std::string(what) + " " + describeValue(kernel, value) + " must be " + elementTypeName(type));
-  };
-  if (isComparison(op.op) || isLogical(op.op) || op.op == "Where") {
-    // The arity is the CPU backend's and emulation's to check; the types of
-    // what is there are checked here.
-    const bool where = op.op == "Where";
-    if (op.results.size() != 1 || op.operands.empty())
-      fail("needs operands and one result");
-    const size_t firstValue = where ? 1 : 0;
-    if (where)
-      requireType("the condition", op.operands[0], ElementType::I1);
-    if (firstValue < op.operands.size()) {
-      const ElementType shared = isLogical(op.op) ? ElementType::I1 : kernel.valueTypes[op.operands[firstValue]];
-      for (size_t i = firstValue; i < op.operands.size(); ++i)
-        requireType("operand", op.operands[i], shared);
-      requireType("the result", op.results[0], where ? shared : ElementType::I1);
-    }
+  // The arity is the CPU backend's and emulation's to check; the types of
+  // what is there are checked here.
+  if (op.results.size() != 1 || op.operands.empty())
+    fail("needs operands and one result");
+  const size_t result = op.results[0];
+  switch (rule) {
+  case rules::TypeRule::Compare:
+    for (size_t value : op.operands)
+      requireType("operand", value, kernel.valueTypes[op.operands[0]]);
+    requireType("the result", result, ElementType::I1);
     return;
+  case rules::TypeRule::Logical:
+    for (size_t value : op.operands)
+      requireType("operand", value, ElementType::I1);
+    requireType("the result", result, ElementType::I1);
+    return;
+  case rules::TypeRule::Select:
+    requireType("the condition", op.operands[0], ElementType::I1);
+    for (size_t i = 1; i < op.operands.size(); ++i)
+      requireType("operand", op.operands[i], kernel.valueTypes[result]);
+    return;
+  case rules::TypeRule::Gather:
+    requireType("the data", op.operands[0], kernel.valueTypes[result]);
+    if (op.operands.size() > 1 && kernel.valueTypes[op.operands[1]] != ElementType::I64 &&
+        kernel.valueTypes[op.operands[1]] != ElementType::I32)
+      fail("the indices " + describeValue(kernel, op.operands[1]) + " must be i64 or i32");
+    return;
+  case rules::TypeRule::Move:
+    for (size_t value : op.operands)
+      if (kernel.valueTypes[value] != kernel.valueTypes[result])
+        fail("must keep the element type, but turns " + describeValue(kernel, value) + " into " +
+             describeValue(kernel, result));
+    return;
+  case rules::TypeRule::Float:
+  case rules::TypeRule::Cast:
+    return; // handled above
   }
-  for (size_t value : op.operands)
-    if (!isFloatElementType(kernel.valueTypes[value]))
-      fail("operand " + describeValue(kernel, value) +
-           " is not a float; only Cast, Identity, comparisons, logic and Where take integers");
-  for (size_t value : op.results)
-    if (!isFloatElementType(kernel.valueTypes[value]))
-      fail("result " + describeValue(kernel, value) +
-           " is not a float; only Cast, Identity, comparisons, logic and Where give integers");
 }
 
 } // namespace fusec::runtime

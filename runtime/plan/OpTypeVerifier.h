@@ -1,9 +1,11 @@
 //===- OpTypeVerifier.h - Element types of a plan's ops, checked at load ---===//
 //
-// The element-type rules of docs/plan-format.md ("Element types"): only Cast
-// and Identity handle integer values; every other op takes and gives float
-// values (f32, f16, bf16, mixed freely); Cast converts one value into the
-// type its "to" attribute names; Identity keeps the type.
+// The element-type rules of docs/plan-format.md ("Element types"), one per
+// rules::TypeRule (runtime/support/OpRules.h): Cast converts one value into
+// the type its "to" attribute names; comparisons, logic and Where build and
+// apply masks; data movement (Identity, Reshape, Slice, Gather, ...) keeps
+// the type; every other op takes and gives float values (f32, f16, bf16,
+// mixed freely).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_PLAN_OPTYPEVERIFIER_H
@@ -15,9 +17,8 @@
 
 namespace fusec::runtime {
 
-/// The ops that accept values of any element type.
+/// The op that converts between element types.
 inline constexpr const char *kCastOp = "Cast";
-inline constexpr const char *kIdentityOp = "Identity";
 
 /// Throws Error "<sourceName>: kernel 'k' op Relu 'name': <reason>". The
 /// kernel's value indices must already be verified.

@@ -129,6 +129,99 @@ inline std::string padOutputSize(int64_t input, int64_t begin, int64_t end, cons
   return {};
 }
 
+/// One axis of Slice in the form the importer normalises ONNX's to: the
+/// elements start, start + step, ... before `end`, with start and end clamped
+/// into the axis as ONNX clamps them (step > 0: both in [0, extent];
+/// step < 0: both in [-1, extent - 1], start -1 only on an empty axis). The batch axis is sliced only whole:
+/// start 0, end kSliceToEnd, step 1.
+constexpr int64_t kSliceToEnd = INT64_MAX;
+
+struct SliceAxis {
+  int64_t start = 0;
+  int64_t end = kSliceToEnd;
+  int64_t step = 1;
+};
+
+inline bool isWholeSlice(const SliceAxis &axis) { return axis.start == 0 && axis.end == kSliceToEnd && axis.step == 1; }
+
+/// ONNX's Slice semantics for one axis of `extent` elements: negative start
+/// and end count from the end, then both are clamped. The step must be
+/// non-zero (checked by sliceOutputSize).
+inline SliceAxis normalizeSlice(int64_t extent, int64_t start, int64_t end, int64_t step) {
+  auto clamp = [](int64_t value, int64_t low, int64_t high) {
+    return value < low ? low : (value > high ? high : value);
+  };
+  // value + extent cannot overflow for a negative value.
+  if (start < 0)
+    start += extent;
+  if (end < 0)
+    end += extent;
+  if (step > 0)
+    return {clamp(start, 0, extent), clamp(end, 0, extent), step};
+  return {clamp(start, 0, extent - 1), clamp(end, -1, extent - 1), step};
+}
+
+/// The number of elements a normalised Slice axis selects from `extent`;
+/// fails unless start and end are in the clamped ranges above, so that
+/// every selected index lies inside the axis.
+inline std::string sliceOutputSize(int64_t extent, const SliceAxis &axis, int64_t &outputs) {
+  if (axis.step == 0)
+    return "'steps' entries must not be 0";
+  if (extent < 0)
+    return "input extent " + std::to_string(extent) + " is negative";
+  const bool forward = axis.step > 0;
+  const int64_t low = forward ? 0 : -1;
+  const int64_t high = forward ? extent : extent - 1;
+  if (axis.start < low || axis.start > high || axis.end < low || axis.end > high)
+    return "start " + std::to_string(axis.start) + " and end " + std::to_string(axis.end) + " with step " +
+           std::to_string(axis.step) + " are not normalised for an axis of " + std::to_string(extent) +
+           " (start and end in [" + std::to_string(low) + ", " + std::to_string(high) + "])";
+  // Unsigned arithmetic: the step may be INT64_MIN.
+  const uint64_t span =
+      forward ? static_cast<uint64_t>(axis.end - axis.start) : static_cast<uint64_t>(axis.start - axis.end);
+  const uint64_t stride = forward ? static_cast<uint64_t>(axis.step) : 0 - static_cast<uint64_t>(axis.step);
+  const bool empty = forward ? axis.end <= axis.start : axis.end >= axis.start;
+  outputs = empty ? 0 : static_cast<int64_t>((span - 1) / stride + 1);
+  return {};
+}
+
+/// The element types an op takes and gives. The importers, the plan
+/// verifier and the CPU backend all ask here, so they agree on which ops
+/// compute on integers and bools.
+enum class TypeRule {
+  /// f32, f16 or bf16 operands and results only.
+  Float,
+  /// Operands of any one type, an i1 result (Equal, Less, ...).
+  Compare,
+  /// i1 operands and result (Not, And, Or, Xor).
+  Logical,
+  /// Where: an i1 condition, then two operands of the result's type.
+  Select,
+  /// Moves elements of any one type unchanged (Reshape, Transpose, Slice, ...).
+  Move,
+  /// Gather: data of the result's type, integer (i64 or i32) indices.
+  Gather,
+  /// Cast: any type to any type.
+  Cast,
+};
+
+inline TypeRule typeRuleOf(const std::string &op) {
+  if (op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual")
+    return TypeRule::Compare;
+  if (op == "Not" || op == "And" || op == "Or" || op == "Xor")
+    return TypeRule::Logical;
+  if (op == "Where")
+    return TypeRule::Select;
+  if (op == "Identity" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Concat" || op == "Slice" ||
+      op == "Split" || op == "Expand" || op == "Squeeze" || op == "Unsqueeze")
+    return TypeRule::Move;
+  if (op == "Gather")
+    return TypeRule::Gather;
+  if (op == "Cast")
+    return TypeRule::Cast;
+  return TypeRule::Float;
+}
+
 /// fuse.attention: query [..., S, D], key [..., Sk, D], value [..., Sk, Dv]
 /// with equal leading dimensions; causal attention needs S <= Sk (row i
 /// attends to keys j <= i + Sk - S, so an earlier row would see no key); the

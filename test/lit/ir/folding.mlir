@@ -79,3 +79,18 @@ func.func @constants_dedup() -> (tensor<4xf32>, tensor<4xf32>) {
   %unused = fuse.constant dense<2.0> : tensor<4xf32>
   return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A slice that keeps every element, and an expand to the input's own shape,
+// fold away; a slice with a step stays even when its shape is unchanged.
+// CHECK-LABEL: func.func @identity_slice_expand
+// CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>, %[[Y:.*]]: tensor<1xf32>)
+// CHECK-NEXT: %[[S:.*]] = fuse.slice %[[Y]]
+// CHECK-NEXT: return %[[X]], %[[X]], %[[S]]
+func.func @identity_slice_expand(%x: tensor<?x8xf32>, %y: tensor<1xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>, tensor<1xf32>) {
+  %0 = fuse.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 9223372036854775807, 8>, steps = array<i64: 1, 1>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %1 = fuse.expand %x {shape = array<i64: 1, 8>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %2 = fuse.slice %y {starts = array<i64: 0>, ends = array<i64: -1>, steps = array<i64: -1>} : (tensor<1xf32>) -> tensor<1xf32>
+  return %0, %1, %2 : tensor<?x8xf32>, tensor<?x8xf32>, tensor<1xf32>
+}

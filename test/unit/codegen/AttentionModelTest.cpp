@@ -1,4 +1,4 @@
-//===- AttentionModelTest.cpp - A self-attention block, end to end --------===//
+//===- AttentionModelTest.cpp - Self-attention and encoder layers, end to end ===//
 //
 // A multi-head self-attention block as a fusec JSON graph: x [batch, S, 32],
 // Q/K/V projections with constant weights, Reshape + Transpose to 4 heads of
@@ -8,6 +8,11 @@
 // must form one attention kernel, and its plan (CPU backend) and its
 // kernels (emulation) must match the plan of the same graph compiled with
 // --fusion-strategy=none, for two sequence lengths and two batch sizes.
+//
+// A whole encoder layer (fused QKV projection split at run time, residual
+// adds, LayerNorms, a GELU feed-forward; post- and pre-norm, with and
+// without a causal Where mask) must fuse to 11 kernels of known contents
+// and match its unfused plan the same way.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelEmulation.h"
@@ -28,6 +33,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace fusec;
@@ -94,6 +100,110 @@ std::string attentionBlock(int64_t seq, bool causal) {
   return graph.dump();
 }
 
+/// A transformer encoder layer as torch exports nn.TransformerEncoderLayer
+/// (batch_first, ReLU replaced by GELU in its erf form, x * 0.5 * (1 +
+/// erf(x / sqrt 2))), with one fused QKV projection split at run time:
+///   post-norm: y = LN2(h + FFN(h)), h = LN1(x + SA(x))
+///   pre-norm:  y = h + FFN(LN2(h)), h = x + SA(LN1(x))
+/// A causal layer masks with Where(constant upper triangle, scores, -inf),
+/// as a GPT block does.
+std::string encoderLayer(int64_t seq, bool preNorm, bool causal) {
+  constexpr int64_t kFfn = 64;
+  json constants = {{"w_qkv", weight(1, {kEmbed, 3 * kEmbed})},
+                    {"b_qkv", weight(2, {3 * kEmbed})},
+                    {"w_o", weight(3, {kEmbed, kEmbed})},
+                    {"b_o", weight(4, {kEmbed})},
+                    {"w_1", weight(5, {kEmbed, kFfn})},
+                    {"b_1", weight(6, {kFfn})},
+                    {"w_2", weight(7, {kFfn, kEmbed})},
+                    {"b_2", weight(8, {kEmbed})},
+                    {"ln1_scale", weight(9, {kEmbed})},
+                    {"ln1_bias", weight(10, {kEmbed})},
+                    {"ln2_scale", weight(11, {kEmbed})},
+                    {"ln2_bias", weight(12, {kEmbed})},
+                    {"root_d", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {std::sqrt(double(kHeadDim))}}}},
+                    {"root_2", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {std::sqrt(2.0)}}}},
+                    {"half", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {0.5}}}},
+                    {"one", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {1.0}}}}};
+  json nodes = json::array();
+  auto add = [&](const std::string &name, const std::string &op, const std::vector<std::string> &inputs,
+                 const json &attrs = json::object()) { nodes.push_back(node(name, op, inputs, attrs)); };
+  auto layerNorm = [&](const std::string &name, const std::string &input, const std::string &prefix) {
+    add(name, "LayerNormalization", {input, prefix + "_scale", prefix + "_bias"}, {{"axis", -1}});
+  };
+  std::string attentionIn = "x";
+  if (preNorm) {
+    layerNorm("ln1", "x", "ln1");
+    attentionIn = "ln1";
+  }
+  add("qkv_mm", "MatMul", {attentionIn, "w_qkv"});
+  add("qkv", "Add", {"qkv_mm", "b_qkv"});
+  nodes.push_back({{"name", "split"},
+                   {"op", "Split"},
+                   {"inputs", {"qkv"}},
+                   {"outputs", {"q", "k", "v"}},
+                   {"attrs", {{"axis", 2}, {"split", {kEmbed, kEmbed, kEmbed}}}}});
+  const std::vector<int64_t> heads = {0, 0, kHeads, kHeadDim};
+  for (const char *p : {"q", "k", "v"})
+    add(std::string(p) + "_split", "Reshape", {p}, {{"shape", heads}});
+  add("q_heads", "Transpose", {"q_split"}, {{"perm", {0, 2, 1, 3}}});
+  add("k_heads_t", "Transpose", {"k_split"}, {{"perm", {0, 2, 3, 1}}});
+  add("v_heads", "Transpose", {"v_split"}, {{"perm", {0, 2, 1, 3}}});
+  add("scores", "MatMul", {"q_heads", "k_heads_t"});
+  add("scaled", "Div", {"scores", "root_d"});
+  std::string logits = "scaled";
+  if (causal) {
+    std::vector<int> future;
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t j = 0; j < seq; ++j)
+        future.push_back(j > i);
+    constants["future"] = {{"dtype", "i1"}, {"shape", {seq, seq}}, {"data", future}};
+    constants["minus_inf"] = {{"dtype", "f32"}, {"shape", json::array()}, {"data", {-1e30}}};
+    add("masked", "Where", {"future", "minus_inf", "scaled"});
+    logits = "masked";
+  }
+  add("probs", "Softmax", {logits}, {{"axis", 3}});
+  add("context", "MatMul", {"probs", "v_heads"});
+  add("context_t", "Transpose", {"context"}, {{"perm", {0, 2, 1, 3}}});
+  add("merged", "Reshape", {"context_t"}, {{"shape", {0, 0, kEmbed}}});
+  add("out_mm", "MatMul", {"merged", "w_o"});
+  add("out_proj", "Add", {"out_mm", "b_o"});
+  add("residual1", "Add", {"x", "out_proj"});
+  std::string hidden = "residual1";
+  if (!preNorm) {
+    layerNorm("ln1", "residual1", "ln1");
+    hidden = "ln1";
+  }
+  std::string ffnIn = hidden;
+  if (preNorm) {
+    layerNorm("ln2", hidden, "ln2");
+    ffnIn = "ln2";
+  }
+  add("ffn1_mm", "MatMul", {ffnIn, "w_1"});
+  add("ffn1", "Add", {"ffn1_mm", "b_1"});
+  add("gelu_div", "Div", {"ffn1", "root_2"});
+  add("gelu_erf", "Erf", {"gelu_div"});
+  add("gelu_add", "Add", {"gelu_erf", "one"});
+  add("gelu_mul", "Mul", {"ffn1", "gelu_add"});
+  add("gelu", "Mul", {"gelu_mul", "half"});
+  add("ffn2_mm", "MatMul", {"gelu", "w_2"});
+  add("ffn2", "Add", {"ffn2_mm", "b_2"});
+  add("residual2", "Add", {hidden, "ffn2"});
+  std::string output = "residual2";
+  if (!preNorm) {
+    layerNorm("ln2", "residual2", "ln2");
+    output = "ln2";
+  }
+  add("y", "Identity", {output});
+  json graph = {{"format", "fusec-graph"},
+                {"version", 1},
+                {"inputs", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"batch", seq, kEmbed}}}}},
+                {"outputs", {"y"}},
+                {"constants", constants},
+                {"nodes", nodes}};
+  return graph.dump();
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, const std::string &text,
                                                 const std::string &strategy) {
   DiagnosticCollector diagnostics(&context);
@@ -146,6 +256,62 @@ void checkBlock(int64_t seq, bool causal) {
   }
 }
 
+/// The op names of each kernel of `plan` of kind `kind`, in order.
+std::vector<std::vector<std::string>> kernelsOfKind(const runtime::Plan &plan, const std::string &kind) {
+  std::vector<std::vector<std::string>> result;
+  for (const runtime::KernelDesc &kernel : plan.kernels()) {
+    if (kernel.kind != kind)
+      continue;
+    result.emplace_back();
+    for (const runtime::OpDesc &op : kernel.ops)
+      result.back().push_back(op.op);
+  }
+  return result;
+}
+
+bool contains(const std::vector<std::string> &ops, const std::string &op) {
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+void checkEncoderLayer(int64_t seq, bool preNorm, bool causal) {
+  INFO("S " << seq << (preNorm ? " pre-norm" : " post-norm") << (causal ? " causal" : ""));
+  auto context = createContext();
+  const std::string text = encoderLayer(seq, preNorm, causal);
+  auto fused = importAndFuse(*context, text, "greedy");
+  auto unfused = importAndFuse(*context, text, "none");
+  auto fusedPlan = planOf(*fused), unfusedPlan = planOf(*unfused);
+
+  // QKV GEMM (+ bias), one attention kernel, output GEMM with bias and
+  // residual, FFN GEMMs with GELU and with bias + residual, two LayerNorms,
+  // and one data-movement kernel per head tensor and for the output heads.
+  auto gemms = kernelsOfKind(*fusedPlan, "gemm");
+  REQUIRE(gemms.size() == 4);
+  CHECK(gemms[0] == std::vector<std::string>{"MatMul", "Add"});
+  CHECK(gemms[1] == std::vector<std::string>{"MatMul", "Add", "Add"});
+  CHECK(contains(gemms[2], "Erf"));
+  CHECK(gemms[3] == std::vector<std::string>{"MatMul", "Add", "Add"});
+  CHECK(kernelsOfKind(*fusedPlan, "attention").size() == 1);
+  CHECK(kernelsOfKind(*fusedPlan, "reduction").size() == 2);
+  auto moves = kernelsOfKind(*fusedPlan, "data_movement");
+  CHECK(moves.size() == 4);
+  CHECK(fusedPlan->kernels().size() == 11);
+  bool formedCausal = false;
+  fused->walk([&](fuse::AttentionOp op) { formedCausal = op.getCausal() && !op.getMask(); });
+  CHECK(formedCausal == causal);
+
+  runtime::Session fusedCpu(fusedPlan, runtime::Device::Cpu), unfusedCpu(unfusedPlan, runtime::Device::Cpu);
+  for (int batch : {1, 3}) {
+    auto inputs = runtime::makeRandomInputs(*unfusedPlan, batch, static_cast<uint64_t>(batch) * 11);
+    const runtime::Tensor expected = unfusedCpu.run(batch, inputs).at("y");
+    std::string report;
+    INFO("batch " << batch);
+    if (!test::allClose(fusedCpu.run(batch, inputs).at("y"), expected, 1e-3, 1e-4, report))
+      FAIL_CHECK("fused plan on the CPU backend vs the unfused plan: " << report);
+    if (!test::allClose(test::emulate(*fused, inputs, batch).at("y"), expected, 1e-3, 1e-4, report))
+      FAIL_CHECK("fused kernels in emulation vs the unfused plan: " << report);
+  }
+}
+
 } // namespace
 
 TEST_CASE("emul: a self-attention block forms one attention kernel that matches the unfused plan",
@@ -153,4 +319,12 @@ TEST_CASE("emul: a self-attention block forms one attention kernel that matches 
   for (int64_t seq : {7, 33})
     for (bool causal : {false, true})
       checkBlock(seq, causal);
+}
+
+TEST_CASE("emul: transformer encoder layers (post- and pre-norm, causal) fuse to 11 kernels that match the unfused "
+          "plan",
+          "[codegen][emul][attention][model]") {
+  checkEncoderLayer(7, /*preNorm=*/false, /*causal=*/false);
+  checkEncoderLayer(33, /*preNorm=*/true, /*causal=*/true);
+  checkEncoderLayer(16, /*preNorm=*/true, /*causal=*/false);
 }

@@ -5,6 +5,7 @@
 #include "compiler/import/OnnxImporter.h"
 #include "compiler/import/OnnxProtoUtils.h"
 #include "compiler/import/OnnxTensor.h"
+#include "runtime/support/OpRules.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
@@ -41,7 +42,8 @@ bool isFloatTensor(const onnx::ValueInfoProto &value) {
 }
 
 bool isComparableOutputType(int32_t type) {
-  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BOOL;
+  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BOOL ||
+         type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32;
 }
 
 /// Graph inputs fusec must know at import: integer tensors (this runner
@@ -84,22 +86,40 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
   for (const onnx::TensorProto &initializer : model.graph().initializer())
     if (!import::isReadableTensorType(initializer.data_type()))
       return "input '" + initializer.name() + "' is " + import::onnxTypeName(initializer.data_type());
-  // Integer results need integer arithmetic, which fusec does not have
-  // (it compares, combines and selects integers); the node tests store
-  // BFLOAT16 results as UINT16.
+  // Integer results are compared too (data movement, Where and Cast give
+  // them; the importer refuses integer arithmetic with a diagnostic); the
+  // node tests store BFLOAT16 results as UINT16.
   for (const onnx::ValueInfoProto &output : model.graph().output())
     if (!output.type().has_tensor_type() || !isComparableOutputType(output.type().tensor_type().elem_type()))
       return "output '" + output.name() + "' is " +
              (output.type().has_tensor_type() ? import::onnxTypeName(output.type().tensor_type().elem_type())
                                               : std::string("not a tensor"));
-  // fuse ops compute an op's inference form: its first output only.
+  // fuse ops compute an op's inference form: its first output only (Split:
+  // all of them).
   llvm::StringSet<> graphOutputs;
   for (const onnx::ValueInfoProto &output : model.graph().output())
     graphOutputs.insert(output.name());
   for (const onnx::NodeProto &node : model.graph().node())
-    for (int i = 1; i < node.output_size(); ++i)
+    for (int i = 1; i < node.output_size() && node.op_type() != "Split"; ++i)
       if (graphOutputs.contains(node.output(i)))
         return "output '" + node.output(i) + "' is output " + std::to_string(i) + " of " + node.op_type();
+  // Integer arithmetic: ops that compute in floating point only, on integer
+  // data (ONNX's type T is their first input's), are refused at import.
+  llvm::StringMap<int32_t> types;
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    types[input.name()] = input.type().tensor_type().elem_type();
+  for (const onnx::TensorProto &initializer : model.graph().initializer())
+    types[initializer.name()] = initializer.data_type();
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    if (node.input_size() == 0 || import::isFoldableOnnxOp(node.op_type()) ||
+        rules::typeRuleOf(node.op_type()) != rules::TypeRule::Float)
+      continue;
+    auto type = types.find(node.input(0));
+    if (type != types.end() && type->second != onnx::TensorProto::FLOAT && type->second != onnx::TensorProto::FLOAT16 &&
+        type->second != onnx::TensorProto::BFLOAT16 && type->second != onnx::TensorProto::DOUBLE)
+      return node.op_type() + " on " + import::onnxTypeName(type->second) +
+             " data: fusec computes it in floating point only";
+  }
   // Follow which values the importer will know, to find ops it can only
   // evaluate at import that read a run-time value.
   llvm::StringSet<> known;

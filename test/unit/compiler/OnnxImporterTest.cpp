@@ -807,3 +807,119 @@ TEST_CASE("an fp16 ONNX model compiles and runs in f16", "[onnx][types]") {
   std::vector<double> expected = {45.5, 54.5, 81.5, 90.5, 0, 0, 0, 0};
   CHECK(y.toDoubles() == expected);
 }
+
+//===----------------------------------------------------------------------===//
+// Run-time data movement
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("an embedding with a padding mask: Gather, Slice, Split, Unsqueeze and Expand at run time",
+          "[onnx][data-movement]") {
+  // ids [batch, 4] (int64) look up rows of a [6, 2] table; the padding mask
+  // (ids == 0) is unsqueezed and expanded over 3 rows; the embedding is
+  // sliced to positions 1..2 and split into its two features.
+  TestModel model;
+  model.input("ids", {"batch", "4"}, onnx::TensorProto::INT64);
+  model.initializer("table", onnx::TensorProto::FLOAT, {6, 2},
+                    rawBytes(std::vector<float>{0, 1, 10, 11, 20, 21, 30, 31, 40, 41, 50, 51}));
+  model.node("Gather", {"table", "ids"}, {"embedded"}, "embed");
+  model.initializer("pad_id", onnx::TensorProto::INT64, {}, rawBytes(std::vector<int64_t>{0}));
+  model.node("Equal", {"ids", "pad_id"}, {"is_pad"}, "is_pad");
+  model.constantInts("axis1", {1});
+  model.node("Unsqueeze", {"is_pad", "axis1"}, {"is_pad3"}, "unsqueeze");
+  model.constantInts("rows", {1, 3, 4});
+  model.node("Expand", {"is_pad3", "rows"}, {"mask"}, "expand");
+  model.constantInts("start", {1});
+  model.constantInts("end", {3});
+  model.constantInts("axis", {1});
+  model.node("Slice", {"embedded", "start", "end", "axis"}, {"middle"}, "slice");
+  model.constantInts("halves", {1, 1});
+  TestModel::setInt(model.node("Split", {"middle", "halves"}, {"first", "second"}, "split"), "axis", 2);
+  model.output("mask", onnx::TensorProto::BOOL);
+  model.output("first");
+  model.output("second");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  CHECK(computeOps(*module) ==
+        std::map<std::string, int>{{"Gather", 1}, {"Equal", 1}, {"Reshape", 1}, {"Expand", 1}, {"Slice", 3}});
+
+  auto plan = compileModel(model, "embedding");
+  std::vector<int64_t> ids = {3, 0, 5, 1, 0, 2, 2, 4};
+  runtime::Session session(plan, runtime::Device::Cpu);
+  auto outputs = session.run(
+      2, {{"ids", runtime::Tensor::fromBytes({2, 4}, runtime::ElementType::I64, ids.data(), ids.size() * 8)}});
+  CHECK(outputs.at("mask").shape() == runtime::Shape{2, 3, 4});
+  CHECK(outputs.at("mask").toDoubles() ==
+        std::vector<double>{0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0});
+  // Positions 1 and 2: ids 0, 5 and 2, 2.
+  CHECK(outputs.at("first").shape() == runtime::Shape{2, 2, 1});
+  CHECK(outputs.at("first").values() == std::vector<float>{0, 50, 20, 20});
+  CHECK(outputs.at("second").values() == std::vector<float>{1, 51, 21, 21});
+}
+
+TEST_CASE("a Slice whose end is the batch size keeps the batch whole and other batch slices are errors",
+          "[onnx][data-movement][errors]") {
+  {
+    // x[:batch, 1:] with the end taken from Shape(x).
+    TestModel model(13);
+    model.input("x", {"batch", "3"});
+    model.node("Shape", {"x"}, {"shape"});
+    model.constantInts("zero", {0});
+    model.node("Gather", {"shape", "zero"}, {"batch_size"});
+    model.constantInts("one", {1});
+    model.constantInts("three", {3});
+    TestModel::setInt(model.node("Concat", {"batch_size", "three"}, {"ends"}), "axis", 0);
+    model.constantInts("starts", {0, 1});
+    model.node("Slice", {"x", "starts", "ends"}, {"y"}, "slice");
+    model.output("y");
+    TestContext test;
+    auto module = model.import(test);
+    INFO(test.diagnostics);
+    REQUIRE(module);
+    auto slice = opsOfType<fuse::SliceOp>(*module).front();
+    CHECK(shapeOf(slice.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 2});
+  }
+  {
+    TestModel model(13);
+    model.input("x", {"batch", "3"});
+    model.constantInts("starts", {1});
+    model.constantInts("ends", {2});
+    model.constantInts("axes", {0});
+    model.node("Slice", {"x", "starts", "ends", "axes"}, {"y"}, "slice_batch");
+    model.output("y");
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("slice_batch") &&
+                                     Catch::Contains("Slice of the batch dimension (axis 0) is not supported"));
+  }
+  {
+    // A [1, 3] constant broadcast to the batch size: fusec cannot.
+    TestModel model(13);
+    model.input("x", {"batch", "3"});
+    model.node("Shape", {"x"}, {"shape"});
+    model.initializer("row", onnx::TensorProto::FLOAT, {1, 3}, rawBytes(std::vector<float>{1, 2, 3}));
+    model.node("Relu", {"x"}, {"r"});
+    model.node("Expand", {"r", "shape"}, {"same"}, "expand_ok");
+    model.node("Expand", {"row", "shape"}, {"y"}, "expand_row");
+    model.node("Add", {"y", "same"}, {"z"});
+    model.output("z");
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("expand_row") &&
+                                     Catch::Contains("Expand to the batch size along axis 0 of an input that does "
+                                                     "not have the batch dimension there is not supported"));
+  }
+  {
+    TestModel model(13);
+    model.input("x", {"batch", "3"});
+    model.initializer("where", onnx::TensorProto::FLOAT, {1}, rawBytes(std::vector<float>{1}));
+    model.node("Gather", {"x", "where"}, {"y"}, "float_indices");
+    model.output("y");
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("float_indices") &&
+                                     Catch::Contains("Gather indices are 'f32'; they must be int64 or int32"));
+  }
+}

@@ -1,4 +1,4 @@
-//===- DataMovementTest.cpp - Pad, Transpose, Concat, Reshape, Flatten ------===//
+//===- DataMovementTest.cpp - Pad, Transpose, Concat, Reshape, Slice, ... ---===//
 
 #include "TestSupport.h"
 
@@ -8,6 +8,11 @@ using nlohmann::json;
 using test::iota;
 using test::requireTensor;
 using test::runOp;
+using test::runTypedOp;
+using test::Typed;
+using test::typedBools;
+using test::typedFloats;
+using test::typedInts;
 
 namespace {
 
@@ -75,4 +80,65 @@ TEST_CASE("Reshape and Flatten copy the data into the recorded shape") {
   requireTensor(runOp("Flatten", json::object(), {iota({2, 1, 2})}, {2, 2}), {2, 2}, {0, 1, 2, 3});
   CHECK_THROWS_WITH(runOp("Reshape", json::object(), {iota({2, 3})}, {4, 2}),
                     Catch::Contains("result shape [4, 2] does not hold the 6 elements"));
+}
+
+TEST_CASE("Slice takes strided windows, backwards too") {
+  // x = [[0 1 2 3], [4 5 6 7], [8 9 10 11]]: rows 1.., columns 3 down to 0 by -2.
+  const json backwards = {{"starts", {1, 3}}, {"ends", {3, -1}}, {"steps", {1, -2}}};
+  requireTensor(runOp("Slice", backwards, {iota({3, 4})}, {2, 2}), {2, 2}, {7, 5, 11, 9});
+  const json window = {{"starts", {0, 1}}, {"ends", {3, 3}}, {"steps", {2, 1}}};
+  requireTensor(runOp("Slice", window, {iota({3, 4})}, {2, 2}), {2, 2}, {1, 2, 9, 10});
+  // The batch axis slices whole at any batch.
+  const json wholeBatch = {{"starts", {0, 2}}, {"ends", {INT64_MAX, 4}}, {"steps", {1, 1}}};
+  requireTensor(runOp("Slice", wholeBatch, {iota({3, 4})}, {3, 2}), {3, 2}, {2, 3, 6, 7, 10, 11});
+  // Bounds outside the axis are a plan error, never a read outside it.
+  CHECK_THROWS_WITH(runOp("Slice", {{"starts", {0, 2}}, {"ends", {3, 5}}, {"steps", {1, 1}}}, {iota({3, 4})}, {3, 3}),
+                    Catch::Contains("start 2 and end 5 with step 1 are not normalised for an axis of 4"));
+  CHECK_THROWS_WITH(runOp("Slice", {{"starts", {0}}, {"ends", {2}}, {"steps", {0}}}, {iota({2})}, {2}),
+                    Catch::Contains("'steps' entries must not be 0"));
+}
+
+TEST_CASE("Gather looks up rows by int64 and int32 indices, negative ones from the end") {
+  // An embedding table [4, 2] and token ids [2, 2].
+  const Typed table = typedFloats({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31});
+  const Typed ids = typedInts({2, 2}, {3, 0, -1, 1});
+  CHECK(runTypedOp("Gather", {{"axis", 0}}, {table, ids}, {2, 2, 2}, ElementType::F32).floats ==
+        std::vector<float>{30, 31, 0, 1, 30, 31, 10, 11});
+  // x[:, 1] of a [2, 3] i64 tensor with an int32 scalar index.
+  const Typed matrix = typedInts({2, 3}, {1, 2, 3, 4, 5, 6});
+  CHECK(runTypedOp("Gather", {{"axis", 1}}, {matrix, typedInts({}, {1}, ElementType::I32)}, {2}, ElementType::I64)
+            .integers == std::vector<int64_t>{2, 5});
+  CHECK_THROWS_WITH(runTypedOp("Gather", {{"axis", 0}}, {table, typedInts({1}, {4})}, {1, 2}, ElementType::F32),
+                    Catch::Contains("index 4 (element 0 of the indices) is out of range for an axis of 4"));
+  CHECK_THROWS_WITH(runTypedOp("Gather", {{"axis", 0}}, {table, typedFloats({1}, {0})}, {1, 2}, ElementType::F32),
+                    Catch::Contains("indices are f32, not i64 or i32"));
+}
+
+TEST_CASE("Expand broadcasts with numpy rules, keeping a dimension where the shape says 1") {
+  requireTensor(runOp("Expand", {{"shape", {2, 1, 3}}}, {Tensor({2, 1}, {1, 2})}, {2, 2, 3}), {2, 2, 3},
+                {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2});
+  CHECK_THROWS_WITH(runOp("Expand", {{"shape", {3}}}, {Tensor({2}, {1, 2})}, {3}),
+                    Catch::Contains("cannot expand [2] to [3]"));
+}
+
+TEST_CASE("data movement moves integers and bools as they are") {
+  // A bool attention mask [1, 3] reshaped, unsqueezed, expanded and sliced.
+  const Typed mask = typedBools({1, 3}, {1, 0, 1});
+  CHECK(runTypedOp("Reshape", json::object(), {mask}, {1, 1, 3}, ElementType::I1).integers ==
+        std::vector<int64_t>{1, 0, 1});
+  CHECK(runTypedOp("Expand", {{"shape", {2, 3}}}, {mask}, {2, 3}, ElementType::I1).integers ==
+        std::vector<int64_t>{1, 0, 1, 1, 0, 1});
+  CHECK(runTypedOp("Transpose", {{"perm", {1, 0}}}, {mask}, {3, 1}, ElementType::I1).integers ==
+        std::vector<int64_t>{1, 0, 1});
+  CHECK(runTypedOp("Slice", {{"starts", {0, 1}}, {"ends", {1, 3}}, {"steps", {1, 1}}}, {mask}, {1, 2}, ElementType::I1)
+            .integers == std::vector<int64_t>{0, 1});
+  const Typed big = typedInts({1}, {(int64_t(1) << 53) + 1});
+  CHECK(runTypedOp("Concat", {{"axis", 0}}, {big, big}, {2}, ElementType::I64).integers ==
+        std::vector<int64_t>{(int64_t(1) << 53) + 1, (int64_t(1) << 53) + 1});
+  CHECK(runTypedOp("Identity", json::object(), {big}, {1}, ElementType::I64).integers == big.integers);
+  CHECK_THROWS_WITH(runTypedOp("Concat", {{"axis", 0}}, {big, typedFloats({1}, {1})}, {2}, ElementType::I64),
+                    Catch::Contains("operand 1 is f32, the result i64: the op moves elements without converting them"));
+  // Pad fills with a float value, so it stays float-only.
+  CHECK_THROWS_WITH(runTypedOp("Pad", padAttrs("constant", {1, 1}), {big}, {3}, ElementType::I64),
+                    Catch::Contains("the op takes only float values"));
 }

@@ -2,8 +2,6 @@
 
 #include "TestSupport.h"
 
-#include "runtime/cpu/OpRegistry.h"
-
 #include <cmath>
 
 using namespace fusec;
@@ -11,38 +9,14 @@ using namespace fusec::runtime;
 
 namespace {
 
-/// A host value of any element type: floats or int64 (bool as 0/1).
-struct Typed {
-  Shape shape;
-  ElementType type = ElementType::F32;
-  std::vector<float> floats;
-  std::vector<int64_t> integers;
-};
+using test::Typed;
 
-Typed floats(Shape shape, std::vector<float> values) { return {std::move(shape), ElementType::F32, values, {}}; }
-Typed ints(Shape shape, std::vector<int64_t> values, ElementType type = ElementType::I64) {
-  return {std::move(shape), type, {}, std::move(values)};
-}
-Typed bools(Shape shape, std::vector<int64_t> values) {
-  return ints(std::move(shape), std::move(values), ElementType::I1);
-}
+Typed floats(Shape shape, std::vector<float> values) { return test::typedFloats(std::move(shape), std::move(values)); }
+Typed ints(Shape shape, std::vector<int64_t> values) { return test::typedInts(std::move(shape), std::move(values)); }
+Typed bools(Shape shape, std::vector<int64_t> values) { return test::typedBools(std::move(shape), std::move(values)); }
 
 Typed run(const std::string &op, const std::vector<Typed> &operands, Shape shape, ElementType type) {
-  KernelDesc kernel;
-  kernel.name = "test_kernel";
-  OpDesc desc;
-  desc.op = op;
-  desc.name = "test_op";
-  desc.attrs = nlohmann::json::object();
-  std::vector<cpu::ConstView> views;
-  for (const Typed &operand : operands)
-    views.push_back({operand.floats.data(), operand.shape, operand.type, operand.integers.data()});
-  Typed result{shape, type, {}, {}};
-  const auto count = static_cast<size_t>(numElements(shape));
-  result.floats.assign(count, -7.0f);
-  result.integers.assign(count, -7);
-  cpu::executeOp(kernel, desc, views, {{result.floats.data(), shape, type, result.integers.data()}});
-  return result;
+  return test::runTypedOp(op, nlohmann::json::object(), operands, shape, type);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "TestSupport.h"
 
 #include "runtime/cpu/OpRegistry.h"
+#include "runtime/support/OpRules.h"
 
 using namespace fusec;
 using namespace fusec::runtime;
@@ -39,11 +40,27 @@ TEST_CASE("every op of the plan format is registered") {
                          "Flatten",
                          "Transpose",
                          "Concat",
+                         "Slice",
+                         "Gather",
+                         "Expand",
                          "Attention"}) {
     INFO(op);
     CHECK(cpu::OpRegistry::builtin().lookup(op) != nullptr);
   }
   CHECK(cpu::OpRegistry::builtin().lookup("Conv2D") == nullptr);
+}
+
+TEST_CASE("the CPU ops that take integers are exactly those the type rules allow them") {
+  // The importer, the plan verifier and the CPU backend all follow
+  // rules::typeRuleOf; Cast is run by the interpreter itself.
+  for (const char *op :
+       {"Relu", "Add",   "Conv",     "MatMul",  "Pad",     "Softmax",   "Attention", "Equal", "Less",   "Not",
+        "And",  "Where", "Identity", "Reshape", "Flatten", "Transpose", "Concat",    "Slice", "Gather", "Expand"}) {
+    INFO(op);
+    const cpu::OpInfo *info = cpu::OpRegistry::builtin().lookup(op);
+    REQUIRE(info != nullptr);
+    CHECK(info->typed == (rules::typeRuleOf(op) != rules::TypeRule::Float));
+  }
 }
 
 TEST_CASE("unknown ops and wrong operand counts name the kernel and op") {

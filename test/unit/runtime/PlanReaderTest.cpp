@@ -525,6 +525,25 @@ TEST_CASE("op attributes are checked with the dialect's rules before anything ru
                     Contains("cannot pad the batch dimension (axis 0)"));
 }
 
+TEST_CASE("Slice and Expand attributes are checked against the shapes at load") {
+  // x: [batch, 1, 4, 4]. Every index a slice reads must lie in its input.
+  const json columns = {{"starts", {0, 0, 0, 1}}, {"ends", {INT64_MAX, 1, 4, 3}}, {"steps", {1, 1, 1, 1}}};
+  CHECK_NOTHROW(fromBytes(test::windowPlanBytes("Slice", columns, json{-1, 1, 4, 2})));
+  const json past = {{"starts", {0, 0, 0, 1}}, {"ends", {INT64_MAX, 1, 4, 5}}, {"steps", {1, 1, 1, 1}}};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Slice", past, json{-1, 1, 4, 4})),
+                    Contains("op Slice 'op1': axis 3: start 1 and end 5 with step 1 are not normalised for an axis of "
+                             "4"));
+  const json batch = {{"starts", {1, 0, 0, 0}}, {"ends", {INT64_MAX, 1, 4, 4}}, {"steps", {1, 1, 1, 1}}};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Slice", batch, json{-1, 1, 4, 4})),
+                    Contains("axis 0 is the batch dimension, which can only be sliced whole"));
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Slice", columns, json{-1, 1, 4, 3})),
+                    Contains("the plan records result shape [batch, 1, 4, 3], but the operands and attributes give "
+                             "[batch, 1, 4, 2]"));
+  CHECK_NOTHROW(fromBytes(test::windowPlanBytes("Expand", {{"shape", {1, 3, 1, 1}}}, json{-1, 3, 4, 4})));
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Expand", {{"shape", {2, 1, 1, 1}}}, json{-1, 1, 4, 4})),
+                    Contains("op Expand 'op1': cannot expand [batch, 1, 4, 4] to [2, 1, 1, 1]"));
+}
+
 TEST_CASE("a plan of format 1.0 is rejected as predating element types") {
   std::vector<uint8_t> file = test::smallPlanBytes();
   storeLE(file, 8, 1, 4);

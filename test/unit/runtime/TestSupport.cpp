@@ -14,6 +14,7 @@
 namespace fusec::test {
 
 using nlohmann::json;
+using runtime::ElementType;
 using runtime::Shape;
 using runtime::Tensor;
 
@@ -67,6 +68,36 @@ Tensor runOp(const std::string &op, const json &attrs, const std::vector<Tensor>
     views.push_back({operand.data(), operand.shape()});
   Tensor result(resultShape);
   runtime::cpu::executeOp(kernel, desc, views, {{result.data(), resultShape}});
+  return result;
+}
+
+Typed typedFloats(Shape shape, std::vector<float> values) {
+  return {std::move(shape), ElementType::F32, std::move(values), {}};
+}
+Typed typedInts(Shape shape, std::vector<int64_t> values, ElementType type) {
+  return {std::move(shape), type, {}, std::move(values)};
+}
+Typed typedBools(Shape shape, std::vector<int64_t> values) {
+  return typedInts(std::move(shape), std::move(values), ElementType::I1);
+}
+
+Typed runTypedOp(const std::string &op, const json &attrs, const std::vector<Typed> &operands, const Shape &shape,
+                 ElementType type) {
+  runtime::KernelDesc kernel;
+  kernel.name = "test_kernel";
+  runtime::OpDesc desc;
+  desc.op = op;
+  desc.name = "test_op";
+  desc.attrs = attrs;
+  std::vector<runtime::cpu::ConstView> views;
+  for (const Typed &operand : operands)
+    views.push_back({operand.floats.data(), operand.shape, operand.type, operand.integers.data()});
+  Typed result{shape, type, {}, {}};
+  const auto count = static_cast<size_t>(runtime::numElements(shape));
+  // Poisoned, so that elements an op forgets to write show.
+  result.floats.assign(count, -7.0f);
+  result.integers.assign(count, -7);
+  runtime::cpu::executeOp(kernel, desc, views, {{result.floats.data(), shape, type, result.integers.data()}});
   return result;
 }
 

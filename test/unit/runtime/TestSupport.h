@@ -41,6 +41,24 @@ void requireTensor(const runtime::Tensor &actual, const runtime::Shape &expected
 runtime::Tensor runOp(const std::string &op, const nlohmann::json &attrs, const std::vector<runtime::Tensor> &operands,
                       const runtime::Shape &resultShape);
 
+/// A host value of any element type for the typed ops: floats, or int64
+/// (bool as 0/1).
+struct Typed {
+  runtime::Shape shape;
+  runtime::ElementType type = runtime::ElementType::F32;
+  std::vector<float> floats;
+  std::vector<int64_t> integers;
+};
+Typed typedFloats(runtime::Shape shape, std::vector<float> values);
+Typed typedInts(runtime::Shape shape, std::vector<int64_t> values,
+                runtime::ElementType type = runtime::ElementType::I64);
+Typed typedBools(runtime::Shape shape, std::vector<int64_t> values);
+
+/// Runs one op of the CPU reference backend on typed host values; the
+/// result has `shape` and `type`.
+Typed runTypedOp(const std::string &op, const nlohmann::json &attrs, const std::vector<Typed> &operands,
+                 const runtime::Shape &shape, runtime::ElementType type);
+
 /// A hand-built plan of three kernels, two arena buffers and three weights
 /// (see TestSupport.cpp for the numbers). x: [batch, 2], y: [batch, 3].
 nlohmann::json smallPlanManifest();
