@@ -1,4 +1,4 @@
-//===- ReductionKernels.cpp - Softmax, LayerNorm, ReduceMean, GAP ---------===//
+//===- ReductionKernels.cpp - Softmax, LayerNorm, Reduce*, GAP ------------===//
 //
 // One 256-thread block per reduced row (or output element): each thread
 // strides over the row, a warp-shuffle + shared-memory block reduction
@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
 #include "ir/ElementTypes.h"
+#include "ir/OpClassification.h"
+#include "runtime/support/Reductions.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -60,7 +62,7 @@ LogicalResult emitOutput(KernelBuilder &builder, Operation *core, ArrayRef<Opera
 FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
   Operation *core = nullptr;
   for (Operation *op : builder.bodyOps())
-    if (llvm::isa<fuse::SoftmaxOp, fuse::LayerNormOp, fuse::ReduceMeanOp, fuse::GlobalAveragePoolOp>(op))
+    if (fuse::classifyOp(op) == fuse::OpClass::Reduction)
       core = op;
   if (!core)
     return builder.getKernel().emitError() << "reduction kernel without a reduction";
@@ -135,10 +137,16 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
     code += i1 + "}\n";
     launch.grid[0] = gridFor(linearNumel(in.take_front(axis)), 1);
   } else {
-    // ReduceMean / GlobalAveragePool: one block per output element.
+    // Reduce* / GlobalAveragePool (a mean over H, W): one block per output
+    // element; the arithmetic is runtime/support/Reductions.h's.
     SmallVector<int64_t> axes;
-    if (auto reduce = llvm::dyn_cast<fuse::ReduceMeanOp>(core)) {
-      axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());
+    reductions::Kind kind = reductions::Kind::Mean;
+    if (auto reduceAxes = core->getAttrOfType<DenseI64ArrayAttr>("axes")) {
+      axes.assign(reduceAxes.asArrayRef().begin(), reduceAxes.asArrayRef().end());
+      auto named = reductions::kindOf(llvm::cast<fuse::OnnxOpInterface>(core).getOnnxName().str());
+      if (!named)
+        return core->emitError() << "codegen has no reduction for this op";
+      kind = *named;
     } else {
       for (size_t d = 2; d < in.size(); ++d)
         axes.push_back(d);
@@ -150,7 +158,7 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
     code += i1 + "const long long outIndex = blockIdx.x;\n";
     code += i1 + "const long long R = " + numelExpr(reduced) + ";\n";
     auto keptCoords = emitCoordinates(code, i1, kept, "outIndex", "k");
-    code += i1 + "float localSum = 0.0f;\n";
+    code += i1 + "float local = " + reductions::initialExpression(kind) + ";\n";
     code += i1 + "for (long long r = threadIdx.x; r < R; r += blockDim.x) {\n";
     auto reducedCoords = emitCoordinates(code, i2, reduced, "r", "q");
     std::vector<std::string> inputCoords;
@@ -163,10 +171,21 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
     if (failed(emitInputValue(builder, core, prologue, code, i2, "at", "x",
                               /*keepPrologueBound=*/false, /*storePrologueOutputs=*/true)))
       return failure();
-    code += i2 + "localSum += x;\n" + i1 + "}\n";
-    code += i1 + "const float mean = fusec_block_sum(localSum, scratch) / (float)R;\n";
+    // Sums of any contribution use the shuffle-add reduction; Max, Min and
+    // Prod combine through fusec_block_reduce.
+    const bool additive = reductions::initial(kind) == 0.0;
+    const std::string contribution = reductions::contributionExpression(kind, "x");
+    if (additive)
+      code += i2 + "local += " + contribution + ";\n" + i1 + "}\n";
+    else
+      code += i2 + "local = " + reductions::combineExpression(kind, "local", contribution) + ";\n" + i1 + "}\n";
+    const std::string combined = additive ? "fusec_block_sum(local, scratch)"
+                                          : "fusec_block_reduce(local, " + reductions::initialExpression(kind) +
+                                                ", scratch, [](float a, float b) { return " +
+                                                reductions::combineExpression(kind, "a", "b") + "; })";
+    code += i1 + "const float result = " + reductions::finishExpression(kind, combined, "R") + ";\n";
     code += i1 + "if (threadIdx.x == 0) {\n";
-    if (failed(emitOutput(builder, core, epilogue, code, i2, "outIndex", "mean")))
+    if (failed(emitOutput(builder, core, epilogue, code, i2, "outIndex", "result")))
       return failure();
     code += i1 + "}\n";
     launch.grid[0] = gridFor(linearNumel(out), 1);

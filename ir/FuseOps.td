@@ -272,13 +272,27 @@ def Fuse_GlobalAveragePoolOp
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_ReduceMeanOp : Fuse_OnnxOp<"reduce_mean", "ReduceMean"> {
-  let summary = "Mean over `axes` (sorted, non-negative)";
+// Reductions over `axes` (sorted, non-negative, not empty): ONNX's
+// Reduce* ops, each an initial value, a step and a final map
+// (runtime/support/Reductions.h).
+class Fuse_ReduceOp<string mnemonic, string onnxName, string what>
+    : Fuse_OnnxOp<mnemonic, onnxName> {
+  let summary = what # " over `axes` (sorted, non-negative)";
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$axes,
                    BoolAttr:$keepdims);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
+
+def Fuse_ReduceMeanOp : Fuse_ReduceOp<"reduce_mean", "ReduceMean", "Mean">;
+def Fuse_ReduceSumOp : Fuse_ReduceOp<"reduce_sum", "ReduceSum", "Sum">;
+def Fuse_ReduceMaxOp : Fuse_ReduceOp<"reduce_max", "ReduceMax", "Maximum (NaN propagates)">;
+def Fuse_ReduceMinOp : Fuse_ReduceOp<"reduce_min", "ReduceMin", "Minimum (NaN propagates)">;
+def Fuse_ReduceProdOp : Fuse_ReduceOp<"reduce_prod", "ReduceProd", "Product">;
+def Fuse_ReduceSumSquareOp : Fuse_ReduceOp<"reduce_sum_square", "ReduceSumSquare", "Sum of squares">;
+def Fuse_ReduceL1Op : Fuse_ReduceOp<"reduce_l1", "ReduceL1", "Sum of absolute values">;
+def Fuse_ReduceL2Op : Fuse_ReduceOp<"reduce_l2", "ReduceL2", "Euclidean norm">;
+def Fuse_ReduceLogSumOp : Fuse_ReduceOp<"reduce_log_sum", "ReduceLogSum", "Log of the sum">;
 
 //===----------------------------------------------------------------------===//
 // Matrix products

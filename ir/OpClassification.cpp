@@ -25,6 +25,8 @@ const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
     classify<EqualOp, LessOp, LessOrEqualOp, GreaterOp, GreaterOrEqualOp, NotOp, AndOp, OrOp, XorOp, WhereOp>(
         t, OpClass::Elementwise);
     classify<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(t, OpClass::Reduction);
+    classify<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceSumSquareOp, ReduceL1Op, ReduceL2Op,
+             ReduceLogSumOp>(t, OpClass::Reduction);
     classify<MaxPoolOp, AveragePoolOp>(t, OpClass::Pool);
     classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp, SliceOp, GatherOp, ExpandOp>(t, OpClass::DataMovement);
     classify<AttentionOp>(t, OpClass::Attention);

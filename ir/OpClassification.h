@@ -18,7 +18,7 @@ enum class OpClass {
   Gemm,
   /// One output element from the same-index input elements (with broadcasting).
   Elementwise,
-  /// Reductions along axes: Softmax, LayerNormalization, ReduceMean, GAP.
+  /// Reductions along axes: Softmax, LayerNormalization, Reduce*, GAP.
   Reduction,
   /// Sliding-window pooling.
   Pool,

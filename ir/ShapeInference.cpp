@@ -356,25 +356,54 @@ LogicalResult GlobalAveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &infer
   return success(inferred, *this, shape);
 }
 
-LogicalResult ReduceMeanOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
-  auto input = shapeOf(getInput());
-  auto axes = getAxes();
+/// The Reduce* ops: `axes` sorted, unique, in range and not empty.
+static LogicalResult inferReduce(Operation *op, ArrayRef<int64_t> axes, bool keepdims,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(op->getOperand(0));
   if (axes.empty())
-    return emitOpError() << "'axes' must not be empty";
+    return op->emitOpError() << "'axes' must not be empty";
   for (size_t i = 0; i < axes.size(); ++i) {
-    if (failed(expectAxis(*this, "axes", axes[i], input.size())))
+    if (failed(expectAxis(op, "axes", axes[i], input.size())))
       return failure();
     if (i && axes[i] <= axes[i - 1])
-      return emitOpError() << "'axes' must be sorted and unique";
+      return op->emitOpError() << "'axes' must be sorted and unique";
   }
   SmallVector<int64_t> shape;
   for (int64_t d = 0, rank = input.size(); d < rank; ++d) {
     if (!llvm::is_contained(axes, d))
       shape.push_back(input[d]);
-    else if (getKeepdims())
+    else if (keepdims)
       shape.push_back(1);
   }
-  return success(inferred, *this, shape);
+  return success(inferred, op, shape);
+}
+
+LogicalResult ReduceMeanOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
+}
+LogicalResult ReduceSumOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
+}
+LogicalResult ReduceMaxOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
+}
+LogicalResult ReduceMinOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
+}
+LogicalResult ReduceProdOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
+}
+LogicalResult ReduceSumSquareOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
+}
+LogicalResult ReduceL1Op::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
+}
+LogicalResult ReduceL2Op::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
+}
+LogicalResult ReduceLogSumOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferReduce(*this, getAxes(), getKeepdims(), inferred);
 }
 
 //===----------------------------------------------------------------------===//

@@ -37,7 +37,8 @@ PrecisionList listOf(Operation *op) {
   if (isa<ConvOp, GemmOp, MatMulOp, AttentionOp>(op))
     return PrecisionList::Half;
   if (isa<SoftmaxOp, LayerNormOp, BatchNormOp, ReduceMeanOp, GlobalAveragePoolOp, PowOp, ErfOp, GeluOp, SqrtOp, ExpOp,
-          LogOp, ReciprocalOp>(op))
+          LogOp, ReciprocalOp, ReduceSumOp, ReduceProdOp, ReduceSumSquareOp, ReduceL1Op, ReduceL2Op, ReduceLogSumOp>(
+          op))
     return PrecisionList::F32;
   return PrecisionList::Follow;
 }

@@ -176,7 +176,8 @@ def AutoMixedPrecision : Pass<"fuse-auto-mixed-precision", "mlir::func::FuncOp">
     (docs/precision.md):
     - half: Conv, Gemm, MatMul compute in `precision` (f16 or bf16; the
       kernels accumulate in f32) and give a `precision` result;
-    - f32: Softmax, LayerNormalization, BatchNormalization, ReduceMean,
+    - f32: Softmax, LayerNormalization, BatchNormalization, the sums and
+      products of the Reduce* family (all but ReduceMax and ReduceMin),
       GlobalAveragePool, Pow, Erf, Gelu, Sqrt, Exp, Log and Reciprocal, whose
       accuracy needs the wider type, take and give f32;
     - everything else follows its float inputs: f32 if any non-constant

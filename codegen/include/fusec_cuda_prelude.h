@@ -92,6 +92,26 @@ __device__ __forceinline__ float fusec_block_max(float v, float *scratch) {
   return fusec_warp_max(v);
 }
 
+// Any associative, commutative `combine` (Max and Min that propagate NaN,
+// products), block-wide; lanes past the last warp contribute `identity`.
+template <typename Combine>
+__device__ __forceinline__ float fusec_block_reduce(float v, float identity, float *scratch, Combine combine) {
+  int lane = threadIdx.x % FUSEC_WARP_SIZE, warp = threadIdx.x / FUSEC_WARP_SIZE;
+  int warps = blockDim.x / FUSEC_WARP_SIZE;
+#pragma unroll
+  for (int offset = FUSEC_WARP_SIZE / 2; offset > 0; offset /= 2)
+    v = combine(v, __shfl_xor_sync(0xffffffff, v, offset));
+  __syncthreads();
+  if (lane == 0)
+    scratch[warp] = v;
+  __syncthreads();
+  v = lane < warps ? scratch[lane] : identity;
+#pragma unroll
+  for (int offset = FUSEC_WARP_SIZE / 2; offset > 0; offset /= 2)
+    v = combine(v, __shfl_xor_sync(0xffffffff, v, offset));
+  return v;
+}
+
 //===----------------------------------------------------------------------===//
 // Element types (docs/plan-format.md, "Element types")
 //

@@ -383,15 +383,27 @@ FailureOr<Results> buildLayerNorm(BuildContext &ctx) {
       ctx.create<LayerNormOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.i64(*axis), ctx.f32(epsilon)));
 }
 
-FailureOr<Results> buildReduceMean(BuildContext &ctx) {
+/// ReduceSum, ReduceMean, ReduceMax, ...: `axes` (default: all; an input
+/// from opset 13 for ReduceSum, 18 for the others, converted to the
+/// attribute at import), `keepdims`, and `noop_with_empty_axes` (opset 13+:
+/// no axes then means the identity).
+template <typename ReduceOp> FailureOr<Results> buildReduce(BuildContext &ctx) {
   int64_t rank = ctx.rank(0);
   std::vector<int64_t> all(rank);
   std::iota(all.begin(), all.end(), 0);
-  auto axes = ctx.attrs.getInts("axes", all);
+  bool noopWithoutAxes = ctx.attrs.getFlag("noop_with_empty_axes", false);
+  auto axes = ctx.attrs.getInts("axes", {});
   bool keepdims = ctx.attrs.getFlag("keepdims", true);
-  ctx.attrs.acceptOnly("noop_with_empty_axes", AttrValue::ofInt(0));
-  if (axes.empty())
+  if (axes.empty()) {
+    if (noopWithoutAxes)
+      return Results{ctx.operand(0)};
     axes = all;
+  }
+  if (rank == 0) {
+    // A scalar reduces to itself (with the op's final map: L2 of x is |x|).
+    ctx.attrs.invalid(ctx.node.opType + " of a scalar is not supported");
+    return failure();
+  }
   for (int64_t &axis : axes) {
     auto normalized = ctx.normalizeAxis("axes", axis, rank);
     if (failed(normalized))
@@ -403,7 +415,7 @@ FailureOr<Results> buildReduceMean(BuildContext &ctx) {
     ctx.attrs.invalid("attribute 'axes' repeats an axis");
     return failure();
   }
-  return single(ctx.create<ReduceMeanOp>(ctx.operand(0), ctx.ints(axes), ctx.boolean(keepdims)));
+  return single(ctx.create<ReduceOp>(ctx.operand(0), ctx.ints(axes), ctx.boolean(keepdims)));
 }
 
 FailureOr<Results> buildReshape(BuildContext &ctx) {
@@ -622,7 +634,15 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"GlobalAveragePool", {1, 1, buildUnary<GlobalAveragePoolOp>}},
       {"Softmax", {1, 1, buildSoftmax}},
       {"LayerNormalization", {2, 3, buildLayerNorm}},
-      {"ReduceMean", {1, 1, buildReduceMean}},
+      {"ReduceMean", {1, 1, buildReduce<ReduceMeanOp>}},
+      {"ReduceSum", {1, 1, buildReduce<ReduceSumOp>}},
+      {"ReduceMax", {1, 1, buildReduce<ReduceMaxOp>}},
+      {"ReduceMin", {1, 1, buildReduce<ReduceMinOp>}},
+      {"ReduceProd", {1, 1, buildReduce<ReduceProdOp>}},
+      {"ReduceSumSquare", {1, 1, buildReduce<ReduceSumSquareOp>}},
+      {"ReduceL1", {1, 1, buildReduce<ReduceL1Op>}},
+      {"ReduceL2", {1, 1, buildReduce<ReduceL2Op>}},
+      {"ReduceLogSum", {1, 1, buildReduce<ReduceLogSumOp>}},
       {"Reshape", {1, 1, buildReshape}},
       {"Flatten", {1, 1, buildFlatten}},
       {"Transpose", {1, 1, buildTranspose}},

@@ -1,13 +1,14 @@
-//===- Reduction.cpp - ReduceMean -------------------------------------------===//
+//===- Reduction.cpp - ReduceSum, ReduceMean, ReduceMax, ... ----------------===//
 
 #include "runtime/cpu/Broadcast.h"
 #include "runtime/cpu/OpRegistry.h"
+#include "runtime/support/Reductions.h"
 
 namespace fusec::runtime::cpu {
 
 namespace {
 
-void reduceMean(const OpContext &context) {
+template <reductions::Kind kind> void reduce(const OpContext &context) {
   const ConstView &x = context.operand(0);
   const size_t rank = x.shape.size();
   std::vector<int64_t> axes = context.intsAttr("axes");
@@ -23,9 +24,9 @@ void reduceMean(const OpContext &context) {
     reduced[axes[i]] = true;
   }
 
-  // Sum every input element into its output slot: the input is walked in
-  // C order and the output is read through strides that are 0 along the
-  // reduced dimensions.
+  // Combine every input element into its output slot: the input is walked
+  // in C order and the output is read through strides that are 0 along the
+  // reduced dimensions. Partial values are doubles.
   Shape kept, resultShape;
   for (size_t d = 0; d < rank; ++d) {
     kept.push_back(reduced[d] ? 1 : x.shape[d]);
@@ -34,23 +35,36 @@ void reduceMean(const OpContext &context) {
   }
   context.expectResultShape(resultShape);
   const Strides outStrides = broadcastStrides(kept, x.shape);
-  std::vector<double> sums(static_cast<size_t>(numElements(kept)), 0.0);
+  std::vector<double> values(static_cast<size_t>(numElements(kept)), reductions::initial(kind));
   const int64_t rowLength = rank == 0 ? 1 : x.shape.back();
   const int64_t step = rank == 0 ? 0 : outStrides.back();
   forEachRow(x.shape, outStrides, outStrides, [&](int64_t offset, int64_t outOffset, int64_t) {
-    for (int64_t j = 0; j < rowLength; ++j)
-      sums[outOffset + j * step] += x.data[offset + j];
+    for (int64_t j = 0; j < rowLength; ++j) {
+      double &value = values[outOffset + j * step];
+      value = reductions::combine(kind, value, reductions::contribution(kind, x.data[offset + j]));
+    }
   });
   double count = 1.0;
   for (size_t d = 0; d < rank; ++d)
     if (reduced[d])
       count *= static_cast<double>(x.shape[d]);
-  for (size_t i = 0; i < sums.size(); ++i)
-    context.result().data[i] = static_cast<float>(sums[i] / count);
+  for (size_t i = 0; i < values.size(); ++i)
+    context.result().data[i] = static_cast<float>(reductions::finish(kind, values[i], count));
 }
 
 } // namespace
 
-void registerReductionOps(OpRegistry &registry) { registry.add("ReduceMean", OpInfo{reduceMean, 1, 1}); }
+void registerReductionOps(OpRegistry &registry) {
+  using reductions::Kind;
+  registry.add("ReduceSum", OpInfo{reduce<Kind::Sum>, 1, 1});
+  registry.add("ReduceMean", OpInfo{reduce<Kind::Mean>, 1, 1});
+  registry.add("ReduceMax", OpInfo{reduce<Kind::Max>, 1, 1});
+  registry.add("ReduceMin", OpInfo{reduce<Kind::Min>, 1, 1});
+  registry.add("ReduceProd", OpInfo{reduce<Kind::Prod>, 1, 1});
+  registry.add("ReduceSumSquare", OpInfo{reduce<Kind::SumSquare>, 1, 1});
+  registry.add("ReduceL1", OpInfo{reduce<Kind::L1>, 1, 1});
+  registry.add("ReduceL2", OpInfo{reduce<Kind::L2>, 1, 1});
+  registry.add("ReduceLogSum", OpInfo{reduce<Kind::LogSum>, 1, 1});
+}
 
 } // namespace fusec::runtime::cpu

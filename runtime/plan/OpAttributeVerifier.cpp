@@ -6,6 +6,7 @@
 #include "runtime/plan/PlanFormat.h"
 #include "runtime/support/CheckedMath.h"
 #include "runtime/support/OpRules.h"
+#include "runtime/support/Reductions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,7 +32,7 @@ public:
       check(rules::checkEpsilon(narrowToFloat(number("epsilon"))));
     else if (name == "Gemm")
       flag("transA"), flag("transB");
-    else if (name == "ReduceMean")
+    else if (reductions::kindOf(name))
       flag("keepdims");
     else if (name == "Mod")
       flag("fmod");

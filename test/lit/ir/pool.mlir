@@ -1,5 +1,5 @@
 // Pooling and reductions: fuse.max_pool, fuse.average_pool,
-// fuse.global_average_pool, fuse.reduce_mean.
+// fuse.global_average_pool, fuse.reduce_mean and the other Reduce ops.
 // RUN: fusec-opt %s -split-input-file -verify-diagnostics | FileCheck %s
 // RUN: fusec-opt %s -split-input-file -verify-diagnostics \
 // RUN:   | fusec-opt -split-input-file | FileCheck %s
@@ -79,6 +79,38 @@ func.func @reduce_mean(%x: tensor<?x3x4x5xf32>) -> (tensor<?x3x1x1xf32>, tensor<
   %2 = fuse.reduce_mean %x {axes = array<i64: 1, 3>, keepdims = false} : (tensor<?x3x4x5xf32>) -> tensor<?x4xf32>
   %3 = fuse.reduce_mean %x {axes = array<i64: 3>, keepdims = true} : (tensor<?x3x4x5xf32>) -> tensor<?x3x4x1xf32>
   return %0, %1, %2, %3 : tensor<?x3x1x1xf32>, tensor<?x3xf32>, tensor<?x4xf32>, tensor<?x3x4x1xf32>
+}
+
+// -----
+
+// The other Reduce ops share reduce_mean's shape rules.
+// CHECK-LABEL: func.func @reduce_family
+// CHECK: fuse.reduce_sum {{.*}} -> tensor<?x3x1x1xf32>
+// CHECK: fuse.reduce_max {{.*}} -> tensor<?x4xf32>
+// CHECK: fuse.reduce_min {{.*}} -> tensor<?x3x4x1xf32>
+// CHECK: fuse.reduce_prod {{.*}} -> tensor<?x3x4x1xf32>
+// CHECK: fuse.reduce_sum_square {{.*}} -> tensor<?x3x4x1xf32>
+// CHECK: fuse.reduce_l1 {{.*}} -> tensor<?x3x4x1xf32>
+// CHECK: fuse.reduce_l2 {{.*}} -> tensor<?x3x4x1xf32>
+// CHECK: fuse.reduce_log_sum {{.*}} -> tensor<?x3x4x1xf32>
+func.func @reduce_family(%x: tensor<?x3x4x5xf32>) -> (tensor<?x3x1x1xf32>, tensor<?x4xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>) {
+  %0 = fuse.reduce_sum %x {axes = array<i64: 2, 3>, keepdims = true} : (tensor<?x3x4x5xf32>) -> tensor<?x3x1x1xf32>
+  %1 = fuse.reduce_max %x {axes = array<i64: 1, 3>, keepdims = false} : (tensor<?x3x4x5xf32>) -> tensor<?x4xf32>
+  %2 = fuse.reduce_min %x {axes = array<i64: 3>, keepdims = true} : (tensor<?x3x4x5xf32>) -> tensor<?x3x4x1xf32>
+  %3 = fuse.reduce_prod %x {axes = array<i64: 3>, keepdims = true} : (tensor<?x3x4x5xf32>) -> tensor<?x3x4x1xf32>
+  %4 = fuse.reduce_sum_square %x {axes = array<i64: 3>, keepdims = true} : (tensor<?x3x4x5xf32>) -> tensor<?x3x4x1xf32>
+  %5 = fuse.reduce_l1 %x {axes = array<i64: 3>, keepdims = true} : (tensor<?x3x4x5xf32>) -> tensor<?x3x4x1xf32>
+  %6 = fuse.reduce_l2 %x {axes = array<i64: 3>, keepdims = true} : (tensor<?x3x4x5xf32>) -> tensor<?x3x4x1xf32>
+  %7 = fuse.reduce_log_sum %x {axes = array<i64: 3>, keepdims = true} : (tensor<?x3x4x5xf32>) -> tensor<?x3x4x1xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<?x3x1x1xf32>, tensor<?x4xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>, tensor<?x3x4x1xf32>
+}
+
+// -----
+
+func.func @reduce_max_unsorted(%x: tensor<2x3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'fuse.reduce_max' op 'axes' must be sorted and unique}}
+  %0 = fuse.reduce_max %x {axes = array<i64: 1, 0>, keepdims = false} : (tensor<2x3xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
 }
 
 // -----

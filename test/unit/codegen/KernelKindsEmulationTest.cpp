@@ -361,3 +361,32 @@ func.func @main(%ids: tensor<?x5xi64> {fuse.name = "ids"}, %table: tensor<8x6xf3
 )mlir",
                         3);
 }
+
+TEST_CASE("emul: every Reduce op with a fused prologue and epilogue", "[codegen][emul]") {
+  // Max and Min combine through fusec_block_reduce, the others through the
+  // block sum; each has an elementwise prologue (the Abs or the Add) and the
+  // ReduceMax an epilogue (the Mul).
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x6x70xf32> {fuse.name = "x"})
+    -> (tensor<?x6xf32> {fuse.name = "sum"}, tensor<?x6x1xf32> {fuse.name = "max"}, tensor<?x70xf32> {fuse.name = "min"},
+        tensor<?x6xf32> {fuse.name = "prod"}, tensor<?x6xf32> {fuse.name = "l2"}, tensor<?x6xf32> {fuse.name = "logsum"},
+        tensor<?x6xf32> {fuse.name = "l1"}, tensor<?x6xf32> {fuse.name = "squares"}) {
+  %one = fuse.constant dense<1.0> : tensor<1xf32>
+  %half = fuse.constant dense<0.5> : tensor<1xf32>
+  %a = fuse.abs %x : (tensor<?x6x70xf32>) -> tensor<?x6x70xf32>
+  %s = fuse.reduce_sum %a {axes = array<i64: 2>, keepdims = false} : (tensor<?x6x70xf32>) -> tensor<?x6xf32>
+  %m = fuse.reduce_max %x {axes = array<i64: 2>, keepdims = true} : (tensor<?x6x70xf32>) -> tensor<?x6x1xf32>
+  %mh = fuse.mul %m, %half : (tensor<?x6x1xf32>, tensor<1xf32>) -> tensor<?x6x1xf32>
+  %n = fuse.reduce_min %x {axes = array<i64: 1>, keepdims = false} : (tensor<?x6x70xf32>) -> tensor<?x70xf32>
+  %p1 = fuse.add %x, %one : (tensor<?x6x70xf32>, tensor<1xf32>) -> tensor<?x6x70xf32>
+  %ps = fuse.mul %p1, %half : (tensor<?x6x70xf32>, tensor<1xf32>) -> tensor<?x6x70xf32>
+  %p = fuse.reduce_prod %ps {axes = array<i64: 2>, keepdims = false} : (tensor<?x6x70xf32>) -> tensor<?x6xf32>
+  %l2 = fuse.reduce_l2 %x {axes = array<i64: 2>, keepdims = false} : (tensor<?x6x70xf32>) -> tensor<?x6xf32>
+  %ls = fuse.reduce_log_sum %a {axes = array<i64: 2>, keepdims = false} : (tensor<?x6x70xf32>) -> tensor<?x6xf32>
+  %l1 = fuse.reduce_l1 %x {axes = array<i64: 2>, keepdims = false} : (tensor<?x6x70xf32>) -> tensor<?x6xf32>
+  %sq = fuse.reduce_sum_square %x {axes = array<i64: 2>, keepdims = false} : (tensor<?x6x70xf32>) -> tensor<?x6xf32>
+  return %s, %mh, %n, %p, %l2, %ls, %l1, %sq : tensor<?x6xf32>, tensor<?x6x1xf32>, tensor<?x70xf32>, tensor<?x6xf32>, tensor<?x6xf32>, tensor<?x6xf32>, tensor<?x6xf32>, tensor<?x6xf32>
+}
+)mlir",
+                        3);
+}

@@ -1,6 +1,8 @@
-//===- ReductionTest.cpp - ReduceMean ---------------------------------------===//
+//===- ReductionTest.cpp - ReduceMean, ReduceSum, ReduceMax, ... ------------===//
 
 #include "TestSupport.h"
+
+#include <cmath>
 
 using namespace fusec;
 using namespace fusec::runtime;
@@ -19,4 +21,23 @@ TEST_CASE("ReduceMean over chosen axes, with and without keepdims") {
                 {2.5f, 4.5f});
   CHECK_THROWS_WITH(runOp("ReduceMean", {{"axes", {1, 0}}, {"keepdims", 1}}, {x}, {1, 1}),
                     Catch::Contains("axes must be sorted, unique and in [0, 2)"));
+}
+
+TEST_CASE("every Reduce op over one axis, and NaN through Max and Min") {
+  // x = [[1, -2, 3], [4, 5, -6]] reduced along axis 1.
+  const Tensor x({2, 3}, {1, -2, 3, 4, 5, -6});
+  const nlohmann::json rows = {{"axes", {1}}, {"keepdims", 0}};
+  requireTensor(runOp("ReduceSum", rows, {x}, {2}), {2}, {2, 3});
+  requireTensor(runOp("ReduceMax", rows, {x}, {2}), {2}, {3, 5});
+  requireTensor(runOp("ReduceMin", rows, {x}, {2}), {2}, {-2, -6});
+  requireTensor(runOp("ReduceProd", rows, {x}, {2}), {2}, {-6, -120});
+  requireTensor(runOp("ReduceSumSquare", rows, {x}, {2}), {2}, {14, 77});
+  requireTensor(runOp("ReduceL1", rows, {x}, {2}), {2}, {6, 15});
+  requireTensor(runOp("ReduceL2", rows, {x}, {2}), {2}, {std::sqrt(14.0f), std::sqrt(77.0f)});
+  requireTensor(runOp("ReduceLogSum", rows, {Tensor({2, 2}, {1, 2, 3, 4})}, {2}), {2}, {std::log(3.0f), std::log(7.0f)},
+                1e-6f);
+  // numpy's max and min (ONNX's reference) propagate NaN; fmax would drop it.
+  const Tensor withNan({1, 3}, {1, NAN, 3});
+  CHECK(std::isnan(runOp("ReduceMax", rows, {withNan}, {1}).values()[0]));
+  CHECK(std::isnan(runOp("ReduceMin", rows, {withNan}, {1}).values()[0]));
 }
