@@ -65,6 +65,91 @@ FailureOr<std::string> emitGuardedValue(KernelBuilder &builder, Value value, con
   return "{\n" + block + "      " + result + " = " + *element + ";\n    }";
 }
 
+/// Resize: per resized axis the source coordinate (rules::
+/// resizeSourceCoordinate's formula in float), then the nearest index, or
+/// the two clamped neighbours and their weights; linear sums the 2^k
+/// neighbours of the k resized axes.
+FailureOr<std::string> emitResize(KernelBuilder &builder, fuse::ResizeOp resize, std::string &code,
+                                  const std::vector<std::string> &out) {
+  const std::string indent = "    ";
+  auto shape = shapeOf(resize.getInput());
+  auto sizes = resize.getSizes();
+  auto scales = resize.getScales();
+  const bool linear = resize.getMode() == "linear";
+  const std::string coordinates = resize.getCoordinateTransformationMode().str();
+  const std::string nearest = resize.getNearestMode().str();
+  // For each axis: the index expressions of its taps and their weights.
+  std::vector<std::vector<std::string>> indices(shape.size()), weights(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (sizes[d] == -1 || (sizes[d] == shape[d] && scales[d] == 1.0f)) {
+      indices[d] = {out[d]};
+      weights[d] = {""};
+      continue;
+    }
+    const std::string input = std::to_string(shape[d]);
+    const std::string scale = floatLiteral(scales[d]);
+    const double outputWidth = double(scales[d]) * double(shape[d]);
+    std::string x = builder.fresh("x");
+    std::string source;
+    if (coordinates == "align_corners")
+      source = outputWidth == 1 ? "0.0f"
+                                : "(float)" + out[d] + " * " + floatLiteral(double(shape[d] - 1) / (outputWidth - 1));
+    else if (coordinates == "asymmetric")
+      source = "(float)" + out[d] + " / " + scale;
+    else if (coordinates == "tf_half_pixel_for_nn")
+      source = "((float)" + out[d] + " + 0.5f) / " + scale;
+    else if (coordinates == "pytorch_half_pixel" && outputWidth == 1)
+      source = "-0.5f";
+    else
+      source = "((float)" + out[d] + " + 0.5f) / " + scale + " - 0.5f";
+    code += indent + "const float " + x + " = " + source + ";\n";
+    auto clamp = [&](const std::string &value) {
+      return "(long long)fminf(fmaxf(" + value + ", 0.0f), " + input + ".0f - 1.0f)";
+    };
+    if (!linear) {
+      std::string rounded = nearest == "round_prefer_floor"  ? "ceilf(" + x + " - 0.5f)"
+                            : nearest == "round_prefer_ceil" ? "floorf(" + x + " + 0.5f)"
+                            : nearest == "floor"             ? "floorf(" + x + ")"
+                                                             : "ceilf(" + x + ")";
+      std::string index = builder.fresh("n");
+      code += indent + "const long long " + index + " = " + clamp(rounded) + ";\n";
+      indices[d] = {index};
+      weights[d] = {""};
+      continue;
+    }
+    std::string low = builder.fresh("l"), high = builder.fresh("h"), frac = builder.fresh("w");
+    code += indent + "const float " + low + "f = floorf(" + x + ");\n";
+    code += indent + "const float " + frac + " = " + x + " - " + low + "f;\n";
+    code += indent + "const long long " + low + " = " + clamp(low + "f") + ";\n";
+    code += indent + "const long long " + high + " = " + clamp(low + "f + 1.0f") + ";\n";
+    indices[d] = {low, high};
+    weights[d] = {"(1.0f - " + frac + ")", frac};
+  }
+  // Every combination of taps, as a sum of weighted loads.
+  std::string result = builder.fresh("z");
+  code += indent + "float " + result + " = 0.0f;\n";
+  std::vector<size_t> choice(shape.size(), 0);
+  while (true) {
+    std::vector<std::string> in;
+    std::string weight;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      in.push_back(indices[d][choice[d]]);
+      if (!weights[d][choice[d]].empty())
+        weight += (weight.empty() ? "" : " * ") + weights[d][choice[d]];
+    }
+    auto value = emitValueAt(builder, resize.getInput(), code, in);
+    if (failed(value))
+      return failure();
+    code += indent + result + " += " + (weight.empty() ? *value : weight + " * " + *value) + ";\n";
+    size_t d = shape.size();
+    while (d > 0 && ++choice[d - 1] == indices[d - 1].size())
+      choice[--d] = 0;
+    if (d == 0)
+      break;
+  }
+  return result;
+}
+
 /// The element of the result of data-movement op `op` at output coordinates
 /// `out`.
 FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, std::string &code,
@@ -179,6 +264,7 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
           in.push_back(shape[d] == 1 ? "0LL" : out[lead + d]);
         return emitValueAt(builder, expand.getInput(), code, in);
       })
+      .Case([&](fuse::ResizeOp resize) -> FailureOr<std::string> { return emitResize(builder, resize, code, out); })
       .Default([&](Operation *other) -> FailureOr<std::string> {
         return other->emitError() << "codegen has no data-movement kernel for this op";
       });

@@ -17,6 +17,8 @@ nlohmann::json onnxAttributesToJson(Operation *op) {
     Attribute value = attr.getValue();
     if (auto ints = llvm::dyn_cast<DenseI64ArrayAttr>(value))
       attrs[name] = std::vector<int64_t>(ints.asArrayRef());
+    else if (auto floats = llvm::dyn_cast<DenseF32ArrayAttr>(value))
+      attrs[name] = std::vector<float>(floats.asArrayRef());
     else if (auto flag = llvm::dyn_cast<BoolAttr>(value))
       attrs[name] = flag.getValue() ? 1 : 0;
     else if (auto integer = llvm::dyn_cast<IntegerAttr>(value))

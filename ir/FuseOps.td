@@ -425,6 +425,24 @@ def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand"> {
   let hasFolder = 1;
 }
 
+def Fuse_ResizeOp : Fuse_OnnxOp<"resize", "Resize"> {
+  let summary = "Resample with nearest or (multi)linear interpolation, as ONNX Resize";
+  let description = [{
+    `sizes` is the output extent of each axis (-1 keeps the batch
+    dimension); `scales` the factor of each axis's coordinate transform
+    (ONNX's scale, or output / input extent when the model gave sizes). The
+    modes are ONNX's (runtime/support/OpRules.h: rules::checkResizeModes);
+    linear interpolates every resized axis, reading neighbours clamped into
+    the input as ONNX's reference does. ONNX Upsample becomes a Resize
+    (asymmetric coordinates, nearest rounding down).
+  }];
+  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$sizes,
+                   DenseF32ArrayAttr:$scales, StrAttr:$mode,
+                   StrAttr:$coordinate_transformation_mode, StrAttr:$nearest_mode);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 //===----------------------------------------------------------------------===//
 // Fused groups
 //===----------------------------------------------------------------------===//

@@ -688,4 +688,34 @@ LogicalResult ExpandOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   return success(inferred, *this, *shape);
 }
 
+//===----------------------------------------------------------------------===//
+// Resize
+//===----------------------------------------------------------------------===//
+
+LogicalResult ResizeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput());
+  auto sizes = getSizes();
+  auto scales = getScales();
+  if (sizes.size() != input.size() || scales.size() != input.size())
+    return emitOpError() << "'sizes' and 'scales' must have " << input.size() << " entries each, got " << sizes.size()
+                         << " and " << scales.size();
+  if (failed(checkRule(*this, rules::checkResizeModes(getMode().str(), getCoordinateTransformationMode().str(),
+                                                      getNearestMode().str()))))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (size_t d = 0; d < input.size(); ++d) {
+    if (input[d] == kDynamic) {
+      if (sizes[d] != -1 || scales[d] != 1.0f)
+        return emitOpError() << "axis " << d << " is the batch dimension, which Resize keeps (size -1, scale 1)";
+      shape.push_back(kDynamic);
+      continue;
+    }
+    std::string error = rules::checkResizeAxis(input[d], sizes[d], scales[d]);
+    if (!error.empty())
+      return emitOpError() << "axis " << d << ": " << error;
+    shape.push_back(sizes[d]);
+  }
+  return success(inferred, *this, shape);
+}
+
 } // namespace fusec::fuse

@@ -38,6 +38,12 @@ struct ImportTimeInput {
   int64_t sinceOpset;
   size_t index;
   const char *attribute;
+  /// The first opset where the input is no longer at `index`.
+  int64_t untilOpset = INT64_MAX;
+
+  bool appliesTo(StringRef op, int64_t opset) const {
+    return op == opType && opset >= sinceOpset && opset < untilOpset;
+  }
 };
 
 constexpr ImportTimeInput kImportTimeInputs[] = {
@@ -48,6 +54,11 @@ constexpr ImportTimeInput kImportTimeInputs[] = {
     {"Slice", 10, 3, "axes"},
     {"Slice", 10, 4, "steps"},
     {"Split", 13, 1, "split"},
+    {"Upsample", 9, 1, "scales"},
+    {"Resize", 10, 1, "scales", 11},
+    {"Resize", 11, 1, "roi"},
+    {"Resize", 11, 2, "scales"},
+    {"Resize", 11, 3, "sizes"},
     {"Pad", 11, 1, "pads"},
     {"Pad", 11, 2, "value"},
     {"Pad", 18, 3, "axes"},
@@ -472,6 +483,14 @@ FailureOr<AttrValue> OnnxGraphReader::importTimeAttribute(const GraphNode &node,
     return reshapeTarget(tensor, node.inputs[0], loc);
   if (node.opType == "Expand")
     return expandTarget(tensor, node.inputs[0], loc);
+  if (node.opType == "Resize" && StringRef(entry.attribute) == "sizes" && tensor.isInt()) {
+    // Sizes built from Shape(x) hold the batch size: Resize keeps it (-1).
+    std::vector<int64_t> sizes;
+    sizes.reserve(tensor.ints.size());
+    for (const SymbolicInt &dim : tensor.ints)
+      sizes.push_back(dim.isBatch ? -1 : dim.value);
+    return AttrValue::ofInts(std::move(sizes));
+  }
   if (node.opType == "Slice" && StringRef(entry.attribute) == "ends" && tensor.isInt()) {
     // x[:batch] along the batch axis is "to the end", as INT64_MAX is.
     std::vector<int64_t> ends;
@@ -486,7 +505,7 @@ FailureOr<AttrValue> OnnxGraphReader::importTimeAttribute(const GraphNode &node,
 LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc) {
   size_t tensorInputs = node.inputs.size();
   for (const ImportTimeInput &entry : kImportTimeInputs) {
-    if (node.opType != entry.opType || opset < entry.sinceOpset)
+    if (!entry.appliesTo(node.opType, opset))
       continue;
     tensorInputs = std::min(tensorInputs, entry.index);
     if (entry.index >= node.inputs.size() || node.inputs[entry.index].empty())
@@ -730,7 +749,7 @@ OnnxOpKind classifyOnnxOp(StringRef opType) {
 
 bool isImportTimeInput(StringRef opType, int64_t opset, size_t index) {
   return llvm::any_of(kImportTimeInputs, [&](const ImportTimeInput &entry) {
-    return opType == entry.opType && opset >= entry.sinceOpset && index == entry.index;
+    return entry.appliesTo(opType, opset) && index == entry.index;
   });
 }
 

@@ -75,6 +75,26 @@ public:
     return value->ints;
   }
 
+  /// A list of numbers; integers and a single number are accepted too (JSON
+  /// writes [1, 1, 2, 2], ONNX a one-element tensor as a number).
+  std::vector<double> getFloats(StringRef name, std::vector<double> defaultValue) {
+    const AttrValue *value = lookup(name);
+    if (!value)
+      return defaultValue;
+    switch (value->kind) {
+    case AttrValue::Kind::Floats:
+      return value->floats;
+    case AttrValue::Kind::Ints:
+      return std::vector<double>(value->ints.begin(), value->ints.end());
+    case AttrValue::Kind::Float:
+      return {value->f};
+    case AttrValue::Kind::Int:
+      return {static_cast<double>(value->i)};
+    default:
+      return typeError(name, "a list of numbers"), defaultValue;
+    }
+  }
+
   /// Marks an attribute as understood without reading it, after checking
   /// that it holds `expected` when it is present.
   void acceptOnly(StringRef name, const AttrValue &expected) {
@@ -599,6 +619,85 @@ FailureOr<Results> buildExpand(BuildContext &ctx) {
   return single(ctx.create<ExpandOp>(ctx.operand(0), ctx.ints(ctx.attrs.getInts("shape", {}))));
 }
 
+/// Resize (opset 10-18) and Upsample (7-9). Scales or sizes per axis (or
+/// per listed axis with opset 18's `axes`); a size of -1 (the batch size the
+/// importer found in a sizes tensor) keeps the axis.
+FailureOr<Results> buildResize(BuildContext &ctx) {
+  const bool upsample = ctx.node.opType == "Upsample";
+  auto shape = ctx.shape(0);
+  const size_t rank = shape.size();
+  std::string mode = ctx.attrs.getString("mode", "nearest");
+  // Upsample and Resize-10 map coordinates asymmetrically and round nearest
+  // down.
+  const bool legacy = upsample || ctx.node.opset < 11;
+  std::string coordinates = legacy ? "asymmetric" : ctx.attrs.getString("coordinate_transformation_mode", "half_pixel");
+  std::string nearest = legacy ? "floor" : ctx.attrs.getString("nearest_mode", "round_prefer_floor");
+  if (mode == "bilinear") // Upsample's name in opset 7
+    mode = "linear";
+  ctx.attrs.ignore("cubic_coeff_a");
+  ctx.attrs.ignore("extrapolation_value"); // tf_crop_and_resize only
+  ctx.attrs.ignore("roi");                 // tf_crop_and_resize only
+  ctx.attrs.acceptOnly("exclude_outside", AttrValue::ofInt(0));
+  ctx.attrs.acceptOnly("antialias", AttrValue::ofInt(0));
+  ctx.attrs.acceptOnly("keep_aspect_ratio_policy", AttrValue::ofString("stretch"));
+  if (mode == "cubic" || coordinates == "tf_crop_and_resize") {
+    ctx.attrs.unsupported(mode == "cubic" ? "mode" : "coordinate_transformation_mode",
+                          "fusec resizes with nearest and linear interpolation, without a region of interest");
+    return failure();
+  }
+  std::vector<int64_t> all(rank);
+  std::iota(all.begin(), all.end(), 0);
+  auto axes = normalizeAxes(ctx, "axes", ctx.attrs.getInts("axes", all), rank);
+  if (failed(axes))
+    return failure();
+  std::vector<float> givenScales;
+  for (double value : ctx.attrs.getFloats("scales", {}))
+    givenScales.push_back(narrowToFloat(value));
+  std::vector<int64_t> givenSizes = ctx.attrs.getInts("sizes", {});
+  if (givenScales.empty() == givenSizes.empty()) {
+    ctx.attrs.invalid(ctx.node.opType + " needs either 'scales' or 'sizes' (constant inputs known at import)");
+    return failure();
+  }
+  const size_t given = givenScales.empty() ? givenSizes.size() : givenScales.size();
+  if (given != axes->size()) {
+    ctx.attrs.invalid(ctx.node.opType + " has " + Twine(given) + " scales or sizes for " + Twine(axes->size()) +
+                      " axes");
+    return failure();
+  }
+  std::vector<int64_t> sizes(rank, -1);
+  std::vector<float> scales(rank, 1.0f);
+  for (size_t d = 0; d < rank; ++d)
+    sizes[d] = shape[d] == kDynamic ? -1 : shape[d];
+  for (size_t i = 0; i < axes->size(); ++i) {
+    int64_t d = (*axes)[i];
+    if (shape[d] == kDynamic) {
+      bool kept = givenScales.empty() ? givenSizes[i] == -1 : givenScales[i] == 1.0f;
+      if (!kept) {
+        ctx.attrs.invalid(ctx.node.opType + " of the batch dimension (axis " + Twine(d) + ") is not supported");
+        return failure();
+      }
+      continue;
+    }
+    if (givenScales.empty()) {
+      sizes[d] = givenSizes[i];
+      scales[d] = shape[d] > 0 ? float(double(givenSizes[i]) / double(shape[d])) : 1.0f;
+    } else {
+      scales[d] = givenScales[i];
+      // ONNX: floor(input * scale), computed in double as the reference does.
+      double extent = std::floor(double(shape[d]) * double(givenScales[i]));
+      if (!(extent >= 0 && extent < 1e15)) {
+        ctx.attrs.invalid(ctx.node.opType + " scale " + std::to_string(givenScales[i]) + " of axis " + Twine(d) +
+                          " gives no valid extent");
+        return failure();
+      }
+      sizes[d] = static_cast<int64_t>(extent);
+    }
+  }
+  return single(ctx.create<ResizeOp>(ctx.operand(0), ctx.ints(sizes), ctx.builder.getDenseF32ArrayAttr(scales),
+                                     ctx.builder.getStringAttr(mode), ctx.builder.getStringAttr(coordinates),
+                                     ctx.builder.getStringAttr(nearest)));
+}
+
 struct OpSpec {
   size_t minOperands, maxOperands;
   std::function<FailureOr<Results>(BuildContext &)> build;
@@ -673,6 +772,8 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Split", {1, 1, buildSplit, /*multipleResults=*/true}},
       {"Gather", {2, 2, buildGather}},
       {"Expand", {1, 1, buildExpand}},
+      {"Resize", {1, 1, buildResize}},
+      {"Upsample", {1, 1, buildResize}},
   };
   return table;
 }

@@ -58,6 +58,21 @@ std::vector<int64_t> OpContext::intsAttr(const char *name, size_t count) const {
   return result;
 }
 
+std::vector<double> OpContext::floatsAttr(const char *name, size_t count) const {
+  const nlohmann::json &value = attr(name);
+  std::vector<double> result;
+  if (value.is_array())
+    for (const nlohmann::json &entry : value) {
+      if (!entry.is_number())
+        break;
+      result.push_back(entry.get<double>());
+    }
+  if (!value.is_array() || result.size() != value.size() || result.size() != count)
+    fail(std::string("attribute '") + name + "' must be an array of " + std::to_string(count) + " numbers, not " +
+         value.dump());
+  return result;
+}
+
 float OpContext::floatAttr(const char *name) const {
   const nlohmann::json &value = attr(name);
   if (!value.is_number())

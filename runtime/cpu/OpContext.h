@@ -54,6 +54,8 @@ public:
   /// intsAttr() that also requires exactly `count` entries.
   std::vector<int64_t> intsAttr(const char *name, size_t count) const;
   float floatAttr(const char *name) const;
+  /// An array of `count` numbers.
+  std::vector<double> floatsAttr(const char *name, size_t count) const;
   /// A normalisation epsilon: finite and non-negative.
   float epsilonAttr() const;
   /// For attributes whose absence (or null) has a meaning (Clip's bounds).

@@ -18,6 +18,7 @@ const OpRegistry &OpRegistry::builtin() {
     registerDataMovementOps(result);
     registerLogicalOps(result);
     registerAttentionOps(result);
+    registerResizeOps(result);
     return result;
   }();
   return registry;

@@ -56,6 +56,7 @@ void registerReductionOps(OpRegistry &registry);
 void registerDataMovementOps(OpRegistry &registry);
 void registerLogicalOps(OpRegistry &registry);
 void registerAttentionOps(OpRegistry &registry);
+void registerResizeOps(OpRegistry &registry);
 
 } // namespace fusec::runtime::cpu
 

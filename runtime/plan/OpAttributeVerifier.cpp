@@ -46,6 +46,8 @@ public:
       verifyGather();
     else if (name == "Expand")
       verifyExpand();
+    else if (name == "Resize")
+      verifyResize();
     else if (name == "Attention")
       check(rules::checkAttention(operandShape(0), operandShape(1), operandShape(2), flag("causal"), number("scale")));
   }
@@ -244,6 +246,44 @@ private:
       if (from != to && from != 1 && to != 1)
         fail("cannot expand " + formatShape(input) + " to " + formatShape(Shape(target.begin(), target.end())));
       shape[i] = to == 1 ? from : to;
+    }
+    expectResultShape(shape);
+  }
+
+  std::string text(const char *name) const {
+    const nlohmann::json &value = attr(name);
+    if (!value.is_string())
+      fail(std::string("attribute '") + name + "' must be a string, not " + value.dump());
+    return value.get<std::string>();
+  }
+
+  /// Output extents and scales per axis; the kernels clamp every index they
+  /// read into the input.
+  void verifyResize() const {
+    const Shape &input = operandShape(0);
+    const size_t rank = input.size();
+    const std::vector<int64_t> sizes = integers("sizes", rank);
+    const nlohmann::json &scales = attr("scales");
+    if (!scales.is_array() || scales.size() != rank)
+      fail("attribute 'scales' must be an array of " + std::to_string(rank) + " numbers, not " + scales.dump());
+    check(rules::checkResizeModes(text("mode"), text("coordinate_transformation_mode"), text("nearest_mode")));
+    Shape shape(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      if (!scales[d].is_number())
+        fail("attribute 'scales' must hold numbers, not " + scales.dump());
+      const double scale = scales[d].get<double>();
+      if (sizes[d] == -1) {
+        if (scale != 1.0)
+          fail("axis " + std::to_string(d) + " keeps its extent (size -1) but has scale " + std::to_string(scale));
+        shape[d] = input[d];
+        continue;
+      }
+      if (input[d] == plan::kBatchDim)
+        fail("axis " + std::to_string(d) + " is the batch dimension, which Resize keeps (size -1)");
+      const std::string error = rules::checkResizeAxis(input[d], sizes[d], scale);
+      if (!error.empty())
+        fail("axis " + std::to_string(d) + ": " + error);
+      shape[d] = sizes[d];
     }
     expectResultShape(shape);
   }

@@ -185,6 +185,66 @@ inline std::string sliceOutputSize(int64_t extent, const SliceAxis &axis, int64_
   return {};
 }
 
+/// Resize's modes: `mode` nearest or linear; the coordinate transformations
+/// of ONNX opsets 11-18 except tf_crop_and_resize; the nearest roundings.
+inline std::string checkResizeModes(const std::string &mode, const std::string &coordinates,
+                                    const std::string &nearest) {
+  if (mode != "nearest" && mode != "linear")
+    return "'mode' must be \"nearest\" or \"linear\", got \"" + mode + "\"";
+  if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" && coordinates != "align_corners" &&
+      coordinates != "asymmetric" && coordinates != "tf_half_pixel_for_nn")
+    return "'coordinate_transformation_mode' must be \"half_pixel\", \"pytorch_half_pixel\", \"align_corners\", "
+           "\"asymmetric\" or \"tf_half_pixel_for_nn\", got \"" +
+           coordinates + "\"";
+  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" && nearest != "floor" && nearest != "ceil")
+    return "'nearest_mode' must be \"round_prefer_floor\", \"round_prefer_ceil\", \"floor\" or \"ceil\", got \"" +
+           nearest + "\"";
+  return {};
+}
+
+/// One axis of Resize: `scale` is the factor of the coordinate transform
+/// (ONNX's scale, or output / input extent when sizes were given); it must
+/// be finite and positive, and the extents positive.
+inline std::string checkResizeAxis(int64_t input, int64_t output, double scale) {
+  if (!(std::isfinite(scale) && scale > 0)) {
+    std::ostringstream text;
+    text << "'scales' entries must be finite and > 0, got " << scale;
+    return text.str();
+  }
+  if (input < 1 || output < 1)
+    return "extents must be >= 1, got input " + std::to_string(input) + " and output " + std::to_string(output);
+  return {};
+}
+
+/// The input coordinate output index `x` of an axis maps to (ONNX Resize;
+/// the reference's output width is scale * input, not the rounded extent).
+inline double resizeSourceCoordinate(const std::string &coordinates, int64_t x, double scale, int64_t input) {
+  const double outputWidth = scale * static_cast<double>(input);
+  if (coordinates == "align_corners")
+    return outputWidth == 1 ? 0.0 : static_cast<double>(x) * static_cast<double>(input - 1) / (outputWidth - 1);
+  if (coordinates == "asymmetric")
+    return static_cast<double>(x) / scale;
+  if (coordinates == "tf_half_pixel_for_nn")
+    return (static_cast<double>(x) + 0.5) / scale;
+  if (coordinates == "pytorch_half_pixel" && outputWidth == 1)
+    return -0.5;
+  return (static_cast<double>(x) + 0.5) / scale - 0.5;
+}
+
+/// The input index nearest-mode Resize reads for source coordinate `x`,
+/// clamped into [0, input).
+inline int64_t resizeNearestIndex(const std::string &nearest, double x, int64_t input) {
+  double rounded = nearest == "round_prefer_floor"  ? std::ceil(x - 0.5)
+                   : nearest == "round_prefer_ceil" ? std::floor(x + 0.5)
+                   : nearest == "floor"             ? std::floor(x)
+                                                    : std::ceil(x);
+  if (rounded < 0)
+    return 0;
+  if (rounded > static_cast<double>(input - 1))
+    return input - 1;
+  return static_cast<int64_t>(rounded);
+}
+
 /// The element types an op takes and gives. The importers, the plan
 /// verifier and the CPU backend all ask here, so they agree on which ops
 /// compute on integers and bools.

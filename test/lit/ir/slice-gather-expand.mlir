@@ -1,5 +1,5 @@
 // Run-time data movement: fuse.slice, fuse.gather, fuse.expand, on any
-// element type.
+// element type, and fuse.resize.
 // RUN: fusec-opt %s -split-input-file -verify-diagnostics | FileCheck %s
 // RUN: fusec-opt %s -split-input-file -verify-diagnostics -mlir-print-op-generic \
 // RUN:   | fusec-opt -split-input-file | FileCheck %s
@@ -90,4 +90,39 @@ func.func @expand_mismatch(%v: tensor<3xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'fuse.expand' op cannot expand [3] to [4]}}
   %0 = fuse.expand %v {shape = array<i64: 4>} : (tensor<3xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Resize keeps the batch (size -1, scale 1); scales are the coordinate
+// transform's factors, sizes the extents.
+// CHECK-LABEL: func.func @resize
+// CHECK: fuse.resize %{{.*}} {coordinate_transformation_mode = "half_pixel", mode = "linear", nearest_mode = "round_prefer_floor", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, sizes = array<i64: -1, 3, 8, 6>} : (tensor<?x3x4x4xf32>) -> tensor<?x3x8x6xf32>
+func.func @resize(%x: tensor<?x3x4x4xf32>) -> tensor<?x3x8x6xf32> {
+  %0 = fuse.resize %x {sizes = array<i64: -1, 3, 8, 6>, scales = array<f32: 1.0, 1.0, 2.0, 1.5>, mode = "linear", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor"} : (tensor<?x3x4x4xf32>) -> tensor<?x3x8x6xf32>
+  return %0 : tensor<?x3x8x6xf32>
+}
+
+// -----
+
+func.func @resize_cubic(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fuse.resize' op 'mode' must be "nearest" or "linear", got "cubic"}}
+  %0 = fuse.resize %x {sizes = array<i64: 2, 8>, scales = array<f32: 1.0, 2.0>, mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor"} : (tensor<2x4xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @resize_batch(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'fuse.resize' op axis 0 is the batch dimension, which Resize keeps (size -1, scale 1)}}
+  %0 = fuse.resize %x {sizes = array<i64: 2, 4>, scales = array<f32: 2.0, 1.0>, mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @resize_scale(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fuse.resize' op axis 1: 'scales' entries must be finite and > 0, got 0}}
+  %0 = fuse.resize %x {sizes = array<i64: 2, 8>, scales = array<f32: 1.0, 0.0>, mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<2x4xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
 }

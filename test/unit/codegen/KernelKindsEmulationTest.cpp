@@ -390,3 +390,22 @@ func.func @main(%x: tensor<?x6x70xf32> {fuse.name = "x"})
 )mlir",
                         3);
 }
+
+TEST_CASE("emul: Resize, nearest and linear in every coordinate mode, alone and after a transpose", "[codegen][emul]") {
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x3x5x7xf32> {fuse.name = "x"})
+    -> (tensor<?x3x10x14xf32> {fuse.name = "up_nearest"}, tensor<?x3x10x14xf32> {fuse.name = "up_linear"},
+        tensor<?x3x3x4xf32> {fuse.name = "down_corners"}, tensor<?x3x1x4xf32> {fuse.name = "pytorch"},
+        tensor<?x3x15x7xf32> {fuse.name = "floor_rows"}, tensor<?x7x10x3xf32> {fuse.name = "after_transpose"}) {
+  %0 = fuse.resize %x {sizes = array<i64: -1, 3, 10, 14>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "nearest", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor"} : (tensor<?x3x5x7xf32>) -> tensor<?x3x10x14xf32>
+  %1 = fuse.resize %x {sizes = array<i64: -1, 3, 10, 14>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "linear", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor"} : (tensor<?x3x5x7xf32>) -> tensor<?x3x10x14xf32>
+  %2 = fuse.resize %x {sizes = array<i64: -1, 3, 3, 4>, scales = array<f32: 1.0, 1.0, 0.6, 0.571428597>, mode = "linear", coordinate_transformation_mode = "align_corners", nearest_mode = "round_prefer_floor"} : (tensor<?x3x5x7xf32>) -> tensor<?x3x3x4xf32>
+  %3 = fuse.resize %x {sizes = array<i64: -1, 3, 1, 4>, scales = array<f32: 1.0, 1.0, 0.2, 0.571428597>, mode = "linear", coordinate_transformation_mode = "pytorch_half_pixel", nearest_mode = "round_prefer_floor"} : (tensor<?x3x5x7xf32>) -> tensor<?x3x1x4xf32>
+  %4 = fuse.resize %x {sizes = array<i64: -1, 3, 15, 7>, scales = array<f32: 1.0, 1.0, 3.0, 1.0>, mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<?x3x5x7xf32>) -> tensor<?x3x15x7xf32>
+  %t = fuse.transpose %x {perm = array<i64: 0, 3, 2, 1>} : (tensor<?x3x5x7xf32>) -> tensor<?x7x5x3xf32>
+  %5 = fuse.resize %t {sizes = array<i64: -1, 7, 10, 3>, scales = array<f32: 1.0, 1.0, 2.0, 1.0>, mode = "linear", coordinate_transformation_mode = "asymmetric", nearest_mode = "round_prefer_ceil"} : (tensor<?x7x5x3xf32>) -> tensor<?x7x10x3xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<?x3x10x14xf32>, tensor<?x3x10x14xf32>, tensor<?x3x3x4xf32>, tensor<?x3x1x4xf32>, tensor<?x3x15x7xf32>, tensor<?x7x10x3xf32>
+}
+)mlir",
+                        2);
+}

@@ -525,7 +525,7 @@ TEST_CASE("op attributes are checked with the dialect's rules before anything ru
                     Contains("cannot pad the batch dimension (axis 0)"));
 }
 
-TEST_CASE("Slice and Expand attributes are checked against the shapes at load") {
+TEST_CASE("Slice, Expand and Resize attributes are checked against the shapes at load") {
   // x: [batch, 1, 4, 4]. Every index a slice reads must lie in its input.
   const json columns = {{"starts", {0, 0, 0, 1}}, {"ends", {INT64_MAX, 1, 4, 3}}, {"steps", {1, 1, 1, 1}}};
   CHECK_NOTHROW(fromBytes(test::windowPlanBytes("Slice", columns, json{-1, 1, 4, 2})));
@@ -540,6 +540,16 @@ TEST_CASE("Slice and Expand attributes are checked against the shapes at load") 
                     Contains("the plan records result shape [batch, 1, 4, 3], but the operands and attributes give "
                              "[batch, 1, 4, 2]"));
   CHECK_NOTHROW(fromBytes(test::windowPlanBytes("Expand", {{"shape", {1, 3, 1, 1}}}, json{-1, 3, 4, 4})));
+  const json resize = {{"sizes", {-1, 1, 8, 2}},
+                       {"scales", {1.0, 1.0, 2.0, 0.5}},
+                       {"mode", "linear"},
+                       {"coordinate_transformation_mode", "half_pixel"},
+                       {"nearest_mode", "floor"}};
+  CHECK_NOTHROW(fromBytes(test::windowPlanBytes("Resize", resize, json{-1, 1, 8, 2})));
+  json zeroScale = resize;
+  zeroScale["scales"] = {1.0, 1.0, 0.0, 0.5};
+  CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Resize", zeroScale, json{-1, 1, 8, 2})),
+                    Contains("op Resize 'op1': axis 2: 'scales' entries must be finite and > 0, got 0"));
   CHECK_THROWS_WITH(fromBytes(test::windowPlanBytes("Expand", {{"shape", {2, 1, 1, 1}}}, json{-1, 1, 4, 4})),
                     Contains("op Expand 'op1': cannot expand [batch, 1, 4, 4] to [2, 1, 1, 1]"));
 }
