@@ -418,7 +418,7 @@ def Fuse_GatherOp : Fuse_OnnxOp<"gather", "Gather"> {
 }
 
 def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand"> {
-  let summary = "Broadcast to `shape` with numpy rules (1 keeps the input's extent)";
+  let summary = "Broadcast to `shape` with numpy rules (1 keeps the input's extent, -1 is the batch size)";
   let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape);
   let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";

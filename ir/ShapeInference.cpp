@@ -678,13 +678,18 @@ LogicalResult GatherOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
 
 LogicalResult ExpandOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput());
-  auto target = getShape();
-  for (int64_t dim : target)
-    if (dim < 0)
-      return emitOpError() << "'shape' entries must be >= 0, got " << dim;
+  SmallVector<int64_t> target;
+  for (int64_t dim : getShape()) {
+    if (dim < -1)
+      return emitOpError() << "'shape' entries must be >= 0, or -1 for the batch size, got " << dim;
+    target.push_back(dim == -1 ? kDynamic : dim);
+  }
   auto shape = broadcastShapes(input, target);
   if (!shape)
     return emitOpError() << "cannot expand " << shapeToString(input) << " to " << shapeToString(target);
+  if (llvm::count(*shape, kDynamic) > 1)
+    return emitOpError() << "expanding " << shapeToString(input) << " to " << shapeToString(target)
+                         << " would give a result with the batch dimension twice";
   return success(inferred, *this, *shape);
 }
 

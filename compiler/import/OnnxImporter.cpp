@@ -459,9 +459,8 @@ FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, Str
     return emitError(loc) << "Expand's shape must be integers";
   if (!shape.dependsOnBatch())
     return AttrValue::ofInts(*shape.staticInts());
-  // Expanding to the batch size keeps it where the input has the batch
-  // dimension (a 1 in the target); fusec cannot broadcast a static
-  // dimension to the batch size.
+  // The batch size in the target: the input's batch dimension, or a size-1
+  // dimension broadcast to the batch.
   auto from = shapes->shapeOf(data);
   std::vector<int64_t> target;
   for (size_t i = 0; i < shape.ints.size(); ++i) {
@@ -469,10 +468,9 @@ FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, Str
     size_t fromRank = from ? from->size() : 0;
     size_t aligned = i + fromRank;
     bool inputHasBatch = from && aligned >= shape.ints.size() && (*from)[aligned - shape.ints.size()] == kBatchDim;
-    if (dim.isBatch && !inputHasBatch)
-      return emitError(loc) << "Expand to the batch size along axis " << i
-                            << " of an input that does not have the batch dimension there is not supported";
-    target.push_back(dim.isBatch ? 1 : dim.value);
+    // 1 keeps an input's batch dimension; -1 broadcasts a 1 to the batch
+    // size (a class token expanded over the batch).
+    target.push_back(dim.isBatch ? (inputHasBatch ? 1 : -1) : dim.value);
   }
   return AttrValue::ofInts(std::move(target));
 }
@@ -525,8 +523,14 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::No
       shapes->addConstant(tensorName, tensor);
       continue;
     }
-    // ONNX shape inference sees the target fusec uses, 0 or -1 for the batch.
+    // ONNX shape inference sees the target fusec uses, 0 or -1 for the batch,
+    // except for an Expand to the batch size, which ONNX cannot express: its
+    // shape stays unknown to ONNX, and what needs it later says so.
     std::string inferenceName = tensorName + "@" + node.name;
+    if (node.opType == "Expand" && llvm::is_contained(value->ints, -1)) {
+      inferenceNode.set_input(entry.index, inferenceName);
+      continue;
+    }
     shapes->addConstant(inferenceName, KnownTensor::ofInts({static_cast<int64_t>(value->ints.size())}, value->ints));
     inferenceNode.set_input(entry.index, inferenceName);
   }

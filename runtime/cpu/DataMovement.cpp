@@ -188,11 +188,17 @@ template <typename T> void gather(const OpContext &context) {
 
 template <typename T> void expand(const OpContext &context) {
   const ConstView &x = context.operand(0);
-  const std::vector<int64_t> target = context.intsAttr("shape");
-  // 1 keeps the input's extent, which is how the batch is kept.
-  const std::optional<Shape> broadcast = broadcastShapes(x.shape, Shape(target.begin(), target.end()));
-  if (!broadcast)
-    context.fail("cannot expand " + formatShape(x.shape) + " to " + formatShape(Shape(target.begin(), target.end())));
+  // 1 keeps the input's extent; -1 is the batch size, which the plan's
+  // result shape (batch substituted) holds at that position.
+  const std::vector<int64_t> attribute = context.intsAttr("shape");
+  const Shape &result = context.result().shape;
+  Shape target(attribute.begin(), attribute.end());
+  for (size_t i = 0; i < target.size(); ++i)
+    if (target[i] == -1)
+      target[i] = i + result.size() >= target.size() ? result[i + result.size() - target.size()] : -1;
+  const std::optional<Shape> broadcast = broadcastShapes(x.shape, target);
+  if (!broadcast || std::find(target.begin(), target.end(), int64_t(-1)) != target.end())
+    context.fail("cannot expand " + formatShape(x.shape) + " to " + formatShape(target));
   context.expectResultShape(*broadcast);
   const Shape &shape = *broadcast;
   const Strides strides = broadcastStrides(x.shape, shape);

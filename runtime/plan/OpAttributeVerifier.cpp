@@ -229,7 +229,7 @@ private:
   }
 
   /// numpy broadcasting of the input to 'shape', where the batch dimension
-  /// is kept by a 1.
+  /// is kept by a 1 and made by -1 (kBatchDim).
   void verifyExpand() const {
     const Shape &input = operandShape(0);
     const nlohmann::json &value = attr("shape");
@@ -241,8 +241,8 @@ private:
     for (size_t i = 0; i < rank; ++i) {
       const int64_t from = i + input.size() >= rank ? input[i + input.size() - rank] : 1;
       const int64_t to = i + target.size() >= rank ? target[i + target.size() - rank] : 1;
-      if (to < 0)
-        fail("'shape' entries must be >= 0, got " + std::to_string(to));
+      if (to < -1)
+        fail("'shape' entries must be >= 0, or -1 for the batch size, got " + std::to_string(to));
       if (from != to && from != 1 && to != 1)
         fail("cannot expand " + formatShape(input) + " to " + formatShape(Shape(target.begin(), target.end())));
       shape[i] = to == 1 ? from : to;

@@ -78,10 +78,21 @@ func.func @gather_float_indices(%x: tensor<5xf32>, %ids: tensor<2xf32>) -> tenso
 // CHECK-LABEL: func.func @expand
 // CHECK: fuse.expand %{{.*}} {shape = array<i64: 1, 4, 6, 6>} : (tensor<?x1x1x6xi1>) -> tensor<?x4x6x6xi1>
 // CHECK: fuse.expand %{{.*}} {shape = array<i64: 2, 3>} : (tensor<3xf32>) -> tensor<2x3xf32>
-func.func @expand(%mask: tensor<?x1x1x6xi1>, %v: tensor<3xf32>) -> (tensor<?x4x6x6xi1>, tensor<2x3xf32>) {
+// CHECK: fuse.expand %{{.*}} {shape = array<i64: -1, 1, 3>} : (tensor<1x1x3xf32>) -> tensor<?x1x3xf32>
+func.func @expand(%mask: tensor<?x1x1x6xi1>, %v: tensor<3xf32>, %token: tensor<1x1x3xf32>) -> (tensor<?x4x6x6xi1>, tensor<2x3xf32>, tensor<?x1x3xf32>) {
   %0 = fuse.expand %mask {shape = array<i64: 1, 4, 6, 6>} : (tensor<?x1x1x6xi1>) -> tensor<?x4x6x6xi1>
   %1 = fuse.expand %v {shape = array<i64: 2, 3>} : (tensor<3xf32>) -> tensor<2x3xf32>
-  return %0, %1 : tensor<?x4x6x6xi1>, tensor<2x3xf32>
+  // -1 broadcasts a 1 to the batch size (a class token).
+  %2 = fuse.expand %token {shape = array<i64: -1, 1, 3>} : (tensor<1x1x3xf32>) -> tensor<?x1x3xf32>
+  return %0, %1, %2 : tensor<?x4x6x6xi1>, tensor<2x3xf32>, tensor<?x1x3xf32>
+}
+
+// -----
+
+func.func @expand_batch_twice(%x: tensor<?x1xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'fuse.expand' op expanding [?, 1] to [?, ?] would give a result with the batch dimension twice}}
+  %0 = fuse.expand %x {shape = array<i64: -1, -1>} : (tensor<?x1xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
 
 // -----

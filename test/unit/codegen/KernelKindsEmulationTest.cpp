@@ -343,20 +343,24 @@ func.func @main(%x: tensor<?x5x7xf32> {fuse.name = "x"}, %y: tensor<7xf32> {fuse
 
 TEST_CASE("emul: run-time slice, gather and expand on float, integer and bool tensors", "[codegen][emul]") {
   // An embedding lookup by int64 ids, x[:, -1], a strided backwards slice,
-  // a padding mask expanded over rows, and a slice of the ids themselves.
+  // a padding mask expanded over rows, a slice of the ids themselves, and a
+  // class token expanded to the batch and prepended (one chained kernel).
   checkAgainstReference(R"mlir(
 func.func @main(%ids: tensor<?x5xi64> {fuse.name = "ids"}, %table: tensor<8x6xf32> {fuse.name = "table"},
-                %x: tensor<?x4x12xf32> {fuse.name = "x"}, %mask: tensor<?x1x5xi1> {fuse.name = "mask"})
+                %x: tensor<?x4x12xf32> {fuse.name = "x"}, %mask: tensor<?x1x5xi1> {fuse.name = "mask"},
+                %token: tensor<1x1x12xf32> {fuse.name = "token"})
     -> (tensor<?x5x6xf32> {fuse.name = "embedded"}, tensor<?x12xf32> {fuse.name = "last"},
         tensor<?x2x3xf32> {fuse.name = "strided"}, tensor<?x3x5xi1> {fuse.name = "rows"},
-        tensor<?x4xi64> {fuse.name = "tail"}) {
+        tensor<?x4xi64> {fuse.name = "tail"}, tensor<?x5x12xf32> {fuse.name = "with_token"}) {
   %0 = fuse.gather %table, %ids {axis = 0 : i64} : (tensor<8x6xf32>, tensor<?x5xi64>) -> tensor<?x5x6xf32>
   %minusOne = fuse.constant dense<-1> : tensor<i64>
   %1 = fuse.gather %x, %minusOne {axis = 1 : i64} : (tensor<?x4x12xf32>, tensor<i64>) -> tensor<?x12xf32>
   %2 = fuse.slice %x {starts = array<i64: 0, 1, 10>, ends = array<i64: 9223372036854775807, 4, 2>, steps = array<i64: 1, 2, -3>} : (tensor<?x4x12xf32>) -> tensor<?x2x3xf32>
   %3 = fuse.expand %mask {shape = array<i64: 1, 3, 5>} : (tensor<?x1x5xi1>) -> tensor<?x3x5xi1>
   %4 = fuse.slice %ids {starts = array<i64: 0, 1>, ends = array<i64: 9223372036854775807, 5>, steps = array<i64: 1, 1>} : (tensor<?x5xi64>) -> tensor<?x4xi64>
-  return %0, %1, %2, %3, %4 : tensor<?x5x6xf32>, tensor<?x12xf32>, tensor<?x2x3xf32>, tensor<?x3x5xi1>, tensor<?x4xi64>
+  %tokens = fuse.expand %token {shape = array<i64: -1, 1, 12>} : (tensor<1x1x12xf32>) -> tensor<?x1x12xf32>
+  %5 = fuse.concat %tokens, %x {axis = 1 : i64} : (tensor<?x1x12xf32>, tensor<?x4x12xf32>) -> tensor<?x5x12xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<?x5x6xf32>, tensor<?x12xf32>, tensor<?x2x3xf32>, tensor<?x3x5xi1>, tensor<?x4xi64>, tensor<?x5x12xf32>
 }
 )mlir",
                         3);

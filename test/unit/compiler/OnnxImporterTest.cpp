@@ -859,6 +859,36 @@ TEST_CASE("an embedding with a padding mask: Gather, Slice, Split, Unsqueeze and
   CHECK(outputs.at("second").values() == std::vector<float>{1, 51, 21, 21});
 }
 
+TEST_CASE("a class token expanded to the batch size is concatenated with the patches and runs",
+          "[onnx][data-movement]") {
+  // ViT: Concat(Expand(token [1, 1, 3], [batch, 1, 3]), x [batch, 2, 3]) along
+  // axis 1; the target shape comes from Shape(x).
+  TestModel model(13);
+  model.input("x", {"batch", "2", "3"});
+  model.initializer("token", onnx::TensorProto::FLOAT, {1, 1, 3}, rawBytes(std::vector<float>{7, 8, 9}));
+  model.node("Shape", {"x"}, {"shape"});
+  model.constantInts("zero", {0});
+  model.node("Gather", {"shape", "zero"}, {"batch_size"});
+  model.constantInts("rest", {1, 3});
+  TestModel::setInt(model.node("Concat", {"batch_size", "rest"}, {"target"}), "axis", 0);
+  model.node("Expand", {"token", "target"}, {"tokens"}, "expand_token");
+  TestModel::setInt(model.node("Concat", {"tokens", "x"}, {"y"}, "prepend"), "axis", 1);
+  model.output("y");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  auto expand = opsOfType<fuse::ExpandOp>(*module).front();
+  CHECK(expand.getShape() == ArrayRef<int64_t>{-1, 1, 3});
+  CHECK(shapeOf(expand.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 1, 3});
+
+  auto plan = compileModel(model, "class_token");
+  runtime::Session session(plan, runtime::Device::Cpu);
+  auto outputs = session.run(2, {{"x", runtime::Tensor({2, 2, 3}, {1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6})}});
+  CHECK(outputs.at("y").values() == std::vector<float>{7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2, -3, -4, -5, -6});
+}
+
 TEST_CASE("a Slice whose end is the batch size keeps the batch whole and other batch slices are errors",
           "[onnx][data-movement][errors]") {
   {
@@ -893,23 +923,6 @@ TEST_CASE("a Slice whose end is the batch size keeps the batch whole and other b
     CHECK_FALSE(model.import(test));
     CHECK_THAT(test.diagnostics, Catch::Contains("slice_batch") &&
                                      Catch::Contains("Slice of the batch dimension (axis 0) is not supported"));
-  }
-  {
-    // A [1, 3] constant broadcast to the batch size: fusec cannot.
-    TestModel model(13);
-    model.input("x", {"batch", "3"});
-    model.node("Shape", {"x"}, {"shape"});
-    model.initializer("row", onnx::TensorProto::FLOAT, {1, 3}, rawBytes(std::vector<float>{1, 2, 3}));
-    model.node("Relu", {"x"}, {"r"});
-    model.node("Expand", {"r", "shape"}, {"same"}, "expand_ok");
-    model.node("Expand", {"row", "shape"}, {"y"}, "expand_row");
-    model.node("Add", {"y", "same"}, {"z"});
-    model.output("z");
-    TestContext test;
-    CHECK_FALSE(model.import(test));
-    CHECK_THAT(test.diagnostics, Catch::Contains("expand_row") &&
-                                     Catch::Contains("Expand to the batch size along axis 0 of an input that does "
-                                                     "not have the batch dimension there is not supported"));
   }
   {
     TestModel model(13);

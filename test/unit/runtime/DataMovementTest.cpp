@@ -119,6 +119,8 @@ TEST_CASE("Expand broadcasts with numpy rules, keeping a dimension where the sha
                 {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2});
   CHECK_THROWS_WITH(runOp("Expand", {{"shape", {3}}}, {Tensor({2}, {1, 2})}, {3}),
                     Catch::Contains("cannot expand [2] to [3]"));
+  // -1 is the batch size: the plan's result shape (here 3) says which.
+  requireTensor(runOp("Expand", {{"shape", {-1, 2}}}, {Tensor({1, 2}, {5, 6})}, {3, 2}), {3, 2}, {5, 6, 5, 6, 5, 6});
 }
 
 TEST_CASE("data movement moves integers and bools as they are") {
