@@ -224,6 +224,24 @@ std::shared_ptr<const runtime::Plan> planOf(mlir::ModuleOp module) {
   return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(*bytes, "attention_block"));
 }
 
+/// The fused plan on the CPU backend, and the fused module's kernels in
+/// emulation, give the unfused plan's output at batch 1 and 3 (inputs drawn
+/// with seed `seed` times the batch).
+void matchesUnfused(mlir::ModuleOp fused, const std::shared_ptr<const runtime::Plan> &fusedPlan,
+                    const std::shared_ptr<const runtime::Plan> &unfusedPlan, uint64_t seed) {
+  runtime::Session fusedCpu(fusedPlan, runtime::Device::Cpu), unfusedCpu(unfusedPlan, runtime::Device::Cpu);
+  for (int batch : {1, 3}) {
+    auto inputs = runtime::makeRandomInputs(*unfusedPlan, batch, static_cast<uint64_t>(batch) * seed);
+    const runtime::Tensor expected = unfusedCpu.run(batch, inputs).at("y");
+    std::string report;
+    INFO("batch " << batch);
+    if (!test::allClose(fusedCpu.run(batch, inputs).at("y"), expected, 1e-3, 1e-4, report))
+      FAIL_CHECK("fused plan on the CPU backend vs the unfused plan: " << report);
+    if (!test::allClose(test::emulate(fused, inputs, batch).at("y"), expected, 1e-3, 1e-4, report))
+      FAIL_CHECK("fused kernels in emulation vs the unfused plan: " << report);
+  }
+}
+
 int attentionKernels(const runtime::Plan &plan) {
   int count = 0;
   for (const runtime::KernelDesc &kernel : plan.kernels())
@@ -243,17 +261,7 @@ void checkBlock(int64_t seq, bool causal) {
   auto fusedPlan = planOf(*fused), unfusedPlan = planOf(*unfused);
   REQUIRE(attentionKernels(*fusedPlan) == 1);
   REQUIRE(attentionKernels(*unfusedPlan) == 0);
-  runtime::Session fusedCpu(fusedPlan, runtime::Device::Cpu), unfusedCpu(unfusedPlan, runtime::Device::Cpu);
-  for (int batch : {1, 3}) {
-    auto inputs = runtime::makeRandomInputs(*unfusedPlan, batch, static_cast<uint64_t>(batch) * 5);
-    const runtime::Tensor expected = unfusedCpu.run(batch, inputs).at("y");
-    std::string report;
-    INFO("batch " << batch);
-    if (!test::allClose(fusedCpu.run(batch, inputs).at("y"), expected, 1e-3, 1e-4, report))
-      FAIL_CHECK("fused plan on the CPU backend vs the unfused plan: " << report);
-    if (!test::allClose(test::emulate(*fused, inputs, batch).at("y"), expected, 1e-3, 1e-4, report))
-      FAIL_CHECK("fused kernels in emulation vs the unfused plan: " << report);
-  }
+  matchesUnfused(*fused, fusedPlan, unfusedPlan, 5);
 }
 
 /// The op names of each kernel of `plan` of kind `kind`, in order.
@@ -299,17 +307,7 @@ void checkEncoderLayer(int64_t seq, bool preNorm, bool causal) {
   fused->walk([&](fuse::AttentionOp op) { formedCausal = op.getCausal() && !op.getMask(); });
   CHECK(formedCausal == causal);
 
-  runtime::Session fusedCpu(fusedPlan, runtime::Device::Cpu), unfusedCpu(unfusedPlan, runtime::Device::Cpu);
-  for (int batch : {1, 3}) {
-    auto inputs = runtime::makeRandomInputs(*unfusedPlan, batch, static_cast<uint64_t>(batch) * 11);
-    const runtime::Tensor expected = unfusedCpu.run(batch, inputs).at("y");
-    std::string report;
-    INFO("batch " << batch);
-    if (!test::allClose(fusedCpu.run(batch, inputs).at("y"), expected, 1e-3, 1e-4, report))
-      FAIL_CHECK("fused plan on the CPU backend vs the unfused plan: " << report);
-    if (!test::allClose(test::emulate(*fused, inputs, batch).at("y"), expected, 1e-3, 1e-4, report))
-      FAIL_CHECK("fused kernels in emulation vs the unfused plan: " << report);
-  }
+  matchesUnfused(*fused, fusedPlan, unfusedPlan, 11);
 }
 
 } // namespace

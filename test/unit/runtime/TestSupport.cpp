@@ -56,18 +56,30 @@ void requireTensor(const Tensor &actual, const Shape &expectedShape, const std::
   }
 }
 
-Tensor runOp(const std::string &op, const json &attrs, const std::vector<Tensor> &operands, const Shape &resultShape) {
+namespace {
+
+/// Runs `op` with `attrs` in a one-op kernel named as the error messages the
+/// tests check expect ("kernel 'test_kernel' op X 'test_op': ...").
+void executeTestOp(const std::string &op, const json &attrs, std::vector<runtime::cpu::ConstView> operands,
+                   runtime::cpu::MutableView result) {
   runtime::KernelDesc kernel;
   kernel.name = "test_kernel";
   runtime::OpDesc desc;
   desc.op = op;
   desc.name = "test_op";
   desc.attrs = attrs;
+  runtime::cpu::executeOp(kernel, desc, std::move(operands), {std::move(result)});
+}
+
+} // namespace
+
+Tensor runOp(const std::string &op, const json &attrs, const std::vector<Tensor> &operands, const Shape &resultShape) {
   std::vector<runtime::cpu::ConstView> views;
+  views.reserve(operands.size());
   for (const Tensor &operand : operands)
     views.push_back({operand.data(), operand.shape()});
   Tensor result(resultShape);
-  runtime::cpu::executeOp(kernel, desc, views, {{result.data(), resultShape}});
+  executeTestOp(op, attrs, std::move(views), {result.data(), resultShape});
   return result;
 }
 
@@ -83,13 +95,8 @@ Typed typedBools(Shape shape, std::vector<int64_t> values) {
 
 Typed runTypedOp(const std::string &op, const json &attrs, const std::vector<Typed> &operands, const Shape &shape,
                  ElementType type) {
-  runtime::KernelDesc kernel;
-  kernel.name = "test_kernel";
-  runtime::OpDesc desc;
-  desc.op = op;
-  desc.name = "test_op";
-  desc.attrs = attrs;
   std::vector<runtime::cpu::ConstView> views;
+  views.reserve(operands.size());
   for (const Typed &operand : operands)
     views.push_back({operand.floats.data(), operand.shape, operand.type, operand.integers.data()});
   Typed result{shape, type, {}, {}};
@@ -97,7 +104,7 @@ Typed runTypedOp(const std::string &op, const json &attrs, const std::vector<Typ
   // Poisoned, so that elements an op forgets to write show.
   result.floats.assign(count, -7.0f);
   result.integers.assign(count, -7);
-  runtime::cpu::executeOp(kernel, desc, views, {{result.floats.data(), shape, type, result.integers.data()}});
+  executeTestOp(op, attrs, std::move(views), {result.floats.data(), shape, type, result.integers.data()});
   return result;
 }
 
