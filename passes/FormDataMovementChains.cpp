@@ -70,10 +70,12 @@ struct FormDataMovementChainsPass : fusec::impl::FormDataMovementChainsBase<Form
       } else if (userChain < 0) {
         join(user, producerChain);
       } else if (producerChain != userChain) {
-        // Two chains meet at the user (Concat): one kernel for both.
-        for (Operation *member : members[producerChain])
-          join(member, userChain);
+        // Two chains meet at the user (Concat): one kernel for both. The
+        // members move out first: join() writes into the map.
+        SmallVector<Operation *> moved = std::move(members[producerChain]);
         members.erase(producerChain);
+        for (Operation *member : moved)
+          join(member, userChain);
       }
     }
     numChains += members.size();
