@@ -175,7 +175,8 @@ LogicalResult ModuleBuilder::emitNodes(OpBuilder &builder, ArrayRef<size_t> orde
     size_t numResults = node.outputs.size();
     while (numResults > 0 && node.outputs[numResults - 1].empty())
       --numResults;
-    ImportedNode imported{node.name, node.opType, operands, node.attrs, loc, numResults, node.opset};
+    ImportedNode imported{node.name,  node.opType,         operands,  node.attrs, loc,
+                          numResults, node.outputs.size(), node.opset};
     auto results = buildOnnxNode(builder, imported);
     if (failed(results))
       return failure();

@@ -562,7 +562,7 @@ FailureOr<Results> buildSplit(BuildContext &ctx) {
     ctx.attrs.invalid("Split along the batch dimension is not supported");
     return failure();
   }
-  size_t parts = ctx.node.numResults;
+  size_t parts = ctx.node.declaredResults;
   std::vector<int64_t> sizes = ctx.attrs.getInts("split", {});
   if (ctx.attrs.has("num_outputs") && ctx.attrs.getInt("num_outputs", 0) != static_cast<int64_t>(parts)) {
     ctx.attrs.invalid("Split 'num_outputs' is " + Twine(ctx.attrs.getInt("num_outputs", 0)) + ", but the node has " +

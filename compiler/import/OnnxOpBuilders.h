@@ -27,8 +27,12 @@ struct ImportedNode {
   llvm::ArrayRef<mlir::Value> operands;
   const NodeAttributes &attrs;
   mlir::Location loc;
-  /// How many of the node's outputs the graph names.
+  /// How many of the node's outputs the graph uses: the declared outputs
+  /// without trailing unnamed ones (omitted optional outputs).
   size_t numResults = 1;
+  /// How many outputs the node declares, named or not. Split's part count
+  /// is the declared count: an unnamed trailing part still takes its share.
+  size_t declaredResults = 1;
   /// The ai.onnx opset the node was written against.
   int64_t opset = 13;
 };

@@ -859,6 +859,23 @@ TEST_CASE("an embedding with a padding mask: Gather, Slice, Split, Unsqueeze and
   CHECK(outputs.at("second").values() == std::vector<float>{1, 51, 21, 21});
 }
 
+TEST_CASE("a Split with an unnamed trailing output still divides the axis among all its declared outputs",
+          "[onnx][data-movement]") {
+  // Three equal parts of 6 columns; the graph uses the first two. The
+  // unnamed third output still takes its share: parts of 2, not of 3.
+  TestModel model(13);
+  model.input("x", {"batch", "6"});
+  TestModel::setInt(model.node("Split", {"x"}, {"a", "b", ""}, "split"), "axis", 1);
+  model.output("a");
+  model.output("b");
+
+  auto plan = compileModel(model, "split_unnamed_output");
+  runtime::Session session(plan, runtime::Device::Cpu);
+  auto outputs = session.run(1, {{"x", runtime::Tensor({1, 6}, {0, 1, 2, 3, 4, 5})}});
+  CHECK(outputs.at("a").values() == std::vector<float>{0, 1});
+  CHECK(outputs.at("b").values() == std::vector<float>{2, 3});
+}
+
 TEST_CASE("a class token expanded to the batch size is concatenated with the patches and runs",
           "[onnx][data-movement]") {
   // ViT: Concat(Expand(token [1, 1, 3], [batch, 1, 3]), x [batch, 2, 3]) along
