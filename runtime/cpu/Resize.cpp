@@ -88,8 +88,9 @@ void resize(const OpContext &context) {
         weight *= tap.weight[choice[d]];
         offset += tap.index[choice[d]] * strides[d];
       }
-      if (weight != 0.0)
-        value += weight * x.data[offset];
+      // Zero-weight taps are summed too, as in ONNX's reference and the
+      // generated kernels: an infinite neighbour makes the result NaN.
+      value += weight * x.data[offset];
       size_t d = rank;
       while (d > 0 && ++choice[d - 1] == taps[d - 1][out[d - 1]].count)
         choice[--d] = 0;

@@ -2,6 +2,9 @@
 
 #include "TestSupport.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace fusec;
 using namespace fusec::runtime;
 using nlohmann::json;
@@ -143,4 +146,21 @@ TEST_CASE("data movement moves integers and bools as they are") {
   // Pad fills with a float value, so it stays float-only.
   CHECK_THROWS_WITH(runTypedOp("Pad", padAttrs("constant", {1, 1}), {big}, {3}, ElementType::I64),
                     Catch::Contains("the op takes only float values"));
+}
+
+TEST_CASE("linear Resize sums every tap, so an infinite neighbour with weight 0 gives NaN as in ONNX's reference") {
+  // Asymmetric coordinates, x2: output o reads input o/2 and its right
+  // neighbour (clamped), with weights 1 - frac and frac.
+  const json linear = {{"sizes", {-1, 4}},
+                       {"scales", {1.0, 2.0}},
+                       {"mode", "linear"},
+                       {"coordinate_transformation_mode", "asymmetric"},
+                       {"nearest_mode", "round_prefer_floor"}};
+  requireTensor(runOp("Resize", linear, {Tensor({1, 2}, {1, 3})}, {1, 4}), {1, 4}, {1, 2, 3, 3});
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> y = runOp("Resize", linear, {Tensor({1, 2}, {1, inf})}, {1, 4}).values();
+  REQUIRE(y.size() == 4);
+  CHECK(std::isnan(y[0])); // 1 * 1 + 0 * inf
+  CHECK(y[1] == inf);
+  CHECK(y[3] == inf);
 }
