@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EmulationHarness.h"
+#include "FusedModule.h"
 #include "KernelEmulation.h"
 
 #include "codegen/KernelEmitter.h"
-#include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
 #include "ir/FuseOps.h"
@@ -24,8 +24,6 @@
 #include "../../models/ModelReference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include <catch2/catch.hpp>
 
@@ -62,20 +60,6 @@ std::string attentionModule(const Case &c) {
         (m.empty() ? "" : ", " + m) + ") -> " + o + "\n";
   ir += "  return %o : " + o + "\n}\n";
   return ir;
-}
-
-mlir::OwningOpRef<mlir::ModuleOp> compile(mlir::MLIRContext &context, const std::string &ir,
-                                          const std::string &strategy) {
-  DiagnosticCollector diagnostics(&context);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
-  INFO(diagnostics.text() << ir);
-  REQUIRE(module);
-  mlir::PassManager pm(&context);
-  FusionOptions options;
-  options.strategy = strategy;
-  buildFusionPipeline(pm, options);
-  REQUIRE(mlir::succeeded(pm.run(*module)));
-  return module;
 }
 
 int countKernels(mlir::ModuleOp module, llvm::StringRef kind) {
@@ -163,7 +147,7 @@ void checkCase(const Case &c) {
   INFO("heads " << c.heads << " S " << c.seq << " Sk " << c.keySeq << " D " << c.headDim << " Dv " << c.valueDim
                 << (c.causal ? " causal" : "") << (c.mask.empty() ? "" : " mask " + c.mask) << " " << c.type);
   auto context = createContext();
-  auto module = compile(*context, attentionModule(c), "greedy");
+  auto module = test::parseAndFuse(*context, attentionModule(c));
   REQUIRE(countKernels(*module, "attention") == 1);
   // f16 inputs and output, f32 inside on both sides: one rounding of the
   // result, which may differ by a unit of f16 where the sums' orders differ.
@@ -219,8 +203,8 @@ func.func @main(%q: tensor<?x2x5x16xf32> {fuse.name = "q"}, %k: tensor<?x2x5x16x
 }
 )mlir";
   auto context = createContext();
-  auto fused = compile(*context, ir, "greedy");
-  auto unfused = compile(*context, ir, "none");
+  auto fused = test::parseAndFuse(*context, ir);
+  auto unfused = test::parseAndFuse(*context, ir, test::withStrategy("none"));
   REQUIRE(countKernels(*fused, "attention") == 1);
   REQUIRE(countKernels(*unfused, "attention") == 0);
   bool causal = false;
@@ -243,7 +227,7 @@ func.func @main(%q: tensor<?x2x7x16xf32> {fuse.name = "q"}, %k: tensor<?x2x9x16x
 }
 )mlir";
   auto context = createContext();
-  auto fused = compile(*context, ir, "greedy");
+  auto fused = test::parseAndFuse(*context, ir);
   int kernels = 0;
   fused->walk([&](fuse::SuperkernelOp) { ++kernels; });
   REQUIRE(kernels == 1);

@@ -15,19 +15,16 @@
 // and match its unfused plan the same way.
 //
 //===----------------------------------------------------------------------===//
+#include "FusedModule.h"
 #include "KernelEmulation.h"
 
 #include "../../models/ModelReference.h"
 
-#include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
-#include "compiler/import/JsonImporter.h"
 #include "ir/FuseOps.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
-
-#include "mlir/Pass/PassManager.h"
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +54,17 @@ json weight(int seed, const std::vector<int64_t> &shape) {
 json node(const std::string &name, const std::string &op, const std::vector<std::string> &inputs,
           const json &attrs = json::object()) {
   return {{"name", name}, {"op", op}, {"inputs", inputs}, {"outputs", {name}}, {"attrs", attrs}};
+}
+
+/// The fusec JSON graph of `nodes`: input x [batch, seq, kEmbed], output y.
+std::string graphText(int64_t seq, const json &constants, const json &nodes) {
+  json graph = {{"format", "fusec-graph"},
+                {"version", 1},
+                {"inputs", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"batch", seq, kEmbed}}}}},
+                {"outputs", {"y"}},
+                {"constants", constants},
+                {"nodes", nodes}};
+  return graph.dump();
 }
 
 std::string attentionBlock(int64_t seq, bool causal) {
@@ -91,13 +99,7 @@ std::string attentionBlock(int64_t seq, bool causal) {
   nodes.push_back(node("context_t", "Transpose", {"context"}, {{"perm", {0, 2, 1, 3}}}));
   nodes.push_back(node("merged", "Reshape", {"context_t"}, {{"shape", {0, 0, kEmbed}}}));
   nodes.push_back(node("y", "MatMul", {"merged", "wo"}));
-  json graph = {{"format", "fusec-graph"},
-                {"version", 1},
-                {"inputs", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"batch", seq, kEmbed}}}}},
-                {"outputs", {"y"}},
-                {"constants", constants},
-                {"nodes", nodes}};
-  return graph.dump();
+  return graphText(seq, constants, nodes);
 }
 
 /// A transformer encoder layer as torch exports nn.TransformerEncoderLayer
@@ -195,27 +197,7 @@ std::string encoderLayer(int64_t seq, bool preNorm, bool causal) {
     output = "ln2";
   }
   add("y", "Identity", {output});
-  json graph = {{"format", "fusec-graph"},
-                {"version", 1},
-                {"inputs", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"batch", seq, kEmbed}}}}},
-                {"outputs", {"y"}},
-                {"constants", constants},
-                {"nodes", nodes}};
-  return graph.dump();
-}
-
-mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, const std::string &text,
-                                                const std::string &strategy) {
-  DiagnosticCollector diagnostics(&context);
-  auto module = import::importJsonModelFromBuffer(text, "attention_block.json", context);
-  INFO(diagnostics.text());
-  REQUIRE(module);
-  mlir::PassManager pm(&context);
-  FusionOptions options;
-  options.strategy = strategy;
-  buildFusionPipeline(pm, options);
-  REQUIRE(mlir::succeeded(pm.run(*module)));
-  return module;
+  return graphText(seq, constants, nodes);
 }
 
 std::shared_ptr<const runtime::Plan> planOf(mlir::ModuleOp module) {
@@ -253,8 +235,8 @@ void checkBlock(int64_t seq, bool causal) {
   INFO("S " << seq << (causal ? " causal" : ""));
   auto context = createContext();
   const std::string text = attentionBlock(seq, causal);
-  auto fused = importAndFuse(*context, text, "greedy");
-  auto unfused = importAndFuse(*context, text, "none");
+  auto fused = test::importJsonAndFuse(*context, text, "attention_block.json");
+  auto unfused = test::importJsonAndFuse(*context, text, "attention_block.json", test::withStrategy("none"));
   bool formedCausal = false;
   fused->walk([&](fuse::AttentionOp op) { formedCausal = op.getCausal() && !op.getMask(); });
   CHECK(formedCausal == causal);
@@ -285,8 +267,8 @@ void checkEncoderLayer(int64_t seq, bool preNorm, bool causal) {
   INFO("S " << seq << (preNorm ? " pre-norm" : " post-norm") << (causal ? " causal" : ""));
   auto context = createContext();
   const std::string text = encoderLayer(seq, preNorm, causal);
-  auto fused = importAndFuse(*context, text, "greedy");
-  auto unfused = importAndFuse(*context, text, "none");
+  auto fused = test::importJsonAndFuse(*context, text, "attention_block.json");
+  auto unfused = test::importJsonAndFuse(*context, text, "attention_block.json", test::withStrategy("none"));
   auto fusedPlan = planOf(*fused), unfusedPlan = planOf(*unfused);
 
   // QKV GEMM (+ bias), one attention kernel, output GEMM with bias and

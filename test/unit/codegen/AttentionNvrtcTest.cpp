@@ -7,14 +7,12 @@
 // registers ptxas reports (docs/codegen.md quotes them).
 //
 //===----------------------------------------------------------------------===//
+#include "FusedModule.h"
+
 #include "codegen/KernelCompiler.h"
 #include "codegen/KernelEmitter.h"
-#include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
 #include "test/unit/TestSkip.h"
-
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include <catch2/catch.hpp>
 
@@ -37,13 +35,7 @@ codegen::GeneratedKernel emitAttention(mlir::MLIRContext &context, int64_t headD
       " {\n  %o = fuse.attention %q, %k, %v" + (masked ? ", %m" : "") +
       " {scale = 0.125 : f32, causal = " + (causal ? "true" : "false") + "} : (" + q + ", " + k + ", " + k +
       (masked ? ", " + m : std::string()) + ") -> " + q + "\n  return %o : " + q + "\n}\n";
-  DiagnosticCollector diagnostics(&context);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
-  INFO(diagnostics.text());
-  REQUIRE(module);
-  mlir::PassManager pm(&context);
-  buildFusionPipeline(pm, FusionOptions());
-  REQUIRE(mlir::succeeded(pm.run(*module)));
+  auto module = test::parseAndFuse(context, ir);
   std::vector<codegen::GeneratedKernel> kernels;
   module->walk([&](fuse::SuperkernelOp superkernel) {
     auto kernel = codegen::emitKernel(superkernel);

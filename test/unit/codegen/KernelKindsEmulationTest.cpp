@@ -8,20 +8,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EmulationHarness.h"
+#include "FusedModule.h"
 #include "KernelEmulation.h"
 
 #include "../../models/ModelReference.h"
 
-#include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
-
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include <catch2/catch.hpp>
 
@@ -36,13 +33,7 @@ using Adjust = std::function<void(mlir::ModuleOp)>;
 
 void checkAgainstReference(const char *ir, int batch, const Adjust &adjust = {}) {
   auto context = createContext();
-  DiagnosticCollector diagnostics(context.get());
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, context.get());
-  INFO(diagnostics.text());
-  REQUIRE(module);
-  mlir::PassManager pm(context.get());
-  buildFusionPipeline(pm, FusionOptions());
-  REQUIRE(mlir::succeeded(pm.run(*module)));
+  auto module = test::parseAndFuse(*context, ir);
   if (adjust)
     adjust(*module);
   auto bytes = buildPlan(*module, PlanOptions());

@@ -13,6 +13,7 @@
 //    batch 1024 (no GPU or NVRTC needed).
 //
 //===----------------------------------------------------------------------===//
+#include "FusedModule.h"
 #include "PtxLoops.h"
 
 #include "bench/ModelGenerators.h"
@@ -21,10 +22,7 @@
 #include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
 #include "compiler/import/GraphBuilder.h"
-#include "passes/Pipeline.h"
 #include "test/unit/TestSkip.h"
-
-#include "mlir/Pass/PassManager.h"
 
 #include <catch2/catch.hpp>
 
@@ -65,12 +63,10 @@ ModelKernels resnet50Kernels(int64_t costBatch, const std::string &precision = "
   auto module = import::buildModule(bench::makeResNet50(224), *context);
   INFO(diagnostics.text());
   REQUIRE(module);
-  mlir::PassManager pm(context.get());
   FusionOptions options;
   options.costBatch = costBatch;
   options.precision = precision;
-  buildFusionPipeline(pm, options);
-  REQUIRE(mlir::succeeded(pm.run(*module)));
+  test::fuse(*module, options);
   return emitAll("resnet50@" + std::to_string(costBatch) + " " + precision, *module, precision == "fp16");
 }
 
