@@ -188,10 +188,32 @@ LogicalResult reportFusion(MLIRContext &context, ModuleOp module, const DriverOp
 }
 } // namespace
 
-FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context, const DriverOptions &options) {
+std::string checkDriverOptions(const DriverOptions &options) {
+  const std::string &precision = options.fusion.precision;
+  if (precision != "fp32" && precision != "tf32" && precision != "fp16" && precision != "bf16")
+    return "precision must be fp32, tf32, fp16 or bf16, got '" + precision + "'";
+  const std::string &io = options.fusion.ioPrecision;
+  if (!io.empty() && io != precision)
+    return "io-precision must be fp32 or the precision's half type ('" +
+           (precision == "fp16" || precision == "bf16" ? precision : std::string("fp16 or bf16")) +
+           "' with precision " + precision + "), got '" + io + "'";
+  if (options.fusion.costBatch < 1)
+    return "cost-batch must be >= 1, got " + std::to_string(options.fusion.costBatch);
+  if (options.plan.batchBuckets.empty())
+    return "batch-buckets needs at least one bucket";
+  for (int64_t bucket : options.plan.batchBuckets)
+    if (bucket < 1)
+      return "batch-buckets needs positive integers, got '" + std::to_string(bucket) + "'";
+  return "";
+}
+
+FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context, const DriverOptions &options,
+                                              nlohmann::json *fusionReport) {
   OwningOpRef<ModuleOp> module = importAndFuse(context, options);
   if (!module)
     return failure();
+  if (fusionReport)
+    *fusionReport = buildFusionReport(*module);
   return lowerToPlan(context, *module, options);
 }
 

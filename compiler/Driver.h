@@ -8,6 +8,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,9 +60,17 @@ std::unique_ptr<mlir::MLIRContext> createContext();
 /// Imports `options.inputPath` and runs the fusion pipeline on it.
 mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, const DriverOptions &options);
 
+/// Checks the option values a caller chose (precision, I/O precision -- ""
+/// or the precision's half type --, cost batch, batch buckets). Returns "" when they are valid, else one message
+/// that starts with the option's name, e.g. "precision must be fp32, tf32,
+/// fp16 or bf16, got 'fp8'" (the CLI prefixes "--", the Python API not).
+std::string checkDriverOptions(const DriverOptions &options);
+
 /// Imports, fuses and lowers `options.inputPath` to plan bytes. Errors are
-/// reported through `context`'s diagnostics.
-mlir::FailureOr<std::vector<uint8_t>> compileToPlan(mlir::MLIRContext &context, const DriverOptions &options);
+/// reported through `context`'s diagnostics. With `fusionReport`, the fusion
+/// report of the fused module is stored there (buildFusionReport).
+mlir::FailureOr<std::vector<uint8_t>> compileToPlan(mlir::MLIRContext &context, const DriverOptions &options,
+                                                    nlohmann::json *fusionReport = nullptr);
 
 /// Fuses and lowers `module`, a model imported or built in memory (the
 /// model generators of benchmarks and tests), to plan bytes like

@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   clang-format-19 clang-tidy-19 git
+  python3-dev pybind11-dev python3-numpy python3-pytest
 )
 
 missing=()

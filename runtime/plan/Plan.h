@@ -149,6 +149,8 @@ public:
   static void verifyBytes(const uint8_t *data, size_t size, const std::string &sourceName);
 
   const std::string &sourceName() const { return sourceName_; }
+  /// The plan's bytes as loaded: written to a file, they are the same plan.
+  const std::vector<uint8_t> &bytes() const { return bytes_; }
   const PlanManifest &manifest() const { return manifest_; }
   const std::vector<TensorDesc> &inputs() const { return manifest_.inputs; }
   const std::vector<TensorDesc> &outputs() const { return manifest_.outputs; }

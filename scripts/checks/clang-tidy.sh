@@ -23,7 +23,7 @@ if (($#)); then
   files=("$@")
 elif [[ -n $changed ]]; then
   mapfile -t files < <(git diff --name-only --diff-filter=d "$changed" -- 'ir/*.cpp' 'passes/*.cpp' 'codegen/*.cpp' \
-    'compiler/*.cpp' 'runtime/*.cpp' 'tools/*.cpp')
+    'compiler/*.cpp' 'runtime/*.cpp' 'tools/*.cpp' 'python/*.cpp')
 else
   # Every library and tool source the build compiles (generated files excluded).
   mapfile -t files < <(python3 - "$build" <<'PY'
@@ -32,7 +32,7 @@ root = os.getcwd()
 seen = set()
 for entry in json.load(open(os.path.join(sys.argv[1], "compile_commands.json"))):
     path = os.path.relpath(os.path.join(entry["directory"], entry["file"]), root)
-    if path.split("/")[0] in {"ir", "passes", "codegen", "compiler", "runtime", "tools"} and path not in seen:
+    if path.split("/")[0] in {"ir", "passes", "codegen", "compiler", "runtime", "tools", "python"} and path not in seen:
         seen.add(path)
         print(path)
 PY

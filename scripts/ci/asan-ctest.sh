@@ -18,7 +18,9 @@ build_dir=${FUSEC_ASAN_BUILD_DIR:-build-asan}
 jobs=${FUSEC_ASAN_JOBS:-$(nproc)}
 
 if [[ ! -f $build_dir/build.ninja ]]; then
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUSEC_SANITIZE=ON >/dev/null
+  # No Python package: a sanitized extension cannot load into an unsanitized interpreter.
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUSEC_SANITIZE=ON \
+    -DFUSEC_BUILD_PYTHON=OFF >/dev/null
 fi
 cmake --build "$build_dir" -j "$jobs"
 built=$(date +%s)

@@ -131,21 +131,7 @@ int main(int argc, char **argv) {
   options.fusion.costModel = costModel;
   options.fusion.costBatch = costBatch;
   options.fusion.precision = precision;
-  if (precision != "fp32" && precision != "tf32" && precision != "fp16" && precision != "bf16") {
-    llvm::errs() << "fusec: error: --precision must be fp32, tf32, fp16 or bf16, got '" << precision << "'\n";
-    return 2;
-  }
-  if (ioPrecision != "fp32" && ioPrecision != precision) {
-    llvm::errs() << "fusec: error: --io-precision must be fp32 or the --precision half type ('"
-                 << (precision == "fp16" || precision == "bf16" ? precision.getValue() : std::string("fp16 or bf16"))
-                 << "' with --precision=" << precision << "), got '" << ioPrecision << "'\n";
-    return 2;
-  }
   options.fusion.ioPrecision = ioPrecision == "fp32" ? "" : ioPrecision.getValue();
-  if (costBatch < 1) {
-    llvm::errs() << "fusec: error: --cost-batch must be >= 1\n";
-    return 2;
-  }
   options.plan.target = target;
   options.plan.batchBuckets.clear();
   for (llvm::StringRef item : llvm::split(batchBuckets.getValue(), ',')) {
@@ -155,6 +141,10 @@ int main(int argc, char **argv) {
       return 2;
     }
     options.plan.batchBuckets.push_back(bucket);
+  }
+  if (std::string invalid = fusec::checkDriverOptions(options); !invalid.empty()) {
+    llvm::errs() << "fusec: error: --" << invalid << "\n";
+    return 2;
   }
   llvm::sort(options.plan.batchBuckets);
   options.plan.batchBuckets.erase(std::unique(options.plan.batchBuckets.begin(), options.plan.batchBuckets.end()),

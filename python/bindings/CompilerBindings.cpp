@@ -1,0 +1,46 @@
+//===- CompilerBindings.cpp - fusec._fusec.compile ------------------------===//
+#include "Bindings.h"
+
+#include "compiler/ModelCompiler.h"
+
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+namespace fusec::python {
+
+void bindCompiler(py::module_ &module) {
+  // Keyword names and defaults are fusec.compile's; this layer takes a
+  // path only (the Python layer writes model bytes to a file first).
+  module.def(
+      "_compile_file",
+      [](const std::string &path, const std::string &target, const std::string &precision,
+         const std::string &ioPrecision, const std::string &fusionStrategy, const std::vector<std::string> &disable,
+         const std::vector<int64_t> &batchBuckets, int64_t costBatch, const std::string &deviceProfile,
+         const std::string &kernelCache) {
+        ModelCompileOptions options;
+        options.target = target;
+        options.precision = precision;
+        options.ioPrecision = ioPrecision;
+        options.fusionStrategy = fusionStrategy;
+        options.disabledRules = disable;
+        options.batchBuckets = batchBuckets;
+        options.costBatch = costBatch;
+        options.deviceProfile = deviceProfile;
+        options.kernelCacheDir = kernelCache;
+        CompiledModel compiled;
+        {
+          // Compiling takes seconds and touches no Python object.
+          py::gil_scoped_release released;
+          compiled = compileModelFile(path, options);
+        }
+        return py::make_tuple(py::bytes(reinterpret_cast<const char *>(compiled.plan.data()), compiled.plan.size()),
+                              compiled.fusionReport);
+      },
+      py::arg("path"), py::arg("target"), py::arg("precision"), py::arg("io_precision"), py::arg("fusion_strategy"),
+      py::arg("disable"), py::arg("batch_buckets"), py::arg("cost_batch"), py::arg("device_profile"),
+      py::arg("kernel_cache"),
+      "Compiles the model file at `path`; returns (plan bytes, fusion report JSON text). Raises CompileError.");
+}
+
+} // namespace fusec::python

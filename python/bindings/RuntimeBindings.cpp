@@ -1,0 +1,119 @@
+//===- RuntimeBindings.cpp - fusec._fusec.Plan and Session ----------------===//
+#include "Bindings.h"
+#include "NumpyTensors.h"
+
+#include "runtime/Error.h"
+#include "runtime/PlanInfo.h"
+#include "runtime/Session.h"
+#include "runtime/plan/PlanFormat.h"
+#include "runtime/support/FileIO.h"
+
+#include <nlohmann/json.hpp>
+#include <pybind11/stl.h>
+
+#include <memory>
+
+namespace py = pybind11;
+
+namespace fusec::python {
+
+namespace {
+
+/// A loaded, verified plan, shared by every Session made from it (the
+/// weights are loaded once).
+struct LoadedPlan {
+  std::shared_ptr<const runtime::Plan> plan;
+};
+
+/// [{"name", "dtype", "shape"}], the batch dimension as None.
+py::list describeTensors(const std::vector<runtime::TensorDesc> &tensors) {
+  py::list list;
+  for (const runtime::TensorDesc &tensor : tensors) {
+    py::list shape;
+    for (int64_t dim : tensor.shape)
+      shape.append(dim == plan::kBatchDim ? py::object(py::none()) : py::object(py::int_(dim)));
+    py::dict entry;
+    entry["name"] = tensor.name;
+    entry["dtype"] = runtime::elementTypeName(tensor.dtype);
+    entry["numpy_dtype"] = numpyTypeFor(tensor.dtype);
+    entry["shape"] = py::tuple(shape);
+    list.append(entry);
+  }
+  return list;
+}
+
+std::map<std::string, py::array> runSession(runtime::Session &session, const py::dict &given, int64_t batch) {
+  std::map<std::string, runtime::Tensor> inputs;
+  for (const runtime::TensorDesc &desc : session.inputs())
+    if (given.contains(desc.name))
+      inputs.emplace(desc.name, tensorFromArray(desc, given[py::str(desc.name)]));
+  for (const auto &[key, value] : given) {
+    const std::string name = py::str(key).cast<std::string>();
+    if (!inputs.count(name))
+      throw runtime::Error("'" + name + "' is not an input of the plan");
+  }
+  if (batch == 0)
+    batch = session.inferBatch(inputs);
+  std::map<std::string, runtime::Tensor> outputs;
+  {
+    // The run touches no Python object: other threads run meanwhile.
+    py::gil_scoped_release released;
+    outputs = session.run(batch, inputs);
+  }
+  std::map<std::string, py::array> arrays;
+  for (const auto &[name, tensor] : outputs)
+    arrays.emplace(name, arrayFromTensor(tensor));
+  return arrays;
+}
+
+} // namespace
+
+void bindRuntime(py::module_ &module) {
+  py::class_<LoadedPlan>(module, "_Plan")
+      .def_static(
+          "from_bytes",
+          [](const py::bytes &bytes, const std::string &name) {
+            const std::string_view view = bytes;
+            std::vector<uint8_t> data(view.begin(), view.end());
+            return LoadedPlan{std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(std::move(data), name))};
+          },
+          py::arg("data"), py::arg("name"))
+      .def_static(
+          "load",
+          [](const std::string &path) {
+            return LoadedPlan{std::make_shared<const runtime::Plan>(runtime::Plan::load(path))};
+          },
+          py::arg("path"))
+      .def("to_bytes",
+           [](const LoadedPlan &self) {
+             const std::vector<uint8_t> &bytes = self.plan->bytes();
+             return py::bytes(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+           })
+      .def(
+          "save",
+          [](const LoadedPlan &self, const std::string &path) {
+            runtime::writeFileAtomically(path, self.plan->bytes());
+          },
+          py::arg("path"))
+      .def_property_readonly("inputs", [](const LoadedPlan &self) { return describeTensors(self.plan->inputs()); })
+      .def_property_readonly("outputs", [](const LoadedPlan &self) { return describeTensors(self.plan->outputs()); })
+      .def(
+          "describe",
+          [](const LoadedPlan &self, int64_t batch) { return runtime::describePlan(*self.plan, batch).dump(); },
+          py::arg("batch"));
+
+  py::class_<runtime::Session>(module, "_Session")
+      .def(py::init([](const LoadedPlan &plan, const std::string &device) {
+             auto parsed = runtime::parseDevice(device);
+             if (!parsed)
+               throw py::value_error("device must be 'auto', 'cpu' or 'cuda', got '" + device + "'");
+             return std::make_unique<runtime::Session>(plan.plan, *parsed);
+           }),
+           py::arg("plan"), py::arg("device"))
+      .def_property_readonly("device", [](const runtime::Session &self) { return runtime::deviceName(self.device()); })
+      .def_property_readonly("max_batch", &runtime::Session::maxBatch)
+      .def("run", &runSession, py::arg("inputs"), py::arg("batch"),
+           "Runs the plan on a dict of arrays at `batch` (0: inferred from the inputs); returns a dict of arrays.");
+}
+
+} // namespace fusec::python

@@ -1,0 +1,124 @@
+"""The Python API's contract: typed inputs and outputs, errors as
+exceptions with fusec's messages, sessions on several threads."""
+import json
+import threading
+
+import numpy
+import pytest
+
+import fusec
+from conftest import MODELS
+
+
+def embedding_graph():
+    """A fusec JSON graph: int64 token ids [batch, 3] look up rows of a
+    [5, 2] table; the mask (ids == 0) comes out as bool."""
+    return json.dumps({
+        "format": "fusec-graph", "version": 1,
+        "inputs": [{"name": "ids", "dtype": "i64", "shape": ["batch", 3]}],
+        "outputs": ["rows", "is_pad"],
+        "constants": {
+            "table": {"dtype": "f32", "shape": [5, 2], "data": [0, 1, 10, 11, 20, 21, 30, 31, 40, 41]},
+            "pad": {"dtype": "i64", "shape": [], "data": [0]},
+        },
+        "nodes": [
+            {"name": "rows", "op": "Gather", "inputs": ["table", "ids"], "outputs": ["rows"]},
+            {"name": "is_pad", "op": "Equal", "inputs": ["ids", "pad"], "outputs": ["is_pad"]},
+        ],
+    }).encode()
+
+
+def test_integer_inputs_and_bool_outputs_keep_their_types():
+    plan = fusec.compile(embedding_graph(), target="cpu")
+    assert plan.inputs == [{"name": "ids", "dtype": "i64", "numpy_dtype": "int64", "shape": (None, 3)}]
+    outputs = fusec.Session(plan, device="cpu").run({"ids": numpy.array([[3, 0, 4], [1, 1, 0]], numpy.int64)})
+    assert outputs["rows"].dtype == numpy.float32
+    assert outputs["rows"].tolist() == [[[30, 31], [0, 1], [40, 41]], [[10, 11], [10, 11], [0, 1]]]
+    assert outputs["is_pad"].dtype == numpy.bool_
+    assert outputs["is_pad"].tolist() == [[False, True, False], [False, False, True]]
+
+
+def test_inputs_are_never_converted_and_the_error_says_how_to_convert():
+    session = fusec.Session(fusec.compile(embedding_graph(), target="cpu"), device="cpu")
+    with pytest.raises(fusec.Error, match=r"input 'ids' is int32, the plan takes i64: pass it as numpy.int64"):
+        session.run({"ids": numpy.zeros((1, 3), numpy.int32)})
+    with pytest.raises(fusec.Error, match=r"input 'ids' is float64"):
+        session.run({"ids": [[1.0, 2.0, 3.0]]})
+
+
+def test_a_non_contiguous_array_runs_like_its_copy():
+    plan = fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu")
+    session = fusec.Session(plan, device="cpu")
+    wide = numpy.random.default_rng(3).standard_normal((2, 8, 64)).astype(numpy.float32)
+    strided = wide[:, :, ::2]
+    assert not strided.flags["C_CONTIGUOUS"]
+    assert numpy.array_equal(session.run({"input": strided})["output"],
+                             session.run({"input": numpy.ascontiguousarray(strided)})["output"])
+
+
+def test_run_errors_name_the_input():
+    session = fusec.Session(fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu"), device="cpu")
+    with pytest.raises(fusec.Error, match=r"'x' is not an input of the plan"):
+        session.run({"input": numpy.zeros((1, 8, 32), numpy.float32), "x": numpy.zeros(1, numpy.float32)})
+    with pytest.raises(fusec.Error, match=r"input"):
+        session.run({})
+    with pytest.raises(fusec.Error, match=r"'input'"):
+        session.run({"input": numpy.zeros((1, 8, 31), numpy.float32)})
+    with pytest.raises(fusec.Error, match=r"batch"):
+        session.run({"input": numpy.zeros((2, 8, 32), numpy.float32)}, batch=0 + 10**9)
+
+
+def test_compile_errors_carry_fusec_diagnostics(tmp_path):
+    with pytest.raises(fusec.CompileError, match=r"no-such-model.onnx"):
+        fusec.compile(tmp_path / "no-such-model.onnx", target="cpu")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "fusec-graph", "version": 1, "inputs": []')
+    with pytest.raises(fusec.CompileError, match=r"broken.json:.*error"):
+        fusec.compile(broken, target="cpu")
+    with pytest.raises(fusec.CompileError, match=r"precision must be fp32, tf32, fp16 or bf16, got 'fp8'"):
+        fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu", precision="fp8")
+    with pytest.raises(fusec.CompileError, match=r"batch-buckets needs positive integers"):
+        fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu", batch_buckets=[0])
+    with pytest.raises(fusec.CompileError, match=r"unknown fusion strategy 'fastest'"):
+        fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu", fusion_strategy="fastest")
+    # CompileError is a fusec.Error, which is a RuntimeError.
+    assert issubclass(fusec.CompileError, fusec.Error) and issubclass(fusec.Error, RuntimeError)
+
+
+def test_plan_and_session_errors(tmp_path):
+    with pytest.raises(fusec.Error, match=r"garbage"):
+        fusec.Plan.from_bytes(b"not a plan", "garbage")
+    with pytest.raises(fusec.Error, match=r"missing.plan"):
+        fusec.Plan.load(tmp_path / "missing.plan")
+    plan = fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu")
+    with pytest.raises(ValueError, match=r"device must be 'auto', 'cpu' or 'cuda', got 'tpu'"):
+        fusec.Session(plan, device="tpu")
+    with pytest.raises(TypeError):
+        fusec.Session(b"plan bytes")
+
+
+def test_sessions_of_one_plan_run_on_many_threads_and_lose_nothing():
+    """Eight threads, one session each, 25 requests each at mixed batch
+    sizes, all against one plan: every result equals the serial one."""
+    plan = fusec.compile(MODELS / "residual_block" / "model.onnx", target="cpu")
+    shape = plan.inputs[0]["shape"][1:]
+    rng = numpy.random.default_rng(11)
+    requests = [rng.standard_normal((batch,) + shape).astype(numpy.float32) for batch in (1, 3, 2, 4, 1)]
+    serial = fusec.Session(plan, device="cpu")
+    expected = [serial.run({"input": request})["output"] for request in requests]
+    failures = []
+
+    def client(index):
+        session = fusec.Session(plan, device="cpu")
+        for round in range(25):
+            which = (index + round) % len(requests)
+            output = session.run({"input": requests[which]})["output"]
+            if not numpy.array_equal(output, expected[which]):
+                failures.append((index, round, which))
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
