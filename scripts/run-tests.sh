@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up, build, then the whole test suite: ctest (unit, lit, model,
 # emulation, conformance and repository checks, formatting included), clang-tidy, a
-# runtime-only build with its tests, the emulation under ThreadSanitizer, and
+# runtime-only build with its tests, the emulation and the runtime's thread tests under ThreadSanitizer, and
 # sanitized runtime tests plus bounded fuzzing (scripts/ci/fuzz.sh). Every step runs even when an earlier one
 # failed (except that nothing runs without a build); a summary of the steps
 # and their times closes the output, and the exit status is non-zero if any
@@ -31,6 +31,8 @@ if step build scripts/build.sh; then
 fi
 step runtime-only scripts/checks/runtime-only.sh
 step tsan-emulation scripts/ci/tsan-emulation.sh
+# Sessions of one plan on many threads, under ThreadSanitizer.
+step tsan-runtime scripts/ci/tsan-runtime.sh
 # Sanitized (ASan + UBSan) runtime tests and a bounded run of each fuzzer.
 step fuzz scripts/ci/fuzz.sh
 
