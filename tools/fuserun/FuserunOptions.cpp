@@ -62,6 +62,16 @@ options (each valued option accepts --flag=value and --flag value):
   --prebuild-graphs       CUDA: capture every bucket's graphs at load instead of
                           on each bucket's first run
   --cuda-driver=LIB       the CUDA driver library to dlopen (default libcuda.so.1)
+  --serve-bench           instead of one run: --clients threads, each with its
+                          own session of the plan, send --requests requests
+                          each back to back at batch sizes drawn from
+                          --batch-dist (inputs from --random-inputs, default
+                          seed 1); prints requests/s, samples/s and latency
+                          p50/p90/p99/max, overall and per batch size
+  --clients=N             serve bench clients (default 4)
+  --requests=N            timed requests per client (default 50)
+  --batch-dist=SPEC       batch sizes and weights, e.g. 1:0.5,4:0.3,8:0.2 or
+                          1,4,8 (equal weights; default 1)
   --info[=json]           describe the plan (inputs, outputs, kernels, arena
                           bytes at --batch) instead of running it; --info=json
                           prints JSON
@@ -157,6 +167,15 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
       options.rtol = parseTolerance(flag, value());
     } else if (flag == "--atol") {
       options.atol = parseTolerance(flag, value());
+    } else if (flag == "--serve-bench") {
+      noValue();
+      options.serveBench = true;
+    } else if (flag == "--clients") {
+      options.clients = parseInteger<int>(flag, value(), 1);
+    } else if (flag == "--requests") {
+      options.requestsPerClient = parseInteger<int>(flag, value(), 1);
+    } else if (flag == "--batch-dist") {
+      options.batchDistribution = value();
     } else if (flag == "--no-graph") {
       noValue();
       options.deviceOptions.useGraphs = false;
@@ -176,6 +195,10 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
     return options;
   if (options.timeKernels && !options.reportTiming)
     throw UsageError("option '--time-kernels' needs --iters");
+  if (options.serveBench &&
+      (!options.inputFiles.empty() || options.outputDir || options.check || options.reportTiming || options.batch))
+    throw UsageError("option '--serve-bench' makes its own inputs and times its own requests: it does not combine "
+                     "with --input, --output-dir, --check, --iters, --warmup or --batch");
   if (positional.empty())
     throw UsageError("missing the PLAN argument");
   if (positional.size() > 1)

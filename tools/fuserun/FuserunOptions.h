@@ -42,6 +42,12 @@ struct FuserunOptions {
   double rtol = 1e-4;
   double atol = 1e-4;
   InfoFormat info = InfoFormat::None;
+  /// --serve-bench: concurrent clients (runtime/ServeBench.h) instead of one run.
+  bool serveBench = false;
+  int clients = 4;
+  int requestsPerClient = 50;
+  /// --batch-dist, as given ("1:0.5,4:0.3,8:0.2").
+  std::string batchDistribution = "1";
   bool help = false;
 };
 

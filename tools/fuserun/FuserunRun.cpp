@@ -7,6 +7,7 @@
 #include "runtime/Npy.h"
 #include "runtime/PlanInfo.h"
 #include "runtime/RandomInputs.h"
+#include "runtime/ServeBench.h"
 #include "runtime/Session.h"
 #include "runtime/Timing.h"
 #include "tools/fuserun/OutputCheck.h"
@@ -106,6 +107,17 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
       out << description.dump(2) << "\n";
     else
       out << formatPlanSummary(description);
+    return 0;
+  }
+
+  if (options.serveBench) {
+    ServeBenchOptions bench;
+    bench.clients = options.clients;
+    bench.requestsPerClient = options.requestsPerClient;
+    bench.batchDistribution = parseBatchDistribution(options.batchDistribution);
+    bench.seed = options.randomSeed.value_or(1);
+    out << formatServeBench(
+        runServeBench(plan, [&] { return makeBackend(options.device, plan, options.deviceOptions); }, bench));
     return 0;
   }
 

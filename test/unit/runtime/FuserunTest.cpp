@@ -178,6 +178,10 @@ TEST_CASE("fuserun reports usage errors with exit code 2") {
       {w.plan + " --no-graph=1", "takes no value"},
       {w.plan + " --time-kernels", "option '--time-kernels' needs --iters"},
       {w.plan + " --cuda-driver=", "option '--cuda-driver' needs a library"},
+      {w.plan + " --serve-bench --iters=3", "option '--serve-bench' makes its own inputs"},
+      {w.plan + " --serve-bench --input x=" + w.input, "does not combine with --input"},
+      {w.plan + " --clients=0", "option '--clients' expects an integer >= 1"},
+      {w.plan + " --requests abc", "option '--requests' expects an integer >= 1"},
   };
   for (const auto &c : cases) {
     INFO(c.args);
@@ -193,9 +197,11 @@ TEST_CASE("fuserun --help documents every flag") {
   test::TempDir dir;
   const ToolResult r = fuserun(dir, "--help");
   CHECK(r.exitCode == 0);
-  for (const char *flag :
-       {"--device", "--batch", "--input", "--output-dir", "--random-inputs", "--iters", "--warmup", "--info", "--help",
-        "--check", "--rtol", "--atol", "--no-graph", "--prebuild-graphs", "--time-kernels", "--cuda-driver"})
+  for (const char *flag : {"--device",        "--batch",           "--input",        "--output-dir",
+                           "--random-inputs", "--iters",           "--warmup",       "--info",
+                           "--help",          "--check",           "--rtol",         "--atol",
+                           "--no-graph",      "--prebuild-graphs", "--time-kernels", "--cuda-driver",
+                           "--serve-bench",   "--clients",         "--requests",     "--batch-dist"})
     CHECK_THAT(r.out, Contains(flag));
 }
 
@@ -276,4 +282,24 @@ TEST_CASE("fuserun rejects hostile window and padding attributes at load") {
     CHECK(r.exitCode == 1);
     CHECK_THAT(r.err, Contains(c.message));
   }
+}
+
+TEST_CASE("fuserun --serve-bench prints throughput and latency per batch size") {
+  Workspace w;
+  const ToolResult r = fuserun(w.dir, w.plan + " --device=cpu --serve-bench --clients=3 --requests=20 "
+                                               "--batch-dist=1:0.5,4:0.5 --random-inputs=9");
+  INFO(r.err);
+  REQUIRE(r.exitCode == 0);
+  CHECK_THAT(r.out, Contains("serve-bench: 3 clients on cpu, 60 requests ("));
+  CHECK_THAT(r.out, Contains("requests/s"));
+  CHECK_THAT(r.out, Contains("serve-bench latency: p50 "));
+  CHECK_THAT(r.out, Contains("serve-bench batch 1 ("));
+  CHECK_THAT(r.out, Contains("serve-bench batch 4 ("));
+  // A bad distribution or a batch the plan cannot run is an error (exit 1).
+  const ToolResult bad = fuserun(w.dir, w.plan + " --device=cpu --serve-bench --batch-dist=1:0");
+  CHECK(bad.exitCode == 1);
+  CHECK_THAT(bad.err, Contains("batch distribution entry '1:0': the weight must be a finite number > 0"));
+  const ToolResult huge = fuserun(w.dir, w.plan + " --device=cpu --serve-bench --batch-dist=100000000000");
+  CHECK(huge.exitCode == 1);
+  CHECK_THAT(huge.err, Contains("100000000000"));
 }
