@@ -129,6 +129,7 @@ ServeBenchResult runServeBench(const std::shared_ptr<const Plan> &plan, const Cl
 
   // Sessions first, on this thread: a backend that cannot be made fails here.
   std::vector<Session> sessions;
+  sessions.reserve(static_cast<size_t>(options.clients));
   for (int client = 0; client < options.clients; ++client)
     sessions.emplace_back(plan, makeBackend());
   std::vector<BatchInputs> inputs;
@@ -181,6 +182,7 @@ ServeBenchResult runServeBench(const std::shared_ptr<const Plan> &plan, const Cl
   };
 
   std::vector<std::thread> threads;
+  threads.reserve(sessions.size());
   for (size_t index = 0; index < sessions.size(); ++index)
     threads.emplace_back(client, index);
   startLine.open();
