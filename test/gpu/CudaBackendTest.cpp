@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CudaTestDriver.h"
 #include "TestSupport.h"
 
 #include "runtime/Error.h"
@@ -44,7 +45,7 @@ void requireHostStepOutputs(Session &session, int64_t batch, float seed) {
 
 TEST_CASE("graphed, padded and oversized runs match the host") {
   const auto plan = planFrom(test::hostStepPlanManifest());
-  DeviceOptions lazy, prebuilt, direct;
+  DeviceOptions lazy = test::cudaTestOptions(), prebuilt = lazy, direct = lazy;
   prebuilt.prebuildGraphs = true;
   direct.useGraphs = false;
   for (const DeviceOptions &options : {lazy, prebuilt, direct}) {
@@ -61,7 +62,7 @@ TEST_CASE("graphed, padded and oversized runs match the host") {
 }
 
 TEST_CASE("the CUDA backend times whole runs, execution and kernels") {
-  Session session(planFrom(test::hostStepPlanManifest()), Device::Cuda);
+  Session session(planFrom(test::hostStepPlanManifest()), Device::Cuda, test::cudaTestOptions());
   const Tensor x = inputRows(3, 1.0f);
   std::vector<float> y(12), z(12);
   TimingOptions options;
@@ -84,12 +85,12 @@ TEST_CASE("the CUDA backend times whole runs, execution and kernels") {
 TEST_CASE("driver failures name the call, the kernel and the device") {
   json manifest = test::hostStepPlanManifest();
   manifest["kernels"][2]["image"]["entry"] = "no_such_kernel";
-  CHECK_THROWS_WITH(Session(planFrom(manifest), Device::Cuda),
+  CHECK_THROWS_WITH(Session(planFrom(manifest), Device::Cuda, test::cudaTestOptions()),
                     Contains("cuModuleGetFunction failed for kernel 'k2_add' (PTX for "
                              "sm_75, JIT-compiled for ") &&
                         Contains("(entry 'no_such_kernel'): CUDA_ERROR_NOT_FOUND"));
 
-  DeviceOptions missing;
+  DeviceOptions missing = test::cudaTestOptions();
   missing.cudaDevice = 999;
   CHECK_THROWS_WITH(Session(planFrom(test::hostStepPlanManifest()), Device::Cuda, missing),
                     Contains("cannot run on CUDA: there is no CUDA device 999"));

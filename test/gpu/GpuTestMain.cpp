@@ -5,15 +5,39 @@
 // test's output, rather than as passed or failed. Listing the test cases
 // (how ctest registers them, one entry each) needs no GPU.
 //
+// Built twice: FUSEC_TEST_CUDA_DRIVER names the driver library the tests
+// use (CudaTestDriver.h); the host double's build never skips.
+//
 //===----------------------------------------------------------------------===//
 
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include "CudaTestDriver.h"
+
 #include "runtime/Device.h"
 #include "runtime/cuda/CudaContext.h"
 
 #include <iostream>
+
+#ifndef FUSEC_TEST_CUDA_DRIVER
+#define FUSEC_TEST_CUDA_DRIVER "libcuda.so.1"
+#define FUSEC_TEST_CUDA_DRIVER_IS_DOUBLE false
+#else
+#define FUSEC_TEST_CUDA_DRIVER_IS_DOUBLE true
+#endif
+
+namespace fusec::test {
+
+runtime::DeviceOptions cudaTestOptions() {
+  runtime::DeviceOptions options;
+  options.cudaDriver = FUSEC_TEST_CUDA_DRIVER;
+  return options;
+}
+
+bool onHostCudaDouble() { return FUSEC_TEST_CUDA_DRIVER_IS_DOUBLE; }
+
+} // namespace fusec::test
 
 int main(int argc, char **argv) {
   Catch::Session session;
@@ -24,7 +48,7 @@ int main(int argc, char **argv) {
   if (!listing && !config.showHelp) {
     try {
       fusec::runtime::cuda::CudaContext probe(
-          fusec::runtime::cuda::DriverApi::load(fusec::runtime::DeviceOptions().cudaDriver), 0);
+          fusec::runtime::cuda::DriverApi::load(fusec::test::cudaTestOptions().cudaDriver), 0);
       std::cout << "running the GPU tests on " << probe.describeDevice() << "\n";
     } catch (const fusec::runtime::cuda::CudaUnavailable &unavailable) {
       std::cout << "SKIPPED: no usable CUDA device: " << unavailable.what() << "\n";

@@ -1,0 +1,640 @@
+//===- HostCudaDriver.cpp - A CPU-hosted test double of the CUDA driver ---===//
+//
+// libfusec_host_cuda.so exports the CUDA driver entry points the runtime
+// resolves (runtime/cuda/DriverApi.cpp) and implements them on the host, so
+// that the whole CUDA backend -- contexts, modules, device memory, staging,
+// graph capture and replay, host steps, events, the stream gate -- runs
+// without a GPU: DeviceOptions::cudaDriver (fuserun --cuda-driver) names
+// this library instead of libcuda.so.1.
+//
+// What it models, and how faithfully:
+//  - device memory is host memory; a device pointer is its address. New
+//    allocations are filled with 0xCD, not zeroed, so code that relies on
+//    fresh memory being zero fails; every kernel argument and copy must lie
+//    inside one live allocation (device or mapped host memory), or the call
+//    fails with CUDA_ERROR_ILLEGAL_ADDRESS.
+//  - streams are queues of operations, run in order as soon as nothing
+//    holds them: cuStreamWaitValue32 blocks a stream until the host writes
+//    the value, as on a GPU; cuStreamSynchronize on a stream still blocked
+//    is an error (a GPU would hang).
+//  - capture records a stream's operations into a graph (kernel arguments
+//    copied at capture, as CUDA does); cuGraphLaunch enqueues them.
+//  - modules: PTX images only; their `.entry` names are the functions.
+//    Kernels are run by host implementations of the known entry points
+//    (fusec_test_mul and fusec_test_add of the test plans, TestSupport.cpp)
+//    over the launch's whole grid; an unknown entry point fails to launch.
+//  - one device, "fusec host CUDA double", compute capability 9.0.
+//
+// fusecHostCudaStats() reports what was allocated, for tests that check
+// sharing and freeing.
+//
+//===----------------------------------------------------------------------===//
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using CUresult = int;
+using CUdeviceptr = unsigned long long;
+
+// cuda.h's values for the results this double returns.
+constexpr CUresult kSuccess = 0;
+constexpr CUresult kInvalidValue = 1;
+constexpr CUresult kOutOfMemory = 2;
+constexpr CUresult kNotInitialized = 3;
+constexpr CUresult kInvalidDevice = 101;
+constexpr CUresult kInvalidImage = 200;
+constexpr CUresult kInvalidContext = 201;
+constexpr CUresult kInvalidHandle = 400;
+constexpr CUresult kNotFound = 500;
+constexpr CUresult kNotReady = 600;
+constexpr CUresult kIllegalAddress = 700;
+constexpr CUresult kLaunchFailed = 719;
+constexpr CUresult kIllegalState = 401;
+constexpr CUresult kStreamCaptureInvalidated = 901;
+
+const std::map<CUresult, std::pair<const char *, const char *>> kErrorNames = {
+    {kSuccess, {"CUDA_SUCCESS", "no error"}},
+    {kInvalidValue, {"CUDA_ERROR_INVALID_VALUE", "invalid argument"}},
+    {kOutOfMemory, {"CUDA_ERROR_OUT_OF_MEMORY", "out of memory"}},
+    {kNotInitialized, {"CUDA_ERROR_NOT_INITIALIZED", "initialization error"}},
+    {kInvalidDevice, {"CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"}},
+    {kInvalidImage, {"CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"}},
+    {kInvalidContext, {"CUDA_ERROR_INVALID_CONTEXT", "invalid device context"}},
+    {kInvalidHandle, {"CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"}},
+    {kIllegalState, {"CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in the present state"}},
+    {kNotFound, {"CUDA_ERROR_NOT_FOUND", "named symbol not found"}},
+    {kNotReady, {"CUDA_ERROR_NOT_READY", "device not ready"}},
+    {kIllegalAddress, {"CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"}},
+    {kLaunchFailed, {"CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"}},
+    {kStreamCaptureInvalidated,
+     {"CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "operation failed due to a previous error "
+                                               "during capture"}},
+};
+
+constexpr int kAttributeComputeCapabilityMajor = 75;
+constexpr int kAttributeComputeCapabilityMinor = 76;
+
+/// A host implementation of a kernel: its pointer parameters, its last
+/// parameter (the batch), and what one thread computes.
+struct KernelModel {
+  size_t pointerParams;
+  /// Elements each pointer parameter is read or written at, given the batch.
+  std::function<uint64_t(size_t param, uint32_t batch)> extent;
+  std::function<void(const std::vector<float *> &pointers, uint32_t batch, uint64_t thread)> thread;
+};
+
+const std::map<std::string, KernelModel> &kernelModels() {
+  static const std::map<std::string, KernelModel> models = {
+      {"fusec_test_mul",
+       {3, [](size_t param, uint32_t batch) { return param == 1 ? uint64_t(4) : uint64_t(batch) * 4; },
+        [](const std::vector<float *> &p, uint32_t batch, uint64_t i) {
+          if (i < uint64_t(batch) * 4)
+            p[2][i] = p[0][i] * p[1][i % 4];
+        }}},
+      {"fusec_test_add",
+       {3, [](size_t, uint32_t batch) { return uint64_t(batch) * 4; },
+        [](const std::vector<float *> &p, uint32_t batch, uint64_t i) {
+          if (i < uint64_t(batch) * 4)
+            p[2][i] = p[0][i] + p[1][i];
+        }}},
+  };
+  return models;
+}
+
+struct Function {
+  std::string name;
+};
+
+struct Module {
+  std::map<std::string, std::unique_ptr<Function>> functions;
+};
+
+/// A queued operation: returns a result; a blocked wait returns kNotReady
+/// and stays at the head of its queue.
+using Operation = std::function<CUresult()>;
+
+struct Graph {
+  std::vector<Operation> operations;
+};
+
+struct Stream {
+  std::vector<Operation> queue;
+  Graph *capture = nullptr;
+  /// A failed operation: reported by the next synchronize.
+  CUresult error = kSuccess;
+};
+
+struct Event {
+  bool recorded = false;
+  std::chrono::steady_clock::time_point time;
+};
+
+struct Allocation {
+  uint64_t bytes;
+  bool host;
+};
+
+struct State {
+  std::mutex mutex;
+  bool initialized = false;
+  int primaryRetains = 0;
+  std::map<uintptr_t, Allocation> allocations;
+  std::set<std::unique_ptr<Module>> modules;
+  std::set<std::unique_ptr<Stream>> streams;
+  std::set<std::unique_ptr<Graph>> graphs;
+  std::set<std::unique_ptr<Event>> events;
+  uint64_t deviceBytes = 0, peakDeviceBytes = 0, deviceAllocations = 0, launches = 0;
+};
+
+State &state() {
+  static State instance;
+  return instance;
+}
+
+/// The context handle: one primary context, never dereferenced.
+int primaryContextObject;
+void *const kPrimaryContext = &primaryContextObject;
+thread_local void *currentContext = nullptr;
+
+template <typename T> T *find(const std::set<std::unique_ptr<T>> &set, const void *handle) {
+  for (const auto &entry : set)
+    if (entry.get() == handle)
+      return entry.get();
+  return nullptr;
+}
+
+/// True if [address, address + bytes) lies inside one live allocation.
+bool inside(const State &s, uintptr_t address, uint64_t bytes) {
+  auto it = s.allocations.upper_bound(address);
+  if (it == s.allocations.begin())
+    return false;
+  --it;
+  return address >= it->first && address + bytes <= it->first + it->second.bytes;
+}
+
+/// Runs a stream's queued operations until one blocks or fails.
+void drain(Stream &stream) {
+  while (!stream.queue.empty()) {
+    const CUresult result = stream.queue.front()();
+    if (result == kNotReady)
+      return;
+    stream.queue.erase(stream.queue.begin());
+    if (result != kSuccess && stream.error == kSuccess)
+      stream.error = result;
+  }
+}
+
+void drainAll(State &s) {
+  for (const auto &stream : s.streams)
+    drain(*stream);
+}
+
+/// Queues `operation` on `stream` (or records it into the stream's capture)
+/// and runs what can run.
+CUresult enqueue(State &s, void *handle, Operation operation) {
+  Stream *stream = find(s.streams, handle);
+  if (!stream)
+    return kInvalidHandle;
+  if (stream->capture) {
+    stream->capture->operations.push_back(std::move(operation));
+    return kSuccess;
+  }
+  stream->queue.push_back(std::move(operation));
+  drainAll(s);
+  return kSuccess;
+}
+
+CUresult copy(State &s, uintptr_t destination, uintptr_t source, uint64_t bytes, bool deviceDestination,
+              bool deviceSource, void *stream) {
+  if ((deviceDestination && !inside(s, destination, bytes)) || (deviceSource && !inside(s, source, bytes)))
+    return kIllegalAddress;
+  return enqueue(s, stream, [=] {
+    std::memmove(reinterpret_cast<void *>(destination), reinterpret_cast<const void *>(source), bytes);
+    return kSuccess;
+  });
+}
+
+} // namespace
+
+#define FUSEC_LOCK                                                                                                     \
+  State &s = state();                                                                                                  \
+  std::lock_guard<std::mutex> lock(s.mutex)
+
+extern "C" {
+
+// What a test can ask the double about its memory.
+struct FusecHostCudaStats {
+  uint64_t deviceBytes;
+  uint64_t peakDeviceBytes;
+  uint64_t deviceAllocations;
+  uint64_t launches;
+};
+
+__attribute__((visibility("default"))) FusecHostCudaStats fusecHostCudaStats() {
+  FUSEC_LOCK;
+  return {s.deviceBytes, s.peakDeviceBytes, s.deviceAllocations, s.launches};
+}
+
+CUresult cuInit(unsigned) {
+  FUSEC_LOCK;
+  s.initialized = true;
+  return kSuccess;
+}
+
+CUresult cuDriverGetVersion(int *version) {
+  if (!version)
+    return kInvalidValue;
+  *version = 13000;
+  return kSuccess;
+}
+
+CUresult cuDeviceGetCount(int *count) {
+  FUSEC_LOCK;
+  if (!s.initialized)
+    return kNotInitialized;
+  *count = 1;
+  return kSuccess;
+}
+
+CUresult cuDeviceGet(int *device, int ordinal) {
+  if (ordinal != 0)
+    return kInvalidDevice;
+  *device = 0;
+  return kSuccess;
+}
+
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  if (device != 0)
+    return kInvalidDevice;
+  if (attribute == kAttributeComputeCapabilityMajor)
+    *value = 9;
+  else if (attribute == kAttributeComputeCapabilityMinor)
+    *value = 0;
+  else
+    return kInvalidValue;
+  return kSuccess;
+}
+
+CUresult cuDeviceGetName(char *name, int length, int device) {
+  if (device != 0)
+    return kInvalidDevice;
+  std::strncpy(name, "fusec host CUDA double", static_cast<size_t>(length));
+  return kSuccess;
+}
+
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  FUSEC_LOCK;
+  if (device != 0)
+    return kInvalidDevice;
+  ++s.primaryRetains;
+  *context = kPrimaryContext;
+  return kSuccess;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(int device) {
+  FUSEC_LOCK;
+  if (device != 0 || s.primaryRetains == 0)
+    return kInvalidValue;
+  --s.primaryRetains;
+  return kSuccess;
+}
+
+CUresult cuCtxGetCurrent(void **context) {
+  *context = currentContext;
+  return kSuccess;
+}
+
+CUresult cuCtxSetCurrent(void *context) {
+  if (context && context != kPrimaryContext)
+    return kInvalidContext;
+  currentContext = context;
+  return kSuccess;
+}
+
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned, int *, void **) {
+  FUSEC_LOCK;
+  if (currentContext != kPrimaryContext)
+    return kInvalidContext;
+  const std::string text(static_cast<const char *>(image));
+  if (text.find(".version") == std::string::npos)
+    return kInvalidImage; // not PTX: this double runs no CUBIN
+  auto loaded = std::make_unique<Module>();
+  for (size_t at = text.find(".entry "); at != std::string::npos; at = text.find(".entry ", at + 1)) {
+    const size_t begin = at + 7, end = text.find('(', begin);
+    std::string name = text.substr(begin, end - begin);
+    while (!name.empty() && name.back() == ' ')
+      name.pop_back();
+    loaded->functions[name] = std::make_unique<Function>(Function{name});
+  }
+  *module = loaded.get();
+  s.modules.insert(std::move(loaded));
+  return kSuccess;
+}
+
+CUresult cuModuleUnload(void *module) {
+  FUSEC_LOCK;
+  for (auto it = s.modules.begin(); it != s.modules.end(); ++it)
+    if (it->get() == module) {
+      s.modules.erase(it);
+      return kSuccess;
+    }
+  return kInvalidHandle;
+}
+
+CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  FUSEC_LOCK;
+  Module *found = find(s.modules, module);
+  if (!found)
+    return kInvalidHandle;
+  auto it = found->functions.find(name);
+  if (it == found->functions.end())
+    return kNotFound;
+  *function = it->second.get();
+  return kSuccess;
+}
+
+CUresult cuFuncSetAttribute(void *, int, int) { return kSuccess; }
+
+CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  FUSEC_LOCK;
+  if (currentContext != kPrimaryContext)
+    return kInvalidContext;
+  if (bytes == 0)
+    return kInvalidValue;
+  void *memory = std::malloc(bytes);
+  if (!memory)
+    return kOutOfMemory;
+  std::memset(memory, 0xCD, bytes);
+  s.allocations[reinterpret_cast<uintptr_t>(memory)] = {bytes, false};
+  s.deviceBytes += bytes;
+  s.peakDeviceBytes = std::max(s.peakDeviceBytes, s.deviceBytes);
+  ++s.deviceAllocations;
+  *pointer = reinterpret_cast<uintptr_t>(memory);
+  return kSuccess;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  FUSEC_LOCK;
+  auto it = s.allocations.find(static_cast<uintptr_t>(pointer));
+  if (it == s.allocations.end() || it->second.host)
+    return kInvalidValue;
+  s.deviceBytes -= it->second.bytes;
+  s.allocations.erase(it);
+  std::free(reinterpret_cast<void *>(pointer));
+  return kSuccess;
+}
+
+CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned) {
+  FUSEC_LOCK;
+  void *memory = std::malloc(bytes ? bytes : 1);
+  if (!memory)
+    return kOutOfMemory;
+  s.allocations[reinterpret_cast<uintptr_t>(memory)] = {bytes ? bytes : 1, true};
+  *pointer = memory;
+  return kSuccess;
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *device, void *host, unsigned) {
+  FUSEC_LOCK;
+  if (!inside(s, reinterpret_cast<uintptr_t>(host), 1))
+    return kInvalidValue;
+  *device = reinterpret_cast<uintptr_t>(host);
+  return kSuccess;
+}
+
+CUresult cuMemFreeHost(void *pointer) {
+  FUSEC_LOCK;
+  auto it = s.allocations.find(reinterpret_cast<uintptr_t>(pointer));
+  if (it == s.allocations.end() || !it->second.host)
+    return kInvalidValue;
+  s.allocations.erase(it);
+  std::free(pointer);
+  return kSuccess;
+}
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source, size_t bytes, void *stream) {
+  FUSEC_LOCK;
+  return copy(s, destination, reinterpret_cast<uintptr_t>(source), bytes, true, false, stream);
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source, size_t bytes, void *stream) {
+  FUSEC_LOCK;
+  return copy(s, reinterpret_cast<uintptr_t>(destination), source, bytes, false, true, stream);
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr destination, CUdeviceptr source, size_t bytes, void *stream) {
+  FUSEC_LOCK;
+  return copy(s, destination, source, bytes, true, true, stream);
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t count, void *stream) {
+  FUSEC_LOCK;
+  if (!inside(s, destination, count))
+    return kIllegalAddress;
+  return enqueue(s, stream, [=] {
+    std::memset(reinterpret_cast<void *>(destination), value, count);
+    return kSuccess;
+  });
+}
+
+CUresult cuStreamCreate(void **stream, unsigned) {
+  FUSEC_LOCK;
+  if (currentContext != kPrimaryContext)
+    return kInvalidContext;
+  auto created = std::make_unique<Stream>();
+  *stream = created.get();
+  s.streams.insert(std::move(created));
+  return kSuccess;
+}
+
+CUresult cuStreamDestroy_v2(void *stream) {
+  FUSEC_LOCK;
+  for (auto it = s.streams.begin(); it != s.streams.end(); ++it)
+    if (it->get() == stream) {
+      s.streams.erase(it);
+      return kSuccess;
+    }
+  return kInvalidHandle;
+}
+
+CUresult cuStreamSynchronize(void *handle) {
+  FUSEC_LOCK;
+  Stream *stream = find(s.streams, handle);
+  if (!stream)
+    return kInvalidHandle;
+  if (stream->capture)
+    return kStreamCaptureInvalidated;
+  drainAll(s);
+  if (!stream->queue.empty())
+    return kIllegalState; // blocked by a wait no one will satisfy: a GPU would hang
+  const CUresult error = stream->error;
+  stream->error = kSuccess;
+  return error;
+}
+
+CUresult cuStreamWaitValue32_v2(void *stream, CUdeviceptr address, unsigned value, unsigned) {
+  FUSEC_LOCK;
+  if (!inside(s, address, sizeof(uint32_t)))
+    return kIllegalAddress;
+  return enqueue(s, stream, [=] {
+    const auto *flag = reinterpret_cast<const volatile uint32_t *>(address);
+    return *flag >= value ? kSuccess : kNotReady;
+  });
+}
+
+CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
+                        unsigned blockY, unsigned blockZ, unsigned, void *stream, void **params, void **) {
+  FUSEC_LOCK;
+  const Function *kernel = static_cast<const Function *>(function);
+  bool known = false;
+  for (const auto &module : s.modules)
+    for (const auto &[name, candidate] : module->functions)
+      known = known || candidate.get() == kernel;
+  if (!known)
+    return kInvalidHandle;
+  auto model = kernelModels().find(kernel->name);
+  if (model == kernelModels().end())
+    return kLaunchFailed;
+  // Arguments are copied now, as CUDA copies them at launch or capture.
+  std::vector<float *> pointers;
+  for (size_t i = 0; i < model->second.pointerParams; ++i)
+    pointers.push_back(reinterpret_cast<float *>(*static_cast<CUdeviceptr *>(params[i])));
+  const uint32_t batch = *static_cast<uint32_t *>(params[model->second.pointerParams]);
+  for (size_t i = 0; i < pointers.size(); ++i)
+    if (!inside(s, reinterpret_cast<uintptr_t>(pointers[i]), model->second.extent(i, batch) * sizeof(float)))
+      return kIllegalAddress;
+  const uint64_t threads = uint64_t(gridX) * gridY * gridZ * blockX * blockY * blockZ;
+  ++s.launches;
+  return enqueue(s, stream, [pointers, batch, threads, thread = model->second.thread] {
+    for (uint64_t i = 0; i < threads; ++i)
+      thread(pointers, batch, i);
+    return kSuccess;
+  });
+}
+
+CUresult cuStreamBeginCapture_v2(void *handle, int) {
+  FUSEC_LOCK;
+  Stream *stream = find(s.streams, handle);
+  if (!stream || stream->capture)
+    return kIllegalState;
+  auto graph = std::make_unique<Graph>();
+  stream->capture = graph.get();
+  s.graphs.insert(std::move(graph));
+  return kSuccess;
+}
+
+CUresult cuStreamEndCapture(void *handle, void **graph) {
+  FUSEC_LOCK;
+  Stream *stream = find(s.streams, handle);
+  if (!stream || !stream->capture)
+    return kIllegalState;
+  *graph = stream->capture;
+  stream->capture = nullptr;
+  return kSuccess;
+}
+
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long) {
+  FUSEC_LOCK;
+  Graph *source = find(s.graphs, graph);
+  if (!source)
+    return kInvalidHandle;
+  auto instance = std::make_unique<Graph>(*source);
+  *exec = instance.get();
+  s.graphs.insert(std::move(instance));
+  return kSuccess;
+}
+
+CUresult cuGraphLaunch(void *exec, void *stream) {
+  FUSEC_LOCK;
+  Graph *graph = find(s.graphs, exec);
+  if (!graph)
+    return kInvalidHandle;
+  for (const Operation &operation : graph->operations)
+    if (CUresult result = enqueue(s, stream, operation); result != kSuccess)
+      return result;
+  return kSuccess;
+}
+
+CUresult cuGraphDestroy(void *graph) {
+  FUSEC_LOCK;
+  for (auto it = s.graphs.begin(); it != s.graphs.end(); ++it)
+    if (it->get() == graph) {
+      s.graphs.erase(it);
+      return kSuccess;
+    }
+  return kInvalidHandle;
+}
+
+CUresult cuGraphExecDestroy(void *exec) { return cuGraphDestroy(exec); }
+
+CUresult cuEventCreate(void **event, unsigned) {
+  FUSEC_LOCK;
+  auto created = std::make_unique<Event>();
+  *event = created.get();
+  s.events.insert(std::move(created));
+  return kSuccess;
+}
+
+CUresult cuEventDestroy_v2(void *event) {
+  FUSEC_LOCK;
+  for (auto it = s.events.begin(); it != s.events.end(); ++it)
+    if (it->get() == event) {
+      s.events.erase(it);
+      return kSuccess;
+    }
+  return kInvalidHandle;
+}
+
+CUresult cuEventRecord(void *handle, void *stream) {
+  FUSEC_LOCK;
+  Event *event = find(s.events, handle);
+  if (!event)
+    return kInvalidHandle;
+  event->recorded = false;
+  return enqueue(s, stream, [event] {
+    event->time = std::chrono::steady_clock::now();
+    event->recorded = true;
+    return kSuccess;
+  });
+}
+
+CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {
+  FUSEC_LOCK;
+  const Event *first = find(s.events, start), *last = find(s.events, end);
+  if (!first || !last)
+    return kInvalidHandle;
+  if (!first->recorded || !last->recorded)
+    return kNotReady;
+  // At least a nanosecond: a GPU's events never read equal across work.
+  *milliseconds = std::max(1e-6f, std::chrono::duration<float, std::milli>(last->time - first->time).count());
+  return kSuccess;
+}
+
+CUresult cuGetErrorName(CUresult result, const char **name) {
+  auto it = kErrorNames.find(result);
+  if (it == kErrorNames.end())
+    return kInvalidValue;
+  *name = it->second.first;
+  return kSuccess;
+}
+
+CUresult cuGetErrorString(CUresult result, const char **text) {
+  auto it = kErrorNames.find(result);
+  if (it == kErrorNames.end())
+    return kInvalidValue;
+  *text = it->second.second;
+  return kSuccess;
+}
+
+} // extern "C"
