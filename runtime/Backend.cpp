@@ -40,6 +40,10 @@ std::unique_ptr<Backend> createAuto(std::shared_ptr<const Plan> plan, const Devi
 
 } // namespace
 
+void Backend::executeOnDevice(int64_t, const std::vector<const void *> &, const std::vector<void *> &, void *) {
+  throw Error(std::string("the ") + deviceName(device()) + " backend cannot run on device buffers");
+}
+
 RunTimings Backend::time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                          const TimingOptions &options) {
   RunTimings timings;

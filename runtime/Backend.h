@@ -58,6 +58,14 @@ public:
   /// in C order with the shapes of the plan resolved at `batch`, each in its
   /// tensor's element type.
   virtual void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) = 0;
+  /// Runs like execute() on buffers in the device's own memory (CUDA device
+  /// pointers; host memory for the CPU backend), ordered after the work
+  /// already on `stream` (a CUstream for CUDA; null: the call returns when
+  /// the run has finished). With a stream it returns once the run is
+  /// enqueued; the caller's later work on `stream` sees the outputs. This
+  /// default throws Error: the backend cannot.
+  virtual void executeOnDevice(int64_t batch, const std::vector<const void *> &inputs,
+                               const std::vector<void *> &outputs, void *stream);
 
   /// Runs like execute(), first untimed, then timed, as `options` say.
   /// This default times each run with the host's wall clock.

@@ -100,6 +100,12 @@ void Session::run(int64_t batch, const std::vector<const void *> &inputs, const 
   backend_->execute(batch, inputs, outputs);
 }
 
+void Session::runOnDevice(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
+                          void *stream) {
+  checkPointers(batch, inputs, outputs);
+  backend_->executeOnDevice(batch, inputs, outputs, stream);
+}
+
 RunTimings Session::time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                          const TimingOptions &options) {
   checkPointers(batch, inputs, outputs);

@@ -65,6 +65,16 @@ public:
   /// to host memory in the order of inputs()/outputs(), each holding the
   /// plan's shape at `batch` in the tensor's dtype (TensorDesc::dtype). Throws Error if the pointer counts are wrong.
   void run(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs);
+  /// Runs on buffers already in the device's memory (CUDA device pointers of
+  /// the session's device; host pointers on the CPU backend), in the order
+  /// of inputs()/outputs(), each holding the plan's shape at `batch`. With a
+  /// `stream` (a CUstream; CUDA only) the run is ordered after the stream's
+  /// earlier work and before its later work, and the call returns once the
+  /// run is enqueued: no copies through the host and no device-wide
+  /// synchronization. Without one it returns when the run has finished.
+  /// Throws Error if the pointer counts are wrong or the backend cannot.
+  void runOnDevice(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
+                   void *stream = nullptr);
 
   /// Runs like the pointer entry point, first `options.warmup` times
   /// untimed, then `options.iterations` times timed (CUDA events on a GPU,

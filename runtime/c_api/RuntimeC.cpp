@@ -56,7 +56,8 @@ void requireF32(const std::vector<TensorDesc> &tensors, const char *role) {
 
 /// Runs with `inputs` and `outputs` of any pointer type (float or void).
 template <typename In, typename Out>
-int runWith(fusec_session *session, int64_t batch, In inputs, Out outputs, bool requireFloat32) {
+int runWith(fusec_session *session, int64_t batch, In inputs, Out outputs, bool requireFloat32, bool onDevice = false,
+            void *stream = nullptr) {
   return guarded<int>(1, [&] {
     if (!session || !inputs || !outputs)
       throw Error("fusec_session_run: session, inputs and outputs must not be NULL");
@@ -67,7 +68,10 @@ int runWith(fusec_session *session, int64_t batch, In inputs, Out outputs, bool 
     }
     std::vector<const void *> in(inputs, inputs + plan.inputs().size());
     std::vector<void *> out(outputs, outputs + plan.outputs().size());
-    session->session->run(batch, in, out);
+    if (onDevice)
+      session->session->runOnDevice(batch, in, out, stream);
+    else
+      session->session->run(batch, in, out);
     return 0;
   });
 }
@@ -140,6 +144,11 @@ int fusec_session_run(fusec_session *session, int64_t batch, const float *const 
 
 int fusec_session_run_typed(fusec_session *session, int64_t batch, const void *const *inputs, void *const *outputs) {
   return runWith(session, batch, inputs, outputs, /*requireFloat32=*/false);
+}
+
+int fusec_session_run_device(fusec_session *session, int64_t batch, const void *const *inputs, void *const *outputs,
+                             void *stream) {
+  return runWith(session, batch, inputs, outputs, /*requireFloat32=*/false, /*onDevice=*/true, stream);
 }
 
 } // extern "C"

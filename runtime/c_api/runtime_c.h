@@ -66,6 +66,14 @@ int fusec_session_run(fusec_session *session, int64_t batch, const float *const 
    16-bit patterns, i1 as one byte 0 or 1), little-endian. Returns 0 on success. */
 int fusec_session_run_typed(fusec_session *session, int64_t batch, const void *const *inputs, void *const *outputs);
 
+/* Like fusec_session_run_typed on buffers in the device's memory: CUDA device pointers (CUdeviceptr values cast to
+   pointers) of the session's device, or host pointers on the CPU backend. `stream` is a CUstream of that device or
+   NULL. With a stream the run is ordered after the stream's earlier work and before its later work, and the call
+   returns once it is enqueued (no copies through the host, no device-wide synchronization); with NULL it returns
+   when the run has finished. Returns 0 on success. */
+int fusec_session_run_device(fusec_session *session, int64_t batch, const void *const *inputs, void *const *outputs,
+                             void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 
 #include "runtime/cpu/CpuBackend.h"
 
+#include "runtime/Error.h"
 #include "runtime/cpu/KernelInterpreter.h"
 
 namespace fusec::runtime::cpu {
@@ -37,6 +38,13 @@ std::vector<void *> CpuBackend::bindBuffers(int64_t batch, const std::vector<con
   for (size_t i = 0; i < outputs.size(); ++i)
     buffers[plan_->outputs()[i].buffer] = outputs[i];
   return buffers;
+}
+
+void CpuBackend::executeOnDevice(int64_t batch, const std::vector<const void *> &inputs,
+                                 const std::vector<void *> &outputs, void *stream) {
+  if (stream)
+    throw runtime::Error("the cpu backend has no streams: run on device buffers with a null stream");
+  execute(batch, inputs, outputs);
 }
 
 void CpuBackend::execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {

@@ -22,6 +22,10 @@ public:
 
   Device device() const override { return Device::Cpu; }
   void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) override;
+  /// The CPU's device memory is host memory: execute(), synchronously. A
+  /// stream is an error (there are none).
+  void executeOnDevice(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
+                       void *stream) override;
 
 private:
   /// Host addresses of every buffer for this run.

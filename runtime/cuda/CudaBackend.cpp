@@ -78,6 +78,8 @@ CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
     // replaced by a larger one when needed. The old one goes first, so the
     // two never hold device memory together.
     if (mode.runBatch > overflowLayout_.capacityBatch || !overflow_.bytes()) {
+      // A run enqueued on device buffers may still use the old one.
+      context_.synchronize("before growing the workspace for batches above the largest bucket");
       overflowSchedule_.reset();
       overflow_ = DeviceBuffer();
       overflowLayout_ = layoutWorkspace(*plan_, mode.runBatch);
@@ -101,24 +103,18 @@ CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
   return prepared;
 }
 
-void CudaBackend::run(const Prepared &prepared, const std::vector<const void *> &inputs,
-                      const std::vector<void *> &outputs, RunEvents *events) {
+void CudaBackend::reserveHostScratch(const Schedule &schedule) {
+  if (hostScratch_.bytes() >= schedule.hostScratchBytes)
+    return;
+  // An earlier run's uploads from the scratch memory may still be queued.
+  context_.synchronize("before growing the host steps' buffers");
+  hostScratch_ = PinnedBuffer(); // the old one goes first
+  hostScratch_ = PinnedBuffer(context_, static_cast<size_t>(schedule.hostScratchBytes), "the host steps' buffers");
+}
+
+void CudaBackend::enqueueExecution(const Prepared &prepared) {
   const Schedule &schedule = *prepared.schedule;
   const DriverApi &cu = context_.api();
-  // The previous run has finished (it ended with a synchronize), so the
-  // scratch and staging buffers are free.
-  if (hostScratch_.bytes() < schedule.hostScratchBytes) {
-    hostScratch_ = PinnedBuffer(); // the old one goes first
-    hostScratch_ = PinnedBuffer(context_, static_cast<size_t>(schedule.hostScratchBytes), "the host steps' buffers");
-  }
-
-  const std::vector<const void *> stagedInputs = staging_.stageInputs(schedule, inputs);
-  const std::vector<void *> stagedOutputs = staging_.outputSlots(schedule);
-  if (events)
-    events->start.record();
-  enqueueInputs(context_, *plan_, schedule, prepared.regions, stagedInputs);
-  if (events)
-    events->executeStart.record();
   for (size_t i = 0; i < schedule.segments.size(); ++i) {
     if (!prepared.graphs)
       enqueueSegment(context_, modules_, *plan_, schedule.segments[i], prepared.regions, schedule.mode);
@@ -129,6 +125,22 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const void *> 
     if (i < schedule.hostSteps.size())
       runHostStep(context_, *plan_, schedule.hostSteps[i], prepared.regions, schedule.mode, hostScratch_.data());
   }
+}
+
+void CudaBackend::run(const Prepared &prepared, const std::vector<const void *> &inputs,
+                      const std::vector<void *> &outputs, RunEvents *events) {
+  const Schedule &schedule = *prepared.schedule;
+  const DriverApi &cu = context_.api();
+  reserveHostScratch(schedule);
+
+  const std::vector<const void *> stagedInputs = staging_.stageInputs(schedule, inputs);
+  const std::vector<void *> stagedOutputs = staging_.outputSlots(schedule);
+  if (events)
+    events->start.record();
+  enqueueInputs(context_, *plan_, schedule, prepared.regions, stagedInputs);
+  if (events)
+    events->executeStart.record();
+  enqueueExecution(prepared);
   if (events)
     events->executeEnd.record();
   enqueueOutputs(context_, *plan_, schedule, prepared.regions, stagedOutputs);
@@ -143,6 +155,32 @@ void CudaBackend::run(const Prepared &prepared, const std::vector<const void *> 
 void CudaBackend::execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {
   ScopedCurrentContext current(context_);
   run(prepare(batch), inputs, outputs, nullptr);
+}
+
+void CudaBackend::executeOnDevice(int64_t batch, const std::vector<const void *> &inputs,
+                                  const std::vector<void *> &outputs, void *stream) {
+  ScopedCurrentContext current(context_);
+  const Prepared prepared = prepare(batch);
+  const Schedule &schedule = *prepared.schedule;
+  auto *caller = static_cast<CUstream>(stream);
+  if (caller) {
+    if (!callerReady_) {
+      callerReady_.emplace(context_);
+      runDone_.emplace(context_);
+    }
+    callerReady_->recordOn(caller);
+    callerReady_->makeWait(context_.stream());
+  }
+  reserveHostScratch(schedule);
+  enqueueInputs(context_, *plan_, schedule, prepared.regions, inputs, CallerMemory::Device);
+  enqueueExecution(prepared);
+  enqueueOutputs(context_, *plan_, schedule, prepared.regions, outputs, CallerMemory::Device);
+  if (!caller) {
+    context_.synchronize("at the end of a run on device buffers (" + describeRunMode(schedule.mode) + ")");
+    return;
+  }
+  runDone_->record();
+  runDone_->makeWait(caller);
 }
 
 std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int iterations) {

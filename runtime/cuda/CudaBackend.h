@@ -17,6 +17,7 @@
 #include "runtime/cuda/CudaContext.h"
 #include "runtime/cuda/DeviceMemory.h"
 #include "runtime/cuda/Enqueue.h"
+#include "runtime/cuda/Event.h"
 #include "runtime/cuda/GraphCache.h"
 #include "runtime/cuda/HostStaging.h"
 #include "runtime/cuda/KernelModules.h"
@@ -40,6 +41,13 @@ public:
 
   Device device() const override { return Device::Cuda; }
   void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) override;
+  /// Inputs and outputs in device memory; `stream` a CUstream of the
+  /// session's device (primary context) or null. The session's stream
+  /// waits for `stream`'s earlier work (an event), runs, and `stream`'s
+  /// later work waits for the run: no host synchronization, except that a
+  /// plan with host steps waits for the work before each one.
+  void executeOnDevice(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
+                       void *stream) override;
   RunTimings time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                   const TimingOptions &options) override;
 
@@ -57,6 +65,12 @@ private:
   Prepared prepare(int64_t batch);
   void run(const Prepared &prepared, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
            RunEvents *events);
+  /// The segments (graph replays or launches) with the host steps between
+  /// them, on the session's stream.
+  void enqueueExecution(const Prepared &prepared);
+  /// Grows the host steps' pinned scratch memory to the schedule's need,
+  /// after the work that may still read the old one.
+  void reserveHostScratch(const Schedule &schedule);
   /// Milliseconds per iteration of every device step launched on its own.
   std::vector<double> timeDeviceSteps(const Prepared &prepared, int iterations);
 
@@ -83,6 +97,8 @@ private:
   /// Pinned memory for the host steps' buffers, grown on demand.
   PinnedBuffer hostScratch_;
   HostStaging staging_;
+  /// Order the session's stream with a caller's (executeOnDevice).
+  std::optional<Event> callerReady_, runDone_;
 };
 
 } // namespace fusec::runtime::cuda

@@ -62,6 +62,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   api->resolve(api->streamDestroy, {"cuStreamDestroy_v2"});
   api->resolve(api->streamSynchronize, {"cuStreamSynchronize"});
   api->resolve(api->streamWaitValue32, {"cuStreamWaitValue32_v2"});
+  api->resolve(api->streamWaitEvent, {"cuStreamWaitEvent"});
   api->resolve(api->launchKernel, {"cuLaunchKernel"});
   api->resolve(api->streamBeginCapture, {"cuStreamBeginCapture_v2"});
   api->resolve(api->streamEndCapture, {"cuStreamEndCapture"});

@@ -123,6 +123,7 @@ public:
   CUresult (*streamDestroy)(CUstream stream) = nullptr;
   CUresult (*streamSynchronize)(CUstream stream) = nullptr;
   CUresult (*streamWaitValue32)(CUstream stream, CUdeviceptr address, unsigned value, unsigned flags) = nullptr;
+  CUresult (*streamWaitEvent)(CUstream stream, CUevent event, unsigned flags) = nullptr;
   CUresult (*launchKernel)(CUfunction function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
                            unsigned blockY, unsigned blockZ, unsigned sharedMemBytes, CUstream stream,
                            void **kernelParams, void **extra) = nullptr;

@@ -47,7 +47,7 @@ void enqueueCopy(const CudaContext &context, const KernelDesc &kernel, const Cop
 } // namespace
 
 void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule &schedule, const DeviceRegions &regions,
-                   const std::vector<const void *> &inputs) {
+                   const std::vector<const void *> &inputs, CallerMemory memory) {
   const DriverApi &cu = context.api();
   for (const IoTransfer &transfer : schedule.inputs) {
     auto fail = [&](CUresult result, const char *call) {
@@ -58,11 +58,15 @@ void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule 
     const uint64_t padding = transfer.deviceBlockBytes - transfer.hostBlockBytes;
     for (uint64_t block = 0; block < transfer.blocks; ++block) {
       const CUdeviceptr row = device + block * transfer.deviceBlockBytes;
-      if (transfer.hostBlockBytes > 0)
-        if (CUresult result = cu.memcpyHtoDAsync(row, host + block * transfer.hostBlockBytes,
-                                                 static_cast<size_t>(transfer.hostBlockBytes), context.stream());
-            result != kCudaSuccess)
+      const uint8_t *source = host + block * transfer.hostBlockBytes;
+      const auto bytes = static_cast<size_t>(transfer.hostBlockBytes);
+      if (bytes > 0 && memory == CallerMemory::Host)
+        if (CUresult result = cu.memcpyHtoDAsync(row, source, bytes, context.stream()); result != kCudaSuccess)
           fail(result, "cuMemcpyHtoDAsync");
+      if (bytes > 0 && memory == CallerMemory::Device)
+        if (CUresult result = cu.memcpyDtoDAsync(row, reinterpret_cast<CUdeviceptr>(source), bytes, context.stream());
+            result != kCudaSuccess)
+          fail(result, "cuMemcpyDtoDAsync");
       // Zeroed on every run: an earlier run at a larger batch left its rows
       // here, and padding must not carry values (or NaNs) into the results.
       if (padding > 0)
@@ -76,18 +80,23 @@ void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule 
 }
 
 void enqueueOutputs(const CudaContext &context, const Plan &plan, const Schedule &schedule,
-                    const DeviceRegions &regions, const std::vector<void *> &outputs) {
+                    const DeviceRegions &regions, const std::vector<void *> &outputs, CallerMemory memory) {
   const DriverApi &cu = context.api();
   for (const IoTransfer &transfer : schedule.outputs) {
     auto *host = reinterpret_cast<uint8_t *>(outputs[transfer.index]);
     const CUdeviceptr device = regions.at(transfer.device);
-    for (uint64_t block = 0; transfer.hostBlockBytes > 0 && block < transfer.blocks; ++block)
-      if (CUresult result =
-              cu.memcpyDtoHAsync(host + block * transfer.hostBlockBytes, device + block * transfer.deviceBlockBytes,
-                                 static_cast<size_t>(transfer.hostBlockBytes), context.stream());
-          result != kCudaSuccess)
-        cu.fail(result, "cuMemcpyDtoHAsync",
+    const auto bytes = static_cast<size_t>(transfer.hostBlockBytes);
+    for (uint64_t block = 0; bytes > 0 && block < transfer.blocks; ++block) {
+      uint8_t *destination = host + block * transfer.hostBlockBytes;
+      const CUdeviceptr source = device + block * transfer.deviceBlockBytes;
+      const bool toHost = memory == CallerMemory::Host;
+      const CUresult result =
+          toHost ? cu.memcpyDtoHAsync(destination, source, bytes, context.stream())
+                 : cu.memcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(destination), source, bytes, context.stream());
+      if (result != kCudaSuccess)
+        cu.fail(result, toHost ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoDAsync",
                 where("output '" + plan.outputs()[transfer.index].name + "'", schedule.mode));
+    }
   }
 }
 

@@ -26,14 +26,19 @@ struct DeviceRegions {
   }
 };
 
+/// Where the caller's input and output buffers are: host memory (pinned
+/// staging, see HostStaging.h) or device memory of the session's device.
+enum class CallerMemory { Host, Device };
+
 /// Copies every input from caller memory into its static device buffer and
 /// zeroes the padding rows up to the run batch.
 void enqueueInputs(const CudaContext &context, const Plan &plan, const Schedule &schedule, const DeviceRegions &regions,
-                   const std::vector<const void *> &inputs);
+                   const std::vector<const void *> &inputs, CallerMemory memory = CallerMemory::Host);
 
 /// Copies the caller's rows of every output back into caller memory.
 void enqueueOutputs(const CudaContext &context, const Plan &plan, const Schedule &schedule,
-                    const DeviceRegions &regions, const std::vector<void *> &outputs);
+                    const DeviceRegions &regions, const std::vector<void *> &outputs,
+                    CallerMemory memory = CallerMemory::Host);
 
 /// Launches a kernel or starts a copy.
 void enqueueStep(const CudaContext &context, const KernelModules &modules, const Plan &plan, const DeviceStep &step,

@@ -16,6 +16,17 @@ void Event::record() {
   cu.check(cu.eventRecord(event_, context_.stream()), "cuEventRecord", "for timing");
 }
 
+void Event::recordOn(CUstream stream) {
+  const DriverApi &cu = context_.api();
+  cu.check(cu.eventRecord(event_, stream), "cuEventRecord", "to order the session's stream with the caller's");
+}
+
+void Event::makeWait(CUstream stream) const {
+  const DriverApi &cu = context_.api();
+  cu.check(cu.streamWaitEvent(stream, event_, 0), "cuStreamWaitEvent",
+           "to order the session's stream with the caller's");
+}
+
 double Event::millisecondsSince(const Event &start) const {
   const DriverApi &cu = context_.api();
   float milliseconds = 0.0f;

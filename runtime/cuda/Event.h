@@ -1,4 +1,4 @@
-//===- Event.h - A CUDA event for timing work on the session's stream -------===//
+//===- Event.h - A CUDA event: timing, and ordering between streams ---------===//
 #ifndef FUSEC_RUNTIME_CUDA_EVENT_H
 #define FUSEC_RUNTIME_CUDA_EVENT_H
 
@@ -15,6 +15,11 @@ public:
 
   /// Records the event on the session's stream.
   void record();
+  /// Records the event on `stream` (another stream of the same context).
+  void recordOn(CUstream stream);
+  /// Makes `stream`'s later work wait until the event's recorded work has
+  /// completed, without blocking the host.
+  void makeWait(CUstream stream) const;
   /// Milliseconds from `start` to this event; both must have completed
   /// (the stream was synchronized after recording them).
   double millisecondsSince(const Event &start) const;

@@ -13,9 +13,14 @@
 //    fresh memory being zero fails; every kernel argument and copy must lie
 //    inside one live allocation (device or mapped host memory), or the call
 //    fails with CUDA_ERROR_ILLEGAL_ADDRESS.
-//  - streams are queues of operations, run in order as soon as nothing
-//    holds them: cuStreamWaitValue32 blocks a stream until the host writes
-//    the value, as on a GPU; cuStreamSynchronize on a stream still blocked
+//  - streams are queues of operations that run only when the host waits
+//    (cuStreamSynchronize, or a free, which synchronizes as cuMemFree
+//    does): then every stream advances one operation per round, oldest
+//    stream first, until none can move. Work the host enqueued without
+//    ordering it (an event, a wait) can thus run in the wrong order, as it
+//    may on a GPU, and a test sees it. cuStreamWaitValue32 and
+//    cuStreamWaitEvent hold a stream until the value is written or the
+//    event's work has run; cuStreamSynchronize on a stream that stays held
 //    is an error (a GPU would hang).
 //  - capture records a stream's operations into a graph (kernel arguments
 //    copied at capture, as CUDA does); cuGraphLaunch enqueues them.
@@ -129,6 +134,8 @@ struct Graph {
 };
 
 struct Stream {
+  /// Creation order: older streams move first in a round.
+  uint64_t order = 0;
   std::vector<Operation> queue;
   Graph *capture = nullptr;
   /// A failed operation: reported by the next synchronize.
@@ -154,7 +161,7 @@ struct State {
   std::set<std::unique_ptr<Stream>> streams;
   std::set<std::unique_ptr<Graph>> graphs;
   std::set<std::unique_ptr<Event>> events;
-  uint64_t deviceBytes = 0, peakDeviceBytes = 0, deviceAllocations = 0, launches = 0;
+  uint64_t deviceBytes = 0, peakDeviceBytes = 0, deviceAllocations = 0, launches = 0, streamsCreated = 0;
 };
 
 State &state() {
@@ -183,21 +190,32 @@ bool inside(const State &s, uintptr_t address, uint64_t bytes) {
   return address >= it->first && address + bytes <= it->first + it->second.bytes;
 }
 
-/// Runs a stream's queued operations until one blocks or fails.
-void drain(Stream &stream) {
-  while (!stream.queue.empty()) {
-    const CUresult result = stream.queue.front()();
-    if (result == kNotReady)
-      return;
-    stream.queue.erase(stream.queue.begin());
-    if (result != kSuccess && stream.error == kSuccess)
-      stream.error = result;
-  }
+/// Runs the operation at the head of `stream`'s queue unless it is held.
+/// Returns true if it ran.
+bool step(Stream &stream) {
+  if (stream.queue.empty())
+    return false;
+  const CUresult result = stream.queue.front()();
+  if (result == kNotReady)
+    return false;
+  stream.queue.erase(stream.queue.begin());
+  if (result != kSuccess && stream.error == kSuccess)
+    stream.error = result;
+  return true;
 }
 
+/// Rounds of one operation per stream, oldest stream first, until no
+/// stream can move.
 void drainAll(State &s) {
+  std::vector<Stream *> streams;
   for (const auto &stream : s.streams)
-    drain(*stream);
+    streams.push_back(stream.get());
+  std::sort(streams.begin(), streams.end(), [](const Stream *a, const Stream *b) { return a->order < b->order; });
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (Stream *stream : streams)
+      moved = step(*stream) || moved;
+  }
 }
 
 /// Queues `operation` on `stream` (or records it into the stream's capture)
@@ -211,7 +229,6 @@ CUresult enqueue(State &s, void *handle, Operation operation) {
     return kSuccess;
   }
   stream->queue.push_back(std::move(operation));
-  drainAll(s);
   return kSuccess;
 }
 
@@ -344,6 +361,7 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned, int *, v
 
 CUresult cuModuleUnload(void *module) {
   FUSEC_LOCK;
+  drainAll(s);
   for (auto it = s.modules.begin(); it != s.modules.end(); ++it)
     if (it->get() == module) {
       s.modules.erase(it);
@@ -386,6 +404,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
 
 CUresult cuMemFree_v2(CUdeviceptr pointer) {
   FUSEC_LOCK;
+  drainAll(s);
   auto it = s.allocations.find(static_cast<uintptr_t>(pointer));
   if (it == s.allocations.end() || it->second.host)
     return kInvalidValue;
@@ -415,6 +434,7 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *device, void *host, unsigned)
 
 CUresult cuMemFreeHost(void *pointer) {
   FUSEC_LOCK;
+  drainAll(s);
   auto it = s.allocations.find(reinterpret_cast<uintptr_t>(pointer));
   if (it == s.allocations.end() || !it->second.host)
     return kInvalidValue;
@@ -453,6 +473,7 @@ CUresult cuStreamCreate(void **stream, unsigned) {
   if (currentContext != kPrimaryContext)
     return kInvalidContext;
   auto created = std::make_unique<Stream>();
+  created->order = s.streamsCreated++;
   *stream = created.get();
   s.streams.insert(std::move(created));
   return kSuccess;
@@ -460,6 +481,7 @@ CUresult cuStreamCreate(void **stream, unsigned) {
 
 CUresult cuStreamDestroy_v2(void *stream) {
   FUSEC_LOCK;
+  drainAll(s); // queued work still completes
   for (auto it = s.streams.begin(); it != s.streams.end(); ++it)
     if (it->get() == stream) {
       s.streams.erase(it);
@@ -491,6 +513,16 @@ CUresult cuStreamWaitValue32_v2(void *stream, CUdeviceptr address, unsigned valu
     const auto *flag = reinterpret_cast<const volatile uint32_t *>(address);
     return *flag >= value ? kSuccess : kNotReady;
   });
+}
+
+CUresult cuStreamWaitEvent(void *stream, void *handle, unsigned) {
+  FUSEC_LOCK;
+  Event *event = find(s.events, handle);
+  if (!event)
+    return kInvalidHandle;
+  // Waits for the work recorded before the event: on this double, the
+  // event's own queued operation has run once `recorded` is set.
+  return enqueue(s, stream, [event] { return event->recorded ? kSuccess : kNotReady; });
 }
 
 CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,

@@ -75,6 +75,7 @@ FUSEC_CHECK_ENTRY(streamCreate, cuStreamCreate);
 FUSEC_CHECK_ENTRY(streamDestroy, cuStreamDestroy);
 FUSEC_CHECK_ENTRY(streamSynchronize, cuStreamSynchronize);
 FUSEC_CHECK_ENTRY(streamWaitValue32, cuStreamWaitValue32);
+FUSEC_CHECK_ENTRY(streamWaitEvent, cuStreamWaitEvent);
 FUSEC_CHECK_ENTRY(launchKernel, cuLaunchKernel);
 FUSEC_CHECK_ENTRY(streamBeginCapture, cuStreamBeginCapture);
 FUSEC_CHECK_ENTRY(streamEndCapture, cuStreamEndCapture);

@@ -53,6 +53,33 @@ TEST_CASE("the pointer entry point writes into caller memory") {
                                                              "1 pointers"));
 }
 
+TEST_CASE("on the CPU backend, device buffers are host buffers and there are no streams") {
+  Session session(smallPlan(), Device::Cpu);
+  const Tensor x = rows(test::kSmallPlanInputRows, 3);
+  std::vector<float> y(9, -1.0f);
+  session.runOnDevice(3, {x.data()}, {y.data()});
+  CHECK(y == rows(test::kSmallPlanOutputRows, 3).values());
+  int stream = 0;
+  CHECK_THROWS_WITH(session.runOnDevice(3, {x.data()}, {y.data()}, &stream),
+                    Contains("the cpu backend has no streams"));
+
+  test::TempDir dir;
+  writeFileAtomically(dir.file("small.plan"), test::smallPlanBytes());
+  fusec_plan *plan = fusec_plan_load(dir.file("small.plan").c_str());
+  REQUIRE(plan);
+  fusec_session *c = fusec_session_create(plan, "cpu");
+  REQUIRE(c);
+  std::vector<float> yc(9, -1.0f);
+  const void *inputs[] = {x.data()};
+  void *outputs[] = {yc.data()};
+  CHECK(fusec_session_run_device(c, 3, inputs, outputs, nullptr) == 0);
+  CHECK(yc == y);
+  CHECK(fusec_session_run_device(c, 3, inputs, outputs, &stream) != 0);
+  CHECK_THAT(fusec_last_error(), Contains("no streams"));
+  fusec_session_free(c);
+  fusec_plan_free(plan);
+}
+
 TEST_CASE("inferBatch reads the batch dimension of the inputs") {
   Session session(smallPlan());
   CHECK(session.inferBatch({{"x", Tensor({5, 2})}}) == 5);
