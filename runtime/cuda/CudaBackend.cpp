@@ -44,16 +44,9 @@ struct CudaBackend::RunEvents {
 CudaBackend::CudaBackend(std::shared_ptr<const Plan> plan, const DeviceOptions &options)
     : plan_(std::move(plan)), options_(options), buckets_(batchBuckets(*plan_)),
       context_(loadDriverFor(*plan_, options_), options_.cudaDevice), constructing_(std::in_place, context_),
-      modules_(context_, *plan_), weights_(context_, plan_->sectionBytes(plan::kWeightsSection).size, "the weights"),
+      modules_(context_, *plan_), weights_(DeviceWeights::acquire(context_, plan_)),
       layout_(layoutWorkspace(*plan_, buckets_.back())),
       workspace_(context_, layout_.bytes, workspaceName(buckets_.back())), graphs_(context_), staging_(context_) {
-  const ByteRange weights = plan_->sectionBytes(plan::kWeightsSection);
-  if (weights.size > 0) {
-    const DriverApi &cu = context_.api();
-    cu.check(cu.memcpyHtoDAsync(weights_.address(), weights.data, weights.size, context_.stream()), "cuMemcpyHtoDAsync",
-             "for the weights");
-    context_.synchronize("while uploading the weights");
-  }
   if (options_.useGraphs && options_.prebuildGraphs)
     for (int64_t bucket : buckets_)
       prepare(bucket);
@@ -87,7 +80,7 @@ CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
     }
     if (!overflowSchedule_ || !(overflowSchedule_->mode == mode))
       overflowSchedule_ = buildSchedule(*plan_, overflowLayout_, mode);
-    return Prepared{&*overflowSchedule_, DeviceRegions{weights_.address(), overflow_.address()}, nullptr};
+    return Prepared{&*overflowSchedule_, DeviceRegions{weights_->address(), overflow_.address()}, nullptr};
   }
 
   // Keyed by the requested batch: batches sharing a bucket share its graphs
@@ -95,7 +88,7 @@ CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
   auto cached = schedules_.find(batch);
   if (cached == schedules_.end())
     cached = schedules_.emplace(batch, buildSchedule(*plan_, layout_, mode)).first;
-  Prepared prepared{&cached->second, DeviceRegions{weights_.address(), workspace_.address()}, nullptr};
+  Prepared prepared{&cached->second, DeviceRegions{weights_->address(), workspace_.address()}, nullptr};
   if (mode.graphed)
     prepared.graphs = &graphs_.graphs(cached->second, [&](const Segment &segment) {
       enqueueSegment(context_, modules_, *plan_, segment, prepared.regions, mode);

@@ -16,6 +16,7 @@
 #include "runtime/Schedule.h"
 #include "runtime/cuda/CudaContext.h"
 #include "runtime/cuda/DeviceMemory.h"
+#include "runtime/cuda/DeviceWeights.h"
 #include "runtime/cuda/Enqueue.h"
 #include "runtime/cuda/Event.h"
 #include "runtime/cuda/GraphCache.h"
@@ -84,7 +85,8 @@ private:
   /// while the members below are made and while they are destroyed.
   std::optional<ScopedCurrentContext> constructing_;
   KernelModules modules_;
-  DeviceBuffer weights_;
+  /// Shared with every other session of this plan on this device.
+  std::shared_ptr<const DeviceWeights> weights_;
   WorkspaceLayout layout_;
   DeviceBuffer workspace_;
   GraphCache graphs_;

@@ -26,6 +26,8 @@ public:
   CudaContext &operator=(const CudaContext &) = delete;
 
   const DriverApi &api() const { return *api_; }
+  const std::shared_ptr<const DriverApi> &sharedApi() const { return api_; }
+  CUdevice device() const { return device_; }
   CUstream stream() const { return stream_; }
   CUcontext handle() const { return context_; }
   /// A session may be used from any thread (one at a time), and a CUDA

@@ -81,6 +81,29 @@ TEST_CASE("sessions of one plan on many threads give every request its serial re
   CHECK(wrong == 0);
 }
 
+TEST_CASE("CUDA sessions of one plan on many threads give every request its serial result", "[threads]") {
+  // On the host CUDA double: each session has its own stream, workspace and
+  // graphs; the double's driver state is shared, as a real driver's is.
+  auto plan = std::make_shared<const Plan>(Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
+  const std::vector<Request> requests = makeRequests(plan);
+  DeviceOptions options;
+  options.cudaDriver = FUSEC_HOST_CUDA_DRIVER;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      Session session(plan, Device::Cuda, options);
+      for (int r = 0; r < 10; ++r) {
+        const Request &request = requests[static_cast<size_t>(t + r) % requests.size()];
+        if (!sameTensors(session.run(request.batch, request.inputs), request.expected))
+          ++wrong;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("C API sessions of one plan run on many threads, each with its own last error", "[threads]") {
   test::TempDir dir;
   writeFileAtomically(dir.file("small.plan"), test::smallPlanBytes());

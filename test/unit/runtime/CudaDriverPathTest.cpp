@@ -1,14 +1,14 @@
 //===- CudaDriverPathTest.cpp - The CUDA backend's driver path, off the GPU -===//
 //
 // Against the toolkit's stub libcuda (that the library stays loaded) and
-// against FakeCudaDriver (a host-only driver library the CUDA backend loads
-// like the real one): the driver version check, the caller's current
+// against the host CUDA double (HostCudaDriver.h, a driver library the CUDA
+// backend loads like the real one): the driver version check, the caller's current
 // context, pinned staging of inputs and outputs, and kernel timing in
 // bounded chunks.
 //
 //===----------------------------------------------------------------------===//
 
-#include "FakeCudaDriver.h"
+#include "HostCudaDriver.h"
 #include "TestSupport.h"
 
 #include "runtime/Session.h"
@@ -18,6 +18,9 @@
 
 #include <dlfcn.h>
 
+#include <memory>
+#include <thread>
+
 using namespace fusec;
 using namespace fusec::runtime;
 using Catch::Contains;
@@ -25,22 +28,22 @@ using nlohmann::json;
 
 namespace {
 
-/// The fake driver library, loaded as the runtime loads it, and its state.
-FakeCudaState &fake() {
-  static FakeCudaState *state = [] {
-    void *library = dlopen(FUSEC_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
+/// The double's library, loaded as the runtime loads it, and its record.
+HostCudaState &hostDouble() {
+  static HostCudaState *state = [] {
+    void *library = dlopen(FUSEC_HOST_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
     REQUIRE(library);
-    auto *accessor = reinterpret_cast<FakeCudaState *(*)()>(dlsym(library, "fakeCudaState"));
+    auto *accessor = reinterpret_cast<HostCudaState *(*)()>(dlsym(library, "hostCudaState"));
     REQUIRE(accessor);
     return accessor();
   }();
-  *state = FakeCudaState();
+  *state = HostCudaState();
   return *state;
 }
 
-DeviceOptions fakeDriver() {
+DeviceOptions hostDoubleDriver() {
   DeviceOptions options;
-  options.cudaDriver = FUSEC_FAKE_CUDA_DRIVER;
+  options.cudaDriver = FUSEC_HOST_CUDA_DRIVER;
   return options;
 }
 
@@ -48,10 +51,10 @@ std::shared_ptr<const Plan> gpuPlan() {
   return std::make_shared<const Plan>(Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
 }
 
-/// The current context of the calling thread, as the fake driver sees it.
+/// The current context of the calling thread, as the double sees it.
 void *currentContext() {
   static auto get = [] {
-    void *library = dlopen(FUSEC_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
+    void *library = dlopen(FUSEC_HOST_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
     return reinterpret_cast<cuda::CUresult (*)(cuda::CUcontext *)>(dlsym(library, "cuCtxGetCurrent"));
   }();
   cuda::CUcontext context = nullptr;
@@ -61,7 +64,7 @@ void *currentContext() {
 
 void setCurrentContext(void *context) {
   static auto set = [] {
-    void *library = dlopen(FUSEC_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
+    void *library = dlopen(FUSEC_HOST_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
     return reinterpret_cast<cuda::CUresult (*)(cuda::CUcontext)>(dlsym(library, "cuCtxSetCurrent"));
   }();
   set(static_cast<cuda::CUcontext>(context));
@@ -109,26 +112,26 @@ TEST_CASE("PTX's .version says which CUDA release built a kernel image") {
 }
 
 TEST_CASE("a driver older than the plan's images is named before any image loads") {
-  FakeCudaState &state = fake();
+  HostCudaState &state = hostDouble();
   state.driverVersion = 10020; // the plan's PTX is ISA 7.0: CUDA 11.0
-  CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, fakeDriver()),
+  CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, hostDoubleDriver()),
                     Contains("driver too old: needs >= 11.0 to load kernel 'k0_mul' (PTX of "
-                             "CUDA 11.0, JIT-compiled for Fake GPU (sm_90)), but the CUDA driver '") &&
+                             "CUDA 11.0, JIT-compiled for fusec host CUDA double (sm_90)), but the CUDA driver '") &&
                         Contains("' is version 10.2 (10020)"));
   CHECK(state.modulesLoaded == 0);
 
   state.driverVersion = 11000;
-  Session session(gpuPlan(), Device::Cuda, fakeDriver());
+  Session session(gpuPlan(), Device::Cuda, hostDoubleDriver());
   CHECK(state.modulesLoaded == 1); // both kernels share one module
 }
 
 TEST_CASE("a session leaves the caller's current context as it found it") {
-  fake();
+  hostDouble();
   void *const callers = reinterpret_cast<void *>(uintptr_t(0xCA11E4));
-  for (void *before : {static_cast<void *>(nullptr), callers, kFakePrimaryContext}) {
+  for (void *before : {static_cast<void *>(nullptr), callers, kHostCudaPrimaryContext}) {
     setCurrentContext(before);
     {
-      Session session(gpuPlan(), Device::Cuda, fakeDriver());
+      Session session(gpuPlan(), Device::Cuda, hostDoubleDriver());
       CHECK(currentContext() == before);
       const Tensor x = test::iota({3, 4});
       session.run(3, {{"x", x}});
@@ -143,9 +146,9 @@ TEST_CASE("a session leaves the caller's current context as it found it") {
 }
 
 TEST_CASE("inputs, outputs and host steps move between host and device through pinned memory") {
-  FakeCudaState &state = fake();
+  HostCudaState &state = hostDouble();
   {
-    Session session(gpuPlan(), Device::Cuda, fakeDriver());
+    Session session(gpuPlan(), Device::Cuda, hostDoubleDriver());
     // The weights go up once, from the plan in pageable memory.
     CHECK(state.pageableHostCopies == 1);
     state.pageableHostCopies = 0;
@@ -170,8 +173,8 @@ TEST_CASE("kernels are timed in chunks a stream can queue") {
   CHECK(chunks[2].end == 300);
   CHECK(cuda::kMaxStepsBehindGate * 3 < 1000); // a launch and two event records each
 
-  FakeCudaState &state = fake();
-  Session session(gpuPlan(), Device::Cuda, fakeDriver());
+  HostCudaState &state = hostDouble();
+  Session session(gpuPlan(), Device::Cuda, hostDoubleDriver());
   const Tensor x = test::iota({2, 4});
   std::vector<float> y(8), z(8);
   const RunTimings timings = session.time(2, {x.values().data()}, {y.data(), z.data()}, {0, 3, true});
@@ -192,8 +195,8 @@ TEST_CASE("a kernel with more than 48 KiB of dynamic shared memory is opted in a
   (*launch)["shared_bytes"] = 56832;
   auto plan = std::make_shared<const Plan>(
       Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), "shared.plan"));
-  FakeCudaState &state = fake();
-  Session session(plan, Device::Cuda, fakeDriver());
+  HostCudaState &state = hostDouble();
+  Session session(plan, Device::Cuda, hostDoubleDriver());
   CHECK(state.maxDynamicSharedOptIn == 56832);
   session.run(2, {{"x", test::iota({2, 4})}});
   CHECK(state.maxDynamicSharedLaunched == 56832);
@@ -201,4 +204,40 @@ TEST_CASE("a kernel with more than 48 KiB of dynamic shared memory is opted in a
   (*launch)["shared_bytes"] = 300000;
   CHECK_THROWS_WITH(Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), "huge.plan"),
                     Contains("asks for 300000 bytes of dynamic shared memory; a block can have 0 to 232448"));
+}
+
+TEST_CASE("CUDA sessions of one plan share one upload of its weights, freed with the last of them") {
+  HostCudaState &state = hostDouble();
+  auto plan = gpuPlan();
+  const uint64_t weightBytes = plan->sectionBytes(plan::kWeightsSection).size;
+  REQUIRE(weightBytes > 0);
+  {
+    auto first = std::make_unique<Session>(plan, Device::Cuda, hostDoubleDriver());
+    const uint64_t oneSession = state.deviceBytes;
+    Session second(plan, Device::Cuda, hostDoubleDriver());
+    // The weights are the only pageable upload: once for both sessions.
+    CHECK(state.pageableHostCopies == 1);
+    CHECK(state.deviceBytes == 2 * oneSession - weightBytes);
+    // The session that uploaded them goes; the other still runs on them.
+    first.reset();
+    CHECK(state.deviceBytes == oneSession);
+    const Tensor x = test::iota({3, 4});
+    test::requireTensor(second.run(3, {{"x", x}}).at("y"), {3, 4}, test::hostStepPlanY(x.values()), 1e-5f);
+    // Another plan object, even with the same bytes, has its own copy.
+    Session other(gpuPlan(), Device::Cuda, hostDoubleDriver());
+    CHECK(state.pageableHostCopies == 2);
+  }
+  CHECK(state.deviceBytes == 0);
+  // Sessions made on several threads at once upload one copy too.
+  state = HostCudaState();
+  {
+    std::vector<std::unique_ptr<Session>> sessions(4);
+    std::vector<std::thread> threads;
+    for (auto &session : sessions)
+      threads.emplace_back([&] { session = std::make_unique<Session>(plan, Device::Cuda, hostDoubleDriver()); });
+    for (std::thread &thread : threads)
+      thread.join();
+    CHECK(state.pageableHostCopies == 1);
+  }
+  CHECK(state.deviceBytes == 0);
 }

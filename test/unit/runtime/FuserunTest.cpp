@@ -303,3 +303,22 @@ TEST_CASE("fuserun --serve-bench prints throughput and latency per batch size") 
   CHECK(huge.exitCode == 1);
   CHECK_THAT(huge.err, Contains("100000000000"));
 }
+
+TEST_CASE("fuserun runs, checks, times and serve-benches a GPU plan on the host CUDA double") {
+  test::TempDir dir;
+  const std::string plan = dir.file("host.plan");
+  writeFileAtomically(plan, test::hostStepPlanBytes());
+  const std::string cuda = plan + " --device=cuda --cuda-driver=" + FUSEC_HOST_CUDA_DRIVER;
+  const ToolResult checked = fuserun(dir, cuda + " --random-inputs=4 --batch=3 --check --iters=3 --time-kernels");
+  INFO(checked.err);
+  CHECK(checked.exitCode == 0);
+  CHECK_THAT(checked.out, Contains("check 'y' against the CPU backend: "));
+  CHECK_THAT(checked.out, Contains("timing: 3 runs at batch 3 on cuda (bucket 4, graph)"));
+  CHECK_THAT(checked.out, Contains("timing kernels: "));
+  // Sessions of one plan on four threads, each with its own stream and
+  // graphs, at batches inside and above the buckets.
+  const ToolResult bench = fuserun(dir, cuda + " --serve-bench --clients=4 --requests=15 --batch-dist=1,3,17");
+  INFO(bench.err);
+  CHECK(bench.exitCode == 0);
+  CHECK_THAT(bench.out, Contains("serve-bench: 4 clients on cuda, 60 requests ("));
+}

@@ -1,11 +1,12 @@
 //===- HostCudaDriver.cpp - A CPU-hosted test double of the CUDA driver ---===//
 //
-// libfusec_host_cuda.so exports the CUDA driver entry points the runtime
-// resolves (runtime/cuda/DriverApi.cpp) and implements them on the host, so
-// that the whole CUDA backend -- contexts, modules, device memory, staging,
-// graph capture and replay, host steps, events, the stream gate -- runs
-// without a GPU: DeviceOptions::cudaDriver (fuserun --cuda-driver) names
-// this library instead of libcuda.so.1.
+// libfusec-host-cuda-driver.so exports the CUDA driver entry points the
+// runtime resolves (runtime/cuda/DriverApi.cpp) and implements them on the
+// host, so that the whole CUDA backend -- contexts, modules, device memory,
+// staging, graph capture and replay, host steps, events, the stream gate --
+// runs without a GPU: DeviceOptions::cudaDriver (fuserun --cuda-driver)
+// names this library instead of libcuda.so.1. HostCudaDriver.h declares the
+// record of what it saw, which the driver-path tests check.
 //
 // What it models, and how faithfully:
 //  - device memory is host memory; a device pointer is its address. New
@@ -28,12 +29,13 @@
 //    Kernels are run by host implementations of the known entry points
 //    (fusec_test_mul and fusec_test_add of the test plans, TestSupport.cpp)
 //    over the launch's whole grid; an unknown entry point fails to launch.
-//  - one device, "fusec host CUDA double", compute capability 9.0.
-//
-// fusecHostCudaStats() reports what was allocated, for tests that check
-// sharing and freeing.
+//  - one device, "fusec host CUDA double", compute capability 9.0; the
+//    driver version is the record's (13000 unless a test sets it); any
+//    context may be made current, but work needs the primary one.
 //
 //===----------------------------------------------------------------------===//
+#include "HostCudaDriver.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -89,6 +91,7 @@ const std::map<CUresult, std::pair<const char *, const char *>> kErrorNames = {
 
 constexpr int kAttributeComputeCapabilityMajor = 75;
 constexpr int kAttributeComputeCapabilityMinor = 76;
+constexpr int kFunctionAttributeMaxDynamicSharedBytes = 8;
 
 /// A host implementation of a kernel: its pointer parameters, its last
 /// parameter (the batch), and what one thread computes.
@@ -125,9 +128,16 @@ struct Module {
   std::map<std::string, std::unique_ptr<Function>> functions;
 };
 
-/// A queued operation: returns a result; a blocked wait returns kNotReady
-/// and stays at the head of its queue.
-using Operation = std::function<CUresult()>;
+/// A queued operation: returns a result; a held wait returns kNotReady and
+/// stays at the head of its queue. A cuStreamWaitValue32 operation also
+/// names its flag, for the record of work queued behind it.
+struct Operation {
+  std::function<CUresult()> run;
+  const volatile uint32_t *waitFlag = nullptr;
+  uint32_t waitValue = 0;
+
+  bool heldGate() const { return waitFlag && *waitFlag < waitValue; }
+};
 
 struct Graph {
   std::vector<Operation> operations;
@@ -154,6 +164,7 @@ struct Allocation {
 
 struct State {
   std::mutex mutex;
+  HostCudaState record;
   bool initialized = false;
   int primaryRetains = 0;
   std::map<uintptr_t, Allocation> allocations;
@@ -161,7 +172,7 @@ struct State {
   std::set<std::unique_ptr<Stream>> streams;
   std::set<std::unique_ptr<Graph>> graphs;
   std::set<std::unique_ptr<Event>> events;
-  uint64_t deviceBytes = 0, peakDeviceBytes = 0, deviceAllocations = 0, launches = 0, streamsCreated = 0;
+  uint64_t streamsCreated = 0;
 };
 
 State &state() {
@@ -169,9 +180,7 @@ State &state() {
   return instance;
 }
 
-/// The context handle: one primary context, never dereferenced.
-int primaryContextObject;
-void *const kPrimaryContext = &primaryContextObject;
+void *const kPrimaryContext = kHostCudaPrimaryContext;
 thread_local void *currentContext = nullptr;
 
 template <typename T> T *find(const std::set<std::unique_ptr<T>> &set, const void *handle) {
@@ -195,7 +204,7 @@ bool inside(const State &s, uintptr_t address, uint64_t bytes) {
 bool step(Stream &stream) {
   if (stream.queue.empty())
     return false;
-  const CUresult result = stream.queue.front()();
+  const CUresult result = stream.queue.front().run();
   if (result == kNotReady)
     return false;
   stream.queue.erase(stream.queue.begin());
@@ -229,6 +238,12 @@ CUresult enqueue(State &s, void *handle, Operation operation) {
     return kSuccess;
   }
   stream->queue.push_back(std::move(operation));
+  // Work queued behind a wait the host has not released yet.
+  auto held =
+      std::find_if(stream->queue.begin(), stream->queue.end(), [](const Operation &op) { return op.heldGate(); });
+  if (held != stream->queue.end())
+    s.record.maxCommandsBehindGate =
+        std::max(s.record.maxCommandsBehindGate, static_cast<int>(stream->queue.end() - held - 1));
   return kSuccess;
 }
 
@@ -236,10 +251,17 @@ CUresult copy(State &s, uintptr_t destination, uintptr_t source, uint64_t bytes,
               bool deviceSource, void *stream) {
   if ((deviceDestination && !inside(s, destination, bytes)) || (deviceSource && !inside(s, source, bytes)))
     return kIllegalAddress;
-  return enqueue(s, stream, [=] {
-    std::memmove(reinterpret_cast<void *>(destination), reinterpret_cast<const void *>(source), bytes);
-    return kSuccess;
-  });
+  if (!deviceDestination || !deviceSource) {
+    ++s.record.hostCopies;
+    const uintptr_t host = deviceDestination ? source : destination;
+    auto it = s.allocations.upper_bound(host);
+    const bool pinned = it != s.allocations.begin() && std::prev(it)->second.host && inside(s, host, bytes);
+    s.record.pageableHostCopies += pinned ? 0 : 1;
+  }
+  return enqueue(s, stream, {[=] {
+                   std::memmove(reinterpret_cast<void *>(destination), reinterpret_cast<const void *>(source), bytes);
+                   return kSuccess;
+                 }});
 }
 
 } // namespace
@@ -250,18 +272,7 @@ CUresult copy(State &s, uintptr_t destination, uintptr_t source, uint64_t bytes,
 
 extern "C" {
 
-// What a test can ask the double about its memory.
-struct FusecHostCudaStats {
-  uint64_t deviceBytes;
-  uint64_t peakDeviceBytes;
-  uint64_t deviceAllocations;
-  uint64_t launches;
-};
-
-__attribute__((visibility("default"))) FusecHostCudaStats fusecHostCudaStats() {
-  FUSEC_LOCK;
-  return {s.deviceBytes, s.peakDeviceBytes, s.deviceAllocations, s.launches};
-}
+__attribute__((visibility("default"))) HostCudaState *hostCudaState() { return &state().record; }
 
 CUresult cuInit(unsigned) {
   FUSEC_LOCK;
@@ -270,9 +281,10 @@ CUresult cuInit(unsigned) {
 }
 
 CUresult cuDriverGetVersion(int *version) {
+  FUSEC_LOCK;
   if (!version)
     return kInvalidValue;
-  *version = 13000;
+  *version = s.record.driverVersion;
   return kSuccess;
 }
 
@@ -333,8 +345,7 @@ CUresult cuCtxGetCurrent(void **context) {
 }
 
 CUresult cuCtxSetCurrent(void *context) {
-  if (context && context != kPrimaryContext)
-    return kInvalidContext;
+  // A caller's own context is accepted (and never used by this double).
   currentContext = context;
   return kSuccess;
 }
@@ -356,6 +367,7 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned, int *, v
   }
   *module = loaded.get();
   s.modules.insert(std::move(loaded));
+  ++s.record.modulesLoaded;
   return kSuccess;
 }
 
@@ -382,7 +394,12 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   return kSuccess;
 }
 
-CUresult cuFuncSetAttribute(void *, int, int) { return kSuccess; }
+CUresult cuFuncSetAttribute(void *, int attribute, int value) {
+  FUSEC_LOCK;
+  if (attribute == kFunctionAttributeMaxDynamicSharedBytes)
+    s.record.maxDynamicSharedOptIn = std::max(s.record.maxDynamicSharedOptIn, value);
+  return kSuccess;
+}
 
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   FUSEC_LOCK;
@@ -395,9 +412,9 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
     return kOutOfMemory;
   std::memset(memory, 0xCD, bytes);
   s.allocations[reinterpret_cast<uintptr_t>(memory)] = {bytes, false};
-  s.deviceBytes += bytes;
-  s.peakDeviceBytes = std::max(s.peakDeviceBytes, s.deviceBytes);
-  ++s.deviceAllocations;
+  s.record.deviceBytes += bytes;
+  s.record.peakDeviceBytes = std::max(s.record.peakDeviceBytes, s.record.deviceBytes);
+  ++s.record.deviceAllocations;
   *pointer = reinterpret_cast<uintptr_t>(memory);
   return kSuccess;
 }
@@ -408,7 +425,7 @@ CUresult cuMemFree_v2(CUdeviceptr pointer) {
   auto it = s.allocations.find(static_cast<uintptr_t>(pointer));
   if (it == s.allocations.end() || it->second.host)
     return kInvalidValue;
-  s.deviceBytes -= it->second.bytes;
+  s.record.deviceBytes -= it->second.bytes;
   s.allocations.erase(it);
   std::free(reinterpret_cast<void *>(pointer));
   return kSuccess;
@@ -420,6 +437,7 @@ CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned) {
   if (!memory)
     return kOutOfMemory;
   s.allocations[reinterpret_cast<uintptr_t>(memory)] = {bytes ? bytes : 1, true};
+  ++s.record.pinnedBuffersLive;
   *pointer = memory;
   return kSuccess;
 }
@@ -439,6 +457,7 @@ CUresult cuMemFreeHost(void *pointer) {
   if (it == s.allocations.end() || !it->second.host)
     return kInvalidValue;
   s.allocations.erase(it);
+  --s.record.pinnedBuffersLive;
   std::free(pointer);
   return kSuccess;
 }
@@ -462,10 +481,10 @@ CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t co
   FUSEC_LOCK;
   if (!inside(s, destination, count))
     return kIllegalAddress;
-  return enqueue(s, stream, [=] {
-    std::memset(reinterpret_cast<void *>(destination), value, count);
-    return kSuccess;
-  });
+  return enqueue(s, stream, {[=] {
+                   std::memset(reinterpret_cast<void *>(destination), value, count);
+                   return kSuccess;
+                 }});
 }
 
 CUresult cuStreamCreate(void **stream, unsigned) {
@@ -498,8 +517,10 @@ CUresult cuStreamSynchronize(void *handle) {
   if (stream->capture)
     return kStreamCaptureInvalidated;
   drainAll(s);
-  if (!stream->queue.empty())
-    return kIllegalState; // blocked by a wait no one will satisfy: a GPU would hang
+  if (!stream->queue.empty()) {
+    ++s.record.hangs;
+    return kIllegalState; // held by a wait no one will release: a GPU would hang
+  }
   const CUresult error = stream->error;
   stream->error = kSuccess;
   return error;
@@ -509,10 +530,9 @@ CUresult cuStreamWaitValue32_v2(void *stream, CUdeviceptr address, unsigned valu
   FUSEC_LOCK;
   if (!inside(s, address, sizeof(uint32_t)))
     return kIllegalAddress;
-  return enqueue(s, stream, [=] {
-    const auto *flag = reinterpret_cast<const volatile uint32_t *>(address);
-    return *flag >= value ? kSuccess : kNotReady;
-  });
+  ++s.record.gateClosings;
+  const auto *flag = reinterpret_cast<const volatile uint32_t *>(address);
+  return enqueue(s, stream, {[=] { return *flag >= value ? kSuccess : kNotReady; }, flag, value});
 }
 
 CUresult cuStreamWaitEvent(void *stream, void *handle, unsigned) {
@@ -522,11 +542,11 @@ CUresult cuStreamWaitEvent(void *stream, void *handle, unsigned) {
     return kInvalidHandle;
   // Waits for the work recorded before the event: on this double, the
   // event's own queued operation has run once `recorded` is set.
-  return enqueue(s, stream, [event] { return event->recorded ? kSuccess : kNotReady; });
+  return enqueue(s, stream, {[event] { return event->recorded ? kSuccess : kNotReady; }});
 }
 
 CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
-                        unsigned blockY, unsigned blockZ, unsigned, void *stream, void **params, void **) {
+                        unsigned blockY, unsigned blockZ, unsigned sharedBytes, void *stream, void **params, void **) {
   FUSEC_LOCK;
   const Function *kernel = static_cast<const Function *>(function);
   bool known = false;
@@ -547,12 +567,13 @@ CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned
     if (!inside(s, reinterpret_cast<uintptr_t>(pointers[i]), model->second.extent(i, batch) * sizeof(float)))
       return kIllegalAddress;
   const uint64_t threads = uint64_t(gridX) * gridY * gridZ * blockX * blockY * blockZ;
-  ++s.launches;
-  return enqueue(s, stream, [pointers, batch, threads, thread = model->second.thread] {
-    for (uint64_t i = 0; i < threads; ++i)
-      thread(pointers, batch, i);
-    return kSuccess;
-  });
+  ++s.record.launches;
+  s.record.maxDynamicSharedLaunched = std::max(s.record.maxDynamicSharedLaunched, sharedBytes);
+  return enqueue(s, stream, {[pointers, batch, threads, thread = model->second.thread] {
+                   for (uint64_t i = 0; i < threads; ++i)
+                     thread(pointers, batch, i);
+                   return kSuccess;
+                 }});
 }
 
 CUresult cuStreamBeginCapture_v2(void *handle, int) {
@@ -592,6 +613,7 @@ CUresult cuGraphLaunch(void *exec, void *stream) {
   Graph *graph = find(s.graphs, exec);
   if (!graph)
     return kInvalidHandle;
+  ++s.record.graphLaunches;
   for (const Operation &operation : graph->operations)
     if (CUresult result = enqueue(s, stream, operation); result != kSuccess)
       return result;
@@ -634,11 +656,11 @@ CUresult cuEventRecord(void *handle, void *stream) {
   if (!event)
     return kInvalidHandle;
   event->recorded = false;
-  return enqueue(s, stream, [event] {
-    event->time = std::chrono::steady_clock::now();
-    event->recorded = true;
-    return kSuccess;
-  });
+  return enqueue(s, stream, {[event] {
+                   event->time = std::chrono::steady_clock::now();
+                   event->recorded = true;
+                   return kSuccess;
+                 }});
 }
 
 CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {
