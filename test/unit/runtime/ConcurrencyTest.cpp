@@ -61,7 +61,7 @@ bool sameTensors(const std::map<std::string, Tensor> &a, const std::map<std::str
 } // namespace
 
 TEST_CASE("sessions of one plan on many threads give every request its serial result", "[threads]") {
-  auto plan = std::make_shared<const Plan>(Plan::fromBytes(test::smallPlanBytes(), "small.plan"));
+  auto plan = test::smallPlan();
   const std::vector<Request> requests = makeRequests(plan);
   std::atomic<int> wrong{0}, done{0};
   std::vector<std::thread> threads;
@@ -84,7 +84,7 @@ TEST_CASE("sessions of one plan on many threads give every request its serial re
 TEST_CASE("CUDA sessions of one plan on many threads give every request its serial result", "[threads]") {
   // On the host CUDA double: each session has its own stream, workspace and
   // graphs; the double's driver state is shared, as a real driver's is.
-  auto plan = std::make_shared<const Plan>(Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
+  auto plan = test::hostStepPlan();
   const std::vector<Request> requests = makeRequests(plan);
   DeviceOptions options;
   options.cudaDriver = FUSEC_HOST_CUDA_DRIVER;

@@ -47,10 +47,6 @@ DeviceOptions hostDoubleDriver() {
   return options;
 }
 
-std::shared_ptr<const Plan> gpuPlan() {
-  return std::make_shared<const Plan>(Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
-}
-
 /// The current context of the calling thread, as the double sees it.
 void *currentContext() {
   static auto get = [] {
@@ -114,14 +110,14 @@ TEST_CASE("PTX's .version says which CUDA release built a kernel image") {
 TEST_CASE("a driver older than the plan's images is named before any image loads") {
   HostCudaState &state = hostDouble();
   state.driverVersion = 10020; // the plan's PTX is ISA 7.0: CUDA 11.0
-  CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, hostDoubleDriver()),
+  CHECK_THROWS_WITH(Session(test::hostStepPlan(), Device::Cuda, hostDoubleDriver()),
                     Contains("driver too old: needs >= 11.0 to load kernel 'k0_mul' (PTX of "
                              "CUDA 11.0, JIT-compiled for fusec host CUDA double (sm_90)), but the CUDA driver '") &&
                         Contains("' is version 10.2 (10020)"));
   CHECK(state.modulesLoaded == 0);
 
   state.driverVersion = 11000;
-  Session session(gpuPlan(), Device::Cuda, hostDoubleDriver());
+  Session session(test::hostStepPlan(), Device::Cuda, hostDoubleDriver());
   CHECK(state.modulesLoaded == 1); // both kernels share one module
 }
 
@@ -131,7 +127,7 @@ TEST_CASE("a session leaves the caller's current context as it found it") {
   for (void *before : {static_cast<void *>(nullptr), callers, kHostCudaPrimaryContext}) {
     setCurrentContext(before);
     {
-      Session session(gpuPlan(), Device::Cuda, hostDoubleDriver());
+      Session session(test::hostStepPlan(), Device::Cuda, hostDoubleDriver());
       CHECK(currentContext() == before);
       const Tensor x = test::iota({3, 4});
       session.run(3, {{"x", x}});
@@ -148,7 +144,7 @@ TEST_CASE("a session leaves the caller's current context as it found it") {
 TEST_CASE("inputs, outputs and host steps move between host and device through pinned memory") {
   HostCudaState &state = hostDouble();
   {
-    Session session(gpuPlan(), Device::Cuda, hostDoubleDriver());
+    Session session(test::hostStepPlan(), Device::Cuda, hostDoubleDriver());
     // The weights go up once, from the plan in pageable memory.
     CHECK(state.pageableHostCopies == 1);
     state.pageableHostCopies = 0;
@@ -174,7 +170,7 @@ TEST_CASE("kernels are timed in chunks a stream can queue") {
   CHECK(cuda::kMaxStepsBehindGate * 3 < 1000); // a launch and two event records each
 
   HostCudaState &state = hostDouble();
-  Session session(gpuPlan(), Device::Cuda, hostDoubleDriver());
+  Session session(test::hostStepPlan(), Device::Cuda, hostDoubleDriver());
   const Tensor x = test::iota({2, 4});
   std::vector<float> y(8), z(8);
   const RunTimings timings = session.time(2, {x.values().data()}, {y.data(), z.data()}, {0, 3, true});
@@ -208,7 +204,7 @@ TEST_CASE("a kernel with more than 48 KiB of dynamic shared memory is opted in a
 
 TEST_CASE("CUDA sessions of one plan share one upload of its weights, freed with the last of them") {
   HostCudaState &state = hostDouble();
-  auto plan = gpuPlan();
+  auto plan = test::hostStepPlan();
   const uint64_t weightBytes = plan->sectionBytes(plan::kWeightsSection).size;
   REQUIRE(weightBytes > 0);
   {
@@ -224,7 +220,7 @@ TEST_CASE("CUDA sessions of one plan share one upload of its weights, freed with
     const Tensor x = test::iota({3, 4});
     test::requireTensor(second.run(3, {{"x", x}}).at("y"), {3, 4}, test::hostStepPlanY(x.values()), 1e-5f);
     // Another plan object, even with the same bytes, has its own copy.
-    Session other(gpuPlan(), Device::Cuda, hostDoubleDriver());
+    Session other(test::hostStepPlan(), Device::Cuda, hostDoubleDriver());
     CHECK(state.pageableHostCopies == 2);
   }
   CHECK(state.deviceBytes == 0);

@@ -34,10 +34,6 @@ private:
   std::streambuf *saved_;
 };
 
-std::shared_ptr<const Plan> gpuPlan() {
-  return std::make_shared<const Plan>(Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
-}
-
 DeviceOptions driver(const std::string &library) {
   DeviceOptions options;
   options.cudaDriver = library;
@@ -65,8 +61,8 @@ TEST_CASE("a missing driver library makes CUDA unavailable") {
 TEST_CASE("Device::Auto falls back to the CPU once, saying why") {
   const std::string library = "/nonexistent/auto-test/libcuda.so.1";
   CerrCapture capture;
-  Session first(gpuPlan(), Device::Auto, driver(library));
-  Session second(gpuPlan(), Device::Auto, driver(library));
+  Session first(test::hostStepPlan(), Device::Auto, driver(library));
+  Session second(test::hostStepPlan(), Device::Auto, driver(library));
   CHECK(first.device() == Device::Cpu);
   CHECK(second.device() == Device::Cpu);
   const std::string note = "fusec: CUDA is unavailable (cannot load the CUDA "
@@ -90,10 +86,10 @@ TEST_CASE("Device::Auto runs a CPU plan on the CPU and says so") {
 }
 
 TEST_CASE("Device::Cuda without a driver fails with a clear error") {
-  CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, driver("/nonexistent/libcuda.so.1")),
+  CHECK_THROWS_WITH(Session(test::hostStepPlan(), Device::Cuda, driver("/nonexistent/libcuda.so.1")),
                     Contains("cannot run on CUDA: cannot load the CUDA driver "
                              "'/nonexistent/libcuda.so.1'"));
-  CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, driver("libm.so.6")),
+  CHECK_THROWS_WITH(Session(test::hostStepPlan(), Device::Cuda, driver("libm.so.6")),
                     Contains("cannot run on CUDA: the CUDA driver 'libm.so.6' "
                              "does not export cuInit"));
 }
@@ -110,9 +106,9 @@ TEST_CASE("the toolkit's stub driver resolves every symbol, then fails") {
   CHECK_THROWS_AS(cuda::CudaContext(api, 0), cuda::CudaUnavailable);
   CHECK_THROWS_WITH(cuda::CudaContext(api, 0), Contains("' failed to initialize: "));
   CerrCapture capture;
-  Session session(gpuPlan(), Device::Auto, driver(FUSEC_CUDA_STUB_DRIVER));
+  Session session(test::hostStepPlan(), Device::Auto, driver(FUSEC_CUDA_STUB_DRIVER));
   CHECK(session.device() == Device::Cpu);
-  CHECK_THROWS_WITH(Session(gpuPlan(), Device::Cuda, driver(FUSEC_CUDA_STUB_DRIVER)),
+  CHECK_THROWS_WITH(Session(test::hostStepPlan(), Device::Cuda, driver(FUSEC_CUDA_STUB_DRIVER)),
                     Contains("cannot run on CUDA: the CUDA driver '"));
 #endif
 }

@@ -12,10 +12,6 @@ using Catch::Contains;
 
 namespace {
 
-std::shared_ptr<const Plan> smallPlan() {
-  return std::make_shared<const Plan>(Plan::fromBytes(test::smallPlanBytes(), "small.plan"));
-}
-
 /// A backend whose runs fail after `good` successful ones.
 class FailingBackend final : public Backend {
 public:
@@ -59,7 +55,7 @@ TEST_CASE("latency percentiles are nearest-rank") {
 }
 
 TEST_CASE("the serve bench runs every client's requests and counts them per batch size", "[threads]") {
-  auto plan = smallPlan();
+  auto plan = test::smallPlan();
   ServeBenchOptions options;
   options.clients = 3;
   options.requestsPerClient = 25;
@@ -91,7 +87,7 @@ TEST_CASE("the serve bench runs every client's requests and counts them per batc
 }
 
 TEST_CASE("the serve bench checks batch sizes first and reports a client's failure", "[threads]") {
-  auto plan = smallPlan();
+  auto plan = test::smallPlan();
   ServeBenchOptions options;
   options.batchDistribution = {{int64_t(1) << 40, 1.0}};
   CHECK_THROWS_WITH(

@@ -14,10 +14,6 @@ using Catch::Contains;
 
 namespace {
 
-std::shared_ptr<const Plan> smallPlan() {
-  return std::make_shared<const Plan>(Plan::fromBytes(test::smallPlanBytes(), "small.plan"));
-}
-
 /// The first `batch` rows of the small plan's example inputs, and outputs.
 Tensor rows(const std::vector<std::vector<float>> &table, int64_t batch) {
   std::vector<float> values;
@@ -29,7 +25,7 @@ Tensor rows(const std::vector<std::vector<float>> &table, int64_t batch) {
 } // namespace
 
 TEST_CASE("a three-kernel plan runs at batch 1 and batch 3") {
-  Session session(smallPlan(), Device::Cpu);
+  Session session(test::smallPlan(), Device::Cpu);
   CHECK(session.device() == Device::Cpu);
   REQUIRE(session.inputs().size() == 1);
   CHECK(session.outputs()[0].name == "y");
@@ -43,7 +39,7 @@ TEST_CASE("a three-kernel plan runs at batch 1 and batch 3") {
 }
 
 TEST_CASE("the pointer entry point writes into caller memory") {
-  Session session(smallPlan(), Device::Auto);
+  Session session(test::smallPlan(), Device::Auto);
   CHECK(session.device() == Device::Cpu);
   const Tensor x = rows(test::kSmallPlanInputRows, 2);
   std::vector<float> y(6, -1.0f);
@@ -54,7 +50,7 @@ TEST_CASE("the pointer entry point writes into caller memory") {
 }
 
 TEST_CASE("on the CPU backend, device buffers are host buffers and there are no streams") {
-  Session session(smallPlan(), Device::Cpu);
+  Session session(test::smallPlan(), Device::Cpu);
   const Tensor x = rows(test::kSmallPlanInputRows, 3);
   std::vector<float> y(9, -1.0f);
   session.runOnDevice(3, {x.data()}, {y.data()});
@@ -81,14 +77,14 @@ TEST_CASE("on the CPU backend, device buffers are host buffers and there are no 
 }
 
 TEST_CASE("inferBatch reads the batch dimension of the inputs") {
-  Session session(smallPlan());
+  Session session(test::smallPlan());
   CHECK(session.inferBatch({{"x", Tensor({5, 2})}}) == 5);
   CHECK(session.inferBatch({}) == 1);
   CHECK(session.inferBatch({{"x", Tensor({5})}}) == 1);
 }
 
 TEST_CASE("Session rejects bad inputs with clear errors") {
-  Session session(smallPlan(), Device::Cpu);
+  Session session(test::smallPlan(), Device::Cpu);
   CHECK_THROWS_WITH(session.run(2, {{"x", Tensor({3, 2})}}), Contains("input 'x' has shape [3, 2], but the plan "
                                                                       "expects [2, 2] ([batch, 2] at batch 2)"));
   CHECK_THROWS_WITH(session.run(1, {{"x", Tensor({1, 2, 1})}}), Contains("input 'x' has shape [1, 2, 1]"));
@@ -99,14 +95,14 @@ TEST_CASE("Session rejects bad inputs with clear errors") {
 }
 
 TEST_CASE("a plan without GPU kernels cannot run on CUDA") {
-  CHECK_THROWS_WITH(Session(smallPlan(), Device::Cuda), Contains("cannot run plan 'small.plan' on CUDA: kernel "
-                                                                 "'k0_gemm' has no GPU image (the plan was "
-                                                                 "compiled for target 'cpu'; compile it with "
-                                                                 "fusec --target=sm_XX)"));
+  CHECK_THROWS_WITH(Session(test::smallPlan(), Device::Cuda), Contains("cannot run plan 'small.plan' on CUDA: kernel "
+                                                                       "'k0_gemm' has no GPU image (the plan was "
+                                                                       "compiled for target 'cpu'; compile it with "
+                                                                       "fusec --target=sm_XX)"));
 }
 
 TEST_CASE("the CPU backend runs host steps and copies like other kernels") {
-  auto plan = std::make_shared<const Plan>(Plan::fromBytes(test::hostStepPlanBytes(), "host.plan"));
+  auto plan = test::hostStepPlan();
   Session session(plan, Device::Cpu);
   for (int64_t batch : {1, 3}) {
     INFO("batch " << batch);
@@ -118,7 +114,7 @@ TEST_CASE("the CPU backend runs host steps and copies like other kernels") {
 }
 
 TEST_CASE("Session::time reports wall-clock runs on the CPU") {
-  Session session(smallPlan(), Device::Cpu);
+  Session session(test::smallPlan(), Device::Cpu);
   const Tensor x = rows(test::kSmallPlanInputRows, 2);
   std::vector<float> y(6);
   TimingOptions options;
@@ -135,7 +131,7 @@ TEST_CASE("Session::time reports wall-clock runs on the CPU") {
 }
 
 TEST_CASE("random inputs are deterministic, shaped and between -1 and 1") {
-  const auto plan = smallPlan();
+  const auto plan = test::smallPlan();
   const auto a = makeRandomInputs(*plan, 4, 7);
   const auto b = makeRandomInputs(*plan, 4, 7);
   const auto c = makeRandomInputs(*plan, 4, 8);
@@ -149,7 +145,7 @@ TEST_CASE("random inputs are deterministic, shaped and between -1 and 1") {
 }
 
 TEST_CASE("the batch limit follows from the plan and the machine's memory") {
-  const auto plan = smallPlan();
+  const auto plan = test::smallPlan();
   // Per sample: arena 128 bytes, x 8, y 12.
   const BatchLimit limit = batchLimitOf(*plan, 148 * 1000 + 5);
   CHECK(limit.bytesPerBatch == 148);

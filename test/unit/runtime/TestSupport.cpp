@@ -389,4 +389,12 @@ std::vector<float> hostStepPlanY(const std::vector<float> &x) {
   return y;
 }
 
+std::shared_ptr<const runtime::Plan> smallPlan() {
+  return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(smallPlanBytes(), "small.plan"));
+}
+
+std::shared_ptr<const runtime::Plan> hostStepPlan() {
+  return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(hostStepPlanBytes(), "host.plan"));
+}
+
 } // namespace fusec::test

@@ -3,11 +3,13 @@
 #define FUSEC_TEST_UNIT_RUNTIME_TESTSUPPORT_H
 
 #include "runtime/Tensor.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanContainer.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,8 @@ Typed runTypedOp(const std::string &op, const nlohmann::json &attrs, const std::
 nlohmann::json smallPlanManifest();
 std::vector<plan::Section> smallPlanSections();
 std::vector<uint8_t> smallPlanBytes();
+/// The small plan, loaded.
+std::shared_ptr<const runtime::Plan> smallPlan();
 /// A plan of one kernel running `op` (with `attrs`) on x: [batch, 1, 4, 4]
 /// into the output y of shape `resultShape`; for window and padding ops.
 std::vector<uint8_t> windowPlanBytes(const std::string &op, const nlohmann::json &attrs,
@@ -83,6 +87,8 @@ extern const std::vector<std::vector<float>> kSmallPlanOutputRows;
 nlohmann::json hostStepPlanManifest();
 std::vector<plan::Section> hostStepPlanSections();
 std::vector<uint8_t> hostStepPlanBytes();
+/// The host step plan, loaded.
+std::shared_ptr<const runtime::Plan> hostStepPlan();
 extern const std::vector<float> kHostStepPlanWeight;
 /// y and z of the host step plan, computed directly for `x` rows of 4.
 std::vector<float> hostStepPlanY(const std::vector<float> &x);
