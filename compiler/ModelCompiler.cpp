@@ -3,6 +3,7 @@
 
 #include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
+#include "compiler/Version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,11 @@ CompiledModel compileModelFile(const std::string &path, const ModelCompileOption
   driver.kernelCacheDir = options.kernelCacheDir;
   if (std::string invalid = checkDriverOptions(driver); !invalid.empty())
     throw CompileError(invalid);
+  // The fusec tool checks these after loading its plugins, whose rules count.
+  const std::vector<std::string> rules = fusionRuleNames();
+  for (const std::string &rule : options.disabledRules)
+    if (std::find(rules.begin(), rules.end(), rule) == rules.end())
+      throw CompileError("unknown fusion rule '" + rule + "' (fusec --list-fusion-rules lists them)");
   std::sort(driver.plan.batchBuckets.begin(), driver.plan.batchBuckets.end());
   driver.plan.batchBuckets.erase(std::unique(driver.plan.batchBuckets.begin(), driver.plan.batchBuckets.end()),
                                  driver.plan.batchBuckets.end());
@@ -40,5 +46,7 @@ CompiledModel compileModelFile(const std::string &path, const ModelCompileOption
   }
   return {std::move(*bytes), report.dump(2)};
 }
+
+const char *compilerVersion() { return FUSEC_VERSION_STRING; }
 
 } // namespace fusec

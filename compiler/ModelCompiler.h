@@ -55,6 +55,9 @@ public:
 /// option is invalid or the model does not compile.
 CompiledModel compileModelFile(const std::string &path, const ModelCompileOptions &options);
 
+/// "fusec 0.1.0": what `fusec --version` prints and plans record.
+const char *compilerVersion();
+
 } // namespace fusec
 
 #endif // FUSEC_COMPILER_MODELCOMPILER_H

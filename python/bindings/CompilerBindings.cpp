@@ -10,6 +10,7 @@ namespace py = pybind11;
 namespace fusec::python {
 
 void bindCompiler(py::module_ &module) {
+  module.attr("_compiler_version") = compilerVersion();
   // Keyword names and defaults are fusec.compile's; this layer takes a
   // path only (the Python layer writes model bytes to a file first).
   module.def(

@@ -16,9 +16,12 @@ import json
 import os
 import tempfile
 
-from ._fusec import CompileError, Error, _compile_file, _Plan, _Session
+from ._fusec import CompileError, Error, _compile_file, _compiler_version, _Plan, _Session
 
 __all__ = ["CompileError", "Error", "Plan", "Session", "compile"]
+
+#: "0.1.0": the version of the compiler and runtime this package wraps.
+__version__ = _compiler_version.split()[-1]
 
 
 class Plan:
@@ -123,12 +126,16 @@ def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion
                    device_profile=device_profile, kernel_cache=kernel_cache or "")
     if isinstance(model, (bytes, bytearray, memoryview)):
         data = bytes(model)
+        name = "<model bytes>"
         with tempfile.TemporaryDirectory(prefix="fusec-") as directory:
             path = os.path.join(directory, "model" + _model_suffix(data, format))
             with open(path, "wb") as file:
                 file.write(data)
-            plan_bytes, report_text = _compile_file(path, **options)
-        name = "<model bytes>"
+            try:
+                plan_bytes, report_text = _compile_file(path, **options)
+            except CompileError as error:
+                # Diagnostics name the model, not the temporary file.
+                raise CompileError(str(error).replace(path, name)) from None
     else:
         path = os.fspath(model)
         plan_bytes, report_text = _compile_file(path, **options)

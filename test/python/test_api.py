@@ -28,6 +28,11 @@ def embedding_graph():
     }).encode()
 
 
+def test_the_package_names_its_version_as_plans_do():
+    plan = fusec.compile(embedding_graph(), target="cpu")
+    assert plan.describe()["compiler_version"] == "fusec " + fusec.__version__
+
+
 def test_integer_inputs_and_bool_outputs_keep_their_types():
     plan = fusec.compile(embedding_graph(), target="cpu")
     assert plan.inputs == [{"name": "ids", "dtype": "i64", "numpy_dtype": "int64", "shape": (None, 3)}]
@@ -79,6 +84,10 @@ def test_compile_errors_carry_fusec_diagnostics(tmp_path):
         fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu", precision="fp8")
     with pytest.raises(fusec.CompileError, match=r"batch-buckets needs positive integers"):
         fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu", batch_buckets=[0])
+    with pytest.raises(fusec.CompileError, match=r"unknown fusion rule 'no-such-rule'"):
+        fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu", disable=["no-such-rule"])
+    with pytest.raises(fusec.CompileError, match=r"^<model bytes>:1:2: error: malformed JSON"):
+        fusec.compile(b"{", target="cpu")
     with pytest.raises(fusec.CompileError, match=r"unknown fusion strategy 'fastest'"):
         fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu", fusion_strategy="fastest")
     # CompileError is a fusec.Error, which is a RuntimeError.
