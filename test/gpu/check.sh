@@ -160,6 +160,14 @@ for plan in "${plan_files[@]}"; do
   done
 done
 
+# 4. Concurrent clients sharing the first plan: throughput and latency.
+serve=
+if [[ ${#plan_files[@]} -gt 0 && -x $fuserun && -z $device_missing ]]; then
+  step "serve bench ($(basename "${plan_files[0]}" .plan), 4 clients)" "$fuserun" "${plan_files[0]}" --device=cuda \
+    --serve-bench --clients=4 --requests=50 --batch-dist=1:0.5,4:0.3,16:0.2
+  serve=$(grep '^serve-bench' <<<"$step_output")
+fi
+
 # The summary.
 {
   echo
@@ -185,6 +193,10 @@ done
     printf '%-24s %5s %-10s %-10s %10s %10s %10s %9s\n' "$r_plan" "$r_batch" "$r_gcheck" "$r_dcheck" \
       "${r_graph:--}" "${r_direct:--}" "${r_kernels:--}" "$ratio"
   done
+  if [[ -n $serve ]]; then
+    echo
+    echo "$serve"
+  fi
   echo
   if [[ -n $device_missing ]]; then
     echo "check.sh: no usable CUDA device ($failures step(s) failed); log: $log"
