@@ -5,6 +5,8 @@
 
 #include <pybind11/stl.h>
 
+#include <mutex>
+
 namespace py = pybind11;
 
 namespace fusec::python {
@@ -31,8 +33,12 @@ void bindCompiler(py::module_ &module) {
         options.kernelCacheDir = kernelCache;
         CompiledModel compiled;
         {
-          // Compiling takes seconds and touches no Python object.
+          // Compiling takes seconds and touches no Python object, so other
+          // Python threads run meanwhile; compiles themselves take turns
+          // (the compiler's registries are process-wide).
           py::gil_scoped_release released;
+          static std::mutex compiling;
+          std::lock_guard<std::mutex> lock(compiling);
           compiled = compileModelFile(path, options);
         }
         return py::make_tuple(py::bytes(reinterpret_cast<const char *>(compiled.plan.data()), compiled.plan.size()),

@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <mutex>
 
 namespace py = pybind11;
 
@@ -23,6 +24,13 @@ namespace {
 /// weights are loaded once).
 struct LoadedPlan {
   std::shared_ptr<const runtime::Plan> plan;
+};
+
+/// A Session that Python threads may share: runs take turns. (Sessions
+/// are not thread-safe; one per thread runs concurrently.)
+struct SharedSession {
+  std::unique_ptr<runtime::Session> session;
+  std::mutex mutex;
 };
 
 /// [{"name", "dtype", "shape"}], the batch dimension as None.
@@ -42,7 +50,8 @@ py::list describeTensors(const std::vector<runtime::TensorDesc> &tensors) {
   return list;
 }
 
-std::map<std::string, py::array> runSession(runtime::Session &session, const py::dict &given, int64_t batch) {
+std::map<std::string, py::array> runSession(SharedSession &shared, const py::dict &given, int64_t batch) {
+  runtime::Session &session = *shared.session;
   std::map<std::string, runtime::Tensor> inputs;
   for (const runtime::TensorDesc &desc : session.inputs())
     if (given.contains(desc.name))
@@ -56,8 +65,10 @@ std::map<std::string, py::array> runSession(runtime::Session &session, const py:
     batch = session.inferBatch(inputs);
   std::map<std::string, runtime::Tensor> outputs;
   {
-    // The run touches no Python object: other threads run meanwhile.
+    // The run touches no Python object: other threads run meanwhile. The
+    // GIL goes first, so a thread waiting for the session never holds it.
     py::gil_scoped_release released;
+    std::lock_guard<std::mutex> lock(shared.mutex);
     outputs = session.run(batch, inputs);
   }
   std::map<std::string, py::array> arrays;
@@ -102,16 +113,19 @@ void bindRuntime(py::module_ &module) {
           [](const LoadedPlan &self, int64_t batch) { return runtime::describePlan(*self.plan, batch).dump(); },
           py::arg("batch"));
 
-  py::class_<runtime::Session>(module, "_Session")
+  py::class_<SharedSession>(module, "_Session")
       .def(py::init([](const LoadedPlan &plan, const std::string &device) {
              auto parsed = runtime::parseDevice(device);
              if (!parsed)
                throw py::value_error("device must be 'auto', 'cpu' or 'cuda', got '" + device + "'");
-             return std::make_unique<runtime::Session>(plan.plan, *parsed);
+             auto shared = std::make_unique<SharedSession>();
+             shared->session = std::make_unique<runtime::Session>(plan.plan, *parsed);
+             return shared;
            }),
            py::arg("plan"), py::arg("device"))
-      .def_property_readonly("device", [](const runtime::Session &self) { return runtime::deviceName(self.device()); })
-      .def_property_readonly("max_batch", &runtime::Session::maxBatch)
+      .def_property_readonly("device",
+                             [](const SharedSession &self) { return runtime::deviceName(self.session->device()); })
+      .def_property_readonly("max_batch", [](const SharedSession &self) { return self.session->maxBatch(); })
       .def("run", &runSession, py::arg("inputs"), py::arg("batch"),
            "Runs the plan on a dict of arrays at `batch` (0: inferred from the inputs); returns a dict of arrays.");
 }

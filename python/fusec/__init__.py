@@ -70,9 +70,9 @@ class Session:
     """Runs a plan on a device: "auto" (CUDA where a GPU can run the plan,
     else the CPU reference backend, saying why on stderr), "cpu" or "cuda".
 
-    Sessions made from one Plan share its weights. A session is used by one
-    thread at a time; run() releases the GIL, so sessions on other threads
-    run meanwhile.
+    Sessions made from one Plan share its weights. run() releases the GIL:
+    sessions on several threads run at once; threads sharing one session
+    take turns.
     """
 
     def __init__(self, plan, device="auto"):

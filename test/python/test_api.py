@@ -131,3 +131,17 @@ def test_sessions_of_one_plan_run_on_many_threads_and_lose_nothing():
     for thread in threads:
         thread.join()
     assert failures == []
+
+    # Threads sharing one session take turns on it.
+    def shared_client(index):
+        for round in range(10):
+            which = (index + round) % len(requests)
+            if not numpy.array_equal(serial.run({"input": requests[which]})["output"], expected[which]):
+                failures.append(("shared", index, round))
+
+    threads = [threading.Thread(target=shared_client, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
