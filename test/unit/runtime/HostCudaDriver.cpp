@@ -36,6 +36,8 @@
 //===----------------------------------------------------------------------===//
 #include "HostCudaDriver.h"
 
+#include "runtime/cuda/DriverApi.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -49,10 +51,24 @@
 #include <string>
 #include <vector>
 
+// The entry points take cuda.h's handle types, as DriverApi declares them: a
+// call through a pointer of another function type is undefined (UBSan's
+// -fsanitize=function reports it).
+using fusec::runtime::cuda::CUcontext;
+using fusec::runtime::cuda::CUevent;
+using fusec::runtime::cuda::CUfunction;
+using fusec::runtime::cuda::CUgraph;
+using fusec::runtime::cuda::CUgraphExec;
+using fusec::runtime::cuda::CUmodule;
+using fusec::runtime::cuda::CUstream;
+
 namespace {
 
 using CUresult = int;
 using CUdeviceptr = unsigned long long;
+
+/// A handle for an object of the double: the opaque cuda.h type.
+template <typename Handle, typename T> Handle handleOf(T *object) { return reinterpret_cast<Handle>(object); }
 
 // cuda.h's values for the results this double returns.
 constexpr CUresult kSuccess = 0;
@@ -322,12 +338,12 @@ CUresult cuDeviceGetName(char *name, int length, int device) {
   return kSuccess;
 }
 
-CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+CUresult cuDevicePrimaryCtxRetain(CUcontext *context, int device) {
   FUSEC_LOCK;
   if (device != 0)
     return kInvalidDevice;
   ++s.primaryRetains;
-  *context = kPrimaryContext;
+  *context = static_cast<CUcontext>(kPrimaryContext);
   return kSuccess;
 }
 
@@ -339,18 +355,18 @@ CUresult cuDevicePrimaryCtxRelease_v2(int device) {
   return kSuccess;
 }
 
-CUresult cuCtxGetCurrent(void **context) {
-  *context = currentContext;
+CUresult cuCtxGetCurrent(CUcontext *context) {
+  *context = static_cast<CUcontext>(currentContext);
   return kSuccess;
 }
 
-CUresult cuCtxSetCurrent(void *context) {
+CUresult cuCtxSetCurrent(CUcontext context) {
   // A caller's own context is accepted (and never used by this double).
   currentContext = context;
   return kSuccess;
 }
 
-CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned, int *, void **) {
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned, int *, void **) {
   FUSEC_LOCK;
   if (currentContext != kPrimaryContext)
     return kInvalidContext;
@@ -365,24 +381,24 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned, int *, v
       name.pop_back();
     loaded->functions[name] = std::make_unique<Function>(Function{name});
   }
-  *module = loaded.get();
+  *module = handleOf<CUmodule>(loaded.get());
   s.modules.insert(std::move(loaded));
   ++s.record.modulesLoaded;
   return kSuccess;
 }
 
-CUresult cuModuleUnload(void *module) {
+CUresult cuModuleUnload(CUmodule module) {
   FUSEC_LOCK;
   drainAll(s);
   for (auto it = s.modules.begin(); it != s.modules.end(); ++it)
-    if (it->get() == module) {
+    if (static_cast<const void *>(it->get()) == module) {
       s.modules.erase(it);
       return kSuccess;
     }
   return kInvalidHandle;
 }
 
-CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
   FUSEC_LOCK;
   Module *found = find(s.modules, module);
   if (!found)
@@ -390,11 +406,11 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   auto it = found->functions.find(name);
   if (it == found->functions.end())
     return kNotFound;
-  *function = it->second.get();
+  *function = handleOf<CUfunction>(it->second.get());
   return kSuccess;
 }
 
-CUresult cuFuncSetAttribute(void *, int attribute, int value) {
+CUresult cuFuncSetAttribute(CUfunction, int attribute, int value) {
   FUSEC_LOCK;
   if (attribute == kFunctionAttributeMaxDynamicSharedBytes)
     s.record.maxDynamicSharedOptIn = std::max(s.record.maxDynamicSharedOptIn, value);
@@ -462,22 +478,22 @@ CUresult cuMemFreeHost(void *pointer) {
   return kSuccess;
 }
 
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source, size_t bytes, void *stream) {
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source, size_t bytes, CUstream stream) {
   FUSEC_LOCK;
   return copy(s, destination, reinterpret_cast<uintptr_t>(source), bytes, true, false, stream);
 }
 
-CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source, size_t bytes, void *stream) {
+CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source, size_t bytes, CUstream stream) {
   FUSEC_LOCK;
   return copy(s, reinterpret_cast<uintptr_t>(destination), source, bytes, false, true, stream);
 }
 
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr destination, CUdeviceptr source, size_t bytes, void *stream) {
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr destination, CUdeviceptr source, size_t bytes, CUstream stream) {
   FUSEC_LOCK;
   return copy(s, destination, source, bytes, true, true, stream);
 }
 
-CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t count, void *stream) {
+CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t count, CUstream stream) {
   FUSEC_LOCK;
   if (!inside(s, destination, count))
     return kIllegalAddress;
@@ -487,29 +503,29 @@ CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t co
                  }});
 }
 
-CUresult cuStreamCreate(void **stream, unsigned) {
+CUresult cuStreamCreate(CUstream *stream, unsigned) {
   FUSEC_LOCK;
   if (currentContext != kPrimaryContext)
     return kInvalidContext;
   auto created = std::make_unique<Stream>();
   created->order = s.streamsCreated++;
-  *stream = created.get();
+  *stream = handleOf<CUstream>(created.get());
   s.streams.insert(std::move(created));
   return kSuccess;
 }
 
-CUresult cuStreamDestroy_v2(void *stream) {
+CUresult cuStreamDestroy_v2(CUstream stream) {
   FUSEC_LOCK;
   drainAll(s); // queued work still completes
   for (auto it = s.streams.begin(); it != s.streams.end(); ++it)
-    if (it->get() == stream) {
+    if (static_cast<const void *>(it->get()) == stream) {
       s.streams.erase(it);
       return kSuccess;
     }
   return kInvalidHandle;
 }
 
-CUresult cuStreamSynchronize(void *handle) {
+CUresult cuStreamSynchronize(CUstream handle) {
   FUSEC_LOCK;
   Stream *stream = find(s.streams, handle);
   if (!stream)
@@ -526,7 +542,7 @@ CUresult cuStreamSynchronize(void *handle) {
   return error;
 }
 
-CUresult cuStreamWaitValue32_v2(void *stream, CUdeviceptr address, unsigned value, unsigned) {
+CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr address, unsigned value, unsigned) {
   FUSEC_LOCK;
   if (!inside(s, address, sizeof(uint32_t)))
     return kIllegalAddress;
@@ -535,7 +551,7 @@ CUresult cuStreamWaitValue32_v2(void *stream, CUdeviceptr address, unsigned valu
   return enqueue(s, stream, {[=] { return *flag >= value ? kSuccess : kNotReady; }, flag, value});
 }
 
-CUresult cuStreamWaitEvent(void *stream, void *handle, unsigned) {
+CUresult cuStreamWaitEvent(CUstream stream, CUevent handle, unsigned) {
   FUSEC_LOCK;
   Event *event = find(s.events, handle);
   if (!event)
@@ -545,10 +561,11 @@ CUresult cuStreamWaitEvent(void *stream, void *handle, unsigned) {
   return enqueue(s, stream, {[event] { return event->recorded ? kSuccess : kNotReady; }});
 }
 
-CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
-                        unsigned blockY, unsigned blockZ, unsigned sharedBytes, void *stream, void **params, void **) {
+CUresult cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
+                        unsigned blockY, unsigned blockZ, unsigned sharedBytes, CUstream stream, void **params,
+                        void **) {
   FUSEC_LOCK;
-  const Function *kernel = static_cast<const Function *>(function);
+  const auto *kernel = reinterpret_cast<const Function *>(function);
   bool known = false;
   for (const auto &module : s.modules)
     for (const auto &[name, candidate] : module->functions)
@@ -576,7 +593,7 @@ CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned
                  }});
 }
 
-CUresult cuStreamBeginCapture_v2(void *handle, int) {
+CUresult cuStreamBeginCapture_v2(CUstream handle, int) {
   FUSEC_LOCK;
   Stream *stream = find(s.streams, handle);
   if (!stream || stream->capture)
@@ -587,28 +604,28 @@ CUresult cuStreamBeginCapture_v2(void *handle, int) {
   return kSuccess;
 }
 
-CUresult cuStreamEndCapture(void *handle, void **graph) {
+CUresult cuStreamEndCapture(CUstream handle, CUgraph *graph) {
   FUSEC_LOCK;
   Stream *stream = find(s.streams, handle);
   if (!stream || !stream->capture)
     return kIllegalState;
-  *graph = stream->capture;
+  *graph = handleOf<CUgraph>(stream->capture);
   stream->capture = nullptr;
   return kSuccess;
 }
 
-CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long) {
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long) {
   FUSEC_LOCK;
   Graph *source = find(s.graphs, graph);
   if (!source)
     return kInvalidHandle;
   auto instance = std::make_unique<Graph>(*source);
-  *exec = instance.get();
+  *exec = handleOf<CUgraphExec>(instance.get());
   s.graphs.insert(std::move(instance));
   return kSuccess;
 }
 
-CUresult cuGraphLaunch(void *exec, void *stream) {
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
   FUSEC_LOCK;
   Graph *graph = find(s.graphs, exec);
   if (!graph)
@@ -620,37 +637,37 @@ CUresult cuGraphLaunch(void *exec, void *stream) {
   return kSuccess;
 }
 
-CUresult cuGraphDestroy(void *graph) {
+CUresult cuGraphDestroy(CUgraph graph) {
   FUSEC_LOCK;
   for (auto it = s.graphs.begin(); it != s.graphs.end(); ++it)
-    if (it->get() == graph) {
+    if (static_cast<const void *>(it->get()) == graph) {
       s.graphs.erase(it);
       return kSuccess;
     }
   return kInvalidHandle;
 }
 
-CUresult cuGraphExecDestroy(void *exec) { return cuGraphDestroy(exec); }
+CUresult cuGraphExecDestroy(CUgraphExec exec) { return cuGraphDestroy(handleOf<CUgraph>(exec)); }
 
-CUresult cuEventCreate(void **event, unsigned) {
+CUresult cuEventCreate(CUevent *event, unsigned) {
   FUSEC_LOCK;
   auto created = std::make_unique<Event>();
-  *event = created.get();
+  *event = handleOf<CUevent>(created.get());
   s.events.insert(std::move(created));
   return kSuccess;
 }
 
-CUresult cuEventDestroy_v2(void *event) {
+CUresult cuEventDestroy_v2(CUevent event) {
   FUSEC_LOCK;
   for (auto it = s.events.begin(); it != s.events.end(); ++it)
-    if (it->get() == event) {
+    if (static_cast<const void *>(it->get()) == event) {
       s.events.erase(it);
       return kSuccess;
     }
   return kInvalidHandle;
 }
 
-CUresult cuEventRecord(void *handle, void *stream) {
+CUresult cuEventRecord(CUevent handle, CUstream stream) {
   FUSEC_LOCK;
   Event *event = find(s.events, handle);
   if (!event)
@@ -663,7 +680,7 @@ CUresult cuEventRecord(void *handle, void *stream) {
                  }});
 }
 
-CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {
+CUresult cuEventElapsedTime_v2(float *milliseconds, CUevent start, CUevent end) {
   FUSEC_LOCK;
   const Event *first = find(s.events, start), *last = find(s.events, end);
   if (!first || !last)
