@@ -2,8 +2,10 @@
 //
 // A backend executes a plan's kernels on one device. The Session checks
 // inputs and owns the host tensors; the backend owns everything
-// device-specific (arena memory, compiled kernels, CUDA graphs per batch
-// bucket) and moves data between the host buffers and the device.
+// device-specific (arena memory, compiled kernels, graphs per batch bucket)
+// and moves data between the host buffers and the device. Backends are
+// registered by name (BackendRegistry.h); every GPU is the one schedule
+// runner, gpu::GpuBackend, over its own GpuDriver.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_BACKEND_H
@@ -50,8 +52,8 @@ class Backend {
 public:
   virtual ~Backend() = default;
 
-  /// The concrete device (never Device::Auto).
-  virtual Device device() const = 0;
+  /// The backend's registered name ("cpu", "cuda"; never "auto").
+  virtual std::string name() const = 0;
 
   /// Runs every kernel of the plan at `batch`. `inputs[i]` holds the data of
   /// plan input i and `outputs[i]` receives plan output i, both host memory
@@ -73,10 +75,8 @@ public:
                           const TimingOptions &options);
 };
 
-/// The backend for `device`. Device::Auto picks CUDA where the plan has GPU
-/// kernels and the driver finds a device; otherwise it says why on stderr
-/// (once per process and reason) and picks the CPU. Throws Error if
-/// `device` is Device::Cuda and CUDA cannot run the plan.
+/// The built-in backend for `device`: createBackend(deviceName(device), ...)
+/// (BackendRegistry.h), which also takes the names of registered backends.
 std::unique_ptr<Backend> createBackend(Device device, std::shared_ptr<const Plan> plan,
                                        const DeviceOptions &options = {});
 

@@ -8,12 +8,16 @@
 //   fusec::runtime::Session session(plan, fusec::runtime::Device::Auto);
 //   auto outputs = session.run(batch, {{"input", tensor}});
 //
+// A session runs on a backend chosen by name (BackendRegistry.h): "cpu",
+// "cuda", "auto", or one the program registers over a GpuDriver of its own.
+//
 // Errors are thrown as fusec::runtime::Error with a complete message.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_RUNTIMEAPI_H
 #define FUSEC_RUNTIME_RUNTIMEAPI_H
 
+#include "runtime/BackendRegistry.h"
 #include "runtime/Device.h"
 #include "runtime/Error.h"
 #include "runtime/Npy.h"

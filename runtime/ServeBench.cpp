@@ -195,7 +195,7 @@ ServeBenchResult runServeBench(const std::shared_ptr<const Plan> &plan, const Cl
       std::rethrow_exception(error);
 
   ServeBenchResult result;
-  result.device = deviceName(sessions.front().device());
+  result.device = sessions.front().device();
   result.clients = options.clients;
   result.wallSeconds = wallSeconds;
   std::vector<double> all;

@@ -3,6 +3,7 @@
 #include "runtime/Session.h"
 
 #include "runtime/Backend.h"
+#include "runtime/BackendRegistry.h"
 #include "runtime/BatchLimit.h"
 #include "runtime/Error.h"
 
@@ -25,6 +26,10 @@ Session::Session(std::shared_ptr<const Plan> plan, Device device, const DeviceOp
     : plan_(std::move(plan)), batchLimit_(batchLimitOf(*plan_, physicalMemoryBytes())),
       backend_(createBackend(device, plan_, options)) {}
 
+Session::Session(std::shared_ptr<const Plan> plan, const std::string &device, const DeviceOptions &options)
+    : plan_(std::move(plan)), batchLimit_(batchLimitOf(*plan_, physicalMemoryBytes())),
+      backend_(createBackend(device, plan_, options)) {}
+
 void Session::checkBatch(int64_t batch) const { checkBatchAgainst(*plan_, batchLimit_, batch); }
 
 Session::Session(std::shared_ptr<const Plan> plan, std::unique_ptr<Backend> backend)
@@ -37,7 +42,7 @@ Session::~Session() = default;
 Session::Session(Session &&) noexcept = default;
 Session &Session::operator=(Session &&) noexcept = default;
 
-Device Session::device() const { return backend_->device(); }
+std::string Session::device() const { return backend_->name(); }
 
 int64_t Session::inferBatch(const std::map<std::string, Tensor> &inputs) const {
   for (const TensorDesc &input : plan_->inputs()) {

@@ -4,7 +4,8 @@
 //   Session session(plan, Device::Auto);
 //   auto outputs = session.run(/*batch=*/4, {{"input", inputTensor}});
 //
-// A Session binds a plan to a backend (DeviceOptions tune the CUDA one). It checks every input against the
+// A Session binds a plan to a backend, chosen by name (DeviceOptions tune
+// the GPU ones). It checks every input against the
 // plan (names and shapes at the requested batch size) before running, and
 // may be run any number of times at any batch size; it is not thread-safe.
 //
@@ -30,6 +31,9 @@ public:
   /// Throws Error if `device` is unavailable. Device::Auto falls back to the
   /// CPU, saying why on stderr, where CUDA cannot run the plan.
   explicit Session(std::shared_ptr<const Plan> plan, Device device = Device::Auto, const DeviceOptions &options = {});
+  /// On the backend registered as `device` ("cpu", "cuda", a program's
+  /// own; see BackendRegistry.h) or "auto". Throws Error for an unknown name.
+  Session(std::shared_ptr<const Plan> plan, const std::string &device, const DeviceOptions &options = {});
   /// Binds the plan to a backend the caller made for it (createBackend, or
   /// a backend of its own such as a test double).
   Session(std::shared_ptr<const Plan> plan, std::unique_ptr<Backend> backend);
@@ -38,8 +42,8 @@ public:
   Session &operator=(Session &&) noexcept;
 
   const Plan &plan() const { return *plan_; }
-  /// The device the session runs on (Auto resolved).
-  Device device() const;
+  /// The name of the backend the session runs on ("auto" resolved).
+  std::string device() const;
   const std::vector<TensorDesc> &inputs() const { return plan_->inputs(); }
   const std::vector<TensorDesc> &outputs() const { return plan_->outputs(); }
 

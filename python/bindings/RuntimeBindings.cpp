@@ -2,6 +2,7 @@
 #include "Bindings.h"
 #include "NumpyTensors.h"
 
+#include "runtime/BackendRegistry.h"
 #include "runtime/Error.h"
 #include "runtime/PlanInfo.h"
 #include "runtime/Session.h"
@@ -115,16 +116,14 @@ void bindRuntime(py::module_ &module) {
 
   py::class_<SharedSession>(module, "_Session")
       .def(py::init([](const LoadedPlan &plan, const std::string &device) {
-             auto parsed = runtime::parseDevice(device);
-             if (!parsed)
-               throw py::value_error("device must be 'auto', 'cpu' or 'cuda', got '" + device + "'");
+             if (!runtime::isDeviceName(device))
+               throw py::value_error("device must be " + runtime::describeDeviceNames() + ", got '" + device + "'");
              auto shared = std::make_unique<SharedSession>();
-             shared->session = std::make_unique<runtime::Session>(plan.plan, *parsed);
+             shared->session = std::make_unique<runtime::Session>(plan.plan, device);
              return shared;
            }),
            py::arg("plan"), py::arg("device"))
-      .def_property_readonly("device",
-                             [](const SharedSession &self) { return runtime::deviceName(self.session->device()); })
+      .def_property_readonly("device", [](const SharedSession &self) { return self.session->device(); })
       .def_property_readonly("max_batch", [](const SharedSession &self) { return self.session->maxBatch(); })
       .def("run", &runSession, py::arg("inputs"), py::arg("batch"),
            "Runs the plan on a dict of arrays at `batch` (0: inferred from the inputs); returns a dict of arrays.");

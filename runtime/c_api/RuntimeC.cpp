@@ -120,17 +120,10 @@ fusec_session *fusec_session_create(const fusec_plan *plan, const char *device) 
   return guarded<fusec_session *>(nullptr, [&] {
     if (!plan)
       throw Error("fusec_session_create: plan is NULL");
-    std::string name = device ? device : "auto";
-    Device kind;
-    if (name == "cpu")
-      kind = Device::Cpu;
-    else if (name == "cuda")
-      kind = Device::Cuda;
-    else if (name == "auto")
-      kind = Device::Auto;
-    else
-      throw Error("fusec_session_create: unknown device '" + name + "' (cpu, cuda, auto)");
-    return new fusec_session{std::make_unique<Session>(plan->plan, kind)};
+    const std::string name = device ? device : "auto";
+    if (!isDeviceName(name))
+      throw Error("fusec_session_create: unknown device '" + name + "' (" + describeDeviceNames() + ")");
+    return new fusec_session{std::make_unique<Session>(plan->plan, name)};
   });
 }
 

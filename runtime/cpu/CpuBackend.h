@@ -20,7 +20,7 @@ class CpuBackend final : public Backend {
 public:
   explicit CpuBackend(std::shared_ptr<const Plan> plan);
 
-  Device device() const override { return Device::Cpu; }
+  std::string name() const override { return "cpu"; }
   void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) override;
   /// The CPU's device memory is host memory: execute(), synchronously. A
   /// stream is an error (there are none).

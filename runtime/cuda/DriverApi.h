@@ -15,6 +15,7 @@
 #define FUSEC_RUNTIME_CUDA_DRIVERAPI_H
 
 #include "runtime/Error.h"
+#include "runtime/gpu/GpuDriver.h"
 
 #include <cstddef>
 #include <initializer_list>
@@ -66,9 +67,9 @@ inline constexpr unsigned kStreamWaitValueGeq = 0;
 /// CUDA cannot be used here: no driver library, a driver without a needed
 /// entry point, a driver that fails to initialize, or no device. Device::Auto
 /// falls back to the CPU on this error and on no other.
-class CudaUnavailable : public Error {
+class CudaUnavailable : public gpu::GpuUnavailable {
 public:
-  using Error::Error;
+  using gpu::GpuUnavailable::GpuUnavailable;
 };
 
 class DriverApi {

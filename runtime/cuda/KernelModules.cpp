@@ -32,7 +32,7 @@ CUmodule loadModule(const DriverApi &cu, const void *image, const std::string &w
 
 /// Throws "driver too old" if the driver cannot load the image `kernel`
 /// would use (its PTX's `.version` says which toolkit built both images).
-void checkDriverVersion(const CudaContext &context, const Plan &plan, const KernelDesc &kernel, bool useCubin) {
+void checkDriverVersion(const CudaDriver &driver, const Plan &plan, const KernelDesc &kernel, bool useCubin) {
   const ByteRange ptxBytes = plan.imageBytes(kernel.image->ptx);
   // The directive is in the first lines; no need to copy a large image.
   const std::string head(reinterpret_cast<const char *>(ptxBytes.data), std::min<size_t>(ptxBytes.size, 4096));
@@ -40,14 +40,14 @@ void checkDriverVersion(const CudaContext &context, const Plan &plan, const Kern
   if (!toolkit)
     return; // nothing to compare; the driver will say what it thinks
   const int needed = requiredDriverVersion(*toolkit, useCubin);
-  if (context.driverVersion() >= needed)
+  if (driver.driverVersion() >= needed)
     return;
   throw Error("driver too old: needs >= " + formatCudaVersion(needed) + " to load kernel '" + kernel.name + "' (" +
               (useCubin
                    ? "a CUBIN for " + kernel.image->arch + " built by CUDA " + formatCudaVersion(*toolkit)
-                   : "PTX of CUDA " + formatCudaVersion(*toolkit) + ", JIT-compiled for " + context.describeDevice()) +
-              "), but the CUDA driver '" + context.api().library() + "' is version " +
-              formatCudaVersion(context.driverVersion()) + " (" + std::to_string(context.driverVersion()) +
+                   : "PTX of CUDA " + formatCudaVersion(*toolkit) + ", JIT-compiled for " + driver.describeDevice()) +
+              "), but the CUDA driver '" + driver.api().library() + "' is version " +
+              formatCudaVersion(driver.driverVersion()) + " (" + std::to_string(driver.driverVersion()) +
               "): update the driver, or compile the plan with an older toolkit");
 }
 
@@ -65,27 +65,27 @@ bool cubinMatchesDevice(const std::string &arch, int computeCapability) {
          std::isalpha(static_cast<unsigned char>(arch.back()));
 }
 
-KernelModules::KernelModules(const CudaContext &context, const Plan &plan)
-    : context_(context), functions_(plan.kernels().size(), nullptr) {
-  const DriverApi &cu = context_.api();
+KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan)
+    : driver_(driver), functions_(plan.kernels().size(), nullptr) {
+  const DriverApi &cu = driver_.api();
   // By (offset, size, is CUBIN) of the image in the kernel_images section.
   std::map<std::tuple<uint64_t, uint64_t, bool>, CUmodule> loaded;
   // Every image first, so that an old driver is named before any loads.
   for (const KernelDesc &kernel : plan.kernels())
     if (kernel.image)
-      checkDriverVersion(context_, plan, kernel, usesCubin(*kernel.image, context_.computeCapability()));
+      checkDriverVersion(driver_, plan, kernel, usesCubin(*kernel.image, driver_.computeCapability()));
   try {
     for (size_t k = 0; k < plan.kernels().size(); ++k) {
       const KernelDesc &kernel = plan.kernels()[k];
       if (!kernel.image)
         continue;
       const KernelImageDesc &image = *kernel.image;
-      const bool useCubin = usesCubin(image, context_.computeCapability());
+      const bool useCubin = usesCubin(image, driver_.computeCapability());
       const ImageRange range = useCubin ? *image.cubin : image.ptx;
       const std::string where =
           "for kernel '" + kernel.name + "' (" +
           (useCubin ? "CUBIN for " + image.arch
-                    : "PTX for " + image.arch + ", JIT-compiled for " + context_.describeDevice()) +
+                    : "PTX for " + image.arch + ", JIT-compiled for " + driver_.describeDevice()) +
           ")";
       auto key = std::make_tuple(range.offset, range.size, useCubin);
       auto it = loaded.find(key);
@@ -117,9 +117,33 @@ KernelModules::KernelModules(const CudaContext &context, const Plan &plan)
   }
 }
 
+void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, gpu::Stream stream,
+                           gpu::Where where) const {
+  // cuLaunchKernel reads each parameter through a pointer to its value and
+  // copies the values before returning (a captured launch keeps the copy).
+  constexpr size_t kInline = 16;
+  void *inlineParams[kInline + 1];
+  std::vector<void *> heapParams;
+  void **params = inlineParams;
+  if (step.args.size() > kInline) {
+    heapParams.resize(step.args.size() + 1);
+    params = heapParams.data();
+  }
+  for (size_t i = 0; i < step.args.size(); ++i)
+    params[i] = const_cast<gpu::DevicePtr *>(&args[i]);
+  int batch = step.batch;
+  params[step.args.size()] = &batch;
+  const DriverApi &cu = driver_.api();
+  const CUresult result =
+      cu.launchKernel(functions_[step.kernel], step.grid.x, step.grid.y, step.grid.z, step.block.x, step.block.y,
+                      step.block.z, step.sharedBytes, static_cast<CUstream>(stream), params, /*extra=*/nullptr);
+  if (result != kCudaSuccess)
+    cu.fail(result, "cuLaunchKernel", where.str());
+}
+
 KernelModules::~KernelModules() {
   for (CUmodule module : modules_)
-    context_.api().moduleUnload(module);
+    driver_.api().moduleUnload(module);
 }
 
 } // namespace fusec::runtime::cuda

@@ -9,7 +9,8 @@
 #ifndef FUSEC_RUNTIME_CUDA_KERNELMODULES_H
 #define FUSEC_RUNTIME_CUDA_KERNELMODULES_H
 
-#include "runtime/cuda/CudaContext.h"
+#include "runtime/cuda/CudaDriver.h"
+#include "runtime/gpu/GpuDriver.h"
 #include "runtime/plan/Plan.h"
 
 #include <string>
@@ -22,22 +23,23 @@ namespace fusec::runtime::cuda {
 /// (90). Only an exact match is trusted.
 bool cubinMatchesDevice(const std::string &arch, int computeCapability);
 
-class KernelModules {
+class KernelModules final : public gpu::KernelSet {
 public:
   /// Throws Error naming the kernel (with the JIT log for PTX) if an image
   /// does not load or lacks its entry point.
-  KernelModules(const CudaContext &context, const Plan &plan);
-  ~KernelModules();
+  KernelModules(const CudaDriver &driver, const Plan &plan);
+  ~KernelModules() override;
   KernelModules(const KernelModules &) = delete;
   KernelModules &operator=(const KernelModules &) = delete;
 
   /// The function of kernel `index`; null for copy and host kernels.
   CUfunction function(size_t index) const { return functions_[index]; }
+  void launch(const LaunchStep &step, const gpu::DevicePtr *args, gpu::Stream stream, gpu::Where where) const override;
   /// How many device kernels were loaded from PTX rather than CUBIN.
-  size_t jitCompiled() const { return jitCompiled_; }
+  size_t jitCompiled() const override { return jitCompiled_; }
 
 private:
-  const CudaContext &context_;
+  const CudaDriver &driver_;
   std::vector<CUmodule> modules_;
   std::vector<CUfunction> functions_;
   size_t jitCompiled_ = 0;

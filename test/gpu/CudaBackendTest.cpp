@@ -12,7 +12,9 @@
 
 #include "runtime/Error.h"
 #include "runtime/Session.h"
-#include "runtime/cuda/DeviceMemory.h"
+#include "runtime/cuda/CudaDriver.h"
+#include "runtime/gpu/DeviceMemory.h"
+#include "runtime/gpu/StreamObjects.h"
 
 using namespace fusec;
 using namespace fusec::runtime;
@@ -52,7 +54,7 @@ TEST_CASE("graphed, padded and oversized runs match the host") {
   for (const DeviceOptions &options : {lazy, prebuilt, direct}) {
     INFO("graphs " << options.useGraphs << ", prebuilt " << options.prebuildGraphs);
     Session session(plan, Device::Cuda, options);
-    REQUIRE(session.device() == Device::Cuda);
+    REQUIRE(session.device() == "cuda");
     // Larger batches before smaller ones of the same bucket: stale rows in
     // the padding must not leak into results; 17 and 40 exceed the largest
     // bucket (16), the second of them grows the overflow workspace.
@@ -94,41 +96,43 @@ TEST_CASE("driver failures name the call, the kernel and the device") {
   DeviceOptions missing = test::cudaTestOptions();
   missing.cudaDevice = 999;
   CHECK_THROWS_WITH(Session(planFrom(test::hostStepPlanManifest()), Device::Cuda, missing),
-                    Contains("cannot run on CUDA: there is no CUDA device 999"));
+                    Contains("cannot run on cuda: there is no CUDA device 999"));
 }
 
 TEST_CASE("runs on device buffers, ordered on the caller's stream") {
-  // The caller: its own context handle and stream on the same device, its
-  // own device buffers for x, y and z, sized for the largest batch used.
+  // The caller: its own stream on the same device, its own device buffers
+  // for x, y and z, sized for the largest batch used.
   const auto plan = planFrom(test::hostStepPlanManifest());
   Session session(plan, Device::Cuda, test::cudaTestOptions());
-  cuda::CudaContext caller(cuda::DriverApi::load(test::cudaTestOptions().cudaDriver), 0);
-  cuda::ScopedCurrentContext current(caller);
-  const cuda::DriverApi &cu = caller.api();
+  const auto caller = cuda::CudaDriver::open(test::cudaTestOptions());
+  gpu::DeviceScope current(*caller);
+  const gpu::OwnedStream callerStream(*caller);
+  auto *const stream = static_cast<cuda::CUstream>(callerStream.get());
+  const cuda::DriverApi &cu = caller->api();
   constexpr int64_t kMaxBatch = 20;
   const uint64_t bytes = kMaxBatch * 4 * sizeof(float);
-  cuda::DeviceBuffer x(caller, bytes, "x"), y(caller, bytes, "y"), z(caller, bytes, "z");
+  gpu::DeviceBuffer x(*caller, bytes, "x"), y(*caller, bytes, "y"), z(*caller, bytes, "z");
   float seed = 0.25f;
   for (int64_t batch : {3, 1, 16, 4, 17, 2}) {
-    for (void *stream : {static_cast<void *>(caller.stream()), static_cast<void *>(nullptr)}) {
-      INFO("batch " << batch << (stream ? ", caller's stream" : ", no stream"));
+    for (void *runStream : {static_cast<void *>(stream), static_cast<void *>(nullptr)}) {
+      INFO("batch " << batch << (runStream ? ", caller's stream" : ", no stream"));
       const Tensor input = inputRows(batch, seed += 0.5f);
       const size_t size = static_cast<size_t>(batch) * 4 * sizeof(float);
       // Upload, run and download are all queued before anyone waits: the
       // run must be ordered between them on the caller's stream.
-      cu.check(cu.memcpyHtoDAsync(x.address(), input.data(), size, caller.stream()), "cuMemcpyHtoDAsync", "x");
-      if (!stream)
-        caller.synchronize("after the upload");
+      cu.check(cu.memcpyHtoDAsync(x.address(), input.data(), size, stream), "cuMemcpyHtoDAsync", "x");
+      if (!runStream)
+        caller->synchronize(stream, "after the upload");
       session.runOnDevice(batch, {reinterpret_cast<const void *>(x.address())},
-                          {reinterpret_cast<void *>(y.address()), reinterpret_cast<void *>(z.address())}, stream);
+                          {reinterpret_cast<void *>(y.address()), reinterpret_cast<void *>(z.address())}, runStream);
       std::vector<float> yHost(static_cast<size_t>(batch) * 4), zHost(yHost.size());
-      cu.check(cu.memcpyDtoHAsync(yHost.data(), y.address(), size, caller.stream()), "cuMemcpyDtoHAsync", "y");
-      cu.check(cu.memcpyDtoHAsync(zHost.data(), z.address(), size, caller.stream()), "cuMemcpyDtoHAsync", "z");
-      caller.synchronize("after the download");
+      cu.check(cu.memcpyDtoHAsync(yHost.data(), y.address(), size, stream), "cuMemcpyDtoHAsync", "y");
+      cu.check(cu.memcpyDtoHAsync(zHost.data(), z.address(), size, stream), "cuMemcpyDtoHAsync", "z");
+      caller->synchronize(stream, "after the download");
       test::requireTensor(Tensor({batch, 4}, yHost), {batch, 4}, test::hostStepPlanY(input.values()), 1e-5f);
       test::requireTensor(Tensor({batch, 4}, zHost), {batch, 4}, test::hostStepPlanZ(input.values()), 0.0f);
     }
   }
-  CHECK_THROWS_WITH(session.runOnDevice(1, {}, {}, caller.stream()),
+  CHECK_THROWS_WITH(session.runOnDevice(1, {}, {}, stream),
                     Contains("the plan has 1 inputs and 2 outputs; got 0 and 0 pointers"));
 }

@@ -16,7 +16,7 @@
 #include "CudaTestDriver.h"
 
 #include "runtime/Device.h"
-#include "runtime/cuda/CudaContext.h"
+#include "runtime/cuda/CudaDriver.h"
 
 #include <iostream>
 
@@ -47,9 +47,8 @@ int main(int argc, char **argv) {
   const bool listing = config.listTests || config.listTestNamesOnly || config.listTags || config.listReporters;
   if (!listing && !config.showHelp) {
     try {
-      fusec::runtime::cuda::CudaContext probe(
-          fusec::runtime::cuda::DriverApi::load(fusec::test::cudaTestOptions().cudaDriver), 0);
-      std::cout << "running the GPU tests on " << probe.describeDevice() << "\n";
+      const auto probe = fusec::runtime::cuda::CudaDriver::open(fusec::test::cudaTestOptions());
+      std::cout << "running the GPU tests on " << probe->describeDevice() << "\n";
     } catch (const fusec::runtime::cuda::CudaUnavailable &unavailable) {
       std::cout << "SKIPPED: no usable CUDA device: " << unavailable.what() << "\n";
       return 77;

@@ -132,7 +132,7 @@ elif [[ ! -x $fuserun ]]; then
   skip "device probe" "no fuserun (the build failed)"
 elif ! step "device probe (fuserun --device=cuda)" "$fuserun" "${plan_files[0]}" --device=cuda --batch=1 \
   --random-inputs=1; then
-  device_missing=$(sed -n 's/^fuserun: error: cannot run on CUDA: //p' <<<"$step_output" | head -n 1)
+  device_missing=$(sed -n 's/^fuserun: error: cannot run on cuda: //p' <<<"$step_output" | head -n 1)
 fi
 
 # 3. Check and time every plan at every batch.

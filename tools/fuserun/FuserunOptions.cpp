@@ -2,6 +2,8 @@
 
 #include "tools/fuserun/FuserunOptions.h"
 
+#include "runtime/BackendRegistry.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -129,10 +131,9 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
         throw UsageError("option '--info' accepts 'json' or 'text', got '" + *inlineValue + "'");
     } else if (flag == "--device") {
       const std::string name = value();
-      std::optional<runtime::Device> device = runtime::parseDevice(name);
-      if (!device)
-        throw UsageError("option '--device' expects cpu, cuda or auto, got '" + name + "'");
-      options.device = *device;
+      if (!runtime::isDeviceName(name))
+        throw UsageError("option '--device' expects " + runtime::describeDeviceNames() + ", got '" + name + "'");
+      options.device = name;
     } else if (flag == "--batch") {
       options.batch = parseInteger<int64_t>(flag, value(), 1);
     } else if (flag == "--input") {

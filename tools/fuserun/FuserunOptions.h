@@ -23,7 +23,8 @@ enum class InfoFormat { None, Text, Json };
 
 struct FuserunOptions {
   std::string planPath;
-  runtime::Device device = runtime::Device::Auto;
+  /// A registered backend's name or "auto".
+  std::string device = "auto";
   std::optional<int64_t> batch;
   /// (input name, .npy path) in command-line order.
   std::vector<std::pair<std::string, std::string>> inputFiles;

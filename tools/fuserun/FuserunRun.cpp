@@ -2,6 +2,7 @@
 
 #include "tools/fuserun/FuserunRun.h"
 
+#include "runtime/BackendRegistry.h"
 #include "runtime/BatchLimit.h"
 #include "runtime/Error.h"
 #include "runtime/Npy.h"
@@ -68,7 +69,7 @@ void reportTiming(std::ostream &out, const FuserunOptions &options, Session &ses
   timingOptions.deviceSteps = options.timeKernels;
   const RunTimings timings = session.time(batch, inputData, outputData, timingOptions);
 
-  out << "timing: " << timings.run.iterations << " runs at batch " << batch << " on " << deviceName(session.device());
+  out << "timing: " << timings.run.iterations << " runs at batch " << batch << " on " << session.device();
   if (!timings.mode.empty())
     out << " (" << timings.mode << ")";
   printTiming(out, ": ", timings.run);
@@ -97,7 +98,12 @@ bool checkAgainstCpu(std::ostream &out, const FuserunOptions &options, std::shar
 
 } // namespace
 
-int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &err, const BackendFactory &makeBackend) {
+int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &err, const BackendFactory &factory) {
+  BackendFactory makeBackend = factory;
+  if (!makeBackend)
+    makeBackend = [](const std::string &device, std::shared_ptr<const Plan> plan, const DeviceOptions &deviceOptions) {
+      return createBackend(device, std::move(plan), deviceOptions);
+    };
   auto plan = std::make_shared<const Plan>(Plan::load(options.planPath));
   if (options.info != InfoFormat::None) {
     if (options.batch)

@@ -20,16 +20,16 @@
 namespace fusec::fuserun {
 
 /// Makes the backend the plan runs on (not the --check reference, which is
-/// always the CPU backend).
+/// always the CPU backend); runtime::createBackend when none is given.
 using BackendFactory = std::function<std::unique_ptr<runtime::Backend>(
-    runtime::Device, std::shared_ptr<const runtime::Plan>, const runtime::DeviceOptions &)>;
+    const std::string &, std::shared_ptr<const runtime::Plan>, const runtime::DeviceOptions &)>;
 
 /// Runs fuserun with parsed `options`, writing what the tool prints to `out`
 /// and its errors to `err`. Returns the exit code: 0, or 1 when --check finds
 /// an output that differs from the CPU backend beyond tolerance. Throws
 /// std::exception for a plan, input or device that cannot be used.
 int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &err,
-               const BackendFactory &makeBackend = runtime::createBackend);
+               const BackendFactory &makeBackend = {});
 
 } // namespace fusec::fuserun
 

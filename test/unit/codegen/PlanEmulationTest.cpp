@@ -3,7 +3,7 @@
 // ModelEmulationTest runs the generated kernels with a buffer per value; a
 // GPU runs them on the plan's memory. Here each shared model becomes a GPU
 // plan (the kernels' PTX and CUBIN replaced by stubs: nothing loads them),
-// and the runtime's own Schedule drives the run as CudaBackend does
+// and the runtime's own Schedule drives the run as the GPU backend (gpu::GpuBackend) does
 // (bucket padding, arena and I/O offsets, argument order, copies, host
 // steps),
 // with the kernels' exact CUDA text emulated on the CPU:
@@ -72,7 +72,7 @@ EmulatedPlan buildEmulatedPlan(mlir::ModuleOp module, const std::string &name) {
   return result;
 }
 
-/// What CudaBackend::run does, with host memory for device memory and the
+/// What GpuBackend::run does, with host memory for device memory and the
 /// emulated kernels for the launches.
 class EmulatedDevice {
 public:

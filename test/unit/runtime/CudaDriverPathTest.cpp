@@ -14,7 +14,7 @@
 #include "runtime/Session.h"
 #include "runtime/cuda/DriverApi.h"
 #include "runtime/cuda/DriverVersion.h"
-#include "runtime/cuda/StreamGate.h"
+#include "runtime/gpu/StreamGate.h"
 
 #include <dlfcn.h>
 
@@ -160,14 +160,14 @@ TEST_CASE("inputs, outputs and host steps move between host and device through p
 }
 
 TEST_CASE("kernels are timed in chunks a stream can queue") {
-  CHECK(cuda::chunkSteps(0, 128).empty());
-  const auto chunks = cuda::chunkSteps(300, 128);
+  CHECK(gpu::chunkSteps(0, 128).empty());
+  const auto chunks = gpu::chunkSteps(300, 128);
   REQUIRE(chunks.size() == 3);
   CHECK(chunks[0].begin == 0);
   CHECK(chunks[0].end == 128);
   CHECK(chunks[1].begin == 128);
   CHECK(chunks[2].end == 300);
-  CHECK(cuda::kMaxStepsBehindGate * 3 < 1000); // a launch and two event records each
+  CHECK(gpu::kMaxStepsBehindGate * 3 < 1000); // a launch and two event records each
 
   HostCudaState &state = hostDouble();
   Session session(test::hostStepPlan(), Device::Cuda, hostDoubleDriver());

@@ -10,7 +10,7 @@
 
 #include "runtime/Error.h"
 #include "runtime/Session.h"
-#include "runtime/cuda/CudaContext.h"
+#include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/KernelModules.h"
 
 #include <iostream>
@@ -63,8 +63,8 @@ TEST_CASE("Device::Auto falls back to the CPU once, saying why") {
   CerrCapture capture;
   Session first(test::hostStepPlan(), Device::Auto, driver(library));
   Session second(test::hostStepPlan(), Device::Auto, driver(library));
-  CHECK(first.device() == Device::Cpu);
-  CHECK(second.device() == Device::Cpu);
+  CHECK(first.device() == "cpu");
+  CHECK(second.device() == "cpu");
   const std::string note = "fusec: CUDA is unavailable (cannot load the CUDA "
                            "driver '" +
                            library + "': ";
@@ -80,17 +80,17 @@ TEST_CASE("Device::Auto falls back to the CPU once, saying why") {
 TEST_CASE("Device::Auto runs a CPU plan on the CPU and says so") {
   CerrCapture capture;
   Session session(std::make_shared<const Plan>(Plan::fromBytes(test::smallPlanBytes(), "auto-cpu.plan")), Device::Auto);
-  CHECK(session.device() == Device::Cpu);
+  CHECK(session.device() == "cpu");
   CHECK_THAT(capture.text(), Contains("fusec: plan 'auto-cpu.plan' has no GPU kernels "
                                       "(target 'cpu'); running on the CPU"));
 }
 
 TEST_CASE("Device::Cuda without a driver fails with a clear error") {
   CHECK_THROWS_WITH(Session(test::hostStepPlan(), Device::Cuda, driver("/nonexistent/libcuda.so.1")),
-                    Contains("cannot run on CUDA: cannot load the CUDA driver "
+                    Contains("cannot run on cuda: cannot load the CUDA driver "
                              "'/nonexistent/libcuda.so.1'"));
   CHECK_THROWS_WITH(Session(test::hostStepPlan(), Device::Cuda, driver("libm.so.6")),
-                    Contains("cannot run on CUDA: the CUDA driver 'libm.so.6' "
+                    Contains("cannot run on cuda: the CUDA driver 'libm.so.6' "
                              "does not export cuInit"));
 }
 
@@ -103,13 +103,13 @@ TEST_CASE("the toolkit's stub driver resolves every symbol, then fails") {
 #else
   std::shared_ptr<const cuda::DriverApi> api;
   REQUIRE_NOTHROW(api = cuda::DriverApi::load(FUSEC_CUDA_STUB_DRIVER));
-  CHECK_THROWS_AS(cuda::CudaContext(api, 0), cuda::CudaUnavailable);
-  CHECK_THROWS_WITH(cuda::CudaContext(api, 0), Contains("' failed to initialize: "));
+  CHECK_THROWS_AS(cuda::CudaDriver(api, 0), cuda::CudaUnavailable);
+  CHECK_THROWS_WITH(cuda::CudaDriver(api, 0), Contains("' failed to initialize: "));
   CerrCapture capture;
   Session session(test::hostStepPlan(), Device::Auto, driver(FUSEC_CUDA_STUB_DRIVER));
-  CHECK(session.device() == Device::Cpu);
+  CHECK(session.device() == "cpu");
   CHECK_THROWS_WITH(Session(test::hostStepPlan(), Device::Cuda, driver(FUSEC_CUDA_STUB_DRIVER)),
-                    Contains("cannot run on CUDA: the CUDA driver '"));
+                    Contains("cannot run on cuda: the CUDA driver '"));
 #endif
 }
 

@@ -29,7 +29,7 @@ public:
   PerturbedBackend(std::shared_ptr<const Plan> plan, size_t output, size_t element, float delta)
       : cpu_(createBackend(Device::Cpu, std::move(plan))), output_(output), element_(element), delta_(delta) {}
 
-  Device device() const override { return cpu_->device(); }
+  std::string name() const override { return cpu_->name(); }
   void execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) override {
     cpu_->execute(batch, inputs, outputs);
     static_cast<float *>(outputs[output_])[element_] += delta_; // the test plans' outputs are f32
@@ -59,8 +59,8 @@ FuserunResult runPerturbed(const std::string &extraArgs, size_t output, size_t e
   const fuserun::FuserunOptions options = fuserun::parseFuserunOptions(args);
   std::ostringstream out, err;
   FuserunResult result;
-  result.exitCode =
-      fuserun::runFuserun(options, out, err, [&](Device, std::shared_ptr<const Plan> plan, const DeviceOptions &) {
+  result.exitCode = fuserun::runFuserun(
+      options, out, err, [&](const std::string &, std::shared_ptr<const Plan> plan, const DeviceOptions &) {
         return std::make_unique<PerturbedBackend>(plan, output, element, delta);
       });
   result.out = out.str();

@@ -143,7 +143,7 @@ TEST_CASE("fuserun reports bad inputs and plans with exit code 1") {
       {w.dir.file("bad.plan"), "bad.plan: file is too short"},
       {w.dir.file("none.plan"), "cannot open"},
       {w.plan + " --device=cuda --random-inputs=1", "cannot run plan '" + w.plan +
-                                                        "' on CUDA: kernel 'k0_gemm' has no GPU "
+                                                        "' on cuda: kernel 'k0_gemm' has no GPU "
                                                         "image"},
   };
   for (const auto &c : cases) {
@@ -235,7 +235,7 @@ TEST_CASE("fuserun --device=auto falls back to the CPU with one note") {
 
   const ToolResult cuda = fuserun(w.dir, gpuPlan + " --random-inputs=1 --device=cuda" + driver);
   CHECK(cuda.exitCode == 1);
-  CHECK_THAT(cuda.err, Contains("fuserun: error: cannot run on CUDA: cannot load the "
+  CHECK_THAT(cuda.err, Contains("fuserun: error: cannot run on cuda: cannot load the "
                                 "CUDA driver '/nonexistent/libcuda.so.1'"));
 }
 

@@ -16,7 +16,7 @@ namespace {
 class FailingBackend final : public Backend {
 public:
   explicit FailingBackend(int good) : good_(good) {}
-  Device device() const override { return Device::Cpu; }
+  std::string name() const override { return "cpu"; }
   void execute(int64_t, const std::vector<const void *> &, const std::vector<void *> &) override {
     if (good_-- <= 0)
       throw Error("the device fell over");

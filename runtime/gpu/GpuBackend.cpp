@@ -1,27 +1,16 @@
-//===- CudaBackend.cpp - Run a plan on an NVIDIA GPU through the driver API -===//
+//===- GpuBackend.cpp - Run a plan's schedule on a GPU through a GpuDriver --===//
 
-#include "runtime/cuda/CudaBackend.h"
+#include "runtime/gpu/GpuBackend.h"
 
-#include "runtime/cuda/Event.h"
-#include "runtime/cuda/HostSteps.h"
-#include "runtime/cuda/StreamGate.h"
+#include "runtime/gpu/HostSteps.h"
+#include "runtime/gpu/StreamGate.h"
 
 #include <algorithm>
 #include <deque>
 
-namespace fusec::runtime::cuda {
+namespace fusec::runtime::gpu {
 
 namespace {
-
-/// Refuses a plan without GPU kernels before touching the driver, then
-/// loads it.
-std::shared_ptr<const DriverApi> loadDriverFor(const Plan &plan, const DeviceOptions &options) {
-  if (const KernelDesc *kernel = firstKernelWithoutImage(plan))
-    throw Error("cannot run plan '" + plan.sourceName() + "' on CUDA: kernel '" + kernel->name +
-                "' has no GPU image (the plan was compiled for target '" + plan.manifest().target +
-                "'; compile it with fusec --target=sm_XX)");
-  return DriverApi::load(options.cudaDriver);
-}
 
 std::string workspaceName(int64_t batch) { return "the workspace for batch " + std::to_string(batch); }
 
@@ -34,37 +23,45 @@ const KernelDesc *firstKernelWithoutImage(const Plan &plan) {
   return nullptr;
 }
 
-struct CudaBackend::RunEvents {
-  explicit RunEvents(const CudaContext &context)
-      : start(context), executeStart(context), executeEnd(context), end(context) {}
+void checkPlanHasGpuImages(const Plan &plan, const std::string &backend) {
+  if (const KernelDesc *kernel = firstKernelWithoutImage(plan))
+    throw Error("cannot run plan '" + plan.sourceName() + "' on " + backend + ": kernel '" + kernel->name +
+                "' has no GPU image (the plan was compiled for target '" + plan.manifest().target +
+                "'; compile it with fusec --target=sm_XX)");
+}
 
-  Event start, executeStart, executeEnd, end;
+struct GpuBackend::RunEvents {
+  explicit RunEvents(const GpuDriver &driver) : start(driver), executeStart(driver), executeEnd(driver), end(driver) {}
+
+  OwnedEvent start, executeStart, executeEnd, end;
 };
 
-CudaBackend::CudaBackend(std::shared_ptr<const Plan> plan, const DeviceOptions &options)
-    : plan_(std::move(plan)), options_(options), buckets_(batchBuckets(*plan_)),
-      context_(loadDriverFor(*plan_, options_), options_.cudaDevice), constructing_(std::in_place, context_),
-      modules_(context_, *plan_), weights_(DeviceWeights::acquire(context_, plan_)),
+GpuBackend::GpuBackend(std::shared_ptr<const Plan> plan, std::shared_ptr<const GpuDriver> driver,
+                       const DeviceOptions &options)
+    : plan_(std::move(plan)), driver_(std::move(driver)), options_(options), buckets_(batchBuckets(*plan_)),
+      constructing_((checkPlanHasGpuImages(*plan_, driver_->name()), std::in_place), *driver_), stream_(*driver_),
+      kernels_(driver_->loadKernels(*plan_)), weights_(DeviceWeights::acquire(driver_, stream_.get(), plan_)),
       layout_(layoutWorkspace(*plan_, buckets_.back())),
-      workspace_(context_, layout_.bytes, workspaceName(buckets_.back())), graphs_(context_), staging_(context_) {
+      workspace_(*driver_, layout_.bytes, workspaceName(buckets_.back())), graphs_(*driver_, stream_.get()),
+      staging_(*driver_) {
   if (options_.useGraphs && options_.prebuildGraphs)
     for (int64_t bucket : buckets_)
       prepare(bucket);
   constructing_.reset();
 }
 
-CudaBackend::~CudaBackend() {
-  // The members free device objects next; they belong to this context,
-  // which may not be current on the destroying thread. constructing_ is
-  // destroyed after them and puts the caller's context back.
+GpuBackend::~GpuBackend() {
+  // The members free device objects next, and the device may not be
+  // entered on the destroying thread. constructing_ is destroyed after them
+  // and leaves the device again.
   try {
-    constructing_.emplace(context_);
+    constructing_.emplace(*driver_);
   } catch (const Error &) { // NOLINT(bugprone-empty-catch)
-    // Nothing to report to: teardown goes on regardless (as in ~CudaContext).
+    // Nothing to report to: teardown goes on regardless.
   }
 }
 
-CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
+GpuBackend::Prepared GpuBackend::prepare(int64_t batch) {
   const RunMode mode = chooseRunMode(buckets_, batch, options_.useGraphs);
   if (mode.runBatch > layout_.capacityBatch) {
     // Above the largest bucket (never graphed): a workspace of its own,
@@ -72,11 +69,11 @@ CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
     // two never hold device memory together.
     if (mode.runBatch > overflowLayout_.capacityBatch || !overflow_.bytes()) {
       // A run enqueued on device buffers may still use the old one.
-      context_.synchronize("before growing the workspace for batches above the largest bucket");
+      synchronize("before growing the workspace for batches above the largest bucket");
       overflowSchedule_.reset();
       overflow_ = DeviceBuffer();
       overflowLayout_ = layoutWorkspace(*plan_, mode.runBatch);
-      overflow_ = DeviceBuffer(context_, overflowLayout_.bytes, workspaceName(mode.runBatch));
+      overflow_ = DeviceBuffer(*driver_, overflowLayout_.bytes, workspaceName(mode.runBatch));
     }
     if (!overflowSchedule_ || !(overflowSchedule_->mode == mode))
       overflowSchedule_ = buildSchedule(*plan_, overflowLayout_, mode);
@@ -91,103 +88,101 @@ CudaBackend::Prepared CudaBackend::prepare(int64_t batch) {
   Prepared prepared{&cached->second, DeviceRegions{weights_->address(), workspace_.address()}, nullptr};
   if (mode.graphed)
     prepared.graphs = &graphs_.graphs(cached->second, [&](const Segment &segment) {
-      enqueueSegment(context_, modules_, *plan_, segment, prepared.regions, mode);
+      enqueueSegment(target(), *plan_, segment, prepared.regions, mode);
     });
   return prepared;
 }
 
-void CudaBackend::reserveHostScratch(const Schedule &schedule) {
+void GpuBackend::reserveHostScratch(const Schedule &schedule) {
   if (hostScratch_.bytes() >= schedule.hostScratchBytes)
     return;
   // An earlier run's uploads from the scratch memory may still be queued.
-  context_.synchronize("before growing the host steps' buffers");
+  synchronize("before growing the host steps' buffers");
   hostScratch_ = PinnedBuffer(); // the old one goes first
-  hostScratch_ = PinnedBuffer(context_, static_cast<size_t>(schedule.hostScratchBytes), "the host steps' buffers");
+  hostScratch_ = PinnedBuffer(*driver_, static_cast<size_t>(schedule.hostScratchBytes), "the host steps' buffers");
 }
 
-void CudaBackend::enqueueExecution(const Prepared &prepared) {
+void GpuBackend::enqueueExecution(const Prepared &prepared) {
   const Schedule &schedule = *prepared.schedule;
-  const DriverApi &cu = context_.api();
   for (size_t i = 0; i < schedule.segments.size(); ++i) {
     if (!prepared.graphs)
-      enqueueSegment(context_, modules_, *plan_, schedule.segments[i], prepared.regions, schedule.mode);
-    else if (CUgraphExec exec = (*prepared.graphs)[i])
-      if (CUresult result = cu.graphLaunch(exec, context_.stream()); result != kCudaSuccess)
-        cu.fail(result, "cuGraphLaunch",
-                "for segment " + std::to_string(i) + " (" + describeRunMode(schedule.mode) + ")");
+      enqueueSegment(target(), *plan_, schedule.segments[i], prepared.regions, schedule.mode);
+    else if (Graph graph = (*prepared.graphs)[i])
+      driver_->launchGraph(graph, stream_.get(), [&] {
+        return "for segment " + std::to_string(i) + " (" + describeRunMode(schedule.mode) + ")";
+      });
     if (i < schedule.hostSteps.size())
-      runHostStep(context_, *plan_, schedule.hostSteps[i], prepared.regions, schedule.mode, hostScratch_.data());
+      runHostStep(*driver_, stream_.get(), *plan_, schedule.hostSteps[i], prepared.regions, schedule.mode,
+                  hostScratch_.data());
   }
 }
 
-void CudaBackend::run(const Prepared &prepared, const std::vector<const void *> &inputs,
-                      const std::vector<void *> &outputs, RunEvents *events) {
+void GpuBackend::run(const Prepared &prepared, const std::vector<const void *> &inputs,
+                     const std::vector<void *> &outputs, RunEvents *events) {
   const Schedule &schedule = *prepared.schedule;
-  const DriverApi &cu = context_.api();
   reserveHostScratch(schedule);
 
   const std::vector<const void *> stagedInputs = staging_.stageInputs(schedule, inputs);
   const std::vector<void *> stagedOutputs = staging_.outputSlots(schedule);
   if (events)
-    events->start.record();
-  enqueueInputs(context_, *plan_, schedule, prepared.regions, stagedInputs);
+    events->start.record(stream_.get());
+  enqueueInputs(target(), *plan_, schedule, prepared.regions, stagedInputs);
   if (events)
-    events->executeStart.record();
+    events->executeStart.record(stream_.get());
   enqueueExecution(prepared);
   if (events)
-    events->executeEnd.record();
-  enqueueOutputs(context_, *plan_, schedule, prepared.regions, stagedOutputs);
+    events->executeEnd.record(stream_.get());
+  enqueueOutputs(target(), *plan_, schedule, prepared.regions, stagedOutputs);
   if (events)
-    events->end.record();
+    events->end.record(stream_.get());
   // Also where a kernel's asynchronous failure (a bad address, say) shows.
-  if (CUresult result = cu.streamSynchronize(context_.stream()); result != kCudaSuccess)
-    cu.fail(result, "cuStreamSynchronize", "at the end of a run (" + describeRunMode(schedule.mode) + ")");
+  synchronize("at the end of a run (" + describeRunMode(schedule.mode) + ")");
   staging_.unstageOutputs(schedule, outputs);
 }
 
-void CudaBackend::execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {
-  ScopedCurrentContext current(context_);
+void GpuBackend::execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {
+  DeviceScope scope(*driver_);
   run(prepare(batch), inputs, outputs, nullptr);
 }
 
-void CudaBackend::executeOnDevice(int64_t batch, const std::vector<const void *> &inputs,
-                                  const std::vector<void *> &outputs, void *stream) {
-  ScopedCurrentContext current(context_);
+void GpuBackend::executeOnDevice(int64_t batch, const std::vector<const void *> &inputs,
+                                 const std::vector<void *> &outputs, void *stream) {
+  DeviceScope scope(*driver_);
   const Prepared prepared = prepare(batch);
   const Schedule &schedule = *prepared.schedule;
-  auto *caller = static_cast<CUstream>(stream);
+  auto caller = static_cast<Stream>(stream);
   if (caller) {
     if (!callerReady_) {
-      callerReady_.emplace(context_);
-      runDone_.emplace(context_);
+      callerReady_.emplace(*driver_);
+      runDone_.emplace(*driver_);
     }
     callerReady_->recordOn(caller);
-    callerReady_->makeWait(context_.stream());
+    callerReady_->makeWait(stream_.get());
   }
   reserveHostScratch(schedule);
-  enqueueInputs(context_, *plan_, schedule, prepared.regions, inputs, CallerMemory::Device);
+  enqueueInputs(target(), *plan_, schedule, prepared.regions, inputs, CallerMemory::Device);
   enqueueExecution(prepared);
-  enqueueOutputs(context_, *plan_, schedule, prepared.regions, outputs, CallerMemory::Device);
+  enqueueOutputs(target(), *plan_, schedule, prepared.regions, outputs, CallerMemory::Device);
   if (!caller) {
-    context_.synchronize("at the end of a run on device buffers (" + describeRunMode(schedule.mode) + ")");
+    synchronize("at the end of a run on device buffers (" + describeRunMode(schedule.mode) + ")");
     return;
   }
-  runDone_->record();
+  runDone_->recordOn(stream_.get());
   runDone_->makeWait(caller);
 }
 
-std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int iterations) {
+std::vector<double> GpuBackend::timeDeviceSteps(const Prepared &prepared, int iterations) {
   std::vector<const DeviceStep *> steps;
   for (const Segment &segment : prepared.schedule->segments)
     for (const DeviceStep &step : segment.steps)
       steps.push_back(&step);
   const std::vector<StepChunk> chunks = chunkSteps(steps.size(), kMaxStepsBehindGate);
-  std::deque<Event> starts, ends;
+  std::deque<OwnedEvent> starts, ends;
   for (size_t i = 0; i < std::min(steps.size(), kMaxStepsBehindGate); ++i) {
-    starts.emplace_back(context_);
-    ends.emplace_back(context_);
+    starts.emplace_back(*driver_);
+    ends.emplace_back(*driver_);
   }
-  StreamGate gate(context_);
+  StreamGate gate(*driver_, stream_.get());
   const std::string where = "after timing each device step (" + describeRunMode(prepared.schedule->mode) + ")";
   std::vector<double> sums;
   for (int iteration = 0; iteration < iterations; ++iteration) {
@@ -198,12 +193,12 @@ std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int i
     for (const StepChunk &chunk : chunks) {
       gate.close();
       for (size_t i = chunk.begin; i < chunk.end; ++i) {
-        starts[i - chunk.begin].record();
-        enqueueStep(context_, modules_, *plan_, *steps[i], prepared.regions, prepared.schedule->mode);
-        ends[i - chunk.begin].record();
+        starts[i - chunk.begin].record(stream_.get());
+        enqueueStep(target(), *plan_, *steps[i], prepared.regions, prepared.schedule->mode);
+        ends[i - chunk.begin].record(stream_.get());
       }
       gate.open();
-      context_.synchronize(where);
+      synchronize(where);
       for (size_t i = chunk.begin; i < chunk.end; ++i)
         sum += ends[i - chunk.begin].millisecondsSince(starts[i - chunk.begin]);
     }
@@ -212,14 +207,14 @@ std::vector<double> CudaBackend::timeDeviceSteps(const Prepared &prepared, int i
   return sums;
 }
 
-RunTimings CudaBackend::time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
-                             const TimingOptions &options) {
-  ScopedCurrentContext current(context_);
+RunTimings GpuBackend::time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
+                            const TimingOptions &options) {
+  DeviceScope scope(*driver_);
   const Prepared prepared = prepare(batch);
   for (int i = 0; i < options.warmup; ++i)
     run(prepared, inputs, outputs, nullptr);
 
-  RunEvents events(context_);
+  RunEvents events(*driver_);
   std::vector<double> runs, executions;
   for (int i = 0; i < options.iterations; ++i) {
     run(prepared, inputs, outputs, &events);
@@ -242,4 +237,4 @@ RunTimings CudaBackend::time(int64_t batch, const std::vector<const void *> &inp
   return timings;
 }
 
-} // namespace fusec::runtime::cuda
+} // namespace fusec::runtime::gpu

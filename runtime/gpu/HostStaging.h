@@ -8,36 +8,15 @@
 // the caller once the stream is done.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_CUDA_HOSTSTAGING_H
-#define FUSEC_RUNTIME_CUDA_HOSTSTAGING_H
+#ifndef FUSEC_RUNTIME_GPU_HOSTSTAGING_H
+#define FUSEC_RUNTIME_GPU_HOSTSTAGING_H
 
 #include "runtime/Schedule.h"
-#include "runtime/cuda/CudaContext.h"
+#include "runtime/gpu/DeviceMemory.h"
 
 #include <vector>
 
-namespace fusec::runtime::cuda {
-
-/// Page-locked host memory from cuMemHostAlloc.
-class PinnedBuffer {
-public:
-  PinnedBuffer() = default;
-  /// Throws Error naming `what` if the driver cannot allocate it.
-  PinnedBuffer(const CudaContext &context, size_t bytes, const std::string &what);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer &&other) noexcept;
-  PinnedBuffer &operator=(PinnedBuffer &&other) noexcept;
-  PinnedBuffer(const PinnedBuffer &) = delete;
-  PinnedBuffer &operator=(const PinnedBuffer &) = delete;
-
-  uint8_t *data() const { return data_; }
-  size_t bytes() const { return bytes_; }
-
-private:
-  const CudaContext *context_ = nullptr;
-  uint8_t *data_ = nullptr;
-  size_t bytes_ = 0;
-};
+namespace fusec::runtime::gpu {
 
 /// Where each input and output of a schedule sits in the staging buffer:
 /// the caller's rows only (the padding rows of a bucket never leave the
@@ -58,7 +37,7 @@ inline size_t callerBytes(const IoTransfer &transfer) {
 /// A session's staging buffer, grown when a schedule needs more.
 class HostStaging {
 public:
-  explicit HostStaging(const CudaContext &context) : context_(context) {}
+  explicit HostStaging(const GpuDriver &driver) : driver_(driver) {}
 
   /// Copies the caller's inputs into the staging buffer and returns where
   /// they are, in plan order, for enqueueInputs. The stream must be idle:
@@ -72,11 +51,11 @@ public:
   void unstageOutputs(const Schedule &schedule, const std::vector<void *> &outputs) const;
 
 private:
-  const CudaContext &context_;
+  const GpuDriver &driver_;
   PinnedBuffer buffer_;
   StagingLayout layout_;
 };
 
-} // namespace fusec::runtime::cuda
+} // namespace fusec::runtime::gpu
 
-#endif // FUSEC_RUNTIME_CUDA_HOSTSTAGING_H
+#endif // FUSEC_RUNTIME_GPU_HOSTSTAGING_H

@@ -3,7 +3,7 @@
 // Timing a kernel between two events measures its launch latency too when
 // the GPU is idle, waiting for the host to enqueue it: for the small kernels
 // of a batch-1 model that latency is most of the measurement. A gate makes
-// the stream wait on a flag in pinned host memory (cuStreamWaitValue32);
+// the stream wait on a flag in pinned host memory (GpuDriver::waitForHostFlag);
 // everything enqueued while it is closed then runs back to back once it
 // opens, and the events between the kernels measure the kernels alone. Work
 // goes behind the gate in bounded chunks (chunkSteps).
@@ -11,16 +11,16 @@
 // spinning kernel.)
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_CUDA_STREAMGATE_H
-#define FUSEC_RUNTIME_CUDA_STREAMGATE_H
+#ifndef FUSEC_RUNTIME_GPU_STREAMGATE_H
+#define FUSEC_RUNTIME_GPU_STREAMGATE_H
 
-#include "runtime/cuda/CudaContext.h"
+#include "runtime/gpu/DeviceMemory.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-namespace fusec::runtime::cuda {
+namespace fusec::runtime::gpu {
 
 /// At most this many device steps wait behind a closed gate, each with two
 /// event records: about 400 commands, well inside the queue of a stream
@@ -39,7 +39,7 @@ std::vector<StepChunk> chunkSteps(size_t steps, size_t maxPerChunk);
 
 class StreamGate {
 public:
-  explicit StreamGate(const CudaContext &context);
+  StreamGate(const GpuDriver &driver, Stream stream);
   /// Opens the gate if closed (a failure may leave it so) and waits for the
   /// stream before freeing the flag the device polls.
   ~StreamGate();
@@ -51,15 +51,16 @@ public:
   void open();
 
 private:
-  const CudaContext &context_;
+  const GpuDriver &driver_;
+  Stream stream_;
+  PinnedBuffer flagMemory_;
   volatile uint32_t *flag_ = nullptr;
-  CUdeviceptr deviceFlag_ = 0;
   /// The flag value that opens the gate closed last; it only grows, so the
   /// flag never has to be reset while the device may be reading it.
   uint32_t generation_ = 0;
   bool closed_ = false;
 };
 
-} // namespace fusec::runtime::cuda
+} // namespace fusec::runtime::gpu
 
-#endif // FUSEC_RUNTIME_CUDA_STREAMGATE_H
+#endif // FUSEC_RUNTIME_GPU_STREAMGATE_H

@@ -1,11 +1,10 @@
 //===- HostStaging.cpp - Pinned host buffers for a run's inputs and outputs -===//
 
-#include "runtime/cuda/HostStaging.h"
+#include "runtime/gpu/HostStaging.h"
 
 #include <cstring>
-#include <utility>
 
-namespace fusec::runtime::cuda {
+namespace fusec::runtime::gpu {
 
 namespace {
 
@@ -14,36 +13,6 @@ constexpr size_t kStagingAlignment = 64;
 size_t alignUp(size_t value) { return (value + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment; }
 
 } // namespace
-
-PinnedBuffer::PinnedBuffer(const CudaContext &context, size_t bytes, const std::string &what)
-    : context_(&context), bytes_(bytes) {
-  if (bytes == 0)
-    return;
-  void *host = nullptr;
-  const DriverApi &cu = context.api();
-  cu.check(cu.memHostAlloc(&host, bytes, /*flags=*/0), "cuMemHostAlloc",
-           "for " + what + " (" + std::to_string(bytes) + " bytes)");
-  data_ = static_cast<uint8_t *>(host);
-}
-
-PinnedBuffer::~PinnedBuffer() {
-  if (data_)
-    context_->api().memFreeHost(data_);
-}
-
-PinnedBuffer::PinnedBuffer(PinnedBuffer &&other) noexcept
-    : context_(other.context_), data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-
-PinnedBuffer &PinnedBuffer::operator=(PinnedBuffer &&other) noexcept {
-  if (this != &other) {
-    if (data_)
-      context_->api().memFreeHost(data_);
-    context_ = other.context_;
-    data_ = std::exchange(other.data_, nullptr);
-    bytes_ = std::exchange(other.bytes_, 0);
-  }
-  return *this;
-}
 
 StagingLayout layoutStaging(const Schedule &schedule) {
   StagingLayout layout;
@@ -62,7 +31,7 @@ std::vector<const void *> HostStaging::stageInputs(const Schedule &schedule, con
   layout_ = layoutStaging(schedule);
   if (buffer_.bytes() < layout_.bytes) {
     buffer_ = PinnedBuffer(); // the old one goes first
-    buffer_ = PinnedBuffer(context_, layout_.bytes, "the staging buffer of the inputs and outputs");
+    buffer_ = PinnedBuffer(driver_, layout_.bytes, "the staging buffer of the inputs and outputs");
   }
   std::vector<const void *> staged(inputs.size(), nullptr);
   for (size_t i = 0; i < schedule.inputs.size(); ++i) {
@@ -90,4 +59,4 @@ void HostStaging::unstageOutputs(const Schedule &schedule, const std::vector<voi
   }
 }
 
-} // namespace fusec::runtime::cuda
+} // namespace fusec::runtime::gpu

@@ -1,18 +1,15 @@
 //===- HostSteps.cpp - Run a "host" kernel between a GPU run's segments -----===//
 
-#include "runtime/cuda/HostSteps.h"
+#include "runtime/gpu/HostSteps.h"
 
 #include "runtime/cpu/KernelInterpreter.h"
 
-#include <cstring>
+namespace fusec::runtime::gpu {
 
-namespace fusec::runtime::cuda {
-
-void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &step, const DeviceRegions &regions,
-                 const RunMode &mode, uint8_t *scratch) {
+void runHostStep(const GpuDriver &driver, Stream stream, const Plan &plan, const HostStep &step,
+                 const DeviceRegions &regions, const RunMode &mode, uint8_t *scratch) {
   const KernelDesc &kernel = plan.kernels()[step.kernel];
   const std::string where = "for host step '" + kernel.name + "' (" + describeRunMode(mode) + ")";
-  const DriverApi &cu = context.api();
   uint8_t *const base = scratch;
 
   std::vector<void *> buffers(plan.buffers().size(), nullptr);
@@ -23,20 +20,18 @@ void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &s
   for (const HostBuffer &staged : step.buffers) {
     buffers[staged.buffer] = base + staged.hostOffset;
     if (staged.download && staged.bytes > 0)
-      cu.check(cu.memcpyDtoHAsync(base + staged.hostOffset, regions.at(staged.device),
-                                  static_cast<size_t>(staged.bytes), context.stream()),
-               "cuMemcpyDtoHAsync", where);
+      driver.copyDeviceToHost(base + staged.hostOffset, regions.at(staged.device), static_cast<size_t>(staged.bytes),
+                              stream, where);
   }
-  context.synchronize(where);
+  driver.synchronize(stream, where);
 
   cpu::interpretKernel(kernel, mode.runBatch, buffers);
 
   // Asynchronous: the scratch memory is pinned (see runHostStep's contract).
   for (const HostBuffer &staged : step.buffers)
     if (staged.upload && staged.bytes > 0)
-      cu.check(cu.memcpyHtoDAsync(regions.at(staged.device), base + staged.hostOffset,
-                                  static_cast<size_t>(staged.bytes), context.stream()),
-               "cuMemcpyHtoDAsync", where);
+      driver.copyHostToDevice(regions.at(staged.device), base + staged.hostOffset, static_cast<size_t>(staged.bytes),
+                              stream, where);
 }
 
-} // namespace fusec::runtime::cuda
+} // namespace fusec::runtime::gpu

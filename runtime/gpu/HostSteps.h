@@ -5,16 +5,13 @@
 // the run batch, and the buffers it writes go back before the next segment.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_CUDA_HOSTSTEPS_H
-#define FUSEC_RUNTIME_CUDA_HOSTSTEPS_H
+#ifndef FUSEC_RUNTIME_GPU_HOSTSTEPS_H
+#define FUSEC_RUNTIME_GPU_HOSTSTEPS_H
 
 #include "runtime/Schedule.h"
-#include "runtime/cuda/CudaContext.h"
-#include "runtime/cuda/Enqueue.h"
+#include "runtime/gpu/Enqueue.h"
 
-#include <vector>
-
-namespace fusec::runtime::cuda {
+namespace fusec::runtime::gpu {
 
 /// Runs `step` after the work already on the stream and enqueues its
 /// uploads ahead of whatever comes next. `scratch` (pinned host memory)
@@ -22,9 +19,9 @@ namespace fusec::runtime::cuda {
 /// asynchronously, so nothing may write it before the stream has caught up
 /// (the next host step synchronizes before its ops run, a run ends with a
 /// synchronize).
-void runHostStep(const CudaContext &context, const Plan &plan, const HostStep &step, const DeviceRegions &regions,
-                 const RunMode &mode, uint8_t *scratch);
+void runHostStep(const GpuDriver &driver, Stream stream, const Plan &plan, const HostStep &step,
+                 const DeviceRegions &regions, const RunMode &mode, uint8_t *scratch);
 
-} // namespace fusec::runtime::cuda
+} // namespace fusec::runtime::gpu
 
-#endif // FUSEC_RUNTIME_CUDA_HOSTSTEPS_H
+#endif // FUSEC_RUNTIME_GPU_HOSTSTEPS_H
