@@ -237,10 +237,15 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
                    {"cubin", append(artifact.compiled.cubin.data(), artifact.compiled.cubin.size())}};
     shared = sharedImages.emplace(function, std::move(ranges)).first;
   }
-  entry["image"] = {{"entry", function},
-                    {"arch", options.target},
-                    {"ptx", shared->second["ptx"]},
-                    {"cubin", shared->second["cubin"]}};
+  // The CUBIN first: a driver takes the first image it can load, and the
+  // CUBIN for the device's own architecture needs no JIT.
+  json images = json::array();
+  for (const char *format : {plan::kCubinImageFormat, plan::kPtxImageFormat}) {
+    json image = {{"format", format}, {"target", options.target}, {"entry", function}};
+    image.update(shared->second[format]);
+    images.push_back(std::move(image));
+  }
+  entry["images"] = std::move(images);
 }
 
 LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {

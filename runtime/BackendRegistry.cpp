@@ -54,6 +54,7 @@ public:
   std::vector<std::string> names() const {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<std::string> result;
+    result.reserve(registrations_.size());
     for (const Registration &registration : registrations_)
       result.push_back(registration.name);
     return result;

@@ -30,29 +30,47 @@ CUmodule loadModule(const DriverApi &cu, const void *image, const std::string &w
   return module;
 }
 
-/// Throws "driver too old" if the driver cannot load the image `kernel`
-/// would use (its PTX's `.version` says which toolkit built both images).
-void checkDriverVersion(const CudaDriver &driver, const Plan &plan, const KernelDesc &kernel, bool useCubin) {
-  const ByteRange ptxBytes = plan.imageBytes(kernel.image->ptx);
+/// Throws "driver too old" if the driver cannot load `chosen`, the image of
+/// `kernel` it will use (the PTX's `.version` says which toolkit built the
+/// kernel's images; without PTX there is nothing to compare).
+void checkDriverVersion(const CudaDriver &driver, const Plan &plan, const KernelDesc &kernel,
+                        const KernelImage &chosen) {
+  const KernelImage *ptx = kernel.findImage(plan::kPtxImageFormat);
+  if (!ptx)
+    return;
+  const ByteRange ptxBytes = plan.imageBytes(ptx->range);
   // The directive is in the first lines; no need to copy a large image.
   const std::string head(reinterpret_cast<const char *>(ptxBytes.data), std::min<size_t>(ptxBytes.size, 4096));
   const std::optional<int> toolkit = ptxToolkitVersion(head);
   if (!toolkit)
     return; // nothing to compare; the driver will say what it thinks
+  const bool useCubin = chosen.format == plan::kCubinImageFormat;
   const int needed = requiredDriverVersion(*toolkit, useCubin);
   if (driver.driverVersion() >= needed)
     return;
   throw Error("driver too old: needs >= " + formatCudaVersion(needed) + " to load kernel '" + kernel.name + "' (" +
               (useCubin
-                   ? "a CUBIN for " + kernel.image->arch + " built by CUDA " + formatCudaVersion(*toolkit)
+                   ? "a CUBIN for " + chosen.target + " built by CUDA " + formatCudaVersion(*toolkit)
                    : "PTX of CUDA " + formatCudaVersion(*toolkit) + ", JIT-compiled for " + driver.describeDevice()) +
               "), but the CUDA driver '" + driver.api().library() + "' is version " +
               formatCudaVersion(driver.driverVersion()) + " (" + std::to_string(driver.driverVersion()) +
               "): update the driver, or compile the plan with an older toolkit");
 }
 
-bool usesCubin(const KernelImageDesc &image, int computeCapability) {
-  return image.cubin && cubinMatchesDevice(image.arch, computeCapability);
+/// The image CUDA loads for `kernel` on `driver`'s device: a CUBIN built for
+/// its architecture, else PTX, which the driver JIT-compiles. Throws Error
+/// naming the images the kernel has if there is neither.
+const KernelImage &chooseImage(const CudaDriver &driver, const KernelDesc &kernel) {
+  for (const KernelImage &image : kernel.images)
+    if (image.format == plan::kCubinImageFormat && cubinMatchesDevice(image.target, driver.computeCapability()))
+      return image;
+  if (const KernelImage *ptx = kernel.findImage(plan::kPtxImageFormat))
+    return *ptx;
+  std::string has;
+  for (const KernelImage &image : kernel.images)
+    has += (has.empty() ? "" : ", ") + image.format + " for " + image.target;
+  throw Error("kernel '" + kernel.name + "' has no image CUDA can load on " + driver.describeDevice() +
+              " (a CUBIN for its architecture, or PTX); it has " + has);
 }
 
 } // namespace
@@ -70,27 +88,31 @@ KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan)
   const DriverApi &cu = driver_.api();
   // By (offset, size, is CUBIN) of the image in the kernel_images section.
   std::map<std::tuple<uint64_t, uint64_t, bool>, CUmodule> loaded;
-  // Every image first, so that an old driver is named before any loads.
-  for (const KernelDesc &kernel : plan.kernels())
-    if (kernel.image)
-      checkDriverVersion(driver_, plan, kernel, usesCubin(*kernel.image, driver_.computeCapability()));
+  // Every image chosen first, so that an old driver is named before any loads.
+  std::vector<const KernelImage *> chosen(plan.kernels().size(), nullptr);
+  for (size_t k = 0; k < plan.kernels().size(); ++k) {
+    const KernelDesc &kernel = plan.kernels()[k];
+    if (kernel.images.empty())
+      continue;
+    chosen[k] = &chooseImage(driver_, kernel);
+    checkDriverVersion(driver_, plan, kernel, *chosen[k]);
+  }
   try {
     for (size_t k = 0; k < plan.kernels().size(); ++k) {
       const KernelDesc &kernel = plan.kernels()[k];
-      if (!kernel.image)
+      if (!chosen[k])
         continue;
-      const KernelImageDesc &image = *kernel.image;
-      const bool useCubin = usesCubin(image, driver_.computeCapability());
-      const ImageRange range = useCubin ? *image.cubin : image.ptx;
+      const KernelImage &image = *chosen[k];
+      const bool useCubin = image.format == plan::kCubinImageFormat;
       const std::string where =
           "for kernel '" + kernel.name + "' (" +
-          (useCubin ? "CUBIN for " + image.arch
-                    : "PTX for " + image.arch + ", JIT-compiled for " + driver_.describeDevice()) +
+          (useCubin ? "CUBIN for " + image.target
+                    : "PTX for " + image.target + ", JIT-compiled for " + driver_.describeDevice()) +
           ")";
-      auto key = std::make_tuple(range.offset, range.size, useCubin);
+      auto key = std::make_tuple(image.range.offset, image.range.size, useCubin);
       auto it = loaded.find(key);
       if (it == loaded.end()) {
-        const ByteRange bytes = plan.imageBytes(range);
+        const ByteRange bytes = plan.imageBytes(image.range);
         // PTX is text the JIT reads up to a NUL, which the plan need not
         // store; std::string adds one.
         const std::string ptx =

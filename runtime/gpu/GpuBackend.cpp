@@ -18,7 +18,7 @@ std::string workspaceName(int64_t batch) { return "the workspace for batch " + s
 
 const KernelDesc *firstKernelWithoutImage(const Plan &plan) {
   for (const KernelDesc &kernel : plan.kernels())
-    if (!kernel.isCopy() && !kernel.isHostStep() && !kernel.image)
+    if (!kernel.isCopy() && !kernel.isHostStep() && kernel.images.empty())
       return &kernel;
   return nullptr;
 }

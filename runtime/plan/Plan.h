@@ -81,20 +81,23 @@ struct ImageRange {
   uint64_t size = 0;
 };
 
-/// A device kernel's compiled code: PTX (NUL-terminated or not) and, for the
-/// architecture `arch` ("sm_90"), an optional CUBIN.
-struct KernelImageDesc {
+/// One compiled form of a device kernel, loaded by the drivers that run
+/// `format`: "ptx" (text, NUL-terminated or not, for the virtual
+/// architecture `target`, "sm_90"), "cubin" (a binary for exactly `target`),
+/// or a format this runtime does not know (kept, never loaded).
+struct KernelImage {
+  std::string format;
+  std::string target;
+  /// The kernel's function in the image.
   std::string entry;
-  std::string arch;
-  ImageRange ptx;
-  std::optional<ImageRange> cubin;
+  ImageRange range;
 };
 
 /// One launch. Values [0, inputs.size()) are the kernel inputs in order; the
 /// others are op results. yields[i] is the value written to outputs[i].
 /// values[i] is value i's shape and valueTypes[i] its element type.
-/// Device kernels of GPU plans carry `launch` and `image`; "copy" and "host"
-/// kernels never do (plan::kCopyKernelKind, plan::kHostKernelKind).
+/// Device kernels of GPU plans carry `launch` and at least one image; "copy"
+/// and "host" kernels never do (plan::kCopyKernelKind, plan::kHostKernelKind).
 struct KernelDesc {
   std::string name;
   std::string kind;
@@ -105,9 +108,17 @@ struct KernelDesc {
   std::vector<OpDesc> ops;
   std::vector<size_t> yields;
   std::optional<LaunchDesc> launch;
-  std::optional<KernelImageDesc> image;
+  /// At most one per (format, target).
+  std::vector<KernelImage> images;
 
   bool isHostStep() const { return kind == plan::kHostKernelKind; }
+  /// The first image of `format` (of `target` unless empty), or nullptr.
+  const KernelImage *findImage(const std::string &format, const std::string &target = "") const {
+    for (const KernelImage &image : images)
+      if (image.format == format && (target.empty() || image.target == target))
+        return &image;
+    return nullptr;
+  }
   bool isCopy() const { return kind == plan::kCopyKernelKind; }
 };
 

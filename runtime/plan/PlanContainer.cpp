@@ -133,13 +133,14 @@ DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string 
   result.majorVersion = static_cast<uint32_t>(loadLE(data + kMajorAt, 4));
   result.minorVersion = static_cast<uint32_t>(loadLE(data + kMinorAt, 4));
   const std::string version = std::to_string(result.majorVersion) + "." + std::to_string(result.minorVersion);
-  const std::string supported = std::to_string(kMajorVersion) + ".x";
+  const std::string supported =
+      std::to_string(kOldestReadableMajorVersion) + ".x to " + std::to_string(kMajorVersion) + ".x";
   if (result.majorVersion > kMajorVersion)
     fail("plan format version " + version + " is newer than this runtime supports (" + supported +
          "); upgrade the runtime or recompile the model with a matching fusec");
   if (result.majorVersion == 1)
     fail("plan format " + version + " predates element types (2.0); recompile the model with this fusec");
-  if (result.majorVersion < kMajorVersion)
+  if (result.majorVersion < kOldestReadableMajorVersion)
     fail("plan format version " + version + " is no longer supported (" + supported + "); recompile the model");
 
   // Reserved for future minor versions, which may give them a meaning only

@@ -30,14 +30,22 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of its own major version; a newer major
-/// version is rejected, and so is 1.x, which predates element types (2.0).
-inline constexpr uint32_t kMajorVersion = 2;
+/// A reader accepts any minor version of its own major version and of 2.x,
+/// whose kernels carry one CUDA `image` (PTX and an optional CUBIN) instead
+/// of 3.0's `images` keyed by format; a newer major version is rejected, and
+/// so is 1.x, which predates element types (2.0).
+inline constexpr uint32_t kMajorVersion = 3;
 inline constexpr uint32_t kMinorVersion = 0;
+inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;
 /// Arena buffers start at multiples of this (bytes).
 inline constexpr uint64_t kBufferAlignment = 64;
+
+/// Kernel image formats fusec writes. A plan may carry images of formats a
+/// runtime does not know; each GPU driver loads the formats it runs.
+inline constexpr const char *kPtxImageFormat = "ptx";
+inline constexpr const char *kCubinImageFormat = "cubin";
 
 /// Section names.
 inline constexpr const char *kWeightsSection = "weights";

@@ -111,17 +111,28 @@ ImageRange readImageRange(const JsonFieldReader &range) {
   return ImageRange{range.getUnsigned("offset"), range.getUnsigned("size")};
 }
 
-KernelImageDesc readImage(const JsonFieldReader &image) {
-  KernelImageDesc desc;
+/// A 3.x "images" entry.
+KernelImage readImage(const JsonFieldReader &image) {
+  KernelImage desc;
+  desc.format = image.getString("format");
+  desc.target = image.getString("target");
   desc.entry = image.getString("entry");
-  desc.arch = image.getString("arch");
-  desc.ptx = readImageRange(image.getObject("ptx"));
-  if (image.has("cubin"))
-    desc.cubin = readImageRange(image.getObject("cubin"));
+  desc.range = readImageRange(image);
   return desc;
 }
 
-KernelDesc readKernel(const JsonFieldReader &kernel) {
+/// A 2.x kernel's one "image": PTX and an optional CUBIN for "arch".
+std::vector<KernelImage> readLegacyImage(const JsonFieldReader &image) {
+  const std::string entry = image.getString("entry");
+  const std::string arch = image.getString("arch");
+  std::vector<KernelImage> images;
+  if (image.has("cubin"))
+    images.push_back({plan::kCubinImageFormat, arch, entry, readImageRange(image.getObject("cubin"))});
+  images.push_back({plan::kPtxImageFormat, arch, entry, readImageRange(image.getObject("ptx"))});
+  return images;
+}
+
+KernelDesc readKernel(const JsonFieldReader &kernel, bool legacyImage) {
   KernelDesc desc;
   desc.name = kernel.getString("name");
   desc.kind = kernel.getString("kind");
@@ -137,8 +148,11 @@ KernelDesc readKernel(const JsonFieldReader &kernel) {
   desc.yields = kernel.getIndexArray("yields");
   if (kernel.has("launch"))
     desc.launch = readLaunch(kernel.getObject("launch"));
-  if (kernel.has("image"))
-    desc.image = readImage(kernel.getObject("image"));
+  if (legacyImage && kernel.has("image"))
+    desc.images = readLegacyImage(kernel.getObject("image"));
+  if (!legacyImage && kernel.has("images"))
+    for (size_t i = 0; i < kernel.getArray("images").size(); ++i)
+      desc.images.push_back(readImage(kernel.element("images", i)));
   return desc;
 }
 
@@ -160,8 +174,10 @@ PlanManifest readManifest(const nlohmann::json &manifest, const std::string &sou
   JsonFieldReader arena = root.getObject("arena");
   result.arena.size = readBatchLinear(arena);
   result.arena.lowerBound = readBatchLinear(arena.getObject("lower_bound"));
+  // The container checked that the major version is one this reader knows.
+  const bool legacyImage = result.formatVersion.rfind("2.", 0) == 0;
   for (size_t i = 0; i < root.getArray("kernels").size(); ++i)
-    result.kernels.push_back(readKernel(root.element("kernels", i)));
+    result.kernels.push_back(readKernel(root.element("kernels", i), legacyImage));
   return result;
 }
 

@@ -307,28 +307,29 @@ private:
 
   /// Copy and host kernels carry no code. Every other kernel is a device
   /// kernel: in a GPU plan (any target but "cpu") it has a launch geometry
-  /// and an image, and in a CPU plan it may have both or neither.
+  /// and at least one image, and in a CPU plan it may have both or neither.
   void verifyKernelCode(const KernelDesc &kernel) const {
     const std::string where = "kernel '" + kernel.name + "'";
     if (kernel.isCopy() || kernel.isHostStep()) {
-      if (kernel.launch || kernel.image)
-        fail(where + " of kind '" + kernel.kind + "' must have neither 'launch' nor 'image'");
+      if (kernel.launch || !kernel.images.empty())
+        fail(where + " of kind '" + kernel.kind + "' must have neither 'launch' nor 'images'");
       if (kernel.isCopy())
         verifyCopy(kernel, where);
       return;
     }
-    if (kernel.launch.has_value() != kernel.image.has_value())
-      fail(where + (kernel.launch ? " has a 'launch' but no 'image'" : " has an 'image' but no 'launch'"));
+    if (kernel.launch.has_value() == kernel.images.empty())
+      fail(where + (kernel.launch ? " has a 'launch' but no 'images'" : " has 'images' but no 'launch'"));
     if (!kernel.launch) {
       if (manifest_.target != "cpu")
         fail(where +
-             " has no 'launch' and 'image', which every device "
+             " has no 'launch' and 'images', which every device "
              "kernel of a plan for target '" +
              manifest_.target + "' needs");
       return;
     }
     verifyLaunch(*kernel.launch, where);
-    verifyImage(*kernel.image, where);
+    for (size_t i = 0; i < kernel.images.size(); ++i)
+      verifyImage(kernel, i, where);
   }
 
   /// A copy moves one buffer's bytes into another of the same size.
@@ -376,17 +377,19 @@ private:
     }
   }
 
-  void verifyImage(const KernelImageDesc &image, const std::string &where) const {
-    if (image.entry.empty() || image.arch.empty())
-      fail(where + " image needs a non-empty 'entry' and 'arch'");
+  void verifyImage(const KernelDesc &kernel, size_t index, const std::string &where) const {
+    const KernelImage &image = kernel.images[index];
+    if (image.format.empty() || image.target.empty() || image.entry.empty())
+      fail(where + " image " + std::to_string(index) + " needs a non-empty 'format', 'target' and 'entry'");
+    for (size_t other = 0; other < index; ++other)
+      if (kernel.images[other].format == image.format && kernel.images[other].target == image.target)
+        fail(where + " has two '" + image.format + "' images for target '" + image.target + "'");
     if (!imagesSectionSize_)
       fail(where + " has an image, but the plan has no '" + std::string(plan::kKernelImagesSection) + "' section");
-    verifyImageRange(image.ptx, "PTX", where);
-    if (image.cubin)
-      verifyImageRange(*image.cubin, "CUBIN", where);
+    verifyImageRange(image.range, "'" + image.format + "'", where);
   }
 
-  void verifyImageRange(const ImageRange &range, const char *what, const std::string &where) const {
+  void verifyImageRange(const ImageRange &range, const std::string &what, const std::string &where) const {
     const uint64_t sectionSize = *imagesSectionSize_;
     if (range.size == 0 || range.offset > sectionSize || range.size > sectionSize - range.offset)
       fail(where + " " + what + " image (offset " + std::to_string(range.offset) + ", " + std::to_string(range.size) +

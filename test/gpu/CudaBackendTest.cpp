@@ -87,7 +87,7 @@ TEST_CASE("the CUDA backend times whole runs, execution and kernels") {
 
 TEST_CASE("driver failures name the call, the kernel and the device") {
   json manifest = test::hostStepPlanManifest();
-  manifest["kernels"][2]["image"]["entry"] = "no_such_kernel";
+  manifest["kernels"][2]["images"][0]["entry"] = "no_such_kernel";
   CHECK_THROWS_WITH(Session(planFrom(manifest), Device::Cuda, test::cudaTestOptions()),
                     Contains("cuModuleGetFunction failed for kernel 'k2_add' (PTX for "
                              "sm_75, JIT-compiled for ") &&

@@ -86,7 +86,7 @@ public:
     std::vector<void *> args = buffers;
     int batch = step.batch;
     args.push_back(&batch);
-    module_.launch(kernel.image->entry, {step.grid.x, step.grid.y, step.grid.z},
+    module_.launch(kernel.findImage(plan::kPtxImageFormat)->entry, {step.grid.x, step.grid.y, step.grid.z},
                    {step.block.x, step.block.y, step.block.z}, args, bytes);
   }
 

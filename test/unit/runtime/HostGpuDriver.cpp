@@ -411,7 +411,8 @@ public:
         continue;
       // The driver takes the PTX format: it needs the image and its entry,
       // though it runs the kernel through its runner.
-      if (!kernel.image || kernel.image->entry.empty() || plan.imageBytes(kernel.image->ptx).size == 0)
+      const KernelImage *ptx = kernel.findImage(plan::kPtxImageFormat);
+      if (!ptx || plan.imageBytes(ptx->range).size == 0)
         throw Error("host GPU driver: kernel '" + kernel.name + "' has no PTX image to load");
     }
   }

@@ -71,7 +71,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   const Plan plan = fromBytes(test::smallPlanBytes());
   CHECK(plan.sourceName() == kName);
   const PlanManifest &m = plan.manifest();
-  CHECK(m.formatVersion == "2.0");
+  CHECK(m.formatVersion == "3.0");
   CHECK(m.compilerVersion == "fusec test");
   CHECK(m.target == "cpu");
   CHECK(m.sourceHash == "0123456789abcdef");
@@ -150,15 +150,15 @@ TEST_CASE("trailing data, bad magic and version numbers") {
 
   std::vector<uint8_t> newerMajor = file;
   storeLE(newerMajor, 8, plan::kMajorVersion + 1, 4);
-  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 3.0 is newer than this "
-                                                    "runtime supports (2.x)"));
+  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 4.0 is newer than this "
+                                                    "runtime supports (2.x to 3.x)"));
 
   std::vector<uint8_t> olderMajor = file;
   storeLE(olderMajor, 8, 0, 4);
   CHECK_THROWS_WITH(fromBytes(olderMajor), Contains("no longer supported"));
 
   // Minor versions only add what older readers may ignore.
-  std::vector<uint8_t> newerMinor = editedPlan([](json &m) { m["format_version"] = "2.7"; });
+  std::vector<uint8_t> newerMinor = editedPlan([](json &m) { m["format_version"] = "3.7"; });
   storeLE(newerMinor, 12, plan::kMinorVersion + 7, 4);
   CHECK(fromBytes(newerMinor).kernels().size() == 3);
 
@@ -330,20 +330,59 @@ TEST_CASE("launch geometry and kernel images are read") {
   CHECK(mul.launch->grid[0].work.perBatch == 4);
   CHECK(mul.launch->grid[0].divisor == 64);
   CHECK(mul.launch->grid[2].work.fixed == 1);
-  REQUIRE(mul.image);
-  CHECK(mul.image->entry == "fusec_test_mul");
-  CHECK(mul.image->arch == "sm_75");
-  CHECK(mul.image->ptx.offset == 0);
-  CHECK_FALSE(mul.image->cubin);
-  const ByteRange ptx = plan.imageBytes(mul.image->ptx);
+  REQUIRE(mul.images.size() == 1);
+  const KernelImage *ptxImage = mul.findImage("ptx");
+  REQUIRE(ptxImage);
+  CHECK(ptxImage->entry == "fusec_test_mul");
+  CHECK(ptxImage->target == "sm_75");
+  CHECK(ptxImage->range.offset == 0);
+  CHECK_FALSE(mul.findImage("cubin"));
+  const ByteRange ptx = plan.imageBytes(ptxImage->range);
   CHECK(std::string(reinterpret_cast<const char *>(ptx.data), 16) == "//\n// Two elemen");
   CHECK(plan.kernels()[1].isHostStep());
   CHECK_FALSE(plan.kernels()[1].launch);
   CHECK(plan.kernels()[3].isCopy());
 
-  const Plan withCubin = gpuPlan([](json &m) { m["kernels"][0]["image"]["cubin"] = {{"offset", 64}, {"size", 32}}; });
-  REQUIRE(withCubin.kernels()[0].image->cubin);
-  CHECK(withCubin.kernels()[0].image->cubin->offset == 64);
+  // Images of any format are kept, in order, each found by format and target.
+  const Plan more = gpuPlan([](json &m) {
+    m["kernels"][0]["images"].push_back(
+        {{"format", "cubin"}, {"target", "sm_90"}, {"entry", "mul90"}, {"offset", 64}, {"size", 32}});
+    m["kernels"][0]["images"].push_back(
+        {{"format", "hsaco"}, {"target", "gfx942"}, {"entry", "mul"}, {"offset", 128}, {"size", 16}});
+  });
+  const KernelDesc &kernel = more.kernels()[0];
+  REQUIRE(kernel.images.size() == 3);
+  CHECK(kernel.findImage("cubin", "sm_90")->range.offset == 64);
+  CHECK(kernel.findImage("cubin", "sm_90")->entry == "mul90");
+  CHECK_FALSE(kernel.findImage("cubin", "sm_80"));
+  CHECK(kernel.findImage("hsaco")->target == "gfx942");
+}
+
+TEST_CASE("a 2.x plan's kernel image is read as a PTX and a CUBIN image") {
+  json manifest = test::hostStepPlanManifest();
+  manifest["format_version"] = "2.0";
+  for (size_t k : {0, 2}) {
+    json &kernel = manifest["kernels"][k];
+    const json ptx = kernel["images"][0];
+    kernel.erase("images");
+    kernel["image"] = {
+        {"entry", ptx["entry"]}, {"arch", "sm_75"}, {"ptx", {{"offset", ptx["offset"]}, {"size", ptx["size"]}}}};
+  }
+  manifest["kernels"][2]["image"]["cubin"] = {{"offset", 64}, {"size", 32}};
+  std::vector<uint8_t> file = plan::encodePlan(manifest, test::hostStepPlanSections());
+  storeLE(file, 8, 2, 4);
+  const Plan plan = fromBytes(file);
+  const KernelDesc &mul = plan.kernels()[0];
+  REQUIRE(mul.images.size() == 1);
+  CHECK(mul.images[0].format == "ptx");
+  CHECK(mul.images[0].target == "sm_75");
+  CHECK(mul.images[0].entry == "fusec_test_mul");
+  const KernelDesc &add = plan.kernels()[2];
+  REQUIRE(add.images.size() == 2);
+  CHECK(add.images[0].format == "cubin"); // a CUBIN first, as fusec writes them
+  CHECK(add.images[0].range.offset == 64);
+  CHECK(add.images[1].format == "ptx");
+  CHECK(add.images[1].entry == "fusec_test_add");
 }
 
 TEST_CASE("launch and image fields are checked") {
@@ -356,9 +395,12 @@ TEST_CASE("launch and image fields are checked") {
       {[](json &m) { m["kernels"][0]["launch"]["grid"].erase(2); }, "kernels[0].launch: 'grid' must have 3 entries"},
       {[](json &m) { m["kernels"][0]["launch"]["grid"][1].erase("divisor"); },
        "kernels[0].launch.grid[1]: missing required field 'divisor'"},
-      {[](json &m) { m["kernels"][0]["image"]["ptx"]["offset"] = -1; },
-       "kernels[0].image.ptx.offset: expected a non-negative integer"},
-      {[](json &m) { m["kernels"][0]["image"].erase("entry"); }, "kernels[0].image: missing required field 'entry'"},
+      {[](json &m) { m["kernels"][0]["images"][0]["offset"] = -1; },
+       "kernels[0].images[0].offset: expected a non-negative integer"},
+      {[](json &m) { m["kernels"][0]["images"][0].erase("entry"); },
+       "kernels[0].images[0]: missing required field 'entry'"},
+      {[](json &m) { m["kernels"][0]["images"][0].erase("format"); },
+       "kernels[0].images[0]: missing required field 'format'"},
       {[](json &m) { m["kernels"][0]["launch"]["block"] = {0, 1, 1}; },
        "kernel 'k0_mul' block [0, 1, 1]: x must be in [1, 1024]"},
       {[](json &m) { m["kernels"][0]["launch"]["block"] = {1, 1, 65}; },
@@ -370,27 +412,33 @@ TEST_CASE("launch and image fields are checked") {
        "kernel 'k0_mul' grid x (per_batch 4, fixed 0, divisor 0) needs a "
        "positive divisor"},
       {[](json &m) { m["kernels"][2]["launch"]["grid"][2]["fixed"] = -1; }, "kernel 'k2_add' grid z"},
-      {[](json &m) { m["kernels"][0]["image"]["ptx"]["size"] = 1 << 20; },
-       "kernel 'k0_mul' PTX image (offset 0, 1048576 bytes) must be "
+      {[](json &m) { m["kernels"][0]["images"][0]["size"] = 1 << 20; },
+       "kernel 'k0_mul' 'ptx' image (offset 0, 1048576 bytes) must be "
        "non-empty and lie inside the kernel_images section"},
-      {[](json &m) { m["kernels"][0]["image"]["ptx"]["size"] = 0; },
-       "kernel 'k0_mul' PTX image (offset 0, 0 bytes) must be non-empty"},
-      {[](json &m) { m["kernels"][2]["image"]["cubin"] = {{"offset", 1 << 20}, {"size", 8}}; },
-       "kernel 'k2_add' CUBIN image (offset 1048576, 8 bytes)"},
-      {[](json &m) { m["kernels"][0]["image"]["entry"] = ""; },
-       "kernel 'k0_mul' image needs a non-empty 'entry' and 'arch'"},
-      {[](json &m) { m["kernels"][0].erase("image"); }, "kernel 'k0_mul' has a 'launch' but no 'image'"},
-      {[](json &m) { m["kernels"][0].erase("launch"); }, "kernel 'k0_mul' has an 'image' but no 'launch'"},
+      {[](json &m) { m["kernels"][0]["images"][0]["size"] = 0; },
+       "kernel 'k0_mul' 'ptx' image (offset 0, 0 bytes) must be non-empty"},
+      {[](json &m) {
+         m["kernels"][2]["images"].push_back(
+             {{"format", "cubin"}, {"target", "sm_75"}, {"entry", "add"}, {"offset", 1 << 20}, {"size", 8}});
+       },
+       "kernel 'k2_add' 'cubin' image (offset 1048576, 8 bytes)"},
+      {[](json &m) { m["kernels"][0]["images"][0]["entry"] = ""; },
+       "kernel 'k0_mul' image 0 needs a non-empty 'format', 'target' and 'entry'"},
+      {[](json &m) { m["kernels"][0]["images"].push_back(m["kernels"][0]["images"][0]); },
+       "kernel 'k0_mul' has two 'ptx' images for target 'sm_75'"},
+      {[](json &m) { m["kernels"][0]["images"] = json::array(); }, "kernel 'k0_mul' has a 'launch' but no 'images'"},
+      {[](json &m) { m["kernels"][0].erase("images"); }, "kernel 'k0_mul' has a 'launch' but no 'images'"},
+      {[](json &m) { m["kernels"][0].erase("launch"); }, "kernel 'k0_mul' has 'images' but no 'launch'"},
       {[](json &m) {
          m["kernels"][0].erase("launch");
-         m["kernels"][0].erase("image");
+         m["kernels"][0].erase("images");
        },
-       "kernel 'k0_mul' has no 'launch' and 'image', which every device "
+       "kernel 'k0_mul' has no 'launch' and 'images', which every device "
        "kernel of a plan for target 'sm_75' needs"},
       {[](json &m) { m["kernels"][1]["launch"] = m["kernels"][0]["launch"]; },
        "kernel 'k1_softmax' of kind 'host' must have neither 'launch' nor "
-       "'image'"},
-      {[](json &m) { m["kernels"][3]["image"] = m["kernels"][0]["image"]; },
+       "'images'"},
+      {[](json &m) { m["kernels"][3]["images"] = m["kernels"][0]["images"]; },
        "kernel 'k3_copy_z' of kind 'copy' must have neither"},
       {[](json &m) {
          m["kernels"][3]["inputs"] = {2, 0};
@@ -426,7 +474,7 @@ TEST_CASE("a CPU plan may carry launch and image, or neither") {
   CHECK_NOTHROW(gpuPlan([](json &m) {
     m["target"] = "cpu";
     m["kernels"][0].erase("launch");
-    m["kernels"][0].erase("image");
+    m["kernels"][0].erase("images");
   }));
   CHECK_NOTHROW(gpuPlan([](json &m) { m["target"] = "cpu"; }));
 }
@@ -447,9 +495,9 @@ TEST_CASE("arena buffers live at the same time must not overlap") {
 
 TEST_CASE("the manifest's format_version must match the header") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "garbage"; })),
-                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 2.0"));
-  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "2.1"; })),
-                    Contains("does not match the header's version 2.0"));
+                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 3.0"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "3.1"; })),
+                    Contains("does not match the header's version 3.0"));
 }
 
 TEST_CASE("reserved header bytes must be zero") {

@@ -123,7 +123,7 @@ const std::vector<std::vector<float>> kSmallPlanOutputRows = {{10, 8, 1.25f}, {-
 
 json smallPlanManifest() {
   return json::parse(R"({
-    "format_version": "2.0",
+    "format_version": "3.0",
     "compiler_version": "fusec test",
     "target": "cpu",
     "source_hash": "0123456789abcdef",
@@ -186,7 +186,7 @@ std::vector<uint8_t> smallPlanBytes() { return plan::encodePlan(smallPlanManifes
 /// into y of shape `resultShape`.
 std::vector<uint8_t> windowPlanBytes(const std::string &op, const json &attrs, const json &resultShape) {
   json manifest = {
-      {"format_version", "2.0"},
+      {"format_version", "3.0"},
       {"compiler_version", "fusec test"},
       {"target", "cpu"},
       {"source_hash", "0123456789abcdef"},
@@ -301,10 +301,10 @@ json hostStepPlanManifest() {
              {"per_batch": 0, "fixed": 1, "divisor": 1},
              {"per_batch": 0, "fixed": 1, "divisor": 1}]})");
   auto image = [&](const char *entry) {
-    return json{{"entry", entry}, {"arch", "sm_75"}, {"ptx", {{"offset", 0}, {"size", ptxSize}}}};
+    return json::array({{{"format", "ptx"}, {"target", "sm_75"}, {"entry", entry}, {"offset", 0}, {"size", ptxSize}}});
   };
   json manifest = json::parse(R"({
-    "format_version": "2.0",
+    "format_version": "3.0",
     "compiler_version": "fusec test",
     "target": "sm_75",
     "source_hash": "0123456789abcdef",
@@ -350,9 +350,9 @@ json hostStepPlanManifest() {
     ]
   })");
   manifest["kernels"][0]["launch"] = launch;
-  manifest["kernels"][0]["image"] = image("fusec_test_mul");
+  manifest["kernels"][0]["images"] = image("fusec_test_mul");
   manifest["kernels"][2]["launch"] = launch;
-  manifest["kernels"][2]["image"] = image("fusec_test_add");
+  manifest["kernels"][2]["images"] = image("fusec_test_add");
   return manifest;
 }
 
