@@ -244,6 +244,139 @@ FailureOr<Results> buildConv(BuildContext &ctx) {
                                    ctx.ints(dilations), ctx.i64(group)));
 }
 
+/// ConvTranspose as a Conv, built at import from existing ops (the lowering
+/// is exact; a dedicated kernel would skip the zeros):
+///  * the input gets stride - 1 zeros after every element of each spatial
+///    axis (reshaped to [N, C, H, 1, W, 1], padded to [N, C, H, sh, W, sw],
+///    reshaped back), so that a stride-1 convolution visits every product;
+///  * the weight [Cin, Cout/g, kh, kw] is flipped in both spatial axes and
+///    its channel axes swapped within each group: [Cout, Cin/g, kh, kw];
+///  * the convolution pads each side by (k - 1) * d minus the transposed
+///    convolution's pad (plus output_padding at the end, minus the trailing
+///    zeros the reshape added); a negative amount crops the input instead.
+FailureOr<Results> buildConvTranspose(BuildContext &ctx) {
+  if (ctx.rank(0) != 4 || ctx.rank(1) != 4) {
+    ctx.attrs.invalid("only 2-D transposed convolution (rank-4 input and weight) is supported");
+    return failure();
+  }
+  const ArrayRef<int64_t> x = ctx.shape(0), w = ctx.shape(1);
+  const std::vector<int64_t> weightKernel(w.begin() + 2, w.end());
+  const std::vector<int64_t> kernel = ctx.attrs.getInts("kernel_shape", weightKernel);
+  if (kernel != weightKernel) {
+    ctx.attrs.invalid("attribute 'kernel_shape' does not match the weight's spatial shape");
+    return failure();
+  }
+  const int64_t group = ctx.attrs.getInt("group", 1);
+  const auto strides = ctx.attrs.getInts("strides", {1, 1});
+  const auto dilations = ctx.attrs.getInts("dilations", {1, 1});
+  const auto outputPadding = ctx.attrs.getInts("output_padding", {0, 0});
+  const std::string autoPad = ctx.attrs.getString("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = ctx.attrs.getInts("pads", {0, 0, 0, 0});
+  std::vector<int64_t> outputShape = ctx.attrs.getInts("output_shape", {});
+  if (strides.size() != 2 || dilations.size() != 2 || outputPadding.size() != 2 || pads.size() != 4) {
+    ctx.attrs.invalid("'strides', 'dilations' and 'output_padding' need 2 entries and 'pads' 4");
+    return failure();
+  }
+  for (int i = 0; i < 2; ++i)
+    if (strides[i] < 1 || dilations[i] < 1 || outputPadding[i] < 0 || pads[i] < 0 || pads[i + 2] < 0 ||
+        x[2 + i] == kDynamic) {
+      ctx.attrs.invalid("strides and dilations must be >= 1, output_padding and pads >= 0, and the spatial input "
+                        "dimensions static");
+      return failure();
+    }
+  if (group < 1 || w[0] == kDynamic || w[0] % group != 0 || x[1] != w[0]) {
+    ctx.attrs.invalid("the weight's first dimension must be the input's channels (" + Twine(x[1]) +
+                      ") and divisible by 'group' (" + Twine(group) + ")");
+    return failure();
+  }
+  // output_shape (or SAME_*) sets the total padding of each axis.
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+    outputShape = {x[2] * strides[0], x[3] * strides[1]};
+  else if (autoPad == "VALID")
+    pads.assign(4, 0);
+  else if (autoPad != "NOTSET") {
+    ctx.attrs.invalid("attribute 'auto_pad' has unknown value '" + autoPad + "'");
+    return failure();
+  }
+  if (outputShape.size() > 2)
+    outputShape.erase(outputShape.begin(), outputShape.end() - 2); // [N, C, H, W] given whole
+  if (!outputShape.empty()) {
+    if (outputShape.size() != 2) {
+      ctx.attrs.invalid("attribute 'output_shape' needs the 2 spatial sizes");
+      return failure();
+    }
+    // ONNX's rule, with Python's floor division: a negative total (an
+    // output larger than the input reaches) pads with zeros instead.
+    auto floorHalf = [](int64_t total) { return total >= 0 ? total / 2 : -((1 - total) / 2); };
+    for (int i = 0; i < 2; ++i) {
+      const int64_t total =
+          strides[i] * (x[2 + i] - 1) + outputPadding[i] + (kernel[i] - 1) * dilations[i] + 1 - outputShape[i];
+      const bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? floorHalf(total) : total - floorHalf(total);
+      pads[i + 2] = upper ? total - floorHalf(total) : floorHalf(total);
+    }
+  }
+
+  // The weight: flipped, channels swapped within each group.
+  const int64_t inPerGroup = w[0] / group, outPerGroup = w[1];
+  auto flipped = ctx.create<SliceOp>(ctx.operand(1), ctx.ints({0, 0, w[2] - 1, w[3] - 1}),
+                                     ctx.ints({w[0], w[1], -1, -1}), ctx.ints({1, 1, -1, -1}));
+  if (failed(flipped))
+    return failure();
+  auto grouped = ctx.create<ReshapeOp>(*flipped, ctx.ints({group, inPerGroup, outPerGroup, w[2], w[3]}));
+  if (failed(grouped))
+    return failure();
+  auto swapped = ctx.create<TransposeOp>(*grouped, ctx.ints({0, 2, 1, 3, 4}));
+  if (failed(swapped))
+    return failure();
+  auto weight = ctx.create<ReshapeOp>(*swapped, ctx.ints({group * outPerGroup, inPerGroup, w[2], w[3]}));
+  if (failed(weight))
+    return failure();
+
+  // The input with stride - 1 zeros after each element.
+  Value input = ctx.operand(0);
+  if (strides[0] > 1 || strides[1] > 1) {
+    auto spread = ctx.create<ReshapeOp>(input, ctx.ints({0, x[1], x[2], 1, x[3], 1}));
+    if (failed(spread))
+      return failure();
+    auto zeros = ctx.create<PadOp>(*spread, ctx.ints({0, 0, 0, 0, 0, 0, 0, 0, 0, strides[0] - 1, 0, strides[1] - 1}),
+                                   ctx.builder.getStringAttr("constant"), ctx.f32(0.0f));
+    if (failed(zeros))
+      return failure();
+    auto merged = ctx.create<ReshapeOp>(*zeros, ctx.ints({0, x[1], x[2] * strides[0], x[3] * strides[1]}));
+    if (failed(merged))
+      return failure();
+    input = *merged;
+  }
+  std::vector<int64_t> convPads(4), starts(4, 0), ends(4), steps(4, 1);
+  bool crop = false;
+  ends[0] = x[0] == kDynamic ? rules::kSliceToEnd : x[0];
+  ends[1] = x[1];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t extent = x[2 + i] * strides[i];
+    const int64_t reach = (kernel[i] - 1) * dilations[i];
+    const int64_t begin = reach - pads[i];
+    const int64_t end = reach - pads[i + 2] + outputPadding[i] - (strides[i] - 1);
+    starts[2 + i] = std::max<int64_t>(0, -begin);
+    ends[2 + i] = extent - std::max<int64_t>(0, -end);
+    convPads[i] = std::max<int64_t>(0, begin);
+    convPads[i + 2] = std::max<int64_t>(0, end);
+    crop = crop || begin < 0 || end < 0;
+    if (ends[2 + i] <= starts[2 + i]) {
+      ctx.attrs.invalid("the pads leave no output");
+      return failure();
+    }
+  }
+  if (crop) {
+    auto cropped = ctx.create<SliceOp>(input, ctx.ints(starts), ctx.ints(ends), ctx.ints(steps));
+    if (failed(cropped))
+      return failure();
+    input = *cropped;
+  }
+  return single(ctx.create<ConvOp>(input, *weight, ctx.operand(2), ctx.ints({1, 1}), ctx.ints(convPads),
+                                   ctx.ints(dilations), ctx.i64(group)));
+}
+
 FailureOr<Results> buildBatchNorm(BuildContext &ctx) {
   float epsilon = ctx.attrs.getFloat("epsilon", 1e-5f);
   ctx.attrs.ignore("momentum"); // only used in training
@@ -710,6 +843,7 @@ constexpr size_t kVariadic = ~size_t(0);
 const llvm::StringMap<OpSpec> &opTable() {
   static const llvm::StringMap<OpSpec> table = {
       {"Conv", {2, 3, buildConv}},
+      {"ConvTranspose", {2, 3, buildConvTranspose}},
       {"BatchNormalization", {5, 5, buildBatchNorm}},
       {"Relu", {1, 1, buildUnary<ReluOp>}},
       {"Sigmoid", {1, 1, buildUnary<SigmoidOp>}},

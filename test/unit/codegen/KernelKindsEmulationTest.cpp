@@ -404,3 +404,104 @@ func.func @main(%x: tensor<?x3x5x7xf32> {fuse.name = "x"})
 )mlir",
                         2);
 }
+
+namespace {
+
+struct ConvTransposeCase {
+  int64_t group;
+  std::vector<int64_t> strides, pads, outputPadding, dilations;
+};
+
+/// out[n, oc, oh, ow] = b[oc] + sum of x[n, ic, ih, iw] * w[ic, oc % (Cout/g), kh, kw] over the input channels ic
+/// of oc's group and every oh = ih*sh + kh*dh - ph (ow likewise): the transposed convolution by its definition.
+std::vector<float> convTransposeByDefinition(const runtime::Tensor &x, const std::vector<float> &w,
+                                             const std::vector<float> &b, const runtime::Shape &wShape,
+                                             const ConvTransposeCase &c, const runtime::Shape &outShape) {
+  const int64_t n = x.shape()[0], cin = x.shape()[1], h = x.shape()[2], wd = x.shape()[3];
+  const int64_t outPerGroup = wShape[1], inPerGroup = cin / c.group, kh = wShape[2], kw = wShape[3];
+  const int64_t oh = outShape[2], ow = outShape[3], cout = outShape[1];
+  std::vector<float> out(static_cast<size_t>(n * cout * oh * ow));
+  for (int64_t in = 0; in < n; ++in)
+    for (int64_t oc = 0; oc < cout; ++oc)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z) {
+          double sum = b[static_cast<size_t>(oc)];
+          const int64_t g = oc / outPerGroup;
+          for (int64_t ic = g * inPerGroup; ic < (g + 1) * inPerGroup; ++ic)
+            for (int64_t ky = 0; ky < kh; ++ky)
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t sy = y + c.pads[0] - ky * c.dilations[0], sx = z + c.pads[1] - kx * c.dilations[1];
+                if (sy < 0 || sx < 0 || sy % c.strides[0] || sx % c.strides[1])
+                  continue;
+                const int64_t iy = sy / c.strides[0], ix = sx / c.strides[1];
+                if (iy >= h || ix >= wd)
+                  continue;
+                sum += static_cast<double>(x.values()[static_cast<size_t>(((in * cin + ic) * h + iy) * wd + ix)]) *
+                       w[static_cast<size_t>(((ic * outPerGroup + oc % outPerGroup) * kh + ky) * kw + kx)];
+              }
+          out[static_cast<size_t>(((in * cout + oc) * oh + y) * ow + z)] = static_cast<float>(sum);
+        }
+  return out;
+}
+
+} // namespace
+
+// ConvTranspose is lowered at import (zero insertion, a flipped and regrouped
+// weight, a stride-1 Conv, a crop where the pads exceed the kernel's reach):
+// its pads, reshapes, negative-step slice and conv run as generated kernels,
+// against the CPU backend and against the definition.
+TEST_CASE("emul: ConvTranspose lowered to a convolution matches its definition", "[codegen][emul]") {
+  const ConvTransposeCase cases[] = {
+      {1, {2, 2}, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {2, {2, 1}, {1, 0, 0, 1}, {1, 0}, {1, 2}},
+      {2, {3, 2}, {3, 2, 2, 3}, {0, 1}, {1, 1}}, // pads beyond (k - 1) * d: a crop
+  };
+  for (const ConvTransposeCase &c : cases) {
+    INFO("group " << c.group << ", strides " << c.strides[0] << "x" << c.strides[1] << ", pads " << c.pads[0] << ","
+                  << c.pads[1] << "," << c.pads[2] << "," << c.pads[3]);
+    const runtime::Shape wShape = {4, 3, 3, 3}; // [Cin, Cout/group, kh, kw]
+    std::vector<float> w, b;
+    for (int64_t i = 0; i < 4 * 3 * 3 * 3; ++i)
+      w.push_back(static_cast<float>((i * 37) % 23) / 23.0f - 0.45f);
+    const int64_t cout = 3 * c.group;
+    for (int64_t i = 0; i < cout; ++i)
+      b.push_back(0.1f * static_cast<float>(i) - 0.2f);
+    nlohmann::json graph = {{"format", "fusec-graph"},
+                            {"version", 1},
+                            {"inputs", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"batch", 4, 5, 6}}}}},
+                            {"outputs", {"y"}},
+                            {"constants",
+                             {{"w", {{"dtype", "f32"}, {"shape", wShape}, {"data", w}}},
+                              {"b", {{"dtype", "f32"}, {"shape", {cout}}, {"data", b}}}}},
+                            {"nodes",
+                             {{{"name", "up"},
+                               {"op", "ConvTranspose"},
+                               {"inputs", {"x", "w", "b"}},
+                               {"outputs", {"t"}},
+                               {"attrs",
+                                {{"group", c.group},
+                                 {"strides", c.strides},
+                                 {"pads", c.pads},
+                                 {"output_padding", c.outputPadding},
+                                 {"dilations", c.dilations}}}},
+                              {{"name", "act"}, {"op", "Relu"}, {"inputs", {"t"}}, {"outputs", {"y"}}}}}};
+    auto context = createContext();
+    auto module = test::importJsonAndFuse(*context, graph.dump(), "conv_transpose.json");
+    auto bytes = buildPlan(*module, PlanOptions());
+    REQUIRE(mlir::succeeded(bytes));
+    auto plan = std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(*bytes, "conv_transpose"));
+    const int batch = 2;
+    auto inputs = runtime::makeRandomInputs(*plan, batch, 11);
+    runtime::Session session(plan, runtime::Device::Cpu);
+    const runtime::Tensor expected = session.run(batch, inputs).at("y");
+    std::vector<float> definition = convTransposeByDefinition(inputs.at("x"), w, b, wShape, c, expected.shape());
+    for (float &value : definition)
+      value = std::max(value, 0.0f);
+    std::string report;
+    if (!test::allClose(expected, runtime::Tensor(expected.shape(), definition), 1e-5, 1e-5, report))
+      FAIL_CHECK("the CPU backend vs the definition: " << report);
+    const runtime::Tensor emulated = test::emulate(*module, inputs, batch).at("y");
+    if (!test::allClose(emulated, expected, 1e-4, 1e-5, report))
+      FAIL_CHECK("emulated kernels vs the CPU backend: " << report);
+  }
+}

@@ -145,6 +145,8 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
 const std::map<std::string, std::string> &importRejectedVariants() {
   static const std::map<std::string, std::string> variants = {
       {"test_averagepool_1d_default", "fusec pools 2-D only"},
+      {"test_convtranspose_1d", "fusec's transposed convolution is 2-D only"},
+      {"test_convtranspose_3d", "fusec's transposed convolution is 2-D only"},
       {"test_averagepool_3d_default", "fusec pools 2-D only"},
       {"test_maxpool_1d_default", "fusec pools 2-D only"},
       {"test_maxpool_3d_default", "fusec pools 2-D only"},
