@@ -163,6 +163,7 @@ private:
   FailureOr<Results> foldTranspose();
   FailureOr<Results> foldRange();
   FailureOr<Results> foldBinary();
+  FailureOr<Results> foldScatterND();
   FailureOr<SymbolicInt> applyInt(SymbolicInt lhs, SymbolicInt rhs);
 
   const onnx::NodeProto &node;
@@ -181,7 +182,7 @@ const llvm::StringMap<NodeFolder::Method> &NodeFolder::methods() {
       {"Flatten", &NodeFolder::foldFlatten},     {"Transpose", &NodeFolder::foldTranspose},
       {"Range", &NodeFolder::foldRange},         {"Add", &NodeFolder::foldBinary},
       {"Sub", &NodeFolder::foldBinary},          {"Mul", &NodeFolder::foldBinary},
-      {"Div", &NodeFolder::foldBinary},
+      {"Div", &NodeFolder::foldBinary},          {"ScatterND", &NodeFolder::foldScatterND},
   };
   return table;
 }
@@ -733,6 +734,79 @@ FailureOr<Results> NodeFolder::foldBinary() {
 }
 
 } // namespace
+
+/// ScatterND: a copy of `data` in which each index tuple (the last axis of
+/// `indices`, k entries) selects an element or a slice (rank r - k) that
+/// the matching part of `updates` replaces, or combines with under
+/// `reduction` ("add", "mul", "max", "min"; opset 16+). Tuples apply in
+/// order, so with duplicates the last one wins (ONNX leaves that undefined).
+/// What exporters emit for in-place slice assignments on constants (the
+/// shifted-window mask of Swin transformers).
+FailureOr<Results> NodeFolder::foldScatterND() {
+  auto data = required(0);
+  auto indices = staticInts(1, "indices");
+  auto updates = required(2);
+  if (failed(data) || failed(indices) || failed(updates))
+    return failure();
+  std::string reduction = "none";
+  if (const onnx::AttributeProto *attribute = findAttribute(node, "reduction"))
+    reduction = attribute->s();
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+    return error() << "unknown reduction '" << reduction << "'";
+  const KnownTensor &source = **data, &update = **updates;
+  if (source.kind != update.kind)
+    return error() << "'data' and 'updates' must have one element type";
+  const Shape &indexShape = input(1)->shape;
+  const int64_t rank = source.shape.size();
+  const int64_t k = indexShape.empty() ? 0 : indexShape.back();
+  if (k < 1 || k > rank)
+    return error() << "the last dimension of 'indices' (" << k << ") must be between 1 and the rank of 'data' (" << rank
+                   << ")";
+  Shape expected(indexShape.begin(), indexShape.end() - 1);
+  expected.insert(expected.end(), source.shape.begin() + k, source.shape.end());
+  if (update.shape != expected)
+    return error() << "'updates' has shape " << fuse::shapeToString(update.shape) << ", but 'indices' and 'data' need "
+                   << fuse::shapeToString(expected);
+  if (reduction != "none" && (source.dependsOnBatch() || update.dependsOnBatch()))
+    return error() << "a reduction over the batch size has no value";
+  const Shape strides = stridesOf(source.shape);
+  const int64_t slice = numElements(ArrayRef<int64_t>(source.shape).drop_front(k));
+  const int64_t tuples = numElements(ArrayRef<int64_t>(indexShape).drop_back());
+  KnownTensor result = source;
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t index = (*indices)[t * k + j];
+      const int64_t dim = source.shape[j];
+      if (index < -dim || index >= dim)
+        return error() << "index " << index << " is out of range for a dimension of " << dim;
+      offset += (index < 0 ? index + dim : index) * strides[j];
+    }
+    for (int64_t e = 0; e < slice; ++e) {
+      const size_t to = offset + e, from = t * slice + e;
+      if (result.isFloat()) {
+        float &value = result.floats[to];
+        const float other = update.floats[from];
+        value = reduction == "add"   ? value + other
+                : reduction == "mul" ? value * other
+                : reduction == "max" ? std::max(value, other)
+                : reduction == "min" ? std::min(value, other)
+                                     : other;
+        value = roundToOnnxType(value, result.elemType);
+      } else if (reduction == "none") {
+        result.ints[to] = update.ints[from];
+      } else {
+        int64_t &value = result.ints[to].value;
+        const int64_t other = update.ints[from].value;
+        value = reduction == "add"   ? value + other
+                : reduction == "mul" ? value * other
+                : reduction == "max" ? std::max(value, other)
+                                     : std::min(value, other);
+      }
+    }
+  }
+  return Results{std::move(result)};
+}
 
 bool isFoldableOnnxOp(StringRef opType) { return NodeFolder::methods().count(opType); }
 

@@ -953,3 +953,77 @@ TEST_CASE("a Slice whose end is the batch size keeps the batch whole and other b
                                      Catch::Contains("Gather indices are 'f32'; they must be int64 or int32"));
   }
 }
+
+// ScatterND on constants (what exporters write for slice assignments, as in
+// Swin's shifted-window mask) is evaluated at import: elements and slices,
+// negative indices, and the opset-16 reductions.
+TEST_CASE("ScatterND on constants is evaluated at import", "[onnx][fold]") {
+  TestModel model(/*opset=*/16);
+  model.input("x", {"batch", "8"});
+  model.input("x2", {"batch", "2", "3"});
+  model.initializer("data", onnx::TensorProto::FLOAT, {8}, rawBytes(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}));
+  model.initializer("indices", onnx::TensorProto::INT64, {4, 1}, rawBytes(std::vector<int64_t>{4, 3, 1, 7}));
+  model.initializer("updates", onnx::TensorProto::FLOAT, {4}, rawBytes(std::vector<float>{9, 10, 11, 12}));
+  model.node("ScatterND", {"data", "indices", "updates"}, {"scattered"}, "scatter");
+  model.node("Add", {"x", "scattered"}, {"y"}, "add");
+  model.initializer("grid", onnx::TensorProto::FLOAT, {2, 3}, rawBytes(std::vector<float>{1, 2, 3, 4, 5, 6}));
+  model.initializer("cells", onnx::TensorProto::INT64, {3, 2}, rawBytes(std::vector<int64_t>{0, 1, -1, 2, 0, 1}));
+  model.initializer("amounts", onnx::TensorProto::FLOAT, {3}, rawBytes(std::vector<float>{10, 20, 30}));
+  onnx::NodeProto &add = model.node("ScatterND", {"grid", "cells", "amounts"}, {"summed"}, "scatter_add");
+  onnx::AttributeProto &reduction = *add.add_attribute();
+  reduction.set_name("reduction");
+  reduction.set_type(onnx::AttributeProto::STRING);
+  reduction.set_s("add");
+  model.node("Add", {"x2", "summed"}, {"y2"}, "add2");
+  model.output("y");
+  model.output("y2");
+
+  const auto plan = compileModel(model, "scatter_nd");
+  runtime::Session session(plan, runtime::Device::Cpu);
+  const auto outputs = session.run(1, {{"x", runtime::Tensor({1, 8}, std::vector<float>(8, 0.0f))},
+                                       {"x2", runtime::Tensor({1, 2, 3}, std::vector<float>(6, 0.0f))}});
+  CHECK(outputs.at("y").values() == std::vector<float>{1, 11, 3, 10, 9, 6, 7, 12});
+  CHECK(outputs.at("y2").values() == std::vector<float>{1, 42, 3, 4, 5, 26});
+}
+
+TEST_CASE("ScatterND says what it needs: constants, indices in range, matching updates", "[onnx][fold][errors]") {
+  TestModel runtimeData;
+  runtimeData.input("x", {"batch", "8"});
+  runtimeData.initializer("indices", onnx::TensorProto::INT64, {1, 2}, rawBytes(std::vector<int64_t>{0, 1}));
+  runtimeData.initializer("updates", onnx::TensorProto::FLOAT, {1}, rawBytes(std::vector<float>{1}));
+  runtimeData.node("ScatterND", {"x", "indices", "updates"}, {"y"}, "scatter");
+  runtimeData.output("y");
+  TestContext test;
+  CHECK_FALSE(runtimeData.import(test));
+  CHECK_THAT(test.diagnostics, Catch::Contains("\"scatter\"") &&
+                                   Catch::Contains("ScatterND on run-time values is not supported: fusec evaluates "
+                                                   "ScatterND only at import, and its input 'x' is only known at run "
+                                                   "time"));
+
+  const struct {
+    std::vector<int64_t> indexDims, indices;
+    std::vector<int64_t> updateDims;
+    std::string message;
+  } cases[] = {
+      {{1, 1}, {8}, {1}, "index 8 is out of range for a dimension of 8"},
+      {{1, 2}, {0, 0}, {1}, "the last dimension of 'indices' (2) must be between 1 and the rank of 'data' (1)"},
+      {{2, 1}, {0, 1}, {3}, "'updates' has shape [3], but 'indices' and 'data' need [2]"},
+  };
+  for (const auto &c : cases) {
+    INFO(c.message);
+    TestModel model;
+    model.input("x", {"batch", "8"});
+    model.initializer("data", onnx::TensorProto::FLOAT, {8}, rawBytes(std::vector<float>(8, 1.0f)));
+    model.initializer("indices", onnx::TensorProto::INT64, c.indexDims, rawBytes(c.indices));
+    const int64_t updates =
+        std::accumulate(c.updateDims.begin(), c.updateDims.end(), int64_t{1}, std::multiplies<int64_t>());
+    model.initializer("updates", onnx::TensorProto::FLOAT, c.updateDims,
+                      rawBytes(std::vector<float>(static_cast<size_t>(updates), 2.0f)));
+    model.node("ScatterND", {"data", "indices", "updates"}, {"s"}, "scatter");
+    model.node("Add", {"x", "s"}, {"y"}, "add");
+    model.output("y");
+    TestContext bad;
+    CHECK_FALSE(model.import(bad));
+    CHECK_THAT(bad.diagnostics, Catch::Contains("ScatterND cannot be evaluated at import: " + c.message));
+  }
+}
