@@ -78,6 +78,21 @@ std::map<std::string, py::array> runSession(SharedSession &shared, const py::dic
   return arrays;
 }
 
+/// Session::runOnDevice on addresses the Python layer read from the arrays'
+/// interfaces and checked (shapes, types, contiguity); `stream` 0 for none.
+void runSessionOnDevice(SharedSession &shared, int64_t batch, const std::vector<uintptr_t> &inputs,
+                        const std::vector<uintptr_t> &outputs, uintptr_t stream) {
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  for (uintptr_t address : inputs)
+    in.push_back(reinterpret_cast<const void *>(address)); // NOLINT(performance-no-int-to-ptr)
+  for (uintptr_t address : outputs)
+    out.push_back(reinterpret_cast<void *>(address)); // NOLINT(performance-no-int-to-ptr)
+  py::gil_scoped_release released;
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  shared.session->runOnDevice(batch, in, out, reinterpret_cast<void *>(stream)); // NOLINT(performance-no-int-to-ptr)
+}
+
 } // namespace
 
 void bindRuntime(py::module_ &module) {
@@ -125,6 +140,9 @@ void bindRuntime(py::module_ &module) {
            py::arg("plan"), py::arg("device"))
       .def_property_readonly("device", [](const SharedSession &self) { return self.session->device(); })
       .def_property_readonly("max_batch", [](const SharedSession &self) { return self.session->maxBatch(); })
+      .def("run_device", &runSessionOnDevice, py::arg("batch"), py::arg("inputs"), py::arg("outputs"),
+           py::arg("stream"),
+           "Runs on device addresses (plan order) ordered on `stream` (0: none); see Session.run_device.")
       .def("run", &runSession, py::arg("inputs"), py::arg("batch"),
            "Runs the plan on a dict of arrays at `batch` (0: inferred from the inputs); returns a dict of arrays.");
 }

@@ -97,6 +97,95 @@ class Session:
         size is read from the inputs unless given."""
         return self._session.run(dict(inputs), 0 if batch is None else int(batch))
 
+    def run_device(self, inputs, outputs, batch=None, stream=None):
+        """Runs the plan on arrays already in the device's memory, writing
+        into `outputs`, without copies through the host.
+
+        inputs, outputs: dicts naming every plan input and output. On CUDA,
+        objects with __cuda_array_interface__ (PyTorch CUDA tensors, CuPy
+        and Numba arrays) on the session's device; on the CPU backend, whose
+        device memory is host memory, numpy arrays (__array_interface__).
+        Each is C-contiguous, in its tensor's dtype (bf16 as 2-byte raw
+        bits: uint16), with the plan's shape at `batch` (read from the first
+        input with a batch dimension unless given); outputs are writable.
+        stream: None, a CUstream handle (int), or an object with
+        `cuda_stream` (torch.cuda.Stream) or `ptr` (cupy Stream). With a
+        stream the run is ordered after the stream's earlier work and before
+        its later work, and the call returns once it is enqueued; without
+        one it returns when the run has finished.
+        """
+        on_cuda = self.device != "cpu"
+        interface = "__cuda_array_interface__" if on_cuda else "__array_interface__"
+        where = "CUDA device memory (__cuda_array_interface__)" if on_cuda else "host memory (numpy arrays)"
+        inputs, outputs = dict(inputs), dict(outputs)
+        for given, described, role in ((inputs, self.plan.inputs, "input"), (outputs, self.plan.outputs, "output")):
+            names = {tensor["name"] for tensor in described}
+            for name in given:
+                if name not in names:
+                    raise Error("'%s' is not an %s of the plan" % (name, role))
+            for tensor in described:
+                if tensor["name"] not in given:
+                    raise Error("%s '%s' is missing: run_device takes every %s" % (role, tensor["name"], role))
+        if batch is None:
+            batch = 1
+            for tensor in self.plan.inputs:
+                if tensor["shape"] and tensor["shape"][0] is None:
+                    batch = int(_array_interface(inputs[tensor["name"]], interface, where, tensor["name"])["shape"][0])
+                    break
+        batch = int(batch)
+        addresses = []
+        for given, described, writable in ((inputs, self.plan.inputs, False), (outputs, self.plan.outputs, True)):
+            addresses.append([_device_address(given[tensor["name"]], tensor, batch, interface, where, writable)
+                              for tensor in described])
+        self._session.run_device(batch, addresses[0], addresses[1], _stream_handle(stream))
+
+
+#: typestr of each plan dtype in the array interfaces (bf16: its raw bits).
+_TYPESTRS = {"f32": ("<f4",), "f16": ("<f2",), "bf16": ("<u2", "<V2"), "i64": ("<i8",), "i32": ("<i4",),
+             "i1": ("|b1",)}
+
+
+def _array_interface(array, interface, where, name):
+    description = getattr(array, interface, None)
+    if description is None:
+        raise Error("'%s' is a %s, not an array in %s" % (name, type(array).__name__, where))
+    return description
+
+
+def _device_address(array, tensor, batch, interface, where, writable):
+    name = tensor["name"]
+    description = _array_interface(array, interface, where, name)
+    shape = tuple(int(d) for d in description["shape"])
+    want = tuple(batch if d is None else d for d in tensor["shape"])
+    if shape != want:
+        raise Error("'%s' has shape %s, the plan's at batch %d is %s" % (name, shape, batch, want))
+    typestr = description["typestr"]
+    if typestr not in _TYPESTRS[tensor["dtype"]]:
+        raise Error("'%s' has typestr %s, the plan takes %s (%s); arrays are not converted"
+                    % (name, typestr, tensor["dtype"], " or ".join(_TYPESTRS[tensor["dtype"]])))
+    strides = description.get("strides")
+    if strides is not None:
+        itemsize = int(typestr[2:])
+        expected, step = [], itemsize
+        for extent in reversed(shape):
+            expected.insert(0, step)
+            step *= extent
+        if any(extent > 1 and int(s) != e for s, e, extent in zip(strides, expected, shape)):
+            raise Error("'%s' is not C-contiguous (strides %s); pass a contiguous copy" % (name, tuple(strides)))
+    address, read_only = description["data"]
+    if writable and read_only:
+        raise Error("output '%s' is read-only" % name)
+    return int(address)
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return 0
+    for attribute in ("cuda_stream", "ptr"):
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    return int(stream)
+
 
 def _model_suffix(data, model_format):
     if model_format is not None:

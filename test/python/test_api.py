@@ -145,3 +145,83 @@ def test_sessions_of_one_plan_run_on_many_threads_and_lose_nothing():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def mlp_session(device="cpu"):
+    plan = fusec.compile(MODELS / "mlp" / "model.onnx", target="cpu")
+    return plan, fusec.Session(plan, device=device)
+
+
+def device_arrays(plan, batch, seed=3):
+    """Random inputs and zeroed outputs for every tensor of `plan` at `batch`."""
+    rng = numpy.random.default_rng(seed)
+    def shape_of(tensor):
+        return tuple(batch if d is None else d for d in tensor["shape"])
+    inputs = {t["name"]: rng.standard_normal(shape_of(t)).astype(t["numpy_dtype"]) for t in plan.inputs}
+    outputs = {t["name"]: numpy.zeros(shape_of(t), t["numpy_dtype"]) for t in plan.outputs}
+    return inputs, outputs
+
+
+def test_run_device_writes_into_the_callers_arrays_like_run():
+    plan, session = mlp_session()
+    for batch in (1, 3):
+        inputs, outputs = device_arrays(plan, batch)
+        session.run_device(inputs, outputs)
+        expected = session.run(inputs)
+        for name, array in outputs.items():
+            numpy.testing.assert_array_equal(array, expected[name])
+        session.run_device(inputs, outputs, batch=batch)
+
+
+class CudaArrayLookalike:
+    """Exposes only __cuda_array_interface__, as a CuPy array would."""
+    def __init__(self, array):
+        self.__cuda_array_interface__ = dict(array.__array_interface__, version=3)
+
+
+def test_run_device_checks_every_array_before_running():
+    plan, session = mlp_session()
+    inputs, outputs = device_arrays(plan, 2)
+    input_name = plan.inputs[0]["name"]
+    output_name = plan.outputs[0]["name"]
+
+    def expect(message, inputs=inputs, outputs=outputs, **options):
+        with pytest.raises(fusec.Error, match=message):
+            session.run_device(inputs, outputs, **options)
+
+    expect("output '%s' is missing: run_device takes every output" % output_name, outputs={})
+    expect("'extra' is not an input of the plan", inputs=dict(inputs, extra=inputs[input_name]))
+    wrong_type = dict(inputs, **{input_name: inputs[input_name].astype(numpy.float64)})
+    expect("'%s' has typestr <f8, the plan takes f32 \\(<f4\\); arrays are not converted" % input_name,
+           inputs=wrong_type)
+    wrong_shape = dict(inputs, **{input_name: inputs[input_name][:, :-1].copy()})
+    expect("'%s' has shape .*, the plan's at batch 2 is" % input_name, inputs=wrong_shape)
+    column_major = dict(inputs, **{input_name: numpy.asfortranarray(inputs[input_name])})
+    expect("'%s' is not C-contiguous" % input_name, inputs=column_major)
+    frozen = outputs[output_name].copy()
+    frozen.flags.writeable = False
+    expect("output '%s' is read-only" % output_name, outputs=dict(outputs, **{output_name: frozen}))
+    expect("'%s' is a list, not an array in host memory" % input_name,
+           inputs=dict(inputs, **{input_name: inputs[input_name].tolist()}))
+    on_gpu = dict(inputs, **{input_name: CudaArrayLookalike(inputs[input_name])})
+    expect("'%s' is a CudaArrayLookalike, not an array in host memory \\(numpy arrays\\)" % input_name,
+           inputs=on_gpu)
+    expect("the cpu backend has no streams: run on device buffers with a null stream", stream=12345)
+
+
+def test_run_device_on_cuda_arrays_and_a_stream():
+    torch = pytest.importorskip("torch", reason="run_device on CUDA arrays is tested with torch's CUDA tensors")
+    if not torch.cuda.is_available():
+        pytest.skip("no GPU: torch finds no CUDA device")
+    plan = fusec.compile(MODELS / "mlp" / "model.onnx", target="sm_90")
+    session = fusec.Session(plan, device="cuda")
+    inputs, outputs = device_arrays(plan, 4)
+    expected = session.run(inputs)
+    stream = torch.cuda.Stream()
+    on_device = {name: torch.from_numpy(array).cuda() for name, array in inputs.items()}
+    results = {name: torch.zeros(array.shape, dtype=torch.float32, device="cuda") for name, array in outputs.items()}
+    with torch.cuda.stream(stream):
+        session.run_device(on_device, results, stream=stream)
+    stream.synchronize()
+    for name, array in results.items():
+        numpy.testing.assert_allclose(array.cpu().numpy(), expected[name], rtol=1e-4, atol=1e-5)
