@@ -28,22 +28,6 @@ std::shared_ptr<const Plan> planFrom(const json &manifest) {
       Plan::fromBytes(plan::encodePlan(manifest, test::hostStepPlanSections()), "host.plan"));
 }
 
-/// Distinct, sign-mixed rows so that a misplaced row or stale padding shows.
-Tensor inputRows(int64_t batch, float seed) {
-  std::vector<float> values(static_cast<size_t>(batch * 4));
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] = seed + 0.37f * static_cast<float>(i) - static_cast<float>(i % 3) * 1.5f;
-  return Tensor({batch, 4}, values);
-}
-
-void requireHostStepOutputs(Session &session, int64_t batch, float seed) {
-  INFO("batch " << batch);
-  const Tensor x = inputRows(batch, seed);
-  const auto outputs = session.run(batch, {{"x", x}});
-  test::requireTensor(outputs.at("y"), {batch, 4}, test::hostStepPlanY(x.values()), 1e-5f);
-  test::requireTensor(outputs.at("z"), {batch, 4}, test::hostStepPlanZ(x.values()), 0.0f);
-}
-
 } // namespace
 
 TEST_CASE("graphed, padded and oversized runs match the host") {
@@ -60,13 +44,13 @@ TEST_CASE("graphed, padded and oversized runs match the host") {
     // bucket (16), the second of them grows the overflow workspace.
     float seed = -3.0f;
     for (int64_t batch : {1, 4, 3, 2, 8, 5, 16, 13, 17, 40, 17, 3, 1})
-      requireHostStepOutputs(session, batch, seed += 0.5f);
+      test::requireHostStepOutputs(session, batch, seed += 0.5f);
   }
 }
 
 TEST_CASE("the CUDA backend times whole runs, execution and kernels") {
   Session session(planFrom(test::hostStepPlanManifest()), Device::Cuda, test::cudaTestOptions());
-  const Tensor x = inputRows(3, 1.0f);
+  const Tensor x = test::hostStepInputRows(3, 1.0f);
   std::vector<float> y(12), z(12);
   TimingOptions options;
   options.warmup = 2;
@@ -116,7 +100,7 @@ TEST_CASE("runs on device buffers, ordered on the caller's stream") {
   for (int64_t batch : {3, 1, 16, 4, 17, 2}) {
     for (void *runStream : {static_cast<void *>(stream), static_cast<void *>(nullptr)}) {
       INFO("batch " << batch << (runStream ? ", caller's stream" : ", no stream"));
-      const Tensor input = inputRows(batch, seed += 0.5f);
+      const Tensor input = test::hostStepInputRows(batch, seed += 0.5f);
       const size_t size = static_cast<size_t>(batch) * 4 * sizeof(float);
       // Upload, run and download are all queued before anyone waits: the
       // run must be ordered between them on the caller's stream.

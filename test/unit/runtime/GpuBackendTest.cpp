@@ -30,22 +30,6 @@ using Catch::Contains;
 
 namespace {
 
-/// Distinct, sign-mixed rows so that a misplaced row or stale padding shows.
-Tensor inputRows(int64_t batch, float seed) {
-  std::vector<float> values(static_cast<size_t>(batch * 4));
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] = seed + 0.37f * static_cast<float>(i) - static_cast<float>(i % 3) * 1.5f;
-  return Tensor({batch, 4}, values);
-}
-
-void requireHostStepOutputs(Session &session, int64_t batch, float seed) {
-  INFO("batch " << batch);
-  const Tensor x = inputRows(batch, seed);
-  const auto outputs = session.run(batch, {{"x", x}});
-  test::requireTensor(outputs.at("y"), {batch, 4}, test::hostStepPlanY(x.values()), 1e-5f);
-  test::requireTensor(outputs.at("z"), {batch, 4}, test::hostStepPlanZ(x.values()), 0.0f);
-}
-
 Session sessionOn(const std::shared_ptr<gpu::GpuDriver> &driver, const DeviceOptions &options = {}) {
   const auto plan = test::hostStepPlan();
   return Session(plan, std::make_unique<gpu::GpuBackend>(plan, driver, options));
@@ -72,7 +56,7 @@ TEST_CASE("a registered GPU driver runs graphed, padded and oversized batches") 
     // bucket (16), the second of them grows the overflow workspace.
     float seed = -3.0f;
     for (int64_t batch : {1, 4, 3, 2, 8, 5, 16, 13, 17, 40, 17, 3, 1})
-      requireHostStepOutputs(session, batch, seed += 0.5f);
+      test::requireHostStepOutputs(session, batch, seed += 0.5f);
     const test::HostGpuCounters after = test::hostGpuCounters(*driver);
     if (options.useGraphs) {
       // Two segments (around the host step) for each of the five buckets.
@@ -98,7 +82,7 @@ TEST_CASE("device-buffer runs are ordered on the caller's stream of a registered
   for (int64_t batch : {3, 1, 16, 4, 17, 2}) {
     for (void *stream : {caller.get(), static_cast<void *>(nullptr)}) {
       INFO("batch " << batch << (stream ? ", caller's stream" : ", no stream"));
-      const Tensor input = inputRows(batch, seed += 0.5f);
+      const Tensor input = test::hostStepInputRows(batch, seed += 0.5f);
       const size_t size = static_cast<size_t>(batch) * 4 * sizeof(float);
       // The driver runs nothing until the host waits, and then interleaves
       // the streams: without the event joins, the session's copies would
@@ -121,7 +105,7 @@ TEST_CASE("device-buffer runs are ordered on the caller's stream of a registered
 TEST_CASE("the GPU backend times runs and each device step on a registered driver") {
   const auto driver = test::makeHostGpuDriver();
   Session session = sessionOn(driver);
-  const Tensor x = inputRows(3, 1.0f);
+  const Tensor x = test::hostStepInputRows(3, 1.0f);
   std::vector<float> y(12), z(12);
   TimingOptions options;
   options.warmup = 1;
@@ -146,13 +130,13 @@ TEST_CASE("the last session on a driver frees every device object, the weights l
     Session first = sessionOn(driver);
     {
       Session second = sessionOn(driver);
-      requireHostStepOutputs(first, 3, 1.0f);
-      requireHostStepOutputs(second, 17, 2.0f);
+      test::requireHostStepOutputs(first, 3, 1.0f);
+      test::requireHostStepOutputs(second, 17, 2.0f);
     }
     const test::HostGpuCounters one = test::hostGpuCounters(*driver);
     CHECK(one.liveStreams == 1);
     CHECK(one.liveAllocations > 0);
-    requireHostStepOutputs(first, 5, 3.0f); // the shared weights outlived the second session
+    test::requireHostStepOutputs(first, 5, 3.0f); // the shared weights outlived the second session
   }
   const test::HostGpuCounters none = test::hostGpuCounters(*driver);
   CHECK(none.liveAllocations == 0);
@@ -173,9 +157,9 @@ TEST_CASE("a kernel that fails on the device fails the run with the driver's mes
   test::HostGpuOptions options;
   options.runner = std::make_shared<FailingRunner>();
   Session session = sessionOn(test::makeHostGpuDriver(options));
-  CHECK_THROWS_WITH(session.run(2, {{"x", inputRows(2, 0.0f)}}), Contains("kernel 'k0_mul' trapped"));
+  CHECK_THROWS_WITH(session.run(2, {{"x", test::hostStepInputRows(2, 0.0f)}}), Contains("kernel 'k0_mul' trapped"));
   // The session stays usable for the next request.
-  CHECK_THROWS_WITH(session.run(1, {{"x", inputRows(1, 0.0f)}}), Contains("trapped"));
+  CHECK_THROWS_WITH(session.run(1, {{"x", test::hostStepInputRows(1, 0.0f)}}), Contains("trapped"));
 }
 
 TEST_CASE("sessions of a registered driver run on several threads at once", "[threads]") {
@@ -189,7 +173,7 @@ TEST_CASE("sessions of a registered driver run on several threads at once", "[th
         Session session(plan, "host-gpu");
         for (int request = 0; request < 12; ++request) {
           const int64_t batch = 1 + (t * 7 + request * 5) % 19;
-          const Tensor x = inputRows(batch, static_cast<float>(t) - 0.5f * static_cast<float>(request));
+          const Tensor x = test::hostStepInputRows(batch, static_cast<float>(t) - 0.5f * static_cast<float>(request));
           const auto outputs = session.run(batch, {{"x", x}});
           const std::vector<float> want = test::hostStepPlanY(x.values());
           const std::vector<float> &got = outputs.at("y").values();

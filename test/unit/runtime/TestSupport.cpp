@@ -397,4 +397,19 @@ std::shared_ptr<const runtime::Plan> hostStepPlan() {
   return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(hostStepPlanBytes(), "host.plan"));
 }
 
+runtime::Tensor hostStepInputRows(int64_t batch, float seed) {
+  std::vector<float> values(static_cast<size_t>(batch * 4));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = seed + 0.37f * static_cast<float>(i) - static_cast<float>(i % 3) * 1.5f;
+  return runtime::Tensor({batch, 4}, values);
+}
+
+void requireHostStepOutputs(runtime::Session &session, int64_t batch, float seed) {
+  INFO("batch " << batch);
+  const runtime::Tensor x = hostStepInputRows(batch, seed);
+  const auto outputs = session.run(batch, {{"x", x}});
+  requireTensor(outputs.at("y"), {batch, 4}, hostStepPlanY(x.values()), 1e-5f);
+  requireTensor(outputs.at("z"), {batch, 4}, hostStepPlanZ(x.values()), 0.0f);
+}
+
 } // namespace fusec::test

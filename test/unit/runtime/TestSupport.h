@@ -2,6 +2,7 @@
 #ifndef FUSEC_TEST_UNIT_RUNTIME_TESTSUPPORT_H
 #define FUSEC_TEST_UNIT_RUNTIME_TESTSUPPORT_H
 
+#include "runtime/Session.h"
 #include "runtime/Tensor.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanContainer.h"
@@ -93,6 +94,12 @@ extern const std::vector<float> kHostStepPlanWeight;
 /// y and z of the host step plan, computed directly for `x` rows of 4.
 std::vector<float> hostStepPlanY(const std::vector<float> &x);
 std::vector<float> hostStepPlanZ(const std::vector<float> &x);
+/// An input x of the host step plan at `batch`: distinct, sign-mixed rows,
+/// so that a misplaced row or stale padding shows.
+runtime::Tensor hostStepInputRows(int64_t batch, float seed);
+/// Runs `session` (of the host step plan) at `batch` on hostStepInputRows
+/// and checks y and z against hostStepPlanY and hostStepPlanZ.
+void requireHostStepOutputs(runtime::Session &session, int64_t batch, float seed);
 
 } // namespace fusec::test
 
