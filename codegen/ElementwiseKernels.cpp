@@ -67,8 +67,9 @@ FailureOr<std::string> emitGuardedValue(KernelBuilder &builder, Value value, con
 
 /// Resize: per resized axis the source coordinate (rules::
 /// resizeSourceCoordinate's formula in float), then the nearest index, or
-/// the two clamped neighbours and their weights; linear sums the 2^k
-/// neighbours of the k resized axes.
+/// the two (linear) or four (cubic, rules::resizeCubicTaps) clamped
+/// neighbours and their weights; the result sums the 2^k or 4^k neighbours
+/// of the k resized axes.
 FailureOr<std::string> emitResize(KernelBuilder &builder, fuse::ResizeOp resize, std::string &code,
                                   const std::vector<std::string> &out) {
   const std::string indent = "    ";
@@ -76,6 +77,7 @@ FailureOr<std::string> emitResize(KernelBuilder &builder, fuse::ResizeOp resize,
   auto sizes = resize.getSizes();
   auto scales = resize.getScales();
   const bool linear = resize.getMode() == "linear";
+  const bool cubic = resize.getMode() == "cubic";
   const std::string coordinates = resize.getCoordinateTransformationMode().str();
   const std::string nearest = resize.getNearestMode().str();
   // For each axis: the index expressions of its taps and their weights.
@@ -106,6 +108,45 @@ FailureOr<std::string> emitResize(KernelBuilder &builder, fuse::ResizeOp resize,
     auto clamp = [&](const std::string &value) {
       return "(long long)fminf(fmaxf(" + value + ", 0.0f), " + input + ".0f - 1.0f)";
     };
+    if (cubic) {
+      // rules::resizeCubicTaps in float: an integral x takes the taps from
+      // x - 2 with weights (0, 0, 1, 0).
+      const double a = resize.getCubicCoeffA().convertToDouble();
+      const std::string base = builder.fresh("cb"), s = builder.fresh("cs");
+      code += indent + "float " + base + " = floorf(" + x + ");\n";
+      code += indent + "float " + s + " = " + x + " - " + base + ";\n";
+      code += indent + "if (" + s + " == 0.0f) { " + s + " = 1.0f; " + base + " -= 1.0f; }\n";
+      const std::string A = floatLiteral(a), A2 = floatLiteral(a + 2.0), A3 = floatLiteral(a + 3.0),
+                        A5 = floatLiteral(5.0 * a), A8 = floatLiteral(8.0 * a), A4 = floatLiteral(4.0 * a);
+      auto outer = [&](const std::string &d) {
+        return "((" + A + " * " + d + " - " + A5 + ") * " + d + " + " + A8 + ") * " + d + " - " + A4;
+      };
+      auto inner = [&](const std::string &d) {
+        return "(" + A2 + " * " + d + " - " + A3 + ") * " + d + " * " + d + " + 1.0f";
+      };
+      const std::string distances[4] = {"(1.0f + " + s + ")", s, "(1.0f - " + s + ")", "(2.0f - " + s + ")"};
+      const std::string sum = builder.fresh("csum");
+      if (resize.getExcludeOutside())
+        code += indent + "float " + sum + " = 0.0f;\n";
+      for (int i = 0; i < 4; ++i) {
+        const std::string at = builder.fresh("ci"), weight = builder.fresh("cw");
+        code += indent + "const float " + at + " = " + base + " + " + floatLiteral(i - 1) + ";\n";
+        code +=
+            indent + "float " + weight + " = " + (i == 0 || i == 3 ? outer(distances[i]) : inner(distances[i])) + ";\n";
+        if (resize.getExcludeOutside()) {
+          code += indent + "if (" + at + " < 0.0f || " + at + " > " + input + ".0f - 1.0f) " + weight + " = 0.0f;\n";
+          code += indent + sum + " += " + weight + ";\n";
+        }
+        const std::string index = builder.fresh("c");
+        code += indent + "const long long " + index + " = " + clamp(at) + ";\n";
+        indices[d].push_back(index);
+        weights[d].push_back(weight);
+      }
+      if (resize.getExcludeOutside())
+        for (const std::string &weight : weights[d])
+          code += indent + weight + " /= " + sum + ";\n";
+      continue;
+    }
     if (!linear) {
       std::string rounded = nearest == "round_prefer_floor"  ? "ceilf(" + x + " - 0.5f)"
                             : nearest == "round_prefer_ceil" ? "floorf(" + x + " + 0.5f)"

@@ -426,19 +426,24 @@ def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand"> {
 }
 
 def Fuse_ResizeOp : Fuse_OnnxOp<"resize", "Resize"> {
-  let summary = "Resample with nearest or (multi)linear interpolation, as ONNX Resize";
+  let summary = "Resample with nearest, (multi)linear or cubic interpolation, as ONNX Resize";
   let description = [{
     `sizes` is the output extent of each axis (-1 keeps the batch
     dimension); `scales` the factor of each axis's coordinate transform
     (ONNX's scale, or output / input extent when the model gave sizes). The
     modes are ONNX's (runtime/support/OpRules.h: rules::checkResizeModes);
     linear interpolates every resized axis, reading neighbours clamped into
-    the input as ONNX's reference does. ONNX Upsample becomes a Resize
-    (asymmetric coordinates, nearest rounding down).
+    the input as ONNX's reference does; cubic reads four per axis, weighed
+    by Keys' kernel with `cubic_coeff_a` (rules::resizeCubicTaps), with
+    `exclude_outside` dropping (and renormalizing away) the taps outside the
+    input. ONNX Upsample becomes a Resize (asymmetric coordinates, nearest
+    rounding down).
   }];
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$sizes,
                    DenseF32ArrayAttr:$scales, StrAttr:$mode,
-                   StrAttr:$coordinate_transformation_mode, StrAttr:$nearest_mode);
+                   StrAttr:$coordinate_transformation_mode, StrAttr:$nearest_mode,
+                   DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }

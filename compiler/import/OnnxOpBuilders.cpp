@@ -767,15 +767,14 @@ FailureOr<Results> buildResize(BuildContext &ctx) {
   std::string nearest = legacy ? "floor" : ctx.attrs.getString("nearest_mode", "round_prefer_floor");
   if (mode == "bilinear") // Upsample's name in opset 7
     mode = "linear";
-  ctx.attrs.ignore("cubic_coeff_a");
+  const float cubicCoefficient = ctx.attrs.getFloat("cubic_coeff_a", -0.75f);
+  const bool excludeOutside = ctx.attrs.getFlag("exclude_outside", false);
   ctx.attrs.ignore("extrapolation_value"); // tf_crop_and_resize only
   ctx.attrs.ignore("roi");                 // tf_crop_and_resize only
-  ctx.attrs.acceptOnly("exclude_outside", AttrValue::ofInt(0));
   ctx.attrs.acceptOnly("antialias", AttrValue::ofInt(0));
   ctx.attrs.acceptOnly("keep_aspect_ratio_policy", AttrValue::ofString("stretch"));
-  if (mode == "cubic" || coordinates == "tf_crop_and_resize") {
-    ctx.attrs.unsupported(mode == "cubic" ? "mode" : "coordinate_transformation_mode",
-                          "fusec resizes with nearest and linear interpolation, without a region of interest");
+  if (coordinates == "tf_crop_and_resize") {
+    ctx.attrs.unsupported("coordinate_transformation_mode", "fusec resizes without a region of interest");
     return failure();
   }
   std::vector<int64_t> all(rank);
@@ -828,7 +827,8 @@ FailureOr<Results> buildResize(BuildContext &ctx) {
   }
   return single(ctx.create<ResizeOp>(ctx.operand(0), ctx.ints(sizes), ctx.builder.getDenseF32ArrayAttr(scales),
                                      ctx.builder.getStringAttr(mode), ctx.builder.getStringAttr(coordinates),
-                                     ctx.builder.getStringAttr(nearest)));
+                                     ctx.builder.getStringAttr(nearest), ctx.f32(cubicCoefficient),
+                                     ctx.builder.getBoolAttr(excludeOutside)));
 }
 
 struct OpSpec {

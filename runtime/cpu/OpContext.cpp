@@ -86,6 +86,8 @@ float OpContext::epsilonAttr() const {
   return epsilon;
 }
 
+bool OpContext::hasAttr(const char *name) const { return op_.attrs.count(name) != 0; }
+
 std::optional<float> OpContext::optionalFloatAttr(const char *name) const {
   // JSON has no infinities (nlohmann writes them as null), so null is
   // "unbounded" too.

@@ -61,6 +61,8 @@ public:
   /// For attributes whose absence (or null) has a meaning (Clip's bounds).
   std::optional<float> optionalFloatAttr(const char *name) const;
   std::string stringAttr(const char *name) const;
+  /// Whether the op carries `name` (ops whose attributes have defaults).
+  bool hasAttr(const char *name) const;
 
   /// Requires operand `index` to have rank `rank`.
   void expectRank(size_t index, size_t rank) const;

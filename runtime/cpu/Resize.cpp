@@ -1,9 +1,10 @@
-//===- Resize.cpp - Resize (nearest and linear) -----------------------------===//
+//===- Resize.cpp - Resize (nearest, linear and cubic) ----------------------===//
 //
 // ONNX Resize as its reference computes it: every output coordinate maps to
 // an input coordinate per axis (rules::resizeSourceCoordinate); nearest
-// rounds it, linear weighs the two neighbours around it, read clamped into
-// the input (the reference pads with edge values), axis by axis.
+// rounds it, linear weighs the two neighbours around it, cubic the four of
+// rules::resizeCubicTaps, read clamped into the input (the reference pads
+// with edge values), axis by axis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "runtime/cpu/OpRegistry.h"
 #include "runtime/support/OpRules.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace fusec::runtime::cpu {
@@ -19,8 +21,8 @@ namespace {
 
 /// The input indices and weights one output index of an axis reads.
 struct Taps {
-  int64_t index[2] = {0, 0};
-  double weight[2] = {1.0, 0.0};
+  int64_t index[4] = {0, 0, 0, 0};
+  double weight[4] = {1.0, 0.0, 0.0, 0.0};
   int count = 1;
 };
 
@@ -33,6 +35,8 @@ void resize(const OpContext &context) {
   const std::string coordinates = context.stringAttr("coordinate_transformation_mode");
   const std::string nearest = context.stringAttr("nearest_mode");
   context.check(rules::checkResizeModes(mode, coordinates, nearest));
+  const double cubicCoefficient = context.hasAttr("cubic_coeff_a") ? context.floatAttr("cubic_coeff_a") : -0.75;
+  const bool excludeOutside = context.hasAttr("exclude_outside") && context.flagAttr("exclude_outside");
 
   // The shapes here have the batch substituted: a kept axis (-1) is the
   // input's extent.
@@ -54,8 +58,22 @@ void resize(const OpContext &context) {
         tap.index[0] = o;
       } else {
         const double source = rules::resizeSourceCoordinate(coordinates, o, scales[d], input);
+        const auto clampIndex = [&](int64_t i) { return std::min(std::max<int64_t>(i, 0), input - 1); };
         if (mode == "nearest") {
           tap.index[0] = rules::resizeNearestIndex(nearest, source, input);
+        } else if (mode == "cubic") {
+          const rules::CubicTaps cubic = rules::resizeCubicTaps(source, cubicCoefficient);
+          double sum = 0.0;
+          for (int i = 0; i < 4; ++i) {
+            const int64_t at = cubic.first - 1 + i;
+            tap.index[i] = clampIndex(at);
+            tap.weight[i] = excludeOutside && (at < 0 || at >= input) ? 0.0 : cubic.weight[i];
+            sum += tap.weight[i];
+          }
+          if (excludeOutside)
+            for (double &weight : tap.weight)
+              weight /= sum;
+          tap.count = 4;
         } else {
           const double low = std::floor(source);
           const auto clamp = [&](double i) {

@@ -67,6 +67,7 @@ private:
       fail(std::string("missing attribute '") + name + "'");
     return *it;
   }
+  bool has(const char *name) const { return op_.attrs.count(name) != 0; }
   int64_t integer(const char *name) const {
     const nlohmann::json &value = attr(name);
     if (!value.is_number_integer())
@@ -267,6 +268,11 @@ private:
     if (!scales.is_array() || scales.size() != rank)
       fail("attribute 'scales' must be an array of " + std::to_string(rank) + " numbers, not " + scales.dump());
     check(rules::checkResizeModes(text("mode"), text("coordinate_transformation_mode"), text("nearest_mode")));
+    if (has("cubic_coeff_a") &&
+        !(attr("cubic_coeff_a").is_number() && std::isfinite(attr("cubic_coeff_a").get<double>())))
+      fail("attribute 'cubic_coeff_a' must be a finite number, not " + attr("cubic_coeff_a").dump());
+    if (has("exclude_outside"))
+      flag("exclude_outside");
     Shape shape(rank);
     for (size_t d = 0; d < rank; ++d) {
       if (!scales[d].is_number())

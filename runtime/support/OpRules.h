@@ -189,8 +189,8 @@ inline std::string sliceOutputSize(int64_t extent, const SliceAxis &axis, int64_
 /// of ONNX opsets 11-18 except tf_crop_and_resize; the nearest roundings.
 inline std::string checkResizeModes(const std::string &mode, const std::string &coordinates,
                                     const std::string &nearest) {
-  if (mode != "nearest" && mode != "linear")
-    return "'mode' must be \"nearest\" or \"linear\", got \"" + mode + "\"";
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return "'mode' must be \"nearest\", \"linear\" or \"cubic\", got \"" + mode + "\"";
   if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" && coordinates != "align_corners" &&
       coordinates != "asymmetric" && coordinates != "tf_half_pixel_for_nn")
     return "'coordinate_transformation_mode' must be \"half_pixel\", \"pytorch_half_pixel\", \"align_corners\", "
@@ -200,6 +200,33 @@ inline std::string checkResizeModes(const std::string &mode, const std::string &
     return "'nearest_mode' must be \"round_prefer_floor\", \"round_prefer_ceil\", \"floor\" or \"ceil\", got \"" +
            nearest + "\"";
   return {};
+}
+
+/// Cubic Resize's four taps around source coordinate `x` on one axis, as
+/// ONNX's reference places and weighs them: the inputs at first - 1 + i
+/// (i = 0..3, read clamped into the axis) with the weights of Keys' cubic
+/// convolution kernel with coefficient `a` at their distances from `x`. An
+/// integral `x` takes first = x - 1 (the reference's ratio of 1), which
+/// weighs its own input 1 and the others 0.
+struct CubicTaps {
+  int64_t first = 0;
+  double weight[4] = {0, 0, 0, 0};
+};
+inline CubicTaps resizeCubicTaps(double x, double a) {
+  CubicTaps taps;
+  double base = std::floor(x);
+  double s = x - base;
+  if (s == 0.0) {
+    s = 1.0;
+    base -= 1.0;
+  }
+  taps.first = static_cast<int64_t>(base);
+  const double near = 1.0 - s, far = 2.0 - s, back = 1.0 + s;
+  taps.weight[0] = ((a * back - 5.0 * a) * back + 8.0 * a) * back - 4.0 * a;
+  taps.weight[1] = ((a + 2.0) * s - (a + 3.0)) * s * s + 1.0;
+  taps.weight[2] = ((a + 2.0) * near - (a + 3.0)) * near * near + 1.0;
+  taps.weight[3] = ((a * far - 5.0 * a) * far + 8.0 * a) * far - 4.0 * a;
+  return taps;
 }
 
 /// One axis of Resize: `scale` is the factor of the coordinate transform

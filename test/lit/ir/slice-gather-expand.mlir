@@ -116,9 +116,9 @@ func.func @resize(%x: tensor<?x3x4x4xf32>) -> tensor<?x3x8x6xf32> {
 
 // -----
 
-func.func @resize_cubic(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{'fuse.resize' op 'mode' must be "nearest" or "linear", got "cubic"}}
-  %0 = fuse.resize %x {sizes = array<i64: 2, 8>, scales = array<f32: 1.0, 2.0>, mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor"} : (tensor<2x4xf32>) -> tensor<2x8xf32>
+func.func @resize_area(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fuse.resize' op 'mode' must be "nearest", "linear" or "cubic", got "area"}}
+  %0 = fuse.resize %x {sizes = array<i64: 2, 8>, scales = array<f32: 1.0, 2.0>, mode = "area", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor"} : (tensor<2x4xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
 

@@ -405,6 +405,25 @@ func.func @main(%x: tensor<?x3x5x7xf32> {fuse.name = "x"})
                         2);
 }
 
+// Cubic: four taps per axis, Keys' kernel with the default and another
+// coefficient, taps outside dropped and renormalized (exclude_outside), up
+// and down, and integral source coordinates (asymmetric, scale 2) whose
+// weights are (0, 0, 1, 0).
+TEST_CASE("emul: Resize, cubic with every option, against the CPU backend", "[codegen][emul]") {
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x3x5x7xf32> {fuse.name = "x"})
+    -> (tensor<?x3x10x14xf32> {fuse.name = "up"}, tensor<?x3x3x4xf32> {fuse.name = "down_excluded"},
+        tensor<?x3x10x7xf32> {fuse.name = "asymmetric"}, tensor<?x3x8x9xf32> {fuse.name = "corners_a"}) {
+  %0 = fuse.resize %x {sizes = array<i64: -1, 3, 10, 14>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor"} : (tensor<?x3x5x7xf32>) -> tensor<?x3x10x14xf32>
+  %1 = fuse.resize %x {sizes = array<i64: -1, 3, 3, 4>, scales = array<f32: 1.0, 1.0, 0.6, 0.571428597>, mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor", cubic_coeff_a = -0.5 : f32, exclude_outside = true} : (tensor<?x3x5x7xf32>) -> tensor<?x3x3x4xf32>
+  %2 = fuse.resize %x {sizes = array<i64: -1, 3, 10, 7>, scales = array<f32: 1.0, 1.0, 2.0, 1.0>, mode = "cubic", coordinate_transformation_mode = "asymmetric", nearest_mode = "round_prefer_floor"} : (tensor<?x3x5x7xf32>) -> tensor<?x3x10x7xf32>
+  %3 = fuse.resize %x {sizes = array<i64: -1, 3, 8, 9>, scales = array<f32: 1.0, 1.0, 1.6, 1.28571427>, mode = "cubic", coordinate_transformation_mode = "align_corners", nearest_mode = "round_prefer_floor", cubic_coeff_a = -0.5 : f32, exclude_outside = true} : (tensor<?x3x5x7xf32>) -> tensor<?x3x8x9xf32>
+  return %0, %1, %2, %3 : tensor<?x3x10x14xf32>, tensor<?x3x3x4xf32>, tensor<?x3x10x7xf32>, tensor<?x3x8x9xf32>
+}
+)mlir",
+                        2);
+}
+
 namespace {
 
 struct ConvTransposeCase {
