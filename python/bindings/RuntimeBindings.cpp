@@ -84,6 +84,8 @@ void runSessionOnDevice(SharedSession &shared, int64_t batch, const std::vector<
                         const std::vector<uintptr_t> &outputs, uintptr_t stream) {
   std::vector<const void *> in;
   std::vector<void *> out;
+  in.reserve(inputs.size());
+  out.reserve(outputs.size());
   for (uintptr_t address : inputs)
     in.push_back(reinterpret_cast<const void *>(address)); // NOLINT(performance-no-int-to-ptr)
   for (uintptr_t address : outputs)
