@@ -6,20 +6,118 @@
 // the attention output, then the stores) as another. Matrices go on grid.x
 // because their count grows with the batch; query tiles on grid.y.
 //
+// Q, K and V are kernel inputs or strided views of them (the head split of
+// a fused QKV projection, fuse-form-attention-views): each matrix starts at
+// its view's offset for the (batch, head) coordinates, and its rows are one
+// row stride apart. The result is stored the same way through the views
+// that merge the heads back, when the kernel has them instead of an
+// epilogue.
+//
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
 #include "ir/ElementTypes.h"
+#include "ir/StridedView.h"
 
 using namespace mlir;
 
 namespace fusec::codegen {
 
+namespace {
+
+std::string literal(int64_t value) { return std::to_string(value) + "LL"; }
+
+/// `offset + coords[0] * strides[0] + ...` over the first coords.size()
+/// dimensions of `view`.
+std::string viewOffset(const fuse::StridedView &view, const std::vector<std::string> &coords) {
+  std::string offset = view.offset != 0 ? literal(view.offset) : "";
+  for (size_t d = 0; d < coords.size(); ++d)
+    if (view.strides[d] != 0)
+      offset += (offset.empty() ? "" : " + ") + coords[d] + " * " + literal(view.strides[d]);
+  return offset.empty() ? "0LL" : offset;
+}
+
+/// Declares `name` (the first row of this block's matrix of `operand`) and
+/// `name`_ld (its row stride). A kernel input is read as it is stored: the
+/// matrices one after another. A view is followed back to the kernel input
+/// it reads.
+LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operation *attention, Value operand,
+                              const std::string &name, const std::vector<std::string> &matrixCoords) {
+  SmallVector<Operation *> chain; // nearest first
+  Value input = operand;
+  while (Operation *op = input.getDefiningOp()) {
+    if (!fuse::isViewOp(op))
+      return attention->emitError() << "the attention kernel reads its operands from kernel inputs or through "
+                                       "Slice, Reshape, Flatten and Transpose views, not through "
+                                    << op->getName();
+    chain.push_back(op);
+    input = op->getOperand(0);
+  }
+  auto shape = shapeOf(operand);
+  const std::string columns = std::to_string(shape.back());
+  if (chain.empty()) {
+    code += "  const auto *" + name + " = " + builder.inputName(input) + " + matrix * " +
+            dimExpr(shape[shape.size() - 2]) + " * " + columns + ";\n";
+    code += "  const long long " + name + "_ld = " + columns + ";\n";
+    return success();
+  }
+  std::optional<fuse::StridedView> view = fuse::contiguousView(shapeOf(input));
+  for (size_t i = chain.size(); i-- > 0 && view;)
+    view = fuse::forwardView(chain[i], *view);
+  if (!view || view->strides.back() != 1)
+    return attention->emitError() << "the attention kernel's operand is not a strided view with contiguous rows of "
+                                  << "its kernel input";
+  code +=
+      "  const auto *" + name + " = " + builder.inputName(input) + " + (" + viewOffset(*view, matrixCoords) + ");\n";
+  code += "  const long long " + name + "_ld = " + literal(view->strides[view->strides.size() - 2]) + ";\n";
+  return success();
+}
+
+/// The views after the attention op that store its result, in order, with
+/// the kernel output they end in; empty when the result is not stored
+/// through views.
+struct OutputViews {
+  SmallVector<Operation *> chain;
+  int64_t output = -1;
+  fuse::StridedView view;
+};
+
+FailureOr<OutputViews> findOutputViews(KernelBuilder &builder, fuse::AttentionOp attention,
+                                       ArrayRef<Operation *> epilogue) {
+  OutputViews result;
+  Value value = attention.getOutput();
+  while (value.hasOneUse() && fuse::isViewOp(*value.getUsers().begin())) {
+    result.chain.push_back(*value.getUsers().begin());
+    value = result.chain.back()->getResult(0);
+  }
+  if (result.chain.empty())
+    return result;
+  if (epilogue.size() != result.chain.size())
+    return attention.emitError() << "an attention kernel that stores through views has no other epilogue";
+  std::vector<Value> yields = builder.yields();
+  auto stored = llvm::find(yields, value);
+  if (stored == yields.end())
+    return attention.emitError() << "the attention kernel's output views end in a value it does not store";
+  result.output = stored - yields.begin();
+  std::optional<fuse::StridedView> view = fuse::contiguousView(shapeOf(value));
+  for (size_t i = result.chain.size(); i-- > 0 && view;)
+    view = fuse::backwardView(result.chain[i], *view);
+  if (!view)
+    return attention.emitError() << "the attention kernel's output views are not a strided view of its output";
+  result.view = *view;
+  return result;
+}
+
+} // namespace
+
 FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
-  std::vector<Operation *> epilogue;
-  auto found = findTemplateCore(builder, fuse::OpClass::Attention, epilogue);
-  if (failed(found))
-    return failure();
-  auto attention = llvm::cast<fuse::AttentionOp>(*found);
+  auto attentions = llvm::to_vector(builder.body().getOps<fuse::AttentionOp>());
+  if (attentions.size() != 1)
+    return builder.getKernel().emitError() << "an attention kernel has one fuse.attention op";
+  fuse::AttentionOp attention = attentions.front();
+  std::vector<Operation *> prologue, epilogue;
+  splitAroundCore(builder, attention, prologue, epilogue);
+  if (attention.getMask() && !llvm::isa<BlockArgument>(attention.getMask()))
+    return attention.emitError() << "the attention kernel reads its mask from a kernel input";
   Value query = attention.getQuery(), key = attention.getKey(), value = attention.getValue();
   Value result = attention.getResult();
   auto qShape = shapeOf(query), outShape = shapeOf(result);
@@ -28,6 +126,9 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   if (headDim > fuse::kMaxAttentionHeadDim || valueDim > fuse::kMaxAttentionHeadDim)
     return attention.emitError() << "the attention kernel takes head dimensions up to " << fuse::kMaxAttentionHeadDim
                                  << ", got D = " << headDim << " and Dv = " << valueDim;
+  auto outputViews = findOutputViews(builder, attention, epilogue);
+  if (failed(outputViews))
+    return failure();
   const std::string seq = dimExpr(qShape[rank - 2]), keySeq = dimExpr(shapeOf(key)[rank - 2]);
   const std::string D = std::to_string(headDim), DV = std::to_string(valueDim);
 
@@ -37,9 +138,9 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   code += "  const long long S = " + seq + ", SK = " + keySeq + ";\n";
   code += "  const long long matrix = (long long)blockIdx.x;\n";
   std::vector<std::string> coords = emitCoordinates(code, "  ", outShape.drop_back(2), "matrix", "b");
-  code += "  const auto *Q = " + builder.inputName(query) + " + matrix * S * " + D + ";\n";
-  code += "  const auto *K = " + builder.inputName(key) + " + matrix * SK * " + D + ";\n";
-  code += "  const auto *V = " + builder.inputName(value) + " + matrix * SK * " + DV + ";\n";
+  for (auto [operand, name] : {std::pair{query, "Q"}, {key, "K"}, {value, "V"}})
+    if (failed(emitOperandRows(builder, code, attention, operand, name, coords)))
+      return failure();
   std::vector<std::string> at = coords;
   at.push_back("row");
   at.push_back("key");
@@ -47,13 +148,19 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
           (attention.getMask() ? builder.valueAt(attention.getMask(), at) : std::string("0.0f")) + "; };\n";
   at.back() = "col";
   code += "  auto epilogue = [&](long long row, long long col, float acc) {\n";
-  builder.bind(result, roundedTo(fuse::elementTypeOf(result), "acc"));
-  if (failed(builder.emitElementwise(code, "    ", epilogue, at)))
-    return failure();
-  builder.emitStores(code, "    ", outShape, linearOffset(outShape, at), at);
+  const std::string rounded = roundedTo(fuse::elementTypeOf(result), "acc");
+  if (outputViews->chain.empty()) {
+    builder.bind(result, rounded);
+    if (failed(builder.emitElementwise(code, "    ", epilogue, at)))
+      return failure();
+    builder.emitStores(code, "    ", outShape, linearOffset(outShape, at), at);
+  } else {
+    code += "    out" + std::to_string(outputViews->output) + "[" + viewOffset(outputViews->view, at) +
+            "] = " + storeExpression(fuse::elementTypeOf(result), rounded) + ";\n";
+  }
   code += "  };\n";
-  code += "  Attention::run(Q, K, V, S, SK, " + floatLiteral(attention.getScale().convertToDouble()) + ", " +
-          (attention.getCausal() ? "true" : "false") +
+  code += "  Attention::run(Q, Q_ld, K, K_ld, V, V_ld, S, SK, " + floatLiteral(attention.getScale().convertToDouble()) +
+          ", " + (attention.getCausal() ? "true" : "false") +
           ", (long long)blockIdx.y * Attention::kBlockM, attentionShared, mask, epilogue);\n";
 
   KernelLaunch launch;

@@ -10,13 +10,10 @@ namespace fusec::codegen {
 
 FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
   KernelBuilder builder(kernel);
-  // The kernel template follows the heaviest op in the body.
-  fuse::OpClass kind = fuse::OpClass::Elementwise;
-  for (Operation *op : builder.bodyOps()) {
-    fuse::OpClass opClass = fuse::classifyOp(op);
-    if (opClass != fuse::OpClass::Elementwise)
-      kind = opClass;
-  }
+  // The kernel template follows the body's core op (an attention kernel's
+  // views are addressing, not its template).
+  Operation *core = fuse::kernelCore(builder.bodyOps());
+  fuse::OpClass kind = core ? fuse::classifyOp(core) : fuse::OpClass::Elementwise;
   switch (kind) {
   case fuse::OpClass::Conv:
     return emitConvKernel(builder);

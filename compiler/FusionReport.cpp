@@ -51,10 +51,13 @@ json buildFusionReport(ModuleOp module) {
           report[entry.getName().str()] = text.str();
     for (auto superkernel : func.getOps<fuse::SuperkernelOp>()) {
       json members = json::array(), rules = json::array();
-      std::set<std::string> seenRules;
+      std::set<std::string> seenRules, seenMembers;
       for (Operation &op : superkernel.getBody().front().without_terminator()) {
+        // An op a rewrite made from several nodes names them all; each
+        // node is listed once.
         for (const std::string &name : fuse::nodeNamesOf(op.getLoc()))
-          members.push_back(name);
+          if (seenMembers.insert(name).second)
+            members.push_back(name);
         if (auto rule = op.getAttrOfType<StringAttr>(kFusedByAttr))
           if (seenRules.insert(rule.str()).second)
             rules.push_back(rule.str());

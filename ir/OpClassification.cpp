@@ -49,6 +49,18 @@ TemplateFusion templateFusion(OpClass coreClass) {
   return fusion;
 }
 
+mlir::Operation *kernelCore(llvm::ArrayRef<mlir::Operation *> ops) {
+  mlir::Operation *firstMove = nullptr;
+  for (mlir::Operation *op : ops) {
+    OpClass opClass = classifyOp(op);
+    if (opClass == OpClass::DataMovement && !firstMove)
+      firstMove = op;
+    else if (opClass != OpClass::DataMovement && opClass != OpClass::Elementwise && opClass != OpClass::Other)
+      return op;
+  }
+  return firstMove;
+}
+
 llvm::StringRef kernelKindName(OpClass opClass) {
   switch (opClass) {
   case OpClass::Conv:

@@ -32,6 +32,12 @@ enum class OpClass {
 
 OpClass classifyOp(mlir::Operation *op);
 
+/// The op among a kernel's `ops` that decides its template: its conv, gemm,
+/// pool, reduction or attention op, else its first data-movement op (an
+/// attention kernel also holds the views it reads and writes through,
+/// fuse-form-attention-views); null when every op is elementwise.
+mlir::Operation *kernelCore(llvm::ArrayRef<mlir::Operation *> ops);
+
 /// The kernel kind name used in plans and superkernels ("conv", "gemm", ...).
 llvm::StringRef kernelKindName(OpClass opClass);
 

@@ -13,11 +13,6 @@ using namespace mlir;
 
 namespace fusec {
 
-bool isCoreOp(Operation *op) {
-  fuse::OpClass opClass = fuse::classifyOp(op);
-  return opClass != fuse::OpClass::Elementwise && opClass != fuse::OpClass::Other;
-}
-
 namespace {
 bool isComputeOp(Operation &op) { return !llvm::isa<fuse::ConstantOp, func::ReturnOp>(op); }
 
@@ -57,11 +52,11 @@ FusionGraph::FusionGraph(func::FuncOp func, const CostModel &costModel, std::vec
     FusionGroup &group = groupList[id];
     group.ops.push_back(&op);
     group.lastIndex = index;
-    if (!group.core && isCoreOp(&op))
-      group.core = &op;
     groupOfOp[&op] = id;
     ++index;
   }
+  for (FusionGroup &group : groupList)
+    group.core = fuse::kernelCore(group.ops);
 }
 
 int FusionGraph::groupOf(Operation *op) const {
@@ -188,6 +183,13 @@ Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup 
   for (const FusionGroup *group : {&producer, &consumer})
     if (group->core && !fuse::templateFusion(coreClass(*group)).epilogue) // data movement
       return Legality::reject("data-movement", "'" + describe(group->id) + "' moves data");
+  // An attention kernel that stores its result through views
+  // (attention-views) computes no tensor of its core's shape to add to.
+  if (producer.core && llvm::any_of(producer.ops, [&](Operation *op) {
+        return indexOfOp.lookup(op) > indexOfOp.lookup(producer.core) &&
+               fuse::classifyOp(op) == fuse::OpClass::DataMovement;
+      }))
+    return Legality::reject("data-movement", "'" + describe(producer.id) + "' stores its result through a view");
   auto allHaveShape = [](const FusionGroup &group, ArrayRef<int64_t> shape) {
     return llvm::all_of(group.ops, [&](Operation *op) { return resultShape(op) == shape; });
   };
@@ -293,7 +295,7 @@ int FusionGraph::merge(int a, int b) {
   for (Operation *op : absorbed.ops)
     groupOfOp[op] = a;
   survivor.ops = std::move(ops);
-  survivor.core = survivor.core ? survivor.core : absorbed.core;
+  survivor.core = fuse::kernelCore(survivor.ops);
   survivor.firstIndex = std::min(survivor.firstIndex, absorbed.firstIndex);
   survivor.lastIndex = std::max(survivor.lastIndex, absorbed.lastIndex);
   ++survivor.version;

@@ -10,7 +10,8 @@
 //   one-core         - at most one conv/gemm/pool/reduction/data-movement op per kernel
 //   no-prologue      - conv, gemm and pool inputs are read by their templates: only
 //                      reductions take fused elementwise producers
-//   data-movement    - pad/reshape/transpose/concat kernels stay alone
+//   data-movement    - pad/reshape/transpose/concat kernels stay alone, and an
+//                      attention kernel that stores through views takes no epilogue
 //   outlined         - a fuse.superkernel already in the input stays as it is
 //   kernel-size      - at most kMaxKernelOps ops per kernel (register pressure,
 //                      compile time, and linear planning time)
@@ -141,9 +142,6 @@ private:
   };
   mutable std::vector<CachedCost> costCache;
 };
-
-/// Heavy ops that anchor a kernel template.
-bool isCoreOp(mlir::Operation *op);
 
 } // namespace fusec
 

@@ -23,12 +23,23 @@ using namespace fusec::fuse;
 
 namespace {
 
+/// True for a view an attention kernel reads or writes through: addressing,
+/// not computation, so it does not name the kernel.
+bool isAddressing(Operation *op) {
+  auto rule = op->getAttrOfType<StringAttr>(fusec::kFusedByAttr);
+  return rule && rule.getValue() == "attention-views";
+}
+
 /// "conv_bn_add_relu__layer1_0_conv2": what the kernel computes (folded ops
 /// included) and its first member's node name, so profiler traces map back to
 /// the model. The pass prefixes "sk<index>_" in execution order.
 std::string kernelName(ArrayRef<Operation *> members) {
   std::string what;
+  Operation *first = nullptr;
   for (Operation *op : members) {
+    if (isAddressing(op))
+      continue;
+    first = first ? first : op;
     SmallVector<StringRef> parts;
     auto folded = op->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr);
     if (folded)
@@ -45,7 +56,7 @@ std::string kernelName(ArrayRef<Operation *> members) {
   }
   if (what.size() > 48)
     what = what.substr(0, 48);
-  std::string node = identifierFrom(firstNodeName(members.front()->getLoc()));
+  std::string node = identifierFrom(firstNodeName((first ? first : members.front())->getLoc()));
   return what + (node.empty() ? "" : "__" + node);
 }
 
@@ -97,7 +108,6 @@ struct OutlineSuperkernelsPass : fusec::impl::OutlineSuperkernelsBase<OutlineSup
     llvm::SmallPtrSet<Operation *, 8> inGroup(members.begin(), members.end());
     llvm::SetVector<Value> inputs;
     SmallVector<Value> outputs;
-    Operation *core = nullptr;
     for (Operation *op : members) {
       for (Value operand : op->getOperands())
         if (!inGroup.contains(operand.getDefiningOp()))
@@ -105,9 +115,8 @@ struct OutlineSuperkernelsPass : fusec::impl::OutlineSuperkernelsBase<OutlineSup
       for (Value result : op->getResults())
         if (llvm::any_of(result.getUsers(), [&](Operation *user) { return !inGroup.contains(user); }))
           outputs.push_back(result);
-      if (!core && fusec::isCoreOp(op))
-        core = op;
     }
+    Operation *core = kernelCore(members);
 
     Operation *last = members.back();
     OpBuilder builder(last->getContext());

@@ -50,6 +50,27 @@ def FormAttention : Pass<"fuse-form-attention", "mlir::func::FuncOp"> {
   ];
 }
 
+def FormAttentionViews : Pass<"fuse-form-attention-views", "mlir::func::FuncOp"> {
+  let summary = "Read attention's Q, K, V and store its output through views (rule attention-views)";
+  let description = [{
+    A chain of Slice, Reshape, Flatten and Transpose ops whose only user is a
+    fuse.attention operand (a fused QKV projection split into heads), and a
+    chain of Reshape, Flatten and Transpose ops that is the attention
+    result's only user (the heads merged back), join the attention op's
+    group (the `fuse.group` attribute) when the whole chain is a strided view
+    of the tensor it starts from (or ends in) with the head dimension
+    contiguous (ir/StridedView.h). The attention kernel then loads Q, K and V
+    rows straight from the projection's output and stores each output row
+    where the merged tensor keeps it: the copy kernels of the head split and
+    merge disappear. Runs before fuse-form-data-movement-chains, which leaves
+    these groups alone.
+  }];
+  let statistics = [
+    Statistic<"numInputViews", "input-views", "Number of view ops read through by attention kernels">,
+    Statistic<"numOutputViews", "output-views", "Number of view ops stored through by attention kernels">,
+  ];
+}
+
 def FormDataMovementChains : Pass<"fuse-form-data-movement-chains", "mlir::func::FuncOp"> {
   let summary = "Group chains of data-movement ops into one kernel (rule data-movement-chain)";
   let description = [{

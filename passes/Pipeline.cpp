@@ -21,6 +21,8 @@ std::vector<std::string> fusionRuleNames() {
                                     "fold-batch-norm", "fold-pad-into-conv", "form-attention",
                                     // epilogue rule patterns (fuse-form-epilogues)
                                     "epilogue-activation", "bias-epilogue", "add-to-output",
+                                    // views read and written in place (fuse-form-attention-views)
+                                    "attention-views",
                                     // data-movement chains (fuse-form-data-movement-chains)
                                     "data-movement-chain",
                                     // planner rules (fuse-form-fusion-groups)
@@ -55,6 +57,10 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   // "none" means every op is its own kernel: no rule pattern groups either.
   if (options.strategy != "none")
     funcPm.addPass(createFormEpilogues({options.disabled}));
+  // Before the data-movement chains, which would otherwise take the head
+  // split and merge as copy kernels.
+  if (options.strategy != "none" && options.isEnabled("attention-views"))
+    funcPm.addPass(createFormAttentionViews());
   if (options.strategy != "none" && options.isEnabled("data-movement-chain"))
     funcPm.addPass(createFormDataMovementChains());
   FormFusionGroupsOptions planner;

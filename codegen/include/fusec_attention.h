@@ -36,16 +36,19 @@ template <int D, int DV> struct FusecAttention {
     alignas(16) float p[kWarps][kRows][kBlockN];
   };
 
-  /// Q [S, D], K [SK, D], V [SK, DV] of one matrix; rows row0 .. row0 + 15.
+  /// Q [S, D], K [SK, D], V [SK, DV] of one matrix, each row contiguous and
+  /// ldq, ldk, ldv elements after the one before (views of a fused QKV
+  /// projection's output have rows 3 E apart); rows row0 .. row0 + 15.
   /// mask(row, key) is the additive mask (0 without one); epilogue(row, col,
   /// value) stores O[row, col] for row < S and col < DV.
   template <typename T, typename Mask, typename Epilogue>
-  static __device__ __forceinline__ void run(const T *Q, const T *K, const T *V, long long S, long long SK, float scale,
-                                             bool causal, long long row0, Shared &sh, Mask mask, Epilogue epilogue) {
+  static __device__ __forceinline__ void run(const T *Q, long long ldq, const T *K, long long ldk, const T *V,
+                                             long long ldv, long long S, long long SK, float scale, bool causal,
+                                             long long row0, Shared &sh, Mask mask, Epilogue epilogue) {
     const int lane = threadIdx.x % FUSEC_WARP_SIZE, warp = threadIdx.x / FUSEC_WARP_SIZE;
     for (int e = threadIdx.x; e < kBlockM * D; e += kThreads) {
       const int r = e / D, d = e % D;
-      sh.q[r][d] = row0 + r < S ? fusec_ld(&Q[(row0 + r) * D + d]) : 0.0f;
+      sh.q[r][d] = row0 + r < S ? fusec_ld(&Q[(row0 + r) * ldq + d]) : 0.0f;
     }
     float m[kRows], l[kRows], acc[kRows][kColChunks];
 #pragma unroll
@@ -66,11 +69,11 @@ template <int D, int DV> struct FusecAttention {
       __syncthreads(); // the last tile is consumed (and Q's tile is written)
       for (int e = threadIdx.x; e < kBlockN * D; e += kThreads) {
         const int j = e / D, d = e % D;
-        sh.k[j][d] = key0 + j < SK ? fusec_ld(&K[(key0 + j) * D + d]) : 0.0f;
+        sh.k[j][d] = key0 + j < SK ? fusec_ld(&K[(key0 + j) * ldk + d]) : 0.0f;
       }
       for (int e = threadIdx.x; e < kBlockN * DV; e += kThreads) {
         const int j = e / DV, c = e % DV;
-        sh.v[j][c] = key0 + j < SK ? fusec_ld(&V[(key0 + j) * DV + c]) : 0.0f;
+        sh.v[j][c] = key0 + j < SK ? fusec_ld(&V[(key0 + j) * ldv + c]) : 0.0f;
       }
       __syncthreads();
       // Scores of this lane's key for the warp's rows.

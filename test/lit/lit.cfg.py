@@ -17,6 +17,7 @@ config.environment["PATH"] = os.pathsep.join(
 )
 config.substitutions.append(("%models", config.fusec_models_dir))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%examples", os.path.join(config.test_source_root, "..", "..", "examples")))
 config.substitutions.append(
     ("%plugin", os.path.join(config.fusec_binary_dir, "lib", "libfusec_example_plugin.so"))
 )

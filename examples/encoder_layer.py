@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Writes encoder_layer.json and encoder_layer.safetensors next to this file.
+
+A post-norm transformer encoder layer as torch exports nn.TransformerEncoderLayer
+(batch first, GELU in its erf form x * 0.5 * (1 + erf(x / sqrt 2))), with one fused
+QKV projection split at run time: E = 32, 4 heads of 8, a feed-forward of 64, S = 128.
+Weights are drawn from a fixed seed, so the files are reproducible.
+
+Usage: /usr/bin/python3 examples/encoder_layer.py (needs numpy: python3-numpy)
+"""
+import json
+import os
+import struct
+
+import numpy as np
+
+EMBED, HEADS, HEAD_DIM, FFN, SEQ = 32, 4, 8, 64, 128
+
+
+def write_safetensors(path, tensors):
+    header, offset, blobs = {}, 0, []
+    for name, array in tensors.items():
+        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        blobs.append(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as out:
+        out.write(struct.pack("<Q", len(text)))
+        out.write(text)
+        for blob in blobs:
+            out.write(blob)
+
+
+def main():
+    rng = np.random.default_rng(2026)
+
+    def weight(*shape, scale=0.2):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    weights = {
+        "w_qkv": weight(EMBED, 3 * EMBED), "b_qkv": weight(3 * EMBED),
+        "w_o": weight(EMBED, EMBED), "b_o": weight(EMBED),
+        "w_1": weight(EMBED, FFN), "b_1": weight(FFN),
+        "w_2": weight(FFN, EMBED), "b_2": weight(EMBED),
+        "ln1_scale": 1 + weight(EMBED), "ln1_bias": weight(EMBED),
+        "ln2_scale": 1 + weight(EMBED), "ln2_bias": weight(EMBED),
+    }
+
+    def scalar(value):
+        return {"dtype": "f32", "shape": [], "data": [value]}
+
+    nodes = []
+
+    def add(name, op, inputs, attrs=None, outputs=None):
+        nodes.append({"name": name, "op": op, "inputs": inputs, "outputs": outputs or [name], "attrs": attrs or {}})
+
+    heads = [0, 0, HEADS, HEAD_DIM]
+    add("qkv_mm", "MatMul", ["x", "w_qkv"])
+    add("qkv", "Add", ["qkv_mm", "b_qkv"])
+    add("split", "Split", ["qkv"], {"axis": 2, "split": [EMBED] * 3}, outputs=["q", "k", "v"])
+    for p in "qkv":
+        add(p + "_split", "Reshape", [p], {"shape": heads})
+    add("q_heads", "Transpose", ["q_split"], {"perm": [0, 2, 1, 3]})
+    add("k_heads_t", "Transpose", ["k_split"], {"perm": [0, 2, 3, 1]})
+    add("v_heads", "Transpose", ["v_split"], {"perm": [0, 2, 1, 3]})
+    add("scores", "MatMul", ["q_heads", "k_heads_t"])
+    add("scaled", "Div", ["scores", "root_d"])
+    add("probs", "Softmax", ["scaled"], {"axis": 3})
+    add("context", "MatMul", ["probs", "v_heads"])
+    add("context_t", "Transpose", ["context"], {"perm": [0, 2, 1, 3]})
+    add("merged", "Reshape", ["context_t"], {"shape": [0, 0, EMBED]})
+    add("out_mm", "MatMul", ["merged", "w_o"])
+    add("out_proj", "Add", ["out_mm", "b_o"])
+    add("residual1", "Add", ["x", "out_proj"])
+    add("ln1", "LayerNormalization", ["residual1", "ln1_scale", "ln1_bias"], {"axis": -1})
+    add("ffn1_mm", "MatMul", ["ln1", "w_1"])
+    add("ffn1", "Add", ["ffn1_mm", "b_1"])
+    add("gelu_div", "Div", ["ffn1", "root_2"])
+    add("gelu_erf", "Erf", ["gelu_div"])
+    add("gelu_add", "Add", ["gelu_erf", "one"])
+    add("gelu_mul", "Mul", ["ffn1", "gelu_add"])
+    add("gelu", "Mul", ["gelu_mul", "half"])
+    add("ffn2_mm", "MatMul", ["gelu", "w_2"])
+    add("ffn2", "Add", ["ffn2_mm", "b_2"])
+    add("residual2", "Add", ["ln1", "ffn2"])
+    add("y", "LayerNormalization", ["residual2", "ln2_scale", "ln2_bias"], {"axis": -1})
+
+    graph = {
+        "format": "fusec-graph",
+        "version": 1,
+        "inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", SEQ, EMBED]}],
+        "outputs": ["y"],
+        "weights": "encoder_layer.safetensors",
+        "constants": {"root_d": scalar(float(np.sqrt(HEAD_DIM))), "root_2": scalar(float(np.sqrt(2.0))),
+                      "half": scalar(0.5), "one": scalar(1.0)},
+        "nodes": nodes,
+    }
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "encoder_layer.json"), "w") as out:
+        out.write("{\n")
+        fields = list(graph.items())
+        for index, (key, value) in enumerate(fields):
+            sep = "," if index + 1 < len(fields) else ""
+            if key == "nodes":
+                out.write('  "nodes": [\n')
+                out.write(",\n".join("    " + json.dumps(n, separators=(",", ":")) for n in value))
+                out.write("\n  ]" + sep + "\n")
+            else:
+                out.write("  " + json.dumps(key) + ": " + json.dumps(value, separators=(",", ":")) + sep + "\n")
+        out.write("}\n")
+    write_safetensors(os.path.join(here, "encoder_layer.safetensors"), weights)
+
+
+if __name__ == "__main__":
+    main()
