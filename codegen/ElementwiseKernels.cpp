@@ -295,6 +295,23 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
         in.insert(in.end(), out.begin() + axis + indexShape.size(), out.end());
         return emitValueAt(builder, gather.getInput(), code, in);
       })
+      .Case([&](fuse::GatherElementsOp gather) -> FailureOr<std::string> {
+        // The index sits at the result's own coordinates; clamped like
+        // Gather's.
+        auto loaded = emitValueAt(builder, gather.getIndices(), code, out);
+        if (failed(loaded))
+          return failure();
+        size_t axis = gather.getAxis();
+        std::string index = builder.fresh("g");
+        std::string extent = std::to_string(shapeOf(gather.getInput())[axis]) + "LL";
+        code += indent + "long long " + index + " = (long long)" + *loaded + ";\n";
+        code += indent + "if (" + index + " < 0) " + index + " += " + extent + ";\n";
+        code += indent + index + " = " + index + " < 0 ? 0LL : (" + index + " >= " + extent + " ? " + extent +
+                " - 1 : " + index + ");\n";
+        std::vector<std::string> in = out;
+        in[axis] = index;
+        return emitValueAt(builder, gather.getInput(), code, in);
+      })
       .Case([&](fuse::ExpandOp expand) -> FailureOr<std::string> {
         // Broadcast dimensions of the input (size 1) read index 0.
         auto shape = shapeOf(expand.getInput());

@@ -417,6 +417,21 @@ def Fuse_GatherOp : Fuse_OnnxOp<"gather", "Gather"> {
   let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
+def Fuse_GatherElementsOp : Fuse_OnnxOp<"gather_elements", "GatherElements"> {
+  let summary = "Select one entry of `axis` per index (torch.gather, take_along_axis)";
+  let description = [{
+    `indices` has the input's rank and the result's shape: the result at
+    coordinates c is the input at c with c[axis] replaced by indices[c].
+    Along every other axis `indices` is no longer than the input (the batch
+    dimension, if any, in both). Negative indices count from the end of the
+    axis. An index outside [-extent, extent) is an error on the CPU backend;
+    GPU kernels clamp it into the axis.
+  }];
+  let arguments = (ins Fuse_AnyTensor:$input, Fuse_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Fuse_AnyTensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand"> {
   let summary = "Broadcast to `shape` with numpy rules (1 keeps the input's extent, -1 is the batch size)";
   let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape);

@@ -28,8 +28,8 @@ const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
     classify<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceSumSquareOp, ReduceL1Op, ReduceL2Op,
              ReduceLogSumOp>(t, OpClass::Reduction);
     classify<MaxPoolOp, AveragePoolOp>(t, OpClass::Pool);
-    classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp, SliceOp, GatherOp, ExpandOp, ResizeOp>(
-        t, OpClass::DataMovement);
+    classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp, SliceOp, GatherOp, GatherElementsOp, ExpandOp,
+             ResizeOp>(t, OpClass::DataMovement);
     classify<AttentionOp>(t, OpClass::Attention);
     return t;
   }();

@@ -676,6 +676,29 @@ LogicalResult GatherOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   return success(inferred, *this, shape, elementTypeOf(getInput()));
 }
 
+LogicalResult GatherElementsOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(getInput()), indices = shapeOf(getIndices());
+  int64_t axis = getAxis();
+  if (failed(expectAxis(*this, "axis", axis, input.size())) ||
+      failed(expectStatic(*this, "gathered dimension", input[axis])))
+    return failure();
+  if (indices.size() != input.size())
+    return emitOpError() << "indices " << shapeToString(indices) << " must have the rank of the input "
+                         << shapeToString(input);
+  for (size_t d = 0; d < input.size(); ++d) {
+    if (int64_t(d) == axis)
+      continue;
+    bool batch = input[d] == kDynamic, indexBatch = indices[d] == kDynamic;
+    if (batch != indexBatch || (!batch && indices[d] > input[d]))
+      return emitOpError() << "indices " << shapeToString(indices) << " are longer than the input "
+                           << shapeToString(input) << " along axis " << d
+                           << " (or only one of them has the batch dimension there)";
+  }
+  if (indices[axis] == kDynamic)
+    return emitOpError() << "indices " << shapeToString(indices) << " have the batch dimension along the gathered axis";
+  return success(inferred, *this, indices, elementTypeOf(getInput()));
+}
+
 LogicalResult ExpandOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput());
   SmallVector<int64_t> target;

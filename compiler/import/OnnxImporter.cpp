@@ -80,8 +80,10 @@ constexpr ImportTimeInput kImportTimeInputs[] = {
 };
 
 /// Run-time ops without a fuse op of their own; the importer rewrites them
-/// to ones that have (Identity, Reshape).
-bool isLoweredOp(StringRef opType) { return opType == "Dropout" || opType == "Squeeze" || opType == "Unsqueeze"; }
+/// to ones that have (Identity, Reshape, Cast).
+bool isLoweredOp(StringRef opType) {
+  return opType == "Dropout" || opType == "Squeeze" || opType == "Unsqueeze" || opType == "CastLike";
+}
 
 /// Ops about a tensor's shape rather than its values.
 bool isShapeQueryOp(StringRef opType) { return opType == "Shape" || opType == "Size"; }
@@ -341,6 +343,25 @@ LogicalResult OnnxGraphReader::importNode(const onnx::NodeProto &node, const std
   OnnxOpKind kind = classifyOnnxOp(opType);
   if (kind == OnnxOpKind::ShapeQuery)
     return importShapeQuery(node, loc);
+  // CastLike reads only its second input's element type: with known data it
+  // folds as the Cast it stands for (run-time data is lowered to one).
+  if (opType == "CastLike" && node.input_size() == 2 && knownInputs[0]) {
+    if (std::optional<int32_t> like = shapes->elemTypeOf(node.input(1))) {
+      onnx::NodeProto cast = node;
+      cast.set_op_type("Cast");
+      cast.mutable_input()->RemoveLast();
+      cast.clear_attribute();
+      onnx::AttributeProto &to = *cast.add_attribute();
+      to.set_name("to");
+      to.set_type(onnx::AttributeProto::INT);
+      to.set_i(*like);
+      auto results = foldOnnxNode(cast, opset, {knownInputs[0]}, loc);
+      if (failed(results))
+        return failure();
+      known[node.output(0)] = std::move(results->front());
+      return success();
+    }
+  }
   if (!runtimeInput && isFoldableOnnxOp(opType)) {
     auto results = foldOnnxNode(node, opset, knownInputs, loc);
     if (failed(results))
@@ -586,6 +607,17 @@ LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, Location loc) {
     node.opType = "Identity";
     node.attrs.clear();
     return success();
+  }
+  if (node.opType == "CastLike") {
+    // A Cast to the element type of the second input, whose values are
+    // never read.
+    std::optional<int32_t> like = node.inputs.size() == 2 ? shapes->elemTypeOf(node.inputs[1]) : std::nullopt;
+    if (!like)
+      return emitError(loc) << "CastLike needs the element type of its second input";
+    node.opType = "Cast";
+    node.inputs.resize(1);
+    node.attrs.clear();
+    node.attrs["to"] = AttrValue::ofInt(*like);
   }
   if (node.opType == "Cast") {
     // fuse.cast names its target as plans do; `saturate` (opset 19) only

@@ -444,6 +444,21 @@ FailureOr<Results> buildCast(BuildContext &ctx) {
   return single(ctx.create<CastOp>(ctx.operand(0), ctx.builder.getStringAttr(to)));
 }
 
+/// A one-element f32 constant.
+Value scalarConstant(BuildContext &ctx, float value) {
+  auto type = RankedTensorType::get({}, ctx.builder.getF32Type());
+  return ctx.builder.create<ConstantOp>(ctx.loc(), DenseElementsAttr::get(type, ctx.builder.getF32FloatAttr(value)));
+}
+
+/// Mean of one or more inputs (with broadcasting): their Sum divided by
+/// their count.
+FailureOr<Results> buildMean(BuildContext &ctx) {
+  auto sum = buildVariadic<AddOp>(ctx);
+  if (failed(sum) || ctx.node.operands.size() == 1)
+    return sum;
+  return single(ctx.create<DivOp>(sum->front(), scalarConstant(ctx, float(ctx.node.operands.size()))));
+}
+
 FailureOr<Results> buildGelu(BuildContext &ctx) {
   std::string approximate = ctx.attrs.getString("approximate", "none");
   return single(ctx.create<GeluOp>(ctx.operand(0), ctx.builder.getStringAttr(approximate)));
@@ -504,52 +519,127 @@ FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
                                           ctx.boolean(ceilMode), ctx.boolean(countIncludePad)));
 }
 
-FailureOr<Results> buildSoftmax(BuildContext &ctx) {
+/// log(softmax(x)) along `axis` in its overflow-free form: c = x - max(x),
+/// c - log(sum(exp(c))).
+FailureOr<Value> buildLogSoftmaxAlong(BuildContext &ctx, Value input, int64_t axis) {
+  auto axes = ctx.ints({axis});
+  auto maximum = ctx.create<ReduceMaxOp>(input, axes, ctx.boolean(true));
+  if (failed(maximum))
+    return failure();
+  auto centered = ctx.create<SubOp>(input, *maximum);
+  if (failed(centered))
+    return failure();
+  auto exponential = ctx.create<ExpOp>(*centered);
+  if (failed(exponential))
+    return failure();
+  auto sum = ctx.create<ReduceSumOp>(*exponential, axes, ctx.boolean(true));
+  if (failed(sum))
+    return failure();
+  auto logarithm = ctx.create<LogOp>(*sum);
+  if (failed(logarithm))
+    return failure();
+  return ctx.create<SubOp>(*centered, *logarithm);
+}
+
+/// Softmax and LogSoftmax. Before opset 13 both flattened the input to 2-D at
+/// `axis` (default 1) and normalized each row of that.
+template <bool kLogarithm> FailureOr<Results> buildSoftmax(BuildContext &ctx) {
   int64_t rank = ctx.rank(0);
-  // Before opset 13 Softmax flattened the input to 2-D at `axis` (default 1).
   bool flattening = ctx.node.opset < 13;
   auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", flattening ? 1 : -1), rank);
   if (failed(axis))
     return failure();
+  auto along = [&](Value input, int64_t alongAxis) -> FailureOr<Value> {
+    if (kLogarithm)
+      return buildLogSoftmaxAlong(ctx, input, alongAxis);
+    return ctx.create<SoftmaxOp>(input, ctx.i64(alongAxis));
+  };
   if (!flattening || *axis == rank - 1)
-    return single(ctx.create<SoftmaxOp>(ctx.operand(0), ctx.i64(*axis)));
+    return single(along(ctx.operand(0), *axis));
   auto flat = ctx.create<FlattenOp>(ctx.operand(0), ctx.i64(*axis));
   if (failed(flat))
     return failure();
-  auto softmax = ctx.create<SoftmaxOp>(*flat, ctx.i64(1));
-  if (failed(softmax))
+  auto normalized = along(*flat, 1);
+  if (failed(normalized))
     return failure();
   SmallVector<int64_t> shape(ctx.shape(0));
   for (int64_t &dim : shape)
     if (dim == kDynamic)
       dim = 0; // copy the batch dimension
-  return single(ctx.create<ReshapeOp>(*softmax, ctx.ints(shape)));
+  return single(ctx.create<ReshapeOp>(*normalized, ctx.ints(shape)));
 }
 
+/// LayerNormalization. Its optional outputs Mean and InvStdDev (training
+/// statistics, which ONNX's node tests read) are computed beside Y as the
+/// op's function body defines them, over axes [axis, rank) with the reduced
+/// dimensions kept: Mean = ReduceMean(x), InvStdDev = 1 / sqrt(ReduceMean((x
+/// - Mean)^2) + epsilon).
 FailureOr<Results> buildLayerNorm(BuildContext &ctx) {
   auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", -1), ctx.rank(0));
   float epsilon = ctx.attrs.getFloat("epsilon", 1e-5f);
   ctx.attrs.acceptOnly("stash_type", AttrValue::ofInt(1));
   if (failed(axis))
     return failure();
-  return single(
-      ctx.create<LayerNormOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.i64(*axis), ctx.f32(epsilon)));
+  Value input = ctx.operand(0);
+  auto normalized = ctx.create<LayerNormOp>(input, ctx.operand(1), ctx.operand(2), ctx.i64(*axis), ctx.f32(epsilon));
+  if (failed(normalized))
+    return failure();
+  Results results{*normalized};
+  if (ctx.node.numResults == 1)
+    return results;
+  // The statistics are f32 (stash_type 1) whatever the input's type.
+  if (!elementTypeOf(input).isF32()) {
+    ctx.attrs.invalid("LayerNormalization's Mean and InvStdDev outputs are supported for f32 inputs only");
+    return failure();
+  }
+  std::vector<int64_t> axes;
+  for (int64_t d = *axis; d < ctx.rank(0); ++d)
+    axes.push_back(d);
+  auto mean = ctx.create<ReduceMeanOp>(input, ctx.ints(axes), ctx.boolean(true));
+  if (failed(mean))
+    return failure();
+  results.push_back(*mean);
+  if (ctx.node.numResults == 2)
+    return results;
+  Value epsilonValue = scalarConstant(ctx, epsilon);
+  auto centered = ctx.create<SubOp>(input, *mean);
+  if (failed(centered))
+    return failure();
+  auto squared = ctx.create<MulOp>(*centered, *centered);
+  if (failed(squared))
+    return failure();
+  auto variance = ctx.create<ReduceMeanOp>(*squared, ctx.ints(axes), ctx.boolean(true));
+  if (failed(variance))
+    return failure();
+  auto shifted = ctx.create<AddOp>(*variance, epsilonValue);
+  if (failed(shifted))
+    return failure();
+  auto deviation = ctx.create<SqrtOp>(*shifted);
+  if (failed(deviation))
+    return failure();
+  auto inverse = ctx.create<ReciprocalOp>(*deviation);
+  if (failed(inverse))
+    return failure();
+  results.push_back(*inverse);
+  return results;
 }
 
 /// ReduceSum, ReduceMean, ReduceMax, ...: `axes` (default: all; an input
 /// from opset 13 for ReduceSum, 18 for the others, converted to the
 /// attribute at import), `keepdims`, and `noop_with_empty_axes` (opset 13+:
 /// no axes then means the identity).
-template <typename ReduceOp> FailureOr<Results> buildReduce(BuildContext &ctx) {
+/// The sorted axes a Reduce* node reduces: `axes` (default: all) with
+/// negative values normalized; std::nullopt for the identity (no axes with
+/// noop_with_empty_axes).
+FailureOr<std::optional<std::vector<int64_t>>> reductionAxes(BuildContext &ctx) {
   int64_t rank = ctx.rank(0);
   std::vector<int64_t> all(rank);
   std::iota(all.begin(), all.end(), 0);
   bool noopWithoutAxes = ctx.attrs.getFlag("noop_with_empty_axes", false);
   auto axes = ctx.attrs.getInts("axes", {});
-  bool keepdims = ctx.attrs.getFlag("keepdims", true);
   if (axes.empty()) {
     if (noopWithoutAxes)
-      return Results{ctx.operand(0)};
+      return std::optional<std::vector<int64_t>>();
     axes = all;
   }
   if (rank == 0) {
@@ -568,7 +658,57 @@ template <typename ReduceOp> FailureOr<Results> buildReduce(BuildContext &ctx) {
     ctx.attrs.invalid("attribute 'axes' repeats an axis");
     return failure();
   }
-  return single(ctx.create<ReduceOp>(ctx.operand(0), ctx.ints(axes), ctx.boolean(keepdims)));
+  return std::optional<std::vector<int64_t>>(axes);
+}
+
+template <typename ReduceOp> FailureOr<Results> buildReduce(BuildContext &ctx) {
+  bool keepdims = ctx.attrs.getFlag("keepdims", true);
+  auto axes = reductionAxes(ctx);
+  if (failed(axes))
+    return failure();
+  if (!*axes)
+    return Results{ctx.operand(0)};
+  return single(ctx.create<ReduceOp>(ctx.operand(0), ctx.ints(**axes), ctx.boolean(keepdims)));
+}
+
+/// ReduceLogSumExp in its overflow-free form, m + log(sum(exp(x - m))) with
+/// m the maximum over the same axes: exp(x) alone overflows f32 from x = 89.
+/// (A slice whose every element is -inf gives NaN here, not -inf.)
+FailureOr<Results> buildReduceLogSumExp(BuildContext &ctx) {
+  bool keepdims = ctx.attrs.getFlag("keepdims", true);
+  auto axes = reductionAxes(ctx);
+  if (failed(axes))
+    return failure();
+  Value input = ctx.operand(0);
+  if (!*axes)
+    return Results{input};
+  auto maximum = ctx.create<ReduceMaxOp>(input, ctx.ints(**axes), ctx.boolean(true));
+  if (failed(maximum))
+    return failure();
+  auto centered = ctx.create<SubOp>(input, *maximum);
+  if (failed(centered))
+    return failure();
+  auto exponential = ctx.create<ExpOp>(*centered);
+  if (failed(exponential))
+    return failure();
+  auto sum = ctx.create<ReduceSumOp>(*exponential, ctx.ints(**axes), ctx.boolean(keepdims));
+  if (failed(sum))
+    return failure();
+  auto logarithm = ctx.create<LogOp>(*sum);
+  if (failed(logarithm))
+    return failure();
+  Value offset = *maximum;
+  if (!keepdims) {
+    // The maximum without its kept dimensions: -1 stands for the batch.
+    std::vector<int64_t> shape;
+    for (int64_t dim : llvm::cast<RankedTensorType>(logarithm->getType()).getShape())
+      shape.push_back(ShapedType::isDynamic(dim) ? -1 : dim);
+    auto reshaped = ctx.create<ReshapeOp>(*maximum, ctx.ints(shape));
+    if (failed(reshaped))
+      return failure();
+    offset = *reshaped;
+  }
+  return single(ctx.create<AddOp>(*logarithm, offset));
 }
 
 FailureOr<Results> buildReshape(BuildContext &ctx) {
@@ -734,6 +874,16 @@ FailureOr<Results> buildSplit(BuildContext &ctx) {
   return results;
 }
 
+FailureOr<Results> buildGatherElements(BuildContext &ctx) {
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", 0), ctx.rank(0));
+  if (failed(axis))
+    return failure();
+  Type indexType = elementTypeOf(ctx.operand(1));
+  if (!indexType.isInteger(64) && !indexType.isInteger(32))
+    return emitError(ctx.loc()) << "GatherElements indices are " << indexType << "; they must be int64 or int32";
+  return single(ctx.create<GatherElementsOp>(ctx.operand(0), ctx.operand(1), ctx.i64(*axis)));
+}
+
 FailureOr<Results> buildGather(BuildContext &ctx) {
   auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", 0), ctx.rank(0));
   if (failed(axis))
@@ -865,8 +1015,9 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"MaxPool", {1, 1, [](BuildContext &ctx) { return buildPool(ctx, true); }}},
       {"AveragePool", {1, 1, [](BuildContext &ctx) { return buildPool(ctx, false); }}},
       {"GlobalAveragePool", {1, 1, buildUnary<GlobalAveragePoolOp>}},
-      {"Softmax", {1, 1, buildSoftmax}},
-      {"LayerNormalization", {2, 3, buildLayerNorm}},
+      {"Softmax", {1, 1, buildSoftmax</*kLogarithm=*/false>}},
+      {"LogSoftmax", {1, 1, buildSoftmax</*kLogarithm=*/true>}},
+      {"LayerNormalization", {2, 3, buildLayerNorm, /*multipleResults=*/true}},
       {"ReduceMean", {1, 1, buildReduce<ReduceMeanOp>}},
       {"ReduceSum", {1, 1, buildReduce<ReduceSumOp>}},
       {"ReduceMax", {1, 1, buildReduce<ReduceMaxOp>}},
@@ -876,6 +1027,7 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"ReduceL1", {1, 1, buildReduce<ReduceL1Op>}},
       {"ReduceL2", {1, 1, buildReduce<ReduceL2Op>}},
       {"ReduceLogSum", {1, 1, buildReduce<ReduceLogSumOp>}},
+      {"ReduceLogSumExp", {1, 1, buildReduceLogSumExp}},
       {"Reshape", {1, 1, buildReshape}},
       {"Flatten", {1, 1, buildFlatten}},
       {"Transpose", {1, 1, buildTranspose}},
@@ -891,6 +1043,7 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Min", {1, kVariadic, buildVariadic<MinOp>}},
       {"Max", {1, kVariadic, buildVariadic<MaxOp>}},
       {"Sum", {1, kVariadic, buildVariadic<AddOp>}},
+      {"Mean", {1, kVariadic, buildMean}},
       {"Mod", {2, 2, buildMod}},
       {"Equal", {2, 2, buildBinary<EqualOp>}},
       {"Less", {2, 2, buildBinary<LessOp>}},
@@ -905,6 +1058,7 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Slice", {1, 1, buildSlice}},
       {"Split", {1, 1, buildSplit, /*multipleResults=*/true}},
       {"Gather", {2, 2, buildGather}},
+      {"GatherElements", {2, 2, buildGatherElements}},
       {"Expand", {1, 1, buildExpand}},
       {"Resize", {1, 1, buildResize}},
       {"Upsample", {1, 1, buildResize}},
@@ -915,6 +1069,11 @@ const llvm::StringMap<OpSpec> &opTable() {
 } // namespace
 
 bool isSupportedOnnxOp(llvm::StringRef opType) { return opTable().count(opType); }
+
+bool computesEveryOutput(llvm::StringRef opType) {
+  auto it = opTable().find(opType);
+  return it != opTable().end() && it->second.multipleResults;
+}
 
 bool takesIntegerOperands(llvm::StringRef opType) { return rules::typeRuleOf(opType.str()) != rules::TypeRule::Float; }
 

@@ -46,6 +46,11 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>> buildOnnxNode(mlir::OpBuilder &b
 bool isSupportedOnnxOp(llvm::StringRef opType);
 std::vector<std::string> supportedOnnxOps();
 
+/// Whether fusec computes every output of the op (Split, LayerNormalization
+/// with its statistics); other ops compute their first output only, their
+/// inference form.
+bool computesEveryOutput(llvm::StringRef opType);
+
 /// Whether the op takes integer and bool operands as they are (Cast,
 /// comparisons, logic, Where, data movement: rules::typeRuleOf); the other
 /// ops compute in floating point, so the importer converts their integer

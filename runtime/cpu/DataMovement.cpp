@@ -1,4 +1,4 @@
-//===- DataMovement.cpp - Reshape, Transpose, Concat, Slice, Gather, ... -===//
+//===- DataMovement.cpp - Reshape, Transpose, Slice, Gather, ... ---------===//
 //
 // Ops that move elements without arithmetic. Reshape and Flatten only
 // reinterpret the shape: the plan's values table records the result shape,
@@ -186,6 +186,49 @@ template <typename T> void gather(const OpContext &context) {
     }
 }
 
+/// The result at c is the input at c with c[axis] replaced by indices[c].
+template <typename T> void gatherElements(const OpContext &context) {
+  const ConstView &x = context.operand(0);
+  const ConstView &indices = context.operand(1);
+  if (indices.type != ElementType::I64 && indices.type != ElementType::I32)
+    context.fail(std::string("indices are ") + elementTypeName(indices.type) + ", not i64 or i32");
+  const int64_t axis = context.intAttr("axis");
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (axis < 0 || axis >= rank)
+    context.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  if (static_cast<int64_t>(indices.shape.size()) != rank)
+    context.fail("indices " + formatShape(indices.shape) + " must have the rank of the input " + formatShape(x.shape));
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && indices.shape[d] > x.shape[d])
+      context.fail("indices " + formatShape(indices.shape) + " are longer than the input " + formatShape(x.shape) +
+                   " along axis " + std::to_string(d));
+  context.expectResultShape(indices.shape);
+  // Row-major strides of the input.
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * x.shape[d];
+  const int64_t extent = x.shape[axis];
+  const int64_t count = numElements(indices.shape);
+  const T *data = elementsOf<T>(x);
+  T *y = elementsOf<T>(context.result());
+  std::vector<int64_t> coords(rank, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t index = indices.integers[i];
+    if (index < -extent || index >= extent)
+      context.fail("index " + std::to_string(index) + " (element " + std::to_string(i) +
+                   " of the indices) is out of range for an axis of " + std::to_string(extent));
+    if (index < 0)
+      index += extent;
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += (d == axis ? index : coords[d]) * strides[d];
+    y[i] = data[offset];
+    // The next coordinates of the indices, row-major.
+    for (int64_t d = rank - 1; d >= 0 && ++coords[d] == indices.shape[d]; --d)
+      coords[d] = 0;
+  }
+}
+
 template <typename T> void expand(const OpContext &context) {
   const ConstView &x = context.operand(0);
   // 1 keeps the input's extent; -1 is the batch size, which the plan's
@@ -296,6 +339,7 @@ void registerDataMovementOps(OpRegistry &registry) {
   registry.add("Concat", OpInfo{typed<concat<float>, concat<int64_t>>, 1, SIZE_MAX, kTyped});
   registry.add("Slice", OpInfo{typed<slice<float>, slice<int64_t>>, 1, 1, kTyped});
   registry.add("Gather", OpInfo{typed<gather<float>, gather<int64_t>, 1>, 2, 2, kTyped});
+  registry.add("GatherElements", OpInfo{typed<gatherElements<float>, gatherElements<int64_t>, 1>, 2, 2, kTyped});
   registry.add("Expand", OpInfo{typed<expand<float>, expand<int64_t>>, 1, 1, kTyped});
   registry.add("Pad", OpInfo{pad, 1, 1});
 }

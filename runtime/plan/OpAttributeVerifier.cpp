@@ -44,6 +44,8 @@ public:
       verifySlice();
     else if (name == "Gather")
       verifyGather();
+    else if (name == "GatherElements")
+      verifyGatherElements();
     else if (name == "Expand")
       verifyExpand();
     else if (name == "Resize")
@@ -227,6 +229,25 @@ private:
     shape.insert(shape.end(), indices.begin(), indices.end());
     shape.insert(shape.end(), input.begin() + axis + 1, input.end());
     expectResultShape(shape);
+  }
+
+  /// The result has the indices' shape; the indices are no longer than the
+  /// input along any axis but the gathered one, which is static.
+  void verifyGatherElements() const {
+    const Shape &input = operandShape(0);
+    const Shape &indices = operandShape(1);
+    const int64_t axis = integer("axis");
+    if (axis < 0 || axis >= static_cast<int64_t>(input.size()))
+      fail("'axis' " + std::to_string(axis) + " is out of range for rank " + std::to_string(input.size()));
+    if (input[axis] == plan::kBatchDim || indices[axis] == plan::kBatchDim)
+      fail("the gathered axis must be static, not the batch");
+    if (indices.size() != input.size())
+      fail("the indices must have the input's rank " + std::to_string(input.size()));
+    for (size_t d = 0; d < input.size(); ++d)
+      if (int64_t(d) != axis && ((input[d] == plan::kBatchDim) != (indices[d] == plan::kBatchDim) ||
+                                 (input[d] != plan::kBatchDim && indices[d] > input[d])))
+        fail("the indices are longer than the input along axis " + std::to_string(d));
+    expectResultShape(indices);
   }
 
   /// numpy broadcasting of the input to 'shape', where the batch dimension

@@ -286,9 +286,10 @@ enum class TypeRule {
   Select,
   /// Moves elements of any one type unchanged (Reshape, Transpose, Slice, ...).
   Move,
-  /// Gather: data of the result's type, integer (i64 or i32) indices.
+  /// Gather, GatherElements: data of the result's type, integer (i64 or
+  /// i32) indices.
   Gather,
-  /// Cast: any type to any type.
+  /// Cast (and CastLike, which the importer makes a Cast): any type to any type.
   Cast,
 };
 
@@ -302,9 +303,9 @@ inline TypeRule typeRuleOf(const std::string &op) {
   if (op == "Identity" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Concat" || op == "Slice" ||
       op == "Split" || op == "Expand" || op == "Squeeze" || op == "Unsqueeze")
     return TypeRule::Move;
-  if (op == "Gather")
+  if (op == "Gather" || op == "GatherElements")
     return TypeRule::Gather;
-  if (op == "Cast")
+  if (op == "Cast" || op == "CastLike")
     return TypeRule::Cast;
   return TypeRule::Float;
 }

@@ -57,6 +57,33 @@ func.func @gather(%table: tensor<100x16xf16>, %ids: tensor<?x7xi64>, %x: tensor<
 
 // -----
 
+// GatherElements: the result has the indices' shape, which may be shorter
+// than the input along the other axes.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK: fuse.gather_elements %{{.*}}, %{{.*}} {axis = 2 : i64} : (tensor<?x3x9xf32>, tensor<?x2x4xi64>) -> tensor<?x2x4xf32>
+func.func @gather_elements(%x: tensor<?x3x9xf32>, %i: tensor<?x2x4xi64>) -> tensor<?x2x4xf32> {
+  %0 = fuse.gather_elements %x, %i {axis = 2 : i64} : (tensor<?x3x9xf32>, tensor<?x2x4xi64>) -> tensor<?x2x4xf32>
+  return %0 : tensor<?x2x4xf32>
+}
+
+// -----
+
+func.func @gather_elements_longer(%x: tensor<?x3x9xf32>, %i: tensor<?x4x4xi64>) -> tensor<?x4x4xf32> {
+  // expected-error @+1 {{'fuse.gather_elements' op indices [?, 4, 4] are longer than the input [?, 3, 9] along axis 1 (or only one of them has the batch dimension there)}}
+  %0 = fuse.gather_elements %x, %i {axis = 2 : i64} : (tensor<?x3x9xf32>, tensor<?x4x4xi64>) -> tensor<?x4x4xf32>
+  return %0 : tensor<?x4x4xf32>
+}
+
+// -----
+
+func.func @gather_elements_rank(%x: tensor<3x9xf32>, %i: tensor<4xi64>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.gather_elements' op indices [4] must have the rank of the input [3, 9]}}
+  %0 = fuse.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x9xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @gather_twice_batch(%x: tensor<?x5xf32>, %ids: tensor<?xi64>) -> tensor<?x?xf32> {
   // expected-error @+1 {{'fuse.gather' op gathering [?] from [?, 5] would give a result with the batch dimension twice}}
   %0 = fuse.gather %x, %ids {axis = 1 : i64} : (tensor<?x5xf32>, tensor<?xi64>) -> tensor<?x?xf32>

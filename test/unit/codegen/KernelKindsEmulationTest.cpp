@@ -357,6 +357,28 @@ func.func @main(%ids: tensor<?x5xi64> {fuse.name = "ids"}, %table: tensor<8x6xf3
                         3);
 }
 
+TEST_CASE("emul: GatherElements along the last axis, along the first with negative constant indices, and on bool "
+          "tensors",
+          "[codegen][emul]") {
+  // Random indices are in [0, 8), inside the gathered axis of 9; the
+  // indices are shorter than the input along the other axes.
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x3x9xf32> {fuse.name = "x"}, %idx: tensor<?x2x4xi64> {fuse.name = "idx"},
+                %table: tensor<8x5xf32> {fuse.name = "table"}, %mask: tensor<?x3x9xi1> {fuse.name = "mask"},
+                %idx32: tensor<?x3x2xi32> {fuse.name = "idx32"})
+    -> (tensor<?x2x4xf32> {fuse.name = "along_last"}, tensor<2x3xf32> {fuse.name = "negative"},
+        tensor<?x2x4xi1> {fuse.name = "bools"}, tensor<?x3x2xf32> {fuse.name = "i32_indices"}) {
+  %0 = fuse.gather_elements %x, %idx {axis = 2 : i64} : (tensor<?x3x9xf32>, tensor<?x2x4xi64>) -> tensor<?x2x4xf32>
+  %rows = fuse.constant dense<[[-1, 0, 3], [7, -8, 2]]> : tensor<2x3xi64>
+  %1 = fuse.gather_elements %table, %rows {axis = 0 : i64} : (tensor<8x5xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  %2 = fuse.gather_elements %mask, %idx {axis = 2 : i64} : (tensor<?x3x9xi1>, tensor<?x2x4xi64>) -> tensor<?x2x4xi1>
+  %3 = fuse.gather_elements %x, %idx32 {axis = 2 : i64} : (tensor<?x3x9xf32>, tensor<?x3x2xi32>) -> tensor<?x3x2xf32>
+  return %0, %1, %2, %3 : tensor<?x2x4xf32>, tensor<2x3xf32>, tensor<?x2x4xi1>, tensor<?x3x2xf32>
+}
+)mlir",
+                        3);
+}
+
 TEST_CASE("emul: every Reduce op with a fused prologue and epilogue", "[codegen][emul]") {
   // Max and Min combine through fusec_block_reduce, the others through the
   // block sum; each has an elementwise prologue (the Abs or the Add) and the

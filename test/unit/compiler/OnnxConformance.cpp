@@ -3,6 +3,7 @@
 
 #include "compiler/import/OnnxConstantFolding.h"
 #include "compiler/import/OnnxImporter.h"
+#include "compiler/import/OnnxOpBuilders.h"
 #include "compiler/import/OnnxProtoUtils.h"
 #include "compiler/import/OnnxTensor.h"
 #include "runtime/support/OpRules.h"
@@ -94,13 +95,13 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
       return "output '" + output.name() + "' is " +
              (output.type().has_tensor_type() ? import::onnxTypeName(output.type().tensor_type().elem_type())
                                               : std::string("not a tensor"));
-  // fuse ops compute an op's inference form: its first output only (Split:
-  // all of them).
+  // fuse ops compute an op's inference form: its first output only (Split
+  // and LayerNormalization: all of them).
   llvm::StringSet<> graphOutputs;
   for (const onnx::ValueInfoProto &output : model.graph().output())
     graphOutputs.insert(output.name());
   for (const onnx::NodeProto &node : model.graph().node())
-    for (int i = 1; i < node.output_size() && node.op_type() != "Split"; ++i)
+    for (int i = 1; i < node.output_size() && !import::computesEveryOutput(node.op_type()); ++i)
       if (graphOutputs.contains(node.output(i)))
         return "output '" + node.output(i) + "' is output " + std::to_string(i) + " of " + node.op_type();
   // Integer arithmetic: ops that compute in floating point only, on integer

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -1026,4 +1027,57 @@ TEST_CASE("ScatterND says what it needs: constants, indices in range, matching u
     CHECK_FALSE(model.import(bad));
     CHECK_THAT(bad.diagnostics, Catch::Contains("ScatterND cannot be evaluated at import: " + c.message));
   }
+}
+
+TEST_CASE("ReduceLogSumExp does not overflow where exp(x) would", "[onnx]") {
+  TestModel model(/*opset=*/13);
+  model.input("x", {"batch", "2", "3"});
+  auto reduce = [&](const std::string &output, int64_t keepdims) {
+    onnx::NodeProto &node = model.node("ReduceLogSumExp", {"x"}, {output}, output);
+    onnx::AttributeProto &axes = *node.add_attribute();
+    axes.set_name("axes");
+    axes.set_type(onnx::AttributeProto::INTS);
+    axes.add_ints(-1);
+    onnx::AttributeProto &keep = *node.add_attribute();
+    keep.set_name("keepdims");
+    keep.set_type(onnx::AttributeProto::INT);
+    keep.set_i(keepdims);
+    model.output(output);
+  };
+  reduce("kept", 1);
+  reduce("dropped", 0);
+
+  const auto plan = compileModel(model, "reduce_log_sum_exp");
+  runtime::Session session(plan, runtime::Device::Cpu);
+  // exp(100) and exp(1000) overflow f32; the result does not.
+  const std::vector<float> x = {1, 2, 3, 100, 1000, -5};
+  const auto outputs = session.run(1, {{"x", runtime::Tensor({1, 2, 3}, x)}});
+  const double first = 3 + std::log(std::exp(-2.0) + std::exp(-1.0) + 1.0);
+  CHECK(outputs.at("kept").shape() == std::vector<int64_t>{1, 2, 1});
+  CHECK(outputs.at("dropped").shape() == std::vector<int64_t>{1, 2});
+  for (const char *name : {"kept", "dropped"}) {
+    INFO(name);
+    const std::vector<float> values = outputs.at(name).values();
+    REQUIRE(values.size() == 2);
+    CHECK(values[0] == Approx(first).epsilon(1e-6));
+    CHECK(values[1] == Approx(1000.0).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("CastLike casts run-time data to its second input's type without reading that input", "[onnx][types]") {
+  TestModel model(/*opset=*/15);
+  model.input("x", {"batch", "4"});
+  model.input("like", {"batch", "2"}, onnx::TensorProto::INT32);
+  model.node("CastLike", {"x", "like"}, {"y"}, "cast_like");
+  model.output("y", onnx::TensorProto::INT32);
+  auto plan = compileModel(model, "cast_like");
+  // The values of `like` are never needed: only `x` is a kernel input.
+  runtime::Session session(plan, runtime::Device::Cpu);
+  std::vector<int32_t> like = {0, 0};
+  auto outputs =
+      session.run(1, {{"x", runtime::Tensor({1, 4}, std::vector<float>{1.5f, -2.75f, 7.0f, 100.25f})},
+                      {"like", runtime::Tensor::fromBytes({1, 2}, runtime::ElementType::I32, like.data(), 8)}});
+  const runtime::Tensor &y = outputs.at("y");
+  REQUIRE(y.elementType() == runtime::ElementType::I32);
+  CHECK(y.toDoubles() == std::vector<double>{1, -2, 7, 100});
 }

@@ -117,6 +117,23 @@ TEST_CASE("Gather looks up rows by int64 and int32 indices, negative ones from t
                     Catch::Contains("indices are f32, not i64 or i32"));
 }
 
+TEST_CASE("GatherElements picks one entry of the axis per index, with shorter indices and negative ones") {
+  // torch.gather(x, 1, index) of a [2, 3] tensor with [2, 2] indices.
+  const Typed x = typedFloats({2, 3}, {0, 1, 2, 10, 11, 12});
+  CHECK(runTypedOp("GatherElements", {{"axis", 1}}, {x, typedInts({2, 2}, {2, 0, -1, 1})}, {2, 2}, ElementType::F32)
+            .floats == std::vector<float>{2, 0, 12, 11});
+  // Along axis 0, with int32 indices on an i64 tensor.
+  const Typed matrix = typedInts({2, 3}, {1, 2, 3, 4, 5, 6});
+  CHECK(runTypedOp("GatherElements", {{"axis", 0}}, {matrix, typedInts({1, 3}, {1, 0, 1}, ElementType::I32)}, {1, 3},
+                   ElementType::I64)
+            .integers == std::vector<int64_t>{4, 2, 6});
+  CHECK_THROWS_WITH(runTypedOp("GatherElements", {{"axis", 1}}, {x, typedInts({1, 1}, {3})}, {1, 1}, ElementType::F32),
+                    Catch::Contains("index 3 (element 0 of the indices) is out of range for an axis of 3"));
+  CHECK_THROWS_WITH(
+      runTypedOp("GatherElements", {{"axis", 1}}, {x, typedInts({3, 1}, {0, 0, 0})}, {3, 1}, ElementType::F32),
+      Catch::Contains("indices [3, 1] are longer than the input [2, 3] along axis 0"));
+}
+
 TEST_CASE("Expand broadcasts with numpy rules, keeping a dimension where the shape says 1") {
   requireTensor(runOp("Expand", {{"shape", {2, 1, 3}}}, {Tensor({2, 1}, {1, 2})}, {2, 2, 3}), {2, 2, 3},
                 {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2});
