@@ -125,6 +125,11 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
             .Case([&](fuse::MulOp) { return expression = "(" + operand(0) + " * " + operand(1) + ")", true; })
             .Case([&](fuse::DivOp) { return expression = "(" + operand(0) + " / " + operand(1) + ")", true; })
             .Case([&](fuse::PowOp) { return expression = "powf(" + operand(0) + ", " + operand(1) + ")", true; })
+            .Case([&](fuse::PReluOp) {
+              return expression =
+                         "(" + operand(0) + " < 0.0f ? " + operand(1) + " * " + operand(0) + " : " + operand(0) + ")",
+                     true;
+            })
             .Case([&](fuse::NegOp) { return expression = "(-" + operand(0) + ")", true; })
             .Case([&](fuse::ExpOp) { return expression = "expf(" + operand(0) + ")", true; })
             .Case([&](fuse::LogOp) { return expression = "logf(" + operand(0) + ")", true; })

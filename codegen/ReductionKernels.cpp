@@ -136,6 +136,43 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
       return failure();
     code += i1 + "}\n";
     launch.grid[0] = gridFor(linearNumel(in.take_front(axis)), 1);
+  } else if (llvm::isa<fuse::ArgMaxOp, fuse::ArgMinOp>(core)) {
+    // One block per output element: each thread keeps its choice over a
+    // strided share of the axis, then a shared-memory tree combines the
+    // choices with reductions::argPrefers (associative, so any order).
+    const bool largest = llvm::isa<fuse::ArgMaxOp>(core);
+    const size_t axis = core->getAttrOfType<IntegerAttr>("axis").getInt();
+    const bool last = core->getAttrOfType<BoolAttr>("select_last_index").getValue();
+    auto prefers = [&](const std::string &value, const std::string &index, const std::string &current,
+                       const std::string &currentIndex) {
+      return reductions::argPrefersExpression(largest, last, value, index, current, currentIndex);
+    };
+    code += i1 + "__shared__ float choiceValue[" + std::to_string(kThreads) + "];\n";
+    code += i1 + "__shared__ long long choiceIndex[" + std::to_string(kThreads) + "];\n";
+    code += i1 + "const long long outIndex = blockIdx.x;\n";
+    code +=
+        i1 + "const long long L = " + dimExpr(in[axis]) + ", inner = " + productExpr(in, axis + 1, in.size()) + ";\n";
+    code += i1 + "const long long base = (outIndex / inner) * L * inner + outIndex % inner;\n";
+    code += i1 + "float best = 0.0f;\n" + i1 + "long long bestIndex = -1;\n";
+    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
+    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l * inner", "x")))
+      return failure();
+    code += i2 + "if " + prefers("x", "l", "best", "bestIndex") + " { best = x; bestIndex = l; }\n" + i1 + "}\n";
+    code += i1 + "choiceValue[threadIdx.x] = best;\n" + i1 + "choiceIndex[threadIdx.x] = bestIndex;\n";
+    code += i1 + "__syncthreads();\n";
+    code += i1 + "for (int half = blockDim.x / 2; half > 0; half /= 2) {\n";
+    code += i2 + "if (threadIdx.x < half) {\n";
+    code += i2 + "  const float other = choiceValue[threadIdx.x + half], mine = choiceValue[threadIdx.x];\n";
+    code += i2 + "  const long long otherIndex = choiceIndex[threadIdx.x + half], mineIndex = " +
+            "choiceIndex[threadIdx.x];\n";
+    code += i2 + "  if " + prefers("other", "otherIndex", "mine", "mineIndex") +
+            " { choiceValue[threadIdx.x] = other; choiceIndex[threadIdx.x] = otherIndex; }\n";
+    code += i2 + "}\n" + i2 + "__syncthreads();\n" + i1 + "}\n";
+    code += i1 + "if (threadIdx.x == 0) {\n";
+    if (failed(emitOutput(builder, core, epilogue, code, i2, "outIndex", "choiceIndex[0]")))
+      return failure();
+    code += i1 + "}\n";
+    launch.grid[0] = gridFor(linearNumel(shapeOf(core->getResult(0))), 1);
   } else {
     // Reduce* / GlobalAveragePool (a mean over H, W): one block per output
     // element; the arithmetic is runtime/support/Reductions.h's.

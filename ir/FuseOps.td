@@ -131,6 +131,9 @@ def Fuse_SubOp : Fuse_BinaryOp<"sub", "Sub"> { let summary = "lhs - rhs"; }
 def Fuse_MulOp : Fuse_BinaryOp<"mul", "Mul", [Commutative]> { let summary = "lhs * rhs"; }
 def Fuse_DivOp : Fuse_BinaryOp<"div", "Div"> { let summary = "lhs / rhs"; }
 def Fuse_PowOp : Fuse_BinaryOp<"pow", "Pow"> { let summary = "lhs ^ rhs"; }
+def Fuse_PReluOp : Fuse_BinaryOp<"prelu", "PRelu"> {
+  let summary = "lhs where lhs >= 0, else rhs * lhs (rhs: the broadcast slope)";
+}
 def Fuse_MinOp : Fuse_BinaryOp<"min", "Min", [Commutative]> {
   let summary = "min(lhs, rhs); NaN if either is NaN";
 }
@@ -293,6 +296,21 @@ def Fuse_ReduceSumSquareOp : Fuse_ReduceOp<"reduce_sum_square", "ReduceSumSquare
 def Fuse_ReduceL1Op : Fuse_ReduceOp<"reduce_l1", "ReduceL1", "Sum of absolute values">;
 def Fuse_ReduceL2Op : Fuse_ReduceOp<"reduce_l2", "ReduceL2", "Euclidean norm">;
 def Fuse_ReduceLogSumOp : Fuse_ReduceOp<"reduce_log_sum", "ReduceLogSum", "Log of the sum">;
+
+// ArgMax / ArgMin: the index along `axis` of the largest (smallest) element,
+// as i64. Ties go to the first index, or the last with `select_last_index`;
+// NaN counts as larger (and smaller) than every number, as in numpy.
+class Fuse_ArgReduceOp<string mnemonic, string onnxName, string what>
+    : Fuse_OnnxOp<mnemonic, onnxName> {
+  let summary = "Index of the " # what # " element along `axis` (i64)";
+  let arguments = (ins Fuse_Tensor:$input, I64Attr:$axis, BoolAttr:$keepdims,
+                   BoolAttr:$select_last_index);
+  let results = (outs Fuse_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_ArgMaxOp : Fuse_ArgReduceOp<"arg_max", "ArgMax", "largest">;
+def Fuse_ArgMinOp : Fuse_ArgReduceOp<"arg_min", "ArgMin", "smallest">;
 
 //===----------------------------------------------------------------------===//
 // Matrix products

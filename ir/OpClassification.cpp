@@ -20,13 +20,13 @@ const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
     classify<GemmOp, MatMulOp>(t, OpClass::Gemm);
     classify<CastOp, ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, GeluOp, ClipOp, AddOp, SubOp, MulOp, DivOp, PowOp,
              BatchNormOp>(t, OpClass::Elementwise);
-    classify<NegOp, ExpOp, LogOp, AbsOp, ReciprocalOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, MinOp, MaxOp, ModOp>(
-        t, OpClass::Elementwise);
+    classify<NegOp, ExpOp, LogOp, AbsOp, ReciprocalOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, MinOp, MaxOp, ModOp,
+             PReluOp>(t, OpClass::Elementwise);
     classify<EqualOp, LessOp, LessOrEqualOp, GreaterOp, GreaterOrEqualOp, NotOp, AndOp, OrOp, XorOp, WhereOp>(
         t, OpClass::Elementwise);
     classify<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(t, OpClass::Reduction);
     classify<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceSumSquareOp, ReduceL1Op, ReduceL2Op,
-             ReduceLogSumOp>(t, OpClass::Reduction);
+             ReduceLogSumOp, ArgMaxOp, ArgMinOp>(t, OpClass::Reduction);
     classify<MaxPoolOp, AveragePoolOp>(t, OpClass::Pool);
     classify<PadOp, ReshapeOp, FlattenOp, TransposeOp, ConcatOp, SliceOp, GatherOp, GatherElementsOp, ExpandOp,
              ResizeOp>(t, OpClass::DataMovement);

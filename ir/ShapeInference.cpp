@@ -194,6 +194,7 @@ FUSE_BINARY_INFERENCE(SubOp)
 FUSE_BINARY_INFERENCE(MulOp)
 FUSE_BINARY_INFERENCE(DivOp)
 FUSE_BINARY_INFERENCE(PowOp)
+FUSE_BINARY_INFERENCE(PReluOp)
 FUSE_BINARY_INFERENCE(MinOp)
 FUSE_BINARY_INFERENCE(MaxOp)
 FUSE_BINARY_INFERENCE(ModOp)
@@ -376,6 +377,29 @@ static LogicalResult inferReduce(Operation *op, ArrayRef<int64_t> axes, bool kee
       shape.push_back(1);
   }
   return success(inferred, op, shape);
+}
+
+/// ArgMax, ArgMin: `axis` in range and static; an i64 result.
+static LogicalResult inferArgReduce(Operation *op, int64_t axis, bool keepdims, SmallVectorImpl<Type> &inferred) {
+  auto input = shapeOf(op->getOperand(0));
+  if (failed(expectAxis(op, "axis", axis, input.size())) || failed(expectStatic(op, "reduced dimension", input[axis])))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0, rank = input.size(); d < rank; ++d) {
+    if (d != axis)
+      shape.push_back(input[d]);
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  return success(inferred, op, shape, IntegerType::get(op->getContext(), 64));
+}
+
+LogicalResult ArgMaxOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferArgReduce(*this, getAxis(), getKeepdims(), inferred);
+}
+
+LogicalResult ArgMinOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  return inferArgReduce(*this, getAxis(), getKeepdims(), inferred);
 }
 
 LogicalResult ReduceMeanOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {

@@ -22,6 +22,12 @@ bool isActivation(Operation *op) {
 
 bool isArithmetic(Operation *op) { return llvm::isa<AddOp, SubOp, MulOp, DivOp>(op); }
 
+/// PRelu with a constant slope (per channel, after a conv) is an activation.
+bool isConstantSlopePRelu(Operation *op, Value value) {
+  auto prelu = llvm::dyn_cast<PReluOp>(op);
+  return prelu && prelu.getLhs() == value && prelu.getRhs().getDefiningOp<ConstantOp>();
+}
+
 struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
   using FormEpiloguesBase::FormEpiloguesBase;
 
@@ -32,7 +38,7 @@ struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
   StringRef ruleFor(Operation *user, Value value, bool haveResidual) const {
     if (user->getResult(0).getType() != value.getType())
       return ""; // an epilogue computes exactly the anchor's output elements
-    if (isActivation(user))
+    if (isActivation(user) || isConstantSlopePRelu(user, value))
       return enabled("epilogue-activation") ? "epilogue-activation" : "";
     if (!isArithmetic(user))
       return "";

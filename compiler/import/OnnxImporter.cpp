@@ -73,6 +73,7 @@ constexpr ImportTimeInput kImportTimeInputs[] = {
     {"ReduceL1", 18, 1, "axes"},
     {"ReduceL2", 18, 1, "axes"},
     {"ReduceLogSum", 18, 1, "axes"},
+    {"ReduceLogSumExp", 18, 1, "axes"},
     {"Squeeze", 13, 1, "axes"},
     {"Unsqueeze", 13, 1, "axes"},
     {"Dropout", 12, 1, "ratio"},

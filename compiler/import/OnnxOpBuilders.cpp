@@ -394,6 +394,14 @@ template <typename OpTy> FailureOr<Results> buildBinary(BuildContext &ctx) {
   return single(ctx.create<OpTy>(ctx.operand(0), ctx.operand(1)));
 }
 
+/// PRelu: the slope broadcasts to X, never X to the slope.
+FailureOr<Results> buildPRelu(BuildContext &ctx) {
+  if (!broadcastsTo(ctx.shape(1), ctx.shape(0)))
+    return emitError(ctx.loc()) << "PRelu slope " << shapeToString(ctx.shape(1)) << " does not broadcast to X "
+                                << shapeToString(ctx.shape(0));
+  return single(ctx.create<PReluOp>(ctx.operand(0), ctx.operand(1)));
+}
+
 FailureOr<Results> buildIdentity(BuildContext &ctx) { return Results{ctx.operand(0)}; }
 
 FailureOr<Results> buildLeakyRelu(BuildContext &ctx) {
@@ -711,6 +719,21 @@ FailureOr<Results> buildReduceLogSumExp(BuildContext &ctx) {
   return single(ctx.create<AddOp>(*logarithm, offset));
 }
 
+/// ArgMax, ArgMin: `axis` (default 0), `keepdims` (default 1),
+/// `select_last_index` (opset 12+, default 0).
+template <typename ArgOp> FailureOr<Results> buildArgReduce(BuildContext &ctx) {
+  if (ctx.rank(0) == 0) {
+    ctx.attrs.invalid(ctx.node.opType + " of a scalar is not supported");
+    return failure();
+  }
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", 0), ctx.rank(0));
+  bool keepdims = ctx.attrs.getFlag("keepdims", true);
+  bool last = ctx.attrs.getFlag("select_last_index", false);
+  if (failed(axis))
+    return failure();
+  return single(ctx.create<ArgOp>(ctx.operand(0), ctx.i64(*axis), ctx.boolean(keepdims), ctx.boolean(last)));
+}
+
 FailureOr<Results> buildReshape(BuildContext &ctx) {
   if (!ctx.attrs.has("shape")) {
     ctx.attrs.invalid("Reshape needs the 'shape' attribute (or a constant shape input)");
@@ -1009,6 +1032,7 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Mul", {2, 2, buildBinary<MulOp>}},
       {"Div", {2, 2, buildBinary<DivOp>}},
       {"Pow", {2, 2, buildBinary<PowOp>}},
+      {"PRelu", {2, 2, buildPRelu}},
       {"Pad", {1, 1, buildPad}},
       {"Gemm", {2, 3, buildGemm}},
       {"MatMul", {2, 2, buildBinary<MatMulOp>}},
@@ -1028,6 +1052,8 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"ReduceL2", {1, 1, buildReduce<ReduceL2Op>}},
       {"ReduceLogSum", {1, 1, buildReduce<ReduceLogSumOp>}},
       {"ReduceLogSumExp", {1, 1, buildReduceLogSumExp}},
+      {"ArgMax", {1, 1, buildArgReduce<ArgMaxOp>}},
+      {"ArgMin", {1, 1, buildArgReduce<ArgMinOp>}},
       {"Reshape", {1, 1, buildReshape}},
       {"Flatten", {1, 1, buildFlatten}},
       {"Transpose", {1, 1, buildTranspose}},

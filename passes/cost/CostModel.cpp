@@ -77,7 +77,8 @@ double opFlops(Operation *op, int64_t batch) {
       .Case<fuse::SoftmaxOp, fuse::LayerNormOp>([&](auto) { return 5.0 * out; })
       .Case<fuse::ReduceMeanOp, fuse::ReduceSumOp, fuse::ReduceMaxOp, fuse::ReduceMinOp, fuse::ReduceProdOp,
             fuse::ReduceSumSquareOp, fuse::ReduceL1Op, fuse::ReduceL2Op, fuse::ReduceLogSumOp,
-            fuse::GlobalAveragePoolOp>([&](auto reduce) { return elementsOf(reduce.getInput().getType(), batch); })
+            fuse::GlobalAveragePoolOp, fuse::ArgMaxOp, fuse::ArgMinOp>(
+          [&](auto reduce) { return elementsOf(reduce.getInput().getType(), batch); })
       .Case<fuse::ErfOp, fuse::GeluOp, fuse::TanhOp, fuse::SigmoidOp, fuse::PowOp, fuse::BatchNormOp, fuse::ExpOp,
             fuse::LogOp, fuse::ModOp, fuse::HardSwishOp>([&](auto) { return 4.0 * out; })
       .Default([&](Operation *) { return fuse::classifyOp(op) == fuse::OpClass::DataMovement ? 0.0 : out; });

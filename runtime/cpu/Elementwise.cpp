@@ -126,6 +126,10 @@ void minOp(const OpContext &context) {
 void maxOp(const OpContext &context) {
   applyBinary(context, [](float a, float b) { return (a > b || std::isnan(a)) ? a : b; });
 }
+// x where x >= 0 (and NaN), else slope * x.
+void preluOp(const OpContext &context) {
+  applyBinary(context, [](float x, float slope) { return x < 0.0f ? slope * x : x; });
+}
 void modOp(const OpContext &context) {
   // fmod: the sign of the dividend (C); otherwise of the divisor (Python).
   const bool fmod = context.flagAttr("fmod");
@@ -158,7 +162,7 @@ void registerElementwiseOps(OpRegistry &registry) {
     registry.add(name, OpInfo{function, 1, 1});
   const std::pair<const char *, OpFunction> binaryOps[] = {{"Add", addOp}, {"Sub", subOp}, {"Mul", mulOp},
                                                            {"Div", divOp}, {"Pow", powOp}, {"Min", minOp},
-                                                           {"Max", maxOp}, {"Mod", modOp}};
+                                                           {"Max", maxOp}, {"Mod", modOp}, {"PRelu", preluOp}};
   for (const auto &[name, function] : binaryOps)
     registry.add(name, OpInfo{function, 2, 2});
 }

@@ -1,4 +1,4 @@
-//===- Reduction.cpp - ReduceSum, ReduceMean, ReduceMax, ... ----------------===//
+//===- Reduction.cpp - ReduceSum, ReduceMean, ..., ArgMax, ArgMin ----------===//
 
 #include "runtime/cpu/Broadcast.h"
 #include "runtime/cpu/OpRegistry.h"
@@ -52,6 +52,46 @@ template <reductions::Kind kind> void reduce(const OpContext &context) {
     context.result().data[i] = static_cast<float>(reductions::finish(kind, values[i], count));
 }
 
+/// ArgMax (largest) and ArgMin: the i64 index along `axis` that
+/// reductions::argPrefers chooses.
+template <bool largest> void argReduce(const OpContext &context) {
+  const ConstView &x = context.operand(0);
+  if (!isFloatElementType(x.type))
+    context.fail(std::string("the input is ") + elementTypeName(x.type) + ", not a float");
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const int64_t axis = context.intAttr("axis");
+  if (axis < 0 || axis >= rank)
+    context.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  const bool keepDims = context.flagAttr("keepdims"), last = context.flagAttr("select_last_index");
+  Shape resultShape;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis || keepDims)
+      resultShape.push_back(d == axis ? 1 : x.shape[d]);
+    if (d < axis)
+      outer *= x.shape[d];
+    if (d > axis)
+      inner *= x.shape[d];
+  }
+  context.expectResultShape(resultShape);
+  if (context.result().type != ElementType::I64)
+    context.fail(std::string("the result is ") + elementTypeName(context.result().type) + ", not i64");
+  const int64_t extent = x.shape[axis];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      double best = 0;
+      int64_t bestIndex = -1;
+      for (int64_t k = 0; k < extent; ++k) {
+        const double value = x.data[(o * extent + k) * inner + i];
+        if (reductions::argPrefers(largest, last, value, k, best, bestIndex)) {
+          best = value;
+          bestIndex = k;
+        }
+      }
+      context.result().integers[o * inner + i] = bestIndex;
+    }
+}
+
 } // namespace
 
 void registerReductionOps(OpRegistry &registry) {
@@ -65,6 +105,9 @@ void registerReductionOps(OpRegistry &registry) {
   registry.add("ReduceL1", OpInfo{reduce<Kind::L1>, 1, 1});
   registry.add("ReduceL2", OpInfo{reduce<Kind::L2>, 1, 1});
   registry.add("ReduceLogSum", OpInfo{reduce<Kind::LogSum>, 1, 1});
+  // Typed: a float input and an i64 result.
+  registry.add("ArgMax", OpInfo{argReduce<true>, 1, 1, /*typed=*/true});
+  registry.add("ArgMin", OpInfo{argReduce<false>, 1, 1, /*typed=*/true});
 }
 
 } // namespace fusec::runtime::cpu

@@ -34,6 +34,8 @@ public:
       flag("transA"), flag("transB");
     else if (reductions::kindOf(name))
       flag("keepdims");
+    else if (name == "ArgMax" || name == "ArgMin")
+      verifyArgReduce();
     else if (name == "Mod")
       flag("fmod");
     else if (name == "LeakyRelu")
@@ -228,6 +230,24 @@ private:
     Shape shape(input.begin(), input.begin() + axis);
     shape.insert(shape.end(), indices.begin(), indices.end());
     shape.insert(shape.end(), input.begin() + axis + 1, input.end());
+    expectResultShape(shape);
+  }
+
+  /// ArgMax, ArgMin: a static axis, the input's shape without it (or with 1
+  /// there, keepdims).
+  void verifyArgReduce() const {
+    const Shape &input = operandShape(0);
+    const int64_t axis = integer("axis");
+    const bool keepdims = flag("keepdims");
+    flag("select_last_index");
+    if (axis < 0 || axis >= static_cast<int64_t>(input.size()))
+      fail("'axis' " + std::to_string(axis) + " is out of range for rank " + std::to_string(input.size()));
+    if (input[axis] == plan::kBatchDim)
+      fail("the reduced axis must be static, not the batch");
+    Shape shape;
+    for (size_t d = 0; d < input.size(); ++d)
+      if (int64_t(d) != axis || keepdims)
+        shape.push_back(int64_t(d) == axis ? 1 : input[d]);
     expectResultShape(shape);
   }
 

@@ -75,6 +75,11 @@ void verifyOpElementTypes(const KernelDesc &kernel, const OpDesc &op, const std:
         kernel.valueTypes[op.operands[1]] != ElementType::I32)
       fail("the indices " + describeValue(kernel, op.operands[1]) + " must be i64 or i32");
     return;
+  case rules::TypeRule::Index:
+    if (!isFloatElementType(kernel.valueTypes[op.operands[0]]))
+      fail("operand " + describeValue(kernel, op.operands[0]) + " must be a float");
+    requireType("the result", result, ElementType::I64);
+    return;
   case rules::TypeRule::Move:
     for (size_t value : op.operands)
       if (kernel.valueTypes[value] != kernel.valueTypes[result])

@@ -289,6 +289,8 @@ enum class TypeRule {
   /// Gather, GatherElements: data of the result's type, integer (i64 or
   /// i32) indices.
   Gather,
+  /// ArgMax, ArgMin: a float operand, an i64 result.
+  Index,
   /// Cast (and CastLike, which the importer makes a Cast): any type to any type.
   Cast,
 };
@@ -305,6 +307,8 @@ inline TypeRule typeRuleOf(const std::string &op) {
     return TypeRule::Move;
   if (op == "Gather" || op == "GatherElements")
     return TypeRule::Gather;
+  if (op == "ArgMax" || op == "ArgMin")
+    return TypeRule::Index;
   if (op == "Cast" || op == "CastLike")
     return TypeRule::Cast;
   return TypeRule::Float;

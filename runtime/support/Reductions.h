@@ -19,6 +19,40 @@ namespace fusec::reductions {
 
 enum class Kind { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum };
 
+/// ArgMax / ArgMin: whether `candidate` at `candidateIndex` replaces the
+/// running choice `current` at `currentIndex` (-1: nothing chosen yet).
+/// NaN beats every number (numpy's argmax and argmin return the first NaN);
+/// ties go to the lower index, or the higher with `last`
+/// (select_last_index). Associative and commutative, so partial choices
+/// combine in any order. Codegen emits the same test (argPrefersExpression).
+inline bool argPrefers(bool largest, bool last, double candidate, int64_t candidateIndex, double current,
+                       int64_t currentIndex) {
+  if (currentIndex < 0)
+    return candidateIndex >= 0;
+  if (candidateIndex < 0)
+    return false;
+  const bool laterWins = last ? candidateIndex > currentIndex : candidateIndex < currentIndex;
+  if (std::isnan(candidate) || std::isnan(current))
+    return std::isnan(candidate) && (!std::isnan(current) || laterWins);
+  if (candidate != current)
+    return largest ? candidate > current : candidate < current;
+  return laterWins;
+}
+
+/// argPrefers as a C expression over the names given (NaN tested as x != x,
+/// which needs no math header).
+inline std::string argPrefersExpression(bool largest, bool last, const std::string &candidate,
+                                        const std::string &candidateIndex, const std::string &current,
+                                        const std::string &currentIndex) {
+  const std::string laterWins = "(" + candidateIndex + (last ? " > " : " < ") + currentIndex + ")";
+  const std::string candidateNaN = "(" + candidate + " != " + candidate + ")";
+  const std::string currentNaN = "(" + current + " != " + current + ")";
+  return "(" + currentIndex + " < 0 ? " + candidateIndex + " >= 0 : " + candidateIndex + " < 0 ? false : (" +
+         candidateNaN + " || " + currentNaN + ") ? (" + candidateNaN + " && (!" + currentNaN + " || " + laterWins +
+         ")) : " + candidate + " != " + current + " ? " + candidate + (largest ? " > " : " < ") + current + " : " +
+         laterWins + ")";
+}
+
 /// The kind of the ONNX op `name` (ReduceSum, ...), if it is one.
 inline std::optional<Kind> kindOf(const std::string &name) {
   if (name == "ReduceSum")

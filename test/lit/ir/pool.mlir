@@ -107,6 +107,26 @@ func.func @reduce_family(%x: tensor<?x3x4x5xf32>) -> (tensor<?x3x1x1xf32>, tenso
 
 // -----
 
+// ArgMax and ArgMin give i64 indices; the reduced axis must be static.
+// CHECK-LABEL: func.func @arg_reduce
+// CHECK: fuse.arg_max {{.*}} : (tensor<?x3x4xf32>) -> tensor<?x4xi64>
+// CHECK: fuse.arg_min {{.*}} : (tensor<?x3x4xf32>) -> tensor<?x3x1xi64>
+func.func @arg_reduce(%x: tensor<?x3x4xf32>) -> (tensor<?x4xi64>, tensor<?x3x1xi64>) {
+  %0 = fuse.arg_max %x {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<?x3x4xf32>) -> tensor<?x4xi64>
+  %1 = fuse.arg_min %x {axis = 2 : i64, keepdims = true, select_last_index = true} : (tensor<?x3x4xf32>) -> tensor<?x3x1xi64>
+  return %0, %1 : tensor<?x4xi64>, tensor<?x3x1xi64>
+}
+
+// -----
+
+func.func @arg_max_batch(%x: tensor<?x3xf32>) -> tensor<3xi64> {
+  // expected-error @+1 {{'fuse.arg_max' op reduced dimension must be static}}
+  %0 = fuse.arg_max %x {axis = 0 : i64, keepdims = false, select_last_index = false} : (tensor<?x3xf32>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
 func.func @reduce_max_unsorted(%x: tensor<2x3xf32>) -> tensor<f32> {
   // expected-error @+1 {{'fuse.reduce_max' op 'axes' must be sorted and unique}}
   %0 = fuse.reduce_max %x {axes = array<i64: 1, 0>, keepdims = false} : (tensor<2x3xf32>) -> tensor<f32>

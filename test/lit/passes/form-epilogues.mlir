@@ -32,6 +32,25 @@ func.func @conv_relu(%x: tensor<?x3x8x8xf32>) -> tensor<?x4x6x6xf32> {
 
 // -----
 
+// PRelu with a constant per-channel slope is an activation; with a slope
+// computed at run time it is left to the planner.
+// CHECK-LABEL: func.func @conv_prelu
+// CHECK: %[[C:.*]] = fuse.conv {{.*}}fuse.group = 0 : i64
+// CHECK-NEXT: %[[P:.*]] = fuse.prelu %[[C]], %{{.*}} {fuse.fused_by = "epilogue-activation", fuse.group = 0 : i64}
+// CHECK: fuse.conv {{.*}}fuse.group = 1 : i64
+// CHECK-NEXT: fuse.prelu %{{[0-9]+}}, %arg1 :
+func.func @conv_prelu(%x: tensor<?x3x8x8xf32>, %s: tensor<4x1x1xf32>) -> (tensor<?x4x6x6xf32>, tensor<?x4x6x6xf32>) {
+  %w = fuse.constant dense<1.0> : tensor<4x3x3x3xf32>
+  %slope = fuse.constant dense<0.25> : tensor<4x1x1xf32>
+  %c = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32>
+  %p = fuse.prelu %c, %slope : (tensor<?x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<?x4x6x6xf32>
+  %c2 = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32>
+  %p2 = fuse.prelu %c2, %s : (tensor<?x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<?x4x6x6xf32>
+  return %p, %p2 : tensor<?x4x6x6xf32>, tensor<?x4x6x6xf32>
+}
+
+// -----
+
 // A bias added as a separate Add of a constant with the conv's output shape
 // (per-channel [4,1,1] broadcasts to it without changing it), then a Clip (ReLU6).
 // The constant is not grouped (constants are never members).

@@ -326,7 +326,8 @@ func.func @main(%x: tensor<?x5x7xf32> {fuse.name = "x"}, %y: tensor<7xf32> {fuse
   %11 = fuse.hard_swish %x : (tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
   %12 = fuse.add %10, %11 : (tensor<?x5x7xf32>, tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
   %13 = fuse.add %12, %8 : (tensor<?x5x7xf32>, tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
-  return %7, %13 : tensor<?x5x7xf32>, tensor<?x5x7xf32>
+  %14 = fuse.prelu %13, %y : (tensor<?x5x7xf32>, tensor<7xf32>) -> tensor<?x5x7xf32>
+  return %7, %14 : tensor<?x5x7xf32>, tensor<?x5x7xf32>
 }
 )mlir",
                         2);
@@ -374,6 +375,26 @@ func.func @main(%x: tensor<?x3x9xf32> {fuse.name = "x"}, %idx: tensor<?x2x4xi64>
   %2 = fuse.gather_elements %mask, %idx {axis = 2 : i64} : (tensor<?x3x9xi1>, tensor<?x2x4xi64>) -> tensor<?x2x4xi1>
   %3 = fuse.gather_elements %x, %idx32 {axis = 2 : i64} : (tensor<?x3x9xf32>, tensor<?x3x2xi32>) -> tensor<?x3x2xf32>
   return %0, %1, %2, %3 : tensor<?x2x4xf32>, tensor<2x3xf32>, tensor<?x2x4xi1>, tensor<?x3x2xf32>
+}
+)mlir",
+                        3);
+}
+
+TEST_CASE("emul: ArgMax and ArgMin with ties, a fused prologue and a Cast epilogue", "[codegen][emul]") {
+  // Relu makes ties at 0 (first or last index); an axis of 300 is longer
+  // than the block, so threads combine strided shares of it.
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x37x5xf32> {fuse.name = "x"}, %long: tensor<?x300xf32> {fuse.name = "long"})
+    -> (tensor<?x5xi64> {fuse.name = "max_rows"}, tensor<?x37x1xi64> {fuse.name = "min_last"},
+        tensor<?x1xf32> {fuse.name = "max_long"}, tensor<?xi64> {fuse.name = "min_long"}) {
+  %r = fuse.relu %x : (tensor<?x37x5xf32>) -> tensor<?x37x5xf32>
+  %0 = fuse.arg_max %x {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<?x37x5xf32>) -> tensor<?x5xi64>
+  %1 = fuse.arg_min %r {axis = 2 : i64, keepdims = true, select_last_index = true} : (tensor<?x37x5xf32>) -> tensor<?x37x1xi64>
+  %2 = fuse.arg_max %long {axis = 1 : i64, keepdims = true, select_last_index = false} : (tensor<?x300xf32>) -> tensor<?x1xi64>
+  %3 = fuse.cast %2 {to = "f32"} : (tensor<?x1xi64>) -> tensor<?x1xf32>
+  %rl = fuse.relu %long : (tensor<?x300xf32>) -> tensor<?x300xf32>
+  %4 = fuse.arg_min %rl {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<?x300xf32>) -> tensor<?xi64>
+  return %0, %1, %3, %4 : tensor<?x5xi64>, tensor<?x37x1xi64>, tensor<?x1xf32>, tensor<?xi64>
 }
 )mlir",
                         3);

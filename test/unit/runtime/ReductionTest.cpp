@@ -41,3 +41,24 @@ TEST_CASE("every Reduce op over one axis, and NaN through Max and Min") {
   CHECK(std::isnan(runOp("ReduceMax", rows, {withNan}, {1}).values()[0]));
   CHECK(std::isnan(runOp("ReduceMin", rows, {withNan}, {1}).values()[0]));
 }
+
+TEST_CASE("ArgMax and ArgMin: first or last index on ties, NaN chosen first, keepdims") {
+  using test::runTypedOp;
+  using test::typedFloats;
+  const float nan = std::nanf("");
+  // Rows of [2, 4]: ties at 3 and at 1, a NaN in the second row.
+  const auto x = typedFloats({2, 4}, {1, 3, 3, 0, 1, nan, 1, nan});
+  auto run = [&](const char *op, int64_t axis, int64_t keepdims, int64_t last, const Shape &shape) {
+    return runTypedOp(op, {{"axis", axis}, {"keepdims", keepdims}, {"select_last_index", last}}, {x}, shape,
+                      ElementType::I64)
+        .integers;
+  };
+  CHECK(run("ArgMax", 1, 0, 0, {2}) == std::vector<int64_t>{1, 1});
+  CHECK(run("ArgMax", 1, 1, 1, {2, 1}) == std::vector<int64_t>{2, 3});
+  CHECK(run("ArgMin", 1, 0, 0, {2}) == std::vector<int64_t>{3, 1});
+  CHECK(run("ArgMin", 1, 0, 1, {2}) == std::vector<int64_t>{3, 3});
+  // Down the columns: 1 vs 1 ties, NaN beats 3.
+  CHECK(run("ArgMax", 0, 1, 0, {1, 4}) == std::vector<int64_t>{0, 1, 0, 1});
+  CHECK(run("ArgMax", 0, 0, 1, {4}) == std::vector<int64_t>{1, 1, 0, 1});
+  CHECK_THROWS_WITH(run("ArgMax", 2, 0, 0, {2}), Catch::Contains("axis 2 is out of range for rank 2"));
+}
