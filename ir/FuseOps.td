@@ -84,6 +84,18 @@ def Fuse_LeakyReluOp : Fuse_UnaryOp<"leaky_relu", "LeakyRelu"> {
   let arguments = (ins Fuse_Tensor:$input, DefaultValuedAttr<F32Attr, "0.01f">:$alpha);
 }
 
+def Fuse_TriluOp : Fuse_OnnxOp<"trilu", "Trilu"> {
+  let summary = "Keep the upper (or lower) triangle of each matrix, zero the rest";
+  let description = [{
+    Over the last two dimensions: element (i, j) is kept where j - i >= k
+    (`upper`) or j - i <= k (lower), and is 0 (false) elsewhere. Any element
+    type; an elementwise op whose value depends on its position.
+  }];
+  let arguments = (ins Fuse_AnyTensor:$input, BoolAttr:$upper, I64Attr:$k);
+  let results = (outs Fuse_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 def Fuse_HardSigmoidOp : Fuse_UnaryOp<"hard_sigmoid", "HardSigmoid"> {
   let summary = "max(0, min(1, alpha * x + beta))";
   let arguments = (ins Fuse_Tensor:$input, DefaultValuedAttr<F32Attr, "0.2f">:$alpha,

@@ -22,7 +22,7 @@ const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
              BatchNormOp>(t, OpClass::Elementwise);
     classify<NegOp, ExpOp, LogOp, AbsOp, ReciprocalOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, MinOp, MaxOp, ModOp,
              PReluOp>(t, OpClass::Elementwise);
-    classify<EqualOp, LessOp, LessOrEqualOp, GreaterOp, GreaterOrEqualOp, NotOp, AndOp, OrOp, XorOp, WhereOp>(
+    classify<EqualOp, LessOp, LessOrEqualOp, GreaterOp, GreaterOrEqualOp, NotOp, AndOp, OrOp, XorOp, WhereOp, TriluOp>(
         t, OpClass::Elementwise);
     classify<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(t, OpClass::Reduction);
     classify<ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceSumSquareOp, ReduceL1Op, ReduceL2Op,

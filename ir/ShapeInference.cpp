@@ -167,6 +167,12 @@ FUSE_UNARY_INFERENCE(LeakyReluOp)
 FUSE_UNARY_INFERENCE(NotOp)
 #undef FUSE_UNARY_INFERENCE
 
+LogicalResult TriluOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (shapeOf(getInput()).size() < 2)
+    return emitOpError() << "needs a tensor of rank 2 or more, got " << shapeToString(shapeOf(getInput()));
+  return inferUnary(*this, inferred);
+}
+
 LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitOpError() << "'approximate' must be \"none\" or \"tanh\", got \"" << getApproximate() << "\"";

@@ -75,6 +75,7 @@ constexpr ImportTimeInput kImportTimeInputs[] = {
     {"ReduceLogSum", 18, 1, "axes"},
     {"ReduceLogSumExp", 18, 1, "axes"},
     {"Squeeze", 13, 1, "axes"},
+    {"Trilu", 14, 1, "k"},
     {"Unsqueeze", 13, 1, "axes"},
     {"Dropout", 12, 1, "ratio"},
     {"Dropout", 12, 2, "training_mode"},

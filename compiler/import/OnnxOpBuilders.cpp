@@ -394,6 +394,22 @@ template <typename OpTy> FailureOr<Results> buildBinary(BuildContext &ctx) {
   return single(ctx.create<OpTy>(ctx.operand(0), ctx.operand(1)));
 }
 
+/// Trilu: `upper` (default 1) and `k`, the diagonal offset (an input the
+/// importer reads as a constant, default 0).
+FailureOr<Results> buildTrilu(BuildContext &ctx) {
+  bool upper = ctx.attrs.getFlag("upper", true);
+  auto k = ctx.attrs.getInts("k", {0});
+  if (k.size() != 1) {
+    ctx.attrs.invalid("Trilu's k must be one integer");
+    return failure();
+  }
+  if (ctx.rank(0) < 2) {
+    ctx.attrs.invalid("Trilu needs a tensor of rank 2 or more");
+    return failure();
+  }
+  return single(ctx.create<TriluOp>(ctx.operand(0), ctx.boolean(upper), ctx.i64(k.front())));
+}
+
 /// PRelu: the slope broadcasts to X, never X to the slope.
 FailureOr<Results> buildPRelu(BuildContext &ctx) {
   if (!broadcastsTo(ctx.shape(1), ctx.shape(0)))
@@ -1033,6 +1049,7 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Div", {2, 2, buildBinary<DivOp>}},
       {"Pow", {2, 2, buildBinary<PowOp>}},
       {"PRelu", {2, 2, buildPRelu}},
+      {"Trilu", {1, 1, buildTrilu}},
       {"Pad", {1, 1, buildPad}},
       {"Gemm", {2, 3, buildGemm}},
       {"MatMul", {2, 2, buildBinary<MatMulOp>}},

@@ -229,6 +229,25 @@ template <typename T> void gatherElements(const OpContext &context) {
   }
 }
 
+/// Trilu: each matrix of the last two dimensions keeps element (i, j)
+/// where j - i >= k (upper) or j - i <= k (lower), and is zero elsewhere.
+template <typename T> void trilu(const OpContext &context) {
+  const ConstView &x = context.operand(0);
+  const size_t rank = x.shape.size();
+  if (rank < 2)
+    context.fail("needs a tensor of rank 2 or more");
+  context.expectResultShape(x.shape);
+  const bool upper = context.flagAttr("upper");
+  const int64_t k = context.intAttr("k"), rows = x.shape[rank - 2], columns = x.shape[rank - 1];
+  const int64_t count = numElements(x.shape);
+  const T *data = elementsOf<T>(x);
+  T *y = elementsOf<T>(context.result());
+  for (int64_t e = 0; e < count; ++e) {
+    const int64_t i = (e / columns) % rows, j = e % columns;
+    y[e] = (upper ? j - i >= k : j - i <= k) ? data[e] : T(0);
+  }
+}
+
 template <typename T> void expand(const OpContext &context) {
   const ConstView &x = context.operand(0);
   // 1 keeps the input's extent; -1 is the batch size, which the plan's
@@ -341,6 +360,7 @@ void registerDataMovementOps(OpRegistry &registry) {
   registry.add("Gather", OpInfo{typed<gather<float>, gather<int64_t>, 1>, 2, 2, kTyped});
   registry.add("GatherElements", OpInfo{typed<gatherElements<float>, gatherElements<int64_t>, 1>, 2, 2, kTyped});
   registry.add("Expand", OpInfo{typed<expand<float>, expand<int64_t>>, 1, 1, kTyped});
+  registry.add("Trilu", OpInfo{typed<trilu<float>, trilu<int64_t>>, 1, 1, kTyped});
   registry.add("Pad", OpInfo{pad, 1, 1});
 }
 

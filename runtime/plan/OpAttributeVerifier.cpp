@@ -34,7 +34,11 @@ public:
       flag("transA"), flag("transB");
     else if (reductions::kindOf(name))
       flag("keepdims");
-    else if (name == "ArgMax" || name == "ArgMin")
+    else if (name == "Trilu") {
+      flag("upper"), integer("k");
+      if (operandShape(0).size() < 2)
+        fail("needs a tensor of rank 2 or more");
+    } else if (name == "ArgMax" || name == "ArgMin")
       verifyArgReduce();
     else if (name == "Mod")
       flag("fmod");

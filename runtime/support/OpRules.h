@@ -303,7 +303,7 @@ inline TypeRule typeRuleOf(const std::string &op) {
   if (op == "Where")
     return TypeRule::Select;
   if (op == "Identity" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Concat" || op == "Slice" ||
-      op == "Split" || op == "Expand" || op == "Squeeze" || op == "Unsqueeze")
+      op == "Split" || op == "Expand" || op == "Squeeze" || op == "Unsqueeze" || op == "Trilu")
     return TypeRule::Move;
   if (op == "Gather" || op == "GatherElements")
     return TypeRule::Gather;

@@ -400,6 +400,23 @@ func.func @main(%x: tensor<?x37x5xf32> {fuse.name = "x"}, %long: tensor<?x300xf3
                         3);
 }
 
+TEST_CASE("emul: Trilu upper and lower with diagonal offsets, fused into elementwise kernels, on floats and bools",
+          "[codegen][emul]") {
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x4x6xf32> {fuse.name = "x"}, %m: tensor<?x5x3xi1> {fuse.name = "m"})
+    -> (tensor<?x4x6xf32> {fuse.name = "upper"}, tensor<?x4x6xf32> {fuse.name = "lower"},
+        tensor<?x5x3xi1> {fuse.name = "bools"}) {
+  %e = fuse.exp %x : (tensor<?x4x6xf32>) -> tensor<?x4x6xf32>
+  %0 = fuse.trilu %e {upper = true, k = 1 : i64} : (tensor<?x4x6xf32>) -> tensor<?x4x6xf32>
+  %1 = fuse.trilu %x {upper = false, k = -1 : i64} : (tensor<?x4x6xf32>) -> tensor<?x4x6xf32>
+  %2 = fuse.neg %1 : (tensor<?x4x6xf32>) -> tensor<?x4x6xf32>
+  %3 = fuse.trilu %m {upper = true, k = 0 : i64} : (tensor<?x5x3xi1>) -> tensor<?x5x3xi1>
+  return %0, %2, %3 : tensor<?x4x6xf32>, tensor<?x4x6xf32>, tensor<?x5x3xi1>
+}
+)mlir",
+                        3);
+}
+
 TEST_CASE("emul: every Reduce op with a fused prologue and epilogue", "[codegen][emul]") {
   // Max and Min combine through fusec_block_reduce, the others through the
   // block sum; each has an elementwise prologue (the Abs or the Add) and the

@@ -134,6 +134,17 @@ TEST_CASE("GatherElements picks one entry of the axis per index, with shorter in
       Catch::Contains("indices [3, 1] are longer than the input [2, 3] along axis 0"));
 }
 
+TEST_CASE("Trilu keeps a triangle of every matrix, offset by k, on floats and integers") {
+  const Typed x = typedFloats({2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  CHECK(runTypedOp("Trilu", {{"upper", 1}, {"k", 0}}, {x}, {2, 2, 3}, ElementType::F32).floats ==
+        std::vector<float>{1, 2, 3, 0, 5, 6, 7, 8, 9, 0, 11, 12});
+  CHECK(runTypedOp("Trilu", {{"upper", 0}, {"k", -1}}, {x}, {2, 2, 3}, ElementType::F32).floats ==
+        std::vector<float>{0, 0, 0, 4, 0, 0, 0, 0, 0, 10, 0, 0});
+  const Typed ids = typedInts({2, 2}, {1, 2, 3, 4});
+  CHECK(runTypedOp("Trilu", {{"upper", 1}, {"k", 1}}, {ids}, {2, 2}, ElementType::I64).integers ==
+        std::vector<int64_t>{0, 2, 0, 0});
+}
+
 TEST_CASE("Expand broadcasts with numpy rules, keeping a dimension where the shape says 1") {
   requireTensor(runOp("Expand", {{"shape", {2, 1, 3}}}, {Tensor({2, 1}, {1, 2})}, {2, 2, 3}), {2, 2, 3},
                 {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2});
