@@ -43,6 +43,28 @@ std::string roundedTo(Type elementType, const std::string &expression) {
 
 namespace {
 
+/// Rounding and trigonometry on `x` (a float register), in the math
+/// functions CUDA and the host emulation share.
+std::string unaryMathExpression(Operation *op, const std::string &x) {
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case([&](fuse::FloorOp) { return "floorf(" + x + ")"; })
+      .Case([&](fuse::CeilOp) { return "ceilf(" + x + ")"; })
+      .Case([&](fuse::RoundOp) { return "rintf(" + x + ")"; })
+      .Case([&](fuse::SignOp) { return "(" + x + " > 0.0f ? 1.0f : " + x + " < 0.0f ? -1.0f : " + x + ")"; })
+      .Case([&](fuse::SinOp) { return "sinf(" + x + ")"; })
+      .Case([&](fuse::CosOp) { return "cosf(" + x + ")"; })
+      .Case([&](fuse::TanOp) { return "tanf(" + x + ")"; })
+      .Case([&](fuse::AsinOp) { return "asinf(" + x + ")"; })
+      .Case([&](fuse::AcosOp) { return "acosf(" + x + ")"; })
+      .Case([&](fuse::AtanOp) { return "atanf(" + x + ")"; })
+      .Case([&](fuse::SinhOp) { return "sinhf(" + x + ")"; })
+      .Case([&](fuse::CoshOp) { return "coshf(" + x + ")"; })
+      .Case([&](fuse::AsinhOp) { return "asinhf(" + x + ")"; })
+      .Case([&](fuse::AcoshOp) { return "acoshf(" + x + ")"; })
+      .Case([&](fuse::AtanhOp) { return "atanhf(" + x + ")"; })
+      .Default([](Operation *) -> std::string { llvm_unreachable("not a rounding or trigonometric op"); });
+}
+
 /// The expression of fuse.cast from `from` (an expression in `input`'s
 /// register type) to `output`'s element type.
 std::string castExpression(Type input, Type output, const std::string &from) {
@@ -135,6 +157,10 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
             .Case([&](fuse::LogOp) { return expression = "logf(" + operand(0) + ")", true; })
             .Case([&](fuse::AbsOp) { return expression = "fabsf(" + operand(0) + ")", true; })
             .Case([&](fuse::ReciprocalOp) { return expression = "(1.0f / " + operand(0) + ")", true; })
+            .Case<fuse::FloorOp, fuse::CeilOp, fuse::RoundOp, fuse::SignOp, fuse::SinOp, fuse::CosOp, fuse::TanOp,
+                  fuse::AsinOp, fuse::AcosOp, fuse::AtanOp, fuse::SinhOp, fuse::CoshOp, fuse::AsinhOp, fuse::AcoshOp,
+                  fuse::AtanhOp>(
+                [&](auto op) { return expression = unaryMathExpression(op.getOperation(), operand(0)), true; })
             .Case([&](fuse::HardSwishOp) { return expression = "fusec_hard_swish(" + operand(0) + ")", true; })
             .Case([&](fuse::LeakyReluOp op) {
               expression =

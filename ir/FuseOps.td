@@ -75,6 +75,22 @@ def Fuse_ExpOp : Fuse_UnaryOp<"exp", "Exp"> { let summary = "exp(x)"; }
 def Fuse_LogOp : Fuse_UnaryOp<"log", "Log"> { let summary = "log(x)"; }
 def Fuse_AbsOp : Fuse_UnaryOp<"abs", "Abs"> { let summary = "|x|"; }
 def Fuse_ReciprocalOp : Fuse_UnaryOp<"reciprocal", "Reciprocal"> { let summary = "1 / x"; }
+// Rounding and trigonometry, computed in f32 (their f16/bf16 inputs widened).
+def Fuse_FloorOp : Fuse_UnaryOp<"floor", "Floor"> { let summary = "the largest integer <= x"; }
+def Fuse_CeilOp : Fuse_UnaryOp<"ceil", "Ceil"> { let summary = "the smallest integer >= x"; }
+def Fuse_RoundOp : Fuse_UnaryOp<"round", "Round"> { let summary = "x rounded to the nearest integer, halves to even"; }
+def Fuse_SignOp : Fuse_UnaryOp<"sign", "Sign"> { let summary = "-1, 0 or 1 by the sign of x (NaN stays NaN)"; }
+def Fuse_SinOp : Fuse_UnaryOp<"sin", "Sin"> { let summary = "sin(x)"; }
+def Fuse_CosOp : Fuse_UnaryOp<"cos", "Cos"> { let summary = "cos(x)"; }
+def Fuse_TanOp : Fuse_UnaryOp<"tan", "Tan"> { let summary = "tan(x)"; }
+def Fuse_AsinOp : Fuse_UnaryOp<"asin", "Asin"> { let summary = "asin(x)"; }
+def Fuse_AcosOp : Fuse_UnaryOp<"acos", "Acos"> { let summary = "acos(x)"; }
+def Fuse_AtanOp : Fuse_UnaryOp<"atan", "Atan"> { let summary = "atan(x)"; }
+def Fuse_SinhOp : Fuse_UnaryOp<"sinh", "Sinh"> { let summary = "sinh(x)"; }
+def Fuse_CoshOp : Fuse_UnaryOp<"cosh", "Cosh"> { let summary = "cosh(x)"; }
+def Fuse_AsinhOp : Fuse_UnaryOp<"asinh", "Asinh"> { let summary = "asinh(x)"; }
+def Fuse_AcoshOp : Fuse_UnaryOp<"acosh", "Acosh"> { let summary = "acosh(x)"; }
+def Fuse_AtanhOp : Fuse_UnaryOp<"atanh", "Atanh"> { let summary = "atanh(x)"; }
 def Fuse_HardSwishOp : Fuse_UnaryOp<"hard_swish", "HardSwish"> {
   let summary = "x * max(0, min(1, x / 6 + 1 / 2))";
 }

@@ -22,6 +22,8 @@ const llvm::DenseMap<mlir::TypeID, OpClass> &classTable() {
              BatchNormOp>(t, OpClass::Elementwise);
     classify<NegOp, ExpOp, LogOp, AbsOp, ReciprocalOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, MinOp, MaxOp, ModOp,
              PReluOp>(t, OpClass::Elementwise);
+    classify<FloorOp, CeilOp, RoundOp, SignOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp,
+             AcoshOp, AtanhOp>(t, OpClass::Elementwise);
     classify<EqualOp, LessOp, LessOrEqualOp, GreaterOp, GreaterOrEqualOp, NotOp, AndOp, OrOp, XorOp, WhereOp, TriluOp>(
         t, OpClass::Elementwise);
     classify<SoftmaxOp, LayerNormOp, ReduceMeanOp, GlobalAveragePoolOp>(t, OpClass::Reduction);

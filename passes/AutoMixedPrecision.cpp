@@ -37,8 +37,8 @@ PrecisionList listOf(Operation *op) {
   if (isa<ConvOp, GemmOp, MatMulOp, AttentionOp>(op))
     return PrecisionList::Half;
   if (isa<SoftmaxOp, LayerNormOp, BatchNormOp, ReduceMeanOp, GlobalAveragePoolOp, PowOp, ErfOp, GeluOp, SqrtOp, ExpOp,
-          LogOp, ReciprocalOp, ReduceSumOp, ReduceProdOp, ReduceSumSquareOp, ReduceL1Op, ReduceL2Op, ReduceLogSumOp>(
-          op))
+          LogOp, ReciprocalOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp,
+          ReduceSumOp, ReduceProdOp, ReduceSumSquareOp, ReduceL1Op, ReduceL2Op, ReduceLogSumOp>(op))
     return PrecisionList::F32;
   return PrecisionList::Follow;
 }

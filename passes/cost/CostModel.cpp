@@ -80,7 +80,9 @@ double opFlops(Operation *op, int64_t batch) {
             fuse::GlobalAveragePoolOp, fuse::ArgMaxOp, fuse::ArgMinOp>(
           [&](auto reduce) { return elementsOf(reduce.getInput().getType(), batch); })
       .Case<fuse::ErfOp, fuse::GeluOp, fuse::TanhOp, fuse::SigmoidOp, fuse::PowOp, fuse::BatchNormOp, fuse::ExpOp,
-            fuse::LogOp, fuse::ModOp, fuse::HardSwishOp>([&](auto) { return 4.0 * out; })
+            fuse::LogOp, fuse::ModOp, fuse::HardSwishOp, fuse::SinOp, fuse::CosOp, fuse::TanOp, fuse::AsinOp,
+            fuse::AcosOp, fuse::AtanOp, fuse::SinhOp, fuse::CoshOp, fuse::AsinhOp, fuse::AcoshOp, fuse::AtanhOp>(
+          [&](auto) { return 4.0 * out; })
       .Default([&](Operation *) { return fuse::classifyOp(op) == fuse::OpClass::DataMovement ? 0.0 : out; });
 }
 

@@ -155,7 +155,26 @@ void registerElementwiseOps(OpRegistry &registry) {
       {"Reciprocal", [](const OpContext &c) { applyUnary(c, [](float x) { return 1.0f / x; }); }},
       {"LeakyRelu", leakyRelu},
       {"HardSigmoid", hardSigmoid},
-      {"HardSwish", hardSwish}};
+      {"HardSwish", hardSwish},
+      {"Floor", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::floor(x)); }); }},
+      {"Ceil", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::ceil(x)); }); }},
+      {"Round", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::nearbyint(x)); }); }},
+      {"Sign",
+       [](const OpContext &c) {
+         applyUnary(c, [](float x) { return float(x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x); });
+       }},
+      {"Sin", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::sin(x)); }); }},
+      {"Cos", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::cos(x)); }); }},
+      {"Tan", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::tan(x)); }); }},
+      {"Asin", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::asin(x)); }); }},
+      {"Acos", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::acos(x)); }); }},
+      {"Atan", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::atan(x)); }); }},
+      {"Sinh", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::sinh(x)); }); }},
+      {"Cosh", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::cosh(x)); }); }},
+      {"Asinh", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::asinh(x)); }); }},
+      {"Acosh", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::acosh(x)); }); }},
+      {"Atanh", [](const OpContext &c) { applyUnary(c, [](float x) { return float(std::atanh(x)); }); }},
+  };
   for (const auto &[name, function] : moreUnaryOps)
     registry.add(name, OpInfo{function, 1, 1});
   for (const auto &[name, function] : unaryOps)

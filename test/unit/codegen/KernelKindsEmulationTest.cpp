@@ -417,6 +417,51 @@ func.func @main(%x: tensor<?x4x6xf32> {fuse.name = "x"}, %m: tensor<?x5x3xi1> {f
                         3);
 }
 
+TEST_CASE("emul: rounding and trigonometric ops in one fused chain", "[codegen][emul]") {
+  // Inputs in [-1, 1): scaled by 3.5 for the rounding ops (halves included
+  // at 0.5 steps are unlikely but harmless: both sides round to even), kept
+  // inside the domains of asin, acos and atanh, shifted past 1 for acosh.
+  checkAgainstReference(R"mlir(
+func.func @main(%x: tensor<?x6x5xf32> {fuse.name = "x"})
+    -> (tensor<?x6x5xf32> {fuse.name = "rounded"}, tensor<?x6x5xf32> {fuse.name = "trig"},
+        tensor<?x6x5xf32> {fuse.name = "inverse"}) {
+  %scale = fuse.constant dense<3.5> : tensor<f32>
+  %two = fuse.constant dense<2.0> : tensor<f32>
+  %half = fuse.constant dense<0.5> : tensor<f32>
+  %s = fuse.mul %x, %scale : (tensor<?x6x5xf32>, tensor<f32>) -> tensor<?x6x5xf32>
+  %0 = fuse.floor %s : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %1 = fuse.ceil %s : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %2 = fuse.round %s : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %3 = fuse.sign %s : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %4 = fuse.add %0, %1 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %5 = fuse.mul %2, %3 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %r = fuse.add %4, %5 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %6 = fuse.sin %s : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %7 = fuse.cos %6 : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %8 = fuse.tan %x : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %9 = fuse.sinh %8 : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %10 = fuse.cosh %x : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %11 = fuse.add %7, %9 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %t = fuse.add %11, %10 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %h = fuse.mul %x, %half : (tensor<?x6x5xf32>, tensor<f32>) -> tensor<?x6x5xf32>
+  %12 = fuse.asin %h : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %13 = fuse.acos %h : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %14 = fuse.atan %s : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %15 = fuse.asinh %s : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %16 = fuse.atanh %h : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %p = fuse.add %x, %two : (tensor<?x6x5xf32>, tensor<f32>) -> tensor<?x6x5xf32>
+  %17 = fuse.acosh %p : (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %18 = fuse.add %12, %13 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %19 = fuse.add %14, %15 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %20 = fuse.add %16, %17 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %21 = fuse.add %18, %19 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  %i = fuse.add %21, %20 : (tensor<?x6x5xf32>, tensor<?x6x5xf32>) -> tensor<?x6x5xf32>
+  return %r, %t, %i : tensor<?x6x5xf32>, tensor<?x6x5xf32>, tensor<?x6x5xf32>
+}
+)mlir",
+                        3);
+}
+
 TEST_CASE("emul: every Reduce op with a fused prologue and epilogue", "[codegen][emul]") {
   // Max and Min combine through fusec_block_reduce, the others through the
   // block sum; each has an elementwise prologue (the Abs or the Add) and the

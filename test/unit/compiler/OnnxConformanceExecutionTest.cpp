@@ -33,7 +33,16 @@ namespace {
 
 /// Supported tests that fail numerically, each with the reason. A test on
 /// the list that passes fails this test until it leaves the list.
-const std::map<std::string, std::string> kExpectedFailures = {};
+/// The window functions' expected values were generated with pi = 3.1415:
+/// hann[1] is stored as 0.0954861, where 0.5 - 0.5 cos(2 pi / 10) is
+/// 0.0954915 (0.0954861 exactly with 3.1415). fusec computes the windows'
+/// definition; the error is the data's, up to 7e-5 where atol is 1e-5.
+constexpr const char *kWindowPi = "expected values computed with pi = 3.1415 (off by up to 7e-5)";
+const std::map<std::string, std::string> kExpectedFailures = {
+    {"test_blackmanwindow_expanded", kWindowPi}, {"test_blackmanwindow_symmetric_expanded", kWindowPi},
+    {"test_hammingwindow_expanded", kWindowPi},  {"test_hammingwindow_symmetric_expanded", kWindowPi},
+    {"test_hannwindow_expanded", kWindowPi},     {"test_hannwindow_symmetric_expanded", kWindowPi},
+};
 
 /// Looser tolerances, by test name prefix, each with the reason. Everything
 /// else is compared at rtol 1e-4, atol 1e-5.
