@@ -33,10 +33,25 @@ ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(val
 
 bool isFree(Operation *op) { return isViewOp(op) && !op->hasAttr(fusec::kGroupAttr); }
 
-/// The view ops, nearest first, through which an attention kernel can read
-/// `operand` from the tensor the chain starts at: the longest chain of
-/// single-use views whose composition is strided with a contiguous last
-/// dimension (so that each row of D elements is one contiguous load).
+/// The longest prefix of `chain` (ops nearest the attention first) that is a
+/// strided view with a contiguous last dimension, so that each row of D
+/// elements is one contiguous load or store: read from the tensor the
+/// prefix starts at (`reads`, the ops applied forward), or stored into the
+/// tensor it ends in (the ops undone backward).
+SmallVector<Operation *> longestViewPrefix(ArrayRef<Operation *> chain, bool reads) {
+  for (size_t length = chain.size(); length > 0; --length) {
+    Operation *far = chain[length - 1];
+    std::optional<StridedView> view = contiguousView(shapeOf(reads ? far->getOperand(0) : far->getResult(0)));
+    for (size_t i = length; i-- > 0 && view;)
+      view = reads ? forwardView(chain[i], *view) : backwardView(chain[i], *view);
+    if (view && view->strides.back() == 1)
+      return SmallVector<Operation *>(chain.take_front(length));
+  }
+  return {};
+}
+
+/// The single-use Slice, Reshape, Flatten and Transpose ops through which an
+/// attention kernel reads `operand`, nearest first.
 SmallVector<Operation *> inputChain(Value operand) {
   SmallVector<Operation *> chain;
   Value value = operand;
@@ -46,20 +61,12 @@ SmallVector<Operation *> inputChain(Value operand) {
     chain.push_back(op);
     value = op->getOperand(0);
   }
-  for (size_t length = chain.size(); length > 0; --length) {
-    std::optional<StridedView> view = contiguousView(shapeOf(chain[length - 1]->getOperand(0)));
-    for (size_t i = length; i-- > 0 && view;)
-      view = forwardView(chain[i], *view);
-    if (view && view->strides.back() == 1)
-      return SmallVector<Operation *>(chain.begin(), chain.begin() + length);
-  }
-  return {};
+  return longestViewPrefix(chain, /*reads=*/true);
 }
 
-/// The view ops, in order, through which an attention kernel can store
-/// `result` into the tensor the chain ends at: the longest chain of
-/// single-use Reshape, Flatten and Transpose ops whose last result, viewed
-/// back in `result`'s shape, has a contiguous last dimension.
+/// The single-use Reshape, Flatten and Transpose ops through which an
+/// attention kernel stores `result`, in order. A Slice never joins: its
+/// result does not cover what the kernel computes.
 SmallVector<Operation *> outputChain(Value result) {
   SmallVector<Operation *> chain;
   Value value = result;
@@ -70,24 +77,13 @@ SmallVector<Operation *> outputChain(Value result) {
     chain.push_back(user);
     value = user->getResult(0);
   }
-  for (size_t length = chain.size(); length > 0; --length) {
-    std::optional<StridedView> view = contiguousView(shapeOf(chain[length - 1]->getResult(0)));
-    for (size_t i = length; i-- > 0 && view;)
-      view = backwardView(chain[i], *view);
-    if (view && view->strides.back() == 1)
-      return SmallVector<Operation *>(chain.begin(), chain.begin() + length);
-  }
-  return {};
+  return longestViewPrefix(chain, /*reads=*/false);
 }
 
 struct FormAttentionViewsPass : fusec::impl::FormAttentionViewsBase<FormAttentionViewsPass> {
   void runOnOperation() override {
     Block &body = getOperation().getBody().front();
-    // Group ids continue after those other rule patterns gave.
-    int64_t nextGroup = 0;
-    for (Operation &op : body)
-      if (auto id = op.getAttrOfType<IntegerAttr>(fusec::kGroupAttr))
-        nextGroup = std::max(nextGroup, id.getInt() + 1);
+    int64_t nextGroup = fusec::nextFreeGroupId(body);
     Builder builder(&getContext());
     for (auto attention : llvm::to_vector(body.getOps<AttentionOp>())) {
       if (attention->hasAttr(fusec::kGroupAttr))

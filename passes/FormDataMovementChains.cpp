@@ -32,11 +32,7 @@ bool movesData(Operation *op) { return fusec::fuse::classifyOp(op) == fusec::fus
 struct FormDataMovementChainsPass : fusec::impl::FormDataMovementChainsBase<FormDataMovementChainsPass> {
   void runOnOperation() override {
     Block &body = getOperation().getBody().front();
-    // Group ids continue after those other rule patterns gave.
-    int64_t nextGroup = 0;
-    for (Operation &op : body)
-      if (auto id = op.getAttrOfType<IntegerAttr>(fusec::kGroupAttr))
-        nextGroup = std::max(nextGroup, id.getInt() + 1);
+    int64_t nextGroup = fusec::nextFreeGroupId(body);
     const int64_t firstChain = nextGroup;
 
     // Members of each chain formed here, so that two chains meeting at a

@@ -8,7 +8,12 @@
 #ifndef FUSEC_PASSES_FUSIONATTRIBUTES_H
 #define FUSEC_PASSES_FUSIONATTRIBUTES_H
 
+#include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
 
 namespace fusec {
 
@@ -24,6 +29,16 @@ inline constexpr llvm::StringLiteral kKernelCostAttr = "fuse.kernel_cost";
 inline constexpr llvm::StringLiteral kRejectedFusionsAttr = "fuse.rejected_fusions";
 /// dictionary on the function: strategy, device profile and cost model used.
 inline constexpr llvm::StringLiteral kFusionConfigAttr = "fuse.fusion_config";
+
+/// The first `fuse.group` id no op of `body` has: a rule pattern numbers its
+/// groups after those that patterns before it formed.
+inline int64_t nextFreeGroupId(mlir::Block &body) {
+  int64_t next = 0;
+  for (mlir::Operation &op : body)
+    if (auto id = op.getAttrOfType<mlir::IntegerAttr>(kGroupAttr))
+      next = std::max(next, id.getInt() + 1);
+  return next;
+}
 
 } // namespace fusec
 

@@ -543,11 +543,17 @@ FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
                                           ctx.boolean(ceilMode), ctx.boolean(countIncludePad)));
 }
 
-/// log(softmax(x)) along `axis` in its overflow-free form: c = x - max(x),
-/// c - log(sum(exp(c))).
-FailureOr<Value> buildLogSoftmaxAlong(BuildContext &ctx, Value input, int64_t axis) {
-  auto axes = ctx.ints({axis});
-  auto maximum = ctx.create<ReduceMaxOp>(input, axes, ctx.boolean(true));
+/// log(sum(exp(x))) over `axes` without overflow: the maximum m over the
+/// axes (dimensions kept), x - m, and log(sum(exp(x - m))) with the reduced
+/// dimensions kept or dropped. LogSoftmax is (x - m) - logSum (kept),
+/// ReduceLogSumExp logSum + m.
+struct ShiftedLogSumExp {
+  Value maximum, centered, logSum;
+};
+
+FailureOr<ShiftedLogSumExp> buildShiftedLogSumExp(BuildContext &ctx, Value input, ArrayRef<int64_t> axes,
+                                                  bool keepdims) {
+  auto maximum = ctx.create<ReduceMaxOp>(input, ctx.ints(axes), ctx.boolean(true));
   if (failed(maximum))
     return failure();
   auto centered = ctx.create<SubOp>(input, *maximum);
@@ -556,13 +562,21 @@ FailureOr<Value> buildLogSoftmaxAlong(BuildContext &ctx, Value input, int64_t ax
   auto exponential = ctx.create<ExpOp>(*centered);
   if (failed(exponential))
     return failure();
-  auto sum = ctx.create<ReduceSumOp>(*exponential, axes, ctx.boolean(true));
+  auto sum = ctx.create<ReduceSumOp>(*exponential, ctx.ints(axes), ctx.boolean(keepdims));
   if (failed(sum))
     return failure();
   auto logarithm = ctx.create<LogOp>(*sum);
   if (failed(logarithm))
     return failure();
-  return ctx.create<SubOp>(*centered, *logarithm);
+  return ShiftedLogSumExp{*maximum, *centered, *logarithm};
+}
+
+/// log(softmax(x)) along `axis`.
+FailureOr<Value> buildLogSoftmaxAlong(BuildContext &ctx, Value input, int64_t axis) {
+  auto parts = buildShiftedLogSumExp(ctx, input, {axis}, /*keepdims=*/true);
+  if (failed(parts))
+    return failure();
+  return ctx.create<SubOp>(parts->centered, parts->logSum);
 }
 
 /// Softmax and LogSoftmax. Before opset 13 both flattened the input to 2-D at
@@ -706,33 +720,21 @@ FailureOr<Results> buildReduceLogSumExp(BuildContext &ctx) {
   Value input = ctx.operand(0);
   if (!*axes)
     return Results{input};
-  auto maximum = ctx.create<ReduceMaxOp>(input, ctx.ints(**axes), ctx.boolean(true));
-  if (failed(maximum))
+  auto parts = buildShiftedLogSumExp(ctx, input, **axes, keepdims);
+  if (failed(parts))
     return failure();
-  auto centered = ctx.create<SubOp>(input, *maximum);
-  if (failed(centered))
-    return failure();
-  auto exponential = ctx.create<ExpOp>(*centered);
-  if (failed(exponential))
-    return failure();
-  auto sum = ctx.create<ReduceSumOp>(*exponential, ctx.ints(**axes), ctx.boolean(keepdims));
-  if (failed(sum))
-    return failure();
-  auto logarithm = ctx.create<LogOp>(*sum);
-  if (failed(logarithm))
-    return failure();
-  Value offset = *maximum;
+  Value offset = parts->maximum;
   if (!keepdims) {
     // The maximum without its kept dimensions: -1 stands for the batch.
     std::vector<int64_t> shape;
-    for (int64_t dim : llvm::cast<RankedTensorType>(logarithm->getType()).getShape())
+    for (int64_t dim : llvm::cast<RankedTensorType>(parts->logSum.getType()).getShape())
       shape.push_back(ShapedType::isDynamic(dim) ? -1 : dim);
-    auto reshaped = ctx.create<ReshapeOp>(*maximum, ctx.ints(shape));
+    auto reshaped = ctx.create<ReshapeOp>(parts->maximum, ctx.ints(shape));
     if (failed(reshaped))
       return failure();
     offset = *reshaped;
   }
-  return single(ctx.create<AddOp>(*logarithm, offset));
+  return single(ctx.create<AddOp>(parts->logSum, offset));
 }
 
 /// ArgMax, ArgMin: `axis` (default 0), `keepdims` (default 1),

@@ -150,15 +150,24 @@ template <typename T> void slice(const OpContext &context) {
   });
 }
 
-template <typename T> void gather(const OpContext &context) {
-  const ConstView &x = context.operand(0);
+/// Gather's and GatherElements' `axis`, after checking it and the indices'
+/// element type.
+int64_t gatheredAxis(const OpContext &context) {
   const ConstView &indices = context.operand(1);
   if (indices.type != ElementType::I64 && indices.type != ElementType::I32)
     context.fail(std::string("indices are ") + elementTypeName(indices.type) + ", not i64 or i32");
   const int64_t axis = context.intAttr("axis");
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const int64_t rank = static_cast<int64_t>(context.operand(0).shape.size());
   if (axis < 0 || axis >= rank)
     context.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis;
+}
+
+template <typename T> void gather(const OpContext &context) {
+  const ConstView &x = context.operand(0);
+  const ConstView &indices = context.operand(1);
+  const int64_t axis = gatheredAxis(context);
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
   Shape shape(x.shape.begin(), x.shape.begin() + axis);
   shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
   shape.insert(shape.end(), x.shape.begin() + axis + 1, x.shape.end());
@@ -190,12 +199,8 @@ template <typename T> void gather(const OpContext &context) {
 template <typename T> void gatherElements(const OpContext &context) {
   const ConstView &x = context.operand(0);
   const ConstView &indices = context.operand(1);
-  if (indices.type != ElementType::I64 && indices.type != ElementType::I32)
-    context.fail(std::string("indices are ") + elementTypeName(indices.type) + ", not i64 or i32");
-  const int64_t axis = context.intAttr("axis");
+  const int64_t axis = gatheredAxis(context);
   const int64_t rank = static_cast<int64_t>(x.shape.size());
-  if (axis < 0 || axis >= rank)
-    context.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   if (static_cast<int64_t>(indices.shape.size()) != rank)
     context.fail("indices " + formatShape(indices.shape) + " must have the rank of the input " + formatShape(x.shape));
   for (int64_t d = 0; d < rank; ++d)
