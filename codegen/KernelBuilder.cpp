@@ -194,7 +194,7 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
             .Case([&](fuse::TriluOp trilu) {
               // Row and column: the last two coordinates of the iteration
               // shape, which is the op's result shape.
-              const std::string row = coords[coords.size() - 2], column = coords.back();
+              const std::string &row = coords[coords.size() - 2], &column = coords.back();
               expression = "((" + column + " - " + row + ") " + (trilu.getUpper() ? ">=" : "<=") + " (" +
                            std::to_string(trilu.getKAttr().getInt()) + "LL) ? " + operand(0) + " : 0)";
               return true;
