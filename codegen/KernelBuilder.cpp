@@ -82,7 +82,8 @@ std::string castExpression(Type input, Type output, const std::string &from) {
 
 } // namespace
 
-KernelBuilder::KernelBuilder(fuse::SuperkernelOp kernel) : kernel(kernel) {}
+KernelBuilder::KernelBuilder(fuse::SuperkernelOp kernel, fuse::KernelConfigAttr variantConfig, std::string variantName)
+    : kernel(kernel), variantConfig(variantConfig), variantName(std::move(variantName)) {}
 
 std::vector<Operation *> KernelBuilder::bodyOps() const {
   std::vector<Operation *> ops;
@@ -237,8 +238,12 @@ void KernelBuilder::emitStores(std::string &code, const std::string &indent, Arr
 GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch launch,
                                       llvm::ArrayRef<std::string> headers) const {
   GeneratedKernel result;
-  result.name = kernel.getSymName().str();
+  result.name = functionName();
   result.kind = kernel.getKind().str();
+  if (fuse::KernelConfigAttr attr = config()) {
+    llvm::raw_string_ostream printed(result.config);
+    mlir::Attribute(attr).print(printed);
+  }
   const size_t numInputs = kernel.getInputs().size(), numOutputs = kernel.getNumResults();
   result.launch = launch;
   std::string params, thunkArgs;
@@ -303,7 +308,7 @@ FailureOr<Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass co
 }
 
 FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, Operation *core) {
-  fuse::KernelConfigAttr attr = builder.getKernel().getConfigAttr();
+  fuse::KernelConfigAttr attr = builder.config();
   if (!attr)
     return fuse::chooseKernelConfig(core);
   fuse::KernelConfig config = fuse::KernelConfig::fromAttr(attr);

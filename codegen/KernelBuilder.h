@@ -40,9 +40,17 @@ std::string roundedTo(mlir::Type elementType, const std::string &expression);
 
 class KernelBuilder {
 public:
-  explicit KernelBuilder(fuse::SuperkernelOp kernel);
+  /// Emits `kernel` with its own config and name, or, for one of its
+  /// variants, with `variantConfig` as the function `variantName`.
+  explicit KernelBuilder(fuse::SuperkernelOp kernel, fuse::KernelConfigAttr variantConfig = {},
+                         std::string variantName = "");
 
   fuse::SuperkernelOp getKernel() const { return kernel; }
+  /// The config the kernel is emitted with: the variant's, else the
+  /// superkernel's (null when it has none).
+  fuse::KernelConfigAttr config() const { return variantConfig ? variantConfig : kernel.getConfigAttr(); }
+  /// The kernel function's name.
+  std::string functionName() const { return variantName.empty() ? kernel.getSymName().str() : variantName; }
   mlir::Block &body() const { return kernel.getBody().front(); }
   /// Body ops without the terminator, in order.
   std::vector<mlir::Operation *> bodyOps() const;
@@ -85,6 +93,8 @@ public:
 private:
   // Op accessors are not const; the builder never changes the kernel.
   mutable fuse::SuperkernelOp kernel;
+  fuse::KernelConfigAttr variantConfig;
+  std::string variantName;
   llvm::DenseMap<mlir::Value, std::string> bound;
   unsigned counter = 0;
 };
@@ -110,8 +120,9 @@ mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder, fuse
                                                     std::vector<mlir::Operation *> &epilogue);
 
 /// The config `core` (the conv or matrix product of the builder's kernel) is
-/// emitted with: the superkernel's #fuse.config, checked against the op, or
-/// when it has none, the one fuse-select-kernel-configs would choose.
+/// emitted with: the builder's config (KernelBuilder::config), checked
+/// against the op, or when it has none, the one fuse-select-kernel-configs
+/// would choose.
 mlir::FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, mlir::Operation *core);
 
 /// `FusecGemmTf32<...>` of fusec_gemm.h, or `FusecGemmHalf<...>` of

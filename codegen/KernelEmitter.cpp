@@ -8,8 +8,9 @@ using namespace mlir;
 
 namespace fusec::codegen {
 
-FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
-  KernelBuilder builder(kernel);
+namespace {
+FailureOr<GeneratedKernel> emit(KernelBuilder &builder) {
+  fuse::SuperkernelOp kernel = builder.getKernel();
   // The kernel template follows the body's core op (an attention kernel's
   // views are addressing, not its template).
   Operation *core = fuse::kernelCore(builder.bodyOps());
@@ -33,6 +34,35 @@ FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
     break;
   }
   return kernel.emitError() << "codegen has no kernel template for this superkernel";
+}
+
+} // namespace
+
+FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
+  KernelBuilder builder(kernel);
+  return emit(builder);
+}
+
+std::string variantFunctionName(llvm::StringRef kernelName, size_t index) {
+  return kernelName.str() + "__v" + std::to_string(index);
+}
+
+FailureOr<std::vector<GeneratedKernel>> emitKernelVariants(fuse::SuperkernelOp kernel) {
+  std::vector<GeneratedKernel> kernels;
+  auto own = emitKernel(kernel);
+  if (failed(own))
+    return failure();
+  kernels.push_back(std::move(*own));
+  if (ArrayAttr variants = kernel.getVariantsAttr()) {
+    for (auto [index, config] : llvm::enumerate(variants.getAsRange<fuse::KernelConfigAttr>())) {
+      KernelBuilder builder(kernel, config, variantFunctionName(kernel.getSymName(), index + 1));
+      auto variant = emit(builder);
+      if (failed(variant))
+        return failure();
+      kernels.push_back(std::move(*variant));
+    }
+  }
+  return kernels;
 }
 
 } // namespace fusec::codegen

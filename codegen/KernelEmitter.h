@@ -6,6 +6,9 @@
 
 #include "ir/FuseOps.h"
 
+#include <string>
+#include <vector>
+
 namespace fusec::codegen {
 
 /// Generates one CUDA kernel computing `kernel`'s body: the template for its
@@ -13,6 +16,14 @@ namespace fusec::codegen {
 /// row; pool; elementwise; data movement) with the fused ops as prologue or
 /// epilogue. Reports what it cannot express on the op concerned.
 mlir::FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel);
+
+/// The name of the function of a kernel's variant `index` (1-based; the
+/// kernel's own config is variant 0 and keeps the kernel's name).
+std::string variantFunctionName(llvm::StringRef kernelName, size_t index);
+
+/// `kernel` with its own config, then once per config of its `variants`
+/// attribute (named variantFunctionName(sym_name, i)).
+mlir::FailureOr<std::vector<GeneratedKernel>> emitKernelVariants(fuse::SuperkernelOp kernel);
 
 } // namespace fusec::codegen
 

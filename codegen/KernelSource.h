@@ -30,6 +30,9 @@ struct GeneratedKernel {
   /// The kernel's symbol name (the superkernel's sym_name).
   std::string name;
   std::string kind;
+  /// The #fuse.config it instantiates, as printed (conv and gemm kernels;
+  /// "" for the others).
+  std::string config;
   /// A complete translation unit: includes the prelude, defines
   /// `extern "C" __global__ void <name>(inputs..., outputs..., int batch)`
   /// and, under FUSEC_EMULATION, the host thunk `<name>__emulated`.

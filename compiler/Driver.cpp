@@ -103,14 +103,19 @@ OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &o
 }
 
 namespace {
-/// Emits CUDA C++ for every superkernel of `module`.
-FailureOr<std::vector<codegen::GeneratedKernel>> generateKernels(ModuleOp module) {
+/// Emits CUDA C++ for every superkernel of `module`: its kernel, then the
+/// kernels of its variants (variantsOf[i] of them after kernel i).
+FailureOr<std::vector<codegen::GeneratedKernel>> generateKernels(ModuleOp module,
+                                                                 std::vector<size_t> *variantsOf = nullptr) {
   std::vector<codegen::GeneratedKernel> kernels;
   WalkResult walk = module.walk([&](fuse::SuperkernelOp superkernel) {
-    auto kernel = codegen::emitKernel(superkernel);
-    if (failed(kernel))
+    auto emitted = codegen::emitKernelVariants(superkernel);
+    if (failed(emitted))
       return WalkResult::interrupt();
-    kernels.push_back(std::move(*kernel));
+    if (variantsOf)
+      variantsOf->push_back(emitted->size() - 1);
+    for (codegen::GeneratedKernel &kernel : *emitted)
+      kernels.push_back(std::move(kernel));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -130,7 +135,8 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
   if (planOptions.target != "cpu") {
-    auto kernels = generateKernels(module);
+    std::vector<size_t> variantsOf;
+    auto kernels = generateKernels(module, &variantsOf);
     if (failed(kernels))
       return failure();
     codegen::CompileOptions compileOptions;
@@ -147,12 +153,18 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
     auto compiled = codegen::compileKernels(*kernels, compileOptions, error, &stats);
     if (!error.empty())
       return emitError(FileLineColLoc::get(&context, options.inputPath, 0, 0)) << error;
-    for (size_t i = 0; i < kernels->size(); ++i) {
+    for (size_t i = 0; i < kernels->size(); ++i)
       if (!options.dumpDir.empty() &&
           (failed(writeInto(context, options.dumpDir, (*kernels)[i].name + ".cu", (*kernels)[i].source)) ||
            failed(writeInto(context, options.dumpDir, (*kernels)[i].name + ".ptx", compiled[i].ptx))))
         return failure();
-      planOptions.kernels[(*kernels)[i].name] = {(*kernels)[i], compiled[i]};
+    // Each superkernel's kernel is followed by its variants' kernels.
+    for (size_t i = 0, superkernel = 0; i < kernels->size(); ++superkernel) {
+      KernelArtifact &artifact = planOptions.kernels[(*kernels)[i].name];
+      artifact = {(*kernels)[i], compiled[i], {}};
+      for (size_t variant = 1; variant <= variantsOf[superkernel]; ++variant)
+        artifact.variants.push_back({(*kernels)[i + variant], compiled[i + variant], {}});
+      i += 1 + variantsOf[superkernel];
     }
     if (options.verbose)
       llvm::errs() << "fusec: " << kernels->size() << " kernels for " << planOptions.target << ": " << stats.compiled
@@ -197,6 +209,8 @@ std::string checkDriverOptions(const DriverOptions &options) {
     return "io-precision must be fp32 or the precision's half type ('" +
            (precision == "fp16" || precision == "bf16" ? precision : std::string("fp16 or bf16")) +
            "' with precision " + precision + "), got '" + io + "'";
+  if (options.fusion.kernelVariants < 1)
+    return "kernel-variants must be >= 1, got " + std::to_string(options.fusion.kernelVariants);
   if (options.fusion.costBatch < 1)
     return "cost-batch must be >= 1, got " + std::to_string(options.fusion.costBatch);
   if (options.plan.batchBuckets.empty())

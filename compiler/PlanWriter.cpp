@@ -93,6 +93,8 @@ private:
   }
   LogicalResult addKernel(Operation *op);
   LogicalResult addCopyKernel(Value from, size_t toBuffer);
+  /// Writes `artifact`'s config, launch and images into `entry`, and each
+  /// of its variants into an entry of its `variants`.
   void addImage(json &entry, const KernelArtifact &artifact);
   /// The image ranges of each compiled function, by entry name.
   std::map<std::string, json> sharedImages;
@@ -246,6 +248,17 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
     images.push_back(std::move(image));
   }
   entry["images"] = std::move(images);
+  if (!artifact.generated.config.empty())
+    entry["config"] = artifact.generated.config;
+  if (artifact.variants.empty())
+    return;
+  json variants = json::array();
+  for (const KernelArtifact &variant : artifact.variants) {
+    json variantEntry = json::object();
+    addImage(variantEntry, variant);
+    variants.push_back(std::move(variantEntry));
+  }
+  entry["variants"] = std::move(variants);
 }
 
 LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {

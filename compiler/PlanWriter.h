@@ -19,14 +19,18 @@ namespace fusec {
 struct KernelArtifact {
   codegen::GeneratedKernel generated;
   codegen::CompiledKernel compiled;
+  /// The same kernel compiled with its other configs (`variants`), which
+  /// the plan carries for the runtime to choose among; none of their own.
+  std::vector<KernelArtifact> variants;
 };
 
 struct PlanOptions {
   std::vector<int64_t> batchBuckets = {1, 2, 4, 8, 16};
   /// "cpu" (no kernel images) or an NVIDIA architecture such as "sm_90".
   std::string target = "cpu";
-  /// Kernel images by superkernel name (GPU targets): launch geometry goes
-  /// into the manifest, PTX and CUBIN into the kernel_images section.
+  /// Kernel images by superkernel name (GPU targets): launch geometry and
+  /// config go into the manifest, PTX and CUBIN into the kernel_images
+  /// section; each variant likewise under the kernel's `variants`.
   std::map<std::string, KernelArtifact> kernels;
   /// FNV-1a 64 of the source model's bytes.
   uint64_t sourceHash = 0;

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace fusec::fuse;
@@ -131,5 +132,13 @@ LogicalResult SuperkernelOp::verifyRegions() {
                          << getOutputs().size() << " superkernel results";
   if (getSymName().empty())
     return emitOpError() << "needs a non-empty kernel name";
+  if (ArrayAttr variants = getVariantsAttr()) {
+    if (!getConfigAttr())
+      return emitOpError() << "has variants but no config: the first config is the kernel's own";
+    llvm::SmallPtrSet<Attribute, 4> seen = {getConfigAttr()};
+    for (Attribute variant : variants)
+      if (!seen.insert(variant).second)
+        return emitOpError() << "lists the config " << variant << " twice among its config and variants";
+  }
   return success();
 }

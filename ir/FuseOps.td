@@ -524,11 +524,16 @@ def Fuse_SuperkernelOp : Fuse_Op<"superkernel", [IsolatedFromAbove,
     fused kernel and for the kernels it replaces (`fused_us`, `unfused_us`,
     `fused_bytes`, `unfused_bytes`, `unfused_kernels`); `config`, on conv
     and gemm kernels, how codegen instantiates the template
-    (`#fuse.config`).
+    (`#fuse.config`); `variants`, other configs of the same kernel that the
+    plan carries compiled beside it, for the runtime to time and choose
+    from (`fuserun --tune`). `config` stays the one the cost model prices
+    and the runtime runs unless tuning chose otherwise.
   }];
   let arguments = (ins Variadic<Fuse_AnyTensor>:$inputs, StrAttr:$sym_name,
                    StrAttr:$kind, OptionalAttr<DictionaryAttr>:$cost,
-                   OptionalAttr<Fuse_KernelConfigAttr>:$config);
+                   OptionalAttr<Fuse_KernelConfigAttr>:$config,
+                   OptionalAttr<TypedArrayAttrBase<Fuse_KernelConfigAttr,
+                                                   "kernel configs">>:$variants);
   let results = (outs Variadic<Fuse_AnyTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -207,6 +207,29 @@ int64_t vectorFor(int64_t count, OperandType operands) {
   return 1;
 }
 
+/// The output of a conv or matrix product as the tensor-core templates
+/// tile it, at `batch`: rows (a conv's output channels; a product's rows of
+/// A, its batch matrices folded in when they fold) by columns (a conv's
+/// pixels over the batch; a product's N).
+struct OutputExtent {
+  double rows = 0, columns = 0;
+  /// Whether a side grows with the batch.
+  bool rowsGrow = false, columnsGrow = false;
+};
+OutputExtent outputExtent(Operation *core, int64_t batch) {
+  auto sized = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
+  auto out = shapeOf(core->getResult(0));
+  if (llvm::isa<ConvOp>(core))
+    return {double(out[1]), sized(out[0]) * double(out[2] * out[3]), false, ShapedType::isDynamic(out[0])};
+  const MatrixProductShape shape = matrixProductShape(core);
+  OutputExtent extent{1, double(shape.n), false, false};
+  for (int64_t dim : shape.foldedBatch ? out.drop_back() : out.drop_back().take_back()) {
+    extent.rows *= sized(dim);
+    extent.rowsGrow |= ShapedType::isDynamic(dim);
+  }
+  return extent;
+}
+
 /// `config` with the largest block tile that passes `problem` and still
 /// gives every SM a block for an output of rows x columns.
 template <typename Problem>
@@ -252,8 +275,8 @@ KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const Til
   while (config.bVector > 1 && !tensorCoreConvProblem(conv, config).empty())
     config.bVector /= 2;
   if (tensorCoreConvProblem(conv, config).empty()) {
-    const double columns = double(ShapedType::isDynamic(out[0]) ? target.batch : out[0]) * double(out[2] * out[3]);
-    return widenTile(config, double(out[1]), columns, target,
+    const OutputExtent extent = outputExtent(conv, target.batch);
+    return widenTile(config, extent.rows, extent.columns, target,
                      [&](const KernelConfig &wider) { return configProblem(conv, wider); });
   }
   const int64_t pixels = ShapedType::isDynamic(out[0]) ? out[2] * out[3] : out[0] * out[2] * out[3];
@@ -277,10 +300,8 @@ KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision, co
   }
   auto out = shapeOf(core->getResult(0));
   if (tensorCoreGemmProblem(core, config).empty()) {
-    double rows = 1;
-    for (int64_t dim : shape.foldedBatch ? out.drop_back() : out.drop_back().take_back())
-      rows *= ShapedType::isDynamic(dim) ? double(target.batch) : double(dim);
-    return widenTile(config, rows, double(shape.n), target,
+    const OutputExtent extent = outputExtent(core, target.batch);
+    return widenTile(config, extent.rows, extent.columns, target,
                      [&](const KernelConfig &wider) { return configProblem(core, wider); });
   }
   // A batch-sized side grows with the batch: it never makes the tile small.
@@ -431,6 +452,63 @@ KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision, Til
   if (auto conv = llvm::dyn_cast<ConvOp>(core))
     return chooseConvConfig(conv, precision, target);
   return chooseProductConfig(core, precision, target);
+}
+
+std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConfig &chosen, int64_t count,
+                                               TileTarget target) {
+  std::vector<KernelConfig> variants;
+  if (count <= 1 || !chosen.usesTensorCores())
+    return variants;
+  const OutputExtent extent = outputExtent(core, target.batch);
+  std::vector<KernelConfig> candidates;
+  // Few rows (a classifier at batch 1): every tensor-core tile computes at
+  // least 16 rows, so exact SIMT FMA on an 8 x 8 tile may win.
+  if (llvm::isa<GemmOp, MatMulOp>(core) && extent.rows <= 16 && !chosen.halfOperands())
+    candidates.push_back(simtConfig(KernelTemplate::SimtGemm, 8));
+  struct Tile {
+    int64_t blockM, blockN, warpM, warpN, stages;
+  };
+  std::vector<KernelConfig> tiles;
+  for (Tile tile : {Tile{128, 128, 64, 32, 3}, Tile{128, 64, 32, 32, 3}, Tile{64, 64, 32, 32, 4},
+                    Tile{64, 32, 32, 16, 4}, Tile{32, 64, 16, 32, 4}}) {
+    KernelConfig config = chosen;
+    config.blockM = tile.blockM, config.blockN = tile.blockN, config.warpM = tile.warpM, config.warpN = tile.warpN;
+    config.stages = tile.stages;
+    // A tile more than twice a side that does not grow with the batch
+    // computes mostly padding at every batch.
+    if ((!extent.rowsGrow && double(tile.blockM) > 2 * extent.rows) ||
+        (!extent.columnsGrow && double(tile.blockN) > 2 * extent.columns))
+      continue;
+    tiles.push_back(config);
+  }
+  // Nearest in area to the chosen tile first (the heuristic is rarely far
+  // off); of two equally near ones, the smaller when the chosen tile leaves
+  // SMs without a block at the target batch, else the larger.
+  const double blocks =
+      std::ceil(extent.rows / double(chosen.blockM)) * std::ceil(extent.columns / double(chosen.blockN));
+  const bool preferSmaller = blocks < double(target.smCount);
+  auto distance = [&](const KernelConfig &config) {
+    return std::abs(std::log2(double(config.blockM * config.blockN) / double(chosen.blockM * chosen.blockN)));
+  };
+  std::stable_sort(tiles.begin(), tiles.end(), [&](const KernelConfig &a, const KernelConfig &b) {
+    if (distance(a) != distance(b))
+      return distance(a) < distance(b);
+    const int64_t areaA = a.blockM * a.blockN, areaB = b.blockM * b.blockN;
+    return preferSmaller ? areaA < areaB : areaA > areaB;
+  });
+  candidates.insert(candidates.end(), tiles.begin(), tiles.end());
+  MLIRContext *context = core->getContext();
+  const KernelConfigAttr chosenAttr = chosen.toAttr(context);
+  for (const KernelConfig &candidate : candidates) {
+    if (int64_t(variants.size()) + 1 >= count)
+      break;
+    const KernelConfigAttr attr = candidate.toAttr(context);
+    if (attr == chosenAttr || !configProblem(core, candidate).empty() ||
+        llvm::any_of(variants, [&](const KernelConfig &taken) { return taken.toAttr(context) == attr; }))
+      continue;
+    variants.push_back(candidate);
+  }
+  return variants;
 }
 
 LogicalResult checkKernelConfig(Operation *core, const KernelConfig &config) {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fusec::fuse {
 
@@ -110,6 +111,17 @@ double waveUtilization(const KernelConfig &config, double blocks, int64_t smCoun
 /// operands the half template (`precision` applies to f32 operands only).
 KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precision = ProductPrecision::Fp32,
                                 TileTarget target = {});
+
+/// Up to `count` - 1 other configs that can compute `core`, for the plan
+/// to carry as variants the runtime may time and choose among (fuserun
+/// --tune): for a tensor-core `chosen`, exact SIMT first for a product of
+/// at most 16 rows at `target.batch`, then the other block tiles that fit
+/// the output, nearest in size first (of equally near ones the smaller
+/// where `chosen` leaves SMs idle at `target.batch`, else the larger).
+/// None for SIMT and direct configs, which are chosen only where no
+/// tensor-core template can compute the op.
+std::vector<KernelConfig> kernelConfigVariants(mlir::Operation *core, const KernelConfig &chosen, int64_t count,
+                                               TileTarget target = {});
 
 /// Fails, reporting on `core` why, when `config`'s template cannot compute
 /// `core`: the wrong kind of op, a precision that is not its operands' type

@@ -129,7 +129,7 @@ struct OutlineSuperkernelsPass : fusec::impl::OutlineSuperkernelsBase<OutlineSup
     auto superkernel = builder.create<SuperkernelOp>(
         loc, ValueRange(outputs).getTypes(), inputs.getArrayRef(), builder.getStringAttr(kernelName(members)),
         builder.getStringAttr(kind), members.front()->getAttrOfType<DictionaryAttr>(fusec::kKernelCostAttr),
-        /*config=*/nullptr);
+        /*config=*/nullptr, /*variants=*/nullptr);
 
     Block *block = builder.createBlock(&superkernel.getBody());
     IRMapping mapping;

@@ -172,7 +172,10 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
     A config already present is kept if it can compute the op, and an error
     otherwise. Codegen instantiates exactly what the config says. Tiles grow
     to 128 x 128 or 128 x 64 where the output at `batch` still gives each of
-    `sm-count` SMs a block.
+    `sm-count` SMs a block. With `variants` above 1, tensor-core kernels also
+    get `variants`: other configs that can compute them (other tiles, exact
+    SIMT for products of at most 16 rows), compiled into the plan beside the
+    chosen one; variants already present are checked like a pinned config.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"fp32\"",
@@ -183,10 +186,13 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
            "Streaming multiprocessors of the target GPU (the device profile's)">,
     Option<"sharedBytesPerSm", "shared-bytes-per-sm", "int64_t", "232448",
            "Shared memory blocks on one SM may use together (the device profile's)">,
+    Option<"variants", "variants", "int64_t", "1",
+           "Configs per tensor-core kernel, its own included: above 1, `variants` lists other tiles the plan carries for the runtime to time (fuserun --tune)">,
   ];
   let statistics = [
     Statistic<"numTensorCore", "tensor-core", "Number of kernels on a tensor-core template">,
     Statistic<"numSimt", "simt", "Number of conv/GEMM kernels on a SIMT template">,
+    Statistic<"numVariants", "variants", "Number of variant configs listed beside the chosen ones">,
   ];
 }
 

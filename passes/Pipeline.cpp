@@ -76,6 +76,7 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   // type; any f32 product left is computed at fp32 accuracy.
   configs.precision = options.precision == "tf32" ? "tf32" : "fp32";
   configs.batch = options.costBatch;
+  configs.variants = options.kernelVariants;
   // An unknown profile is reported by the planner; the default SM count stands.
   if (auto profile = loadDeviceProfile(options.deviceProfile)) {
     configs.smCount = profile->smCount;

@@ -23,6 +23,10 @@ struct FusionOptions {
   /// With "fp16"/"bf16" precision: "" keeps the model's f32 inputs and
   /// outputs, or the half type ("fp16"/"bf16") makes them half tensors.
   std::string ioPrecision;
+  /// Configs each tensor-core conv/GEMM kernel is compiled with, the chosen
+  /// one included (fuse-select-kernel-configs' `variants`): the runtime
+  /// times them under `fuserun --tune`. 1: the chosen config only.
+  int64_t kernelVariants = 3;
   /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;
 

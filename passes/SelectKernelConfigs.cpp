@@ -40,10 +40,11 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
       getOperation().emitError() << "unknown precision '" << precision << "' (expected fp32 or tf32)";
       return signalPassFailure();
     }
-    if (batch < 1 || smCount < 1) {
-      getOperation().emitError() << "batch and sm-count must be positive";
+    if (batch < 1 || smCount < 1 || variants < 1) {
+      getOperation().emitError() << "batch, sm-count and variants must be positive";
       return signalPassFailure();
     }
+    const TileTarget target{batch, smCount, sharedBytesPerSm};
     WalkResult result = getOperation().walk([&](SuperkernelOp kernel) {
       Operation *core = templateCore(kernel);
       if (!core)
@@ -54,10 +55,32 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
         if (failed(checkKernelConfig(core, config)))
           return WalkResult::interrupt();
       } else {
-        config = chooseKernelConfig(core, productPrecision, TileTarget{batch, smCount, sharedBytesPerSm});
+        config = chooseKernelConfig(core, productPrecision, target);
         kernel.setConfigAttr(config.toAttr(kernel.getContext()));
       }
       ++(config.usesTensorCores() ? numTensorCore : numSimt);
+      if (ArrayAttr pinned = kernel.getVariantsAttr()) {
+        for (auto variant : pinned.getAsRange<KernelConfigAttr>()) {
+          if (failed(checkKernelConfig(core, KernelConfig::fromAttr(variant))))
+            return WalkResult::interrupt();
+          // The runtime picks the fastest variant: each must compute as
+          // accurately as the config the user's precision chose.
+          if (variant.getPrecision() == "tf32" && kernel.getConfigAttr().getPrecision() != "tf32") {
+            kernel.emitError() << "variant " << variant << " computes in plain TF32, less accurately than the "
+                               << "kernel's config (" << kernel.getConfigAttr().getPrecision()
+                               << "): variants may not change a kernel's accuracy";
+            return WalkResult::interrupt();
+          }
+        }
+        numVariants += pinned.size();
+      } else if (variants > 1) {
+        SmallVector<Attribute> listed;
+        for (const KernelConfig &variant : kernelConfigVariants(core, config, variants, target))
+          listed.push_back(variant.toAttr(kernel.getContext()));
+        if (!listed.empty())
+          kernel.setVariantsAttr(ArrayAttr::get(kernel.getContext(), listed));
+        numVariants += listed.size();
+      }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

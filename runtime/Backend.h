@@ -48,6 +48,20 @@ struct RunTimings {
   size_t deviceStepCount = 0;
 };
 
+/// How one kernel's variant was chosen for one run batch (GPU backends,
+/// for plans whose kernels carry variants: fuserun --tune).
+struct KernelTuning {
+  std::string kernel;
+  int64_t batch = 1;
+  /// Each variant's config, variant 0 (the compiler's choice) first.
+  std::vector<std::string> configs;
+  /// Each variant's time per launch; empty when the choice came from the
+  /// tuning cache.
+  std::vector<double> milliseconds;
+  size_t chosen = 0;
+  bool fromCache = false;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -73,6 +87,10 @@ public:
   /// This default times each run with the host's wall clock.
   virtual RunTimings time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                           const TimingOptions &options);
+
+  /// The variant choices made so far (each run batch's at its first run),
+  /// in the order they were made. None on backends without variants.
+  virtual std::vector<KernelTuning> tuning() const { return {}; }
 };
 
 /// The built-in backend for `device`: createBackend(deviceName(device), ...)

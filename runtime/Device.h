@@ -27,6 +27,14 @@ struct DeviceOptions {
   std::string cudaDriver = "libcuda.so.1";
   /// The CUDA device ordinal.
   int cudaDevice = 0;
+  /// Time every variant of each conv/GEMM kernel that the tuning cache has
+  /// no choice for, at a run batch's first run, run the fastest and add
+  /// the choice to the cache (fuserun --tune). Without it, a kernel runs
+  /// the cache's choice if it has one, else the compiler's.
+  bool tune = false;
+  /// The tuning cache file (TuningCache.h): "" for defaultTuningCachePath(),
+  /// "none" for none (nothing read or written).
+  std::string tuningCache;
 };
 
 /// "cpu", "cuda" or "auto".

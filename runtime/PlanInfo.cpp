@@ -33,7 +33,16 @@ json describePlan(const Plan &plan, int64_t batch) {
     json ops = json::array();
     for (const OpDesc &op : kernel.ops)
       ops.push_back(op.op);
-    kernels.push_back({{"name", kernel.name}, {"kind", kernel.kind}, {"ops", ops}});
+    json entry = {{"name", kernel.name}, {"kind", kernel.kind}, {"ops", ops}};
+    if (!kernel.config.empty())
+      entry["config"] = kernel.config;
+    if (kernel.variantCount() > 1) {
+      json variants = json::array();
+      for (size_t variant = 1; variant < kernel.variantCount(); ++variant)
+        variants.push_back(kernel.configOf(variant));
+      entry["variants"] = std::move(variants);
+    }
+    kernels.push_back(std::move(entry));
   }
   return {
       {"plan", plan.sourceName()},
@@ -67,6 +76,8 @@ std::string formatPlanSummary(const json &description) {
     out << "  " << kernel["name"].get<std::string>() << " (" << kernel["kind"].get<std::string>() << "):";
     for (const json &op : kernel["ops"])
       out << " " << op.get<std::string>();
+    if (kernel.contains("variants"))
+      out << " (" << kernel["variants"].size() + 1 << " compiled variants)";
     out << "\n";
   }
   out << "arena at batch " << description["batch"].get<int64_t>() << ": " << description["arena_bytes"].get<int64_t>()

@@ -37,7 +37,8 @@ IoTransfer ioTransfer(const Plan &plan, const WorkspaceLayout &layout, size_t in
   return transfer;
 }
 
-LaunchStep launchStep(const Plan &plan, const WorkspaceLayout &layout, size_t index, const RunMode &mode) {
+LaunchStep launchStep(const Plan &plan, const WorkspaceLayout &layout, size_t index, const RunMode &mode,
+                      size_t variant) {
   const KernelDesc &kernel = plan.kernels()[index];
   if (!kernel.launch)
     throw Error(kernelWhere(kernel) + " (kind '" + kernel.kind +
@@ -45,14 +46,12 @@ LaunchStep launchStep(const Plan &plan, const WorkspaceLayout &layout, size_t in
                 "(fusec --target=sm_XX) to run it on CUDA");
   LaunchStep step;
   step.kernel = index;
-  step.grid = gridAt(kernel, mode.runBatch);
-  step.block = blockOf(kernel);
-  step.sharedBytes = static_cast<uint32_t>(kernel.launch->sharedBytes); // verified <= 227 KiB
   for (size_t buffer : kernel.inputs)
     step.args.push_back(bufferAddress(plan, layout, buffer, mode.runBatch));
   for (size_t buffer : kernel.outputs)
     step.args.push_back(bufferAddress(plan, layout, buffer, mode.runBatch));
   step.batch = static_cast<int32_t>(mode.runBatch);
+  selectVariant(plan, step, variant);
   return step;
 }
 
@@ -137,11 +136,11 @@ bool DeviceAddress::operator==(const DeviceAddress &other) const {
   return region == other.region && offset == other.offset;
 }
 
-Dim3 gridAt(const KernelDesc &kernel, int64_t batch) {
+Dim3 gridAt(const KernelDesc &kernel, int64_t batch, size_t variant) {
   static const char *const kAxes[3] = {"x", "y", "z"};
   uint32_t dims[3];
   for (int axis = 0; axis < 3; ++axis) {
-    const int64_t dim = kernel.launch->grid[axis].at(batch);
+    const int64_t dim = kernel.launchOf(variant).grid[axis].at(batch);
     if (dim > kMaxGrid[axis])
       throw Error(kernelWhere(kernel) + " needs a grid " + kAxes[axis] + " dimension of " + std::to_string(dim) +
                   " at batch " + std::to_string(batch) + ", above CUDA's limit of " + std::to_string(kMaxGrid[axis]));
@@ -150,10 +149,21 @@ Dim3 gridAt(const KernelDesc &kernel, int64_t batch) {
   return Dim3{dims[0], dims[1], dims[2]};
 }
 
-Dim3 blockOf(const KernelDesc &kernel) {
+Dim3 blockOf(const KernelDesc &kernel, size_t variant) {
   // The verifier bounded every block dimension by 1024.
-  const auto &block = kernel.launch->block;
+  const auto &block = kernel.launchOf(variant).block;
   return Dim3{static_cast<uint32_t>(block[0]), static_cast<uint32_t>(block[1]), static_cast<uint32_t>(block[2])};
+}
+
+void selectVariant(const Plan &plan, LaunchStep &step, size_t variant) {
+  const KernelDesc &kernel = plan.kernels()[step.kernel];
+  if (variant >= kernel.variantCount())
+    throw Error("internal error: " + kernelWhere(kernel) + " has no variant " + std::to_string(variant));
+  step.variant = variant;
+  step.grid = gridAt(kernel, step.batch, variant);
+  step.block = blockOf(kernel, variant);
+  // Verified <= 227 KiB.
+  step.sharedBytes = static_cast<uint32_t>(kernel.launchOf(variant).sharedBytes);
 }
 
 WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch) {
@@ -185,7 +195,8 @@ DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout, siz
   return DeviceAddress{Region::Workspace, layout.ioOffsets[id]};
 }
 
-Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout, const RunMode &mode) {
+Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout, const RunMode &mode,
+                       const VariantChoice &variants) {
   if (mode.runBatch > layout.capacityBatch)
     throw Error("internal error: a run at batch " + std::to_string(mode.runBatch) +
                 " does not fit a workspace for batch " + std::to_string(layout.capacityBatch));
@@ -209,7 +220,8 @@ Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout, const Ru
     } else if (kernel.isCopy()) {
       schedule.segments.back().steps.push_back(copyStep(plan, layout, k, mode));
     } else {
-      schedule.segments.back().steps.push_back(launchStep(plan, layout, k, mode));
+      schedule.segments.back().steps.push_back(
+          launchStep(plan, layout, k, mode, k < variants.size() ? variants[k] : 0));
     }
   }
   return schedule;

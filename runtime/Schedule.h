@@ -60,11 +60,12 @@ struct Dim3 {
   bool operator==(const Dim3 &other) const;
 };
 
-/// A device kernel's grid at `batch`. Throws Error naming the kernel if a
-/// dimension exceeds CUDA's limits (x < 2^31, y and z <= 65535).
-Dim3 gridAt(const KernelDesc &kernel, int64_t batch);
-/// A device kernel's block.
-Dim3 blockOf(const KernelDesc &kernel);
+/// A device kernel's grid at `batch` (for its variant `variant`). Throws
+/// Error naming the kernel if a dimension exceeds CUDA's limits (x < 2^31,
+/// y and z <= 65535).
+Dim3 gridAt(const KernelDesc &kernel, int64_t batch, size_t variant = 0);
+/// A device kernel's block (for its variant `variant`).
+Dim3 blockOf(const KernelDesc &kernel, size_t variant = 0);
 
 enum class Region { Weights, Workspace };
 
@@ -99,6 +100,9 @@ DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout, siz
 /// output buffers; the kernel's last parameter is `batch`.
 struct LaunchStep {
   size_t kernel = 0;
+  /// Which of the kernel's compiled forms runs (KernelDesc::variants; 0:
+  /// the compiler's choice). grid, block and sharedBytes are its.
+  size_t variant = 0;
   Dim3 grid;
   Dim3 block;
   /// Dynamic shared memory per block.
@@ -168,10 +172,20 @@ struct Schedule {
   uint64_t hostScratchBytes = 0;
 };
 
+/// Which variant of each kernel runs, by kernel index; kernels past its end
+/// (all of them when it is empty) run variant 0.
+using VariantChoice = std::vector<size_t>;
+
+/// Makes `step` launch its kernel's variant `variant` (< variantCount()):
+/// its grid at step.batch, its block and shared memory.
+void selectVariant(const Plan &plan, LaunchStep &step, size_t variant);
+
 /// The schedule of a run in `mode` on a workspace laid out by `layout`
-/// (whose capacity must be >= mode.runBatch). Throws Error if a device
-/// kernel has no launch geometry or a grid exceeds CUDA's limits.
-Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout, const RunMode &mode);
+/// (whose capacity must be >= mode.runBatch), launching the variants
+/// `variants` names. Throws Error if a device kernel has no launch geometry
+/// or a grid exceeds CUDA's limits.
+Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout, const RunMode &mode,
+                       const VariantChoice &variants = {});
 
 } // namespace fusec::runtime
 

@@ -86,6 +86,12 @@ public:
   RunTimings time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                   const TimingOptions &options);
 
+  /// Which compiled variant each conv/GEMM kernel with variants runs, per
+  /// run batch so far (chosen at a batch's first run: from the tuning cache,
+  /// or timed with DeviceOptions::tune). Empty on the CPU and for plans
+  /// without variants.
+  std::vector<KernelTuning> tuning() const { return backend_->tuning(); }
+
 private:
   void checkPointers(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const;
 

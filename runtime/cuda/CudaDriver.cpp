@@ -1,6 +1,7 @@
 //===- CudaDriver.cpp - The GPU driver seam implemented on CUDA's driver API ===//
 
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/DriverVersion.h"
 
 #include "runtime/cuda/KernelModules.h"
 
@@ -71,6 +72,10 @@ CudaDriver::~CudaDriver() {
 }
 
 std::string CudaDriver::describeDevice() const { return name_ + " (sm_" + std::to_string(computeCapability_) + ")"; }
+
+std::string CudaDriver::performanceIdentity() const {
+  return describeDevice() + ", driver " + formatCudaVersion(driverVersion_);
+}
 
 void *CudaDriver::enter() const {
   // A session may be used from any thread (one at a time), and a CUDA

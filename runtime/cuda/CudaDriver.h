@@ -42,6 +42,7 @@ public:
 
   std::string name() const override { return "cuda"; }
   std::string describeDevice() const override;
+  std::string performanceIdentity() const override;
   void *enter() const override;
   void leave(void *saved) const noexcept override;
 

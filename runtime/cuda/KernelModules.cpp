@@ -33,9 +33,9 @@ CUmodule loadModule(const DriverApi &cu, const void *image, const std::string &w
 /// Throws "driver too old" if the driver cannot load `chosen`, the image of
 /// `kernel` it will use (the PTX's `.version` says which toolkit built the
 /// kernel's images; without PTX there is nothing to compare).
-void checkDriverVersion(const CudaDriver &driver, const Plan &plan, const KernelDesc &kernel,
+void checkDriverVersion(const CudaDriver &driver, const Plan &plan, const KernelDesc &kernel, size_t variant,
                         const KernelImage &chosen) {
-  const KernelImage *ptx = kernel.findImage(plan::kPtxImageFormat);
+  const KernelImage *ptx = kernel.findImage(plan::kPtxImageFormat, "", variant);
   if (!ptx)
     return;
   const ByteRange ptxBytes = plan.imageBytes(ptx->range);
@@ -57,19 +57,21 @@ void checkDriverVersion(const CudaDriver &driver, const Plan &plan, const Kernel
               "): update the driver, or compile the plan with an older toolkit");
 }
 
-/// The image CUDA loads for `kernel` on `driver`'s device: a CUBIN built for
-/// its architecture, else PTX, which the driver JIT-compiles. Throws Error
-/// naming the images the kernel has if there is neither.
-const KernelImage &chooseImage(const CudaDriver &driver, const KernelDesc &kernel) {
-  for (const KernelImage &image : kernel.images)
+/// The image CUDA loads for `kernel`'s `variant` on `driver`'s device: a
+/// CUBIN built for its architecture, else PTX, which the driver
+/// JIT-compiles. Throws Error naming the images the kernel has if there is
+/// neither.
+const KernelImage &chooseImage(const CudaDriver &driver, const KernelDesc &kernel, size_t variant) {
+  for (const KernelImage &image : kernel.imagesOf(variant))
     if (image.format == plan::kCubinImageFormat && cubinMatchesDevice(image.target, driver.computeCapability()))
       return image;
-  if (const KernelImage *ptx = kernel.findImage(plan::kPtxImageFormat))
+  if (const KernelImage *ptx = kernel.findImage(plan::kPtxImageFormat, "", variant))
     return *ptx;
   std::string has;
-  for (const KernelImage &image : kernel.images)
+  for (const KernelImage &image : kernel.imagesOf(variant))
     has += (has.empty() ? "" : ", ") + image.format + " for " + image.target;
-  throw Error("kernel '" + kernel.name + "' has no image CUDA can load on " + driver.describeDevice() +
+  throw Error("kernel '" + kernel.name + "'" + (variant ? " variant " + std::to_string(variant) : std::string()) +
+              " has no image CUDA can load on " + driver.describeDevice() +
               " (a CUBIN for its architecture, or PTX); it has " + has);
 }
 
@@ -84,28 +86,32 @@ bool cubinMatchesDevice(const std::string &arch, int computeCapability) {
 }
 
 KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan)
-    : driver_(driver), functions_(plan.kernels().size(), nullptr) {
+    : driver_(driver), functions_(plan.kernels().size()) {
   const DriverApi &cu = driver_.api();
   // By (offset, size, is CUBIN) of the image in the kernel_images section.
   std::map<std::tuple<uint64_t, uint64_t, bool>, CUmodule> loaded;
-  // Every image chosen first, so that an old driver is named before any loads.
-  std::vector<const KernelImage *> chosen(plan.kernels().size(), nullptr);
+  // Every image chosen first, so that an old driver is named before any
+  // loads: (kernel, variant, image).
+  std::vector<std::tuple<size_t, size_t, const KernelImage *>> chosen;
   for (size_t k = 0; k < plan.kernels().size(); ++k) {
     const KernelDesc &kernel = plan.kernels()[k];
     if (kernel.images.empty())
       continue;
-    chosen[k] = &chooseImage(driver_, kernel);
-    checkDriverVersion(driver_, plan, kernel, *chosen[k]);
+    functions_[k].assign(kernel.variantCount(), nullptr);
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+      const KernelImage &image = chooseImage(driver_, kernel, variant);
+      checkDriverVersion(driver_, plan, kernel, variant, image);
+      chosen.emplace_back(k, variant, &image);
+    }
   }
   try {
-    for (size_t k = 0; k < plan.kernels().size(); ++k) {
+    for (auto [k, variant, chosenImage] : chosen) {
       const KernelDesc &kernel = plan.kernels()[k];
-      if (!chosen[k])
-        continue;
-      const KernelImage &image = *chosen[k];
+      const KernelImage &image = *chosenImage;
       const bool useCubin = image.format == plan::kCubinImageFormat;
       const std::string where =
-          "for kernel '" + kernel.name + "' (" +
+          "for kernel '" + kernel.name + "'" + (variant ? " variant " + std::to_string(variant) : std::string()) +
+          " (" +
           (useCubin ? "CUBIN for " + image.target
                     : "PTX for " + image.target + ", JIT-compiled for " + driver_.describeDevice()) +
           ")";
@@ -121,15 +127,16 @@ KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan)
         modules_.push_back(module);
         it = loaded.emplace(key, module).first;
       }
-      if (!useCubin)
+      if (!useCubin && variant == 0)
         ++jitCompiled_;
-      cu.check(cu.moduleGetFunction(&functions_[k], it->second, image.entry.c_str()), "cuModuleGetFunction",
+      CUfunction &function = functions_[k][variant];
+      cu.check(cu.moduleGetFunction(&function, it->second, image.entry.c_str()), "cuModuleGetFunction",
                where + " (entry '" + image.entry + "')");
       // Above 48 KiB of dynamic shared memory a launch fails unless the
       // kernel opts in; a device with less than the kernel needs says so here.
-      const int64_t shared = kernel.launch ? kernel.launch->sharedBytes : 0;
+      const int64_t shared = kernel.launchOf(variant).sharedBytes;
       if (shared > int64_t{48} * 1024)
-        cu.check(cu.funcSetAttribute(functions_[k], kFunctionAttributeMaxDynamicSharedBytes, static_cast<int>(shared)),
+        cu.check(cu.funcSetAttribute(function, kFunctionAttributeMaxDynamicSharedBytes, static_cast<int>(shared)),
                  "cuFuncSetAttribute", where + " (" + std::to_string(shared) + " bytes of dynamic shared memory)");
     }
   } catch (...) {
@@ -156,9 +163,9 @@ void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, g
   int batch = step.batch;
   params[step.args.size()] = &batch;
   const DriverApi &cu = driver_.api();
-  const CUresult result =
-      cu.launchKernel(functions_[step.kernel], step.grid.x, step.grid.y, step.grid.z, step.block.x, step.block.y,
-                      step.block.z, step.sharedBytes, static_cast<CUstream>(stream), params, /*extra=*/nullptr);
+  const CUresult result = cu.launchKernel(functions_[step.kernel][step.variant], step.grid.x, step.grid.y, step.grid.z,
+                                          step.block.x, step.block.y, step.block.z, step.sharedBytes,
+                                          static_cast<CUstream>(stream), params, /*extra=*/nullptr);
   if (result != kCudaSuccess)
     cu.fail(result, "cuLaunchKernel", where.str());
 }

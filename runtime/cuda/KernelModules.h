@@ -1,6 +1,7 @@
 //===- KernelModules.h - Load a plan's kernel images onto the device --------===//
 //
-// Each device kernel's image becomes a CUmodule: the CUBIN when it was built
+// Each device kernel's image (and each of its variants') becomes a CUmodule:
+// the CUBIN when it was built
 // for this device's architecture, else the PTX, which the driver's JIT
 // compiles for the device (an sm_90 plan on an sm_100 GPU, say). Identical
 // images are loaded once.
@@ -32,16 +33,21 @@ public:
   KernelModules(const KernelModules &) = delete;
   KernelModules &operator=(const KernelModules &) = delete;
 
-  /// The function of kernel `index`; null for copy and host kernels.
-  CUfunction function(size_t index) const { return functions_[index]; }
+  /// The function of kernel `index`'s `variant`; null for copy and host
+  /// kernels.
+  CUfunction function(size_t index, size_t variant = 0) const {
+    return functions_[index].empty() ? nullptr : functions_[index][variant];
+  }
   void launch(const LaunchStep &step, const gpu::DevicePtr *args, gpu::Stream stream, gpu::Where where) const override;
-  /// How many device kernels were loaded from PTX rather than CUBIN.
+  /// How many device kernels (their own configs, not their variants) were
+  /// loaded from PTX rather than CUBIN.
   size_t jitCompiled() const override { return jitCompiled_; }
 
 private:
   const CudaDriver &driver_;
   std::vector<CUmodule> modules_;
-  std::vector<CUfunction> functions_;
+  /// By kernel, then variant (none for copy and host kernels).
+  std::vector<std::vector<CUfunction>> functions_;
   size_t jitCompiled_ = 0;
 };
 

@@ -44,6 +44,8 @@ GpuBackend::GpuBackend(std::shared_ptr<const Plan> plan, std::shared_ptr<const G
       layout_(layoutWorkspace(*plan_, buckets_.back())),
       workspace_(*driver_, layout_.bytes, workspaceName(buckets_.back())), graphs_(*driver_, stream_.get()),
       staging_(*driver_) {
+  if (hasVariants(*plan_))
+    tuner_.emplace(*plan_, options_, driver_->performanceIdentity());
   if (options_.useGraphs && options_.prebuildGraphs)
     for (int64_t bucket : buckets_)
       prepare(bucket);
@@ -82,15 +84,31 @@ GpuBackend::Prepared GpuBackend::prepare(int64_t batch) {
 
   // Keyed by the requested batch: batches sharing a bucket share its graphs
   // but copy different numbers of rows in and out.
+  const DeviceRegions regions{weights_->address(), workspace_.address()};
   auto cached = schedules_.find(batch);
   if (cached == schedules_.end())
-    cached = schedules_.emplace(batch, buildSchedule(*plan_, layout_, mode)).first;
-  Prepared prepared{&cached->second, DeviceRegions{weights_->address(), workspace_.address()}, nullptr};
+    cached = schedules_.emplace(batch, buildSchedule(*plan_, layout_, mode, variantsAt(mode, regions))).first;
+  Prepared prepared{&cached->second, regions, nullptr};
   if (mode.graphed)
     prepared.graphs = &graphs_.graphs(cached->second, [&](const Segment &segment) {
       enqueueSegment(target(), *plan_, segment, prepared.regions, mode);
     });
   return prepared;
+}
+
+const VariantChoice &GpuBackend::variantsAt(const RunMode &mode, const DeviceRegions &regions) {
+  static const VariantChoice kCompilersChoice;
+  if (!tuner_)
+    return kCompilersChoice;
+  auto found = variants_.find(mode.runBatch);
+  if (found == variants_.end())
+    found =
+        variants_.emplace(mode.runBatch, tuner_->choose(buildSchedule(*plan_, layout_, mode), regions, target())).first;
+  return found->second;
+}
+
+std::vector<KernelTuning> GpuBackend::tuning() const {
+  return tuner_ ? tuner_->records() : std::vector<KernelTuning>();
 }
 
 void GpuBackend::reserveHostScratch(const Schedule &schedule) {

@@ -7,6 +7,8 @@
 // directly, with host steps in between, and copies the caller's rows of the
 // outputs out. Batches above the largest bucket run ungraphed in a second
 // workspace, grown on demand, so that the graphs' addresses stay valid.
+// Kernels with compiled variants run the variant the VariantTuner chose for
+// the run batch (runs above the largest bucket: the compiler's choice).
 //
 // Nothing here knows which GPU it drives: every device call goes through the
 // GpuDriver the backend was made with (CUDA's, or a test double).
@@ -24,6 +26,7 @@
 #include "runtime/gpu/GraphCache.h"
 #include "runtime/gpu/HostStaging.h"
 #include "runtime/gpu/StreamObjects.h"
+#include "runtime/gpu/VariantTuner.h"
 
 #include <map>
 #include <memory>
@@ -58,6 +61,8 @@ public:
   RunTimings time(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
                   const TimingOptions &options) override;
 
+  std::vector<KernelTuning> tuning() const override;
+
   const GpuDriver &driver() const { return *driver_; }
   /// How many kernels were compiled at load time from a portable image.
   size_t jitCompiled() const { return kernels_->jitCompiled(); }
@@ -75,6 +80,10 @@ private:
 
   StreamTarget target() const { return StreamTarget{*driver_, *kernels_, stream_.get()}; }
   Prepared prepare(int64_t batch);
+  /// The kernel variants runs at mode.runBatch in the main workspace use:
+  /// chosen (from the tuning cache, or timed on `regions` when tuning) the
+  /// first time that batch runs.
+  const VariantChoice &variantsAt(const RunMode &mode, const DeviceRegions &regions);
   void run(const Prepared &prepared, const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
            RunEvents *events);
   /// The segments (graph replays or launches) with the host steps between
@@ -102,6 +111,10 @@ private:
   WorkspaceLayout layout_;
   DeviceBuffer workspace_;
   GraphCache graphs_;
+  /// Chooses kernel variants; only for plans that have some.
+  std::optional<VariantTuner> tuner_;
+  /// The variants chosen per run batch.
+  std::map<int64_t, VariantChoice> variants_;
   /// Schedules in the main workspace, by run batch.
   std::map<int64_t, Schedule> schedules_;
   /// Runs above the largest bucket.

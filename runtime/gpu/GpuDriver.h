@@ -73,6 +73,10 @@ public:
   virtual std::string name() const = 0;
   /// The device, for messages: "NVIDIA H200 (sm_90)".
   virtual std::string describeDevice() const = 0;
+  /// What a kernel's speed depends on besides its code, for the tuning
+  /// cache's keys: the device and driver ("NVIDIA H200 (sm_90), driver
+  /// 13.0").
+  virtual std::string performanceIdentity() const { return describeDevice(); }
 
   /// Makes the device usable by this thread's calls and returns what to
   /// give back to leave() (CUDA: the caller's current context, replaced by

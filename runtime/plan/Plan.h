@@ -93,6 +93,17 @@ struct KernelImage {
   ImageRange range;
 };
 
+/// Another compiled form of a device kernel's code: the same computation
+/// instantiated with another config (tile), launched its own way. The
+/// runtime may time the variants and run the fastest (fuserun --tune).
+struct KernelVariant {
+  /// The #fuse.config it instantiates, as fusec printed it.
+  std::string config;
+  LaunchDesc launch;
+  /// At most one per (format, target).
+  std::vector<KernelImage> images;
+};
+
 /// One launch. Values [0, inputs.size()) are the kernel inputs in order; the
 /// others are op results. yields[i] is the value written to outputs[i].
 /// values[i] is value i's shape and valueTypes[i] its element type.
@@ -110,11 +121,26 @@ struct KernelDesc {
   std::optional<LaunchDesc> launch;
   /// At most one per (format, target).
   std::vector<KernelImage> images;
+  /// The #fuse.config of `launch` and `images` ("" if none was recorded).
+  std::string config;
+  /// Other compiled forms: variant i (1-based) is variants[i - 1]; variant 0
+  /// is `config`, `launch` and `images`, the compiler's choice.
+  std::vector<KernelVariant> variants;
+
+  /// 1 + variants.size().
+  size_t variantCount() const { return 1 + variants.size(); }
+  /// Variant `variant`'s launch (a device kernel's: `launch` is set).
+  const LaunchDesc &launchOf(size_t variant) const { return variant == 0 ? *launch : variants[variant - 1].launch; }
+  const std::vector<KernelImage> &imagesOf(size_t variant) const {
+    return variant == 0 ? images : variants[variant - 1].images;
+  }
+  const std::string &configOf(size_t variant) const { return variant == 0 ? config : variants[variant - 1].config; }
 
   bool isHostStep() const { return kind == plan::kHostKernelKind; }
-  /// The first image of `format` (of `target` unless empty), or nullptr.
-  const KernelImage *findImage(const std::string &format, const std::string &target = "") const {
-    for (const KernelImage &image : images)
+  /// Variant `variant`'s first image of `format` (of `target` unless
+  /// empty), or nullptr.
+  const KernelImage *findImage(const std::string &format, const std::string &target = "", size_t variant = 0) const {
+    for (const KernelImage &image : imagesOf(variant))
       if (image.format == format && (target.empty() || image.target == target))
         return &image;
     return nullptr;

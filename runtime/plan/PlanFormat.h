@@ -35,7 +35,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// of 3.0's `images` keyed by format; a newer major version is rejected, and
 /// so is 1.x, which predates element types (2.0).
 inline constexpr uint32_t kMajorVersion = 3;
-inline constexpr uint32_t kMinorVersion = 0;
+inline constexpr uint32_t kMinorVersion = 1;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;

@@ -121,6 +121,16 @@ KernelImage readImage(const JsonFieldReader &image) {
   return desc;
 }
 
+/// A 3.1 "variants" entry: config, launch and images.
+KernelVariant readVariant(const JsonFieldReader &variant) {
+  KernelVariant desc;
+  desc.config = variant.getString("config");
+  desc.launch = readLaunch(variant.getObject("launch"));
+  for (size_t i = 0; i < variant.getArray("images").size(); ++i)
+    desc.images.push_back(readImage(variant.element("images", i)));
+  return desc;
+}
+
 /// A 2.x kernel's one "image": PTX and an optional CUBIN for "arch".
 std::vector<KernelImage> readLegacyImage(const JsonFieldReader &image) {
   const std::string entry = image.getString("entry");
@@ -153,6 +163,11 @@ KernelDesc readKernel(const JsonFieldReader &kernel, bool legacyImage) {
   if (!legacyImage && kernel.has("images"))
     for (size_t i = 0; i < kernel.getArray("images").size(); ++i)
       desc.images.push_back(readImage(kernel.element("images", i)));
+  if (kernel.has("config"))
+    desc.config = kernel.getString("config");
+  if (!legacyImage && kernel.has("variants"))
+    for (size_t i = 0; i < kernel.getArray("variants").size(); ++i)
+      desc.variants.push_back(readVariant(kernel.element("variants", i)));
   return desc;
 }
 

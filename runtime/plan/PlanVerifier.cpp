@@ -311,8 +311,8 @@ private:
   void verifyKernelCode(const KernelDesc &kernel) const {
     const std::string where = "kernel '" + kernel.name + "'";
     if (kernel.isCopy() || kernel.isHostStep()) {
-      if (kernel.launch || !kernel.images.empty())
-        fail(where + " of kind '" + kernel.kind + "' must have neither 'launch' nor 'images'");
+      if (kernel.launch || !kernel.images.empty() || !kernel.variants.empty())
+        fail(where + " of kind '" + kernel.kind + "' must have no 'launch', 'images' or 'variants'");
       if (kernel.isCopy())
         verifyCopy(kernel, where);
       return;
@@ -325,11 +325,24 @@ private:
              " has no 'launch' and 'images', which every device "
              "kernel of a plan for target '" +
              manifest_.target + "' needs");
+      if (!kernel.variants.empty())
+        fail(where + " has 'variants' but no 'launch' and 'images' of its own");
       return;
     }
-    verifyLaunch(*kernel.launch, where);
-    for (size_t i = 0; i < kernel.images.size(); ++i)
-      verifyImage(kernel, i, where);
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+      const std::string what = variant == 0 ? where : where + " variant " + std::to_string(variant);
+      if (variant > 0 && kernel.imagesOf(variant).empty())
+        fail(what + " has no 'images'");
+      if (variant > 0 && kernel.configOf(variant).empty())
+        fail(what + " needs a non-empty 'config'");
+      for (size_t other = 0; other < variant; ++other)
+        if (!kernel.configOf(other).empty() && kernel.configOf(other) == kernel.configOf(variant))
+          fail(what + " repeats the config of " + (other == 0 ? "the kernel" : "variant " + std::to_string(other)) +
+               ": " + kernel.configOf(variant));
+      verifyLaunch(kernel.launchOf(variant), what);
+      for (size_t i = 0; i < kernel.imagesOf(variant).size(); ++i)
+        verifyImage(kernel.imagesOf(variant), i, what);
+    }
   }
 
   /// A copy moves one buffer's bytes into another of the same size.
@@ -377,12 +390,12 @@ private:
     }
   }
 
-  void verifyImage(const KernelDesc &kernel, size_t index, const std::string &where) const {
-    const KernelImage &image = kernel.images[index];
+  void verifyImage(const std::vector<KernelImage> &images, size_t index, const std::string &where) const {
+    const KernelImage &image = images[index];
     if (image.format.empty() || image.target.empty() || image.entry.empty())
       fail(where + " image " + std::to_string(index) + " needs a non-empty 'format', 'target' and 'entry'");
     for (size_t other = 0; other < index; ++other)
-      if (kernel.images[other].format == image.format && kernel.images[other].target == image.target)
+      if (images[other].format == image.format && images[other].target == image.target)
         fail(where + " has two '" + image.format + "' images for target '" + image.target + "'");
     if (!imagesSectionSize_)
       fail(where + " has an image, but the plan has no '" + std::string(plan::kKernelImagesSection) + "' section");

@@ -67,6 +67,10 @@ cl::opt<std::string> costModel("cost-model", cl::init("roofline"), cl::value_des
                                cl::desc("Cost model used by the planner"), cl::cat(fusecCategory));
 cl::opt<int64_t> costBatch("cost-batch", cl::init(1), cl::value_desc("n"),
                            cl::desc("Batch size at which the cost model prices tensors"), cl::cat(fusecCategory));
+cl::opt<int64_t> kernelVariants("kernel-variants", cl::init(3), cl::value_desc("n"),
+                                cl::desc("Configs each tensor-core conv/GEMM kernel is compiled with, the chosen one "
+                                         "included, for `fuserun --tune` to time; 1: the chosen one only"),
+                                cl::cat(fusecCategory));
 cl::opt<std::string> precision("precision", cl::init("fp32"), cl::value_desc("fp32|tf32|fp16|bf16"),
                                cl::desc("Conv/GEMM arithmetic: fp32 (tensor cores with the 3xTF32 split: fp32 "
                                         "accuracy), tf32 (one TF32 product: 3x the tensor-core rate, ~1e-3 error), "
@@ -130,6 +134,7 @@ int main(int argc, char **argv) {
   options.fusion.deviceProfile = deviceProfile;
   options.fusion.costModel = costModel;
   options.fusion.costBatch = costBatch;
+  options.fusion.kernelVariants = kernelVariants;
   options.fusion.precision = precision;
   options.fusion.ioPrecision = ioPrecision == "fp32" ? "" : ioPrecision.getValue();
   options.plan.target = target;

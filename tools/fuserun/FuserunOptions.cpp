@@ -64,6 +64,15 @@ options (each valued option accepts --flag=value and --flag value):
   --prebuild-graphs       CUDA: capture every bucket's graphs at load instead of
                           on each bucket's first run
   --cuda-driver=LIB       the CUDA driver library to dlopen (default libcuda.so.1)
+  --tune                  CUDA: time every compiled variant of each conv/GEMM
+                          kernel (fusec --kernel-variants) at the run's batch
+                          bucket, run the fastest, print the choices and keep
+                          them in the tuning cache, which later runs on the
+                          same GPU and driver reuse without --tune
+  --tuning-cache=FILE     the tuning cache (default $FUSEC_TUNING_CACHE, else
+                          $XDG_CACHE_HOME/fusec/tuning.json, else
+                          ~/.cache/fusec/tuning.json); 'none': neither read
+                          nor write one
   --serve-bench           instead of one run: --clients threads, each with its
                           own session of the plan, send --requests requests
                           each back to back at batch sizes drawn from
@@ -183,6 +192,13 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
     } else if (flag == "--prebuild-graphs") {
       noValue();
       options.deviceOptions.prebuildGraphs = true;
+    } else if (flag == "--tune") {
+      noValue();
+      options.deviceOptions.tune = true;
+    } else if (flag == "--tuning-cache") {
+      options.deviceOptions.tuningCache = value();
+      if (options.deviceOptions.tuningCache.empty())
+        throw UsageError("option '--tuning-cache' needs a file, or 'none'");
     } else if (flag == "--cuda-driver") {
       options.deviceOptions.cudaDriver = value();
       if (options.deviceOptions.cudaDriver.empty())

@@ -96,6 +96,32 @@ bool checkAgainstCpu(std::ostream &out, const FuserunOptions &options, std::shar
   return ok;
 }
 
+/// What --tune chose: per kernel, the variant that runs and every
+/// variant's time (or that the tuning cache had the choice).
+void reportTuning(std::ostream &out, std::ostream &err, const Session &session) {
+  const std::vector<KernelTuning> tuning = session.tuning();
+  if (tuning.empty()) {
+    err << "fuserun: --tune: nothing to tune (" << session.device()
+        << (session.device() == "cpu" ? " runs the plan's ops, not its kernels"
+                                      : ": no kernel of the plan has compiled variants (fusec --kernel-variants)")
+        << ")\n";
+    return;
+  }
+  out << "tuning (" << tuning.size() << " kernels with variants):\n";
+  for (const KernelTuning &kernel : tuning) {
+    out << "  " << kernel.kernel << " at batch " << kernel.batch << ": variant " << kernel.chosen << " of "
+        << kernel.configs.size();
+    if (kernel.fromCache) {
+      out << " (from the tuning cache)";
+    } else {
+      out << ", ms per launch:";
+      for (size_t i = 0; i < kernel.milliseconds.size(); ++i)
+        out << (i == kernel.chosen ? " [" : " ") << kernel.milliseconds[i] << (i == kernel.chosen ? "]" : "");
+    }
+    out << "\n    " << kernel.configs[kernel.chosen] << "\n";
+  }
+}
+
 } // namespace
 
 int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &err, const BackendFactory &factory) {
@@ -145,6 +171,8 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
       inputs.emplace(name, std::move(tensor));
 
   std::map<std::string, Tensor> outputs = session.run(batch, inputs);
+  if (options.deviceOptions.tune)
+    reportTuning(out, err, session);
   const bool checked = !options.check || checkAgainstCpu(out, options, plan, batch, inputs, outputs);
   if (options.reportTiming)
     reportTiming(out, options, session, batch, inputs, outputs);

@@ -148,3 +148,54 @@ func.func @f16_on_bf16(%a: tensor<?x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<
   }
   return %g : tensor<?x64xbf16>
 }
+
+// -----
+
+// A pinned variant is checked like a pinned config.
+func.func @variant_transposed_a(%a: tensor<64x?xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  %g = fuse.superkernel "gemm" kind "gemm" (%a, %b) attributes {config = #fuse.config<"simt_gemm", block = [16, 16, 16], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>, variants = [#fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]} : (tensor<64x?xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<64x?xf32>, %a1: tensor<64x64xf32>):
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op}}
+    %r = fuse.gemm %a0, %a1 {alpha = 1.0 : f32, beta = 1.0 : f32, transA = true, transB = false} : (tensor<64x?xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @variants_without_config(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{has variants but no config: the first config is the kernel's own}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {variants = [#fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @repeated_variant(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{lists the config #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]> twice among its config and variants}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>, variants = [#fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+// Tuning may not trade accuracy for speed: an fp32-accurate kernel takes no
+// plain-TF32 variant.
+func.func @less_accurate_variant(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{variant #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "tf32", split_k = 1, vector = [4, 4]> computes in plain TF32, less accurately than the kernel's config (3xtf32): variants may not change a kernel's accuracy}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>, variants = [#fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "tf32", split_k = 1, vector = [4, 4]>]} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}

@@ -30,11 +30,16 @@
 #include "runtime/RandomInputs.h"
 #include "runtime/Schedule.h"
 #include "runtime/Session.h"
+#include "runtime/TuningCache.h"
 #include "runtime/gpu/GpuBackend.h"
+#include "runtime/gpu/VariantTuner.h"
 
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
+
+#include <unistd.h>
 
 using namespace fusec;
 using namespace fusec::runtime;
@@ -56,16 +61,22 @@ EmulatedPlan buildEmulatedPlan(mlir::ModuleOp module, const std::string &name) {
   options.target = "sm_90";
   bool emitted = true;
   module.walk([&](fuse::SuperkernelOp superkernel) {
-    auto kernel = codegen::emitKernel(superkernel);
-    if (mlir::failed(kernel)) {
+    auto kernels = codegen::emitKernelVariants(superkernel);
+    if (mlir::failed(kernels)) {
       emitted = false;
       return;
     }
-    result.source += kernel->source + "\n";
-    codegen::CompiledKernel stub;
-    stub.ptx = "// " + kernel->name + ": run by the emulation, never loaded\n.version 9.0\n";
-    stub.cubin.assign(16, 0); // a plan's images are never empty
-    options.kernels[kernel->name] = {*kernel, stub};
+    auto artifact = [&](const codegen::GeneratedKernel &kernel) {
+      result.source += kernel.source + "\n";
+      codegen::CompiledKernel stub;
+      stub.ptx = "// " + kernel.name + ": run by the emulation, never loaded\n.version 9.0\n";
+      stub.cubin.assign(16, 0); // a plan's images are never empty
+      return KernelArtifact{kernel, stub, {}};
+    };
+    KernelArtifact &own = options.kernels[kernels->front().name];
+    own = artifact(kernels->front());
+    for (size_t variant = 1; variant < kernels->size(); ++variant)
+      own.variants.push_back(artifact((*kernels)[variant]));
   });
   REQUIRE(emitted);
   auto bytes = buildPlan(module, options);
@@ -86,8 +97,8 @@ public:
     std::vector<void *> args = buffers;
     int batch = step.batch;
     args.push_back(&batch);
-    module_.launch(kernel.findImage(plan::kPtxImageFormat)->entry, {step.grid.x, step.grid.y, step.grid.z},
-                   {step.block.x, step.block.y, step.block.z}, args, bytes);
+    module_.launch(kernel.findImage(plan::kPtxImageFormat, "", step.variant)->entry,
+                   {step.grid.x, step.grid.y, step.grid.z}, {step.block.x, step.block.y, step.block.z}, args, bytes);
   }
 
 private:
@@ -107,6 +118,8 @@ void runPlan(const std::string &name, const std::string &precision = "fp32") {
   DriverOptions options;
   options.inputPath = reference.onnxPath;
   options.fusion.precision = precision;
+  // The compiler's choice of each kernel; variants have a test of their own.
+  options.fusion.kernelVariants = 1;
   auto module = importAndFuse(*context, options);
   INFO(diagnostics.text());
   REQUIRE(module);
@@ -165,4 +178,158 @@ TEST_CASE("emul: fp16 plans of every shared model through the GPU backend match 
 TEST_CASE("emul: bf16 plans through the GPU backend match the CPU backend", "[codegen][emul][plan][precision]") {
   for (const char *name : {"mlp", "pad_conv", "tiny_resnet"})
     runPlan(name, "bf16");
+}
+
+// Kernel variants and tuning (fuserun --tune) end to end: the plan carries
+// other tiles of each conv/GEMM kernel, the tuner times them on the host
+// driver, whose virtual clock makes the last variant of every kernel the
+// fastest, and the session then runs those variants' emulated CUDA text.
+TEST_CASE("emul: tuning runs each kernel's fastest variant and later sessions reuse the choice",
+          "[codegen][emul][plan][tuning]") {
+  // mlp: Gemm variants (exact SIMT, another tile). Each variant is timed
+  // in 3 rounds of 9 emulated launches: a larger model takes minutes here
+  // (the conv tiles: the next test).
+  for (const char *name : {"mlp"}) {
+    INFO(name);
+    test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
+    auto context = createContext();
+    DiagnosticCollector diagnostics(context.get());
+    DriverOptions options;
+    options.inputPath = reference.onnxPath;
+    options.fusion.kernelVariants = 3;
+    auto module = importAndFuse(*context, options);
+    INFO(diagnostics.text());
+    REQUIRE(module);
+    const EmulatedPlan emulated = buildEmulatedPlan(*module, name);
+    REQUIRE(gpu::hasVariants(*emulated.plan));
+    const auto kernels = test::EmulatedModule::compile(emulated.source, "", {FUSEC_PRELUDE_DIR});
+    test::HostGpuOptions host;
+    host.fill = 0xff;
+    host.runner = std::make_shared<EmulatedKernels>(kernels);
+    host.launchMicroseconds = [](const Plan &plan, const LaunchStep &step) {
+      const size_t last = plan.kernels()[step.kernel].variantCount() - 1;
+      return step.variant == last ? 5.0 : step.variant == 0 ? 10.0 : 20.0;
+    };
+    const auto driver = test::makeHostGpuDriver(host);
+    const std::string cache =
+        (std::filesystem::temp_directory_path() / ("fusec-tuning-test-" + std::to_string(::getpid()) + ".json"))
+            .string();
+    std::filesystem::remove(cache);
+
+    const int64_t batch = 3;
+    const auto inputs = makeRandomInputs(*emulated.plan, batch, /*seed=*/5);
+    const auto expected = Session(emulated.plan, Device::Cpu).run(batch, inputs);
+    auto check = [&](Session &session) {
+      std::map<std::string, Tensor> outputs;
+      REQUIRE_NOTHROW(outputs = session.run(batch, inputs));
+      for (const auto &[outputName, want] : expected) {
+        INFO("output " << outputName);
+        std::string report;
+        if (!test::allClose(outputs.at(outputName), want, 1e-4, 1e-4, report))
+          FAIL_CHECK("tuned plan vs the CPU backend: " << report);
+      }
+    };
+
+    DeviceOptions tune;
+    tune.tune = true;
+    tune.tuningCache = cache;
+    Session tuned(emulated.plan, std::make_unique<gpu::GpuBackend>(emulated.plan, driver, tune));
+    check(tuned);
+    const std::vector<KernelTuning> timed = tuned.tuning();
+    REQUIRE(!timed.empty());
+    for (const KernelTuning &kernel : timed) {
+      INFO(kernel.kernel);
+      CHECK(kernel.batch == 4); // the bucket batch 3 runs in
+      CHECK_FALSE(kernel.fromCache);
+      REQUIRE(kernel.milliseconds.size() == kernel.configs.size());
+      CHECK(kernel.chosen == kernel.configs.size() - 1);
+      CHECK(kernel.milliseconds[kernel.chosen] < kernel.milliseconds[0]);
+      CHECK(kernel.configs[0] != kernel.configs[kernel.chosen]);
+    }
+
+    DeviceOptions reuse;
+    reuse.tuningCache = cache;
+    Session later(emulated.plan, std::make_unique<gpu::GpuBackend>(emulated.plan, driver, reuse));
+    const size_t launchesBefore = test::hostGpuCounters(*driver).kernelLaunches;
+    check(later);
+    const std::vector<KernelTuning> cached = later.tuning();
+    REQUIRE(cached.size() == timed.size());
+    for (size_t i = 0; i < cached.size(); ++i) {
+      CHECK(cached[i].fromCache);
+      CHECK(cached[i].milliseconds.empty());
+      CHECK(cached[i].chosen == timed[i].chosen);
+    }
+    // Nothing timed: one launch per device kernel (captured into the graph).
+    size_t deviceKernels = 0;
+    for (const KernelDesc &kernel : emulated.plan->kernels())
+      deviceKernels += kernel.launch ? 1 : 0;
+    CHECK(test::hostGpuCounters(*driver).kernelLaunches - launchesBefore == deviceKernels);
+
+    DeviceOptions none;
+    none.tuningCache = "none";
+    Session untuned(emulated.plan, std::make_unique<gpu::GpuBackend>(emulated.plan, driver, none));
+    check(untuned);
+    CHECK(untuned.tuning().empty());
+    std::filesystem::remove(cache);
+  }
+}
+
+// The conv tiles' variants through the plan, chosen from a tuning cache
+// written beforehand (no timing: emulated launches are slow): every kernel
+// runs its last variant, and the outputs still match the CPU backend.
+TEST_CASE("emul: the variants a tuning cache chooses run and match the CPU backend", "[codegen][emul][plan][tuning]") {
+  test::ModelReference reference = test::loadModelReference(kModelsDir + "/tiny_resnet");
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  DriverOptions options;
+  options.inputPath = reference.onnxPath;
+  options.fusion.kernelVariants = 3;
+  auto module = importAndFuse(*context, options);
+  INFO(diagnostics.text());
+  REQUIRE(module);
+  const EmulatedPlan emulated = buildEmulatedPlan(*module, "tiny_resnet");
+  const auto kernels = test::EmulatedModule::compile(emulated.source, "", {FUSEC_PRELUDE_DIR});
+  test::HostGpuOptions host;
+  host.fill = 0xff;
+  host.runner = std::make_shared<EmulatedKernels>(kernels);
+  const auto driver = test::makeHostGpuDriver(host);
+
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("fusec-tuning-cache-test-" + std::to_string(::getpid()) + ".json"))
+          .string();
+  std::filesystem::remove(path);
+  const int64_t bucket = 2;
+  size_t convVariants = 0;
+  TuningCache cache(path);
+  for (const KernelDesc &kernel : emulated.plan->kernels()) {
+    if (kernel.variantCount() < 2)
+      continue;
+    convVariants += kernel.kind == "conv" ? 1 : 0;
+    TuningKey key{driver->performanceIdentity(), emulated.plan->manifest().sourceHash, kernel.name, bucket, {}};
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant)
+      key.variants.push_back(kernel.configOf(variant));
+    cache.store(key, TuningEntry{std::vector<double>(kernel.variantCount(), 1.0), key.variants.back()});
+  }
+  cache.save();
+  CHECK(convVariants >= 4);
+
+  DeviceOptions reuse;
+  reuse.tuningCache = path;
+  Session session(emulated.plan, std::make_unique<gpu::GpuBackend>(emulated.plan, driver, reuse));
+  const auto inputs = makeRandomInputs(*emulated.plan, bucket, /*seed=*/9);
+  const auto expected = Session(emulated.plan, Device::Cpu).run(bucket, inputs);
+  std::map<std::string, Tensor> outputs;
+  REQUIRE_NOTHROW(outputs = session.run(bucket, inputs));
+  for (const auto &[outputName, want] : expected) {
+    std::string report;
+    if (!test::allClose(outputs.at(outputName), want, 1e-4, 1e-4, report))
+      FAIL_CHECK("output " << outputName << " with every kernel's last variant vs the CPU backend: " << report);
+  }
+  const std::vector<KernelTuning> chosen = session.tuning();
+  CHECK(chosen.size() == cache.size());
+  for (const KernelTuning &kernel : chosen) {
+    CHECK(kernel.fromCache);
+    CHECK(kernel.chosen == kernel.configs.size() - 1);
+  }
+  std::filesystem::remove(path);
 }

@@ -100,7 +100,7 @@ TEST_CASE("fuserun --info describes the plan as JSON or text") {
   const ToolResult r = fuserun(w.dir, w.plan + " --info=json --batch=3");
   REQUIRE(r.exitCode == 0);
   const json info = json::parse(r.out);
-  CHECK(info["format_version"] == "3.0");
+  CHECK(info["format_version"] == "3.1");
   CHECK(info["compiler_version"] == "fusec test");
   CHECK(info["target"] == "cpu");
   CHECK(info["batch_buckets"] == json({1, 2, 4}));
@@ -201,7 +201,8 @@ TEST_CASE("fuserun --help documents every flag") {
                            "--random-inputs", "--iters",           "--warmup",       "--info",
                            "--help",          "--check",           "--rtol",         "--atol",
                            "--no-graph",      "--prebuild-graphs", "--time-kernels", "--cuda-driver",
-                           "--serve-bench",   "--clients",         "--requests",     "--batch-dist"})
+                           "--serve-bench",   "--clients",         "--requests",     "--batch-dist",
+                           "--tune",          "--tuning-cache"})
     CHECK_THAT(r.out, Contains(flag));
 }
 

@@ -302,6 +302,13 @@ public:
 
   void countLaunch() const { ++counters_.kernelLaunches; }
   const HostKernelRunner &runner() const { return *options_.runner; }
+  /// The virtual milliseconds a launch of `step` takes beyond the 1 µs
+  /// every command takes.
+  double extraLaunchMilliseconds(const Plan &plan, const LaunchStep &step) const {
+    return options_.launchMicroseconds ? (options_.launchMicroseconds(plan, step) - 1.0) / 1000.0 : 0.0;
+  }
+  /// Runs under drain(), which holds the mutex.
+  void advanceClock(double milliseconds) const { clockMs_ += milliseconds; }
 
   /// Enqueues `work` on `stream` (or into its capture).
   void enqueue(gpu::Stream stream, Where where, std::function<void()> work) const {
@@ -434,11 +441,18 @@ public:
       pointers.push_back(reinterpret_cast<void *>(args[i]));
       bytes.push_back(size);
     }
+    if (step.variant >= kernel.variantCount())
+      throw Error("host GPU driver: kernel '" + kernel.name + "' has no variant " + std::to_string(step.variant) + " " +
+                  where.str());
     driver_.countLaunch();
     const HostKernelRunner &runner = driver_.runner();
     const Plan &plan = plan_;
-    driver_.enqueue(stream, where,
-                    [&runner, &plan, step, pointers, bytes] { runner.run(plan, step, pointers, bytes); });
+    const HostGpuDriver &driver = driver_;
+    const double extra = driver_.extraLaunchMilliseconds(plan, step);
+    driver_.enqueue(stream, where, [&runner, &plan, &driver, step, pointers, bytes, extra] {
+      driver.advanceClock(extra);
+      runner.run(plan, step, pointers, bytes);
+    });
   }
 
 private:

@@ -21,8 +21,9 @@
 //    is being captured.
 // Kernels run through a HostKernelRunner: the CPU interpreter over each
 // kernel's ops by default, or the emulated CUDA text (the codegen tests).
-// Time is virtual: every command executed advances a clock by 1 µs, so
-// events measure how much work lay between them.
+// Time is virtual: every command executed advances a clock by 1 µs (a
+// launch by what HostGpuOptions::launchMicroseconds says), so events
+// measure how much work lay between them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_TEST_UNIT_RUNTIME_HOSTGPUDRIVER_H
@@ -31,6 +32,7 @@
 #include "runtime/gpu/GpuDriver.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +60,9 @@ struct HostGpuOptions {
   uint8_t fill = 0xCD;
   /// Null: interpretingKernelRunner().
   std::shared_ptr<const HostKernelRunner> runner;
+  /// The virtual time a launch takes, in µs (null: 1 µs, as every other
+  /// command), so that tests can make some kernels or variants slower.
+  std::function<double(const runtime::Plan &, const runtime::LaunchStep &)> launchMicroseconds;
 };
 
 /// What the driver did, for tests that check how the backend used it.

@@ -39,6 +39,7 @@ std::vector<uint8_t> assemble(const std::string &manifestText, const std::vector
   std::vector<uint8_t> file(end, 0);
   std::memcpy(file.data(), plan::kMagic, 8);
   storeLE(file, 8, plan::kMajorVersion, 4);
+  storeLE(file, 12, plan::kMinorVersion, 4);
   storeLE(file, 16, plan::kHeaderSize, 8);
   storeLE(file, 24, manifestText.size(), 8);
   storeLE(file, 32, fnv1a64(manifestText.data(), manifestText.size()), 8);
@@ -71,7 +72,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   const Plan plan = fromBytes(test::smallPlanBytes());
   CHECK(plan.sourceName() == kName);
   const PlanManifest &m = plan.manifest();
-  CHECK(m.formatVersion == "3.0");
+  CHECK(m.formatVersion == "3.1");
   CHECK(m.compilerVersion == "fusec test");
   CHECK(m.target == "cpu");
   CHECK(m.sourceHash == "0123456789abcdef");
@@ -150,6 +151,7 @@ TEST_CASE("trailing data, bad magic and version numbers") {
 
   std::vector<uint8_t> newerMajor = file;
   storeLE(newerMajor, 8, plan::kMajorVersion + 1, 4);
+  storeLE(newerMajor, 12, 0, 4);
   CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 4.0 is newer than this "
                                                     "runtime supports (2.x to 3.x)"));
 
@@ -158,7 +160,8 @@ TEST_CASE("trailing data, bad magic and version numbers") {
   CHECK_THROWS_WITH(fromBytes(olderMajor), Contains("no longer supported"));
 
   // Minor versions only add what older readers may ignore.
-  std::vector<uint8_t> newerMinor = editedPlan([](json &m) { m["format_version"] = "3.7"; });
+  std::vector<uint8_t> newerMinor =
+      editedPlan([](json &m) { m["format_version"] = "3." + std::to_string(plan::kMinorVersion + 7); });
   storeLE(newerMinor, 12, plan::kMinorVersion + 7, 4);
   CHECK(fromBytes(newerMinor).kernels().size() == 3);
 
@@ -371,6 +374,7 @@ TEST_CASE("a 2.x plan's kernel image is read as a PTX and a CUBIN image") {
   manifest["kernels"][2]["image"]["cubin"] = {{"offset", 64}, {"size", 32}};
   std::vector<uint8_t> file = plan::encodePlan(manifest, test::hostStepPlanSections());
   storeLE(file, 8, 2, 4);
+  storeLE(file, 12, 0, 4);
   const Plan plan = fromBytes(file);
   const KernelDesc &mul = plan.kernels()[0];
   REQUIRE(mul.images.size() == 1);
@@ -436,10 +440,10 @@ TEST_CASE("launch and image fields are checked") {
        "kernel 'k0_mul' has no 'launch' and 'images', which every device "
        "kernel of a plan for target 'sm_75' needs"},
       {[](json &m) { m["kernels"][1]["launch"] = m["kernels"][0]["launch"]; },
-       "kernel 'k1_softmax' of kind 'host' must have neither 'launch' nor "
-       "'images'"},
+       "kernel 'k1_softmax' of kind 'host' must have no 'launch', 'images' or "
+       "'variants'"},
       {[](json &m) { m["kernels"][3]["images"] = m["kernels"][0]["images"]; },
-       "kernel 'k3_copy_z' of kind 'copy' must have neither"},
+       "kernel 'k3_copy_z' of kind 'copy' must have no 'launch'"},
       {[](json &m) {
          m["kernels"][3]["inputs"] = {2, 0};
          m["kernels"][3]["values"].insert(m["kernels"][3]["values"].begin(),
@@ -495,9 +499,9 @@ TEST_CASE("arena buffers live at the same time must not overlap") {
 
 TEST_CASE("the manifest's format_version must match the header") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "garbage"; })),
-                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 3.0"));
-  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "3.1"; })),
-                    Contains("does not match the header's version 3.0"));
+                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 3.1"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "3.0"; })),
+                    Contains("does not match the header's version 3.1"));
 }
 
 TEST_CASE("reserved header bytes must be zero") {
@@ -605,6 +609,7 @@ TEST_CASE("Slice, Expand and Resize attributes are checked against the shapes at
 TEST_CASE("a plan of format 1.0 is rejected as predating element types") {
   std::vector<uint8_t> file = test::smallPlanBytes();
   storeLE(file, 8, 1, 4);
+  storeLE(file, 12, 0, 4);
   CHECK_THROWS_WITH(fromBytes(file), "small.plan: plan format 1.0 predates element types (2.0); recompile the model "
                                      "with this fusec");
 }

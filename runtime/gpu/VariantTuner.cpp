@@ -1,0 +1,112 @@
+//===- VariantTuner.cpp - Choose each kernel's fastest compiled variant -----===//
+#include "runtime/gpu/VariantTuner.h"
+
+#include "runtime/gpu/StreamGate.h"
+#include "runtime/gpu/StreamObjects.h"
+
+#include <algorithm>
+#include <iostream>
+#include <limits>
+
+namespace fusec::runtime::gpu {
+
+namespace {
+
+/// Launches per timed round, and rounds per variant (the best round
+/// counts: a round that shared the GPU with other work is discarded).
+constexpr int kLaunchesPerRound = 8;
+constexpr int kRounds = 3;
+static_assert(kLaunchesPerRound + 2 <= int(kMaxStepsBehindGate), "a round must fit behind the stream gate");
+
+std::string cachePath(const DeviceOptions &options) {
+  if (options.tuningCache == "none")
+    return "";
+  return options.tuningCache.empty() ? defaultTuningCachePath() : options.tuningCache;
+}
+
+TuningCache openCache(const DeviceOptions &options) {
+  std::string warning;
+  TuningCache cache(cachePath(options), &warning);
+  if (!warning.empty())
+    std::cerr << "fusec: " << warning << "\n";
+  return cache;
+}
+
+} // namespace
+
+bool hasVariants(const Plan &plan) {
+  return std::any_of(plan.kernels().begin(), plan.kernels().end(),
+                     [](const KernelDesc &kernel) { return kernel.launch && kernel.variantCount() > 1; });
+}
+
+VariantTuner::VariantTuner(const Plan &plan, const DeviceOptions &options, std::string performanceIdentity)
+    : plan_(plan), tune_(options.tune), identity_(std::move(performanceIdentity)), cache_(openCache(options)) {}
+
+std::vector<double> VariantTuner::timeVariants(const LaunchStep &step, const RunMode &mode,
+                                               const DeviceRegions &regions, const StreamTarget &target) const {
+  const KernelDesc &kernel = plan_.kernels()[step.kernel];
+  OwnedEvent start(target.driver), end(target.driver);
+  StreamGate gate(target.driver, target.stream);
+  std::vector<double> best(kernel.variantCount(), std::numeric_limits<double>::infinity());
+  for (int round = 0; round < kRounds; ++round) {
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+      LaunchStep launch = step;
+      selectVariant(plan_, launch, variant);
+      gate.close();
+      // One launch before the events: the first launch of a module may load
+      // it lazily, and caches warm up.
+      enqueueStep(target, plan_, launch, regions, mode);
+      start.record(target.stream);
+      for (int i = 0; i < kLaunchesPerRound; ++i)
+        enqueueStep(target, plan_, launch, regions, mode);
+      end.record(target.stream);
+      gate.open();
+      target.driver.synchronize(target.stream, [&] {
+        return "after timing variant " + std::to_string(variant) + " of kernel '" + kernel.name + "' (" +
+               kernel.configOf(variant) + ")";
+      });
+      best[variant] = std::min(best[variant], end.millisecondsSince(start) / kLaunchesPerRound);
+    }
+  }
+  return best;
+}
+
+VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions &regions,
+                                   const StreamTarget &target) {
+  VariantChoice choice(plan_.kernels().size(), 0);
+  bool timed = false;
+  for (const Segment &segment : schedule.segments) {
+    for (const DeviceStep &deviceStep : segment.steps) {
+      const auto *step = std::get_if<LaunchStep>(&deviceStep);
+      if (!step || plan_.kernels()[step->kernel].variantCount() < 2)
+        continue;
+      const KernelDesc &kernel = plan_.kernels()[step->kernel];
+      KernelTuning record;
+      record.kernel = kernel.name;
+      record.batch = schedule.mode.runBatch;
+      for (size_t variant = 0; variant < kernel.variantCount(); ++variant)
+        record.configs.push_back(kernel.configOf(variant));
+      const TuningKey key{identity_, plan_.manifest().sourceHash, kernel.name, record.batch, record.configs};
+      if (std::optional<size_t> cached = cache_.lookup(key)) {
+        record.chosen = *cached;
+        record.fromCache = true;
+      } else if (tune_) {
+        record.milliseconds = timeVariants(*step, schedule.mode, regions, target);
+        // The first of equally fast variants: the compiler's choice wins ties.
+        record.chosen = size_t(std::min_element(record.milliseconds.begin(), record.milliseconds.end()) -
+                               record.milliseconds.begin());
+        cache_.store(key, TuningEntry{record.milliseconds, record.configs[record.chosen]});
+        timed = true;
+      } else {
+        continue;
+      }
+      choice[step->kernel] = record.chosen;
+      records_.push_back(std::move(record));
+    }
+  }
+  if (timed)
+    cache_.save();
+  return choice;
+}
+
+} // namespace fusec::runtime::gpu

@@ -1,0 +1,93 @@
+// fuse-select-kernel-configs{variants=N}: beside its config, each
+// tensor-core kernel lists up to N - 1 other configs that can compute it,
+// which the plan carries compiled for the runtime to time (fuserun --tune).
+// RUN: fusec-opt %s -split-input-file \
+// RUN:   -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs{variants=3}))' | FileCheck %s
+// Round trip: the list prints and parses.
+// RUN: fusec-opt %s -split-input-file \
+// RUN:   -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs{variants=3}))' \
+// RUN:   | fusec-opt -split-input-file | FileCheck %s
+// The default lists none.
+// RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs))' \
+// RUN:   | FileCheck %s --check-prefix=NONE
+// NONE-LABEL: func.func @classifier
+// NONE-NOT: variants
+// NONE-LABEL: func.func @narrow_conv
+
+// A batch-sized product at batch 1 (a classifier): 64x64 is chosen; exact
+// SIMT comes first among the variants (1 row at batch 1), then the nearest
+// smaller tile, since 4 blocks leave most SMs idle.
+// CHECK-LABEL: func.func @classifier
+// CHECK: config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>,
+// CHECK-SAME: variants = [#fuse.config<"simt_gemm", block = [8, 8, 8], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>, #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]
+func.func @classifier(%a: tensor<?x256xf32>, %b: tensor<256x256xf32>) -> tensor<?x256xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) : (tensor<?x256xf32>, tensor<256x256xf32>) -> tensor<?x256xf32> {
+  ^bb0(%a0: tensor<?x256xf32>, %a1: tensor<256x256xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x256xf32>, tensor<256x256xf32>) -> tensor<?x256xf32>
+    fuse.yield %r : tensor<?x256xf32>
+  }
+  return %g : tensor<?x256xf32>
+}
+
+// -----
+
+// A conv with 16 output channels: tiles of 64 rows or more would compute
+// mostly padding at every batch, so only 32-row tiles remain (the chosen
+// one) and no variant is listed.
+// CHECK-LABEL: func.func @narrow_conv
+// CHECK: config = #fuse.config<"tensor_core_conv", block = [32, 64, 16]
+// CHECK-NOT: variants
+func.func @narrow_conv(%x: tensor<?x8x8x8xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<?x16x8x8xf32> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) : (tensor<?x8x8x8xf32>, tensor<16x8x3x3xf32>) -> tensor<?x16x8x8xf32> {
+  ^bb0(%a0: tensor<?x8x8x8xf32>, %a1: tensor<16x8x3x3xf32>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x8x8x8xf32>, tensor<16x8x3x3xf32>) -> tensor<?x16x8x8xf32>
+    fuse.yield %c : tensor<?x16x8x8xf32>
+  }
+  return %k : tensor<?x16x8x8xf32>
+}
+
+// -----
+
+// A 3x3 conv with 128 channels over 8x8 pixels: 64x64 chosen at batch 1
+// (2 x 1 blocks); the variants are the smaller tiles, which give more
+// blocks to more SMs.
+// CHECK-LABEL: func.func @conv
+// CHECK: config = #fuse.config<"tensor_core_conv", block = [64, 64, 16]
+// CHECK-SAME: variants = [#fuse.config<"tensor_core_conv", block = [64, 32, 16], warp = [32, 16], stages = 4{{.*}}>, #fuse.config<"tensor_core_conv", block = [32, 64, 16], warp = [16, 32], stages = 4{{.*}}>]
+func.func @conv(%x: tensor<?x64x8x8xf32>, %w: tensor<128x64x3x3xf32>) -> tensor<?x128x8x8xf32> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) : (tensor<?x64x8x8xf32>, tensor<128x64x3x3xf32>) -> tensor<?x128x8x8xf32> {
+  ^bb0(%a0: tensor<?x64x8x8xf32>, %a1: tensor<128x64x3x3xf32>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<?x64x8x8xf32>, tensor<128x64x3x3xf32>) -> tensor<?x128x8x8xf32>
+    fuse.yield %c : tensor<?x128x8x8xf32>
+  }
+  return %k : tensor<?x128x8x8xf32>
+}
+
+// -----
+
+// Depthwise convs and other SIMT-only kernels get no variants.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: "direct_conv"
+// CHECK-NOT: variants
+func.func @depthwise(%x: tensor<?x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  %k = fuse.superkernel "conv" kind "conv" (%x, %w) : (tensor<?x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  ^bb0(%a0: tensor<?x4x8x8xf32>, %a1: tensor<4x1x3x3xf32>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<?x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x8x8xf32>
+    fuse.yield %c : tensor<?x4x8x8xf32>
+  }
+  return %k : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+// Variants written by hand are kept when their templates can compute the op.
+// CHECK-LABEL: func.func @pinned
+// CHECK: variants = [#fuse.config<"tensor_core_gemm", block = [128, 64, 16], warp = [32, 32], stages = 3, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]
+func.func @pinned(%a: tensor<?x256xf32>, %b: tensor<256x256xf32>) -> tensor<?x256xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>, variants = [#fuse.config<"tensor_core_gemm", block = [128, 64, 16], warp = [32, 32], stages = 3, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]} : (tensor<?x256xf32>, tensor<256x256xf32>) -> tensor<?x256xf32> {
+  ^bb0(%a0: tensor<?x256xf32>, %a1: tensor<256x256xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x256xf32>, tensor<256x256xf32>) -> tensor<?x256xf32>
+    fuse.yield %r : tensor<?x256xf32>
+  }
+  return %g : tensor<?x256xf32>
+}
