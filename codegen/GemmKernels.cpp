@@ -12,7 +12,10 @@
 //    the template calls per accumulator element;
 //  * simt_gemm, for what the tensor-core template does not take (A
 //    transposed, K or N known only at run time): square output tiles, A and
-//    B tiles staged in shared memory, one output element per thread.
+//    B tiles staged in shared memory, one output element per thread;
+//  * simt_gemv, fusec_gemv.h, for products of few rows (a variant the
+//    runtime may choose, see KernelConfig.h): shaped by B's layout, with
+//    the same generated epilogue as the tensor-core templates.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
@@ -61,23 +64,32 @@ LogicalResult emitEpilogue(KernelBuilder &builder, std::string &code, const std:
   return success();
 }
 
-/// The tensor-core kernel: the template's main loop, the generated epilogue
-/// as a lambda it calls per accumulator element inside M x N. Blocks: M
-/// tiles on grid.x (M grows with the batch), N tiles on grid.y, the batch
-/// matrices on grid.z unless they are folded into M.
-FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
-                                              const fuse::KernelConfig &config, std::optional<BatchLinear> folded) {
+/// A header template's kernel (tensor-core GEMM, or the few-row GEMV): the
+/// template's main loop, the generated epilogue as a lambda it calls per
+/// element of C inside M x N. Blocks: M tiles on grid.x (M grows with the
+/// batch), N tiles on grid.y, the batch matrices on grid.z unless they are
+/// folded into M.
+FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
+                                            const fuse::KernelConfig &config, std::optional<BatchLinear> folded) {
   Value lhs = core->getOperand(0), rhs = core->getOperand(1);
   auto outShape = shapeOf(core->getResult(0)), lhsShape = shapeOf(lhs);
   const size_t outRank = outShape.size();
   const std::string rowsPerMatrix = dimExpr(outShape[outRank - 2]);
   std::string code;
   const bool transB = fuse::matrixProductShape(core).transB;
+  const bool gemv = config.kind == fuse::KernelTemplate::SimtGemv;
   const std::string operand = "FusecDenseB<" + std::string(transB ? "true" : "false") + ", " +
                               std::to_string(config.bVector) + operandElementArgument(config) + ">";
-  code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
   KernelLaunch launch;
-  emitPipelineSharedMemory(code, config.sharedBytes(transB), launch);
+  if (gemv) {
+    code += "  using Gemm = FusecGemv<" + std::to_string(config.blockM) + ", " + std::to_string(config.blockN) + ", " +
+            std::to_string(config.aVector) + ", " + (transB ? "true" : "false") + ", " +
+            storageType(fuse::elementTypeOf(lhs)) + ">;\n";
+    code += "  __shared__ float gemmShared[Gemm::kSmemFloats];\n";
+  } else {
+    code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
+    emitPipelineSharedMemory(code, config.sharedBytes(transB), launch);
+  }
   std::vector<std::string> coords;
   if (folded) {
     code += "  const int M = int(" + std::to_string(folded->perBatch) + "LL * batch + " +
@@ -99,15 +111,20 @@ FailureOr<GeneratedKernel> emitTensorCoreGemm(KernelBuilder &builder, Operation 
   if (failed(emitEpilogue(builder, code, "    ", core, epilogue, coords)))
     return failure();
   code += "  };\n";
-  code += "  " + operand + " bOperand(B, " + (transB ? "K" : "N") + ");\n";
-  code += "  Gemm::run(A, K, bOperand, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
-          "reinterpret_cast<float *>(gemmShared), epilogue);\n";
+  if (gemv) {
+    code += "  Gemm::run(A, K, B, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, gemmShared, "
+            "epilogue);\n";
+  } else {
+    code += "  " + operand + " bOperand(B, " + (transB ? "K" : "N") + ");\n";
+    code += "  Gemm::run(A, K, bOperand, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
+            "reinterpret_cast<float *>(gemmShared), epilogue);\n";
+  }
 
   launch.block = {config.threads(), 1, 1};
   launch.grid[0] = gridFor(folded ? *folded : linearNumel(outShape.drop_back(1).take_back(1)), config.blockM);
   launch.grid[1] = gridFor(linearNumel(outShape.take_back(1)), config.blockN);
   launch.grid[2] = folded ? GridDim{} : gridFor(linearNumel(outShape.drop_back(2)), 1);
-  return builder.finish(code, launch, {tensorCoreGemmHeader(config)});
+  return builder.finish(code, launch, {gemv ? std::string("fusec_gemv.h") : tensorCoreGemmHeader(config)});
 }
 
 /// The SIMT kernel, for what the tensor-core template does not take.
@@ -169,7 +186,7 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   auto config = kernelConfigFor(builder, core);
   if (failed(config))
     return failure();
-  if (config->kind == fuse::KernelTemplate::TensorCoreGemm) {
+  if (config->kind == fuse::KernelTemplate::TensorCoreGemm || config->kind == fuse::KernelTemplate::SimtGemv) {
     // The rows of every batch matrix as one matrix when B has no batch
     // dimensions: A's matrices are consecutive in memory, and so are C's, so
     // a batch of M x K by K x N products is one (batch M) x K by K x N
@@ -178,7 +195,7 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
     std::optional<BatchLinear> folded;
     if (fuse::matrixProductShape(core).foldedBatch)
       folded = linearNumel(shapeOf(core->getResult(0)).drop_back(1));
-    return emitTensorCoreGemm(builder, core, epilogue, *config, folded);
+    return emitTemplateGemm(builder, core, epilogue, *config, folded);
   }
   return emitTiledGemm(builder, core, epilogue, *config);
 }

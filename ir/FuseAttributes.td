@@ -17,8 +17,11 @@ def Fuse_KernelConfigAttr : AttrDef<Fuse_Dialect, "KernelConfig"> {
       fusec_gemm_half.h for f16/bf16 operands, on a dense B),
       `tensor_core_conv` (the same main loops on the im2col operand of
       fusec_conv.h), `simt_gemm` and `simt_conv` (square SIMT tiles, for
-      shapes the tensor-core templates cannot take), `direct_conv` (one
-      thread per output, grouped and depthwise convolutions);
+      shapes the tensor-core templates cannot take), `simt_gemv`
+      (fusec_gemv.h, products of few rows: block [rows, 8 or 32, 1], a warp
+      per column of an N x K B or a lane per column of a K x N one),
+      `direct_conv` (one thread per output, grouped and depthwise
+      convolutions);
     - `block`: the block tile [BM, BN, BK] (rows x columns of the output, k
       per pipeline stage); `warp`: a warp's tile [WM, WN];
     - `stages`: shared-memory pipeline depth (cp.async ring);

@@ -58,6 +58,7 @@ std::optional<KernelTemplate> parseTemplate(StringRef name) {
       .Case("tensor_core_gemm", KernelTemplate::TensorCoreGemm)
       .Case("tensor_core_conv", KernelTemplate::TensorCoreConv)
       .Case("simt_gemm", KernelTemplate::SimtGemm)
+      .Case("simt_gemv", KernelTemplate::SimtGemv)
       .Case("simt_conv", KernelTemplate::SimtConv)
       .Case("direct_conv", KernelTemplate::DirectConv)
       .Default(std::nullopt);
@@ -136,6 +137,28 @@ std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
                       : tileLoadProblem("B", config.blockK, config.blockN, config.bVector, config.threads());
 }
 
+/// Why the few-row template (fusec_gemv.h) cannot compute the matrix
+/// product `core`, or "".
+std::string gemvProblem(Operation *core, const KernelConfig &config) {
+  const MatrixProductShape shape = matrixProductShape(core);
+  const Type aType = elementTypeOf(core->getOperand(0)), bType = elementTypeOf(core->getOperand(1));
+  if (!operandTypeOf(aType) || aType != bType)
+    return "A and B must have one element type, f32, f16 or bf16";
+  if (shape.transA)
+    return "it takes A untransposed only";
+  if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))
+    return "K and N must be static";
+  if (shape.largestRows > kLargest32BitOffset || shape.k * shape.n > kLargest32BitOffset)
+    return "its 32-bit sizes cannot hold these matrices up to batch " + str(kLargestIndexedBatch);
+  if (shape.transB && config.blockN != 8)
+    return "with B as N x K a warp computes each column: block N must be 8 (the warps of a block)";
+  if (!shape.transB && (config.blockN != 32 || config.aVector != 1))
+    return "with B as K x N a lane computes each column: block N must be 32 and the vector 1";
+  if (config.aVector == 4 && (!aType.isF32() || shape.k % 4 != 0))
+    return "16-byte loads need f32 operands and K a multiple of 4 (K = " + str(shape.k) + ")";
+  return "";
+}
+
 /// Why `config` cannot compute `core`, or "".
 std::string configProblem(Operation *core, const KernelConfig &config) {
   const bool isConv = llvm::isa<ConvOp>(core), isProduct = llvm::isa<GemmOp, MatMulOp>(core);
@@ -150,6 +173,7 @@ std::string configProblem(Operation *core, const KernelConfig &config) {
     break;
   case KernelTemplate::TensorCoreGemm:
   case KernelTemplate::SimtGemm:
+  case KernelTemplate::SimtGemv:
     if (!isProduct)
       return "template " + templateName(config.kind).str() + " computes matrix products, not convolutions";
     break;
@@ -159,6 +183,8 @@ std::string configProblem(Operation *core, const KernelConfig &config) {
     problem = tensorCoreConvProblem(llvm::cast<ConvOp>(core), config);
   else if (config.kind == KernelTemplate::TensorCoreGemm)
     problem = tensorCoreGemmProblem(core, config);
+  else if (config.kind == KernelTemplate::SimtGemv)
+    problem = gemvProblem(core, config);
   else if (config.kind == KernelTemplate::SimtConv && llvm::cast<ConvOp>(core).getGroup() != 1)
     problem = "it computes group-1 convolutions only";
   if (!problem.empty())
@@ -179,6 +205,23 @@ KernelConfig simtConfig(KernelTemplate kind, int64_t tile) {
   KernelConfig config;
   config.kind = kind;
   config.blockM = config.blockN = config.blockK = tile;
+  return config;
+}
+
+/// The few-row template for a product of `rows` rows at the target batch:
+/// the rows of C a block computes (the power of two >= rows, at most 8), a
+/// warp per column with 16-byte loads where B is N x K, else a lane per
+/// column.
+KernelConfig gemvConfig(Operation *core, double rows) {
+  const MatrixProductShape shape = matrixProductShape(core);
+  KernelConfig config;
+  config.kind = KernelTemplate::SimtGemv;
+  config.blockM = 1;
+  while (config.blockM < 8 && double(config.blockM) < rows)
+    config.blockM *= 2;
+  config.blockN = shape.transB ? 8 : 32;
+  config.blockK = 1;
+  config.aVector = shape.transB && shape.k % 4 == 0 && elementTypeOf(core->getOperand(0)).isF32() ? 4 : 1;
   return config;
 }
 
@@ -319,6 +362,8 @@ StringRef templateName(KernelTemplate kind) {
     return "tensor_core_conv";
   case KernelTemplate::SimtGemm:
     return "simt_gemm";
+  case KernelTemplate::SimtGemv:
+    return "simt_gemv";
   case KernelTemplate::SimtConv:
     return "simt_conv";
   case KernelTemplate::DirectConv:
@@ -339,12 +384,16 @@ double waveUtilization(const KernelConfig &config, double blocks, int64_t smCoun
 int64_t KernelConfig::threads() const {
   if (usesTensorCores())
     return 32 * (blockM / warpM) * (blockN / warpN);
+  if (kind == KernelTemplate::SimtGemv)
+    return 256;
   if (kind == KernelTemplate::DirectConv)
     return blockM;
   return blockM * blockN;
 }
 
 int64_t KernelConfig::sharedBytes(bool bTransposed) const {
+  if (kind == KernelTemplate::SimtGemv) // the 8 warps' partial sums (B as K x N)
+    return bTransposed ? 4 : int64_t{4} * 8 * blockM * 32;
   if (!usesTensorCores())
     return kind == KernelTemplate::DirectConv ? 0 : int64_t{8} * blockM * (blockM + 1);
   // Rows padded as the templates pad them: 4 floats / 8 halves along k, 8
@@ -386,7 +435,7 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
   auto parsed = parseTemplate(kind);
   if (!parsed)
     return "unknown template '" + kind.str() +
-           "' (expected tensor_core_gemm, tensor_core_conv, simt_gemm, simt_conv or direct_conv)";
+           "' (expected tensor_core_gemm, tensor_core_conv, simt_gemm, simt_gemv, simt_conv or direct_conv)";
   if (block.size() != 3 || warp.size() != 2 || vector.size() != 2)
     return "block has 3 sizes, warp 2 and vector 2";
   auto positive = [](int64_t value) { return value > 0; };
@@ -400,6 +449,15 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
   config.warpM = warp[0], config.warpN = warp[1];
   config.stages = stages;
   config.aVector = vector[0], config.bVector = vector[1];
+  if (config.kind == KernelTemplate::SimtGemv) {
+    if (mma != "none" || precision != "f32" || warp[0] != 1 || warp[1] != 1 || stages != 1 || vector[1] != 1 ||
+        (vector[0] != 1 && vector[0] != 4))
+      return "simt_gemv is SIMT: mma \"none\", precision \"f32\", warp [1, 1], 1 stage, vector [1 or 4, 1]";
+    return (block[0] == 1 || block[0] == 2 || block[0] == 4 || block[0] == 8) && (block[1] == 8 || block[1] == 32) &&
+                   block[2] == 1
+               ? ""
+               : "simt_gemv's block is [rows, columns, 1]: 1, 2, 4 or 8 rows, 8 or 32 columns";
+  }
   if (!config.usesTensorCores()) {
     if (mma != "none" || precision != "f32" || warp[0] != 1 || warp[1] != 1 || stages != 1 || vector[0] != 1 ||
         vector[1] != 1)
@@ -462,9 +520,16 @@ std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConf
   const OutputExtent extent = outputExtent(core, target.batch);
   std::vector<KernelConfig> candidates;
   // Few rows (a classifier at batch 1): every tensor-core tile computes at
-  // least 16 rows, so exact SIMT FMA on an 8 x 8 tile may win.
-  if (llvm::isa<GemmOp, MatMulOp>(core) && extent.rows <= 16 && !chosen.halfOperands())
-    candidates.push_back(simtConfig(KernelTemplate::SimtGemm, 8));
+  // least 16 rows, and the work is reading B once. The few-row template
+  // does that at memory speed where it applies; exact SIMT FMA on an 8 x 8
+  // tile elsewhere.
+  if (llvm::isa<GemmOp, MatMulOp>(core) && extent.rows <= 16) {
+    const KernelConfig gemv = gemvConfig(core, extent.rows);
+    if (configProblem(core, gemv).empty())
+      candidates.push_back(gemv);
+    else if (!chosen.halfOperands())
+      candidates.push_back(simtConfig(KernelTemplate::SimtGemm, 8));
+  }
   struct Tile {
     int64_t blockM, blockN, warpM, warpN, stages;
   };

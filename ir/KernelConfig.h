@@ -25,7 +25,7 @@
 
 namespace fusec::fuse {
 
-enum class KernelTemplate { TensorCoreGemm, TensorCoreConv, SimtGemm, SimtConv, DirectConv };
+enum class KernelTemplate { TensorCoreGemm, TensorCoreConv, SimtGemm, SimtGemv, SimtConv, DirectConv };
 
 /// What a conv/GEMM's products are computed with: fp32 accuracy (3xTF32 on
 /// the tensor cores, FMA on SIMT) or plain TF32 (`--precision=tf32`).
@@ -114,8 +114,9 @@ KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precisio
 
 /// Up to `count` - 1 other configs that can compute `core`, for the plan
 /// to carry as variants the runtime may time and choose among (fuserun
-/// --tune): for a tensor-core `chosen`, exact SIMT first for a product of
-/// at most 16 rows at `target.batch`, then the other block tiles that fit
+/// --tune): for a tensor-core `chosen`, first for a product of at most 16
+/// rows at `target.batch` the few-row template (simt_gemv; exact SIMT 8 x 8
+/// where it does not apply), then the other block tiles that fit
 /// the output, nearest in size first (of equally near ones the smaller
 /// where `chosen` leaves SMs idle at `target.batch`, else the larger).
 /// None for SIMT and direct configs, which are chosen only where no

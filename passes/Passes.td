@@ -173,8 +173,8 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
     otherwise. Codegen instantiates exactly what the config says. Tiles grow
     to 128 x 128 or 128 x 64 where the output at `batch` still gives each of
     `sm-count` SMs a block. With `variants` above 1, tensor-core kernels also
-    get `variants`: other configs that can compute them (other tiles, exact
-    SIMT for products of at most 16 rows), compiled into the plan beside the
+    get `variants`: other configs that can compute them (other tiles, the
+    few-row template for products of at most 16 rows), compiled into the plan beside the
     chosen one; variants already present are checked like a pinned config.
   }];
   let options = [

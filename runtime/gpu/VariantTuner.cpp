@@ -71,8 +71,7 @@ std::vector<double> VariantTuner::timeVariants(const LaunchStep &step, const Run
   return best;
 }
 
-VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions &regions,
-                                   const StreamTarget &target) {
+VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions &regions, const StreamTarget &target) {
   VariantChoice choice(plan_.kernels().size(), 0);
   bool timed = false;
   for (const Segment &segment : schedule.segments) {

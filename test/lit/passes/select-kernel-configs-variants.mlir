@@ -14,12 +14,13 @@
 // NONE-NOT: variants
 // NONE-LABEL: func.func @narrow_conv
 
-// A batch-sized product at batch 1 (a classifier): 64x64 is chosen; exact
-// SIMT comes first among the variants (1 row at batch 1), then the nearest
-// smaller tile, since 4 blocks leave most SMs idle.
+// A batch-sized product at batch 1 (a classifier): 64x64 is chosen; the
+// few-row template comes first among the variants (1 row at batch 1; B is
+// K x N: a lane per column, 32 columns per block), then the nearest smaller
+// tile, since 4 blocks leave most SMs idle.
 // CHECK-LABEL: func.func @classifier
 // CHECK: config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>,
-// CHECK-SAME: variants = [#fuse.config<"simt_gemm", block = [8, 8, 8], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>, #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]
+// CHECK-SAME: variants = [#fuse.config<"simt_gemv", block = [1, 32, 1], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>, #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]
 func.func @classifier(%a: tensor<?x256xf32>, %b: tensor<256x256xf32>) -> tensor<?x256xf32> {
   %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) : (tensor<?x256xf32>, tensor<256x256xf32>) -> tensor<?x256xf32> {
   ^bb0(%a0: tensor<?x256xf32>, %a1: tensor<256x256xf32>):
@@ -27,6 +28,21 @@ func.func @classifier(%a: tensor<?x256xf32>, %b: tensor<256x256xf32>) -> tensor<
     fuse.yield %r : tensor<?x256xf32>
   }
   return %g : tensor<?x256xf32>
+}
+
+// -----
+
+// A torch Linear at batch 1 (B is N x K): the few-row template with a warp
+// per column (8 per block) and 16-byte loads (K = 512).
+// CHECK-LABEL: func.func @linear
+// CHECK: variants = [#fuse.config<"simt_gemv", block = [1, 8, 1], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [4, 1]>
+func.func @linear(%a: tensor<?x512xf32>, %b: tensor<1000x512xf32>) -> tensor<?x1000xf32> {
+  %g = fuse.superkernel "fc" kind "gemm" (%a, %b) : (tensor<?x512xf32>, tensor<1000x512xf32>) -> tensor<?x1000xf32> {
+  ^bb0(%a0: tensor<?x512xf32>, %a1: tensor<1000x512xf32>):
+    %r = fuse.gemm %a0, %a1 {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true} : (tensor<?x512xf32>, tensor<1000x512xf32>) -> tensor<?x1000xf32>
+    fuse.yield %r : tensor<?x1000xf32>
+  }
+  return %g : tensor<?x1000xf32>
 }
 
 // -----

@@ -285,6 +285,63 @@ func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<37x19xf32> {f
                  {{KernelTemplate::SimtGemm, 16, 16, 16, 1, 1, 1}, {KernelTemplate::SimtGemm, 8, 8, 8, 1, 1, 1}});
 }
 
+namespace {
+
+/// Pins the few-row template (fusec_gemv.h) on every matrix product, with
+/// `rows` rows of C per block, a warp per column where B is N x K (16-byte
+/// loads where K allows) and a lane per column where B is K x N.
+Adjust pinGemv(int64_t rows) {
+  return [rows](mlir::ModuleOp module) {
+    module.walk([&](fuse::SuperkernelOp kernel) {
+      mlir::Operation *core = nullptr;
+      for (mlir::Operation &op : kernel.getBody().front())
+        if (llvm::isa<fuse::GemmOp, fuse::MatMulOp>(op))
+          core = &op;
+      if (!core)
+        return;
+      const fuse::MatrixProductShape shape = fuse::matrixProductShape(core);
+      fuse::KernelConfig config;
+      config.kind = fuse::KernelTemplate::SimtGemv;
+      config.blockM = rows, config.blockN = shape.transB ? 8 : 32, config.blockK = 1;
+      config.aVector = shape.transB && shape.k % 4 == 0 ? 4 : 1;
+      kernel.setConfigAttr(config.toAttr(kernel.getContext()));
+      kernel.removeVariantsAttr(); // they may list the pinned config
+    });
+  };
+}
+
+} // namespace
+
+TEST_CASE("emul: the few-row gemv template on both B layouts, ragged rows and columns", "[codegen][emul]") {
+  // Gemm with transB (a warp per column): K = 19 (single loads), and K = 64
+  // (16-byte loads) with 37 columns (a partial block of 8); a matmul whose
+  // batch folds into its rows (a lane per column, N = 40: a partial block of
+  // 32; K = 12 split over the 8 warps, some slices empty) with a residual
+  // epilogue; a batched matmul with a broadcast B (blockIdx.z per matrix).
+  const char *products = R"mlir(
+func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<37x19xf32> {fuse.name = "b"},
+                %c: tensor<37xf32> {fuse.name = "c"}, %x: tensor<?x5x12xf32> {fuse.name = "x"},
+                %y: tensor<12x40xf32> {fuse.name = "y"}, %r: tensor<?x5x1xf32> {fuse.name = "r"},
+                %e: tensor<?x64xf32> {fuse.name = "e"}, %f: tensor<37x64xf32> {fuse.name = "f"},
+                %p: tensor<?x2x3x8xf32> {fuse.name = "p"}, %q: tensor<2x8x6xf32> {fuse.name = "q"})
+    -> (tensor<?x37xf32> {fuse.name = "gemm"}, tensor<?x5x40xf32> {fuse.name = "matmul"},
+        tensor<?x37xf32> {fuse.name = "wide"}, tensor<?x2x3x6xf32> {fuse.name = "batched"}) {
+  %g = fuse.gemm %a, %b, %c {alpha = 0.5 : f32, beta = 2.0 : f32, transA = false, transB = true} : (tensor<?x19xf32>, tensor<37x19xf32>, tensor<37xf32>) -> tensor<?x37xf32>
+  %m = fuse.matmul %x, %y : (tensor<?x5x12xf32>, tensor<12x40xf32>) -> tensor<?x5x40xf32>
+  %s = fuse.add %m, %r : (tensor<?x5x40xf32>, tensor<?x5x1xf32>) -> tensor<?x5x40xf32>
+  %w = fuse.gemm %e, %f {alpha = 1.0 : f32, beta = 1.0 : f32, transA = false, transB = true} : (tensor<?x64xf32>, tensor<37x64xf32>) -> tensor<?x37xf32>
+  %v = fuse.relu %w : (tensor<?x37xf32>) -> tensor<?x37xf32>
+  %t = fuse.matmul %p, %q : (tensor<?x2x3x8xf32>, tensor<2x8x6xf32>) -> tensor<?x2x3x6xf32>
+  return %g, %s, %v, %t : tensor<?x37xf32>, tensor<?x5x40xf32>, tensor<?x37xf32>, tensor<?x2x3x6xf32>
+}
+)mlir";
+  for (int64_t rows : {1, 2, 8})
+    for (int batch : {1, 3, 13}) {
+      INFO(rows << " rows per block, batch " << batch);
+      checkAgainstReference(products, batch, pinGemv(rows));
+    }
+}
+
 TEST_CASE("emul: masks from integer ids and comparisons, applied with Where", "[codegen][emul]") {
   // A padding mask from token ids (i64), a comparison of floats, logic on
   // the two, and Where applying it to scores: one elementwise kernel with an

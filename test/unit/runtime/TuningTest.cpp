@@ -68,8 +68,8 @@ Session sessionOn(const std::shared_ptr<const Plan> &plan, const std::shared_ptr
 }
 
 const KernelTuning &recordOf(const std::vector<KernelTuning> &records, const std::string &kernel) {
-  auto found = std::find_if(records.begin(), records.end(),
-                            [&](const KernelTuning &record) { return record.kernel == kernel; });
+  auto found =
+      std::find_if(records.begin(), records.end(), [&](const KernelTuning &record) { return record.kernel == kernel; });
   REQUIRE(found != records.end());
   return *found;
 }
@@ -148,7 +148,7 @@ TEST_CASE("tuning times every variant, runs the fastest and records it in the ca
   }
 }
 
-TEST_CASE("a later session reuses the cached choice without timing; without a cache the compiler's runs",
+TEST_CASE("a later session reuses the cached choice without timing and without a cache the compiler's runs",
           "[runtime][tuning]") {
   test::TempDir dir;
   const auto plan = planOf(variantPlanManifest());
@@ -207,11 +207,10 @@ TEST_CASE("the tuning cache keys choices by device, plan, kernel, batch and vari
   }
   TuningCache reread(path);
   CHECK(reread.lookup(key) == std::optional<size_t>(1));
-  for (const TuningKey &other : {TuningKey{"gpu B", "hash", "k0", 4, {"a", "b", "c"}},
-                                 TuningKey{"gpu A", "other", "k0", 4, {"a", "b", "c"}},
-                                 TuningKey{"gpu A", "hash", "k1", 4, {"a", "b", "c"}},
-                                 TuningKey{"gpu A", "hash", "k0", 8, {"a", "b", "c"}},
-                                 TuningKey{"gpu A", "hash", "k0", 4, {"a", "b"}}})
+  for (const TuningKey &other :
+       {TuningKey{"gpu B", "hash", "k0", 4, {"a", "b", "c"}}, TuningKey{"gpu A", "other", "k0", 4, {"a", "b", "c"}},
+        TuningKey{"gpu A", "hash", "k1", 4, {"a", "b", "c"}}, TuningKey{"gpu A", "hash", "k0", 8, {"a", "b", "c"}},
+        TuningKey{"gpu A", "hash", "k0", 4, {"a", "b"}}})
     CHECK_FALSE(reread.lookup(other));
 
   // Two caches open at once: each save keeps the other's entries.
@@ -228,8 +227,7 @@ TEST_CASE("the tuning cache keys choices by device, plan, kernel, batch and vari
   CHECK(merged.lookup(key) == std::optional<size_t>(1));
 }
 
-TEST_CASE("a tuning cache that cannot be parsed is ignored with a reason and replaced on save",
-          "[runtime][tuning]") {
+TEST_CASE("a tuning cache that cannot be parsed is ignored with a reason and replaced on save", "[runtime][tuning]") {
   test::TempDir dir;
   const std::string path = dir.file("tuning.json");
   const std::string garbage = "{not json";
