@@ -4,6 +4,7 @@
 #include "runtime/support/FileIO.h"
 #include "runtime/support/Hash.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -88,7 +89,7 @@ void parsePtxasReport(CompiledKernel &kernel) {
   while (std::getline(lines, line)) {
     size_t used = line.find("Used ");
     if (used != std::string::npos && line.find(" registers", used) != std::string::npos)
-      kernel.registers = std::atoi(line.c_str() + used + 5);
+      kernel.registers = std::max(kernel.registers, std::atoi(line.c_str() + used + 5));
     size_t stores = line.find(" bytes spill stores");
     if (stores != std::string::npos) {
       size_t begin = line.rfind(' ', stores - 1);
@@ -195,7 +196,7 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
       size_t i = unique[slot];
       const GeneratedKernel &kernel = kernels[i];
       CompiledKernel &result = results[i];
-      result.entry = kernel.name;
+      result.entry = result.program = kernel.name;
       std::string base = options.cacheDir.empty() ? "" : options.cacheDir + "/" + toHex64(keys[i]);
       if (!base.empty()) {
         bool havePtx = false, haveCubin = false;

@@ -24,11 +24,16 @@ struct CompiledKernel {
   /// that of an earlier kernel with the same code under another name, whose
   /// binaries it shares.
   std::string entry;
+  /// The program `ptx` and `cubin` were compiled from, named by its first
+  /// function (`entry` unless the program defines several, as a kernel and
+  /// its variants do): kernels of one program share its images.
+  std::string program;
   std::string ptx;
   std::vector<uint8_t> cubin;
   /// NVRTC's log (warnings, register and spill report).
   std::string log;
-  /// Registers per thread and bytes spilled to local memory (stores + loads),
+  /// Registers per thread (the most of any function of the program) and
+  /// bytes spilled to local memory (stores + loads, of all its functions),
   /// from ptxas's report.
   int registers = 0;
   int64_t spillBytes = 0;

@@ -65,4 +65,13 @@ FailureOr<std::vector<GeneratedKernel>> emitKernelVariants(fuse::SuperkernelOp k
   return kernels;
 }
 
+GeneratedKernel joinVariants(const std::vector<GeneratedKernel> &kernels) {
+  GeneratedKernel program = kernels.front();
+  // Every source includes the same guarded headers and defines its own
+  // extern "C" function (and emulation thunk): they concatenate.
+  for (size_t i = 1; i < kernels.size(); ++i)
+    program.source += "\n" + kernels[i].source;
+  return program;
+}
+
 } // namespace fusec::codegen

@@ -25,6 +25,12 @@ std::string variantFunctionName(llvm::StringRef kernelName, size_t index);
 /// attribute (named variantFunctionName(sym_name, i)).
 mlir::FailureOr<std::vector<GeneratedKernel>> emitKernelVariants(fuse::SuperkernelOp kernel);
 
+/// One translation unit defining every function of `kernels` (a kernel and
+/// its variants, from emitKernelVariants), named, launched and configured
+/// as kernels[0]: NVRTC parses the device headers once for all of them, and
+/// each extra function costs only its code generation.
+GeneratedKernel joinVariants(const std::vector<GeneratedKernel> &kernels);
+
 } // namespace fusec::codegen
 
 #endif // FUSEC_CODEGEN_KERNELEMITTER_H

@@ -103,19 +103,15 @@ OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &o
 }
 
 namespace {
-/// Emits CUDA C++ for every superkernel of `module`: its kernel, then the
-/// kernels of its variants (variantsOf[i] of them after kernel i).
-FailureOr<std::vector<codegen::GeneratedKernel>> generateKernels(ModuleOp module,
-                                                                 std::vector<size_t> *variantsOf = nullptr) {
-  std::vector<codegen::GeneratedKernel> kernels;
+/// Emits CUDA C++ for every superkernel of `module`: per superkernel, its
+/// kernel and then its variants' kernels.
+FailureOr<std::vector<std::vector<codegen::GeneratedKernel>>> generateKernels(ModuleOp module) {
+  std::vector<std::vector<codegen::GeneratedKernel>> kernels;
   WalkResult walk = module.walk([&](fuse::SuperkernelOp superkernel) {
     auto emitted = codegen::emitKernelVariants(superkernel);
     if (failed(emitted))
       return WalkResult::interrupt();
-    if (variantsOf)
-      variantsOf->push_back(emitted->size() - 1);
-    for (codegen::GeneratedKernel &kernel : *emitted)
-      kernels.push_back(std::move(kernel));
+    kernels.push_back(std::move(*emitted));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -135,10 +131,13 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
   if (planOptions.target != "cpu") {
-    std::vector<size_t> variantsOf;
-    auto kernels = generateKernels(module, &variantsOf);
+    auto kernels = generateKernels(module);
     if (failed(kernels))
       return failure();
+    // A kernel and its variants are one NVRTC program.
+    std::vector<codegen::GeneratedKernel> programs;
+    for (const std::vector<codegen::GeneratedKernel> &variants : *kernels)
+      programs.push_back(codegen::joinVariants(variants));
     codegen::CompileOptions compileOptions;
     compileOptions.arch = planOptions.target;
     if (options.progress)
@@ -150,26 +149,36 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
     compileOptions.dumpDir = options.dumpDir;
     std::string error;
     codegen::CompileStats stats;
-    auto compiled = codegen::compileKernels(*kernels, compileOptions, error, &stats);
+    auto compiled = codegen::compileKernels(programs, compileOptions, error, &stats);
     if (!error.empty())
       return emitError(FileLineColLoc::get(&context, options.inputPath, 0, 0)) << error;
-    for (size_t i = 0; i < kernels->size(); ++i)
+    size_t functions = 0;
+    for (size_t i = 0; i < programs.size(); ++i) {
+      const std::vector<codegen::GeneratedKernel> &variants = (*kernels)[i];
+      if (!options.dumpDir.empty())
+        for (const codegen::GeneratedKernel &kernel : variants)
+          if (failed(writeInto(context, options.dumpDir, kernel.name + ".cu", kernel.source)))
+            return failure();
       if (!options.dumpDir.empty() &&
-          (failed(writeInto(context, options.dumpDir, (*kernels)[i].name + ".cu", (*kernels)[i].source)) ||
-           failed(writeInto(context, options.dumpDir, (*kernels)[i].name + ".ptx", compiled[i].ptx))))
+          failed(writeInto(context, options.dumpDir, programs[i].name + ".ptx", compiled[i].ptx)))
         return failure();
-    // Each superkernel's kernel is followed by its variants' kernels.
-    for (size_t i = 0, superkernel = 0; i < kernels->size(); ++superkernel) {
-      KernelArtifact &artifact = planOptions.kernels[(*kernels)[i].name];
-      artifact = {(*kernels)[i], compiled[i], {}};
-      for (size_t variant = 1; variant <= variantsOf[superkernel]; ++variant)
-        artifact.variants.push_back({(*kernels)[i + variant], compiled[i + variant], {}});
-      i += 1 + variantsOf[superkernel];
+      KernelArtifact &artifact = planOptions.kernels[programs[i].name];
+      artifact = {variants.front(), compiled[i], {}};
+      for (size_t variant = 1; variant < variants.size(); ++variant) {
+        // The program's images, entered at the variant's function (named
+        // after the program's first, which a duplicate program shares).
+        codegen::CompiledKernel entered = compiled[i];
+        entered.entry = codegen::variantFunctionName(compiled[i].entry, variant);
+        artifact.variants.push_back({variants[variant], std::move(entered), {}});
+      }
+      functions += variants.size();
     }
     if (options.verbose)
-      llvm::errs() << "fusec: " << kernels->size() << " kernels for " << planOptions.target << ": " << stats.compiled
-                   << " compiled by NVRTC " << codegen::nvrtcVersion() << ", " << stats.cached << " from the cache, "
-                   << stats.deduplicated << " duplicates (" << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
+      llvm::errs() << "fusec: " << programs.size() << " kernels for " << planOptions.target << " (and "
+                   << functions - programs.size() << " variants, each compiled in its kernel's program): "
+                   << stats.compiled << " compiled by NVRTC " << codegen::nvrtcVersion() << ", " << stats.cached
+                   << " from the cache, " << stats.deduplicated << " duplicates ("
+                   << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
   }
   return buildPlan(module, planOptions);
 }
@@ -181,9 +190,10 @@ LogicalResult writeCuda(MLIRContext &context, ModuleOp module, const DriverOptio
   for (const codegen::DeviceHeader &header : codegen::deviceHeaders())
     if (failed(writeInto(context, options.outputPath, header.name, header.text)))
       return failure();
-  for (const codegen::GeneratedKernel &kernel : *kernels)
-    if (failed(writeInto(context, options.outputPath, kernel.name + ".cu", kernel.source)))
-      return failure();
+  for (const std::vector<codegen::GeneratedKernel> &variants : *kernels)
+    for (const codegen::GeneratedKernel &kernel : variants)
+      if (failed(writeInto(context, options.outputPath, kernel.name + ".cu", kernel.source)))
+        return failure();
   return success();
 }
 

@@ -230,14 +230,16 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
   entry["launch"] = {{"block", launch.block}, {"grid", grid}};
   if (launch.sharedBytes > 0)
     entry["launch"]["shared_bytes"] = launch.sharedBytes;
-  // Kernels that share compiled code (the same code under another name)
-  // share its image: stored once, loaded once.
+  // Kernels that share compiled code (the same code under another name, or
+  // a kernel's variants, compiled in its program) share its image: stored
+  // once, loaded once.
   const std::string &function = artifact.compiled.entry.empty() ? artifact.generated.name : artifact.compiled.entry;
-  auto shared = sharedImages.find(function);
+  const std::string &program = artifact.compiled.program.empty() ? function : artifact.compiled.program;
+  auto shared = sharedImages.find(program);
   if (shared == sharedImages.end()) {
     json ranges = {{"ptx", append(artifact.compiled.ptx.data(), artifact.compiled.ptx.size())},
                    {"cubin", append(artifact.compiled.cubin.data(), artifact.compiled.cubin.size())}};
-    shared = sharedImages.emplace(function, std::move(ranges)).first;
+    shared = sharedImages.emplace(program, std::move(ranges)).first;
   }
   // The CUBIN first: a driver takes the first image it can load, and the
   // CUBIN for the device's own architecture needs no JIT.

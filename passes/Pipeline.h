@@ -25,8 +25,9 @@ struct FusionOptions {
   std::string ioPrecision;
   /// Configs each tensor-core conv/GEMM kernel is compiled with, the chosen
   /// one included (fuse-select-kernel-configs' `variants`): the runtime
-  /// times them under `fuserun --tune`. 1: the chosen config only.
-  int64_t kernelVariants = 3;
+  /// times them under `fuserun --tune`. 1: the chosen config only (each
+  /// variant costs about as much NVRTC time as its kernel).
+  int64_t kernelVariants = 1;
   /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;
 

@@ -67,9 +67,10 @@ cl::opt<std::string> costModel("cost-model", cl::init("roofline"), cl::value_des
                                cl::desc("Cost model used by the planner"), cl::cat(fusecCategory));
 cl::opt<int64_t> costBatch("cost-batch", cl::init(1), cl::value_desc("n"),
                            cl::desc("Batch size at which the cost model prices tensors"), cl::cat(fusecCategory));
-cl::opt<int64_t> kernelVariants("kernel-variants", cl::init(3), cl::value_desc("n"),
+cl::opt<int64_t> kernelVariants("kernel-variants", cl::init(1), cl::value_desc("n"),
                                 cl::desc("Configs each tensor-core conv/GEMM kernel is compiled with, the chosen one "
-                                         "included, for `fuserun --tune` to time; 1: the chosen one only"),
+                                         "included, for `fuserun --tune` to time (each costs about as much NVRTC "
+                                         "time as the kernel); 1: the chosen one only"),
                                 cl::cat(fusecCategory));
 cl::opt<std::string> precision("precision", cl::init("fp32"), cl::value_desc("fp32|tf32|fp16|bf16"),
                                cl::desc("Conv/GEMM arithmetic: fp32 (tensor cores with the 3xTF32 split: fp32 "

@@ -65,7 +65,7 @@ options (each valued option accepts --flag=value and --flag value):
                           on each bucket's first run
   --cuda-driver=LIB       the CUDA driver library to dlopen (default libcuda.so.1)
   --tune                  CUDA: time every compiled variant of each conv/GEMM
-                          kernel (fusec --kernel-variants) at the run's batch
+                          kernel (fusec --kernel-variants=3) at the run's batch
                           bucket, run the fastest, print the choices and keep
                           them in the tuning cache, which later runs on the
                           same GPU and driver reuse without --tune

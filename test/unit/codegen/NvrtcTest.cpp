@@ -9,6 +9,7 @@
 #include "codegen/KernelEmitter.h"
 #include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
+#include "runtime/plan/Plan.h"
 #include "test/unit/TestSkip.h"
 
 #include <catch2/catch.hpp>
@@ -26,7 +27,7 @@ TEST_CASE("ptxas reports are parsed for registers and spills", "[codegen]") {
   CHECK(kernel.spillBytes == 20);
 }
 
-// With their variants (fusec's default --kernel-variants=3): other tiles and
+// With their variants (--kernel-variants=3): other tiles and
 // the few-row template of fusec_gemv.h for the products of few rows.
 TEST_CASE("every shared model's kernels and their variants compile with NVRTC without spills", "[codegen][nvrtc]") {
   if (!codegen::haveNvrtc()) {
@@ -38,6 +39,7 @@ TEST_CASE("every shared model's kernels and their variants compile with NVRTC wi
     DiagnosticCollector diagnostics(context.get());
     DriverOptions options;
     options.inputPath = std::string(FUSEC_TEST_DATA_DIR) + "/models/" + model + "/model.onnx";
+    options.fusion.kernelVariants = 3;
     auto module = importAndFuse(*context, options);
     INFO(model << "\n" << diagnostics.text());
     REQUIRE(module);
@@ -93,4 +95,47 @@ TEST_CASE("kernels that differ only in their names compile once and share the bi
   CHECK(compiled[1].ptx == compiled[0].ptx);
   CHECK(compiled[2].entry == "sk2_add__c");
   CHECK(compiled[2].ptx.find(".entry sk2_add__c") != std::string::npos);
+}
+
+// fusec compiles a kernel and its variants as one NVRTC program (the
+// headers parsed once): the plan stores its images once, and each variant
+// enters them at its own function, which the PTX defines (tiny_resnet: the
+// convs' other tiles; mlp: the few-row template).
+TEST_CASE("a kernel and its variants are one program whose images the plan shares", "[codegen][nvrtc]") {
+  if (!codegen::haveNvrtc()) {
+    FUSEC_SKIP_TEST("this build has no NVRTC (CUDA toolkit not found at configure time)");
+  }
+  for (const char *model : {"mlp", "tiny_resnet"}) {
+    auto context = createContext();
+    DiagnosticCollector diagnostics(context.get());
+    DriverOptions options;
+    options.inputPath = std::string(FUSEC_TEST_DATA_DIR) + "/models/" + model + "/model.onnx";
+    options.plan.target = "sm_90";
+    options.fusion.kernelVariants = 3;
+    auto bytes = compileToPlan(*context, options);
+    INFO(model << "\n" << diagnostics.text());
+    REQUIRE(mlir::succeeded(bytes));
+    const runtime::Plan plan = runtime::Plan::fromBytes(*bytes, std::string(model) + ".plan");
+    size_t withVariants = 0;
+    for (const runtime::KernelDesc &kernel : plan.kernels()) {
+      if (!kernel.launch)
+        continue;
+      withVariants += kernel.variantCount() > 1 ? 1 : 0;
+      const runtime::KernelImage *ptx = kernel.findImage("ptx");
+      REQUIRE(ptx);
+      const runtime::ByteRange text = plan.imageBytes(ptx->range);
+      const std::string code(reinterpret_cast<const char *>(text.data), text.size);
+      for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+        INFO(kernel.name << " variant " << variant);
+        const runtime::KernelImage *own = kernel.findImage("ptx", "", variant);
+        REQUIRE(own);
+        CHECK(own->range.offset == ptx->range.offset);
+        CHECK(own->range.size == ptx->range.size);
+        CHECK(own->entry == (variant == 0 ? ptx->entry : codegen::variantFunctionName(ptx->entry, variant)));
+        CHECK(code.find(".entry " + own->entry + "(") != std::string::npos);
+        CHECK(kernel.findImage("cubin", "", variant)->range.offset == kernel.findImage("cubin")->range.offset);
+      }
+    }
+    CHECK(withVariants >= 2);
+  }
 }

@@ -118,8 +118,6 @@ void runPlan(const std::string &name, const std::string &precision = "fp32") {
   DriverOptions options;
   options.inputPath = reference.onnxPath;
   options.fusion.precision = precision;
-  // The compiler's choice of each kernel; variants have a test of their own.
-  options.fusion.kernelVariants = 1;
   auto module = importAndFuse(*context, options);
   INFO(diagnostics.text());
   REQUIRE(module);
