@@ -175,10 +175,10 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
     }
     if (options.verbose)
       llvm::errs() << "fusec: " << programs.size() << " kernels for " << planOptions.target << " (and "
-                   << functions - programs.size() << " variants, each compiled in its kernel's program): "
-                   << stats.compiled << " compiled by NVRTC " << codegen::nvrtcVersion() << ", " << stats.cached
-                   << " from the cache, " << stats.deduplicated << " duplicates ("
-                   << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
+                   << functions - programs.size()
+                   << " variants, each compiled in its kernel's program): " << stats.compiled << " compiled by NVRTC "
+                   << codegen::nvrtcVersion() << ", " << stats.cached << " from the cache, " << stats.deduplicated
+                   << " duplicates (" << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
   }
   return buildPlan(module, planOptions);
 }
