@@ -107,7 +107,7 @@ void TuningCache::save() {
   Entries merged;
   try {
     merged = readEntries(path_);
-  } catch (const std::exception &) {
+  } catch (const std::exception &) { // NOLINT(bugprone-empty-catch)
     // Unreadable: replaced by what this cache holds.
   }
   for (const auto &[key, entry] : entries_)

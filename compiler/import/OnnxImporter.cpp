@@ -76,6 +76,7 @@ constexpr ImportTimeInput kImportTimeInputs[] = {
     {"ReduceLogSumExp", 18, 1, "axes"},
     {"Squeeze", 13, 1, "axes"},
     {"Trilu", 14, 1, "k"},
+    {"Tile", 6, 1, "repeats"},
     {"Unsqueeze", 13, 1, "axes"},
     {"Dropout", 12, 1, "ratio"},
     {"Dropout", 12, 2, "training_mode"},

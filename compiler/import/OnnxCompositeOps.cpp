@@ -1,0 +1,243 @@
+//===- OnnxCompositeOps.cpp - ONNX ops built from other fuse ops ---------===//
+#include "compiler/import/OnnxCompositeOps.h"
+
+#include "ir/ElementTypes.h"
+#include "ir/FuseOps.h"
+
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace fusec::fuse;
+
+namespace fusec::import {
+namespace {
+
+/// Chains fallible op creations: the first failure sticks, and later
+/// creations are skipped.
+class Chain {
+public:
+  explicit Chain(BuildContext &ctx) : ctx(ctx) {}
+
+  template <typename OpTy, typename... Args> Value make(Args &&...args) {
+    if (broken)
+      return Value();
+    auto value = ctx.template create<OpTy>(std::forward<Args>(args)...);
+    if (failed(value)) {
+      broken = true;
+      return Value();
+    }
+    return *value;
+  }
+  FailureOr<Results> result(Value value) const {
+    if (broken)
+      return failure();
+    return Results{value};
+  }
+
+private:
+  BuildContext &ctx;
+  bool broken = false;
+};
+
+/// A constant of `shape` holding `values` as i64.
+Value i64Constant(BuildContext &ctx, ArrayRef<int64_t> shape, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get(shape, ctx.builder.getI64Type());
+  return ctx.builder.create<ConstantOp>(ctx.loc(), DenseElementsAttr::get(type, values));
+}
+
+/// `shape` for a Reshape attribute: the dynamic dimension (the batch) as -1.
+std::vector<int64_t> reshapeTarget(ArrayRef<int64_t> shape) {
+  std::vector<int64_t> target(shape.begin(), shape.end());
+  for (int64_t &dim : target)
+    if (ShapedType::isDynamic(dim))
+      dim = -1;
+  return target;
+}
+
+/// The element type name Cast takes for `value`'s element type.
+std::string typeNameOf(Value value) { return elementTypeName(elementTypeOf(value)).value_or("f32").str(); }
+
+/// 1 where `input`'s element is the first maximum along `axis`, else 0, in
+/// `input`'s element type.
+Value hardmaxAlong(BuildContext &ctx, Chain &chain, Value input, int64_t axis) {
+  auto shape = llvm::cast<RankedTensorType>(input.getType()).getShape();
+  const int64_t extent = shape[axis];
+  std::vector<int64_t> iotaShape(shape.size(), 1), iota(extent);
+  iotaShape[axis] = extent;
+  std::iota(iota.begin(), iota.end(), int64_t(0));
+  Value first = chain.make<ArgMaxOp>(input, ctx.i64(axis), ctx.boolean(true), ctx.boolean(false));
+  Value isFirst = chain.make<EqualOp>(first, i64Constant(ctx, iotaShape, iota));
+  return chain.make<CastOp>(isFirst, ctx.builder.getStringAttr(typeNameOf(input)));
+}
+
+/// The block size of DepthToSpace / SpaceToDepth on a rank-4 NCHW input.
+FailureOr<int64_t> blockSize(BuildContext &ctx) {
+  if (ctx.rank(0) != 4) {
+    ctx.attrs.invalid(ctx.node.opType + " takes a rank-4 NCHW input");
+    return failure();
+  }
+  if (!ctx.attrs.has("blocksize")) {
+    ctx.attrs.invalid(ctx.node.opType + " needs the 'blocksize' attribute");
+    return failure();
+  }
+  const int64_t block = ctx.attrs.getInt("blocksize", 1);
+  if (block < 1) {
+    ctx.attrs.invalid(ctx.node.opType + " attribute 'blocksize' must be >= 1, got " + Twine(block));
+    return failure();
+  }
+  if (llvm::any_of(ctx.shape(0).drop_front(), ShapedType::isDynamic)) {
+    ctx.attrs.invalid(ctx.node.opType + " needs static channels, height and width");
+    return failure();
+  }
+  return block;
+}
+
+} // namespace
+
+FailureOr<Results> buildThresholdedRelu(BuildContext &ctx) {
+  const float alpha = ctx.attrs.getFloat("alpha", 1.0f);
+  Chain chain(ctx);
+  Value above = chain.make<GreaterOp>(ctx.operand(0), scalarConstant(ctx, alpha));
+  return chain.result(chain.make<WhereOp>(above, ctx.operand(0), scalarConstant(ctx, 0.0f)));
+}
+
+FailureOr<Results> buildShrink(BuildContext &ctx) {
+  const float bias = ctx.attrs.getFloat("bias", 0.0f), lambd = ctx.attrs.getFloat("lambd", 0.5f);
+  Value x = ctx.operand(0);
+  Chain chain(ctx);
+  Value below = chain.make<LessOp>(x, scalarConstant(ctx, -lambd));
+  Value above = chain.make<GreaterOp>(x, scalarConstant(ctx, lambd));
+  Value raised = chain.make<AddOp>(x, scalarConstant(ctx, bias));
+  Value lowered = chain.make<SubOp>(x, scalarConstant(ctx, bias));
+  Value upper = chain.make<WhereOp>(above, lowered, scalarConstant(ctx, 0.0f));
+  return chain.result(chain.make<WhereOp>(below, raised, upper));
+}
+
+FailureOr<Results> buildIsNaN(BuildContext &ctx) {
+  Chain chain(ctx);
+  Value equal = chain.make<EqualOp>(ctx.operand(0), ctx.operand(0));
+  return chain.result(chain.make<NotOp>(equal));
+}
+
+FailureOr<Results> buildIsInf(BuildContext &ctx) {
+  const bool positive = ctx.attrs.getFlag("detect_positive", true);
+  const bool negative = ctx.attrs.getFlag("detect_negative", true);
+  const float infinity = std::numeric_limits<float>::infinity();
+  Value x = ctx.operand(0);
+  Chain chain(ctx);
+  if (!positive && !negative) // nothing is below -inf: all false
+    return chain.result(chain.make<LessOp>(x, scalarConstant(ctx, -infinity)));
+  Value isPositive = positive ? chain.make<EqualOp>(x, scalarConstant(ctx, infinity)) : Value();
+  Value isNegative = negative ? chain.make<EqualOp>(x, scalarConstant(ctx, -infinity)) : Value();
+  if (!positive)
+    return chain.result(isNegative);
+  if (!negative)
+    return chain.result(isPositive);
+  return chain.result(chain.make<OrOp>(isPositive, isNegative));
+}
+
+FailureOr<Results> buildHardmax(BuildContext &ctx) {
+  const int64_t rank = ctx.rank(0);
+  if (rank == 0) {
+    ctx.attrs.invalid("Hardmax of a scalar is not supported");
+    return failure();
+  }
+  const bool flattened = ctx.node.opset < 13;
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", flattened ? 1 : -1), rank);
+  if (failed(axis))
+    return failure();
+  Chain chain(ctx);
+  if (!flattened)
+    return chain.result(hardmaxAlong(ctx, chain, ctx.operand(0), *axis));
+  // Before opset 13 the input is a 2-D matrix [before axis, from axis on].
+  Value matrix = chain.make<FlattenOp>(ctx.operand(0), ctx.i64(*axis));
+  if (!matrix)
+    return failure();
+  Value hard = hardmaxAlong(ctx, chain, matrix, 1);
+  return chain.result(chain.make<ReshapeOp>(hard, ctx.ints(reshapeTarget(ctx.shape(0)))));
+}
+
+FailureOr<Results> buildDepthToSpace(BuildContext &ctx) {
+  auto block = blockSize(ctx);
+  if (failed(block))
+    return failure();
+  const std::string mode = ctx.attrs.getString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") {
+    ctx.attrs.invalid("DepthToSpace attribute 'mode' must be DCR or CRD, got '" + mode + "'");
+    return failure();
+  }
+  auto shape = ctx.shape(0);
+  const int64_t b = *block, c = shape[1], h = shape[2], w = shape[3];
+  if (c % (b * b) != 0) {
+    ctx.attrs.invalid("DepthToSpace: " + Twine(c) + " channels are not a multiple of blocksize^2 = " + Twine(b * b));
+    return failure();
+  }
+  const int64_t n = ShapedType::isDynamic(shape[0]) ? -1 : shape[0], depth = c / (b * b);
+  // DCR: channels are (row offset, column offset, depth); CRD: (depth, row
+  // offset, column offset).
+  const bool dcr = mode == "DCR";
+  const std::vector<int64_t> split =
+      dcr ? std::vector<int64_t>{n, b, b, depth, h, w} : std::vector<int64_t>{n, depth, b, b, h, w};
+  const std::vector<int64_t> perm =
+      dcr ? std::vector<int64_t>{0, 3, 4, 1, 5, 2} : std::vector<int64_t>{0, 1, 4, 2, 5, 3};
+  Chain chain(ctx);
+  Value blocks = chain.make<ReshapeOp>(ctx.operand(0), ctx.ints(split));
+  Value moved = chain.make<TransposeOp>(blocks, ctx.ints(perm));
+  return chain.result(chain.make<ReshapeOp>(moved, ctx.ints({n, depth, h * b, w * b})));
+}
+
+FailureOr<Results> buildSpaceToDepth(BuildContext &ctx) {
+  auto block = blockSize(ctx);
+  if (failed(block))
+    return failure();
+  auto shape = ctx.shape(0);
+  const int64_t b = *block, c = shape[1], h = shape[2], w = shape[3];
+  if (h % b != 0 || w % b != 0) {
+    ctx.attrs.invalid("SpaceToDepth: height " + Twine(h) + " and width " + Twine(w) +
+                      " must be multiples of blocksize " + Twine(b));
+    return failure();
+  }
+  const int64_t n = ShapedType::isDynamic(shape[0]) ? -1 : shape[0];
+  Chain chain(ctx);
+  Value blocks = chain.make<ReshapeOp>(ctx.operand(0), ctx.ints({n, c, h / b, b, w / b, b}));
+  Value moved = chain.make<TransposeOp>(blocks, ctx.ints({0, 3, 5, 1, 2, 4}));
+  return chain.result(chain.make<ReshapeOp>(moved, ctx.ints({n, c * b * b, h / b, w / b})));
+}
+
+FailureOr<Results> buildTile(BuildContext &ctx) {
+  if (!ctx.attrs.has("repeats")) {
+    ctx.attrs.invalid("Tile needs its repeats input to be known at compile time");
+    return failure();
+  }
+  const std::vector<int64_t> repeats = ctx.attrs.getInts("repeats", {});
+  auto shape = ctx.shape(0);
+  if (repeats.size() != shape.size()) {
+    ctx.attrs.invalid("Tile has " + Twine(repeats.size()) + " repeats for a rank-" + Twine(shape.size()) + " input");
+    return failure();
+  }
+  // Each axis d becomes [repeats[d], shape[d]]: a broadcast copy axis before
+  // the axis itself, merged with it at the end.
+  std::vector<int64_t> spread, expanded, tiled;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (repeats[d] < 0) {
+      ctx.attrs.invalid("Tile repeats must be >= 0, got " + Twine(repeats[d]) + " for axis " + Twine(d));
+      return failure();
+    }
+    if (ShapedType::isDynamic(shape[d]) && repeats[d] != 1) {
+      ctx.attrs.invalid("Tile can repeat the batch dimension only once (axis " + Twine(d) + " repeats " +
+                        Twine(repeats[d]) + ")");
+      return failure();
+    }
+    const int64_t extent = ShapedType::isDynamic(shape[d]) ? -1 : shape[d];
+    spread.insert(spread.end(), {1, extent});
+    expanded.insert(expanded.end(), {repeats[d], ShapedType::isDynamic(shape[d]) ? 1 : extent});
+    tiled.push_back(extent < 0 ? -1 : repeats[d] * extent);
+  }
+  Chain chain(ctx);
+  Value spreadOut = chain.make<ReshapeOp>(ctx.operand(0), ctx.ints(spread));
+  Value copies = chain.make<ExpandOp>(spreadOut, ctx.ints(expanded));
+  return chain.result(chain.make<ReshapeOp>(copies, ctx.ints(tiled)));
+}
+
+} // namespace fusec::import

@@ -1,0 +1,38 @@
+//===- OnnxCompositeOps.h - ONNX ops built from other fuse ops --*- C++ -*-===//
+//
+// ONNX operators that fusec has no op of its own for, lowered at import to
+// ops it has (elementwise, comparisons, Where, ArgMax, data movement), so
+// that they fuse and run on every backend like any other op. Each builder
+// reads the node through a BuildContext (OnnxBuildContext.h) and is listed
+// in OnnxOpBuilders.cpp's op table.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_COMPILER_IMPORT_ONNXCOMPOSITEOPS_H
+#define FUSEC_COMPILER_IMPORT_ONNXCOMPOSITEOPS_H
+
+#include "compiler/import/OnnxBuildContext.h"
+
+namespace fusec::import {
+
+/// y = x > alpha ? x : 0.
+FailureOr<Results> buildThresholdedRelu(BuildContext &ctx);
+/// y = x < -lambd ? x + bias : x > lambd ? x - bias : 0.
+FailureOr<Results> buildShrink(BuildContext &ctx);
+/// x != x.
+FailureOr<Results> buildIsNaN(BuildContext &ctx);
+/// x == +inf and/or x == -inf, as detect_positive / detect_negative say.
+FailureOr<Results> buildIsInf(BuildContext &ctx);
+/// 1 at the first maximum along the axis, 0 elsewhere: ArgMax compared with
+/// the axis's indices (before opset 13: of the input flattened to 2-D at
+/// the axis).
+FailureOr<Results> buildHardmax(BuildContext &ctx);
+/// Reshape, Transpose, Reshape (modes DCR and CRD).
+FailureOr<Results> buildDepthToSpace(BuildContext &ctx);
+FailureOr<Results> buildSpaceToDepth(BuildContext &ctx);
+/// Each axis's repeats as a broadcast axis beside it: Reshape, Expand,
+/// Reshape.
+FailureOr<Results> buildTile(BuildContext &ctx);
+
+} // namespace fusec::import
+
+#endif // FUSEC_COMPILER_IMPORT_ONNXCOMPOSITEOPS_H
