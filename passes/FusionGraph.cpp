@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
 
@@ -167,6 +168,26 @@ bool FusionGraph::isOutlined(int id) const {
   return llvm::any_of(groupList[id].ops, [](Operation *op) { return llvm::isa<fuse::SuperkernelOp>(op); });
 }
 
+namespace {
+/// Whether every op of `producer` feeds `consumer`'s core, directly or
+/// through other ops of the two groups.
+bool allFeedCore(const FusionGroup &producer, const FusionGroup &consumer) {
+  llvm::SmallPtrSet<Operation *, 16> members(producer.ops.begin(), producer.ops.end());
+  llvm::SmallPtrSet<Operation *, 16> inGroups(members), feeding;
+  inGroups.insert(consumer.ops.begin(), consumer.ops.end());
+  SmallVector<Value> worklist(consumer.core->getOperands().begin(), consumer.core->getOperands().end());
+  size_t reached = 0;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (!op || !inGroups.contains(op) || !feeding.insert(op).second)
+      continue;
+    reached += members.contains(op) ? 1 : 0;
+    worklist.append(op->getOperands().begin(), op->getOperands().end());
+  }
+  return reached == members.size();
+}
+} // namespace
+
 Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup &consumer) const {
   for (const FusionGroup *group : {&producer, &consumer})
     if (llvm::any_of(group->ops, [](Operation *op) { return llvm::isa<fuse::SuperkernelOp>(op); }))
@@ -199,6 +220,14 @@ Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup 
     auto input = llvm::cast<RankedTensorType>(consumer.core->getOperand(0).getType()).getShape();
     if (!allHaveShape(producer, input))
       return Legality::reject("iteration-space", "prologue shape differs from the reduction input");
+    // The template evaluates what feeds its core at the input's coordinates
+    // and everything else after it, at the output's: where the two differ
+    // (a reduction that drops or keeps reduced axes), a producer op that
+    // does not feed the core (a sibling fused beside the prologue) would be
+    // evaluated at the wrong coordinates.
+    if (resultShape(consumer.core) != input && !allFeedCore(producer, consumer))
+      return Legality::reject("iteration-space", "'" + describe(producer.id) + "' has ops that do not feed '" +
+                                                     describe(consumer.id) + "', whose output shape differs");
     return Legality::ok();
   }
   if (producer.core) {

@@ -95,6 +95,123 @@ FailureOr<int64_t> blockSize(BuildContext &ctx) {
 
 } // namespace
 
+FailureOr<ShiftedLogSumExp> buildShiftedLogSumExp(BuildContext &ctx, Value input, ArrayRef<int64_t> axes,
+                                                  bool keepdims) {
+  auto maximum = ctx.create<ReduceMaxOp>(input, ctx.ints(axes), ctx.boolean(true));
+  if (failed(maximum))
+    return failure();
+  auto centered = ctx.create<SubOp>(input, *maximum);
+  if (failed(centered))
+    return failure();
+  auto exponential = ctx.create<ExpOp>(*centered);
+  if (failed(exponential))
+    return failure();
+  auto sum = ctx.create<ReduceSumOp>(*exponential, ctx.ints(axes), ctx.boolean(keepdims));
+  if (failed(sum))
+    return failure();
+  auto logarithm = ctx.create<LogOp>(*sum);
+  if (failed(logarithm))
+    return failure();
+  return ShiftedLogSumExp{*maximum, *centered, *logarithm};
+}
+
+FailureOr<Value> buildLogSoftmaxAlong(BuildContext &ctx, Value input, int64_t axis) {
+  auto parts = buildShiftedLogSumExp(ctx, input, {axis}, /*keepdims=*/true);
+  if (failed(parts))
+    return failure();
+  return ctx.create<SubOp>(parts->centered, parts->logSum);
+}
+
+namespace {
+
+/// The loss of NegativeLogLikelihoodLoss for `logProbabilities` [N, C,
+/// d...], `target` [N, d...] (i64 or i32) and the optional `weight` [C],
+/// with the node's ignore_index and reduction.
+FailureOr<Value> negativeLogLikelihood(BuildContext &ctx, Value logProbabilities, Value target, Value weight) {
+  const std::string reduction = ctx.attrs.getString("reduction", "mean");
+  if (reduction != "mean" && reduction != "sum" && reduction != "none") {
+    ctx.attrs.invalid(ctx.node.opType + " attribute 'reduction' must be mean, sum or none, got '" + reduction + "'");
+    return failure();
+  }
+  auto inputShape = llvm::cast<RankedTensorType>(logProbabilities.getType()).getShape();
+  auto targetShape = llvm::cast<RankedTensorType>(target.getType()).getShape();
+  if (inputShape.size() < 2 || targetShape.size() + 1 != inputShape.size()) {
+    ctx.attrs.invalid(ctx.node.opType + " takes an input [N, C, d...] and a target [N, d...]");
+    return failure();
+  }
+  Chain chain(ctx);
+  const Type indexType = elementTypeOf(target);
+  // Ignored targets may hold any value (-1, C, ...): they gather class 0 and
+  // weigh 0.
+  Value ignored, safeTarget = target;
+  if (ctx.attrs.has("ignore_index")) {
+    const int64_t ignoreIndex = ctx.attrs.getInt("ignore_index", 0);
+    auto scalar = [&](int64_t value) {
+      auto type = RankedTensorType::get({}, indexType);
+      return ctx.builder.create<ConstantOp>(ctx.loc(),
+                                            DenseElementsAttr::get(type, ctx.builder.getIntegerAttr(indexType, value)));
+    };
+    ignored = chain.make<EqualOp>(target, scalar(ignoreIndex));
+    safeTarget = chain.make<WhereOp>(ignored, scalar(0), target);
+  }
+  // input[n, target[n, d...], d...] through a class axis of 1.
+  std::vector<int64_t> withClassAxis = reshapeTarget(targetShape);
+  withClassAxis.insert(withClassAxis.begin() + 1, 1);
+  Value indices = chain.make<ReshapeOp>(safeTarget, ctx.ints(withClassAxis));
+  Value picked = chain.make<GatherElementsOp>(logProbabilities, indices, ctx.i64(1));
+  Value loss = chain.make<NegOp>(chain.make<ReshapeOp>(picked, ctx.ints(reshapeTarget(targetShape))));
+  Value weights;
+  if (weight) {
+    weights = chain.make<GatherOp>(weight, safeTarget, ctx.i64(0));
+    if (ignored)
+      weights = chain.make<WhereOp>(ignored, scalarConstant(ctx, 0.0f), weights);
+  } else if (ignored) {
+    weights = chain.make<CastOp>(chain.make<NotOp>(ignored), ctx.builder.getStringAttr("f32"));
+  }
+  if (weights)
+    loss = chain.make<MulOp>(loss, weights);
+  if (reduction != "none") {
+    std::vector<int64_t> all(targetShape.size());
+    std::iota(all.begin(), all.end(), int64_t(0));
+    Value sum = chain.make<ReduceSumOp>(loss, ctx.ints(all), ctx.boolean(false));
+    if (reduction == "mean")
+      loss = weights ? chain.make<DivOp>(sum, chain.make<ReduceSumOp>(weights, ctx.ints(all), ctx.boolean(false)))
+                     : chain.make<ReduceMeanOp>(loss, ctx.ints(all), ctx.boolean(false));
+    else
+      loss = sum;
+  }
+  auto result = chain.result(loss);
+  if (failed(result))
+    return failure();
+  return result->front();
+}
+
+} // namespace
+
+FailureOr<Results> buildNegativeLogLikelihoodLoss(BuildContext &ctx) {
+  auto loss = negativeLogLikelihood(ctx, ctx.operand(0), ctx.operand(1), ctx.operand(2));
+  if (failed(loss))
+    return failure();
+  return Results{*loss};
+}
+
+FailureOr<Results> buildSoftmaxCrossEntropyLoss(BuildContext &ctx) {
+  if (ctx.rank(0) < 2) {
+    ctx.attrs.invalid("SoftmaxCrossEntropyLoss takes scores [N, C, d...]");
+    return failure();
+  }
+  auto logProbabilities = buildLogSoftmaxAlong(ctx, ctx.operand(0), 1);
+  if (failed(logProbabilities))
+    return failure();
+  auto loss = negativeLogLikelihood(ctx, *logProbabilities, ctx.operand(1), ctx.operand(2));
+  if (failed(loss))
+    return failure();
+  Results results{*loss};
+  if (ctx.node.numResults > 1)
+    results.push_back(*logProbabilities);
+  return results;
+}
+
 FailureOr<Results> buildThresholdedRelu(BuildContext &ctx) {
   const float alpha = ctx.attrs.getFloat("alpha", 1.0f);
   Chain chain(ctx);

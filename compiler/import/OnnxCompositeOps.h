@@ -14,6 +14,27 @@
 
 namespace fusec::import {
 
+/// log(sum(exp(x))) over `axes` without overflow: the maximum m over the
+/// axes (dimensions kept), x - m, and log(sum(exp(x - m))) with the reduced
+/// dimensions kept or dropped. LogSoftmax is (x - m) - logSum (kept),
+/// ReduceLogSumExp logSum + m.
+struct ShiftedLogSumExp {
+  Value maximum, centered, logSum;
+};
+FailureOr<ShiftedLogSumExp> buildShiftedLogSumExp(BuildContext &ctx, Value input, ArrayRef<int64_t> axes,
+                                                  bool keepdims);
+
+/// log(softmax(x)) along `axis`.
+FailureOr<Value> buildLogSoftmaxAlong(BuildContext &ctx, Value input, int64_t axis);
+
+/// NegativeLogLikelihoodLoss: -input[n, target, d...] times the target's
+/// weight, 0 at ignore_index, reduced as `reduction` says (mean: over the
+/// weights).
+FailureOr<Results> buildNegativeLogLikelihoodLoss(BuildContext &ctx);
+/// SoftmaxCrossEntropyLoss: the NLL loss of LogSoftmax(scores) along axis
+/// 1, and that log-probability as its optional second output.
+FailureOr<Results> buildSoftmaxCrossEntropyLoss(BuildContext &ctx);
+
 /// y = x > alpha ? x : 0.
 FailureOr<Results> buildThresholdedRelu(BuildContext &ctx);
 /// y = x < -lambd ? x + bias : x > lambd ? x - bias : 0.

@@ -369,42 +369,6 @@ FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
                                           ctx.boolean(ceilMode), ctx.boolean(countIncludePad)));
 }
 
-/// log(sum(exp(x))) over `axes` without overflow: the maximum m over the
-/// axes (dimensions kept), x - m, and log(sum(exp(x - m))) with the reduced
-/// dimensions kept or dropped. LogSoftmax is (x - m) - logSum (kept),
-/// ReduceLogSumExp logSum + m.
-struct ShiftedLogSumExp {
-  Value maximum, centered, logSum;
-};
-
-FailureOr<ShiftedLogSumExp> buildShiftedLogSumExp(BuildContext &ctx, Value input, ArrayRef<int64_t> axes,
-                                                  bool keepdims) {
-  auto maximum = ctx.create<ReduceMaxOp>(input, ctx.ints(axes), ctx.boolean(true));
-  if (failed(maximum))
-    return failure();
-  auto centered = ctx.create<SubOp>(input, *maximum);
-  if (failed(centered))
-    return failure();
-  auto exponential = ctx.create<ExpOp>(*centered);
-  if (failed(exponential))
-    return failure();
-  auto sum = ctx.create<ReduceSumOp>(*exponential, ctx.ints(axes), ctx.boolean(keepdims));
-  if (failed(sum))
-    return failure();
-  auto logarithm = ctx.create<LogOp>(*sum);
-  if (failed(logarithm))
-    return failure();
-  return ShiftedLogSumExp{*maximum, *centered, *logarithm};
-}
-
-/// log(softmax(x)) along `axis`.
-FailureOr<Value> buildLogSoftmaxAlong(BuildContext &ctx, Value input, int64_t axis) {
-  auto parts = buildShiftedLogSumExp(ctx, input, {axis}, /*keepdims=*/true);
-  if (failed(parts))
-    return failure();
-  return ctx.create<SubOp>(parts->centered, parts->logSum);
-}
-
 /// Softmax and LogSoftmax. Before opset 13 both flattened the input to 2-D at
 /// `axis` (default 1) and normalized each row of that.
 template <bool kLogarithm> FailureOr<Results> buildSoftmax(BuildContext &ctx) {
@@ -853,6 +817,9 @@ struct OpSpec {
   std::function<FailureOr<Results>(BuildContext &)> build;
   /// Split: one result per ONNX output.
   bool multipleResults = false;
+  /// Some operands are class indices (the losses' targets), kept integers;
+  /// ops of other type rules say so through rules::typeRuleOf.
+  bool indexOperands = false;
 };
 
 constexpr size_t kVariadic = ~size_t(0);
@@ -943,6 +910,9 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Where", {3, 3, buildWhere}},
       {"Slice", {1, 1, buildSlice}},
       {"ThresholdedRelu", {1, 1, buildThresholdedRelu}},
+      {"NegativeLogLikelihoodLoss", {2, 3, buildNegativeLogLikelihoodLoss, false, /*indexOperands=*/true}},
+      {"SoftmaxCrossEntropyLoss",
+       {2, 3, buildSoftmaxCrossEntropyLoss, /*multipleResults=*/true, /*indexOperands=*/true}},
       {"Shrink", {1, 1, buildShrink}},
       {"IsNaN", {1, 1, buildIsNaN}},
       {"IsInf", {1, 1, buildIsInf}},
@@ -969,7 +939,11 @@ bool computesEveryOutput(llvm::StringRef opType) {
   return it != opTable().end() && it->second.multipleResults;
 }
 
-bool takesIntegerOperands(llvm::StringRef opType) { return rules::typeRuleOf(opType.str()) != rules::TypeRule::Float; }
+bool takesIntegerOperands(llvm::StringRef opType) {
+  auto it = opTable().find(opType);
+  return (it != opTable().end() && it->second.indexOperands) ||
+         rules::typeRuleOf(opType.str()) != rules::TypeRule::Float;
+}
 
 std::vector<std::string> supportedOnnxOps() {
   std::vector<std::string> names;

@@ -52,9 +52,9 @@ std::vector<std::string> supportedOnnxOps();
 bool computesEveryOutput(llvm::StringRef opType);
 
 /// Whether the op takes integer and bool operands as they are (Cast,
-/// comparisons, logic, Where, data movement: rules::typeRuleOf); the other
-/// ops compute in floating point, so the importer converts their integer
-/// constant operands.
+/// comparisons, logic, Where, data movement: rules::typeRuleOf; the losses,
+/// whose targets are class indices); the other ops compute in floating
+/// point, so the importer converts their integer constant operands.
 bool takesIntegerOperands(llvm::StringRef opType);
 
 } // namespace fusec::import

@@ -348,3 +348,4 @@ func.func @materialized_for_another_kernel(%x: tensor<?x8x64xf32>) -> (tensor<?x
   %t = fuse.transpose %r {perm = array<i64: 0, 2, 1>} : (tensor<?x8x64xf32>) -> tensor<?x64x8xf32> loc("transpose")
   return %s, %t : tensor<?x8x64xf32>, tensor<?x64x8xf32>
 }
+

@@ -1,8 +1,11 @@
 //===- CompositeOpsEmulationTest.cpp - ONNX ops lowered at import, on a GPU plan ===//
 //
-// ThresholdedRelu, Shrink, IsNaN, IsInf, Hardmax, DepthToSpace, SpaceToDepth
-// and Tile have no fuse op: the importer lowers them to comparisons, Where,
-// ArgMax, Cast and data movement (compiler/import/OnnxCompositeOps.h). The
+// ThresholdedRelu, Shrink, IsNaN, IsInf, Hardmax, DepthToSpace, SpaceToDepth,
+// Tile, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss have no fuse
+// op: the importer lowers them to comparisons, Where, ArgMax, Cast,
+// GatherElements, LogSoftmax, reductions and data movement
+// (compiler/import/OnnxCompositeOps.h). Random i64 targets lie in [0, 8),
+// the 8 classes. The
 // ONNX conformance tests check their values on the CPU backend at static
 // shapes; here a JSON graph with a dynamic batch goes through the default
 // pipeline, and the generated kernels (emulation) must match the CPU
@@ -29,9 +32,12 @@ namespace {
 const char *const kGraph = R"json({
   "format": "fusec-graph",
   "version": 1,
-  "inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", 8, 4, 6]}],
-  "outputs": ["thresholded", "shrunk", "nan", "inf", "positive_inf", "hard", "space", "depth", "space_crd", "tiled"],
-  "constants": {"zero": {"dtype": "f32", "shape": [], "data": [0]}},
+  "inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", 8, 4, 6]},
+             {"name": "target", "dtype": "i64", "shape": ["batch", 4, 6]}],
+  "outputs": ["thresholded", "shrunk", "nan", "inf", "positive_inf", "hard", "space", "depth", "space_crd", "tiled",
+              "nll", "nll_none", "sce", "log_prob"],
+  "constants": {"zero": {"dtype": "f32", "shape": [], "data": [0]},
+                "weight": {"dtype": "f32", "shape": [8], "data": [1, 0.5, 2, 1, 0.25, 3, 1, 1.5]}},
   "nodes": [
     {"name": "thresholded", "op": "ThresholdedRelu", "inputs": ["x"], "outputs": ["thresholded"], "attrs": {"alpha": 0.25}},
     {"name": "shrunk", "op": "Shrink", "inputs": ["x"], "outputs": ["shrunk"], "attrs": {"bias": 0.125, "lambd": 0.5}},
@@ -46,7 +52,13 @@ const char *const kGraph = R"json({
     {"name": "space_crd", "op": "DepthToSpace", "inputs": ["x"], "outputs": ["space_crd"],
      "attrs": {"blocksize": 2, "mode": "CRD"}},
     {"name": "depth", "op": "SpaceToDepth", "inputs": ["space"], "outputs": ["depth"], "attrs": {"blocksize": 2}},
-    {"name": "tiled", "op": "Tile", "inputs": ["x"], "outputs": ["tiled"], "attrs": {"repeats": [1, 1, 2, 3]}}
+    {"name": "tiled", "op": "Tile", "inputs": ["x"], "outputs": ["tiled"], "attrs": {"repeats": [1, 1, 2, 3]}},
+    {"name": "nll", "op": "NegativeLogLikelihoodLoss", "inputs": ["x", "target", "weight"], "outputs": ["nll"],
+     "attrs": {"ignore_index": 3}},
+    {"name": "nll_none", "op": "NegativeLogLikelihoodLoss", "inputs": ["x", "target"], "outputs": ["nll_none"],
+     "attrs": {"reduction": "none"}},
+    {"name": "sce", "op": "SoftmaxCrossEntropyLoss", "inputs": ["x", "target"], "outputs": ["sce", "log_prob"],
+     "attrs": {"reduction": "sum", "ignore_index": 5}}
   ]
 })json";
 
@@ -81,6 +93,14 @@ TEST_CASE("emul: ONNX ops lowered at import match the CPU backend with a dynamic
       CHECK(space[i] == x[i]); // SpaceToDepth undoes DepthToSpace (DCR)
     }
     CHECK(expected.at("tiled").shape() == runtime::Shape{batch, 8, 8, 18});
+    CHECK(expected.at("nll").shape() == runtime::Shape{});
+    CHECK(expected.at("nll_none").shape() == runtime::Shape{batch, 4, 6});
+    // The unweighted, unreduced loss is -x[n, target, h, w].
+    const std::vector<double> target = inputs.at("target").toDoubles(), none = expected.at("nll_none").toDoubles();
+    for (size_t i = 0; i < target.size(); ++i) {
+      const size_t n = i / 24, pixel = i % 24, picked = (n * 8 + size_t(target[i])) * 24 + pixel;
+      CHECK(none[i] == -x[picked]);
+    }
     CHECK(expected.at("space").shape() == runtime::Shape{batch, 2, 8, 12});
   }
 }

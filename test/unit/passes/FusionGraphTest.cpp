@@ -164,3 +164,35 @@ func.func @main(%x: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?x64xf32>) {
   CHECK(fused.bytesRead == Approx(64 * 4));
   CHECK(fused.bytesWritten == Approx(2 * 64 * 4));
 }
+
+// e feeds the row reduction s; r, a sibling of e on the same input, is an
+// output. Once e and r share a group, that group cannot be s's prologue: the
+// reduction template evaluates what does not feed its core after it, at
+// the reduced output's coordinates. A softmax keeps its input's shape, so
+// there a sibling beside the prologue is fine.
+TEST_CASE("a prologue group with ops that do not feed a shape-changing reduction is rejected", "[fusion]") {
+  const char *ir = R"mlir(
+func.func @main(%x: tensor<?x8x64xf32>) -> (tensor<?x8x64xf32>, tensor<?x8xf32>, tensor<?x8x64xf32>) {
+  %e = fuse.exp %x : (tensor<?x8x64xf32>) -> tensor<?x8x64xf32> loc("e")
+  %r = fuse.relu %x : (tensor<?x8x64xf32>) -> tensor<?x8x64xf32> loc("r")
+  %s = fuse.reduce_sum %e {axes = array<i64: 2>, keepdims = false} : (tensor<?x8x64xf32>) -> tensor<?x8xf32> loc("s")
+  %t = fuse.softmax %e {axis = 2 : i64} : (tensor<?x8x64xf32>) -> tensor<?x8x64xf32> loc("t")
+  return %r, %s, %t : tensor<?x8x64xf32>, tensor<?x8xf32>, tensor<?x8x64xf32>
+}
+)mlir";
+  auto context = createContext();
+  auto module = test::parseIR(*context, ir);
+  auto func = test::mainFunc(*module);
+  RooflineCostModel model = h200();
+  FusionGraph graph(func, model);
+  const int e = groupNamed(graph, func, "e"), r = groupNamed(graph, func, "r");
+  const int s = groupNamed(graph, func, "s"), t = groupNamed(graph, func, "t");
+  CHECK(graph.checkMerge(e, s).legal);
+  REQUIRE(graph.checkMerge(e, r).legal); // siblings
+  const int siblings = graph.merge(e, r);
+  Legality legality = graph.checkMerge(siblings, s);
+  CHECK_FALSE(legality.legal);
+  CHECK(legality.rule == "iteration-space");
+  CHECK(legality.detail == "'e+r' has ops that do not feed 's', whose output shape differs");
+  CHECK(graph.checkMerge(siblings, t).legal);
+}
