@@ -15,7 +15,10 @@
 #  2. a probe: can fuserun open the device?
 #  3. for every PLAN_DIR/*.plan at batch 1, 3 (padded to the bucket of 4)
 #     and 8: fuserun --check against the CPU backend, timed, once with CUDA
-#     graphs (and each kernel timed on its own) and once with plain launches.
+#     graphs (and each kernel timed on its own), once with plain launches,
+#     and once with --tune (each conv/GEMM kernel's compiled variants timed
+#     and the fastest run; the choices go to RESULTS/tuning.json and the
+#     log) where the plan has variants.
 # Then one summary table: per plan and batch the check results and the
 # median graph / no-graph / kernel-sum latencies. Everything is also written
 # to RESULTS (default BUILD_DIR/gpu-check): check.log (every command and its
@@ -146,7 +149,7 @@ for plan in "${plan_files[@]}"; do
   name=$(basename "$plan" .plan)
   for batch in "${batches[@]}"; do
     if [[ ! -x $fuserun ]]; then
-      rows+=("$name|$batch|not run|not run|-|-|-")
+      rows+=("$name|$batch|not run|not run|-|-|-|not run|-")
       continue
     fi
     common=("$plan" --device=cuda --batch="$batch" --random-inputs=1 --check --iters="$iters" --warmup="$warmup")
@@ -156,7 +159,14 @@ for plan in "${plan_files[@]}"; do
     step "$name batch $batch no-graph" "$fuserun" "${common[@]}" --no-graph
     direct_rc=$?
     direct=$step_output
-    rows+=("$name|$batch|$(check_of $graph_rc "$graph")|$(check_of $direct_rc "$direct")|$(median_of "timing execute" "$graph")|$(median_of "timing execute" "$direct")|$(median_of "timing kernels" "$graph")")
+    tuned_check=- tuned=
+    if "$fuserun" "$plan" --info 2>/dev/null | grep -q "compiled variants"; then
+      step "$name batch $batch tuned" "$fuserun" "${common[@]}" --tune --tuning-cache="$results/tuning.json"
+      tuned_rc=$?
+      tuned_check=$(check_of $tuned_rc "$step_output")
+      tuned=$(median_of "timing execute" "$step_output")
+    fi
+    rows+=("$name|$batch|$(check_of $graph_rc "$graph")|$(check_of $direct_rc "$direct")|$(median_of "timing execute" "$graph")|$(median_of "timing execute" "$direct")|$(median_of "timing kernels" "$graph")|$tuned_check|$tuned")
   done
 done
 
@@ -183,15 +193,16 @@ fi
     printf '%-40s %-26s %6s\n' "$s_name" "$s_status" "$s_seconds"
   done
   echo
-  echo "latency: median ms of 'timing execute' over $iters runs after $warmup (graph replay, plain launches),"
-  echo "and the sum of the kernels each timed on its own; check: CUDA vs the CPU backend (rtol, atol 1e-4)"
-  printf '%-24s %5s %-10s %-10s %10s %10s %10s %9s\n' plan batch check-graph check-plain graph-ms plain-ms \
-    kernels-ms graph/kern
+  echo "latency: median ms of 'timing execute' over $iters runs after $warmup (graph replay, plain launches,"
+  echo "graph replay after --tune), and the sum of the kernels each timed on its own; check: CUDA vs the CPU"
+  echo "backend (rtol, atol 1e-4)"
+  printf '%-24s %5s %-10s %-10s %-10s %10s %10s %10s %10s %9s\n' plan batch check-graph check-plain check-tuned \
+    graph-ms plain-ms tuned-ms kernels-ms graph/kern
   for row in "${rows[@]}"; do
-    IFS='|' read -r r_plan r_batch r_gcheck r_dcheck r_graph r_direct r_kernels <<<"$row"
+    IFS='|' read -r r_plan r_batch r_gcheck r_dcheck r_graph r_direct r_kernels r_tcheck r_tuned <<<"$row"
     ratio=$(awk -v g="${r_graph:-0}" -v k="${r_kernels:-0}" 'BEGIN { if (g > 0 && k > 0) printf "%.2f", g / k; else print "-" }')
-    printf '%-24s %5s %-10s %-10s %10s %10s %10s %9s\n' "$r_plan" "$r_batch" "$r_gcheck" "$r_dcheck" \
-      "${r_graph:--}" "${r_direct:--}" "${r_kernels:--}" "$ratio"
+    printf '%-24s %5s %-10s %-10s %-10s %10s %10s %10s %10s %9s\n' "$r_plan" "$r_batch" "$r_gcheck" "$r_dcheck" \
+      "${r_tcheck:--}" "${r_graph:--}" "${r_direct:--}" "${r_tuned:--}" "${r_kernels:--}" "$ratio"
   done
   if [[ -n $serve ]]; then
     echo

@@ -11,7 +11,9 @@
 # resnet50.onnx that `bench/gpu/compare.py export` writes. Each ONNX model is
 # copied beside its plan (OUT_DIR/<name>.onnx) for bench/gpu/compare.py.
 # Environment: FUSEC (default build/bin/fusec), FUSEC_TARGET (default sm_90:
-# the GPU's architecture, for which CUBINs are built; other GPUs JIT the PTX).
+# the GPU's architecture, for which CUBINs are built; other GPUs JIT the PTX),
+# FUSEC_KERNEL_VARIANTS (default 3: the configs of each conv/GEMM kernel the
+# plans carry, for check.sh's tuned runs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [[ $# -lt 1 ]]; then
@@ -22,12 +24,13 @@ out=$1
 shift
 fusec=${FUSEC:-$root/build/bin/fusec}
 target=${FUSEC_TARGET:-sm_90}
+variants=${FUSEC_KERNEL_VARIANTS:-3}
 [[ -x $fusec ]] || { echo "make-plans.sh: no fusec at $fusec (set FUSEC)" >&2; exit 1; }
 mkdir -p "$out"
 
 compile() { # MODEL NAME
-  echo "fusec $1 --target=$target -> $out/$2.plan"
-  "$fusec" "$1" --target="$target" -o "$out/$2.plan"
+  echo "fusec $1 --target=$target --kernel-variants=$variants -> $out/$2.plan"
+  "$fusec" "$1" --target="$target" --kernel-variants="$variants" -o "$out/$2.plan"
   if [[ $1 == *.onnx ]]; then
     cp "$1" "$out/$2.onnx"
   fi
