@@ -60,9 +60,7 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
     code += "  const long long " + name + "_ld = " + columns + ";\n";
     return success();
   }
-  std::optional<fuse::StridedView> view = fuse::contiguousView(shapeOf(input));
-  for (size_t i = chain.size(); i-- > 0 && view;)
-    view = fuse::forwardView(chain[i], *view);
+  std::optional<fuse::StridedView> view = fuse::composeViewChain(chain, /*reads=*/true);
   if (!view || view->strides.back() != 1)
     return attention->emitError() << "the attention kernel's operand is not a strided view with contiguous rows of "
                                   << "its kernel input";
@@ -98,9 +96,7 @@ FailureOr<OutputViews> findOutputViews(KernelBuilder &builder, fuse::AttentionOp
   if (stored == yields.end())
     return attention.emitError() << "the attention kernel's output views end in a value it does not store";
   result.output = stored - yields.begin();
-  std::optional<fuse::StridedView> view = fuse::contiguousView(shapeOf(value));
-  for (size_t i = result.chain.size(); i-- > 0 && view;)
-    view = fuse::backwardView(result.chain[i], *view);
+  std::optional<fuse::StridedView> view = fuse::composeViewChain(result.chain, /*reads=*/false);
   if (!view)
     return attention.emitError() << "the attention kernel's output views are not a strided view of its output";
   result.view = *view;

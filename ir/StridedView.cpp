@@ -136,4 +136,15 @@ std::optional<StridedView> backwardView(Operation *op, const StridedView &result
       .Default([](Operation *) { return std::nullopt; });
 }
 
+std::optional<StridedView> composeViewChain(ArrayRef<Operation *> chain, bool reads) {
+  if (chain.empty())
+    return std::nullopt;
+  Operation *far = chain.back();
+  Value tensor = reads ? far->getOperand(0) : far->getResult(0);
+  std::optional<StridedView> view = contiguousView(llvm::cast<RankedTensorType>(tensor.getType()).getShape());
+  for (size_t i = chain.size(); i-- > 0 && view;)
+    view = reads ? forwardView(chain[i], *view) : backwardView(chain[i], *view);
+  return view;
+}
+
 } // namespace fusec::fuse

@@ -58,6 +58,15 @@ std::optional<StridedView> forwardView(mlir::Operation *op, const StridedView &i
 /// does not cover its input.
 std::optional<StridedView> backwardView(mlir::Operation *op, const StridedView &resultView);
 
+/// The view a chain of view ops (`chain[0]` nearest the op that reads or
+/// writes through them, `chain.back()` at the far tensor) gives of the far
+/// tensor, composed from its row-major layout: when `reads`, the view of
+/// chain[0]'s result in chain.back()'s input (forwardView, far to near);
+/// else, the view of chain[0]'s input in chain.back()'s result
+/// (backwardView). std::nullopt for an empty chain or where a step is not a
+/// strided view.
+std::optional<StridedView> composeViewChain(llvm::ArrayRef<mlir::Operation *> chain, bool reads);
+
 } // namespace fusec::fuse
 
 #endif // FUSEC_IR_STRIDEDVIEW_H

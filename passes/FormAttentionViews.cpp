@@ -29,8 +29,6 @@ using namespace fusec::fuse;
 
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); }
-
 bool isFree(Operation *op) { return isViewOp(op) && !op->hasAttr(fusec::kGroupAttr); }
 
 /// The longest prefix of `chain` (ops nearest the attention first) that is a
@@ -40,10 +38,7 @@ bool isFree(Operation *op) { return isViewOp(op) && !op->hasAttr(fusec::kGroupAt
 /// tensor it ends in (the ops undone backward).
 SmallVector<Operation *> longestViewPrefix(ArrayRef<Operation *> chain, bool reads) {
   for (size_t length = chain.size(); length > 0; --length) {
-    Operation *far = chain[length - 1];
-    std::optional<StridedView> view = contiguousView(shapeOf(reads ? far->getOperand(0) : far->getResult(0)));
-    for (size_t i = length; i-- > 0 && view;)
-      view = reads ? forwardView(chain[i], *view) : backwardView(chain[i], *view);
+    std::optional<StridedView> view = composeViewChain(chain.take_front(length), reads);
     if (view && view->strides.back() == 1)
       return SmallVector<Operation *>(chain.take_front(length));
   }
