@@ -17,6 +17,7 @@ CompiledModel compileModelFile(const std::string &path, const ModelCompileOption
   driver.fusion.strategy = options.fusionStrategy;
   driver.fusion.deviceProfile = options.deviceProfile;
   driver.fusion.costBatch = options.costBatch;
+  driver.fusion.kernelVariants = options.kernelVariants;
   driver.fusion.precision = options.precision;
   driver.fusion.ioPrecision = options.ioPrecision == "fp32" ? "" : options.ioPrecision;
   driver.fusion.disabled = options.disabledRules;

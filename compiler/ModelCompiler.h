@@ -32,6 +32,9 @@ struct ModelCompileOptions {
   std::vector<std::string> disabledRules;
   std::string deviceProfile = "h200";
   int64_t costBatch = 1;
+  /// Configs each tensor-core conv/GEMM kernel is compiled with (fusec
+  /// --kernel-variants); above 1 the plan carries variants to tune.
+  int64_t kernelVariants = 1;
   std::vector<int64_t> batchBuckets = {1, 2, 4, 8, 16};
   /// On-disk NVRTC kernel cache; empty disables it.
   std::string kernelCacheDir;

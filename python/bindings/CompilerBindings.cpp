@@ -19,8 +19,8 @@ void bindCompiler(py::module_ &module) {
       "_compile_file",
       [](const std::string &path, const std::string &target, const std::string &precision,
          const std::string &ioPrecision, const std::string &fusionStrategy, const std::vector<std::string> &disable,
-         const std::vector<int64_t> &batchBuckets, int64_t costBatch, const std::string &deviceProfile,
-         const std::string &kernelCache) {
+         const std::vector<int64_t> &batchBuckets, int64_t costBatch, int64_t kernelVariants,
+         const std::string &deviceProfile, const std::string &kernelCache) {
         ModelCompileOptions options;
         options.target = target;
         options.precision = precision;
@@ -29,6 +29,7 @@ void bindCompiler(py::module_ &module) {
         options.disabledRules = disable;
         options.batchBuckets = batchBuckets;
         options.costBatch = costBatch;
+        options.kernelVariants = kernelVariants;
         options.deviceProfile = deviceProfile;
         options.kernelCacheDir = kernelCache;
         CompiledModel compiled;
@@ -45,8 +46,8 @@ void bindCompiler(py::module_ &module) {
                               compiled.fusionReport);
       },
       py::arg("path"), py::arg("target"), py::arg("precision"), py::arg("io_precision"), py::arg("fusion_strategy"),
-      py::arg("disable"), py::arg("batch_buckets"), py::arg("cost_batch"), py::arg("device_profile"),
-      py::arg("kernel_cache"),
+      py::arg("disable"), py::arg("batch_buckets"), py::arg("cost_batch"), py::arg("kernel_variants"),
+      py::arg("device_profile"), py::arg("kernel_cache"),
       "Compiles the model file at `path`; returns (plan bytes, fusion report JSON text). Raises CompileError.");
 }
 

@@ -132,14 +132,33 @@ void bindRuntime(py::module_ &module) {
           py::arg("batch"));
 
   py::class_<SharedSession>(module, "_Session")
-      .def(py::init([](const LoadedPlan &plan, const std::string &device) {
+      .def(py::init([](const LoadedPlan &plan, const std::string &device, bool tune, const std::string &tuningCache) {
              if (!runtime::isDeviceName(device))
                throw py::value_error("device must be " + runtime::describeDeviceNames() + ", got '" + device + "'");
+             runtime::DeviceOptions options;
+             options.tune = tune;
+             options.tuningCache = tuningCache;
              auto shared = std::make_unique<SharedSession>();
-             shared->session = std::make_unique<runtime::Session>(plan.plan, device);
+             shared->session = std::make_unique<runtime::Session>(plan.plan, device, options);
              return shared;
            }),
-           py::arg("plan"), py::arg("device"))
+           py::arg("plan"), py::arg("device"), py::arg("tune"), py::arg("tuning_cache"))
+      .def_property_readonly("tuning",
+                             [](SharedSession &self) {
+                               std::lock_guard<std::mutex> lock(self.mutex);
+                               py::list choices;
+                               for (const runtime::KernelTuning &kernel : self.session->tuning()) {
+                                 py::dict entry;
+                                 entry["kernel"] = kernel.kernel;
+                                 entry["batch"] = kernel.batch;
+                                 entry["configs"] = kernel.configs;
+                                 entry["milliseconds"] = kernel.milliseconds;
+                                 entry["chosen"] = kernel.chosen;
+                                 entry["from_cache"] = kernel.fromCache;
+                                 choices.append(entry);
+                               }
+                               return choices;
+                             })
       .def_property_readonly("device", [](const SharedSession &self) { return self.session->device(); })
       .def_property_readonly("max_batch", [](const SharedSession &self) { return self.session->maxBatch(); })
       .def("run_device", &runSessionOnDevice, py::arg("batch"), py::arg("inputs"), py::arg("outputs"),

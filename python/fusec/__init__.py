@@ -75,16 +75,29 @@ class Session:
     take turns.
     """
 
-    def __init__(self, plan, device="auto"):
+    def __init__(self, plan, device="auto", tune=False, tuning_cache=None):
+        """tune: on a GPU, time each conv/GEMM kernel's compiled variants
+        (compile(..., kernel_variants=3)) at a batch bucket's first run and run
+        the fastest, as `fuserun --tune` does; the choices go to the tuning
+        cache (tuning_cache: a path, "none", or None for the default file),
+        which every GPU session reads."""
         if not isinstance(plan, Plan):
             raise TypeError("Session takes a fusec.Plan, got " + type(plan).__name__)
         self.plan = plan
-        self._session = _Session(plan._plan, device)
+        self._session = _Session(plan._plan, device, bool(tune), tuning_cache or "")
 
     @property
     def device(self):
         """The device the session runs on: "cpu" or "cuda"."""
         return self._session.device
+
+    @property
+    def tuning(self):
+        """The variant each conv/GEMM kernel with variants runs, per batch
+        bucket run so far: a list of dicts (kernel, batch, configs,
+        milliseconds per config (empty when from the cache), chosen,
+        from_cache). Empty on the CPU and for plans without variants."""
+        return self._session.tuning
 
     @property
     def max_batch(self):
@@ -197,7 +210,7 @@ def _model_suffix(data, model_format):
 
 def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion_strategy="greedy",
             disable=(), batch_buckets=(1, 2, 4, 8, 16), cost_batch=1, device_profile="h200",
-            kernel_cache=None, report=True, format=None):
+            kernel_cache=None, report=True, format=None, kernel_variants=1):
     """Compiles a model into a Plan, as the fusec command does.
 
     model: a path (.onnx, .json, .mlir) or the model's bytes (ONNX, or fusec
@@ -207,12 +220,15 @@ def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion
     precision's half type. fusion_strategy: "greedy", "dp" or "none".
     disable: fusion rule names. kernel_cache: a directory for NVRTC's kernel
     cache (None: no cache). report: keep the fusion report on the plan.
+    kernel_variants: configs each conv/GEMM kernel is compiled with, for
+    Session(..., tune=True) to time (1: the chosen one only).
     Raises CompileError with every diagnostic.
     """
     options = dict(target=target, precision=precision, io_precision=io_precision,
                    fusion_strategy=fusion_strategy, disable=list(disable),
                    batch_buckets=[int(b) for b in batch_buckets], cost_batch=int(cost_batch),
-                   device_profile=device_profile, kernel_cache=kernel_cache or "")
+                   kernel_variants=int(kernel_variants), device_profile=device_profile,
+                   kernel_cache=kernel_cache or "")
     if isinstance(model, (bytes, bytearray, memoryview)):
         data = bytes(model)
         name = "<model bytes>"

@@ -225,3 +225,20 @@ def test_run_device_on_cuda_arrays_and_a_stream():
     stream.synchronize()
     for name, array in results.items():
         numpy.testing.assert_allclose(array.cpu().numpy(), expected[name], rtol=1e-4, atol=1e-5)
+
+
+def test_plans_carry_kernel_variants_and_sessions_take_tuning_options(tmp_path):
+    try:
+        plan = fusec.compile(MODELS / "mlp" / "model.onnx", target="sm_90", kernel_variants=3,
+                             kernel_cache=str(tmp_path / "kernels"))
+    except fusec.CompileError as error:
+        if "NVRTC" in str(error):
+            pytest.skip("this build has no NVRTC: " + str(error))
+        raise
+    kernels = plan.describe()["kernels"]["list"]
+    assert [len(kernel["variants"]) for kernel in kernels] == [2, 2]
+    assert all(kernel["config"].startswith("#fuse.config<\"tensor_core_gemm\"") for kernel in kernels)
+    session = fusec.Session(plan, device="cpu", tune=True, tuning_cache=str(tmp_path / "tuning.json"))
+    outputs = session.run({"input": numpy.ones((2, 8, 32), numpy.float32)})
+    assert outputs["output"].shape == (2, 8, 32)
+    assert session.tuning == []  # the CPU backend runs the plan's ops, not its kernels
