@@ -51,21 +51,28 @@ int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::string target = "sm_90";
   int64_t kernelVariants = FusionOptions().kernelVariants;
+  // --keep=DIR: write the model (and the kernel cache) into DIR and keep
+  // them, e.g. to profile `fusec DIR/resnet50.json` warm.
+  std::string keep;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--target=", 0) == 0)
       target = arg.substr(9);
     else if (arg.rfind("--kernel-variants=", 0) == 0)
       kernelVariants = std::max<int64_t>(1, std::atoll(arg.c_str() + 18));
+    else if (arg.rfind("--keep=", 0) == 0)
+      keep = arg.substr(7);
   }
   if (!codegen::haveNvrtc()) {
     std::printf("SKIPPED: built without NVRTC\n");
     return 0;
   }
   char scratch[] = "/tmp/fusec-bench-compile-XXXXXX";
-  if (!mkdtemp(scratch))
+  if (keep.empty() && !mkdtemp(scratch))
     return 1;
-  std::string dir = scratch, model = dir + "/resnet50.json", cache = dir + "/cache";
+  if (!keep.empty() && std::system(("mkdir -p '" + keep + "'").c_str()) != 0)
+    return 1;
+  std::string dir = keep.empty() ? std::string(scratch) : keep, model = dir + "/resnet50.json", cache = dir + "/cache";
   {
     auto context = createContext();
     FusecDiagnosticHandler diagnostics(context.get());
@@ -80,6 +87,7 @@ int main(int argc, char **argv) {
   double warm = compileSeconds(model, target, cache, kernelVariants);
   std::printf("cold (empty kernel cache): %.2f s   (goal <= 5 s)\n", cold);
   std::printf("warm (cached kernels):     %.2f s   (goal <= 1 s)\n", warm);
-  std::system(("rm -rf '" + dir + "'").c_str());
+  if (keep.empty())
+    std::system(("rm -rf '" + dir + "'").c_str());
   return 0;
 }

@@ -87,6 +87,9 @@ private:
   json valueToJson(Value value) { return {{"shape", shapeToJson(value.getType())}, {"dtype", dtypeOf(value)}}; }
 
   FailureOr<size_t> bufferFor(Value value);
+  /// Reserves the weights section for every constant of the function, so
+  /// that appending ~100 MB of weights never reallocates and copies it.
+  void reserveWeights();
   size_t addBuffer(std::string name, std::string kind, Type type) {
     buffers.push_back({std::move(name), std::move(kind), type});
     return buffers.size() - 1;
@@ -120,6 +123,16 @@ std::string PlanBuilder::dtypeOf(Type type, Location loc, const std::string &wha
                    << ", which a plan cannot hold (f32, f16, bf16, i64, i32, i1)";
   unsupportedType = true;
   return "f32";
+}
+
+void PlanBuilder::reserveWeights() {
+  uint64_t bytes = 0;
+  for (auto constant : func.getBody().front().getOps<fuse::ConstantOp>())
+    if (auto type = llvm::dyn_cast<RankedTensorType>(constant.getType()); type && type.hasStaticShape())
+      bytes = plan::alignTo(bytes, plan::kSectionAlignment) +
+              uint64_t(type.getNumElements()) *
+                  uint64_t(std::max<int64_t>(1, fuse::elementByteSize(type.getElementType())));
+  weights.reserve(bytes);
 }
 
 FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
@@ -293,6 +306,7 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
     inputs.push_back(
         {{"name", names[arg]}, {"dtype", dtypeOf(arg)}, {"shape", shapeToJson(arg.getType())}, {"buffer", id}});
   }
+  reserveWeights();
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (llvm::isa<fuse::ConstantOp>(op))
       continue;

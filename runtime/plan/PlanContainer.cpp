@@ -105,7 +105,10 @@ std::vector<uint8_t> encodePlan(const json &manifestWithoutSections, const std::
   if (!sections.empty())
     fileSize = offsets.back() + sections.back().bytes.size();
 
-  std::vector<uint8_t> file(fileSize, 0);
+  // Appended in order rather than written into a zeroed buffer: a plan is
+  // mostly its weights, which should be touched once.
+  std::vector<uint8_t> file(kHeaderSize, 0);
+  file.reserve(fileSize);
   std::memcpy(file.data(), kMagic, sizeof(kMagic));
   storeLE(&file[kMajorAt], kMajorVersion, 4);
   storeLE(&file[kMinorAt], kMinorVersion, 4);
@@ -113,10 +116,12 @@ std::vector<uint8_t> encodePlan(const json &manifestWithoutSections, const std::
   storeLE(&file[kManifestSizeAt], text.size(), 8);
   storeLE(&file[kManifestChecksumAt], fnv1a64(text.data(), text.size()), 8);
   storeLE(&file[kFileSizeAt], fileSize, 8);
-  std::memcpy(&file[kHeaderSize], text.data(), text.size());
-  for (size_t i = 0; i < sections.size(); ++i)
-    if (!sections[i].bytes.empty())
-      std::memcpy(&file[offsets[i]], sections[i].bytes.data(), sections[i].bytes.size());
+  file.insert(file.end(), text.begin(), text.end());
+  for (size_t i = 0; i < sections.size(); ++i) {
+    file.resize(offsets[i], 0); // alignment padding
+    file.insert(file.end(), sections[i].bytes.begin(), sections[i].bytes.end());
+  }
+  file.resize(fileSize, 0);
   return file;
 }
 
