@@ -49,35 +49,36 @@ template <typename T> T load(const char *bytes) {
 }
 
 /// Decodes `count` little-endian elements of `type` into `tensor`: floats
-/// widen exactly, integers and booleans become int64.
+/// widen exactly, integers and booleans become int64. One loop per type (f32
+/// is one copy): weights run to hundreds of megabytes.
 void decode(const SafetensorsType &type, const char *bytes, uint64_t count, GraphConstant &tensor) {
   tensor.dtype = type.dtype;
-  if (runtime::isFloatElementType(type.dtype))
+  auto each = [&](auto &values, auto convert) {
+    values.resize(count);
+    for (uint64_t i = 0; i < count; ++i)
+      values[i] = convert(bytes + i * type.bytes);
+  };
+  switch (type.dtype) {
+  case DType::F32:
     tensor.data.resize(count);
-  else
-    tensor.ints.resize(count);
-  for (uint64_t i = 0; i < count; ++i) {
-    const char *at = bytes + i * type.bytes;
-    switch (type.dtype) {
-    case DType::F32:
-      tensor.data[i] = load<float>(at);
-      break;
-    case DType::F16:
-      tensor.data[i] = halfBitsToFloat(load<uint16_t>(at));
-      break;
-    case DType::BF16:
-      tensor.data[i] = bfloat16BitsToFloat(load<uint16_t>(at));
-      break;
-    case DType::I64:
-      tensor.ints[i] = load<int64_t>(at);
-      break;
-    case DType::I32:
-      tensor.ints[i] = load<int32_t>(at);
-      break;
-    case DType::I1:
-      tensor.ints[i] = load<uint8_t>(at) != 0;
-      break;
-    }
+    if (count > 0)
+      std::memcpy(tensor.data.data(), bytes, count * sizeof(float));
+    break;
+  case DType::F16:
+    each(tensor.data, [](const char *at) { return halfBitsToFloat(load<uint16_t>(at)); });
+    break;
+  case DType::BF16:
+    each(tensor.data, [](const char *at) { return bfloat16BitsToFloat(load<uint16_t>(at)); });
+    break;
+  case DType::I64:
+    each(tensor.ints, [](const char *at) { return load<int64_t>(at); });
+    break;
+  case DType::I32:
+    each(tensor.ints, [](const char *at) { return int64_t(load<int32_t>(at)); });
+    break;
+  case DType::I1:
+    each(tensor.ints, [](const char *at) { return int64_t(load<uint8_t>(at) != 0); });
+    break;
   }
 }
 
