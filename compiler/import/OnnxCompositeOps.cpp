@@ -357,4 +357,61 @@ FailureOr<Results> buildTile(BuildContext &ctx) {
   return chain.result(chain.make<ReshapeOp>(copies, ctx.ints(tiled)));
 }
 
+FailureOr<Results> buildOneHot(BuildContext &ctx) {
+  if (!ctx.attrs.has("depth") || !ctx.attrs.has("values")) {
+    ctx.attrs.invalid("OneHot needs its depth and values inputs to be known at compile time");
+    return failure();
+  }
+  const std::vector<double> depths = ctx.attrs.getFloats("depth", {}), values = ctx.attrs.getFloats("values", {});
+  if (depths.size() != 1 || !(depths[0] >= 1) || depths[0] > double(int64_t(1) << 31)) {
+    ctx.attrs.invalid("OneHot depth must be one number >= 1");
+    return failure();
+  }
+  if (values.size() != 2) {
+    ctx.attrs.invalid("OneHot values must hold two numbers [off, on], got " + Twine(values.size()));
+    return failure();
+  }
+  const auto depth = static_cast<int64_t>(depths[0]);
+  const int64_t rank = ctx.rank(0);
+  auto axis = ctx.normalizeAxis("axis", ctx.attrs.getInt("axis", -1), rank + 1);
+  if (failed(axis))
+    return failure();
+  Chain chain(ctx);
+  // Non-integer indices are truncated to int64, as ONNX says.
+  Value indices = ctx.operand(0);
+  if (!llvm::isa<IntegerType>(elementTypeOf(indices)) || elementTypeOf(indices).isInteger(1))
+    indices = chain.make<CastOp>(indices, ctx.builder.getStringAttr("i64"));
+  std::vector<int64_t> spread = reshapeTarget(ctx.shape(0));
+  spread.insert(spread.begin() + *axis, 1);
+  Value column = chain.make<ReshapeOp>(indices, ctx.ints(spread));
+  std::vector<int64_t> rangeShape(rank + 1, 1), positions(depth), negatives(depth);
+  rangeShape[*axis] = depth;
+  for (int64_t i = 0; i < depth; ++i)
+    positions[i] = i, negatives[i] = i - depth;
+  const Type indexType = column ? elementTypeOf(column) : ctx.builder.getI64Type();
+  auto range = [&](ArrayRef<int64_t> data) -> Value {
+    if (indexType.isInteger(64))
+      return i64Constant(ctx, rangeShape, data);
+    std::vector<int32_t> narrow(data.begin(), data.end());
+    auto type = RankedTensorType::get(rangeShape, indexType);
+    return ctx.builder.create<ConstantOp>(ctx.loc(), DenseElementsAttr::get(type, ArrayRef<int32_t>(narrow)));
+  };
+  Value hit =
+      chain.make<OrOp>(chain.make<EqualOp>(column, range(positions)), chain.make<EqualOp>(column, range(negatives)));
+  // The output has the values' element type (f32 when not given).
+  const std::string dtype = ctx.attrs.getString("values_dtype", "f32");
+  const Type valueType = parseElementType(ctx.builder.getContext(), dtype);
+  if (!valueType || !(valueType.isF32() || valueType.isInteger(64) || valueType.isInteger(32))) {
+    ctx.attrs.invalid("OneHot values of type " + dtype + " are not supported (f32, i64 or i32)");
+    return failure();
+  }
+  auto scalar = [&](double value) -> Value {
+    auto type = RankedTensorType::get({}, valueType);
+    Attribute element = valueType.isF32() ? Attribute(ctx.builder.getF32FloatAttr(float(value)))
+                                          : Attribute(ctx.builder.getIntegerAttr(valueType, int64_t(value)));
+    return ctx.builder.create<ConstantOp>(ctx.loc(), DenseElementsAttr::get(type, element));
+  };
+  return chain.result(chain.make<WhereOp>(hit, scalar(values[1]), scalar(values[0])));
+}
+
 } // namespace fusec::import

@@ -53,6 +53,11 @@ FailureOr<Results> buildSpaceToDepth(BuildContext &ctx);
 /// Each axis's repeats as a broadcast axis beside it: Reshape, Expand,
 /// Reshape.
 FailureOr<Results> buildTile(BuildContext &ctx);
+/// `values[1]` where the index (negative ones count from `depth`) equals
+/// the position along the new axis, else `values[0]`: the indices compared
+/// with two constant ranges, and a Where. `depth` and `values` are known at
+/// compile time; the output has the values' element type (f32, i64, i32).
+FailureOr<Results> buildOneHot(BuildContext &ctx);
 
 } // namespace fusec::import
 

@@ -77,6 +77,8 @@ constexpr ImportTimeInput kImportTimeInputs[] = {
     {"Squeeze", 13, 1, "axes"},
     {"Trilu", 14, 1, "k"},
     {"Tile", 6, 1, "repeats"},
+    {"OneHot", 9, 1, "depth"},
+    {"OneHot", 9, 2, "values"},
     {"Unsqueeze", 13, 1, "axes"},
     {"Dropout", 12, 1, "ratio"},
     {"Dropout", 12, 2, "training_mode"},
@@ -543,6 +545,11 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::No
     if (failed(value))
       return failure();
     node.attrs[entry.attribute] = *value;
+    // OneHot's output has its values' element type, which the numbers of
+    // the attribute do not carry.
+    if (node.opType == "OneHot" && StringRef(entry.attribute) == "values")
+      if (std::optional<DType> dtype = dtypeForOnnxType(tensor.elemType))
+        node.attrs["values_dtype"] = AttrValue::ofString(runtime::elementTypeName(*dtype));
     if (!tensor.dependsOnBatch()) {
       shapes->addConstant(tensorName, tensor);
       continue;

@@ -920,6 +920,7 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"DepthToSpace", {1, 1, buildDepthToSpace}},
       {"SpaceToDepth", {1, 1, buildSpaceToDepth}},
       {"Tile", {1, 1, buildTile}},
+      {"OneHot", {1, 1, buildOneHot, false, /*indexOperands=*/true}},
       {"Split", {1, 1, buildSplit, /*multipleResults=*/true}},
       {"Gather", {2, 2, buildGather}},
       {"GatherElements", {2, 2, buildGatherElements}},

@@ -1,7 +1,7 @@
 //===- CompositeOpsEmulationTest.cpp - ONNX ops lowered at import, on a GPU plan ===//
 //
 // ThresholdedRelu, Shrink, IsNaN, IsInf, Hardmax, DepthToSpace, SpaceToDepth,
-// Tile, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss have no fuse
+// Tile, OneHot, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss have no fuse
 // op: the importer lowers them to comparisons, Where, ArgMax, Cast,
 // GatherElements, LogSoftmax, reductions and data movement
 // (compiler/import/OnnxCompositeOps.h). Random i64 targets lie in [0, 8),
@@ -35,7 +35,7 @@ const char *const kGraph = R"json({
   "inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", 8, 4, 6]},
              {"name": "target", "dtype": "i64", "shape": ["batch", 4, 6]}],
   "outputs": ["thresholded", "shrunk", "nan", "inf", "positive_inf", "hard", "space", "depth", "space_crd", "tiled",
-              "nll", "nll_none", "sce", "log_prob"],
+              "nll", "nll_none", "sce", "log_prob", "one_hot"],
   "constants": {"zero": {"dtype": "f32", "shape": [], "data": [0]},
                 "weight": {"dtype": "f32", "shape": [8], "data": [1, 0.5, 2, 1, 0.25, 3, 1, 1.5]}},
   "nodes": [
@@ -58,7 +58,9 @@ const char *const kGraph = R"json({
     {"name": "nll_none", "op": "NegativeLogLikelihoodLoss", "inputs": ["x", "target"], "outputs": ["nll_none"],
      "attrs": {"reduction": "none"}},
     {"name": "sce", "op": "SoftmaxCrossEntropyLoss", "inputs": ["x", "target"], "outputs": ["sce", "log_prob"],
-     "attrs": {"reduction": "sum", "ignore_index": 5}}
+     "attrs": {"reduction": "sum", "ignore_index": 5}},
+    {"name": "one_hot", "op": "OneHot", "inputs": ["target"], "outputs": ["one_hot"],
+     "attrs": {"depth": [6], "values": [-1, 2], "axis": 1}}
   ]
 })json";
 
@@ -94,6 +96,7 @@ TEST_CASE("emul: ONNX ops lowered at import match the CPU backend with a dynamic
     }
     CHECK(expected.at("tiled").shape() == runtime::Shape{batch, 8, 8, 18});
     CHECK(expected.at("nll").shape() == runtime::Shape{});
+    CHECK(expected.at("one_hot").shape() == runtime::Shape{batch, 6, 4, 6});
     CHECK(expected.at("nll_none").shape() == runtime::Shape{batch, 4, 6});
     // The unweighted, unreduced loss is -x[n, target, h, w].
     const std::vector<double> target = inputs.at("target").toDoubles(), none = expected.at("nll_none").toDoubles();
@@ -101,6 +104,11 @@ TEST_CASE("emul: ONNX ops lowered at import match the CPU backend with a dynamic
       const size_t n = i / 24, pixel = i % 24, picked = (n * 8 + size_t(target[i])) * 24 + pixel;
       CHECK(none[i] == -x[picked]);
     }
+    // OneHot along axis 1 with depth 6: targets 6 and 7 are out of range.
+    const std::vector<double> oneHot = expected.at("one_hot").toDoubles();
+    for (size_t i = 0; i < target.size(); ++i)
+      for (size_t c = 0; c < 6; ++c)
+        CHECK(oneHot[((i / 24) * 6 + c) * 24 + i % 24] == (size_t(target[i]) == c ? 2.0 : -1.0));
     CHECK(expected.at("space").shape() == runtime::Shape{batch, 2, 8, 12});
   }
 }

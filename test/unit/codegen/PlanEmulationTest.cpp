@@ -178,27 +178,45 @@ TEST_CASE("emul: bf16 plans through the GPU backend match the CPU backend", "[co
     runPlan(name, "bf16");
 }
 
+namespace {
+
+/// The emulated plan of shared model `name` compiled with 3 configs per
+/// conv/GEMM kernel (fusec --kernel-variants=3).
+EmulatedPlan buildVariantPlan(const std::string &name) {
+  test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  DriverOptions options;
+  options.inputPath = reference.onnxPath;
+  options.fusion.kernelVariants = 3;
+  auto module = importAndFuse(*context, options);
+  INFO(diagnostics.text());
+  REQUIRE(module);
+  return buildEmulatedPlan(*module, name);
+}
+
+/// A path in the temp directory, named after `stem` and this process,
+/// where nothing is yet.
+std::string freshTempPath(const std::string &stem) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()) + ".json")).string();
+  std::filesystem::remove(path);
+  return path;
+}
+
+} // namespace
+
 // Kernel variants and tuning (fuserun --tune) end to end: the plan carries
 // other tiles of each conv/GEMM kernel, the tuner times them on the host
 // driver, whose virtual clock makes the last variant of every kernel the
 // fastest, and the session then runs those variants' emulated CUDA text.
 TEST_CASE("emul: tuning runs each kernel's fastest variant and later sessions reuse the choice",
           "[codegen][emul][plan][tuning]") {
-  // mlp: Gemm variants (exact SIMT, another tile). Each variant is timed
-  // in 3 rounds of 9 emulated launches: a larger model takes minutes here
-  // (the conv tiles: the next test).
-  for (const char *name : {"mlp"}) {
-    INFO(name);
-    test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
-    auto context = createContext();
-    DiagnosticCollector diagnostics(context.get());
-    DriverOptions options;
-    options.inputPath = reference.onnxPath;
-    options.fusion.kernelVariants = 3;
-    auto module = importAndFuse(*context, options);
-    INFO(diagnostics.text());
-    REQUIRE(module);
-    const EmulatedPlan emulated = buildEmulatedPlan(*module, name);
+  // mlp: Gemm variants (the few-row template, another tile). Each variant
+  // is timed in 3 rounds of 9 emulated launches: a larger model takes
+  // minutes here (the conv tiles: the next test).
+  {
+    const EmulatedPlan emulated = buildVariantPlan("mlp");
     REQUIRE(gpu::hasVariants(*emulated.plan));
     const auto kernels = test::EmulatedModule::compile(emulated.source, "", {FUSEC_PRELUDE_DIR});
     test::HostGpuOptions host;
@@ -209,10 +227,7 @@ TEST_CASE("emul: tuning runs each kernel's fastest variant and later sessions re
       return step.variant == last ? 5.0 : step.variant == 0 ? 10.0 : 20.0;
     };
     const auto driver = test::makeHostGpuDriver(host);
-    const std::string cache =
-        (std::filesystem::temp_directory_path() / ("fusec-tuning-test-" + std::to_string(::getpid()) + ".json"))
-            .string();
-    std::filesystem::remove(cache);
+    const std::string cache = freshTempPath("fusec-tuning-test");
 
     const int64_t batch = 3;
     const auto inputs = makeRandomInputs(*emulated.plan, batch, /*seed=*/5);
@@ -276,26 +291,14 @@ TEST_CASE("emul: tuning runs each kernel's fastest variant and later sessions re
 // written beforehand (no timing: emulated launches are slow): every kernel
 // runs its last variant, and the outputs still match the CPU backend.
 TEST_CASE("emul: the variants a tuning cache chooses run and match the CPU backend", "[codegen][emul][plan][tuning]") {
-  test::ModelReference reference = test::loadModelReference(kModelsDir + "/tiny_resnet");
-  auto context = createContext();
-  DiagnosticCollector diagnostics(context.get());
-  DriverOptions options;
-  options.inputPath = reference.onnxPath;
-  options.fusion.kernelVariants = 3;
-  auto module = importAndFuse(*context, options);
-  INFO(diagnostics.text());
-  REQUIRE(module);
-  const EmulatedPlan emulated = buildEmulatedPlan(*module, "tiny_resnet");
+  const EmulatedPlan emulated = buildVariantPlan("tiny_resnet");
   const auto kernels = test::EmulatedModule::compile(emulated.source, "", {FUSEC_PRELUDE_DIR});
   test::HostGpuOptions host;
   host.fill = 0xff;
   host.runner = std::make_shared<EmulatedKernels>(kernels);
   const auto driver = test::makeHostGpuDriver(host);
 
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("fusec-tuning-cache-test-" + std::to_string(::getpid()) + ".json"))
-          .string();
-  std::filesystem::remove(path);
+  const std::string path = freshTempPath("fusec-tuning-cache-test");
   const int64_t bucket = 2;
   size_t convVariants = 0;
   TuningCache cache(path);

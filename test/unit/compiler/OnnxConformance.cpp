@@ -113,7 +113,7 @@ std::string unsupportedReason(const onnx::ModelProto &model, int64_t opset) {
     types[initializer.name()] = initializer.data_type();
   for (const onnx::NodeProto &node : model.graph().node()) {
     if (node.input_size() == 0 || import::isFoldableOnnxOp(node.op_type()) ||
-        rules::typeRuleOf(node.op_type()) != rules::TypeRule::Float)
+        import::takesIntegerOperands(node.op_type()))
       continue;
     auto type = types.find(node.input(0));
     if (type != types.end() && type->second != onnx::TensorProto::FLOAT && type->second != onnx::TensorProto::FLOAT16 &&
