@@ -119,15 +119,7 @@ std::string nvrtcVersion() {
   return "";
 }
 
-std::string defaultKernelCacheDir() {
-  if (const char *dir = std::getenv("FUSEC_CACHE_DIR"))
-    return dir;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
-    return std::string(xdg) + "/fusec/kernels";
-  if (const char *home = std::getenv("HOME"))
-    return std::string(home) + "/.cache/fusec/kernels";
-  return "";
-}
+std::string defaultKernelCacheDir() { return runtime::userCachePath("FUSEC_CACHE_DIR", "kernels"); }
 
 namespace {
 

@@ -65,15 +65,7 @@ bool TuningKey::operator<(const TuningKey &other) const {
          std::tie(other.device, other.plan, other.kernel, other.batch, other.variants);
 }
 
-std::string defaultTuningCachePath() {
-  if (const char *path = std::getenv("FUSEC_TUNING_CACHE"))
-    return path;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
-    return std::string(xdg) + "/fusec/tuning.json";
-  if (const char *home = std::getenv("HOME"))
-    return std::string(home) + "/.cache/fusec/tuning.json";
-  return "";
-}
+std::string defaultTuningCachePath() { return userCachePath("FUSEC_TUNING_CACHE", "tuning.json"); }
 
 TuningCache::TuningCache(std::string path, std::string *warning) : path_(std::move(path)) {
   if (path_.empty())

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -180,6 +181,16 @@ void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &by
     ::unlink(tempPath.c_str());
     throw;
   }
+}
+
+std::string userCachePath(const char *overrideVariable, const std::string &entry) {
+  if (const char *path = std::getenv(overrideVariable))
+    return path;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
+    return std::string(xdg) + "/fusec/" + entry;
+  if (const char *home = std::getenv("HOME"))
+    return std::string(home) + "/.cache/fusec/" + entry;
+  return "";
 }
 
 } // namespace fusec::runtime

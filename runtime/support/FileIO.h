@@ -26,6 +26,11 @@ std::vector<uint8_t> readFileBytes(const std::string &path);
 /// are removed before writing.
 void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes);
 
+/// Where fusec keeps `entry` (a file or directory) among the user's caches:
+/// $`overrideVariable` when set, else $XDG_CACHE_HOME/fusec/`entry`, else
+/// ~/.cache/fusec/`entry`; "" when none of those is set.
+std::string userCachePath(const char *overrideVariable, const std::string &entry);
+
 } // namespace fusec::runtime
 
 #endif // FUSEC_RUNTIME_SUPPORT_FILEIO_H

@@ -6,8 +6,11 @@
 #include "runtime/support/FileIO.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,4 +113,35 @@ TEST_CASE("SIGTERM during an atomic write removes the temporary file") {
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGTERM);
   CHECK(dir.entries().empty());
+}
+
+TEST_CASE("user cache paths follow the override, then XDG_CACHE_HOME, then HOME") {
+  // Restores the environment variables it changes.
+  struct SavedVariable {
+    std::string name;
+    std::optional<std::string> value;
+    explicit SavedVariable(std::string variable) : name(std::move(variable)) {
+      if (const char *current = std::getenv(name.c_str()))
+        value = current;
+    }
+    ~SavedVariable() {
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
+    }
+  };
+  SavedVariable overrideVariable("FUSEC_TEST_CACHE_OVERRIDE"), xdg("XDG_CACHE_HOME"), home("HOME");
+  ::unsetenv("FUSEC_TEST_CACHE_OVERRIDE");
+  ::unsetenv("XDG_CACHE_HOME");
+  ::setenv("HOME", "/home/someone", 1);
+  CHECK(userCachePath("FUSEC_TEST_CACHE_OVERRIDE", "tuning.json") == "/home/someone/.cache/fusec/tuning.json");
+  ::setenv("XDG_CACHE_HOME", "/var/cache/someone", 1);
+  CHECK(userCachePath("FUSEC_TEST_CACHE_OVERRIDE", "kernels") == "/var/cache/someone/fusec/kernels");
+  ::setenv("FUSEC_TEST_CACHE_OVERRIDE", "/tmp/elsewhere.json", 1);
+  CHECK(userCachePath("FUSEC_TEST_CACHE_OVERRIDE", "tuning.json") == "/tmp/elsewhere.json");
+  ::unsetenv("FUSEC_TEST_CACHE_OVERRIDE");
+  ::unsetenv("XDG_CACHE_HOME");
+  ::unsetenv("HOME");
+  CHECK(userCachePath("FUSEC_TEST_CACHE_OVERRIDE", "kernels").empty());
 }
