@@ -83,9 +83,11 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g)))
     return failure();
   code += "  };\n";
+  const std::string split = emitSplitK(code, config, fuse::kTileCount(conv, config), launch);
   code += "  Gemm::run(" + builder.inputName(conv.getWeight()) +
           ", K, bOperand, M, N, K, blockIdx.y * Gemm::kBlockM, blockIdx.x * Gemm::kBlockN, "
-          "reinterpret_cast<float *>(gemmShared), epilogue);\n";
+          "reinterpret_cast<float *>(gemmShared), epilogue" +
+          split + ");\n";
 
   launch.block = {config.threads(), 1, 1};
   launch.grid[0] = gridFor(linearNumel({out[0], out[2], out[3]}), config.blockN);

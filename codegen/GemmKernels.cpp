@@ -116,8 +116,11 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
             "epilogue);\n";
   } else {
     code += "  " + operand + " bOperand(B, " + (transB ? "K" : "N") + ");\n";
+    // Split-K takes no batch matrices on grid.z (KernelConfig checks).
+    const std::string split = emitSplitK(code, config, fuse::kTileCount(core, config), launch);
     code += "  Gemm::run(A, K, bOperand, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
-            "reinterpret_cast<float *>(gemmShared), epilogue);\n";
+            "reinterpret_cast<float *>(gemmShared), epilogue" +
+            split + ");\n";
   }
 
   launch.block = {config.threads(), 1, 1};

@@ -258,6 +258,12 @@ GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch 
     params += type + " *__restrict__ out" + std::to_string(i) + ", ";
     thunkArgs += "(" + type + " *)args[" + std::to_string(argument) + "], ";
   }
+  if (launch.splitMaxSlices > 1) {
+    params += "float *__restrict__ fusec_partials, unsigned *__restrict__ fusec_tile_counters, ";
+    thunkArgs +=
+        "(float *)args[" + std::to_string(argument) + "], (unsigned *)args[" + std::to_string(argument + 1) + "], ";
+    argument += 2;
+  }
   params += "int batch";
   thunkArgs += "*(const int *)args[" + std::to_string(argument) + "]";
   std::string includes = "#include \"" + std::string(kPreludeName) + "\"\n";
@@ -326,6 +332,22 @@ void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &la
   code += "#ifdef FUSEC_EMULATION\n" + staticArray + "#else\n";
   code += "  extern __shared__ float4 gemmShared[]; // Gemm::kSmemBytes, dynamic: above 48 KiB\n#endif\n";
   launch.sharedBytes = bytes;
+}
+
+std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int64_t kTiles, KernelLaunch &launch) {
+  if (config.splitK <= 1)
+    return "";
+  // The runtime chooses the slices per launch (runtime/support/SplitK.h).
+  code += "  FusecSplitK split;\n";
+  code += "  split.slices = gridDim.z;\n";
+  code += "  split.slice = blockIdx.z;\n";
+  code += "  split.tile = blockIdx.x + gridDim.x * blockIdx.y;\n";
+  code += "  split.partials = fusec_partials;\n";
+  code += "  split.counters = fusec_tile_counters;\n";
+  launch.splitMaxSlices = config.splitK;
+  launch.splitKTiles = kTiles;
+  launch.splitPartialFloats = config.blockM * config.blockN;
+  return ", split";
 }
 
 std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &bOperand) {

@@ -125,6 +125,13 @@ mlir::FailureOr<mlir::Operation *> findTemplateCore(KernelBuilder &builder, fuse
 /// would choose.
 mlir::FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, mlir::Operation *core);
 
+/// For a split-capable `config` (split_k > 1) of a reduction of `kTiles`
+/// k-tiles, declares `split`, the FusecSplitK the tensor-core main loop
+/// takes (slices = gridDim.z, which the runtime sets per launch; `launch`
+/// records what it needs to), and returns the main loop's trailing
+/// argument ", split"; "" otherwise. The grid's z stays 1 in the plan.
+std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int64_t kTiles, KernelLaunch &launch);
+
 /// `FusecGemmTf32<...>` of fusec_gemm.h, or `FusecGemmHalf<...>` of
 /// fusec_gemm_half.h for f16/bf16 operands, for a tensor-core `config`, with
 /// B operand type `bOperand`.

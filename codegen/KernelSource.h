@@ -24,6 +24,15 @@ struct KernelLaunch {
   /// Dynamic shared memory per block (kernels whose pipeline needs more than
   /// the 48 KiB a static array may have).
   int64_t sharedBytes = 0;
+  /// Split-K (fusec_split_k.h): above 1, the kernel is split-capable: the
+  /// runtime launches grid.z = slices (1 to splitMaxSlices, chosen per
+  /// launch from the tiles, splitKTiles and the device's SMs) and the kernel
+  /// takes two more parameters before `batch`: `float *partials`
+  /// (splitPartialFloats per block) and `unsigned *counters` (one per output
+  /// tile, grid.x x grid.y, zero before the first launch).
+  int64_t splitMaxSlices = 1;
+  int64_t splitKTiles = 0;
+  int64_t splitPartialFloats = 0;
 };
 
 struct GeneratedKernel {
@@ -35,6 +44,7 @@ struct GeneratedKernel {
   std::string config;
   /// A complete translation unit: includes the prelude, defines
   /// `extern "C" __global__ void <name>(inputs..., outputs..., int batch)`
+  /// (a split-K kernel: `..., float *partials, unsigned *counters, int batch`)
   /// and, under FUSEC_EMULATION, the host thunk `<name>__emulated`.
   std::string source;
   KernelLaunch launch;

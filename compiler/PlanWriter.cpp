@@ -243,6 +243,10 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
   entry["launch"] = {{"block", launch.block}, {"grid", grid}};
   if (launch.sharedBytes > 0)
     entry["launch"]["shared_bytes"] = launch.sharedBytes;
+  if (launch.splitMaxSlices > 1)
+    entry["launch"]["split_k"] = {{"max_slices", launch.splitMaxSlices},
+                                  {"k_tiles", launch.splitKTiles},
+                                  {"partial_floats", launch.splitPartialFloats}};
   // Kernels that share compiled code (the same code under another name, or
   // a kernel's variants, compiled in its program) share its image: stored
   // once, loaded once.

@@ -2,6 +2,7 @@
 #include "ir/KernelConfig.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
+#include "runtime/support/SplitK.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -159,6 +160,20 @@ std::string gemvProblem(Operation *core, const KernelConfig &config) {
   return "";
 }
 
+/// Why `core` cannot be split into config.splitK k-slices, or "".
+std::string splitKProblem(Operation *core, const KernelConfig &config) {
+  const int64_t kTiles = kTileCount(core, config);
+  if (kTiles < config.splitK)
+    return "split_k = " + str(config.splitK) + " needs at least as many k-tiles of " + str(config.blockK) + " (K has " +
+           str(kTiles) + ")";
+  if (llvm::isa<GemmOp, MatMulOp>(core)) {
+    auto out = shapeOf(core->getResult(0));
+    if (out.size() > 2 && !matrixProductShape(core).foldedBatch && largestProduct(out.drop_back(2)) > 1)
+      return "split_k needs one matrix, or batch matrices that fold into the rows (grid.z holds the slices)";
+  }
+  return "";
+}
+
 /// Why `config` cannot compute `core`, or "".
 std::string configProblem(Operation *core, const KernelConfig &config) {
   const bool isConv = llvm::isa<ConvOp>(core), isProduct = llvm::isa<GemmOp, MatMulOp>(core);
@@ -187,6 +202,8 @@ std::string configProblem(Operation *core, const KernelConfig &config) {
     problem = gemvProblem(core, config);
   else if (config.kind == KernelTemplate::SimtConv && llvm::cast<ConvOp>(core).getGroup() != 1)
     problem = "it computes group-1 convolutions only";
+  if (problem.empty() && config.splitK > 1)
+    problem = splitKProblem(core, config);
   if (!problem.empty())
     return "template " + templateName(config.kind).str() + " cannot compute this op: " + problem;
   auto gemm = llvm::dyn_cast<GemmOp>(core);
@@ -273,6 +290,12 @@ OutputExtent outputExtent(Operation *core, int64_t batch) {
   return extent;
 }
 
+/// The output tiles of `config` for `core` at `batch`.
+double tilesAt(Operation *core, const KernelConfig &config, int64_t batch) {
+  const OutputExtent extent = outputExtent(core, batch);
+  return std::ceil(extent.rows / double(config.blockM)) * std::ceil(extent.columns / double(config.blockN));
+}
+
 /// `config` with the largest block tile that passes `problem` and still
 /// gives every SM a block for an output of rows x columns.
 template <typename Problem>
@@ -294,6 +317,25 @@ KernelConfig widenTile(KernelConfig config, double rows, double columns, const T
       return wider;
   }
   return config;
+}
+
+/// `config` compiled split-capable where the runtime's split-K rule
+/// (runtime/support/SplitK.h) would split it at batch 1 on `target`'s SMs:
+/// split_k is then the most slices the runtime may use (at most kMaxSplitK,
+/// each slice at least kMinKTilesPerSlice k-tiles); the runtime picks the
+/// slices per launch from the run's batch, so a kernel split at batch 1
+/// runs unsplit where its tiles fill the GPU. Batch 1, not the cost batch:
+/// the capability costs a branch where it goes unused, and batch 1 is where
+/// it pays.
+KernelConfig withSplitK(Operation *core, KernelConfig config, const TileTarget &target) {
+  config.splitK = 1;
+  const int64_t kTiles = kTileCount(core, config);
+  const int64_t maxSlices = std::min(kMaxSplitK, kTiles / kMinKTilesPerSlice);
+  if (splitKSlices(int64_t(tilesAt(core, config, 1)), kTiles, maxSlices, target.smCount) < 2)
+    return config;
+  KernelConfig split = config;
+  split.splitK = maxSlices;
+  return splitKProblem(core, split).empty() ? split : config;
 }
 
 KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const TileTarget &target) {
@@ -319,8 +361,10 @@ KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const Til
     config.bVector /= 2;
   if (tensorCoreConvProblem(conv, config).empty()) {
     const OutputExtent extent = outputExtent(conv, target.batch);
-    return widenTile(config, extent.rows, extent.columns, target,
-                     [&](const KernelConfig &wider) { return configProblem(conv, wider); });
+    return withSplitK(conv,
+                      widenTile(config, extent.rows, extent.columns, target,
+                                [&](const KernelConfig &wider) { return configProblem(conv, wider); }),
+                      target);
   }
   const int64_t pixels = ShapedType::isDynamic(out[0]) ? out[2] * out[3] : out[0] * out[2] * out[3];
   return simtConfig(KernelTemplate::SimtConv, simtTile(pixels, out[1]));
@@ -344,8 +388,10 @@ KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision, co
   auto out = shapeOf(core->getResult(0));
   if (tensorCoreGemmProblem(core, config).empty()) {
     const OutputExtent extent = outputExtent(core, target.batch);
-    return widenTile(config, extent.rows, extent.columns, target,
-                     [&](const KernelConfig &wider) { return configProblem(core, wider); });
+    return withSplitK(core,
+                      widenTile(config, extent.rows, extent.columns, target,
+                                [&](const KernelConfig &wider) { return configProblem(core, wider); }),
+                      target);
   }
   // A batch-sized side grows with the batch: it never makes the tile small.
   auto extent = [](int64_t dim) { return ShapedType::isDynamic(dim) ? int64_t(1) << 30 : dim; };
@@ -441,8 +487,8 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
   auto positive = [](int64_t value) { return value > 0; };
   if (!llvm::all_of(block, positive) || !llvm::all_of(warp, positive) || stages < 1)
     return "sizes and stages must be positive";
-  if (splitK != 1)
-    return "split_k = " + str(splitK) + ": no template splits the reduction yet";
+  if (splitK < 1 || splitK > kMaxSplitK)
+    return "split_k is 1 (no split) to " + str(kMaxSplitK) + " k-slices";
   KernelConfig config;
   config.kind = *parsed;
   config.blockM = block[0], config.blockN = block[1], config.blockK = block[2];
@@ -450,6 +496,8 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
   config.stages = stages;
   config.aVector = vector[0], config.bVector = vector[1];
   if (config.kind == KernelTemplate::SimtGemv) {
+    if (splitK != 1)
+      return "split_k = " + str(splitK) + ": only the tensor-core templates split the reduction";
     if (mma != "none" || precision != "f32" || warp[0] != 1 || warp[1] != 1 || stages != 1 || vector[1] != 1 ||
         (vector[0] != 1 && vector[0] != 4))
       return "simt_gemv is SIMT: mma \"none\", precision \"f32\", warp [1, 1], 1 stage, vector [1 or 4, 1]";
@@ -458,6 +506,8 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
                ? ""
                : "simt_gemv's block is [rows, columns, 1]: 1, 2, 4 or 8 rows, 8 or 32 columns";
   }
+  if (splitK != 1 && !config.usesTensorCores())
+    return "split_k = " + str(splitK) + ": only the tensor-core templates split the reduction";
   if (!config.usesTensorCores()) {
     if (mma != "none" || precision != "f32" || warp[0] != 1 || warp[1] != 1 || stages != 1 || vector[0] != 1 ||
         vector[1] != 1)
@@ -539,6 +589,7 @@ std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConf
     KernelConfig config = chosen;
     config.blockM = tile.blockM, config.blockN = tile.blockN, config.warpM = tile.warpM, config.warpN = tile.warpN;
     config.stages = tile.stages;
+    config = withSplitK(core, config, target);
     // A tile more than twice a side that does not grow with the batch
     // computes mostly padding at every batch.
     if ((!extent.rowsGrow && double(tile.blockM) > 2 * extent.rows) ||
@@ -574,6 +625,23 @@ std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConf
     variants.push_back(candidate);
   }
   return variants;
+}
+
+int64_t kTileCount(Operation *core, const KernelConfig &config) {
+  int64_t k;
+  if (auto conv = llvm::dyn_cast<ConvOp>(core)) {
+    auto weight = shapeOf(conv.getWeight());
+    k = weight[1] * weight[2] * weight[3];
+  } else {
+    k = matrixProductShape(core).k;
+  }
+  return ShapedType::isDynamic(k) ? 0 : (k + config.blockK - 1) / config.blockK;
+}
+
+int64_t splitSlicesAt(Operation *core, const KernelConfig &config, int64_t batch, int64_t smCount) {
+  if (config.splitK < 2)
+    return 1;
+  return splitKSlices(int64_t(tilesAt(core, config, batch)), kTileCount(core, config), config.splitK, smCount);
 }
 
 LogicalResult checkKernelConfig(Operation *core, const KernelConfig &config) {

@@ -50,6 +50,10 @@ inline constexpr int64_t kStaticSharedBytes = int64_t{48} * 1024;
 /// on sm_90).
 inline constexpr int64_t kMaxSharedBytes = int64_t{99} * 1024;
 
+/// The most k-slices a split-capable kernel's output tiles may be split
+/// into (fusec_split_k.h; the runtime picks the slices per launch).
+inline constexpr int64_t kMaxSplitK = 16;
+
 /// The C++ view of #fuse.config (see FuseAttributes.td for the fields).
 struct KernelConfig {
   KernelTemplate kind = KernelTemplate::SimtGemm;
@@ -58,6 +62,9 @@ struct KernelConfig {
   int64_t stages = 1;
   /// 3: the 3xTF32 split; 1: plain TF32 or SIMT FMA.
   int64_t passes = 1;
+  /// Tensor-core templates: above 1, the kernel is split-capable and the
+  /// runtime may split each output tile's k-range into up to this many
+  /// slices (runtime/support/SplitK.h picks them per launch); 1: no split.
   int64_t splitK = 1;
   /// Elements per copy (a 16-byte copy is 4 floats or 8 halves).
   int64_t aVector = 1, bVector = 1;
@@ -109,6 +116,9 @@ double waveUtilization(const KernelConfig &config, double blocks, int64_t smCoun
 
 /// The config fusec uses for a conv, Gemm or MatMul op: on f16/bf16
 /// operands the half template (`precision` applies to f32 operands only).
+/// A tensor-core config whose tiles at batch 1 give fewer than half of
+/// `target`'s SMs a block, with a long enough K, is split-capable (split_k
+/// is the most slices the runtime may use, see withSplitK).
 KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precision = ProductPrecision::Fp32,
                                 TileTarget target = {});
 
@@ -117,12 +127,20 @@ KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precisio
 /// --tune): for a tensor-core `chosen`, first for a product of at most 16
 /// rows at `target.batch` the few-row template (simt_gemv; exact SIMT 8 x 8
 /// where it does not apply), then the other block tiles that fit
-/// the output, nearest in size first (of equally near ones the smaller
-/// where `chosen` leaves SMs idle at `target.batch`, else the larger).
-/// None for SIMT and direct configs, which are chosen only where no
-/// tensor-core template can compute the op.
+/// the output (each split-capable by the same rule as `chosen`), nearest in size first (of equally near ones the
+/// smaller where `chosen` leaves SMs idle at `target.batch`, else the larger). None for SIMT and direct configs, which
+/// are chosen only where no tensor-core template can compute the op.
 std::vector<KernelConfig> kernelConfigVariants(mlir::Operation *core, const KernelConfig &chosen, int64_t count,
                                                TileTarget target = {});
+
+/// The k-tiles of `core`'s reduction for `config` (K / BK, rounded up; 0
+/// for a K known only at run time, which no tensor-core template takes).
+int64_t kTileCount(mlir::Operation *core, const KernelConfig &config);
+
+/// The k-slices the runtime runs a launch of `config` for `core` with at
+/// `batch` on a GPU of `smCount` SMs (runtime/support/SplitK.h): 1 unless
+/// `config` is split-capable and its tiles leave SMs idle.
+int64_t splitSlicesAt(mlir::Operation *core, const KernelConfig &config, int64_t batch, int64_t smCount);
 
 /// Fails, reporting on `core` why, when `config`'s template cannot compute
 /// `core`: the wrong kind of op, a precision that is not its operands' type

@@ -172,10 +172,13 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
     A config already present is kept if it can compute the op, and an error
     otherwise. Codegen instantiates exactly what the config says. Tiles grow
     to 128 x 128 or 128 x 64 where the output at `batch` still gives each of
-    `sm-count` SMs a block. With `variants` above 1, tensor-core kernels also
-    get `variants`: other configs that can compute them (other tiles, the
-    few-row template for products of at most 16 rows), compiled into the plan beside the
-    chosen one; variants already present are checked like a pinned config.
+    `sm-count` SMs a block; an output of static size whose tiles give fewer
+    than half the SMs a block is split into k-slices (`split_k`). With
+    `variants` above 1, tensor-core kernels also get `variants`: other
+    configs that can compute them (the few-row template for products of at
+    most 16 rows, the chosen tile split or unsplit, other tiles), compiled
+    into the plan beside the chosen one; variants already present are
+    checked like a pinned config.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"fp32\"",

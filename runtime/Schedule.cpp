@@ -3,6 +3,7 @@
 #include "runtime/Schedule.h"
 
 #include "runtime/Error.h"
+#include "runtime/support/SplitK.h"
 
 #include <algorithm>
 #include <limits>
@@ -51,7 +52,9 @@ LaunchStep launchStep(const Plan &plan, const WorkspaceLayout &layout, size_t in
   for (size_t buffer : kernel.outputs)
     step.args.push_back(bufferAddress(plan, layout, buffer, mode.runBatch));
   step.batch = static_cast<int32_t>(mode.runBatch);
-  selectVariant(plan, step, variant);
+  step.splitPartials = DeviceAddress{Region::Workspace, layout.splitPartialsOffset};
+  step.splitCounters = DeviceAddress{Region::Workspace, layout.splitCountersOffset};
+  selectVariant(plan, step, variant, layout.smCount);
   return step;
 }
 
@@ -155,7 +158,7 @@ Dim3 blockOf(const KernelDesc &kernel, size_t variant) {
   return Dim3{static_cast<uint32_t>(block[0]), static_cast<uint32_t>(block[1]), static_cast<uint32_t>(block[2])};
 }
 
-void selectVariant(const Plan &plan, LaunchStep &step, size_t variant) {
+void selectVariant(const Plan &plan, LaunchStep &step, size_t variant, int64_t smCount) {
   const KernelDesc &kernel = plan.kernels()[step.kernel];
   if (variant >= kernel.variantCount())
     throw Error("internal error: " + kernelWhere(kernel) + " has no variant " + std::to_string(variant));
@@ -164,11 +167,39 @@ void selectVariant(const Plan &plan, LaunchStep &step, size_t variant) {
   step.block = blockOf(kernel, variant);
   // Verified <= 227 KiB.
   step.sharedBytes = static_cast<uint32_t>(kernel.launchOf(variant).sharedBytes);
+  const LaunchDesc &launch = kernel.launchOf(variant);
+  step.split = launch.isSplit();
+  if (step.split) // the plan's grid z is 1 (verified): the slices go there
+    step.grid.z = static_cast<uint32_t>(
+        splitKSlices(int64_t(step.grid.x) * step.grid.y, launch.splitKTiles, launch.splitMaxSlices, smCount));
 }
 
-WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch) {
+SplitScratch splitScratch(const Plan &plan, int64_t smCount) {
+  SplitScratch scratch;
+  if (smCount < 2)
+    return scratch;
+  for (const KernelDesc &kernel : plan.kernels()) {
+    if (!kernel.launch)
+      continue;
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+      const LaunchDesc &launch = kernel.launchOf(variant);
+      if (!launch.isSplit())
+        continue;
+      // splitKSlices splits only tiles x slices <= smCount blocks, at most
+      // smCount / 2 tiles; partial floats are verified below 2^20.
+      scratch.partialBytes =
+          std::max(scratch.partialBytes,
+                   static_cast<uint64_t>(smCount) * static_cast<uint64_t>(launch.splitPartialFloats) * sizeof(float));
+      scratch.counterBytes = std::max(scratch.counterBytes, static_cast<uint64_t>(smCount / 2) * sizeof(uint32_t));
+    }
+  }
+  return scratch;
+}
+
+WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch, int64_t smCount) {
   WorkspaceLayout layout;
   layout.capacityBatch = capacityBatch;
+  layout.smCount = smCount;
   layout.ioOffsets.assign(plan.buffers().size(), 0);
   uint64_t end = static_cast<uint64_t>(plan.arena().size.at(capacityBatch));
   for (const BufferDesc &buffer : plan.buffers()) {
@@ -176,6 +207,13 @@ WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch) {
       continue;
     layout.ioOffsets[buffer.id] = plan::alignTo(end, kWorkspaceAlignment);
     end = layout.ioOffsets[buffer.id] + static_cast<uint64_t>(buffer.byteSize().at(capacityBatch));
+  }
+  const SplitScratch scratch = splitScratch(plan, smCount);
+  if (scratch.partialBytes > 0) {
+    layout.splitPartialsOffset = plan::alignTo(end, kWorkspaceAlignment);
+    layout.splitCountersOffset = plan::alignTo(layout.splitPartialsOffset + scratch.partialBytes, kWorkspaceAlignment);
+    layout.splitCountersBytes = scratch.counterBytes;
+    end = layout.splitCountersOffset + scratch.counterBytes;
   }
   layout.bytes = end;
   return layout;

@@ -88,16 +88,38 @@ struct WorkspaceLayout {
   /// Offsets of input and output buffers, indexed by buffer id (0 for
   /// other kinds).
   std::vector<uint64_t> ioOffsets;
+  /// The device's SMs, which the split-K rule splits for (0: none known;
+  /// split-capable kernels then run unsplit).
+  int64_t smCount = 0;
+  /// Split-K kernels' scratch, shared by all of them (kernels run one after
+  /// another): partial sums, and tile counters that must be zeroed when the
+  /// workspace is allocated (the kernels leave them zero). 0 bytes when no
+  /// kernel variant splits.
+  uint64_t splitPartialsOffset = 0;
+  uint64_t splitCountersOffset = 0;
+  uint64_t splitCountersBytes = 0;
 };
 
-WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch);
+/// `smCount`: the device's SMs (0: split-capable kernels run unsplit).
+WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch, int64_t smCount = 0);
+
+/// The scratch the split-capable kernel variants of `plan` need on a GPU of
+/// `smCount` SMs at any batch (the most any one of them needs: kernels run
+/// one at a time). A launch splits only while its tiles x slices fit in one
+/// block per SM, so this does not grow with the batch.
+struct SplitScratch {
+  uint64_t partialBytes = 0;
+  uint64_t counterBytes = 0;
+};
+SplitScratch splitScratch(const Plan &plan, int64_t smCount);
 
 /// Where buffer `id` lives when kernels run at `runBatch` (<= the layout's
 /// capacity).
 DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout, size_t id, int64_t runBatch);
 
 /// A device kernel launch. `args` are the kernel's input buffers, then its
-/// output buffers; the kernel's last parameter is `batch`.
+/// output buffers; a split-K variant (`split`) takes `splitPartials` and
+/// `splitCounters` after them; the kernel's last parameter is `batch`.
 struct LaunchStep {
   size_t kernel = 0;
   /// Which of the kernel's compiled forms runs (KernelDesc::variants; 0:
@@ -109,6 +131,15 @@ struct LaunchStep {
   uint32_t sharedBytes = 0;
   std::vector<DeviceAddress> args;
   int32_t batch = 1;
+  /// Whether the variant that runs is split-capable: it then takes the two
+  /// scratch pointers after `args` (the layout's, for every variant), and
+  /// grid.z is its k-slices at this batch (1: unsplit).
+  bool split = false;
+  DeviceAddress splitPartials;
+  DeviceAddress splitCounters;
+
+  /// The pointer parameters the variant takes: args, then the split's two.
+  size_t pointerCount() const { return args.size() + (split ? 2 : 0); }
 };
 
 /// A "copy" kernel: a device-to-device memcpy.
@@ -177,8 +208,9 @@ struct Schedule {
 using VariantChoice = std::vector<size_t>;
 
 /// Makes `step` launch its kernel's variant `variant` (< variantCount()):
-/// its grid at step.batch, its block and shared memory.
-void selectVariant(const Plan &plan, LaunchStep &step, size_t variant);
+/// its grid at step.batch (with the k-slices of a split-capable variant on a
+/// GPU of `smCount` SMs in grid.z), its block and shared memory.
+void selectVariant(const Plan &plan, LaunchStep &step, size_t variant, int64_t smCount);
 
 /// The schedule of a run in `mode` on a workspace laid out by `layout`
 /// (whose capacity must be >= mode.runBatch), launching the variants

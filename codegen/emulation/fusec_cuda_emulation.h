@@ -450,6 +450,18 @@ template <typename T> T __shfl_xor_sync(unsigned, T, int) = delete;
 template <typename T> T __shfl_down_sync(unsigned, T, unsigned) = delete;
 
 template <typename T> inline T __ldg(const T *address) { return *address; }
+// Loads and stores that bypass L1 on a GPU: plain accesses here, ordered by
+// __threadfence and the atomics below.
+template <typename T> inline T __ldcg(const T *address) { return *address; }
+template <typename T> inline void __stcg(T *address, T value) { *address = value; }
+
+// Blocks of one grid may run at once on two copies of a module (see the
+// file comment): the atomics are real ones, and order the plain accesses
+// around them as a GPU's fence + atomic does.
+inline unsigned atomicAdd(unsigned *address, unsigned value) {
+  return __atomic_fetch_add(address, value, __ATOMIC_SEQ_CST);
+}
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a < b ? b : a; }

@@ -34,6 +34,10 @@
 // col = tile column + 8 j + 2 (lane % 4) (+ 1)). Bias, activations,
 // residual adds and several outputs are written there, fused.
 //
+// With a FusecSplitK of slices > 1 (fusec_split_k.h) the block multiplies
+// its slice's share of the k-tiles only; the tile's last block adds the
+// slices' partial sums and alone calls the epilogue.
+//
 // Shared memory comes from the caller (kSmemBytes, 16-byte aligned), so a
 // kernel can use a static array below 48 KiB or dynamic shared memory above.
 // Requirements (static_asserts where they can be): WM % 16 == 0, WN % 8 ==
@@ -42,6 +46,7 @@
 #pragma once
 
 #include "fusec_mma.h"
+#include "fusec_split_k.h"
 
 /// Starts copying one vector of `Vec` elements to shared memory, of which
 /// the first `bytes` are read (see fusec_cp_async_ca): 16-byte vectors
@@ -173,7 +178,8 @@ struct FusecGemmTf32 {
   /// `epilogue`. Every thread of the block (kThreads, 1-D) calls it.
   template <typename Epilogue>
   static __device__ __forceinline__ void run(const float *__restrict__ a, int lda, BOperand &bOperand, int m, int n,
-                                             int k, int blockRow, int blockCol, float *smem, Epilogue &epilogue) {
+                                             int k, int blockRow, int blockCol, float *smem, Epilogue &epilogue,
+                                             const FusecSplitK &splitK = FusecSplitK()) {
     const int thread = threadIdx.x;
     const int lane = thread % 32, warp = thread / 32;
     const int warpRow = (warp / kWarpsN) * WM, warpCol = (warp % kWarpsN) * WN;
@@ -227,11 +233,15 @@ struct FusecGemmTf32 {
         for (int r = 0; r < 4; ++r)
           accumulator[i][j][r] = 0.0f;
 
-    const int kTiles = (k + BK - 1) / BK;
+    // This block's k-tiles: all of them, or its slice's share.
+    int kBegin = 0, kEnd = (k + BK - 1) / BK;
+    if (splitK.slices > 1)
+      fusec_split_k_range(kEnd, splitK, kBegin, kEnd);
+    const int kTiles = kEnd - kBegin;
 #pragma unroll
     for (int stage = 0; stage < Stages - 1; ++stage) {
       if (stage < kTiles)
-        loadTile(stage, stage);
+        loadTile(stage, kBegin + stage);
       fusec_cp_async_commit();
     }
     int readStage = 0, writeStage = Stages - 1;
@@ -241,7 +251,7 @@ struct FusecGemmTf32 {
       fusec_cp_async_wait<Stages - 2>();
       __syncthreads();
       if (kTile + Stages - 1 < kTiles)
-        loadTile(writeStage, kTile + Stages - 1);
+        loadTile(writeStage, kBegin + kTile + Stages - 1);
       fusec_cp_async_commit();
 
       const float *aStage = aTiles + readStage * kAStage;
@@ -280,6 +290,9 @@ struct FusecGemmTf32 {
       writeStage = writeStage + 1 == Stages ? 0 : writeStage + 1;
     }
     fusec_cp_async_wait<0>();
+    // Split: only the tile's last block goes on, with the whole sum.
+    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK))
+      return;
 
     const int g = lane / 4, t = lane % 4;
 #pragma unroll

@@ -87,7 +87,8 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
   /// `epilogue`. Every thread of the block (kThreads, 1-D) calls it.
   template <typename Epilogue>
   static __device__ __forceinline__ void run(const Element *__restrict__ a, int lda, BOperand &bOperand, int m, int n,
-                                             int k, int blockRow, int blockCol, void *smem, Epilogue &epilogue) {
+                                             int k, int blockRow, int blockCol, void *smem, Epilogue &epilogue,
+                                             const FusecSplitK &splitK = FusecSplitK()) {
     const int thread = threadIdx.x;
     const int lane = thread % 32, warp = thread / 32;
     const int warpRow = (warp / kWarpsN) * WM, warpCol = (warp % kWarpsN) * WN;
@@ -139,11 +140,15 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
         for (int r = 0; r < 4; ++r)
           accumulator[i][j][r] = 0.0f;
 
-    const int kTiles = (k + BK - 1) / BK;
+    // This block's k-tiles: all of them, or its slice's share.
+    int kBegin = 0, kEnd = (k + BK - 1) / BK;
+    if (splitK.slices > 1)
+      fusec_split_k_range(kEnd, splitK, kBegin, kEnd);
+    const int kTiles = kEnd - kBegin;
 #pragma unroll
     for (int stage = 0; stage < Stages - 1; ++stage) {
       if (stage < kTiles)
-        loadTile(stage, stage);
+        loadTile(stage, kBegin + stage);
       fusec_cp_async_commit();
     }
     int readStage = 0, writeStage = Stages - 1;
@@ -153,7 +158,7 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
       fusec_cp_async_wait<Stages - 2>();
       __syncthreads();
       if (kTile + Stages - 1 < kTiles)
-        loadTile(writeStage, kTile + Stages - 1);
+        loadTile(writeStage, kBegin + kTile + Stages - 1);
       fusec_cp_async_commit();
 
       const Element *aStage = aTiles + readStage * kAStage;
@@ -181,6 +186,9 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
       writeStage = writeStage + 1 == Stages ? 0 : writeStage + 1;
     }
     fusec_cp_async_wait<0>();
+    // Split: only the tile's last block goes on, with the whole sum.
+    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK))
+      return;
 
     const int g = lane / 4, t = lane % 4;
 #pragma unroll

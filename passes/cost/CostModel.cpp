@@ -117,10 +117,17 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
   const double tileColumns = config.kind == fuse::KernelTemplate::DirectConv ? double(config.blockM)
                              : config.kind == fuse::KernelTemplate::SimtConv ? double(config.blockM)
                                                                              : double(config.blockN);
-  const double blocks = std::ceil(rows / tileRows) * std::ceil(columns / tileColumns);
-  const double padded = flops * (blocks * tileRows * tileColumns) / std::max(rows * columns, 1.0);
+  const double tiles = std::ceil(rows / tileRows) * std::ceil(columns / tileColumns);
+  const double padded = flops * (tiles * tileRows * tileColumns) / std::max(rows * columns, 1.0);
+  // Split-K: at this batch the runtime gives every tile `slices` blocks
+  // (runtime/support/SplitK.h), each storing its partial sums, which the
+  // tile's last block reads back (fusec_split_k.h): L2 traffic the kernel's
+  // HBM figures do not count, charged here at HBM speed.
+  const double slices = double(fuse::splitSlicesAt(core, config, batch, profile.smCount));
+  const double splitUs =
+      slices > 1 ? 2 * slices * tiles * tileRows * tileColumns * 4 / (profile.hbmBandwidthGBps * 1e3) : 0;
   const double utilization =
-      fuse::waveUtilization(config, blocks, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024);
+      fuse::waveUtilization(config, tiles * slices, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024);
   // f16/bf16 operands run on the half tensor peak, at their template's own
   // efficiency.
   const double peak = !config.usesTensorCores() ? profile.peakFp32Tflops
@@ -128,7 +135,7 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
                                                 : profile.peakTensorTflops / double(config.passes);
   const std::string efficiencyName = fuse::templateName(config.kind).str() + (config.halfOperands() ? "_half" : "");
   const double rate = peak * 1e6 * profile.efficiencyOf(efficiencyName) * utilization; // flop/us
-  return padded / rate;
+  return padded / rate + splitUs;
 }
 
 } // namespace

@@ -59,6 +59,8 @@ CudaDriver::CudaDriver(std::shared_ptr<const DriverApi> api, int ordinal) : api_
   cu.check(cu.deviceGetAttribute(&major, kAttributeComputeCapabilityMajor, device_), "cuDeviceGetAttribute", where);
   cu.check(cu.deviceGetAttribute(&minor, kAttributeComputeCapabilityMinor, device_), "cuDeviceGetAttribute", where);
   computeCapability_ = major * 10 + minor;
+  cu.check(cu.deviceGetAttribute(&multiprocessors_, kAttributeMultiprocessorCount, device_), "cuDeviceGetAttribute",
+           where);
   char name[256] = {};
   cu.check(cu.deviceGetName(name, sizeof(name) - 1, device_), "cuDeviceGetName", where);
   name_ = name;

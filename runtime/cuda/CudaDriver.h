@@ -37,6 +37,7 @@ public:
   CUcontext context() const { return context_; }
   /// Major * 10 + minor: 90 for sm_90.
   int computeCapability() const { return computeCapability_; }
+  int multiprocessorCount() const override { return multiprocessors_; }
   /// cuDriverGetVersion's: 1000 * major + 10 * minor.
   int driverVersion() const { return driverVersion_; }
 
@@ -88,6 +89,7 @@ private:
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   int computeCapability_ = 0;
+  int multiprocessors_ = 0;
   int driverVersion_ = 0;
   std::string name_;
 };

@@ -52,6 +52,7 @@ using CUfunction_attribute = int;
 inline constexpr CUresult kCudaSuccess = 0;
 inline constexpr CUdevice_attribute kAttributeComputeCapabilityMajor = 75;
 inline constexpr CUdevice_attribute kAttributeComputeCapabilityMinor = 76;
+inline constexpr CUdevice_attribute kAttributeMultiprocessorCount = 16;
 /// cuFuncSetAttribute: the dynamic shared memory a launch may ask for
 /// (above 48 KiB only with this opt-in).
 inline constexpr CUfunction_attribute kFunctionAttributeMaxDynamicSharedBytes = 8;

@@ -154,14 +154,15 @@ void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, g
   void *inlineParams[kInline + 1];
   std::vector<void *> heapParams;
   void **params = inlineParams;
-  if (step.args.size() > kInline) {
-    heapParams.resize(step.args.size() + 1);
+  const size_t pointers = step.pointerCount();
+  if (pointers > kInline) {
+    heapParams.resize(pointers + 1);
     params = heapParams.data();
   }
-  for (size_t i = 0; i < step.args.size(); ++i)
+  for (size_t i = 0; i < pointers; ++i)
     params[i] = const_cast<gpu::DevicePtr *>(&args[i]);
   int batch = step.batch;
-  params[step.args.size()] = &batch;
+  params[pointers] = &batch;
   const DriverApi &cu = driver_.api();
   const CUresult result = cu.launchKernel(functions_[step.kernel][step.variant], step.grid.x, step.grid.y, step.grid.z,
                                           step.block.x, step.block.y, step.block.z, step.sharedBytes,

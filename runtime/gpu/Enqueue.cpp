@@ -18,12 +18,16 @@ void enqueueLaunch(const StreamTarget &target, const KernelDesc &kernel, const L
   DevicePtr inlineArgs[kInline];
   std::vector<DevicePtr> heapArgs;
   DevicePtr *args = inlineArgs;
-  if (step.args.size() > kInline) {
-    heapArgs.resize(step.args.size());
+  if (step.pointerCount() > kInline) {
+    heapArgs.resize(step.pointerCount());
     args = heapArgs.data();
   }
   for (size_t i = 0; i < step.args.size(); ++i)
     args[i] = regions.at(step.args[i]);
+  if (step.split) {
+    args[step.args.size()] = regions.at(step.splitPartials);
+    args[step.args.size() + 1] = regions.at(step.splitCounters);
+  }
   target.kernels.launch(step, args, target.stream, [&] { return where("kernel '" + kernel.name + "'", mode); });
 }
 

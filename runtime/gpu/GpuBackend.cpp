@@ -41,9 +41,10 @@ GpuBackend::GpuBackend(std::shared_ptr<const Plan> plan, std::shared_ptr<const G
     : plan_(std::move(plan)), driver_(std::move(driver)), options_(options), buckets_(batchBuckets(*plan_)),
       constructing_((checkPlanHasGpuImages(*plan_, driver_->name()), std::in_place), *driver_), stream_(*driver_),
       kernels_(driver_->loadKernels(*plan_)), weights_(DeviceWeights::acquire(driver_, stream_.get(), plan_)),
-      layout_(layoutWorkspace(*plan_, buckets_.back())),
+      layout_(layoutWorkspace(*plan_, buckets_.back(), driver_->multiprocessorCount())),
       workspace_(*driver_, layout_.bytes, workspaceName(buckets_.back())), graphs_(*driver_, stream_.get()),
       staging_(*driver_) {
+  zeroSplitCounters(workspace_, layout_);
   if (hasVariants(*plan_))
     tuner_.emplace(*plan_, options_, driver_->performanceIdentity());
   if (options_.useGraphs && options_.prebuildGraphs)
@@ -74,8 +75,9 @@ GpuBackend::Prepared GpuBackend::prepare(int64_t batch) {
       synchronize("before growing the workspace for batches above the largest bucket");
       overflowSchedule_.reset();
       overflow_ = DeviceBuffer();
-      overflowLayout_ = layoutWorkspace(*plan_, mode.runBatch);
+      overflowLayout_ = layoutWorkspace(*plan_, mode.runBatch, driver_->multiprocessorCount());
       overflow_ = DeviceBuffer(*driver_, overflowLayout_.bytes, workspaceName(mode.runBatch));
+      zeroSplitCounters(overflow_, overflowLayout_);
     }
     if (!overflowSchedule_ || !(overflowSchedule_->mode == mode))
       overflowSchedule_ = buildSchedule(*plan_, overflowLayout_, mode);
@@ -94,6 +96,16 @@ GpuBackend::Prepared GpuBackend::prepare(int64_t batch) {
       enqueueSegment(target(), *plan_, segment, prepared.regions, mode);
     });
   return prepared;
+}
+
+void GpuBackend::zeroSplitCounters(const DeviceBuffer &workspace, const WorkspaceLayout &layout) {
+  // Ordered on the stream before any launch; the kernels leave them zero.
+  if (layout.splitCountersBytes > 0)
+    driver_->zero(workspace.address() + layout.splitCountersOffset, static_cast<size_t>(layout.splitCountersBytes),
+                  stream_.get(), [&] {
+                    return "for the split-K tile counters of the workspace for batch " +
+                           std::to_string(layout.capacityBatch);
+                  });
 }
 
 const VariantChoice &GpuBackend::variantsAt(const RunMode &mode, const DeviceRegions &regions) {

@@ -80,6 +80,8 @@ private:
 
   StreamTarget target() const { return StreamTarget{*driver_, *kernels_, stream_.get()}; }
   Prepared prepare(int64_t batch);
+  /// Zeroes the split-K tile counters of a newly allocated workspace.
+  void zeroSplitCounters(const DeviceBuffer &workspace, const WorkspaceLayout &layout);
   /// The kernel variants runs at mode.runBatch in the main workspace use:
   /// chosen (from the tuning cache, or timed on `regions` when tuning) the
   /// first time that batch runs.

@@ -57,7 +57,8 @@ public:
   virtual ~KernelSet() = default;
 
   /// Enqueues `step` (a launch of one of the plan's device kernels) on
-  /// `stream`. `args` holds the device address of each of step.args; the
+  /// `stream`. `args` holds step.pointerCount() device addresses: each of
+  /// step.args, then a split step's partial sums and tile counters; the
   /// kernel's last parameter is step.batch.
   virtual void launch(const LaunchStep &step, const DevicePtr *args, Stream stream, Where where) const = 0;
   /// How many kernels the driver compiled from a portable image (PTX) at
@@ -77,6 +78,9 @@ public:
   /// cache's keys: the device and driver ("NVIDIA H200 (sm_90), driver
   /// 13.0").
   virtual std::string performanceIdentity() const { return describeDevice(); }
+  /// The device's streaming multiprocessors: the runtime splits the k-range
+  /// of split-K kernels whose tiles leave some idle (runtime/support/SplitK.h).
+  virtual int multiprocessorCount() const = 0;
 
   /// Makes the device usable by this thread's calls and returns what to
   /// give back to leave() (CUDA: the caller's current context, replaced by

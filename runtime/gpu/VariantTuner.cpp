@@ -51,7 +51,7 @@ std::vector<double> VariantTuner::timeVariants(const LaunchStep &step, const Run
   for (int round = 0; round < kRounds; ++round) {
     for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
       LaunchStep launch = step;
-      selectVariant(plan_, launch, variant);
+      selectVariant(plan_, launch, variant, target.driver.multiprocessorCount());
       gate.close();
       // One launch before the events: the first launch of a module may load
       // it lazily, and caches warm up.

@@ -73,6 +73,19 @@ struct LaunchDesc {
   /// Dynamic shared memory per block, in bytes (above 48 KiB the kernel is
   /// opted in when its module is loaded).
   int64_t sharedBytes = 0;
+  /// Split-K (format 4.0): above 1, the kernel is split-capable: each launch
+  /// runs grid.z = 1 to splitMaxSlices k-slices per output tile, which the
+  /// runtime picks from the tiles, splitKTiles and the device's SMs
+  /// (runtime/support/SplitK.h); the plan's grid z is 1. Such a kernel takes
+  /// two more pointers after its buffers: the partial sums (blocks x
+  /// splitPartialFloats floats) and one unsigned counter per output tile
+  /// (grid.x x grid.y), zero before its first launch (the kernel leaves them
+  /// zero).
+  int64_t splitMaxSlices = 1;
+  int64_t splitKTiles = 0;
+  int64_t splitPartialFloats = 0;
+
+  bool isSplit() const { return splitMaxSlices > 1; }
 };
 
 /// A byte range inside the kernel_images section.

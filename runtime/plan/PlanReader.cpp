@@ -104,6 +104,12 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
   }
   if (launch.has("shared_bytes"))
     desc.sharedBytes = launch.getInt("shared_bytes");
+  if (launch.has("split_k")) {
+    const JsonFieldReader split = launch.getObject("split_k");
+    desc.splitMaxSlices = split.getInt("max_slices");
+    desc.splitKTiles = split.getInt("k_tiles");
+    desc.splitPartialFloats = split.getInt("partial_floats");
+  }
   return desc;
 }
 

@@ -17,6 +17,11 @@ namespace {
 /// Sizes beyond this (4 PiB) are corrupt data; bounding them keeps the
 /// arithmetic below free of overflow.
 constexpr int64_t kMaxBytes = kMaxTensorBytes;
+/// Split-K bounds: far above what fusec writes (16 slices, 128 x 128 tiles),
+/// low enough that the workspace arithmetic cannot overflow.
+constexpr int64_t kMaxSplitSlices = 64;
+constexpr int64_t kMaxSplitPartialFloats = int64_t{1} << 20;
+constexpr int64_t kMaxSplitKTiles = int64_t{1} << 31;
 
 std::string formatBytes(const BatchLinear &bytes) {
   return std::to_string(bytes.perBatch) + "*batch + " + std::to_string(bytes.fixed);
@@ -387,6 +392,23 @@ private:
         fail(where + " grid " + kAxes[axis] + " (per_batch " + std::to_string(dim.work.perBatch) + ", fixed " +
              std::to_string(dim.work.fixed) + ", divisor " + std::to_string(dim.divisor) +
              ") needs a positive divisor and non-negative, plausible terms");
+    }
+    if (launch.splitMaxSlices != 1 || launch.splitKTiles != 0 || launch.splitPartialFloats != 0) {
+      // The kernel reads its slice count from gridDim.z, which the runtime
+      // sets: the plan's z is one block.
+      const GridDim &z = launch.grid[2];
+      if (launch.splitMaxSlices < 2 || launch.splitMaxSlices > kMaxSplitSlices)
+        fail(where + " split_k allows " + std::to_string(launch.splitMaxSlices) + " slices; a split allows 2 to " +
+             std::to_string(kMaxSplitSlices));
+      if (launch.splitKTiles < launch.splitMaxSlices || launch.splitKTiles > kMaxSplitKTiles)
+        fail(where + " split_k has " + std::to_string(launch.splitKTiles) +
+             " k-tiles; it needs at least one per slice (" + std::to_string(launch.splitMaxSlices) + ") and at most " +
+             std::to_string(kMaxSplitKTiles));
+      if (launch.splitPartialFloats < 1 || launch.splitPartialFloats > kMaxSplitPartialFloats)
+        fail(where + " split_k stores " + std::to_string(launch.splitPartialFloats) +
+             " partial floats per block; a block stores 1 to " + std::to_string(kMaxSplitPartialFloats));
+      if (z.work.perBatch != 0 || z.work.fixed > z.divisor)
+        fail(where + " splits K, so its grid z must be one block (the runtime sets the slices there)");
     }
   }
 

@@ -8,8 +8,8 @@
 // PRECISION: error: unknown precision 'fp16' (expected fp32 or tf32)
 
 func.func @split_k(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
-  // expected-error @+1 {{invalid #fuse.config: split_k = 2: no template splits the reduction yet}}
-  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 2, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #fuse.config: split_k is 1 (no split) to 16 k-slices}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 17, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
   ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
     %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
     fuse.yield %r : tensor<?x64xf32>
@@ -198,4 +198,42 @@ func.func @less_accurate_variant(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) ->
     fuse.yield %r : tensor<?x64xf32>
   }
   return %g : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @split_simt(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #fuse.config: split_k = 2: only the tensor-core templates split the reduction}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"simt_gemm", block = [16, 16, 16], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 2, vector = [1, 1]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+// K = 64 is 4 k-tiles of 16: at most 4 slices.
+func.func @split_beyond_k(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 5, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: split_k = 5 needs at least as many k-tiles of 16 (K has 4)}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+// Batch matrices on grid.z (B has its own per matrix): no room for slices.
+func.func @split_batched(%a: tensor<?x2x8x64xf32>, %b: tensor<2x64x32xf32>) -> tensor<?x2x8x32xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 2, vector = [4, 4]>} : (tensor<?x2x8x64xf32>, tensor<2x64x32xf32>) -> tensor<?x2x8x32xf32> {
+  ^bb0(%a0: tensor<?x2x8x64xf32>, %a1: tensor<2x64x32xf32>):
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: split_k needs one matrix, or batch matrices that fold into the rows (grid.z holds the slices)}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x2x8x64xf32>, tensor<2x64x32xf32>) -> tensor<?x2x8x32xf32>
+    fuse.yield %r : tensor<?x2x8x32xf32>
+  }
+  return %g : tensor<?x2x8x32xf32>
 }

@@ -17,10 +17,11 @@
 // A batch-sized product at batch 1 (a classifier): 64x64 is chosen; the
 // few-row template comes first among the variants (1 row at batch 1; B is
 // K x N: a lane per column, 32 columns per block), then the nearest smaller
-// tile, since 4 blocks leave most SMs idle.
+// tile, since 4 blocks leave most SMs idle. Both tensor-core configs are
+// split-capable (16 k-tiles: up to 4 slices).
 // CHECK-LABEL: func.func @classifier
-// CHECK: config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>,
-// CHECK-SAME: variants = [#fuse.config<"simt_gemv", block = [1, 32, 1], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>, #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]
+// CHECK: config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 4, vector = [4, 4]>,
+// CHECK-SAME: variants = [#fuse.config<"simt_gemv", block = [1, 32, 1], warp = [1, 1], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>, #fuse.config<"tensor_core_gemm", block = [64, 32, 16], warp = [32, 16], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 4, vector = [4, 4]>]
 func.func @classifier(%a: tensor<?x256xf32>, %b: tensor<256x256xf32>) -> tensor<?x256xf32> {
   %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) : (tensor<?x256xf32>, tensor<256x256xf32>) -> tensor<?x256xf32> {
   ^bb0(%a0: tensor<?x256xf32>, %a1: tensor<256x256xf32>):

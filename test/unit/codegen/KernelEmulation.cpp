@@ -6,11 +6,13 @@
 #include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
+#include "runtime/support/SplitK.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fusec::test {
@@ -26,7 +28,8 @@ int64_t elementsAt(mlir::Type type, int64_t batch) {
 } // namespace
 
 std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
-                                               const std::map<std::string, runtime::Tensor> &inputs, int batchSize) {
+                                               const std::map<std::string, runtime::Tensor> &inputs, int batchSize,
+                                               int64_t splitSlices) {
   auto func = module.lookupSymbol<mlir::func::FuncOp>("main");
   std::string source;
   std::map<std::string, codegen::GeneratedKernel> kernels;
@@ -69,12 +72,31 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
       args.push_back(buffers[result].data());
       bytes.push_back(buffers[result].size());
     }
-    args.push_back(&batchSize);
     const auto &launch = kernel.launch;
     Dim3 grid{unsigned(launch.grid[0].at(batchSize)), unsigned(launch.grid[1].at(batchSize)),
               unsigned(launch.grid[2].at(batchSize))};
     Dim3 block{unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])};
+    // Split-K scratch as the runtime gives it: partial sums never read
+    // before written (NaN bytes), counters zero.
+    const size_t tiles = size_t(grid.x) * grid.y;
+    if (launch.splitMaxSlices > 1) {
+      REQUIRE(grid.z == 1);
+      grid.z = unsigned(splitSlices > 0 ? std::min(splitSlices, launch.splitMaxSlices)
+                                        : splitKSlices(int64_t(tiles), launch.splitKTiles, launch.splitMaxSlices, 132));
+    }
+    std::vector<uint8_t> partials(tiles * grid.z * size_t(launch.splitPartialFloats) * sizeof(float), 0xff);
+    std::vector<uint32_t> counters(tiles, 0);
+    if (launch.splitMaxSlices > 1) {
+      args.push_back(partials.data());
+      bytes.push_back(partials.size());
+      args.push_back(counters.data());
+      bytes.push_back(counters.size() * sizeof(uint32_t));
+    }
+    args.push_back(&batchSize);
     emulated.launch(kernel.name, grid, block, args, bytes);
+    // The next launch finds them zero again.
+    for (size_t tile = 0; tile < counters.size(); ++tile)
+      REQUIRE(counters[tile] == 0);
   }
   std::map<std::string, runtime::Tensor> outputs;
   auto returnOp = llvm::cast<mlir::func::ReturnOp>(func.getBody().front().getTerminator());

@@ -13,9 +13,12 @@ namespace fusec::test {
 
 /// Emits every superkernel of the fused `module`, compiles the CUDA text
 /// through the emulation header and runs the kernels in order at `batch`.
-/// Returns the graph outputs by name.
+/// Split-capable kernels run with `splitSlices` k-slices (at most their
+/// own maximum), or with 0 the slices the runtime picks on an H200 (132
+/// SMs). Returns the graph outputs by name.
 std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
-                                               const std::map<std::string, runtime::Tensor> &inputs, int batch);
+                                               const std::map<std::string, runtime::Tensor> &inputs, int batch,
+                                               int64_t splitSlices = 0);
 
 } // namespace fusec::test
 

@@ -31,7 +31,9 @@ namespace {
 /// Changes a fused module before it is emitted (e.g. pins kernel configs).
 using Adjust = std::function<void(mlir::ModuleOp)>;
 
-void checkAgainstReference(const char *ir, int batch, const Adjust &adjust = {}) {
+/// `splitSlices`: the k-slices split-capable kernels run with (0: what the
+/// runtime picks on an H200).
+void checkAgainstReference(const char *ir, int batch, const Adjust &adjust = {}, int64_t splitSlices = 0) {
   auto context = createContext();
   auto module = test::parseAndFuse(*context, ir);
   if (adjust)
@@ -42,7 +44,7 @@ void checkAgainstReference(const char *ir, int batch, const Adjust &adjust = {})
   auto inputs = runtime::makeRandomInputs(*plan, batch, 7);
   runtime::Session session(plan, runtime::Device::Cpu);
   auto expected = session.run(batch, inputs);
-  auto actual = test::emulate(*module, inputs, batch);
+  auto actual = test::emulate(*module, inputs, batch, splitSlices);
   for (const auto &[name, tensor] : expected) {
     std::string report;
     INFO("output " << name);
@@ -340,6 +342,91 @@ func.func @main(%a: tensor<?x19xf32> {fuse.name = "a"}, %b: tensor<37x19xf32> {f
       INFO(rows << " rows per block, batch " << batch);
       checkAgainstReference(products, batch, pinGemv(rows));
     }
+}
+
+namespace {
+
+/// Makes every tensor-core kernel split-capable, up to its k-tiles (at most
+/// 16) slices, keeping the tile the selector chose.
+Adjust pinSplitK() {
+  return [](mlir::ModuleOp module) {
+    module.walk([&](fuse::SuperkernelOp kernel) {
+      auto attr = kernel.getConfigAttr();
+      if (!attr)
+        return;
+      fuse::KernelConfig config = fuse::KernelConfig::fromAttr(attr);
+      if (!config.usesTensorCores())
+        return;
+      for (mlir::Operation &op : kernel.getBody().front())
+        if (llvm::isa<fuse::ConvOp, fuse::GemmOp, fuse::MatMulOp>(op))
+          config.splitK = std::min(fuse::kMaxSplitK, fuse::kTileCount(&op, config));
+      kernel.setConfigAttr(config.toAttr(kernel.getContext()));
+      kernel.removeVariantsAttr();
+    });
+  };
+}
+
+} // namespace
+
+TEST_CASE("emul: split-K convs and matrix products, even and uneven slices, several outputs", "[codegen][emul]") {
+  // A padded 3x3 conv with bias whose output and ReLU are both kernel
+  // outputs (K = 144: 9 k-tiles); Gemm with transB and alpha (K = 100: 7
+  // k-tiles, 16-byte copies); a folded batched matmul with a sigmoid (K =
+  // 70: 5 k-tiles, single copies). 2, 3 and 4 slices share the k-tiles
+  // unevenly; 9 gives each slice of the conv one k-tile (and the products
+  // their k-tile count); 1 runs the split-capable kernels unsplit. The
+  // harness gives the partial sums NaN bytes and checks that every tile
+  // counter is zero again after each launch.
+  const char *ir = R"mlir(
+func.func @main(%x: tensor<?x16x5x5xf32> {fuse.name = "x"}, %w: tensor<24x16x3x3xf32> {fuse.name = "w"},
+                %b: tensor<24xf32> {fuse.name = "b"}, %a: tensor<?x100xf32> {fuse.name = "a"},
+                %g: tensor<37x100xf32> {fuse.name = "g"}, %m: tensor<?x3x70xf32> {fuse.name = "m"},
+                %n: tensor<70x20xf32> {fuse.name = "n"})
+    -> (tensor<?x24x5x5xf32> {fuse.name = "conv"}, tensor<?x24x5x5xf32> {fuse.name = "conv_relu"},
+        tensor<?x37xf32> {fuse.name = "gemm"}, tensor<?x3x20xf32> {fuse.name = "matmul"}) {
+  %c = fuse.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (tensor<?x16x5x5xf32>, tensor<24x16x3x3xf32>, tensor<24xf32>) -> tensor<?x24x5x5xf32>
+  %r = fuse.relu %c : (tensor<?x24x5x5xf32>) -> tensor<?x24x5x5xf32>
+  %e = fuse.gemm %a, %g {alpha = 0.5 : f32, beta = 1.0 : f32, transA = false, transB = true} : (tensor<?x100xf32>, tensor<37x100xf32>) -> tensor<?x37xf32>
+  %t = fuse.matmul %m, %n : (tensor<?x3x70xf32>, tensor<70x20xf32>) -> tensor<?x3x20xf32>
+  %s = fuse.sigmoid %t : (tensor<?x3x20xf32>) -> tensor<?x3x20xf32>
+  return %c, %r, %e, %s : tensor<?x24x5x5xf32>, tensor<?x24x5x5xf32>, tensor<?x37xf32>, tensor<?x3x20xf32>
+}
+)mlir";
+  for (int64_t slices : {1, 2, 3, 4, 9})
+    for (int batch : {1, 5}) {
+      INFO(slices << " slices, batch " << batch);
+      checkAgainstReference(ir, batch, pinSplitK(), slices);
+    }
+}
+
+TEST_CASE("emul: split-capable kernels where the tiles at batch 1 leave SMs idle, with the runtime's slices",
+          "[codegen][emul]") {
+  // A 3x3 conv of 64 channels on 4x4 pixels is one 64 x 64 tile at batch 1
+  // with 36 k-tiles (up to 9 slices of 4), a batch of 2 x 256 by 256 x 96
+  // products two tiles with 16 k-tiles (up to 4 slices): the selector makes
+  // both split-capable, and at the slices the runtime picks on an H200 the
+  // result matches the CPU backend at batch 1 (9 and 4 slices) and 40 (the
+  // conv's 40 tiles: 3 slices; the product's 80: unsplit).
+  const char *ir = R"mlir(
+func.func @main(%x: tensor<?x64x4x4xf32> {fuse.name = "x"}, %w: tensor<64x64x3x3xf32> {fuse.name = "w"},
+                %a: tensor<?x2x256xf32> {fuse.name = "a"}, %b: tensor<256x96xf32> {fuse.name = "b"})
+    -> (tensor<?x64x4x4xf32> {fuse.name = "conv"}, tensor<?x2x96xf32> {fuse.name = "matmul"}) {
+  %c = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (tensor<?x64x4x4xf32>, tensor<64x64x3x3xf32>) -> tensor<?x64x4x4xf32>
+  %r = fuse.relu %c : (tensor<?x64x4x4xf32>) -> tensor<?x64x4x4xf32>
+  %m = fuse.matmul %a, %b : (tensor<?x2x256xf32>, tensor<256x96xf32>) -> tensor<?x2x96xf32>
+  return %r, %m : tensor<?x64x4x4xf32>, tensor<?x2x96xf32>
+}
+)mlir";
+  for (int batch : {1, 40}) {
+    std::vector<int64_t> chosen;
+    checkAgainstReference(ir, batch, [&](mlir::ModuleOp module) {
+      module.walk([&](fuse::SuperkernelOp kernel) {
+        if (auto attr = kernel.getConfigAttr())
+          chosen.push_back(fuse::KernelConfig::fromAttr(attr).splitK);
+      });
+    });
+    CHECK(chosen == std::vector<int64_t>{9, 4});
+  }
 }
 
 TEST_CASE("emul: masks from integer ids and comparisons, applied with Where", "[codegen][emul]") {

@@ -97,6 +97,7 @@ static_assert(std::is_same_v<fc::CUgraphExec, ::CUgraphExec>);
 static_assert(fc::kCudaSuccess == CUDA_SUCCESS);
 static_assert(fc::kAttributeComputeCapabilityMajor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 static_assert(fc::kAttributeComputeCapabilityMinor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(fc::kAttributeMultiprocessorCount == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
 static_assert(fc::kJitErrorLogBuffer == CU_JIT_ERROR_LOG_BUFFER);
 static_assert(fc::kJitErrorLogBufferSizeBytes == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
 static_assert(fc::kStreamNonBlocking == CU_STREAM_NON_BLOCKING);

@@ -107,6 +107,7 @@ const std::map<CUresult, std::pair<const char *, const char *>> kErrorNames = {
 
 constexpr int kAttributeComputeCapabilityMajor = 75;
 constexpr int kAttributeComputeCapabilityMinor = 76;
+constexpr int kAttributeMultiprocessorCount = 16;
 constexpr int kFunctionAttributeMaxDynamicSharedBytes = 8;
 
 /// A host implementation of a kernel: its pointer parameters, its last
@@ -326,6 +327,8 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
     *value = 9;
   else if (attribute == kAttributeComputeCapabilityMinor)
     *value = 0;
+  else if (attribute == kAttributeMultiprocessorCount)
+    *value = 132;
   else
     return kInvalidValue;
   return kSuccess;

@@ -72,6 +72,7 @@ public:
 
   std::string name() const override { return options_.name; }
   std::string describeDevice() const override { return "a CPU-hosted GPU double"; }
+  int multiprocessorCount() const override { return options_.multiprocessors; }
 
   void *enter() const override {
     const HostGpuDriver *saved = enteredDevice;
@@ -444,6 +445,30 @@ public:
     if (step.variant >= kernel.variantCount())
       throw Error("host GPU driver: kernel '" + kernel.name + "' has no variant " + std::to_string(step.variant) + " " +
                   where.str());
+    if (step.split != kernel.launchOf(step.variant).isSplit())
+      throw Error("host GPU driver: kernel '" + kernel.name + "' variant " + std::to_string(step.variant) +
+                  (step.split ? " does not split K, the launch passes split-K scratch "
+                              : " splits K, the launch "
+                                "passes no scratch ") +
+                  where.str());
+    if (step.split && step.grid.z > uint32_t(kernel.launchOf(step.variant).splitMaxSlices))
+      throw Error("host GPU driver: kernel '" + kernel.name + "' is launched with " + std::to_string(step.grid.z) +
+                  " k-slices, above its " + std::to_string(kernel.launchOf(step.variant).splitMaxSlices) + " " +
+                  where.str());
+    if (step.split) {
+      // The partial sums of every block, and a counter per output tile.
+      const size_t tiles = size_t(step.grid.x) * step.grid.y;
+      const size_t sizes[2] = {
+          tiles * step.grid.z * static_cast<size_t>(kernel.launchOf(step.variant).splitPartialFloats) * sizeof(float),
+          tiles * sizeof(uint32_t)};
+      for (size_t i = 0; i < 2; ++i) {
+        const DevicePtr address = args[ids.size() + i];
+        driver_.requireDevice(address, sizes[i], i == 0 ? "the split-K partial sums" : "the split-K tile counters",
+                              where);
+        pointers.push_back(reinterpret_cast<void *>(address));
+        bytes.push_back(sizes[i]);
+      }
+    }
     driver_.countLaunch();
     const HostKernelRunner &runner = driver_.runner();
     const Plan &plan = plan_;

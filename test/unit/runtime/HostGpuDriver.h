@@ -63,6 +63,8 @@ struct HostGpuOptions {
   /// The virtual time a launch takes, in µs (null: 1 µs, as every other
   /// command), so that tests can make some kernels or variants slower.
   std::function<double(const runtime::Plan &, const runtime::LaunchStep &)> launchMicroseconds;
+  /// The SMs the device reports (an H200's), which split-K launches split for.
+  int multiprocessors = 132;
 };
 
 /// What the driver did, for tests that check how the backend used it.

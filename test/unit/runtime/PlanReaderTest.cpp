@@ -3,6 +3,7 @@
 #include "TestSupport.h"
 
 #include "runtime/Error.h"
+#include "runtime/Schedule.h"
 #include "runtime/plan/Plan.h"
 
 #include <cstring>
@@ -72,7 +73,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   const Plan plan = fromBytes(test::smallPlanBytes());
   CHECK(plan.sourceName() == kName);
   const PlanManifest &m = plan.manifest();
-  CHECK(m.formatVersion == "3.1");
+  CHECK(m.formatVersion == "4.0");
   CHECK(m.compilerVersion == "fusec test");
   CHECK(m.target == "cpu");
   CHECK(m.sourceHash == "0123456789abcdef");
@@ -152,16 +153,17 @@ TEST_CASE("trailing data, bad magic and version numbers") {
   std::vector<uint8_t> newerMajor = file;
   storeLE(newerMajor, 8, plan::kMajorVersion + 1, 4);
   storeLE(newerMajor, 12, 0, 4);
-  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 4.0 is newer than this "
-                                                    "runtime supports (2.x to 3.x)"));
+  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 5.0 is newer than this "
+                                                    "runtime supports (2.x to 4.x)"));
 
   std::vector<uint8_t> olderMajor = file;
   storeLE(olderMajor, 8, 0, 4);
   CHECK_THROWS_WITH(fromBytes(olderMajor), Contains("no longer supported"));
 
   // Minor versions only add what older readers may ignore.
-  std::vector<uint8_t> newerMinor =
-      editedPlan([](json &m) { m["format_version"] = "3." + std::to_string(plan::kMinorVersion + 7); });
+  std::vector<uint8_t> newerMinor = editedPlan([](json &m) {
+    m["format_version"] = std::to_string(plan::kMajorVersion) + "." + std::to_string(plan::kMinorVersion + 7);
+  });
   storeLE(newerMinor, 12, plan::kMinorVersion + 7, 4);
   CHECK(fromBytes(newerMinor).kernels().size() == 3);
 
@@ -361,6 +363,18 @@ TEST_CASE("launch geometry and kernel images are read") {
   CHECK(kernel.findImage("hsaco")->target == "gfx942");
 }
 
+TEST_CASE("a 3.1 plan (no split-K launches) is read by this runtime") {
+  json manifest = test::hostStepPlanManifest();
+  manifest["format_version"] = "3.1";
+  std::vector<uint8_t> file = plan::encodePlan(manifest, test::hostStepPlanSections());
+  storeLE(file, 8, 3, 4);
+  storeLE(file, 12, 1, 4);
+  const Plan plan = fromBytes(file);
+  CHECK(plan.manifest().formatVersion == "3.1");
+  REQUIRE(plan.kernels()[0].launch);
+  CHECK_FALSE(plan.kernels()[0].launch->isSplit());
+}
+
 TEST_CASE("a 2.x plan's kernel image is read as a PTX and a CUBIN image") {
   json manifest = test::hostStepPlanManifest();
   manifest["format_version"] = "2.0";
@@ -387,6 +401,44 @@ TEST_CASE("a 2.x plan's kernel image is read as a PTX and a CUBIN image") {
   CHECK(add.images[0].range.offset == 64);
   CHECK(add.images[1].format == "ptx");
   CHECK(add.images[1].entry == "fusec_test_add");
+}
+
+TEST_CASE("a split-K launch is read, its scratch laid out, its slices chosen per batch and device") {
+  const Plan plan = gpuPlan([](json &m) {
+    m["kernels"][0]["launch"]["split_k"] = {{"max_slices", 8}, {"k_tiles", 20}, {"partial_floats", 256}};
+  });
+  const LaunchDesc &launch = *plan.kernels()[0].launch;
+  CHECK(launch.isSplit());
+  CHECK(launch.splitMaxSlices == 8);
+  CHECK(launch.splitKTiles == 20);
+  CHECK(launch.splitPartialFloats == 256);
+  CHECK_FALSE(plan.kernels()[2].launch->isSplit());
+  // On 16 SMs: at most 16 blocks of partial sums, 8 tile counters, after
+  // the workspace's buffers.
+  const WorkspaceLayout layout = layoutWorkspace(plan, 40, 16);
+  const WorkspaceLayout plain = layoutWorkspace(gpuPlan([](json &) {}), 40, 16);
+  CHECK(plain.splitCountersBytes == 0);
+  CHECK(layout.splitPartialsOffset >= plain.bytes);
+  CHECK(layout.splitCountersOffset == layout.splitPartialsOffset + 16 * 256 * sizeof(float));
+  CHECK(layout.splitCountersBytes == 8 * sizeof(uint32_t));
+  CHECK(layout.bytes == layout.splitCountersOffset + layout.splitCountersBytes);
+  // grid x is ceil(4 * batch / 64) tiles: at batch 16, 1 tile, 5 slices
+  // (20 k-tiles, 4 per slice); at batch 40, 3 tiles, 5 slices (16 / 3);
+  // at batch 200, 13 tiles fill more than half the SMs: unsplit. The split
+  // kernel always gets the scratch.
+  for (auto [batch, slices] : {std::pair<int64_t, uint32_t>{16, 5}, {40, 5}, {200, 1}}) {
+    INFO("batch " << batch);
+    const Schedule schedule = buildSchedule(plan, layoutWorkspace(plan, batch, 16), RunMode{batch, batch, false});
+    const auto &mul = std::get<LaunchStep>(schedule.segments[0].steps[0]);
+    CHECK(mul.split);
+    CHECK(mul.pointerCount() == mul.args.size() + 2);
+    CHECK(mul.grid.z == slices);
+  }
+  const Schedule schedule = buildSchedule(plan, layout, RunMode{40, 40, false});
+  CHECK(std::get<LaunchStep>(schedule.segments[0].steps[0]).splitCounters.offset == layout.splitCountersOffset);
+  // With no SMs known (a layout without a device), nothing splits.
+  const Schedule unknown = buildSchedule(plan, layoutWorkspace(plan, 40), RunMode{40, 40, false});
+  CHECK(std::get<LaunchStep>(unknown.segments[0].steps[0]).grid.z == 1);
 }
 
 TEST_CASE("launch and image fields are checked") {
@@ -416,6 +468,25 @@ TEST_CASE("launch and image fields are checked") {
        "kernel 'k0_mul' grid x (per_batch 4, fixed 0, divisor 0) needs a "
        "positive divisor"},
       {[](json &m) { m["kernels"][2]["launch"]["grid"][2]["fixed"] = -1; }, "kernel 'k2_add' grid z"},
+      {[](json &m) { m["kernels"][0]["launch"]["split_k"] = {{"max_slices", 2}, {"k_tiles", 8}}; },
+       "kernels[0].launch.split_k: missing required field 'partial_floats'"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["split_k"] = {{"max_slices", 1}, {"k_tiles", 8}, {"partial_floats", 64}};
+       },
+       "kernel 'k0_mul' split_k allows 1 slices; a split allows 2 to 64"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["split_k"] = {{"max_slices", 4}, {"k_tiles", 3}, {"partial_floats", 64}};
+       },
+       "kernel 'k0_mul' split_k has 3 k-tiles; it needs at least one per slice (4)"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["split_k"] = {{"max_slices", 2}, {"k_tiles", 8}, {"partial_floats", 0}};
+       },
+       "kernel 'k0_mul' split_k stores 0 partial floats per block; a block stores 1 to 1048576"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["split_k"] = {{"max_slices", 2}, {"k_tiles", 8}, {"partial_floats", 64}};
+         m["kernels"][0]["launch"]["grid"][2]["fixed"] = 2;
+       },
+       "kernel 'k0_mul' splits K, so its grid z must be one block"},
       {[](json &m) { m["kernels"][0]["images"][0]["size"] = 1 << 20; },
        "kernel 'k0_mul' 'ptx' image (offset 0, 1048576 bytes) must be "
        "non-empty and lie inside the kernel_images section"},
@@ -499,9 +570,9 @@ TEST_CASE("arena buffers live at the same time must not overlap") {
 
 TEST_CASE("the manifest's format_version must match the header") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "garbage"; })),
-                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 3.1"));
+                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 4.0"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "3.0"; })),
-                    Contains("does not match the header's version 3.1"));
+                    Contains("does not match the header's version 4.0"));
 }
 
 TEST_CASE("reserved header bytes must be zero") {

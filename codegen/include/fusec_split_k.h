@@ -1,0 +1,98 @@
+// fusec_split_k.h - split-K: the k-range of one output tile over several blocks.
+//
+// A conv or GEMM whose output has few tiles (a batch-1 convolution on a 7x7
+// map: 8 tiles of 64 x 64 for 132 SMs) leaves most SMs idle however fast
+// each block is. Split-K gives each output tile `slices` blocks, each
+// multiplying a contiguous share of the k-tiles, and adds their sums:
+//
+//  * every block stores its partial accumulators to the global `partials`
+//    workspace (fragment order: thread t's value r at r * Threads + t, so
+//    the stores and loads of a warp are coalesced), then counts itself in
+//    the tile's counter;
+//  * the block that arrives last (the counter reaches slices - 1) adds the
+//    slices' partials in slice order 0, 1, ... (its own from registers):
+//    the sum, and so the result, does not depend on which block is last.
+//    It runs the epilogue, so bias, activations, residual adds and several
+//    outputs stay fused, and sets the counter back to 0 for the next launch:
+//    the counters are zeroed once, when the workspace is allocated;
+//  * the other blocks return without running the epilogue.
+//
+// Memory ordering: each thread's partial stores are fenced (__threadfence)
+// before the block's barrier and its one atomic; the last block's thread 0
+// fences again after the atomic, and the block's barrier orders its reads
+// after that. The reads bypass L1 (__ldcg): other SMs wrote the lines.
+//
+// The slice count is gridDim.z, set by the runtime per launch
+// (runtime/support/SplitK.h): 1 runs the kernel unsplit, touching neither
+// scratch buffer. Cost of a split: 2 x slices x BM x BN x 4 bytes of L2
+// traffic per output tile, which the cost model charges
+// (passes/cost/CostModel.cpp); worth it when the unsplit grid fills a small
+// share of the SMs and K is long.
+#pragma once
+
+/// A block's share of a split reduction. slices == 1 (the default) is no
+/// split: the block multiplies every k-tile and runs the epilogue.
+struct FusecSplitK {
+  int slices = 1;
+  /// This block's slice, in [0, slices).
+  int slice = 0;
+  /// This block's output tile: the index of its counter.
+  int tile = 0;
+  /// [tiles][slices][BM x BN] floats.
+  float *partials = nullptr;
+  /// [tiles], zero between launches.
+  unsigned *counters = nullptr;
+};
+
+/// The k-tiles [begin, end) of `split`'s slice out of `kTiles`: the slices
+/// differ by at most one tile. 32-bit: kTiles x slices stays far below 2^32
+/// (the templates' offsets are 32-bit, so K / BK < 2^27, and slices <= 16).
+__device__ __forceinline__ void fusec_split_k_range(int kTiles, const FusecSplitK &split, int &begin, int &end) {
+  begin = int(unsigned(kTiles) * unsigned(split.slice) / unsigned(split.slices));
+  end = int(unsigned(kTiles) * unsigned(split.slice + 1) / unsigned(split.slices));
+}
+
+/// Publishes the calling block's partial accumulators `acc` (M x N mma
+/// tiles of 4 values per thread) and returns whether the block is its
+/// tile's last: then `acc` holds the sum over every slice, in slice order.
+/// Every thread of the block (Threads, 1-D) calls it.
+template <int Threads, int M, int N>
+__device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], const FusecSplitK &split) {
+  constexpr int kFloats = M * N * 4;
+  __shared__ unsigned fusecSplitKLast;
+  const int thread = threadIdx.x;
+  float *const tile = split.partials + (long long)split.tile * split.slices * (kFloats * Threads);
+  float *const own = tile + (long long)split.slice * (kFloats * Threads);
+#pragma unroll
+  for (int i = 0; i < M; ++i)
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        __stcg(own + ((i * N + j) * 4 + r) * Threads + thread, acc[i][j][r]);
+  __threadfence();
+  __syncthreads();
+  if (thread == 0) {
+    const unsigned arrived = atomicAdd(split.counters + split.tile, 1u);
+    __threadfence();
+    fusecSplitKLast = arrived == unsigned(split.slices - 1) ? 1u : 0u;
+    if (fusecSplitKLast)
+      split.counters[split.tile] = 0u;
+  }
+  __syncthreads();
+  if (!fusecSplitKLast)
+    return false;
+#pragma unroll
+  for (int i = 0; i < M; ++i)
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int index = ((i * N + j) * 4 + r) * Threads + thread;
+        float sum = 0.0f;
+        for (int s = 0; s < split.slices; ++s)
+          sum += s == split.slice ? acc[i][j][r] : __ldcg(tile + (long long)s * (kFloats * Threads) + index);
+        acc[i][j][r] = sum;
+      }
+  return true;
+}
