@@ -23,7 +23,11 @@
 //    not enforce: the launch then fails naming the address, block and thread.
 //
 // Launches of kernels of one module must not overlap: the __shared__ storage
-// and the builtin variables are the module's. A host that wants blocks to
+// and the builtin variables are the module's. Declare __shared__ arrays in
+// the kernel, not inside inline device functions: the host compiler makes a
+// static of an inline function one object across every loaded copy of a
+// module (STB_GNU_UNIQUE), so two copies running blocks at once would share
+// it. A host that wants blocks to
 // run concurrently loads the module twice and gives each copy a share of the
 // blocks (fusec_emulation_launch_blocks).
 //

@@ -291,7 +291,7 @@ struct FusecGemmTf32 {
     }
     fusec_cp_async_wait<0>();
     // Split: only the tile's last block goes on, with the whole sum.
-    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK))
+    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK, reinterpret_cast<unsigned *>(smem)))
       return;
 
     const int g = lane / 4, t = lane % 4;

@@ -187,7 +187,7 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
     }
     fusec_cp_async_wait<0>();
     // Split: only the tile's last block goes on, with the whole sum.
-    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK))
+    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK, static_cast<unsigned *>(smem)))
       return;
 
     const int g = lane / 4, t = lane % 4;

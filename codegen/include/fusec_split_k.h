@@ -55,11 +55,16 @@ __device__ __forceinline__ void fusec_split_k_range(int kTiles, const FusecSplit
 /// Publishes the calling block's partial accumulators `acc` (M x N mma
 /// tiles of 4 values per thread) and returns whether the block is its
 /// tile's last: then `acc` holds the sum over every slice, in slice order.
-/// Every thread of the block (Threads, 1-D) calls it.
+/// Every thread of the block (Threads, 1-D) calls it. `last` is a word of
+/// shared memory nothing else uses until it returns (the main loop's
+/// pipeline, free once every thread has passed the first barrier below); a
+/// function-local __shared__ variable would do on a GPU, but host compilers
+/// make such statics of inline functions one object across every loaded
+/// copy of a module (STB_GNU_UNIQUE), which the emulation's concurrent
+/// copies would then share.
 template <int Threads, int M, int N>
-__device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], const FusecSplitK &split) {
+__device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], const FusecSplitK &split, unsigned *last) {
   constexpr int kFloats = M * N * 4;
-  __shared__ unsigned fusecSplitKLast;
   const int thread = threadIdx.x;
   float *const tile = split.partials + (long long)split.tile * split.slices * (kFloats * Threads);
   float *const own = tile + (long long)split.slice * (kFloats * Threads);
@@ -75,12 +80,12 @@ __device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], cons
   if (thread == 0) {
     const unsigned arrived = atomicAdd(split.counters + split.tile, 1u);
     __threadfence();
-    fusecSplitKLast = arrived == unsigned(split.slices - 1) ? 1u : 0u;
-    if (fusecSplitKLast)
+    *last = arrived == unsigned(split.slices - 1) ? 1u : 0u;
+    if (*last)
       split.counters[split.tile] = 0u;
   }
   __syncthreads();
-  if (!fusecSplitKLast)
+  if (!*last)
     return false;
 #pragma unroll
   for (int i = 0; i < M; ++i)

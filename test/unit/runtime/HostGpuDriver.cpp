@@ -456,17 +456,21 @@ public:
                   " k-slices, above its " + std::to_string(kernel.launchOf(step.variant).splitMaxSlices) + " " +
                   where.str());
     if (step.split) {
-      // The partial sums of every block, and a counter per output tile.
+      // The partial sums of every block, and a counter per output tile; an
+      // unsplit launch (grid.z 1) touches neither, and its tiles may be more
+      // than the scratch holds.
+      const bool splits = step.grid.z > 1;
       const size_t tiles = size_t(step.grid.x) * step.grid.y;
       const size_t sizes[2] = {
           tiles * step.grid.z * static_cast<size_t>(kernel.launchOf(step.variant).splitPartialFloats) * sizeof(float),
           tiles * sizeof(uint32_t)};
       for (size_t i = 0; i < 2; ++i) {
         const DevicePtr address = args[ids.size() + i];
-        driver_.requireDevice(address, sizes[i], i == 0 ? "the split-K partial sums" : "the split-K tile counters",
-                              where);
+        if (splits)
+          driver_.requireDevice(address, sizes[i], i == 0 ? "the split-K partial sums" : "the split-K tile counters",
+                                where);
         pointers.push_back(reinterpret_cast<void *>(address));
-        bytes.push_back(sizes[i]);
+        bytes.push_back(splits ? sizes[i] : 0);
       }
     }
     driver_.countLaunch();
