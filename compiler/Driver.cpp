@@ -64,14 +64,20 @@ uint64_t hashFile(StringRef path) {
 
 } // namespace
 
-OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context) {
+OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context, const import::DimensionSizes &sizes) {
   StringRef extension = llvm::sys::path::extension(path);
   if (extension == ".json")
-    return import::importJsonModel(path, context);
+    return import::importJsonModel(path, context, sizes);
   if (extension == ".onnx")
-    return import::importOnnxModel(path, context);
-  if (extension == ".mlir")
+    return import::importOnnxModel(path, context, sizes);
+  if (extension == ".mlir") {
+    if (!sizes.empty()) {
+      emitError(FileLineColLoc::get(&context, path, 0, 0))
+          << "dimension sizes apply to .json and .onnx models; a .mlir module's types are already resolved";
+      return nullptr;
+    }
     return parseSourceFile<ModuleOp>(path, &context);
+  }
   emitError(FileLineColLoc::get(&context, path, 0, 0))
       << "unknown model format '" << extension << "' (expected .json, .onnx or .mlir)";
   return nullptr;
@@ -90,7 +96,7 @@ std::unique_ptr<MLIRContext> createContext() {
 OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &options) {
   if (options.progress)
     llvm::errs() << "fusec: importing " << options.inputPath << "\n";
-  OwningOpRef<ModuleOp> module = importModel(options.inputPath, context);
+  OwningOpRef<ModuleOp> module = importModel(options.inputPath, context, options.dimensionSizes);
   if (!module)
     return nullptr;
   if (options.progress)
@@ -228,6 +234,10 @@ std::string checkDriverOptions(const DriverOptions &options) {
   for (int64_t bucket : options.plan.batchBuckets)
     if (bucket < 1)
       return "batch-buckets needs positive integers, got '" + std::to_string(bucket) + "'";
+  for (const auto &[name, size] : options.dimensionSizes)
+    if (name.empty() || size < 1 || size > (int64_t(1) << 31))
+      return "dim needs NAME=SIZE with a name and a size from 1 to 2^31, got '" + name + "=" + std::to_string(size) +
+             "'";
   return "";
 }
 
@@ -255,7 +265,7 @@ int runDriver(const DriverOptions &options) {
   FusecDiagnosticHandler diagnostics(context.get());
 
   if (options.emit == EmitKind::Mlir || options.emit == EmitKind::Json) {
-    OwningOpRef<ModuleOp> module = importModel(options.inputPath, *context);
+    OwningOpRef<ModuleOp> module = importModel(options.inputPath, *context, options.dimensionSizes);
     if (!module)
       return 1;
     if (!options.dumpDir.empty() && failed(writeInto(*context, options.dumpDir, "imported.mlir", printModule(*module))))

@@ -3,6 +3,7 @@
 #define FUSEC_COMPILER_DRIVER_H
 
 #include "compiler/PlanWriter.h"
+#include "compiler/import/SymbolicDimensions.h"
 #include "passes/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -33,6 +34,9 @@ enum class EmitKind {
 
 struct DriverOptions {
   std::string inputPath;
+  /// Sizes for named input dimensions other than the batch (fusec --dim
+  /// seq=128): a plan has one dynamic dimension.
+  import::DimensionSizes dimensionSizes;
   /// "-" writes text outputs to stdout.
   std::string outputPath;
   EmitKind emit = EmitKind::Plan;
@@ -50,9 +54,12 @@ struct DriverOptions {
   std::string dumpDir;
 };
 
-/// Imports a model by its extension (.json, .onnx, .mlir) into `context`.
-/// Errors are reported through the context's diagnostics.
-mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path, mlir::MLIRContext &context);
+/// Imports a model by its extension (.json, .onnx, .mlir) into `context`,
+/// reading the input dimensions `sizes` names as those sizes (not for .mlir,
+/// whose types are already resolved: sizes are an error there). Errors are
+/// reported through the context's diagnostics.
+mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path, mlir::MLIRContext &context,
+                                              const import::DimensionSizes &sizes = {});
 
 /// A context with every dialect fusec uses loaded.
 std::unique_ptr<mlir::MLIRContext> createContext();

@@ -14,6 +14,7 @@ namespace fusec {
 CompiledModel compileModelFile(const std::string &path, const ModelCompileOptions &options) {
   DriverOptions driver;
   driver.inputPath = path;
+  driver.dimensionSizes = options.dimensionSizes;
   driver.fusion.strategy = options.fusionStrategy;
   driver.fusion.deviceProfile = options.deviceProfile;
   driver.fusion.costBatch = options.costBatch;

@@ -11,6 +11,7 @@
 #define FUSEC_COMPILER_MODELCOMPILER_H
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +37,8 @@ struct ModelCompileOptions {
   /// --kernel-variants); above 1 the plan carries variants to tune.
   int64_t kernelVariants = 1;
   std::vector<int64_t> batchBuckets = {1, 2, 4, 8, 16};
+  /// Sizes for named input dimensions other than the batch (fusec --dim).
+  std::map<std::string, int64_t> dimensionSizes;
   /// On-disk NVRTC kernel cache; empty disables it.
   std::string kernelCacheDir;
 };

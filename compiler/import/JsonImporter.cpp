@@ -24,8 +24,8 @@ inline constexpr int64_t kFormatVersion = 1;
 /// Reads one JSON document into a Graph, reporting the first problem.
 class JsonGraphReader {
 public:
-  JsonGraphReader(StringRef path, MLIRContext &context)
-      : path(path.str()), context(context), fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {}
+  JsonGraphReader(StringRef path, MLIRContext &context, const DimensionSizes &sizes)
+      : path(path.str()), context(context), fileLoc(FileLineColLoc::get(&context, path, 0, 0)), dimensions(sizes) {}
 
   /// Reads the file at `path`.
   FailureOr<Graph> read();
@@ -49,8 +49,9 @@ private:
   std::string path;
   MLIRContext &context;
   Location fileLoc;
-  /// The symbol naming the batch dimension; every symbolic dimension must use it.
-  std::string batchSymbol;
+  /// The inputs' named dimensions: sizes given for some (fusec --dim), the
+  /// batch symbol.
+  SymbolicDimensions dimensions;
 };
 
 LogicalResult JsonGraphReader::readShape(const json &value, const Twine &where, std::vector<int64_t> &shape,
@@ -61,13 +62,11 @@ LogicalResult JsonGraphReader::readShape(const json &value, const Twine &where, 
     if (dim.is_number_integer() && dim.get<int64_t>() >= 0) {
       shape.push_back(dim.get<int64_t>());
     } else if (dim.is_string() && allowBatch) {
-      std::string symbol = dim.get<std::string>();
-      if (batchSymbol.empty())
-        batchSymbol = symbol;
-      else if (symbol != batchSymbol)
-        return fail(where, "symbolic dimension '" + symbol + "' differs from the batch symbol '" + batchSymbol +
-                               "' (only the batch dimension may be symbolic)");
-      shape.push_back(kBatchDim);
+      std::string error;
+      std::optional<int64_t> size = dimensions.resolve(dim.get<std::string>(), error);
+      if (!size)
+        return fail(where, "has " + error);
+      shape.push_back(*size);
     } else {
       return fail(where, "shape entries must be non-negative integers" +
                              Twine(allowBatch ? " or the batch symbol" : "") + ", got " + dim.dump());
@@ -160,6 +159,8 @@ LogicalResult JsonGraphReader::readInputs(const json &root, Graph &graph) {
       return failure();
     graph.inputs.push_back(std::move(graphInput));
   }
+  if (std::string unused = dimensions.unusedSizes(); !unused.empty())
+    return emitError(fileLoc) << unused;
   return success();
 }
 
@@ -323,9 +324,10 @@ FailureOr<Graph> JsonGraphReader::read(StringRef text) {
 
 /// Runs `read` on a reader of `path`; a field of an unexpected JSON type
 /// that the reader accessed directly becomes a diagnostic.
-template <typename Read> FailureOr<Graph> readReportingTypeErrors(StringRef path, MLIRContext &context, Read read) {
+template <typename Read>
+FailureOr<Graph> readReportingTypeErrors(StringRef path, MLIRContext &context, const DimensionSizes &sizes, Read read) {
   try {
-    JsonGraphReader reader(path, context);
+    JsonGraphReader reader(path, context, sizes);
     return read(reader);
   } catch (const json::exception &error) {
     return emitError(FileLineColLoc::get(&context, path, 0, 0)) << "invalid model: " << error.what();
@@ -334,23 +336,25 @@ template <typename Read> FailureOr<Graph> readReportingTypeErrors(StringRef path
 
 } // namespace
 
-FailureOr<Graph> readJsonGraph(StringRef path, MLIRContext &context) {
-  return readReportingTypeErrors(path, context, [&](JsonGraphReader &reader) { return reader.read(); });
+FailureOr<Graph> readJsonGraph(StringRef path, MLIRContext &context, const DimensionSizes &sizes) {
+  return readReportingTypeErrors(path, context, sizes, [&](JsonGraphReader &reader) { return reader.read(); });
 }
 
-FailureOr<Graph> readJsonGraphFromBuffer(StringRef text, StringRef path, MLIRContext &context) {
-  return readReportingTypeErrors(path, context, [&](JsonGraphReader &reader) { return reader.read(text); });
+FailureOr<Graph> readJsonGraphFromBuffer(StringRef text, StringRef path, MLIRContext &context,
+                                         const DimensionSizes &sizes) {
+  return readReportingTypeErrors(path, context, sizes, [&](JsonGraphReader &reader) { return reader.read(text); });
 }
 
-OwningOpRef<ModuleOp> importJsonModel(StringRef path, MLIRContext &context) {
-  auto graph = readJsonGraph(path, context);
+OwningOpRef<ModuleOp> importJsonModel(StringRef path, MLIRContext &context, const DimensionSizes &sizes) {
+  auto graph = readJsonGraph(path, context, sizes);
   if (failed(graph))
     return nullptr;
   return buildModule(*graph, context);
 }
 
-OwningOpRef<ModuleOp> importJsonModelFromBuffer(StringRef text, StringRef path, MLIRContext &context) {
-  auto graph = readJsonGraphFromBuffer(text, path, context);
+OwningOpRef<ModuleOp> importJsonModelFromBuffer(StringRef text, StringRef path, MLIRContext &context,
+                                                const DimensionSizes &sizes) {
+  auto graph = readJsonGraphFromBuffer(text, path, context, sizes);
   if (failed(graph))
     return nullptr;
   return buildModule(*graph, context);

@@ -114,8 +114,9 @@ std::vector<int64_t> reshapeTargetFor(ArrayRef<int64_t> from, ArrayRef<int64_t> 
 
 class OnnxGraphReader {
 public:
-  OnnxGraphReader(const onnx::ModelProto &model, StringRef path, MLIRContext &context)
-      : model(model), path(path.str()), context(context), fileLoc(FileLineColLoc::get(&context, path, 0, 0)) {}
+  OnnxGraphReader(const onnx::ModelProto &model, StringRef path, MLIRContext &context, const DimensionSizes &sizes)
+      : model(model), path(path.str()), context(context), fileLoc(FileLineColLoc::get(&context, path, 0, 0)),
+        dimensions(sizes) {}
 
   FailureOr<Graph> read();
 
@@ -154,8 +155,9 @@ private:
   MLIRContext &context;
   Location fileLoc;
   int64_t opset = 0;
-  /// The dim_param naming the batch dimension; empty when no input has one.
-  std::string batchSymbol;
+  /// The inputs' named dimensions: sizes given for some (fusec --dim), the
+  /// batch symbol.
+  SymbolicDimensions dimensions;
   /// Tensors known at import: initializers, Constant nodes, folded nodes.
   llvm::StringMap<KnownTensor> known;
   /// Tensors computed at run time: graph inputs and GraphNode outputs.
@@ -242,12 +244,11 @@ LogicalResult OnnxGraphReader::readInputs() {
       }
       if (!dim.has_dim_param() || dim.dim_param().empty())
         return fail("has dimension " + Twine(d) + " without a size or a name");
-      if (batchSymbol.empty())
-        batchSymbol = dim.dim_param();
-      else if (dim.dim_param() != batchSymbol)
-        return fail("has symbolic dimension '" + dim.dim_param() + "', but the batch is '" + batchSymbol +
-                    "' (only the batch dimension may be symbolic)");
-      shape.push_back(kBatchDim);
+      std::string error;
+      std::optional<int64_t> size = dimensions.resolve(dim.dim_param(), error);
+      if (!size)
+        return fail("has " + error);
+      shape.push_back(*size);
     }
     if (!isPlausibleShape(shape, /*allowBatch=*/true))
       return fail("has an implausibly large shape (more than " + Twine(kMaxTensorBytes) + " bytes per sample)");
@@ -255,7 +256,9 @@ LogicalResult OnnxGraphReader::readInputs() {
     graph.inputs.push_back({input.name(), shape, *dtype});
     runtimeInputs.emplace_back(&input, std::move(shape));
   }
-  shapes.emplace(model, batchSymbol);
+  if (std::string unused = dimensions.unusedSizes(); !unused.empty())
+    return emitError(fileLoc) << unused;
+  shapes.emplace(model, dimensions);
   for (auto &[input, shape] : runtimeInputs)
     shapes->addInput(*input, std::move(shape));
   return success();
@@ -799,11 +802,12 @@ bool isImportTimeInput(StringRef opType, int64_t opset, size_t index) {
   });
 }
 
-FailureOr<Graph> readOnnxGraph(const onnx::ModelProto &model, StringRef sourceName, MLIRContext &context) {
-  return OnnxGraphReader(model, sourceName, context).read();
+FailureOr<Graph> readOnnxGraph(const onnx::ModelProto &model, StringRef sourceName, MLIRContext &context,
+                               const DimensionSizes &sizes) {
+  return OnnxGraphReader(model, sourceName, context, sizes).read();
 }
 
-FailureOr<Graph> readOnnxGraph(StringRef path, MLIRContext &context) {
+FailureOr<Graph> readOnnxGraph(StringRef path, MLIRContext &context, const DimensionSizes &sizes) {
   Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
@@ -819,18 +823,19 @@ FailureOr<Graph> readOnnxGraph(StringRef path, MLIRContext &context) {
   // Protobuf skips fields it does not know, so some foreign bytes parse.
   if (!model.has_graph() || model.opset_import_size() == 0)
     return emitError(fileLoc) << "not an ONNX model: it has no graph or no opset import";
-  return readOnnxGraph(model, path, context);
+  return readOnnxGraph(model, path, context, sizes);
 }
 
-OwningOpRef<ModuleOp> importOnnxModel(const onnx::ModelProto &model, StringRef sourceName, MLIRContext &context) {
-  auto graph = readOnnxGraph(model, sourceName, context);
+OwningOpRef<ModuleOp> importOnnxModel(const onnx::ModelProto &model, StringRef sourceName, MLIRContext &context,
+                                      const DimensionSizes &sizes) {
+  auto graph = readOnnxGraph(model, sourceName, context, sizes);
   if (failed(graph))
     return nullptr;
   return buildModule(*graph, context);
 }
 
-OwningOpRef<ModuleOp> importOnnxModel(StringRef path, MLIRContext &context) {
-  auto graph = readOnnxGraph(path, context);
+OwningOpRef<ModuleOp> importOnnxModel(StringRef path, MLIRContext &context, const DimensionSizes &sizes) {
+  auto graph = readOnnxGraph(path, context, sizes);
   if (failed(graph))
     return nullptr;
   return buildModule(*graph, context);

@@ -12,6 +12,7 @@
 #define FUSEC_COMPILER_IMPORT_ONNXIMPORTER_H
 
 #include "compiler/import/Graph.h"
+#include "compiler/import/SymbolicDimensions.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -29,18 +30,22 @@ inline constexpr int64_t kMinOnnxOpset = 7;
 inline constexpr int64_t kMaxOnnxOpset = 18;
 
 /// Parses the .onnx file at `path`. Reports problems as diagnostics naming
-/// the file and node; unsupported op types are listed in one error.
-mlir::FailureOr<Graph> readOnnxGraph(llvm::StringRef path, mlir::MLIRContext &context);
+/// the file and node; unsupported op types are listed in one error. Input
+/// dimensions named in `sizes` (dim_params) are read as those sizes; the
+/// one other name, if any, is the batch.
+mlir::FailureOr<Graph> readOnnxGraph(llvm::StringRef path, mlir::MLIRContext &context,
+                                     const DimensionSizes &sizes = {});
 
 /// readOnnxGraph on a model already in memory; `sourceName` stands for the
 /// file in diagnostics and locations.
 mlir::FailureOr<Graph> readOnnxGraph(const onnx::ModelProto &model, llvm::StringRef sourceName,
-                                     mlir::MLIRContext &context);
+                                     mlir::MLIRContext &context, const DimensionSizes &sizes = {});
 
 /// readOnnxGraph followed by buildModule.
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(llvm::StringRef path, mlir::MLIRContext &context);
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(llvm::StringRef path, mlir::MLIRContext &context,
+                                                  const DimensionSizes &sizes = {});
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(const onnx::ModelProto &model, llvm::StringRef sourceName,
-                                                  mlir::MLIRContext &context);
+                                                  mlir::MLIRContext &context, const DimensionSizes &sizes = {});
 
 /// How the importer treats an ai.onnx op type.
 enum class OnnxOpKind {

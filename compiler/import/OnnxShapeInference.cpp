@@ -6,15 +6,22 @@
 
 namespace fusec::import {
 
-RuntimeShapeInference::RuntimeShapeInference(const onnx::ModelProto &source, std::string batchSymbol)
-    : batchSymbol(std::move(batchSymbol)) {
+RuntimeShapeInference::RuntimeShapeInference(const onnx::ModelProto &source, SymbolicDimensions dimensions)
+    : dimensions(std::move(dimensions)) {
   model.set_ir_version(source.ir_version());
   *model.mutable_opset_import() = source.opset_import();
   model.mutable_graph()->set_name(source.graph().name());
 }
 
 void RuntimeShapeInference::addInput(const onnx::ValueInfoProto &input, std::vector<int64_t> shape) {
-  *model.mutable_graph()->add_input() = input;
+  onnx::ValueInfoProto &added = *model.mutable_graph()->add_input();
+  added = input;
+  // Sized dimensions become static for ONNX inference too, so that the
+  // shapes it derives from them (a Reshape to [batch, seq, heads, d]) are.
+  onnx::TensorShapeProto &dims = *added.mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (int d = 0; d < dims.dim_size() && d < int(shape.size()); ++d)
+    if (shape[d] != kBatchDim)
+      dims.mutable_dim(d)->set_dim_value(shape[d]);
   shapes[input.name()] = std::move(shape);
   elemTypes[input.name()] = input.type().tensor_type().elem_type();
 }
@@ -51,7 +58,9 @@ void RuntimeShapeInference::record(const onnx::ValueInfoProto &info) {
   for (const auto &dim : info.type().tensor_type().shape().dim()) {
     if (dim.has_dim_value())
       shape.push_back(dim.dim_value());
-    else if (!batchSymbol.empty() && dim.dim_param() == batchSymbol)
+    else if (std::optional<int64_t> size = dimensions.sizeOf(dim.dim_param()))
+      shape.push_back(*size);
+    else if (!dimensions.batchSymbol().empty() && dim.dim_param() == dimensions.batchSymbol())
       shape.push_back(kBatchDim);
     else
       shape.push_back(kUnknownDim);

@@ -14,6 +14,7 @@
 #define FUSEC_COMPILER_IMPORT_ONNXSHAPEINFERENCE_H
 
 #include "compiler/import/OnnxTensor.h"
+#include "compiler/import/SymbolicDimensions.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -30,11 +31,14 @@ public:
   /// A dimension ONNX shape inference could not determine.
   static constexpr int64_t kUnknownDim = -2;
 
-  /// `model` provides the opsets; `batchSymbol` is the dim_param that names
-  /// the batch dimension (empty when the model has none).
-  RuntimeShapeInference(const onnx::ModelProto &model, std::string batchSymbol);
+  /// `model` provides the opsets; `dimensions` the inputs' named dimensions
+  /// as the importer read them: the batch symbol and the sizes given for
+  /// others.
+  RuntimeShapeInference(const onnx::ModelProto &model, SymbolicDimensions dimensions);
 
-  /// A graph input computed at run time, whose `shape` is already known.
+  /// A graph input computed at run time, whose `shape` is already known
+  /// (dimensions given a size are static there, and ONNX inference sees them
+  /// so).
   void addInput(const onnx::ValueInfoProto &input, std::vector<int64_t> shape);
   /// A tensor known at import that added nodes read. Only integer data can
   /// change shapes, so float tensors enter by type alone.
@@ -56,7 +60,7 @@ private:
   void inferNewNodes();
 
   onnx::ModelProto model;
-  std::string batchSymbol;
+  SymbolicDimensions dimensions;
   llvm::StringMap<std::vector<int64_t>> shapes;
   llvm::StringMap<int32_t> elemTypes;
   /// How many nodes the last inference run covered.

@@ -20,8 +20,9 @@ void bindCompiler(py::module_ &module) {
       [](const std::string &path, const std::string &target, const std::string &precision,
          const std::string &ioPrecision, const std::string &fusionStrategy, const std::vector<std::string> &disable,
          const std::vector<int64_t> &batchBuckets, int64_t costBatch, int64_t kernelVariants,
-         const std::string &deviceProfile, const std::string &kernelCache) {
+         const std::string &deviceProfile, const std::string &kernelCache, const std::map<std::string, int64_t> &dims) {
         ModelCompileOptions options;
+        options.dimensionSizes = dims;
         options.target = target;
         options.precision = precision;
         options.ioPrecision = ioPrecision;
@@ -47,7 +48,7 @@ void bindCompiler(py::module_ &module) {
       },
       py::arg("path"), py::arg("target"), py::arg("precision"), py::arg("io_precision"), py::arg("fusion_strategy"),
       py::arg("disable"), py::arg("batch_buckets"), py::arg("cost_batch"), py::arg("kernel_variants"),
-      py::arg("device_profile"), py::arg("kernel_cache"),
+      py::arg("device_profile"), py::arg("kernel_cache"), py::arg("dims"),
       "Compiles the model file at `path`; returns (plan bytes, fusion report JSON text). Raises CompileError.");
 }
 

@@ -94,6 +94,25 @@ def test_compile_errors_carry_fusec_diagnostics(tmp_path):
     assert issubclass(fusec.CompileError, fusec.Error) and issubclass(fusec.Error, RuntimeError)
 
 
+def test_named_dimensions_take_sizes_at_compile_time():
+    """A graph whose ids are [batch, seq]: with dims={"seq": 3} the plan's
+    input is [batch, 3]; without a size for seq, compiling fails and says
+    how to give one."""
+    graph = json.loads(embedding_graph())
+    graph["inputs"][0]["shape"] = ["batch", "seq"]
+    model = json.dumps(graph).encode()
+    with pytest.raises(fusec.CompileError, match=r"symbolic dimension 'seq', but the batch is 'batch'.*--dim seq=SIZE"):
+        fusec.compile(model, target="cpu")
+    plan = fusec.compile(model, target="cpu", dims={"seq": 3})
+    assert plan.inputs[0]["shape"] == (None, 3)
+    ids = numpy.array([[1, 0, 4], [2, 2, 0]], dtype=numpy.int64)
+    outputs = fusec.Session(plan, device="cpu").run({"ids": ids})
+    assert outputs["rows"].shape == (2, 3, 2)
+    assert outputs["is_pad"].tolist() == [[False, True, False], [False, False, True]]
+    with pytest.raises(fusec.CompileError, match=r"a size is given for dimension 'sq'"):
+        fusec.compile(model, target="cpu", dims={"seq": 3, "sq": 2})
+
+
 def test_plan_and_session_errors(tmp_path):
     with pytest.raises(fusec.Error, match=r"garbage"):
         fusec.Plan.from_bytes(b"not a plan", "garbage")

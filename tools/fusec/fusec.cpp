@@ -38,6 +38,10 @@ cl::opt<fusec::EmitKind>
                     clEnumValN(fusec::EmitKind::Dot, "dot",
                                "the fused graph as Graphviz DOT, kernels as labelled clusters")),
          cl::cat(fusecCategory));
+cl::list<std::string> dimensionSizes("dim", cl::value_desc("name=size"),
+                                     cl::desc("Read the named input dimension (an ONNX dim_param, a JSON shape string) "
+                                              "as this size: a plan has one dynamic dimension, the batch; may repeat"),
+                                     cl::cat(fusecCategory));
 cl::opt<std::string> batchBuckets("batch-buckets", cl::init("1,2,4,8,16"), cl::value_desc("n,n,..."),
                                   cl::desc("Batch sizes the runtime prepares (one CUDA graph each)"),
                                   cl::cat(fusecCategory));
@@ -147,6 +151,18 @@ int main(int argc, char **argv) {
       return 2;
     }
     options.plan.batchBuckets.push_back(bucket);
+  }
+  for (llvm::StringRef item : dimensionSizes) {
+    auto [name, sizeText] = item.split('=');
+    int64_t size = 0;
+    if (name.trim().empty() || sizeText.trim().getAsInteger(10, size)) {
+      llvm::errs() << "fusec: error: --dim needs NAME=SIZE, got '" << item << "'\n";
+      return 2;
+    }
+    if (!options.dimensionSizes.emplace(name.trim().str(), size).second) {
+      llvm::errs() << "fusec: error: --dim gives '" << name.trim() << "' twice\n";
+      return 2;
+    }
   }
   if (std::string invalid = fusec::checkDriverOptions(options); !invalid.empty()) {
     llvm::errs() << "fusec: error: --" << invalid << "\n";

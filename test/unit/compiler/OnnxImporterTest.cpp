@@ -418,7 +418,7 @@ TEST_CASE("a Reshape shape known only at run time is an error naming the node", 
                                    Catch::Contains("'target' is computed at run time"));
 }
 
-TEST_CASE("only the batch dimension may be symbolic", "[onnx][errors]") {
+TEST_CASE("a second symbolic dimension needs a size", "[onnx][errors]") {
   TestModel model;
   model.input("x", {"batch", "4"});
   model.input("y", {"batch", "seq"});
@@ -427,8 +427,44 @@ TEST_CASE("only the batch dimension may be symbolic", "[onnx][errors]") {
 
   TestContext test;
   CHECK_FALSE(model.import(test));
-  CHECK_THAT(test.diagnostics, Catch::Contains("symbolic dimension 'seq'") &&
-                                   Catch::Contains("only the batch dimension may be symbolic"));
+  CHECK_THAT(test.diagnostics, Catch::Contains("graph input 'y' has symbolic dimension 'seq', but the batch is "
+                                               "'batch' (a plan has one dynamic dimension, the batch: give the "
+                                               "others sizes, e.g. fusec --dim seq=SIZE)"));
+}
+
+TEST_CASE("named dimensions given sizes import as static sizes, through shape inference and folding", "[onnx]") {
+  // x [batch, seq, 8] and y [batch, 32]: with seq = 4, Shape(x) folds to
+  // [batch, 4, 8] and reshapes y; the Add's inferred shape is static but for
+  // the batch.
+  TestModel model;
+  model.input("x", {"batch", "seq", "8"});
+  model.input("y", {"batch", "32"});
+  model.node("Shape", {"x"}, {"shape"});
+  model.node("Reshape", {"y", "shape"}, {"r"});
+  model.node("Add", {"x", "r"}, {"z"});
+  model.output("z");
+
+  TestContext test;
+  auto module = import::importOnnxModel(model.model, "test.onnx", test.context, {{"seq", 4}});
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  func::FuncOp main = mainFunction(*module);
+  CHECK(shapeOf(main.getArgument(0)) == std::vector<int64_t>{ShapedType::kDynamic, 4, 8});
+  CHECK(shapeOf(main.getBody().front().getTerminator()->getOperand(0)) ==
+        std::vector<int64_t>{ShapedType::kDynamic, 4, 8});
+
+  // A size for the batch symbol too: nothing is dynamic.
+  TestContext fixed;
+  auto all = import::importOnnxModel(model.model, "test.onnx", fixed.context, {{"seq", 4}, {"batch", 2}});
+  INFO(fixed.diagnostics);
+  REQUIRE(all);
+  CHECK(shapeOf(mainFunction(*all).getArgument(1)) == std::vector<int64_t>{2, 32});
+
+  // A size for a name no input has is an error listing the names there are.
+  TestContext typo;
+  CHECK_FALSE(import::importOnnxModel(model.model, "test.onnx", typo.context, {{"seq", 4}, {"sq", 4}}));
+  CHECK_THAT(typo.diagnostics, Catch::Contains("a size is given for dimension 'sq', which no graph "
+                                               "input has (they have 'batch', 'seq')"));
 }
 
 TEST_CASE("arithmetic on the batch size that fusec cannot track is an error", "[onnx][errors]") {
