@@ -54,6 +54,8 @@ std::string describe(const fuse::KernelConfig &config) {
              : config.operands == fuse::OperandType::BF16 ? " bf16"
              : config.passes == 3                         ? " 3xtf32"
                                                           : " tf32");
+  if (config.splitK > 1) // split-capable: up to this many k-slices
+    text += " k" + std::to_string(config.splitK);
   return text;
 }
 
@@ -118,7 +120,7 @@ int main(int argc, char **argv) {
   std::printf("ResNet-50 224x224, %s, %zu conv/GEMM kernels, %s, cost model: %s, tiles chosen for batch %lld\n",
               precision.c_str(), kernels.size(), target.c_str(), profile->name.c_str(),
               static_cast<long long>(costBatch));
-  std::printf("%-48s %-36s %5s %6s %5s %9s %9s %9s %9s\n", "kernel", "config", "regs", "smem", "spill", "GFLOP@1",
+  std::printf("%-48s %-40s %5s %6s %5s %9s %9s %9s %9s\n", "kernel", "config", "regs", "smem", "spill", "GFLOP@1",
               "us@1", "GFLOP@32", "us@32");
   double totalUs1 = 0, totalUs32 = 0, totalFlop1 = 0, totalFlop32 = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -131,9 +133,9 @@ int main(int argc, char **argv) {
     const fuse::KernelConfig config = fuse::KernelConfig::fromAttr(superkernels[i].getConfigAttr());
     std::string name = kernels[i].name.substr(0, 48);
     if (compiled.empty())
-      std::printf("%-48s %-36s %5s %6s %5s", name.c_str(), describe(config).c_str(), "-", "-", "-");
+      std::printf("%-48s %-40s %5s %6s %5s", name.c_str(), describe(config).c_str(), "-", "-", "-");
     else
-      std::printf("%-48s %-36s %5d %6ld %5ld", name.c_str(), describe(config).c_str(), compiled[i].registers,
+      std::printf("%-48s %-40s %5d %6ld %5ld", name.c_str(), describe(config).c_str(), compiled[i].registers,
                   std::max(sharedBytes(compiled[i].log), long(kernels[i].launch.sharedBytes)),
                   long(compiled[i].spillBytes));
     std::printf(" %9.3f %9.1f %9.3f %9.1f\n", at1.flops / 1e9, at1.timeUs, at32.flops / 1e9, at32.timeUs);
