@@ -39,9 +39,13 @@ void makeDirectories(const std::string &path) {
 }
 
 #ifdef FUSEC_HAVE_NVRTC
-/// One NVRTC compilation; returns false with `log` on failure.
-bool nvrtcCompile(const GeneratedKernel &kernel, const std::string &archOption, bool cubin, std::string &output,
-                  std::string &log) {
+/// One NVRTC compilation for the real architecture in `archOption`
+/// (sm_XX), which yields both the PTX it lowered (`.target sm_XX`, what a
+/// driver JIT-compiles for another device) and the CUBIN ptxas made of it:
+/// one front-end pass, not one per format. Returns false with `log` on
+/// failure.
+bool nvrtcCompile(const GeneratedKernel &kernel, const std::string &archOption, std::string &ptx,
+                  std::vector<uint8_t> &cubin, std::string &log) {
   std::vector<const char *> headers, headerNames;
   for (const DeviceHeader &header : deviceHeaders()) {
     headers.push_back(header.text);
@@ -53,9 +57,7 @@ bool nvrtcCompile(const GeneratedKernel &kernel, const std::string &archOption, 
     log = "nvrtcCreateProgram failed";
     return false;
   }
-  std::vector<const char *> options = {archOption.c_str(), "-std=c++17", "--restrict"};
-  if (cubin)
-    options.push_back("--ptxas-options=-v");
+  std::vector<const char *> options = {archOption.c_str(), "-std=c++17", "--restrict", "--ptxas-options=-v"};
   nvrtcResult result = nvrtcCompileProgram(program, int(options.size()), options.data());
   size_t logSize = 0;
   nvrtcGetProgramLogSize(program, &logSize);
@@ -66,14 +68,16 @@ bool nvrtcCompile(const GeneratedKernel &kernel, const std::string &archOption, 
     log.pop_back();
   if (result == NVRTC_SUCCESS) {
     size_t size = 0;
-    if (cubin) {
-      nvrtcGetCUBINSize(program, &size);
-      output.assign(size, '\0');
-      nvrtcGetCUBIN(program, output.data());
-    } else {
-      nvrtcGetPTXSize(program, &size);
-      output.assign(size, '\0');
-      nvrtcGetPTX(program, output.data());
+    nvrtcGetPTXSize(program, &size);
+    ptx.assign(size, '\0');
+    nvrtcGetPTX(program, ptx.data());
+    size = 0;
+    nvrtcGetCUBINSize(program, &size);
+    cubin.assign(size, 0);
+    nvrtcGetCUBIN(program, reinterpret_cast<char *>(cubin.data()));
+    if (ptx.empty() || cubin.empty()) {
+      log = "NVRTC returned no " + std::string(ptx.empty() ? "PTX" : "CUBIN") + " for " + archOption;
+      result = NVRTC_ERROR_INTERNAL_ERROR;
     }
   }
   nvrtcDestroyProgram(&program);
@@ -142,12 +146,10 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
   error = "this fusec was built without NVRTC: kernels cannot be compiled for " + options.arch + " (use --target=cpu)";
   return {};
 #else
-  std::string virtualArch = options.arch;
-  if (virtualArch.rfind("sm_", 0) != 0) {
+  if (options.arch.rfind("sm_", 0) != 0) {
     error = "target '" + options.arch + "' is not an NVIDIA architecture like sm_90";
     return {};
   }
-  virtualArch.replace(0, 3, "compute_");
   // The headers a kernel includes are part of what it compiles to: a changed
   // header must not find the cache's old binaries.
   std::string toolchain = "nvrtc " + nvrtcVersion();
@@ -201,21 +203,17 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
           continue;
         }
       }
-      std::string cubin, ptxLog;
-      bool ok = nvrtcCompile(kernel, "--gpu-architecture=" + virtualArch, false, result.ptx, ptxLog) &&
-                nvrtcCompile(kernel, "--gpu-architecture=" + options.arch, true, cubin, result.log);
+      const bool ok = nvrtcCompile(kernel, "--gpu-architecture=" + options.arch, result.ptx, result.cubin, result.log);
       if (!ok) {
         std::lock_guard<std::mutex> lock(errorMutex);
         if (!failed.exchange(true)) {
           std::string dump =
               (options.dumpDir.empty() ? std::string("/tmp") : options.dumpDir) + "/" + kernel.name + ".cu";
           std::ofstream(dump) << kernel.source;
-          error = "NVRTC failed to compile kernel '" + kernel.name + "' (source: " + dump + "):\n" +
-                  (ptxLog.empty() ? result.log : ptxLog);
+          error = "NVRTC failed to compile kernel '" + kernel.name + "' (source: " + dump + "):\n" + result.log;
         }
         continue;
       }
-      result.cubin.assign(cubin.begin(), cubin.end());
       parsePtxasReport(result);
       reportProgress();
       if (!base.empty()) {

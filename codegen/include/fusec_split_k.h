@@ -6,12 +6,13 @@
 // multiplying a contiguous share of the k-tiles, and adds their sums:
 //
 //  * every block stores its partial accumulators to the global `partials`
-//    workspace (fragment order: thread t's value r at r * Threads + t, so
-//    the stores and loads of a warp are coalesced), then counts itself in
-//    the tile's counter;
+//    workspace as float4s, one per mma tile (thread t's q-th at q * Threads
+//    + t, so a warp's stores and loads are 512 contiguous bytes), then
+//    counts itself in the tile's counter;
 //  * the block that arrives last (the counter reaches slices - 1) adds the
-//    slices' partials in slice order 0, 1, ... (its own from registers):
-//    the sum, and so the result, does not depend on which block is last.
+//    slices' partials in slice order 0, 1, ... (its own read back like the
+//    others): the sum, and so the result, does not depend on which block is
+//    last.
 //    It runs the epilogue, so bias, activations, residual adds and several
 //    outputs stay fused, and sets the counter back to 0 for the next launch:
 //    the counters are zeroed once, when the workspace is allocated;
@@ -72,9 +73,8 @@ __device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], cons
   for (int i = 0; i < M; ++i)
 #pragma unroll
     for (int j = 0; j < N; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        __stcg(own + ((i * N + j) * 4 + r) * Threads + thread, acc[i][j][r]);
+      __stcg(reinterpret_cast<float4 *>(own) + (i * N + j) * Threads + thread,
+             make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
   __threadfence();
   __syncthreads();
   if (thread == 0) {
@@ -87,17 +87,37 @@ __device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], cons
   __syncthreads();
   if (!*last)
     return false;
+  // One pass per slice, in slice order, a float4 load per mma tile: a
+  // compact loop. (A loop over the slices per value, with the own slice
+  // from registers, made ptxas take 4x as long on ResNet-50's kernels.)
+  float sum[M][N][4];
 #pragma unroll
   for (int i = 0; i < M; ++i)
 #pragma unroll
     for (int j = 0; j < N; ++j)
 #pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int index = ((i * N + j) * 4 + r) * Threads + thread;
-        float sum = 0.0f;
-        for (int s = 0; s < split.slices; ++s)
-          sum += s == split.slice ? acc[i][j][r] : __ldcg(tile + (long long)s * (kFloats * Threads) + index);
-        acc[i][j][r] = sum;
+      for (int r = 0; r < 4; ++r)
+        sum[i][j][r] = 0.0f;
+#pragma unroll 1
+  for (int s = 0; s < split.slices; ++s) {
+    const float4 *partial = reinterpret_cast<const float4 *>(tile + (long long)s * (kFloats * Threads)) + thread;
+#pragma unroll
+    for (int i = 0; i < M; ++i)
+#pragma unroll
+      for (int j = 0; j < N; ++j) {
+        const float4 v = __ldcg(partial + (i * N + j) * Threads);
+        sum[i][j][0] += v.x;
+        sum[i][j][1] += v.y;
+        sum[i][j][2] += v.z;
+        sum[i][j][3] += v.w;
       }
+  }
+#pragma unroll
+  for (int i = 0; i < M; ++i)
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        acc[i][j][r] = sum[i][j][r];
   return true;
 }
