@@ -69,12 +69,13 @@ __device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], cons
   const int thread = threadIdx.x;
   float *const tile = split.partials + (long long)split.tile * split.slices * (kFloats * Threads);
   float *const own = tile + (long long)split.slice * (kFloats * Threads);
+  // mma tile q = i N + j of thread t is float4 q Threads + t.
 #pragma unroll
-  for (int i = 0; i < M; ++i)
-#pragma unroll
-    for (int j = 0; j < N; ++j)
-      __stcg(reinterpret_cast<float4 *>(own) + (i * N + j) * Threads + thread,
-             make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
+  for (int q = 0; q < M * N; ++q) {
+    const float(&values)[4] = acc[q / N][q % N];
+    __stcg(reinterpret_cast<float4 *>(own) + q * Threads + thread,
+           make_float4(values[0], values[1], values[2], values[3]));
+  }
   __threadfence();
   __syncthreads();
   if (thread == 0) {
@@ -87,37 +88,27 @@ __device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], cons
   __syncthreads();
   if (!*last)
     return false;
-  // One pass per slice, in slice order, a float4 load per mma tile: a
-  // compact loop. (A loop over the slices per value, with the own slice
-  // from registers, made ptxas take 4x as long on ResNet-50's kernels.)
-  float sum[M][N][4];
+  // The sum restarts from zero and reads every slice back, the block's own
+  // included: one pass per slice, in slice order, a float4 load per mma
+  // tile, a compact loop. (A loop over the slices per value, with the own
+  // slice from registers, made ptxas take 4x as long on ResNet-50's kernels.)
 #pragma unroll
-  for (int i = 0; i < M; ++i)
+  for (int q = 0; q < M * N; ++q)
 #pragma unroll
-    for (int j = 0; j < N; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        sum[i][j][r] = 0.0f;
+    for (int r = 0; r < 4; ++r)
+      acc[q / N][q % N][r] = 0.0f;
 #pragma unroll 1
   for (int s = 0; s < split.slices; ++s) {
     const float4 *partial = reinterpret_cast<const float4 *>(tile + (long long)s * (kFloats * Threads)) + thread;
 #pragma unroll
-    for (int i = 0; i < M; ++i)
-#pragma unroll
-      for (int j = 0; j < N; ++j) {
-        const float4 v = __ldcg(partial + (i * N + j) * Threads);
-        sum[i][j][0] += v.x;
-        sum[i][j][1] += v.y;
-        sum[i][j][2] += v.z;
-        sum[i][j][3] += v.w;
-      }
+    for (int q = 0; q < M * N; ++q) {
+      const float4 v = __ldcg(partial + q * Threads);
+      float(&sum)[4] = acc[q / N][q % N];
+      sum[0] += v.x;
+      sum[1] += v.y;
+      sum[2] += v.z;
+      sum[3] += v.w;
+    }
   }
-#pragma unroll
-  for (int i = 0; i < M; ++i)
-#pragma unroll
-    for (int j = 0; j < N; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        acc[i][j][r] = sum[i][j][r];
   return true;
 }
