@@ -33,7 +33,9 @@ def Fuse_KernelConfigAttr : AttrDef<Fuse_Dialect, "KernelConfig"> {
       type, exact products, f32 accumulation) for f16/bf16 operands; `f32`
       (SIMT FMA, any operand type, computed in f32). The accumulator is f32
       in every case; the op rounds its result to its type;
-    - `split_k`: k-slices computed by separate blocks (1: none);
+    - `split_k`: tensor-core templates: above 1 the kernel is split-capable,
+      and the runtime may split each output tile's k-range over up to this
+      many blocks, choosing the count per launch (1: no split);
     - `vector`: elements per global->shared copy of A and of B (1, 2 or 4
       floats; 1, 2, 4 or 8 halves, 16 bytes at most).
 

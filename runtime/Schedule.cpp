@@ -104,6 +104,37 @@ uint64_t scratchBytes(const HostStep &step) {
   return end;
 }
 
+/// The scratch the split-capable kernel variants of `plan` need on a GPU of
+/// `smCount` SMs at any batch (the most any one of them needs: kernels run
+/// one at a time). A launch splits only while its tiles x slices fit in one
+/// block per SM, so this does not grow with the batch.
+struct SplitScratch {
+  uint64_t partialBytes = 0;
+  uint64_t counterBytes = 0;
+};
+
+SplitScratch splitScratch(const Plan &plan, int64_t smCount) {
+  SplitScratch scratch;
+  if (smCount < 2)
+    return scratch;
+  for (const KernelDesc &kernel : plan.kernels()) {
+    if (!kernel.launch)
+      continue;
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+      const LaunchDesc &launch = kernel.launchOf(variant);
+      if (!launch.isSplit())
+        continue;
+      // splitKSlices splits only tiles x slices <= smCount blocks, at most
+      // smCount / 2 tiles; partial floats are verified below 2^20.
+      scratch.partialBytes =
+          std::max(scratch.partialBytes,
+                   static_cast<uint64_t>(smCount) * static_cast<uint64_t>(launch.splitPartialFloats) * sizeof(float));
+      scratch.counterBytes = std::max(scratch.counterBytes, static_cast<uint64_t>(smCount / 2) * sizeof(uint32_t));
+    }
+  }
+  return scratch;
+}
+
 } // namespace
 
 std::vector<int64_t> batchBuckets(const Plan &plan) {
@@ -172,28 +203,6 @@ void selectVariant(const Plan &plan, LaunchStep &step, size_t variant, int64_t s
   if (step.split) // the plan's grid z is 1 (verified): the slices go there
     step.grid.z = static_cast<uint32_t>(
         splitKSlices(int64_t(step.grid.x) * step.grid.y, launch.splitKTiles, launch.splitMaxSlices, smCount));
-}
-
-SplitScratch splitScratch(const Plan &plan, int64_t smCount) {
-  SplitScratch scratch;
-  if (smCount < 2)
-    return scratch;
-  for (const KernelDesc &kernel : plan.kernels()) {
-    if (!kernel.launch)
-      continue;
-    for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
-      const LaunchDesc &launch = kernel.launchOf(variant);
-      if (!launch.isSplit())
-        continue;
-      // splitKSlices splits only tiles x slices <= smCount blocks, at most
-      // smCount / 2 tiles; partial floats are verified below 2^20.
-      scratch.partialBytes =
-          std::max(scratch.partialBytes,
-                   static_cast<uint64_t>(smCount) * static_cast<uint64_t>(launch.splitPartialFloats) * sizeof(float));
-      scratch.counterBytes = std::max(scratch.counterBytes, static_cast<uint64_t>(smCount / 2) * sizeof(uint32_t));
-    }
-  }
-  return scratch;
 }
 
 WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch, int64_t smCount) {

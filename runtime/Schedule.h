@@ -103,16 +103,6 @@ struct WorkspaceLayout {
 /// `smCount`: the device's SMs (0: split-capable kernels run unsplit).
 WorkspaceLayout layoutWorkspace(const Plan &plan, int64_t capacityBatch, int64_t smCount = 0);
 
-/// The scratch the split-capable kernel variants of `plan` need on a GPU of
-/// `smCount` SMs at any batch (the most any one of them needs: kernels run
-/// one at a time). A launch splits only while its tiles x slices fit in one
-/// block per SM, so this does not grow with the batch.
-struct SplitScratch {
-  uint64_t partialBytes = 0;
-  uint64_t counterBytes = 0;
-};
-SplitScratch splitScratch(const Plan &plan, int64_t smCount);
-
 /// Where buffer `id` lives when kernels run at `runBatch` (<= the layout's
 /// capacity).
 DeviceAddress bufferAddress(const Plan &plan, const WorkspaceLayout &layout, size_t id, int64_t runBatch);

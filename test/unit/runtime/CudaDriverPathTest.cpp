@@ -202,6 +202,38 @@ TEST_CASE("a kernel with more than 48 KiB of dynamic shared memory is opted in a
                     Contains("asks for 300000 bytes of dynamic shared memory; a block can have 0 to 232448"));
 }
 
+TEST_CASE("a split-capable kernel gets the split-K scratch after its buffers and its k-slices in grid z") {
+  // Kernel 0 as a split-capable kernel, whose PTX (appended to the plan's)
+  // declares the two scratch pointers: at batch 2 its one tile of 16 k-tiles
+  // splits into 4 slices on the double's 132 SMs. The model reads the batch
+  // after the five pointers (a launch passing three would hand it a pointer)
+  // and spoils its output unless the tile counter starts at zero, as the
+  // backend leaves it when it allocates the workspace (fresh memory is 0xCD).
+  const std::string ptx = std::string(test::kHostStepPlanPtx) + R"(
+.visible .entry fusec_test_mul_split(.param .u64 x, .param .u64 w, .param .u64 out,
+                                     .param .u64 partials, .param .u64 counters, .param .u32 batch)
+{
+  ret;
+}
+)";
+  json manifest = test::hostStepPlanManifest();
+  manifest["kernels"][0]["images"] = json::array({{{"format", "ptx"},
+                                                   {"target", "sm_75"},
+                                                   {"entry", "fusec_test_mul_split"},
+                                                   {"offset", 0},
+                                                   {"size", ptx.size()}}});
+  manifest["kernels"][0]["launch"]["split_k"] = {{"max_slices", 4}, {"k_tiles", 16}, {"partial_floats", 64}};
+  std::vector<plan::Section> sections = test::hostStepPlanSections();
+  sections[1].bytes.assign(ptx.begin(), ptx.end());
+  auto plan = std::make_shared<const Plan>(Plan::fromBytes(plan::encodePlan(manifest, sections), "split.plan"));
+  HostCudaState &state = hostDouble();
+  state.maxGridZ = 0;
+  Session session(plan, Device::Cuda, hostDoubleDriver());
+  for (int run = 0; run < 2; ++run) // a graph replay too
+    test::requireHostStepOutputs(session, 2, float(run));
+  CHECK(state.maxGridZ == 4);
+}
+
 TEST_CASE("CUDA sessions of one plan share one upload of its weights, freed with the last of them") {
   HostCudaState &state = hostDouble();
   auto plan = test::hostStepPlan();

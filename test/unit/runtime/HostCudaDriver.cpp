@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -126,6 +127,21 @@ const std::map<std::string, KernelModel> &kernelModels() {
         [](const std::vector<float *> &p, uint32_t batch, uint64_t i) {
           if (i < uint64_t(batch) * 4)
             p[2][i] = p[0][i] * p[1][i % 4];
+        }}},
+      // fusec_test_mul as a split-capable kernel: the partial sums and the
+      // tile counters follow the buffers. It needs one counter and the
+      // counters zero (else it spoils its output with NaN), and ignores the
+      // slices (grid.z), which the guard on the thread index absorbs.
+      {"fusec_test_mul_split",
+       {5,
+        [](size_t param, uint32_t batch) {
+          return param == 1 ? uint64_t(4) : param >= 3 ? uint64_t(1) : uint64_t(batch) * 4;
+        },
+        [](const std::vector<float *> &p, uint32_t batch, uint64_t i) {
+          uint32_t counter = 0;
+          std::memcpy(&counter, p[4], sizeof counter);
+          if (i < uint64_t(batch) * 4)
+            p[2][i] = counter == 0 ? p[0][i] * p[1][i % 4] : std::nanf("");
         }}},
       {"fusec_test_add",
        {3, [](size_t, uint32_t batch) { return uint64_t(batch) * 4; },
@@ -589,6 +605,7 @@ CUresult cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY, uns
   const uint64_t threads = uint64_t(gridX) * gridY * gridZ * blockX * blockY * blockZ;
   ++s.record.launches;
   s.record.maxDynamicSharedLaunched = std::max(s.record.maxDynamicSharedLaunched, sharedBytes);
+  s.record.maxGridZ = std::max(s.record.maxGridZ, gridZ);
   return enqueue(s, stream, {[pointers, batch, threads, thread = model->second.thread] {
                    for (uint64_t i = 0; i < threads; ++i)
                      thread(pointers, batch, i);

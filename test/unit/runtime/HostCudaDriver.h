@@ -23,6 +23,8 @@ struct HostCudaState {
   /// launched with (cuLaunchKernel).
   int maxDynamicSharedOptIn = 0;
   unsigned maxDynamicSharedLaunched = 0;
+  /// The largest grid z launched (a split-K launch's k-slices).
+  unsigned maxGridZ = 0;
   /// Host-to-device and device-to-host copies, and those whose host side
   /// was not in memory from cuMemHostAlloc.
   int hostCopies = 0;

@@ -211,7 +211,7 @@ std::vector<uint8_t> windowPlanBytes(const std::string &op, const json &attrs, c
 
 // Checked with `ptxas -arch=sm_75` and `-arch=sm_90`. One thread per
 // element; `batch` is the kernels' last parameter, as in generated kernels.
-const char *const kHostStepPlanPtx = R"(//
+extern const char *const kHostStepPlanPtx = R"(//
 // Two elementwise kernels over [batch, 4] tensors.
 //
 .version 7.0

@@ -87,6 +87,8 @@ extern const std::vector<std::vector<float>> kSmallPlanOutputRows;
 /// 5 z. Both device kernels point at the same PTX module.
 nlohmann::json hostStepPlanManifest();
 std::vector<plan::Section> hostStepPlanSections();
+/// The PTX text of the host step plan's two kernels (its kernel_images section).
+extern const char *const kHostStepPlanPtx;
 std::vector<uint8_t> hostStepPlanBytes();
 /// The host step plan, loaded.
 std::shared_ptr<const runtime::Plan> hostStepPlan();
