@@ -133,7 +133,8 @@ LogicalResult writeInto(MLIRContext &context, const std::string &dir, const std:
   return writeText(context, dir + "/" + name, text);
 }
 
-FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp module, const DriverOptions &options) {
+/// The plan for a fused `module`; its weights stay in `module`.
+FailureOr<plan::EncodedPlan> lowerToPlan(MLIRContext &context, ModuleOp module, const DriverOptions &options) {
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
   if (planOptions.target != "cpu") {
@@ -186,7 +187,13 @@ FailureOr<std::vector<uint8_t>> lowerToPlan(MLIRContext &context, ModuleOp modul
                    << codegen::nvrtcVersion() << ", " << stats.cached << " from the cache, " << stats.deduplicated
                    << " duplicates (" << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
   }
-  return buildPlan(module, planOptions);
+  return encodePlanOf(module, planOptions);
+}
+
+FailureOr<std::vector<uint8_t>> bytesOf(FailureOr<plan::EncodedPlan> plan) {
+  if (failed(plan))
+    return failure();
+  return plan->bytes();
 }
 
 LogicalResult writeCuda(MLIRContext &context, ModuleOp module, const DriverOptions &options) {
@@ -248,7 +255,7 @@ FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context, const Driver
     return failure();
   if (fusionReport)
     *fusionReport = buildFusionReport(*module);
-  return lowerToPlan(context, *module, options);
+  return bytesOf(lowerToPlan(context, *module, options));
 }
 
 FailureOr<std::vector<uint8_t>> compileModuleToPlan(MLIRContext &context, ModuleOp module,
@@ -257,7 +264,7 @@ FailureOr<std::vector<uint8_t>> compileModuleToPlan(MLIRContext &context, Module
   buildFusionPipeline(pm, options.fusion);
   if (failed(pm.run(module)))
     return failure();
-  return lowerToPlan(context, module, options);
+  return bytesOf(lowerToPlan(context, module, options));
 }
 
 int runDriver(const DriverOptions &options) {
@@ -287,17 +294,17 @@ int runDriver(const DriverOptions &options) {
   if (options.emit == EmitKind::Dot)
     return failed(writeText(*context, options.outputPath, exportDot(*module)));
 
-  auto bytes = lowerToPlan(*context, *module, options);
-  if (failed(bytes))
+  auto plan = lowerToPlan(*context, *module, options);
+  if (failed(plan))
     return 1;
   try {
-    runtime::writeFileAtomically(options.outputPath, *bytes);
+    runtime::writeRangesAtomically(options.outputPath, plan->ranges());
   } catch (const std::exception &error) {
     emitError(UnknownLoc::get(context.get())) << error.what();
     return 1;
   }
   if (options.verbose)
-    llvm::errs() << "fusec: wrote " << options.outputPath << " (" << bytes->size() << " bytes)\n";
+    llvm::errs() << "fusec: wrote " << options.outputPath << " (" << plan->fileSize() << " bytes)\n";
   return 0;
 }
 

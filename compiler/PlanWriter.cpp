@@ -68,7 +68,7 @@ class PlanBuilder {
 public:
   PlanBuilder(func::FuncOp func, const PlanOptions &options) : func(func), options(options), names(func) {}
 
-  FailureOr<std::vector<uint8_t>> build();
+  FailureOr<plan::EncodedPlan> build();
 
 private:
   struct Buffer {
@@ -87,9 +87,6 @@ private:
   json valueToJson(Value value) { return {{"shape", shapeToJson(value.getType())}, {"dtype", dtypeOf(value)}}; }
 
   FailureOr<size_t> bufferFor(Value value);
-  /// Reserves the weights section for every constant of the function, so
-  /// that appending ~100 MB of weights never reallocates and copies it.
-  void reserveWeights();
   size_t addBuffer(std::string name, std::string kind, Type type) {
     buffers.push_back({std::move(name), std::move(kind), type});
     return buffers.size() - 1;
@@ -108,7 +105,9 @@ private:
   ValueNames names;
   std::vector<Buffer> buffers;
   llvm::DenseMap<Value, size_t> bufferOfValue;
-  std::vector<uint8_t> weights;
+  /// Each weight is a piece viewing its constant's data where the module
+  /// holds it: ~100 MB that are never copied before they are written.
+  plan::SectionPieces weights{std::string(plan::kWeightsSection)};
   std::vector<uint8_t> images;
   json kernels = json::array();
   bool unsupportedType = false;
@@ -125,16 +124,6 @@ std::string PlanBuilder::dtypeOf(Type type, Location loc, const std::string &wha
   return "f32";
 }
 
-void PlanBuilder::reserveWeights() {
-  uint64_t bytes = 0;
-  for (auto constant : func.getBody().front().getOps<fuse::ConstantOp>())
-    if (auto type = llvm::dyn_cast<RankedTensorType>(constant.getType()); type && type.hasStaticShape())
-      bytes = plan::alignTo(bytes, plan::kSectionAlignment) +
-              uint64_t(type.getNumElements()) *
-                  uint64_t(std::max<int64_t>(1, fuse::elementByteSize(type.getElementType())));
-  weights.reserve(bytes);
-}
-
 FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
   auto it = bufferOfValue.find(value);
   if (it != bufferOfValue.end())
@@ -142,15 +131,19 @@ FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
   auto constant = value.getDefiningOp<fuse::ConstantOp>();
   if (!constant)
     return emitError(value.getLoc()) << "value used before a kernel computes it";
-  // Large weights are appended straight from their blobs; splats are expanded.
+  // Large weights are viewed in their blobs; splats are expanded into
+  // storage the section keeps.
   std::vector<uint8_t> storage;
   std::optional<ArrayRef<uint8_t>> data = fuse::constantBytes(constant.getValue(), storage);
   if (!data)
     return constant.emitError() << "constant data is unavailable (elided resource?)";
   size_t id = addBuffer(names[value], "weight", value.getType());
-  weights.resize(plan::alignTo(weights.size(), plan::kSectionAlignment));
-  buffers[id].weightOffset = weights.size();
-  weights.insert(weights.end(), data->begin(), data->end());
+  weights.size = plan::alignTo(weights.size, plan::kSectionAlignment);
+  buffers[id].weightOffset = weights.size;
+  weights.pieces.push_back({weights.size, {data->data(), data->size()}});
+  weights.size += data->size();
+  if (!storage.empty()) // moving the vector keeps its bytes where the piece points
+    weights.storage.push_back(std::move(storage));
   bufferOfValue[value] = id;
   return id;
 }
@@ -302,7 +295,7 @@ LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {
   return success();
 }
 
-FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
+FailureOr<plan::EncodedPlan> PlanBuilder::build() {
   json inputs = json::array(), outputs = json::array();
   for (BlockArgument arg : func.getArguments()) {
     size_t id = addBuffer(names[arg], "input", arg.getType());
@@ -310,7 +303,6 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
     inputs.push_back(
         {{"name", names[arg]}, {"dtype", dtypeOf(arg)}, {"shape", shapeToJson(arg.getType())}, {"buffer", id}});
   }
-  reserveWeights();
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (llvm::isa<fuse::ConstantOp>(op))
       continue;
@@ -401,33 +393,45 @@ FailureOr<std::vector<uint8_t>> PlanBuilder::build() {
         {"lower_bound", {{"per_batch", memory.lowerBound.perBatch}, {"fixed", memory.lowerBound.fixed}}}}},
       {"kernels", kernels},
   };
-  std::vector<plan::Section> sections;
-  sections.push_back({plan::kWeightsSection, std::move(weights)});
-  if (options.target != "cpu")
-    sections.push_back({plan::kKernelImagesSection, std::move(images)});
-  std::vector<uint8_t> file;
+  std::vector<plan::SectionPieces> sections;
+  sections.push_back(std::move(weights));
+  if (options.target != "cpu") {
+    plan::SectionPieces section{std::string(plan::kKernelImagesSection), images.size()};
+    section.pieces.push_back({0, {images.data(), images.size()}});
+    section.storage.push_back(std::move(images));
+    sections.push_back(std::move(section));
+  }
+  std::optional<plan::EncodedPlan> encoded;
   try {
-    file = plan::encodePlan(manifest, sections);
+    encoded = plan::encodePlanPieces(manifest, std::move(sections));
   } catch (const std::exception &error) {
     return emitError(func.getLoc()) << "cannot encode the plan: " << error.what();
   }
   // The runtime's own verifier: fusec never writes a plan its runtime
-  // rejects, whatever the model held.
+  // rejects, whatever the model held. (The sections' checksums were just
+  // computed from the bytes that are written.)
   try {
-    runtime::Plan::verifyBytes(file.data(), file.size(), "plan");
+    runtime::Plan::verifyEncoded(*encoded, "plan");
   } catch (const std::exception &error) {
     return emitError(func.getLoc()) << "the runtime would reject this plan, so it is not written: " << error.what();
   }
-  return file;
+  return std::move(*encoded);
 }
 
 } // namespace
 
-FailureOr<std::vector<uint8_t>> buildPlan(ModuleOp module, const PlanOptions &options) {
+FailureOr<plan::EncodedPlan> encodePlanOf(ModuleOp module, const PlanOptions &options) {
   auto func = module.lookupSymbol<func::FuncOp>(import::kEntryFunction);
   if (!func)
     return emitError(module.getLoc()) << "the module has no @" << import::kEntryFunction << " function";
   return PlanBuilder(func, options).build();
+}
+
+FailureOr<std::vector<uint8_t>> buildPlan(ModuleOp module, const PlanOptions &options) {
+  FailureOr<plan::EncodedPlan> encoded = encodePlanOf(module, options);
+  if (failed(encoded))
+    return failure();
+  return encoded->bytes();
 }
 
 } // namespace fusec

@@ -4,6 +4,7 @@
 
 #include "codegen/KernelCompiler.h"
 #include "codegen/KernelSource.h"
+#include "runtime/plan/PlanContainer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -41,6 +42,11 @@ struct PlanOptions {
 /// intermediates placed in an arena by liveness. Deterministic: the same
 /// module and options give the same bytes.
 mlir::FailureOr<std::vector<uint8_t>> buildPlan(mlir::ModuleOp module, const PlanOptions &options);
+
+/// buildPlan's plan, not assembled: its weights stay in `module`'s constants
+/// (see plan::EncodedPlan), so it must not outlive the module. The driver
+/// writes it to a file from there.
+mlir::FailureOr<plan::EncodedPlan> encodePlanOf(mlir::ModuleOp module, const PlanOptions &options);
 
 } // namespace fusec
 

@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -28,6 +29,13 @@ mlir::Value createConstant(mlir::OpBuilder &builder, mlir::Location loc, llvm::S
 /// The attribute createConstant stores: dense for small, dense_resource for
 /// large tensors.
 mlir::ElementsAttr makeConstantData(mlir::RankedTensorType type, llvm::StringRef name, llvm::ArrayRef<float> data);
+
+/// Like makeConstantData, but a large tensor's blob views `data` where it
+/// lies (a mapped weights file) instead of copying it; `owner` keeps that
+/// memory alive and is released with the blob. Small tensors are copied
+/// inline as makeConstantData does.
+mlir::ElementsAttr makeConstantDataInPlace(mlir::RankedTensorType type, llvm::StringRef name,
+                                           llvm::ArrayRef<float> data, std::shared_ptr<const void> owner);
 
 /// A resource name for a constant derived at `loc`: the first node name in
 /// `loc` plus `suffix` (unique names keep MLIR's blob manager from probing

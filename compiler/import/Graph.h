@@ -10,8 +10,11 @@
 #include "compiler/import/NodeAttributes.h"
 #include "runtime/ElementType.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,8 +43,16 @@ struct GraphConstant {
   DType dtype = DType::F32;
   /// i64, i32 and i1 values (i1: 0 or 1).
   std::vector<int64_t> ints;
+  /// f32 values left where a mapped weights file holds them, in place of
+  /// `data` (no copy of ~100 MB of weights); `mapping` keeps the file
+  /// mapped for as long as the constant, or the MLIR constant made from it,
+  /// lives.
+  llvm::ArrayRef<float> mapped;
+  std::shared_ptr<const void> mapping;
 
-  size_t size() const { return runtime::isFloatElementType(dtype) ? data.size() : ints.size(); }
+  /// The f32, f16 or bf16 values, wherever they are.
+  llvm::ArrayRef<float> floats() const { return mapping ? mapped : llvm::ArrayRef<float>(data); }
+  size_t size() const { return runtime::isFloatElementType(dtype) ? floats().size() : ints.size(); }
 };
 
 struct GraphNode {

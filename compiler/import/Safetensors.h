@@ -12,7 +12,9 @@ namespace fusec::import {
 /// length, JSON header, data). F32, F16, BF16, I64, I32 and BOOL tensors
 /// become constants of dtype f32, f16, bf16, i64, i32 and i1. Header,
 /// dtype, offset and size mismatches are reported at `loc`, naming the file
-/// and tensor.
+/// and tensor. f32 tensors are not copied: they view the file's mapping
+/// (GraphConstant::mapped), so the file must not change while the
+/// compilation runs.
 mlir::LogicalResult readSafetensors(llvm::StringRef path, mlir::Location loc, std::vector<GraphConstant> &tensors);
 
 /// Writes `tensors`, each in its dtype, as a safetensors file (atomically:

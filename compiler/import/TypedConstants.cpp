@@ -48,6 +48,11 @@ Type elementTypeFor(MLIRContext *context, DType type) {
 }
 
 Value createGraphConstant(OpBuilder &builder, Location loc, const GraphConstant &constant) {
+  if (constant.dtype == DType::F32 && constant.mapping) {
+    auto type = RankedTensorType::get(constant.shape, builder.getF32Type());
+    return builder.create<fuse::ConstantOp>(
+        loc, fuse::makeConstantDataInPlace(type, constant.name, constant.mapped, constant.mapping));
+  }
   if (constant.dtype == DType::F32)
     return fuse::createConstant(builder, loc, constant.name, constant.shape, constant.data);
   auto type = RankedTensorType::get(constant.shape, elementTypeFor(builder.getContext(), constant.dtype));

@@ -50,10 +50,10 @@ struct CheckedPlan {
   PlanManifest manifest;
 };
 
-/// Every check of Plan::fromBytes, on bytes it does not own.
-CheckedPlan decodeAndVerify(const uint8_t *data, size_t size, const std::string &sourceName) {
+/// Checks the manifest of a decoded container, and the manifest against it.
+CheckedPlan verifyDecoded(plan::DecodedContainer container, const std::string &sourceName) {
   CheckedPlan result;
-  result.container = plan::decodePlan(data, size, sourceName);
+  result.container = std::move(container);
   result.manifest = readManifest(result.container.manifest, sourceName);
   const std::string headerVersion =
       std::to_string(result.container.majorVersion) + "." + std::to_string(result.container.minorVersion);
@@ -71,6 +71,11 @@ CheckedPlan decodeAndVerify(const uint8_t *data, size_t size, const std::string 
   return result;
 }
 
+/// Every check of Plan::fromBytes, on bytes it does not own.
+CheckedPlan decodeAndVerify(const uint8_t *data, size_t size, const std::string &sourceName) {
+  return verifyDecoded(plan::decodePlan(data, size, sourceName), sourceName);
+}
+
 } // namespace
 
 Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
@@ -81,6 +86,10 @@ Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
 
 void Plan::verifyBytes(const uint8_t *data, size_t size, const std::string &sourceName) {
   decodeAndVerify(data, size, sourceName);
+}
+
+void Plan::verifyEncoded(const plan::EncodedPlan &plan, const std::string &sourceName) {
+  verifyDecoded(plan::decodePlanHead(plan.head().data(), plan.head().size(), plan.fileSize(), sourceName), sourceName);
 }
 
 ByteRange Plan::sectionBytes(const std::string &name) const {

@@ -15,6 +15,7 @@
 #include "runtime/plan/PlanContainer.h"
 
 #include "runtime/support/BatchLinear.h"
+#include "runtime/support/ByteRange.h"
 
 #include <nlohmann/json.hpp>
 
@@ -182,11 +183,6 @@ struct PlanManifest {
   std::vector<KernelDesc> kernels;
 };
 
-struct ByteRange {
-  const uint8_t *data = nullptr;
-  size_t size = 0;
-};
-
 class Plan {
 public:
   /// Reads and validates the plan file at `path`; throws Error naming the file
@@ -197,6 +193,10 @@ public:
   /// Runs every check fromBytes() runs, without copying the bytes; throws
   /// Error like it. The compiler calls this on every plan it writes.
   static void verifyBytes(const uint8_t *data, size_t size, const std::string &sourceName);
+  /// Runs every check of verifyBytes except the sections' checksums, on an
+  /// encoded plan whose sections stay where its writer holds them (the
+  /// writer computed those checksums from the very bytes it writes).
+  static void verifyEncoded(const plan::EncodedPlan &plan, const std::string &sourceName);
 
   const std::string &sourceName() const { return sourceName_; }
   /// The plan's bytes as loaded: written to a file, they are the same plan.

@@ -5,6 +5,7 @@
 #include "runtime/Error.h"
 #include "runtime/plan/JsonFieldReader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -38,26 +39,57 @@ constexpr size_t kFileSizeAt = offsetof(FileHeader, fileSize);
 constexpr size_t kReservedAt = offsetof(FileHeader, reserved);
 
 /// Offsets of the sections when the manifest ends at `manifestEnd`.
-std::vector<uint64_t> layoutSections(uint64_t manifestEnd, const std::vector<Section> &sections) {
+std::vector<uint64_t> layoutSections(uint64_t manifestEnd, const std::vector<SectionPieces> &sections) {
   std::vector<uint64_t> offsets;
   uint64_t next = manifestEnd;
-  for (const Section &section : sections) {
+  for (const SectionPieces &section : sections) {
     next = alignTo(next, kSectionAlignment);
     offsets.push_back(next);
-    next += section.bytes.size();
+    next += section.size;
   }
   return offsets;
 }
 
-json sectionsArray(const std::vector<Section> &sections, const std::vector<uint64_t> &offsets,
+json sectionsArray(const std::vector<SectionPieces> &sections, const std::vector<uint64_t> &offsets,
                    const std::vector<uint64_t> &checksums) {
   json array = json::array();
   for (size_t i = 0; i < sections.size(); ++i)
     array.push_back({{"name", sections[i].name},
                      {"offset", offsets[i]},
-                     {"size", sections[i].bytes.size()},
+                     {"size", sections[i].size},
                      {"checksum", toHex64(checksums[i])}});
   return array;
+}
+
+/// Zero bytes for padding and gaps, written from here in runs.
+constexpr size_t kZeroRun = 4096;
+const uint8_t kZeros[kZeroRun] = {};
+
+/// Appends `count` zero bytes to `ranges` as runs of kZeros.
+void appendZeros(std::vector<runtime::ByteRange> &ranges, uint64_t count) {
+  for (; count > 0; count -= std::min<uint64_t>(count, kZeroRun))
+    ranges.push_back({kZeros, static_cast<size_t>(std::min<uint64_t>(count, kZeroRun))});
+}
+
+/// The checksum of `section`'s bytes, gaps included; throws if its pieces
+/// are out of order, overlap or overrun it.
+uint64_t checksumPieces(const SectionPieces &section) {
+  uint64_t hash = fnv1a64(nullptr, 0), at = 0;
+  auto hashZeros = [&](uint64_t count) {
+    for (; count > 0; count -= std::min<uint64_t>(count, kZeroRun))
+      hash = fnv1a64(kZeros, static_cast<size_t>(std::min<uint64_t>(count, kZeroRun)), hash);
+  };
+  for (const SectionPieces::Piece &piece : section.pieces) {
+    if (piece.offset < at || piece.bytes.size > section.size || piece.offset > section.size - piece.bytes.size)
+      throw Error("cannot encode plan: a piece of section '" + section.name + "' at offset " +
+                  std::to_string(piece.offset) + " overlaps another or runs past the section's " +
+                  std::to_string(section.size) + " bytes");
+    hashZeros(piece.offset - at);
+    hash = fnv1a64(piece.bytes.data, piece.bytes.size, hash);
+    at = piece.offset + piece.bytes.size;
+  }
+  hashZeros(section.size - at);
+  return hash;
 }
 
 [[noreturn]] void failDecoding(const std::string &sourceName, const std::string &reason) {
@@ -74,15 +106,43 @@ std::string serialize(const json &manifest) {
 
 } // namespace
 
+std::vector<runtime::ByteRange> EncodedPlan::ranges() const {
+  std::vector<runtime::ByteRange> ranges = {{head_.data(), head_.size()}};
+  uint64_t at = head_.size();
+  for (const Placed &piece : pieces_) {
+    appendZeros(ranges, piece.fileOffset - at);
+    if (piece.bytes.size > 0)
+      ranges.push_back(piece.bytes);
+    at = piece.fileOffset + piece.bytes.size;
+  }
+  appendZeros(ranges, fileSize_ - at);
+  return ranges;
+}
+
+std::vector<uint8_t> EncodedPlan::bytes() const {
+  std::vector<uint8_t> file;
+  file.reserve(fileSize_);
+  for (const runtime::ByteRange &range : ranges())
+    file.insert(file.end(), range.data, range.data + range.size);
+  return file;
+}
+
 std::vector<uint8_t> encodePlan(const json &manifestWithoutSections, const std::vector<Section> &sections) {
+  std::vector<SectionPieces> pieces;
+  for (const Section &section : sections)
+    pieces.push_back({section.name, section.bytes.size(), {{0, {section.bytes.data(), section.bytes.size()}}}, {}});
+  return encodePlanPieces(manifestWithoutSections, std::move(pieces)).bytes();
+}
+
+EncodedPlan encodePlanPieces(const json &manifestWithoutSections, std::vector<SectionPieces> sections) {
   if (!manifestWithoutSections.is_object())
     throw Error("cannot encode plan: the manifest must be a JSON object");
   std::set<std::string> names;
   std::vector<uint64_t> checksums;
-  for (const Section &section : sections) {
+  for (const SectionPieces &section : sections) {
     if (!names.insert(section.name).second)
       throw Error("cannot encode plan: duplicate section '" + section.name + "'");
-    checksums.push_back(fnv1a64(section.bytes.data(), section.bytes.size()));
+    checksums.push_back(checksumPieces(section));
   }
 
   // The section offsets written into the manifest depend on the manifest's
@@ -101,35 +161,48 @@ std::vector<uint8_t> encodePlan(const json &manifestWithoutSections, const std::
     offsets = std::move(settled);
   }
 
-  uint64_t fileSize = kHeaderSize + text.size();
+  EncodedPlan plan;
+  plan.fileSize_ = kHeaderSize + text.size();
   if (!sections.empty())
-    fileSize = offsets.back() + sections.back().bytes.size();
-
-  // Appended in order rather than written into a zeroed buffer: a plan is
-  // mostly its weights, which should be touched once.
-  std::vector<uint8_t> file(kHeaderSize, 0);
-  file.reserve(fileSize);
-  std::memcpy(file.data(), kMagic, sizeof(kMagic));
-  storeLE(&file[kMajorAt], kMajorVersion, 4);
-  storeLE(&file[kMinorAt], kMinorVersion, 4);
-  storeLE(&file[kManifestOffsetAt], kHeaderSize, 8);
-  storeLE(&file[kManifestSizeAt], text.size(), 8);
-  storeLE(&file[kManifestChecksumAt], fnv1a64(text.data(), text.size()), 8);
-  storeLE(&file[kFileSizeAt], fileSize, 8);
-  file.insert(file.end(), text.begin(), text.end());
+    plan.fileSize_ = offsets.back() + sections.back().size;
+  std::vector<uint8_t> &head = plan.head_;
+  head.assign(kHeaderSize, 0);
+  std::memcpy(head.data(), kMagic, sizeof(kMagic));
+  storeLE(&head[kMajorAt], kMajorVersion, 4);
+  storeLE(&head[kMinorAt], kMinorVersion, 4);
+  storeLE(&head[kManifestOffsetAt], kHeaderSize, 8);
+  storeLE(&head[kManifestSizeAt], text.size(), 8);
+  storeLE(&head[kManifestChecksumAt], fnv1a64(text.data(), text.size()), 8);
+  storeLE(&head[kFileSizeAt], plan.fileSize_, 8);
+  head.insert(head.end(), text.begin(), text.end());
   for (size_t i = 0; i < sections.size(); ++i) {
-    file.resize(offsets[i], 0); // alignment padding
-    file.insert(file.end(), sections[i].bytes.begin(), sections[i].bytes.end());
+    for (const SectionPieces::Piece &piece : sections[i].pieces)
+      plan.pieces_.push_back({offsets[i] + piece.offset, piece.bytes});
+    // Moving a vector keeps its buffer where the pieces point.
+    for (std::vector<uint8_t> &bytes : sections[i].storage)
+      plan.storage_.push_back(std::move(bytes));
   }
-  file.resize(fileSize, 0);
-  return file;
+  return plan;
 }
 
 DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string &sourceName) {
+  DecodedContainer result = decodePlanHead(data, size, size, sourceName);
+  for (const SectionRef &section : result.sections) {
+    const std::string computed = toHex64(fnv1a64(data + section.offset, section.size));
+    if (computed != section.checksum)
+      failDecoding(sourceName, "section '" + section.name + "' checksum mismatch (recorded " + section.checksum +
+                                   ", computed " + computed + "; the file is corrupt)");
+  }
+  return result;
+}
+
+DecodedContainer decodePlanHead(const uint8_t *data, size_t headSize, uint64_t fileSize,
+                                const std::string &sourceName) {
+  const uint64_t size = fileSize;
   auto fail = [&](const std::string &reason) { failDecoding(sourceName, reason); };
 
-  if (size < kHeaderSize)
-    fail("file is too short to be a fusec plan (" + std::to_string(size) + " bytes; the header alone is " +
+  if (headSize < kHeaderSize)
+    fail("file is too short to be a fusec plan (" + std::to_string(headSize) + " bytes; the header alone is " +
          std::to_string(kHeaderSize) + ")");
   if (std::memcmp(data, kMagic, sizeof(kMagic)) != 0)
     fail("not a fusec plan (bad magic; expected \"FUSEPLAN\")");
@@ -171,6 +244,9 @@ DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string 
   if (manifestSize > size - manifestOffset)
     fail("manifest size " + std::to_string(manifestSize) + " runs past the end of the file (" + std::to_string(size) +
          " bytes)");
+  if (manifestSize > headSize - manifestOffset)
+    fail("manifest size " + std::to_string(manifestSize) + " runs past the " + std::to_string(headSize) +
+         " bytes given");
   const uint8_t *manifestBytes = data + manifestOffset;
   if (fnv1a64(manifestBytes, manifestSize) != loadLE(data + kManifestChecksumAt, 8))
     fail("manifest checksum mismatch (the file is corrupt)");
@@ -190,7 +266,7 @@ DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string 
     section.name = entry.getString("name");
     section.offset = entry.getUnsigned("offset");
     section.size = entry.getUnsigned("size");
-    const std::string checksum = entry.getString("checksum");
+    section.checksum = entry.getString("checksum");
     const std::string where = "section '" + section.name + "'";
     if (!names.insert(section.name).second)
       fail("duplicate " + where);
@@ -200,9 +276,6 @@ DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string 
     if (section.offset % kSectionAlignment != 0)
       fail(where + " offset " + std::to_string(section.offset) + " is not a multiple of " +
            std::to_string(kSectionAlignment));
-    const std::string computed = toHex64(fnv1a64(data + section.offset, section.size));
-    if (computed != checksum)
-      fail(where + " checksum mismatch (recorded " + checksum + ", computed " + computed + "; the file is corrupt)");
     result.sections.push_back(std::move(section));
   }
   return result;

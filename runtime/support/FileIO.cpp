@@ -121,10 +121,10 @@ void removeStaleTempFiles(const std::string &path) {
   ::closedir(listing);
 }
 
-void writeAll(int fd, const std::vector<uint8_t> &bytes, const std::string &path) {
+void writeAll(int fd, ByteRange bytes, const std::string &path) {
   size_t written = 0;
-  while (written < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+  while (written < bytes.size) {
+    ssize_t n = ::write(fd, bytes.data + written, bytes.size - written);
     if (n < 0) {
       if (errno == EINTR)
         continue;
@@ -162,6 +162,10 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
 }
 
 void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes) {
+  writeRangesAtomically(path, {ByteRange{bytes.data(), bytes.size()}});
+}
+
+void writeRangesAtomically(const std::string &path, const std::vector<ByteRange> &ranges) {
   const std::string tempPath = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   std::lock_guard<std::mutex> lock(gWriteMutex);
   removeStaleTempFiles(path);
@@ -170,7 +174,8 @@ void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &by
   if (file.get() < 0)
     throw Error(systemError(path, "create temporary file for"));
   try {
-    writeAll(file.get(), bytes, path);
+    for (const ByteRange &range : ranges)
+      writeAll(file.get(), range, path);
     if (::fsync(file.get()) != 0)
       throw Error(systemError(path, "fsync"));
     if (file.release() != 0)

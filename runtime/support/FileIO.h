@@ -8,6 +8,8 @@
 #ifndef FUSEC_RUNTIME_SUPPORT_FILEIO_H
 #define FUSEC_RUNTIME_SUPPORT_FILEIO_H
 
+#include "runtime/support/ByteRange.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +27,11 @@ std::vector<uint8_t> readFileBytes(const std::string &path);
 /// `path.tmp.<pid>` of processes that no longer exist (killed with SIGKILL)
 /// are removed before writing.
 void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes);
+
+/// writeFileAtomically for a file given as ranges written one after another
+/// (a plan's header and manifest, then weights where the compiler holds
+/// them), so that it never has to be assembled in memory.
+void writeRangesAtomically(const std::string &path, const std::vector<ByteRange> &ranges);
 
 /// Where fusec keeps `entry` (a file or directory) among the user's caches:
 /// $`overrideVariable` when set, else $XDG_CACHE_HOME/fusec/`entry`, else

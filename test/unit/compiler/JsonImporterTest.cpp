@@ -7,10 +7,14 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/import/JsonImporter.h"
 #include "compiler/Diagnostics.h"
+#include "compiler/import/Safetensors.h"
+#include "ir/ConstantData.h"
 #include "ir/FuseDialect.h"
+#include "ir/FuseOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -81,4 +85,46 @@ TEST_CASE("a JSON graph in memory is reported under the path it stands for") {
     CHECK_FALSE(import::importJsonModelFromBuffer(text, "/no/such/dir/weights.json", *context));
     CHECK_THAT(diagnostics.text(), Catch::Contains("/no/such/dir/weights.safetensors"));
   }
+}
+
+TEST_CASE("f32 weights read in place from the mapped file hold the file's values, aligned or not") {
+  llvm::SmallString<128> dir;
+  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("fusec-weights", dir));
+  const std::string weightsPath = (dir + "/w.safetensors").str(), modelPath = (dir + "/model.json").str();
+  // `a` starts the data (aligned: mapped in place); `w` follows a 1-byte
+  // tensor, so it is misaligned for floats and copied.
+  import::GraphConstant a, flag, w;
+  a.name = "a";
+  a.shape = {1000};
+  flag.name = "flag";
+  flag.dtype = import::DType::I1;
+  flag.shape = {1};
+  flag.ints = {1};
+  w.name = "w";
+  w.shape = {1000};
+  for (int i = 0; i < 1000; ++i) {
+    a.data.push_back(0.5f * float(i));
+    w.data.push_back(-float(i));
+  }
+  auto context = makeContext();
+  DiagnosticCollector diagnostics(context.get());
+  REQUIRE(succeeded(import::writeSafetensors(weightsPath, UnknownLoc::get(context.get()), {a, flag, w})));
+  const std::string model = R"({"format": "fusec-graph", "version": 1, "weights": "w.safetensors",
+    "inputs": [{"name": "x", "shape": ["n", 1000]}], "outputs": ["z"],
+    "nodes": [{"name": "add", "op": "Add", "inputs": ["x", "a"], "outputs": ["y"]},
+              {"name": "mul", "op": "Mul", "inputs": ["y", "w"], "outputs": ["z"]}]})";
+  OwningOpRef<ModuleOp> module = import::importJsonModelFromBuffer(model, modelPath, *context);
+  INFO(diagnostics.text());
+  REQUIRE(module);
+  // The constants keep the mapping alive: the file may go.
+  llvm::sys::fs::remove(weightsPath);
+  llvm::sys::fs::remove(dir);
+  std::vector<std::vector<float>> constants;
+  module->walk([&](fuse::ConstantOp constant) {
+    if (auto data = fuse::getConstantData(constant.getValue()))
+      constants.push_back(*data);
+  });
+  REQUIRE(constants.size() == 2);
+  CHECK(constants[0] == a.data);
+  CHECK(constants[1] == w.data);
 }

@@ -31,6 +31,18 @@ TEST_CASE("writeFileAtomically writes, replaces and leaves no temp file") {
   CHECK(dir.entries() == std::vector<std::string>{"empty.bin", "out.bin"});
 }
 
+TEST_CASE("writeRangesAtomically writes its ranges one after another") {
+  test::TempDir dir;
+  const std::string path = dir.file("ranges.bin");
+  const std::vector<uint8_t> a = {1, 2}, b(70000, 7);
+  writeRangesAtomically(path, {{a.data(), a.size()}, {nullptr, 0}, {b.data(), b.size()}, {a.data(), 1}});
+  std::vector<uint8_t> expected = a;
+  expected.insert(expected.end(), b.begin(), b.end());
+  expected.push_back(1);
+  CHECK(readFileBytes(path) == expected);
+  CHECK(dir.entries() == std::vector<std::string>{"ranges.bin"});
+}
+
 TEST_CASE("a failed atomic write removes its temp file and names the path") {
   test::TempDir dir;
   // Renaming a file over a directory fails after the data has been written.

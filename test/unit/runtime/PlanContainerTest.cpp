@@ -108,3 +108,54 @@ TEST_CASE("encodePlan rejects duplicate sections and non-object manifests") {
   CHECK_THROWS_WITH(encodePlan(json::object(), {{"w", {}}, {"w", {}}}), Catch::Contains("duplicate section 'w'"));
   CHECK_THROWS_WITH(encodePlan(json::array(), {}), Catch::Contains("must be a JSON object"));
 }
+
+TEST_CASE("a plan encoded from pieces is the plan encodePlan assembles") {
+  // Pieces with gaps (zeros), one at the section's start, one ending at its
+  // end, a gap longer than a run of zeros, and bytes the section owns.
+  std::vector<uint8_t> first(70, 0x11), second(5000, 0x22), owned(3, 0x33);
+  SectionPieces weights{"weights", 10000, {}, {}};
+  weights.pieces.push_back({0, {first.data(), first.size()}});
+  weights.pieces.push_back({128, {second.data(), second.size()}});
+  weights.storage.push_back(owned);
+  weights.pieces.push_back({9997, {weights.storage.back().data(), 3}});
+  SectionPieces images{"kernel_images", 7, {}, {}};
+  images.pieces.push_back({2, {owned.data(), owned.size()}});
+
+  std::vector<uint8_t> assembled(10000, 0);
+  std::memcpy(assembled.data(), first.data(), first.size());
+  std::memcpy(assembled.data() + 128, second.data(), second.size());
+  std::memcpy(assembled.data() + 9997, owned.data(), 3);
+  const json manifest = {{"target", "cpu"}};
+  const std::vector<uint8_t> expected =
+      encodePlan(manifest, {{"weights", assembled}, {"kernel_images", {0, 0, 0x33, 0x33, 0x33, 0, 0}}});
+
+  const EncodedPlan encoded = encodePlanPieces(manifest, {weights, images});
+  CHECK(encoded.fileSize() == expected.size());
+  CHECK(encoded.bytes() == expected);
+  size_t total = 0;
+  for (const runtime::ByteRange &range : encoded.ranges())
+    total += range.size;
+  CHECK(total == expected.size());
+  // The head alone passes every check but the sections' checksums.
+  const DecodedContainer head =
+      decodePlanHead(encoded.head().data(), encoded.head().size(), encoded.fileSize(), "pieces.plan");
+  CHECK(head.sections.size() == 2);
+  CHECK(head.sections[0].checksum == toHex64(fnv1a64(assembled.data(), assembled.size())));
+}
+
+TEST_CASE("encodePlanPieces rejects overlapping and overrunning pieces") {
+  std::vector<uint8_t> bytes(10, 1);
+  SectionPieces overlapping{"w", 100, {{0, {bytes.data(), 10}}, {5, {bytes.data(), 10}}}, {}};
+  CHECK_THROWS_WITH(encodePlanPieces(json::object(), {overlapping}), Catch::Contains("overlaps another"));
+  SectionPieces overrunning{"w", 12, {{5, {bytes.data(), 10}}}, {}};
+  CHECK_THROWS_WITH(encodePlanPieces(json::object(), {overrunning}), Catch::Contains("runs past the section's 12"));
+}
+
+TEST_CASE("decodePlanHead checks the file size and the manifest against the head") {
+  const std::vector<uint8_t> file = encodePlan(json{{"n", 1}}, twoSections());
+  const uint64_t manifestEnd = kHeaderSize + readLE64(file, 24);
+  CHECK_NOTHROW(decodePlanHead(file.data(), manifestEnd, file.size(), "h"));
+  CHECK_THROWS_WITH(decodePlanHead(file.data(), manifestEnd, file.size() - 1, "h"), Catch::Contains("truncated"));
+  CHECK_THROWS_WITH(decodePlanHead(file.data(), manifestEnd - 1, file.size(), "h"),
+                    Catch::Contains("runs past the " + std::to_string(manifestEnd - 1) + " bytes given"));
+}
