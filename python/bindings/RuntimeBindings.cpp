@@ -115,13 +115,13 @@ void bindRuntime(py::module_ &module) {
           py::arg("path"))
       .def("to_bytes",
            [](const LoadedPlan &self) {
-             const std::vector<uint8_t> &bytes = self.plan->bytes();
-             return py::bytes(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+             runtime::ByteRange bytes = self.plan->bytes();
+             return py::bytes(reinterpret_cast<const char *>(bytes.data), bytes.size);
            })
       .def(
           "save",
           [](const LoadedPlan &self, const std::string &path) {
-            runtime::writeFileAtomically(path, self.plan->bytes());
+            runtime::writeRangesAtomically(path, {self.plan->bytes()});
           },
           py::arg("path"))
       .def_property_readonly("inputs", [](const LoadedPlan &self) { return describeTensors(self.plan->inputs()); })

@@ -36,12 +36,10 @@ BatchLinear BufferDesc::byteSize() const {
   return BatchLinear{0, bytes};
 }
 
-Plan::Plan(std::string sourceName, std::vector<uint8_t> bytes, std::vector<plan::SectionRef> sections,
-           PlanManifest manifest)
-    : sourceName_(std::move(sourceName)), bytes_(std::move(bytes)), sections_(std::move(sections)),
+Plan::Plan(std::string sourceName, std::shared_ptr<const void> storage, ByteRange bytes,
+           std::vector<plan::SectionRef> sections, PlanManifest manifest)
+    : sourceName_(std::move(sourceName)), storage_(std::move(storage)), bytes_(bytes), sections_(std::move(sections)),
       manifest_(std::move(manifest)) {}
-
-Plan Plan::load(const std::string &path) { return fromBytes(readFileBytes(path), path); }
 
 namespace {
 
@@ -78,9 +76,18 @@ CheckedPlan decodeAndVerify(const uint8_t *data, size_t size, const std::string 
 
 } // namespace
 
+Plan Plan::load(const std::string &path) {
+  std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+  CheckedPlan checked = decodeAndVerify(file->data(), file->size(), path);
+  ByteRange bytes{file->data(), file->size()};
+  return Plan(path, std::move(file), bytes, std::move(checked.container.sections), std::move(checked.manifest));
+}
+
 Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
   CheckedPlan checked = decodeAndVerify(bytes.data(), bytes.size(), sourceName);
-  return Plan(std::move(sourceName), std::move(bytes), std::move(checked.container.sections),
+  auto storage = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  ByteRange range{storage->data(), storage->size()};
+  return Plan(std::move(sourceName), std::move(storage), range, std::move(checked.container.sections),
               std::move(checked.manifest));
 }
 
@@ -95,15 +102,15 @@ void Plan::verifyEncoded(const plan::EncodedPlan &plan, const std::string &sourc
 ByteRange Plan::sectionBytes(const std::string &name) const {
   for (const plan::SectionRef &section : sections_)
     if (section.name == name)
-      return ByteRange{bytes_.data() + section.offset, static_cast<size_t>(section.size)};
+      return ByteRange{bytes_.data + section.offset, static_cast<size_t>(section.size)};
   return ByteRange{};
 }
 
 const void *Plan::weightData(const BufferDesc &buffer) const {
   // The verifier checked that the weight lies inside the section and that
   // its offset is a multiple of its element size; sections start 64-byte
-  // aligned in the file, and the file bytes are allocated with at least
-  // 8-byte alignment.
+  // aligned in the file, and the file bytes are mapped at a page boundary
+  // (load) or allocated with at least 8-byte alignment (fromBytes).
   ByteRange weights = sectionBytes(plan::kWeightsSection);
   return weights.data + buffer.weightOffset;
 }

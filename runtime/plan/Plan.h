@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -200,7 +201,7 @@ public:
 
   const std::string &sourceName() const { return sourceName_; }
   /// The plan's bytes as loaded: written to a file, they are the same plan.
-  const std::vector<uint8_t> &bytes() const { return bytes_; }
+  ByteRange bytes() const { return bytes_; }
   const PlanManifest &manifest() const { return manifest_; }
   const std::vector<TensorDesc> &inputs() const { return manifest_.inputs; }
   const std::vector<TensorDesc> &outputs() const { return manifest_.outputs; }
@@ -218,11 +219,14 @@ public:
   ByteRange imageBytes(const ImageRange &range) const;
 
 private:
-  Plan(std::string sourceName, std::vector<uint8_t> bytes, std::vector<plan::SectionRef> sections,
-       PlanManifest manifest);
+  Plan(std::string sourceName, std::shared_ptr<const void> storage, ByteRange bytes,
+       std::vector<plan::SectionRef> sections, PlanManifest manifest);
 
   std::string sourceName_;
-  std::vector<uint8_t> bytes_;
+  /// Owns what `bytes_` views: the mapped file (load) or the buffer
+  /// (fromBytes); shared by copies of the plan, which never write to it.
+  std::shared_ptr<const void> storage_;
+  ByteRange bytes_;
   std::vector<plan::SectionRef> sections_;
   PlanManifest manifest_;
 };

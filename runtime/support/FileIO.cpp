@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <iterator>
 #include <mutex>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -159,6 +160,33 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
     done += static_cast<size_t>(n);
   }
   return bytes;
+}
+
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
+  FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (file.get() < 0)
+    throw Error(systemError(path, "open"));
+  struct stat info;
+  if (::fstat(file.get(), &info) != 0)
+    throw Error(systemError(path, "stat"));
+  if (!S_ISREG(info.st_mode))
+    throw Error("cannot read '" + path + "': not a regular file");
+  const size_t size = static_cast<size_t>(info.st_size);
+  if (size == 0) // mmap refuses empty mappings
+    return std::shared_ptr<const MappedFile>(new MappedFile(nullptr, 0));
+  void *mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.get(), 0);
+  if (mapped == MAP_FAILED)
+    throw Error(systemError(path, "map"));
+#ifdef MADV_POPULATE_READ
+  // One call maps every page instead of a fault per few pages; advice only.
+  (void)::madvise(mapped, size, MADV_POPULATE_READ);
+#endif
+  return std::shared_ptr<const MappedFile>(new MappedFile(static_cast<const uint8_t *>(mapped), size));
+}
+
+MappedFile::~MappedFile() {
+  if (data_)
+    ::munmap(const_cast<uint8_t *>(data_), size_); // NOLINT(cppcoreguidelines-pro-type-const-cast)
 }
 
 void writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes) {

@@ -11,6 +11,7 @@
 #include "runtime/support/ByteRange.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,28 @@ namespace fusec::runtime {
 
 /// Returns the contents of the regular file at `path`; throws Error otherwise.
 std::vector<uint8_t> readFileBytes(const std::string &path);
+
+/// The contents of the regular file at `path`, read-only, without reading
+/// it: the file is mapped, its pages come from the page cache as they are
+/// touched (a ~100 MB plan is not copied into fresh memory first). Throws
+/// Error like readFileBytes. Files are replaced by rename (as
+/// writeFileAtomically does), which leaves a mapping of the old file intact;
+/// a file truncated in place while mapped would fault on access.
+class MappedFile {
+public:
+  static std::shared_ptr<const MappedFile> open(const std::string &path);
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+  ~MappedFile();
+
+  const uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
+
+private:
+  MappedFile(const uint8_t *data, size_t size) : data_(data), size_(size) {}
+  const uint8_t *data_;
+  size_t size_;
+};
 
 /// Writes `bytes` to `path.tmp.<pid>` in the same directory, fsyncs it and
 /// renames it over `path`. On any failure the temporary file is removed and an

@@ -43,6 +43,27 @@ TEST_CASE("writeRangesAtomically writes its ranges one after another") {
   CHECK(dir.entries() == std::vector<std::string>{"ranges.bin"});
 }
 
+TEST_CASE("a mapped file holds the file's bytes, and keeps them when the file is replaced") {
+  test::TempDir dir;
+  const std::string path = dir.file("mapped.bin");
+  std::vector<uint8_t> bytes(3 * 4096 + 5);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<uint8_t>(i * 7);
+  writeFileAtomically(path, bytes);
+  std::shared_ptr<const MappedFile> mapped = MappedFile::open(path);
+  REQUIRE(mapped->size() == bytes.size());
+  CHECK(std::vector<uint8_t>(mapped->data(), mapped->data() + mapped->size()) == bytes);
+  // fusec replaces files by rename: the mapping keeps the old file.
+  writeFileAtomically(path, {1, 2, 3});
+  CHECK(std::vector<uint8_t>(mapped->data(), mapped->data() + mapped->size()) == bytes);
+  CHECK(MappedFile::open(path)->size() == 3);
+
+  writeFileAtomically(dir.file("empty.bin"), {});
+  CHECK(MappedFile::open(dir.file("empty.bin"))->size() == 0);
+  CHECK_THROWS_WITH(MappedFile::open(dir.file("missing.bin")), Contains("missing.bin"));
+  CHECK_THROWS_WITH(MappedFile::open(dir.path()), Contains("not a regular file"));
+}
+
 TEST_CASE("a failed atomic write removes its temp file and names the path") {
   test::TempDir dir;
   // Renaming a file over a directory fails after the data has been written.
