@@ -128,9 +128,9 @@ void encode(const GraphConstant &tensor, std::vector<uint8_t> &bytes) {
 void populateMapping(StringRef bytes) {
 #ifdef MADV_POPULATE_READ
   const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  uintptr_t begin = reinterpret_cast<uintptr_t>(bytes.data()) / page * page;
-  uintptr_t end = reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size();
-  (void)::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_READ);
+  const size_t intoPage = reinterpret_cast<uintptr_t>(bytes.data()) % page;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): madvise takes void *; the advice writes nothing
+  (void)::madvise(const_cast<char *>(bytes.data() - intoPage), bytes.size() + intoPage, MADV_POPULATE_READ);
 #else
   (void)bytes;
 #endif

@@ -129,6 +129,7 @@ std::vector<uint8_t> EncodedPlan::bytes() const {
 
 std::vector<uint8_t> encodePlan(const json &manifestWithoutSections, const std::vector<Section> &sections) {
   std::vector<SectionPieces> pieces;
+  pieces.reserve(sections.size());
   for (const Section &section : sections)
     pieces.push_back({section.name, section.bytes.size(), {{0, {section.bytes.data(), section.bytes.size()}}}, {}});
   return encodePlanPieces(manifestWithoutSections, std::move(pieces)).bytes();
