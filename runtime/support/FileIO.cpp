@@ -31,6 +31,8 @@ public:
   explicit FileDescriptor(int fd) : fd_(fd) {}
   FileDescriptor(const FileDescriptor &) = delete;
   FileDescriptor &operator=(const FileDescriptor &) = delete;
+  FileDescriptor(FileDescriptor &&other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  FileDescriptor &operator=(FileDescriptor &&) = delete;
   ~FileDescriptor() {
     if (fd_ >= 0)
       ::close(fd_);
@@ -135,9 +137,9 @@ void writeAll(int fd, ByteRange bytes, const std::string &path) {
   }
 }
 
-} // namespace
-
-std::vector<uint8_t> readFileBytes(const std::string &path) {
+/// Opens the regular file at `path` for reading and stores its size; throws
+/// Error naming `path` if it cannot be opened or is not a regular file.
+FileDescriptor openRegularFile(const std::string &path, size_t &size) {
   FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (file.get() < 0)
     throw Error(systemError(path, "open"));
@@ -146,8 +148,16 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
     throw Error(systemError(path, "stat"));
   if (!S_ISREG(info.st_mode))
     throw Error("cannot read '" + path + "': not a regular file");
+  size = static_cast<size_t>(info.st_size);
+  return file;
+}
 
-  std::vector<uint8_t> bytes(static_cast<size_t>(info.st_size));
+} // namespace
+
+std::vector<uint8_t> readFileBytes(const std::string &path) {
+  size_t fileSize = 0;
+  FileDescriptor file = openRegularFile(path, fileSize);
+  std::vector<uint8_t> bytes(fileSize);
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::read(file.get(), bytes.data() + done, bytes.size() - done);
@@ -163,15 +173,8 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
 }
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
-  FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (file.get() < 0)
-    throw Error(systemError(path, "open"));
-  struct stat info;
-  if (::fstat(file.get(), &info) != 0)
-    throw Error(systemError(path, "stat"));
-  if (!S_ISREG(info.st_mode))
-    throw Error("cannot read '" + path + "': not a regular file");
-  const size_t size = static_cast<size_t>(info.st_size);
+  size_t size = 0;
+  FileDescriptor file = openRegularFile(path, size);
   if (size == 0) // mmap refuses empty mappings
     return std::shared_ptr<const MappedFile>(new MappedFile(nullptr, 0));
   void *mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.get(), 0);
