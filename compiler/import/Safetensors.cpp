@@ -5,16 +5,12 @@
 #include "runtime/support/HalfFloat.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 using namespace mlir;
 
@@ -122,31 +118,17 @@ void encode(const GraphConstant &tensor, std::vector<uint8_t> &bytes) {
   }
 }
 
-/// Maps every page of `bytes` (a mapped file) in one call where the kernel
-/// can (Linux 5.14+), instead of a fault per few pages as the weights are
-/// first read. Advice only: without it the pages fault in on use.
-void populateMapping(StringRef bytes) {
-#ifdef MADV_POPULATE_READ
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const size_t intoPage = reinterpret_cast<uintptr_t>(bytes.data()) % page;
-  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): madvise takes void *; the advice writes nothing
-  (void)::madvise(const_cast<char *>(bytes.data() - intoPage), bytes.size() + intoPage, MADV_POPULATE_READ);
-#else
-  (void)bytes;
-#endif
-}
-
 } // namespace
 
 LogicalResult readSafetensors(StringRef path, Location loc, std::vector<GraphConstant> &tensors) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return emitError(loc) << "cannot read weights file '" << path << "': " << buffer.getError().message();
   // f32 tensors stay in the file's mapping (shared by their constants).
-  std::shared_ptr<const llvm::MemoryBuffer> mapping = std::move(*buffer);
-  StringRef bytes = mapping->getBuffer();
-  populateMapping(bytes);
+  std::shared_ptr<const runtime::MappedFile> mapping;
+  try {
+    mapping = runtime::MappedFile::open(path.str());
+  } catch (const std::exception &error) {
+    return emitError(loc) << "cannot read the weights: " << error.what();
+  }
+  StringRef bytes(reinterpret_cast<const char *>(mapping->data()), mapping->size());
   if (bytes.size() < 8)
     return emitError(loc) << "weights file '" << path << "' is too short for a safetensors header";
   uint64_t headerSize = 0;

@@ -65,10 +65,15 @@ json sectionsArray(const std::vector<SectionPieces> &sections, const std::vector
 constexpr size_t kZeroRun = 4096;
 const uint8_t kZeros[kZeroRun] = {};
 
-/// Appends `count` zero bytes to `ranges` as runs of kZeros.
-void appendZeros(std::vector<runtime::ByteRange> &ranges, uint64_t count) {
+/// `count` zero bytes as runs of kZeros.
+template <typename Fn> void forEachZeroRun(uint64_t count, Fn &&each) {
   for (; count > 0; count -= std::min<uint64_t>(count, kZeroRun))
-    ranges.push_back({kZeros, static_cast<size_t>(std::min<uint64_t>(count, kZeroRun))});
+    each(runtime::ByteRange{kZeros, static_cast<size_t>(std::min<uint64_t>(count, kZeroRun))});
+}
+
+/// Appends `count` zero bytes to `ranges`.
+void appendZeros(std::vector<runtime::ByteRange> &ranges, uint64_t count) {
+  forEachZeroRun(count, [&](runtime::ByteRange run) { ranges.push_back(run); });
 }
 
 /// The checksum of `section`'s bytes, gaps included; throws if its pieces
@@ -76,8 +81,7 @@ void appendZeros(std::vector<runtime::ByteRange> &ranges, uint64_t count) {
 uint64_t checksumPieces(const SectionPieces &section) {
   uint64_t hash = fnv1a64(nullptr, 0), at = 0;
   auto hashZeros = [&](uint64_t count) {
-    for (; count > 0; count -= std::min<uint64_t>(count, kZeroRun))
-      hash = fnv1a64(kZeros, static_cast<size_t>(std::min<uint64_t>(count, kZeroRun)), hash);
+    forEachZeroRun(count, [&](runtime::ByteRange run) { hash = fnv1a64(run.data, run.size, hash); });
   };
   for (const SectionPieces::Piece &piece : section.pieces) {
     if (piece.offset < at || piece.bytes.size > section.size || piece.offset > section.size - piece.bytes.size)
