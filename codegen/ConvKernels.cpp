@@ -55,33 +55,53 @@ LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<O
 
 /// The tensor-core implicit GEMM: output channels are the rows (grid.y),
 /// the batch's output pixels the columns (grid.x: it grows with the batch).
+/// The sizes are scalar arguments, so the text depends only on the config,
+/// the window, the element types and the epilogue: a network's convolutions
+/// that share those share one compiled program.
 FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
                                               const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
   auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
   auto constant = [](int64_t value) { return std::to_string(value); };
-  const std::string pixels = constant(out[2] * out[3]);
-  const std::string operand = "FusecIm2colB<" + constant(in[1]) + ", " + constant(in[2]) + ", " + constant(in[3]) +
-                              ", " + constant(weight[2]) + ", " + constant(weight[3]) + ", " + constant(g.strideH) +
-                              ", " + constant(g.strideW) + ", " + constant(g.padTop) + ", " + constant(g.padLeft) +
-                              ", " + constant(g.dilationH) + ", " + constant(g.dilationW) + ", " + constant(out[2]) +
-                              ", " + constant(out[3]) + ", " + constant(config.bVector) +
-                              operandElementArgument(config) + ">";
+  // kernelConfigFor admitted the conv: every size but the batch is static
+  // and one image's offsets fit 32 bits.
+  auto size = [&](int64_t value) { return builder.scalarArgument(static_cast<uint32_t>(value)); };
+  const std::string operand = "FusecIm2colB<" + constant(weight[2]) + ", " + constant(weight[3]) + ", " +
+                              constant(g.strideH) + ", " + constant(g.strideW) + ", " + constant(g.padTop) + ", " +
+                              constant(g.padLeft) + ", " + constant(g.dilationH) + ", " + constant(g.dilationW) + ", " +
+                              constant(config.bVector) + operandElementArgument(config) + ">";
   std::string code;
   code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
   KernelLaunch launch;
   emitPipelineSharedMemory(code, config.sharedBytes(/*bTransposed=*/false), launch);
-  code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ");\n";
-  code += "  const int M = " + constant(out[1]) + ", N = int(" + g.n + " * " + pixels +
-          "), K = " + constant(weight[1] * weight[2] * weight[3]) + ";\n";
-  // The lane's (row, col) is (output channel, pixel of the batch); the
-  // divisions are by constants, in 32 bits.
+  // One statement per argument: they are numbered in the order taken.
+  const std::string outChannels = size(out[1]), taps = size(weight[1] * weight[2] * weight[3]);
+  const std::string outRows = size(out[2]);
+  const std::string outColumns = size(out[3]);
+  const std::string pixels = builder.divisorArgument(static_cast<uint32_t>(out[2] * out[3]));
+  const std::string columns = builder.divisorArgument(static_cast<uint32_t>(out[3]));
+  const std::string rows = size(in[2]);
+  const std::string width = size(in[3]);
+  const std::string imageElements = size(in[1] * in[2] * in[3]);
+  code += "  const int M = int(" + outChannels + "), K = int(" + taps + ");\n";
+  code += "  const long long Co = M, HO = " + outRows + ", WO = " + outColumns + ";\n";
+  code += "  const FusecDivisor pixels = " + pixels + ", columns = " + columns + ";\n";
+  code += "  const int N = int((long long)batch * pixels.divisor);\n";
+  code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ", FusecIm2colSizes{int(" + rows +
+          "), int(" + width + "), " + imageElements + ", pixels, columns});\n";
+  // The lane's (row, col) is (output channel, pixel of the batch).
   code += "  auto epilogue = [&](int row, int col, float acc) {\n";
-  code += "    const long long co = row, on = unsigned(col) / " + pixels + "u;\n";
-  code += "    const unsigned pixel = unsigned(col) % " + pixels + "u;\n";
-  code += "    const long long oh = pixel / " + constant(out[3]) + "u, ow = pixel % " + constant(out[3]) + "u;\n";
-  if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g)))
+  code += "    const unsigned image = pixels.divide(unsigned(col)), pixel = unsigned(col) - image * pixels.divisor;\n";
+  code += "    const unsigned outRow = columns.divide(pixel);\n";
+  code += "    const long long co = row, on = image, oh = outRow, ow = pixel - outRow * columns.divisor;\n";
+  builder.setIterationDims(out, {dimExpr(out[0]), "Co", "HO", "WO"});
+  if (conv.getBias())
+    code += "    acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";
+  const std::vector<std::string> coords = {"on", "co", "oh", "ow"};
+  builder.bind(conv.getOutput(), roundedTo(fuse::elementTypeOf(conv.getOutput()), "acc"));
+  if (failed(builder.emitElementwise(code, "    ", epilogue, coords)))
     return failure();
+  builder.emitStores(code, "    ", out, "(on * Co + co) * (HO * WO) + pixel", coords);
   code += "  };\n";
   const std::string split = emitSplitK(code, config, fuse::kTileCount(conv, config), launch);
   code += "  Gemm::run(" + builder.inputName(conv.getWeight()) +

@@ -110,7 +110,40 @@ std::string KernelBuilder::valueAt(Value value, const std::vector<std::string> &
   if (it != bound.end())
     return it->second;
   assert(llvm::isa<BlockArgument>(value) && "unbound value computed inside the kernel");
-  return load(value, broadcastOffset(shapeOf(value), coords));
+  ArrayRef<int64_t> shape = shapeOf(value);
+  if (!iterationDims.empty() && coords.size() == iterationShape.size())
+    if (auto offset = broadcastOffset(shape, coords, iterationShape, iterationDims))
+      return load(value, *offset);
+  return load(value, broadcastOffset(shape, coords));
+}
+
+std::string KernelBuilder::scalarArgument(uint32_t value) {
+  arguments.push_back(value);
+  return "fusec_args.value[" + std::to_string(arguments.size() - 1) + "]";
+}
+
+std::string KernelBuilder::divisorArgument(uint32_t divisor) {
+  assert(divisor >= 1 && divisor < (1u << 31) && "FusecDivisor divides by 1 to 2^31 - 1");
+  const FastDivisor fast = fastDivisor(divisor);
+  const std::string value = scalarArgument(divisor), multiplier = scalarArgument(fast.multiplier),
+                    shift = scalarArgument(fast.shift);
+  return "FusecDivisor{" + value + ", " + multiplier + ", " + shift + "}";
+}
+
+void KernelBuilder::setIterationDims(ArrayRef<int64_t> shape, std::vector<std::string> dims) {
+  assert(shape.size() == dims.size() && "one expression per dimension");
+  iterationShape.assign(shape.begin(), shape.end());
+  iterationDims = std::move(dims);
+}
+
+FastDivisor fastDivisor(uint32_t divisor) {
+  assert(divisor >= 1 && divisor < (1u << 31) && "FusecDivisor divides by 1 to 2^31 - 1");
+  uint32_t shift = 0;
+  while ((uint64_t{1} << shift) < divisor)
+    ++shift;
+  // Below 2^32: (2^shift - divisor) < divisor.
+  const uint64_t multiplier = ((uint64_t{1} << 32) * ((uint64_t{1} << shift) - divisor)) / divisor + 1;
+  return FastDivisor{static_cast<uint32_t>(multiplier), shift};
 }
 
 LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::string &indent, ArrayRef<Operation *> ops,
@@ -245,7 +278,7 @@ GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch 
     mlir::Attribute(attr).print(printed);
   }
   const size_t numInputs = kernel.getInputs().size(), numOutputs = kernel.getNumResults();
-  result.launch = launch;
+  result.launch = std::move(launch);
   std::string params, thunkArgs;
   size_t argument = 0;
   for (size_t i = 0; i < numInputs; ++i, ++argument) {
@@ -258,7 +291,7 @@ GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch 
     params += type + " *__restrict__ out" + std::to_string(i) + ", ";
     thunkArgs += "(" + type + " *)args[" + std::to_string(argument) + "], ";
   }
-  if (launch.splitMaxSlices > 1) {
+  if (result.launch.splitMaxSlices > 1) {
     params += "float *__restrict__ fusec_partials, unsigned *__restrict__ fusec_tile_counters, ";
     thunkArgs +=
         "(float *)args[" + std::to_string(argument) + "], (unsigned *)args[" + std::to_string(argument + 1) + "], ";
@@ -266,6 +299,12 @@ GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch 
   }
   params += "int batch";
   thunkArgs += "*(const int *)args[" + std::to_string(argument) + "]";
+  result.launch.arguments = arguments;
+  if (!arguments.empty()) {
+    const std::string type = "FusecArguments<" + std::to_string(arguments.size()) + ">";
+    params += ", const " + type + " fusec_args";
+    thunkArgs += ", *(const " + type + " *)args[" + std::to_string(argument + 1) + "]";
+  }
   std::string includes = "#include \"" + std::string(kPreludeName) + "\"\n";
   for (const std::string &header : headers)
     includes += "#include \"" + header + "\"\n";

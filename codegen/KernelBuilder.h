@@ -90,6 +90,21 @@ public:
   /// A fresh C identifier with `prefix`.
   std::string fresh(const std::string &prefix) { return prefix + std::to_string(counter++); }
 
+  /// Passes `value` to the kernel as its next scalar argument and returns
+  /// the C expression that reads it (unsigned). A size read this way, not
+  /// compiled in, lets kernels that differ only in it share one program
+  /// (KernelCompiler compiles identical code once).
+  std::string scalarArgument(uint32_t value);
+  /// A FusecDivisor of `divisor` (1 to 2^31 - 1) from three scalar
+  /// arguments, as a C braced initializer.
+  std::string divisorArgument(uint32_t divisor);
+
+  /// Makes kernel inputs read at the coordinates of an iteration space of
+  /// `shape` address it through `dims`, C expressions of its sizes (the
+  /// scalar arguments of a shape-generic kernel), instead of the constants:
+  /// valueAt uses them for every input whose shape broadcasts to `shape`.
+  void setIterationDims(llvm::ArrayRef<int64_t> shape, std::vector<std::string> dims);
+
 private:
   // Op accessors are not const; the builder never changes the kernel.
   mutable fuse::SuperkernelOp kernel;
@@ -97,7 +112,19 @@ private:
   std::string variantName;
   llvm::DenseMap<mlir::Value, std::string> bound;
   unsigned counter = 0;
+  std::vector<uint32_t> arguments;
+  std::vector<int64_t> iterationShape;
+  std::vector<std::string> iterationDims;
 };
+
+/// n / d = (umulhi(n, multiplier) + n) >> shift for 0 <= n < 2^31
+/// (FusecDivisor of fusec_cuda_prelude.h).
+struct FastDivisor {
+  uint32_t multiplier = 0;
+  uint32_t shift = 0;
+};
+/// The FastDivisor of `divisor`, 1 to 2^31 - 1.
+FastDivisor fastDivisor(uint32_t divisor);
 
 /// Per-kind emitters (one file each).
 mlir::FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder);

@@ -33,6 +33,9 @@ struct KernelLaunch {
   int64_t splitMaxSlices = 1;
   int64_t splitKTiles = 0;
   int64_t splitPartialFloats = 0;
+  /// Scalar arguments (KernelBuilder::scalarArgument): the kernel takes
+  /// them after `batch` as one `FusecArguments<N>` parameter.
+  std::vector<uint32_t> arguments;
 };
 
 struct GeneratedKernel {
@@ -44,7 +47,8 @@ struct GeneratedKernel {
   std::string config;
   /// A complete translation unit: includes the prelude, defines
   /// `extern "C" __global__ void <name>(inputs..., outputs..., int batch)`
-  /// (a split-K kernel: `..., float *partials, unsigned *counters, int batch`)
+  /// (a split-K kernel: `..., float *partials, unsigned *counters, int batch`;
+  /// a kernel with scalar arguments: `..., int batch, FusecArguments<N> fusec_args`)
   /// and, under FUSEC_EMULATION, the host thunk `<name>__emulated`.
   std::string source;
   KernelLaunch launch;

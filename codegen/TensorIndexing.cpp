@@ -58,6 +58,29 @@ std::string broadcastOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std
   return offset.empty() ? "0" : offset;
 }
 
+std::optional<std::string> broadcastOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::string> &coords,
+                                           llvm::ArrayRef<int64_t> iterationShape,
+                                           const std::vector<std::string> &iterationDims) {
+  const size_t rank = shape.size(), iterationRank = iterationShape.size();
+  if (rank > iterationRank || coords.size() != iterationRank)
+    return std::nullopt;
+  for (size_t d = 0; d < rank; ++d)
+    if (shape[d] != 1 && shape[d] != iterationShape[iterationRank - rank + d])
+      return std::nullopt;
+  std::string offset, stride;
+  // From the innermost dimension out: the stride is the product of the
+  // (symbolic) sizes of the dimensions inside, size-1 ones excluded.
+  for (size_t d = rank; d-- > 0;) {
+    if (shape[d] == 1)
+      continue;
+    const size_t at = iterationRank - rank + d;
+    const std::string term = stride.empty() ? coords[at] : coords[at] + " * " + stride;
+    offset = offset.empty() ? term : term + " + " + offset;
+    stride = stride.empty() ? iterationDims[at] : iterationDims[at] + " * " + stride;
+  }
+  return offset.empty() ? "0" : offset;
+}
+
 std::string linearOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::string> &coords) {
   std::string offset;
   for (size_t d = 0; d < shape.size(); ++d)

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,14 @@ std::vector<std::string> emitCoordinates(std::string &code, const std::string &i
 /// larger) iteration space, with numpy broadcasting: leading iteration dims
 /// the tensor lacks, and its size-1 dims, do not move the offset.
 std::string broadcastOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::string> &coords);
+
+/// broadcastOffset with the iteration space's sizes as C expressions
+/// (`iterationDims`, of the space `iterationShape`): each stride is a
+/// product of them. None when `shape` does not broadcast to
+/// `iterationShape` dimension by dimension (size 1 or the same size).
+std::optional<std::string> broadcastOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::string> &coords,
+                                           llvm::ArrayRef<int64_t> iterationShape,
+                                           const std::vector<std::string> &iterationDims);
 
 /// Linear offset of `coords` in a tensor of exactly `shape`.
 std::string linearOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::string> &coords);

@@ -240,6 +240,8 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
     entry["launch"]["split_k"] = {{"max_slices", launch.splitMaxSlices},
                                   {"k_tiles", launch.splitKTiles},
                                   {"partial_floats", launch.splitPartialFloats}};
+  if (!launch.arguments.empty())
+    entry["launch"]["arguments"] = launch.arguments;
   // Kernels that share compiled code (the same code under another name, or
   // a kernel's variants, compiled in its program) share its image: stored
   // once, loaded once.

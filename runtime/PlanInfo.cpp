@@ -36,6 +36,12 @@ json describePlan(const Plan &plan, int64_t batch) {
     json entry = {{"name", kernel.name}, {"kind", kernel.kind}, {"ops", ops}};
     if (!kernel.config.empty())
       entry["config"] = kernel.config;
+    // Kernels whose code differs only in sizes they take as arguments run
+    // one compiled function: its name, and the kernel's own sizes.
+    if (!kernel.images.empty() && kernel.images.front().entry != kernel.name)
+      entry["runs"] = kernel.images.front().entry;
+    if (kernel.launch && !kernel.launch->arguments.empty())
+      entry["arguments"] = kernel.launch->arguments;
     if (kernel.variantCount() > 1) {
       json variants = json::array();
       for (size_t variant = 1; variant < kernel.variantCount(); ++variant)
@@ -78,6 +84,8 @@ std::string formatPlanSummary(const json &description) {
       out << " " << op.get<std::string>();
     if (kernel.contains("variants"))
       out << " (" << kernel["variants"].size() + 1 << " compiled variants)";
+    if (kernel.contains("runs"))
+      out << " [runs " << kernel["runs"].get<std::string>() << "]";
     out << "\n";
   }
   out << "arena at batch " << description["batch"].get<int64_t>() << ": " << description["arena_bytes"].get<int64_t>()

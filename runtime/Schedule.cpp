@@ -200,6 +200,7 @@ void selectVariant(const Plan &plan, LaunchStep &step, size_t variant, int64_t s
   step.sharedBytes = static_cast<uint32_t>(kernel.launchOf(variant).sharedBytes);
   const LaunchDesc &launch = kernel.launchOf(variant);
   step.split = launch.isSplit();
+  step.arguments = launch.arguments;
   if (step.split) // the plan's grid z is 1 (verified): the slices go there
     step.grid.z = static_cast<uint32_t>(
         splitKSlices(int64_t(step.grid.x) * step.grid.y, launch.splitKTiles, launch.splitMaxSlices, smCount));

@@ -127,6 +127,9 @@ struct LaunchStep {
   bool split = false;
   DeviceAddress splitPartials;
   DeviceAddress splitCounters;
+  /// The variant's scalar arguments (LaunchDesc::arguments), passed after
+  /// `batch` as one parameter when there are any.
+  std::vector<uint32_t> arguments;
 
   /// The pointer parameters the variant takes: args, then the split's two.
   size_t pointerCount() const { return args.size() + (split ? 2 : 0); }

@@ -459,6 +459,11 @@ template <typename T> inline T __ldg(const T *address) { return *address; }
 template <typename T> inline T __ldcg(const T *address) { return *address; }
 template <typename T> inline void __stcg(T *address, T value) { *address = value; }
 
+// The high 32 bits of a 64-bit product.
+inline unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+
 // Blocks of one grid may run at once on two copies of a module (see the
 // file comment): the atomics are real ones, and order the plain accesses
 // around them as a GPU's fence + atomic does.

@@ -16,11 +16,16 @@
 // consecutive shared addresses; Co, the other dimension, is a multiple of 8
 // or 16 in every real network and is what the weights' rows give.
 //
-// Every size is a template constant, so the tap decomposition k -> (c, kh,
-// kw) and the pixel decomposition j -> (image, oh, ow) are 32-bit divisions
-// by constants (multiply-high and shift), and each thread decomposes its
-// pixel once: in the k-loop a copy costs the tap decomposition, two
-// compares and one address. Offsets inside one image are 32-bit (C * H * W
+// The window (KH, KW, strides, padding, dilation) is a template constant,
+// so the tap decomposition k -> (c, kh, kw) in the k-loop is 32-bit
+// divisions by constants (multiply-high and shift). The sizes (C, H, W, HO,
+// WO) are run-time values, FusecIm2colSizes, which the kernel reads from its
+// scalar arguments: convolutions that differ only in their sizes (a
+// ResNet's stages) are one program, compiled once. Each thread decomposes
+// its pixel j -> (image, oh, ow) once, by FusecDivisor (multiply-high, add,
+// shift, with the constants precomputed on the host); in the k-loop a copy
+// costs the tap decomposition, two compares, and one address (multiplies by
+// the run-time W and H * W). Offsets inside one image are 32-bit (C * H * W
 // < 2^31, checked by codegen); the image's base is one 64-bit product per
 // thread.
 //
@@ -41,43 +46,58 @@
 
 #include "fusec_gemm.h"
 
-template <int C, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int HO, int WO, int Vec,
-          typename ElementType = float>
+/// The sizes of an im2col operand, known at run time.
+struct FusecIm2colSizes {
+  int H, W;
+  /// C * H * W: one image's elements.
+  unsigned imageElements;
+  /// HO * WO (an image's output pixels) and WO.
+  FusecDivisor pixels, columns;
+};
+
+template <int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int Vec, typename ElementType = float>
 struct FusecIm2colB {
   using Element = ElementType;
   static constexpr bool kTransposed = false;
   static constexpr int kVec = Vec;
   static constexpr bool kFixedColumn = true;
-  static constexpr int kPixels = HO * WO;
   static constexpr int kTaps = KH * KW;
-  static_assert(Vec == 1 || (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && kPixels % Vec == 0),
+  // Vector copies also need HO * WO to be a multiple of Vec (codegen picks
+  // Vec so).
+  static_assert(Vec == 1 || (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0),
                 "vector copies need adjacent pixels to be adjacent elements of one image");
 
   const Element *x;
   const Element *image = nullptr;
+  int H, W, planeElements;
+  unsigned imageElements;
+  FusecDivisor pixels, columns;
   int top = 0, left = 0, pixel = 0;
 
-  __device__ __forceinline__ explicit FusecIm2colB(const Element *input) : x(input) {}
+  __device__ __forceinline__ FusecIm2colB(const Element *input, const FusecIm2colSizes &sizes)
+      : x(input), H(sizes.H), W(sizes.W), planeElements(sizes.H * sizes.W), imageElements(sizes.imageElements),
+        pixels(sizes.pixels), columns(sizes.columns) {}
 
   /// The thread's column is output pixel `j` for all its copies.
   __device__ __forceinline__ void begin(int, int j) {
-    const unsigned column = unsigned(j);
-    pixel = int(column % unsigned(kPixels));
-    image = x + static_cast<long long>(column / unsigned(kPixels)) * (static_cast<long long>(C) * H * W);
-    top = pixel / WO * SH - PH;
-    left = pixel % WO * SW - PW;
+    const unsigned column = unsigned(j), imageIndex = pixels.divide(column);
+    pixel = int(column - imageIndex * pixels.divisor);
+    image = x + static_cast<long long>(imageIndex) * imageElements;
+    const unsigned row = columns.divide(unsigned(pixel));
+    top = int(row) * SH - PH;
+    left = (pixel - int(row * columns.divisor)) * SW - PW;
   }
 
   __device__ __forceinline__ void copy(Element *shared, int k, int j, int, int, int, int kCount, int nCount) const {
     bool inside = j < nCount && k < kCount;
     int offset;
     if constexpr (Vec > 1) {
-      offset = k * (H * W) + pixel;
+      offset = k * planeElements + pixel;
     } else {
       const unsigned tap = unsigned(k) % unsigned(kTaps), channel = unsigned(k) / unsigned(kTaps);
       const int row = top + int(tap / unsigned(KW)) * DH, column = left + int(tap % unsigned(KW)) * DW;
       inside = inside && unsigned(row) < unsigned(H) && unsigned(column) < unsigned(W);
-      offset = int(channel) * (H * W) + row * W + column;
+      offset = int(channel) * planeElements + row * W + column;
     }
     fusec_copy_vector<Vec, Element>(shared, inside ? image + offset : x, inside ? unsigned(sizeof(Element)) * Vec : 0u);
   }

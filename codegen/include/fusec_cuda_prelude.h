@@ -113,6 +113,39 @@ __device__ __forceinline__ float fusec_block_reduce(float v, float identity, flo
 }
 
 //===----------------------------------------------------------------------===//
+// Scalar arguments
+//
+// A shape-generic kernel reads its sizes from one parameter after `batch`,
+// N unsigned ints (the plan's launch `arguments`), instead of compiling
+// them in. Divisions by such a size use FusecDivisor: for 0 <= n < 2^31,
+// n / d = (umulhi(n, multiplier) + n) >> shift, with shift = ceil(log2 d)
+// and multiplier = floor(2^32 * (2^shift - d) / d) + 1, computed on the host
+// (codegen/KernelBuilder.cpp, fastDivisor). The sum cannot overflow: umulhi
+// is at most n < 2^31.
+//===----------------------------------------------------------------------===//
+
+template <int N> struct FusecArguments {
+  unsigned value[N];
+};
+
+struct FusecDivisor {
+  unsigned divisor, multiplier, shift;
+  /// n / divisor, for n < 2^31.
+  __device__ __forceinline__ unsigned divide(unsigned n) const { return (__umulhi(n, multiplier) + n) >> shift; }
+};
+
+/// The FusecDivisor of `d` (1 <= d < 2^31), for kernels whose sizes are
+/// constants (the template tests); generated kernels get theirs as
+/// arguments.
+__device__ __forceinline__ FusecDivisor fusec_divisor(unsigned d) {
+  unsigned shift = 0;
+  while ((1ull << shift) < d)
+    ++shift;
+  const unsigned long long multiplier = ((1ull << 32) * ((1ull << shift) - d)) / d + 1;
+  return FusecDivisor{d, unsigned(multiplier), shift};
+}
+
+//===----------------------------------------------------------------------===//
 // Element types (docs/plan-format.md, "Element types")
 //
 // Kernels compute in registers of a value's register type: float for f32,

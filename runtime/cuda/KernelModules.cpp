@@ -151,18 +151,22 @@ void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, g
   // cuLaunchKernel reads each parameter through a pointer to its value and
   // copies the values before returning (a captured launch keeps the copy).
   constexpr size_t kInline = 16;
-  void *inlineParams[kInline + 1];
+  void *inlineParams[kInline + 2];
   std::vector<void *> heapParams;
   void **params = inlineParams;
   const size_t pointers = step.pointerCount();
   if (pointers > kInline) {
-    heapParams.resize(pointers + 1);
+    heapParams.resize(pointers + 2);
     params = heapParams.data();
   }
   for (size_t i = 0; i < pointers; ++i)
     params[i] = const_cast<gpu::DevicePtr *>(&args[i]);
   int batch = step.batch;
   params[pointers] = &batch;
+  // The scalar arguments are one parameter, a struct of unsigned ints laid
+  // out as the array is.
+  if (!step.arguments.empty())
+    params[pointers + 1] = const_cast<uint32_t *>(step.arguments.data());
   const DriverApi &cu = driver_.api();
   const CUresult result = cu.launchKernel(functions_[step.kernel][step.variant], step.grid.x, step.grid.y, step.grid.z,
                                           step.block.x, step.block.y, step.block.z, step.sharedBytes,

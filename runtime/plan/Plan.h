@@ -86,6 +86,12 @@ struct LaunchDesc {
   int64_t splitMaxSlices = 1;
   int64_t splitKTiles = 0;
   int64_t splitPartialFloats = 0;
+  /// Scalar arguments (format 5.0): the sizes a shape-generic kernel reads
+  /// at run time instead of compiling them in, and their precomputed
+  /// divisors. Each is a 32-bit unsigned value; a kernel with any takes them
+  /// after `batch`, as one parameter of `arguments.size()` unsigned ints
+  /// (FusecArguments<N> of fusec_cuda_prelude.h).
+  std::vector<uint32_t> arguments;
 
   bool isSplit() const { return splitMaxSlices > 1; }
 };

@@ -30,13 +30,15 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 4.0
-/// added split-K launches, whose kernels take two more parameters (a 3.x
-/// reader would launch them wrong, hence the major version); 3.x plans are
-/// 4.0 plans without them; 2.x kernels carry one CUDA `image` (PTX and an
-/// optional CUBIN) instead of 3.0's `images` keyed by format. A newer major
-/// version is rejected, and so is 1.x, which predates element types (2.0).
-inline constexpr uint32_t kMajorVersion = 4;
+/// A reader accepts any minor version of 2.x to its own major version: 5.0
+/// added scalar kernel arguments (a launch's `arguments`, one more
+/// parameter after the batch) and 4.0 split-K launches, whose kernels take
+/// two more pointers; an older reader would launch either wrong, hence the
+/// major versions. 3.x and 4.x plans are 5.0 plans without them; 2.x kernels
+/// carry one CUDA `image` (PTX and an optional CUBIN) instead of 3.0's
+/// `images` keyed by format. A newer major version is rejected, and so is
+/// 1.x, which predates element types (2.0).
+inline constexpr uint32_t kMajorVersion = 5;
 inline constexpr uint32_t kMinorVersion = 0;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;

@@ -110,6 +110,12 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
     desc.splitKTiles = split.getInt("k_tiles");
     desc.splitPartialFloats = split.getInt("partial_floats");
   }
+  if (launch.has("arguments"))
+    for (int64_t value : launch.getIntArray("arguments")) {
+      if (value < 0 || value > int64_t{UINT32_MAX})
+        launch.fail("'arguments' holds " + std::to_string(value) + "; a kernel argument is a 32-bit unsigned value");
+      desc.arguments.push_back(static_cast<uint32_t>(value));
+    }
   return desc;
 }
 

@@ -22,6 +22,9 @@ constexpr int64_t kMaxBytes = kMaxTensorBytes;
 constexpr int64_t kMaxSplitSlices = 64;
 constexpr int64_t kMaxSplitPartialFloats = int64_t{1} << 20;
 constexpr int64_t kMaxSplitKTiles = int64_t{1} << 31;
+/// Scalar kernel arguments: fusec writes at most a dozen; a kernel's
+/// parameters must fit CUDA's 4 KiB with its pointers.
+constexpr size_t kMaxKernelArguments = 64;
 
 std::string formatBytes(const BatchLinear &bytes) {
   return std::to_string(bytes.perBatch) + "*batch + " + std::to_string(bytes.fixed);
@@ -410,6 +413,9 @@ private:
       if (z.work.perBatch != 0 || z.work.fixed > z.divisor)
         fail(where + " splits K, so its grid z must be one block (the runtime sets the slices there)");
     }
+    if (launch.arguments.size() > kMaxKernelArguments)
+      fail(where + " passes " + std::to_string(launch.arguments.size()) + " scalar arguments; a kernel takes at most " +
+           std::to_string(kMaxKernelArguments));
   }
 
   void verifyImage(const std::vector<KernelImage> &images, size_t index, const std::string &where) const {

@@ -29,10 +29,10 @@ const char *const kKernels = R"cuda(
 
 // out = conv(x, w) + bias, NCHW; the epilogue decomposes the pixel as the
 // generated kernels do.
-template <typename Gemm, typename BOperand, int Co, int K, int HO, int WO>
+template <typename Gemm, typename BOperand, int Co, int C, int H, int W, int K, int HO, int WO>
 __device__ void conv(const float *x, const float *w, const float *bias, float *out, int batch) {
   __shared__ float4 smem[Gemm::kSmemFloats / 4]; // float4: 16-byte aligned
-  BOperand bOperand(x);
+  BOperand bOperand(x, FusecIm2colSizes{H, W, unsigned(C * H * W), fusec_divisor(HO * WO), fusec_divisor(WO)});
   auto epilogue = [&](int row, int col, float value) {
     const int image = col / (HO * WO), pixel = col % (HO * WO);
     out[(static_cast<long long>(image) * Co + row) * (HO * WO) + pixel] = value + bias[row];
@@ -43,9 +43,9 @@ __device__ void conv(const float *x, const float *w, const float *bias, float *o
 
 #define FUSEC_CONV_KERNEL(NAME, BM, WM, AVEC, CO, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, HO, WO, BVEC)             \
   extern "C" __global__ void NAME(const float *x, const float *w, const float *bias, float *out, int batch) {        \
-    using Operand = FusecIm2colB<C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, HO, WO, BVEC>;                            \
-    conv<FusecGemmTf32<BM, 64, 16, WM, 32, 4, AVEC, Operand, 3>, Operand, CO, C * KH * KW, HO, WO>(x, w, bias, out,  \
-                                                                                                     batch);        \
+    using Operand = FusecIm2colB<KH, KW, SH, SW, PH, PW, DH, DW, BVEC>;                                               \
+    conv<FusecGemmTf32<BM, 64, 16, WM, 32, 4, AVEC, Operand, 3>, Operand, CO, C, H, W, C * KH * KW, HO, WO>(          \
+        x, w, bias, out, batch);                                                                                    \
   }                                                                                                                 \
   FUSEC_CONV_THUNK(NAME)
 

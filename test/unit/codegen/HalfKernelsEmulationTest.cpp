@@ -66,6 +66,9 @@ void emitAndRun(const std::string &ir, const char *config, std::vector<std::vect
   }
   args.push_back(&batch);
   const auto &launch = kernel->launch;
+  std::vector<uint32_t> arguments = launch.arguments;
+  if (!arguments.empty())
+    args.push_back(arguments.data());
   emulated.launch(
       kernel->name,
       {unsigned(launch.grid[0].at(batch)), unsigned(launch.grid[1].at(batch)), unsigned(launch.grid[2].at(batch))},

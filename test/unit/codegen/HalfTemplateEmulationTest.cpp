@@ -67,10 +67,11 @@ __device__ void gemm(const Element *a, const Element *b, const Element *bias, El
   }                                                                                                                 \
   FUSEC_GEMM_THUNK(NAME, E)
 
-template <typename Gemm, typename Element, int Co, int K, int HO, int WO>
+template <typename Gemm, typename Element, int Co, int C, int H, int W, int K, int HO, int WO>
 __device__ void conv(const Element *x, const Element *w, const Element *bias, Element *out, float *raw, int batch) {
   __shared__ float4 smem[Gemm::kSmemFloats / 4];
-  typename Gemm::Operand bOperand(x);
+  typename Gemm::Operand bOperand(
+      x, FusecIm2colSizes{H, W, unsigned(C * H * W), fusec_divisor(HO * WO), fusec_divisor(WO)});
   Store<Element> store{out, raw};
   auto epilogue = [&](int row, int col, float value) {
     const int image = col / (HO * WO), pixel = col % (HO * WO);
@@ -82,9 +83,9 @@ __device__ void conv(const Element *x, const Element *w, const Element *bias, El
 
 #define FUSEC_CONV_KERNEL(NAME, E, BM, BN, BK, WM, WN, S, AV, CO, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO, BV)       \
   extern "C" __global__ void NAME(const E *x, const E *w, const E *bias, E *out, float *raw, int batch) {           \
-    using Operand = FusecIm2colB<C, H, W, KH, KW, SH, SW, PH, PW, 1, 1, HO, WO, BV, E>;                             \
-    conv<FusecGemmHalf<BM, BN, BK, WM, WN, S, AV, Operand>, E, CO, C * KH * KW, HO, WO>(x, w, bias, out, raw,       \
-                                                                                         batch);                    \
+    using Operand = FusecIm2colB<KH, KW, SH, SW, PH, PW, 1, 1, BV, E>;                                              \
+    conv<FusecGemmHalf<BM, BN, BK, WM, WN, S, AV, Operand>, E, CO, C, H, W, C * KH * KW, HO, WO>(x, w, bias, out,   \
+                                                                                                  raw, batch);      \
   }                                                                                                                 \
   FUSEC_CONV_THUNK(NAME, E)
 

@@ -93,6 +93,9 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
       bytes.push_back(counters.size() * sizeof(uint32_t));
     }
     args.push_back(&batchSize);
+    std::vector<uint32_t> arguments = launch.arguments;
+    if (!arguments.empty())
+      args.push_back(arguments.data());
     emulated.launch(kernel.name, grid, block, args, bytes);
     // The next launch finds them zero again.
     for (size_t tile = 0; tile < counters.size(); ++tile)

@@ -234,6 +234,42 @@ TEST_CASE("a split-capable kernel gets the split-K scratch after its buffers and
   CHECK(state.maxGridZ == 4);
 }
 
+TEST_CASE("a kernel with scalar arguments gets them after the batch, as one parameter") {
+  // Kernel 0 with its sizes as arguments (format 5.0): the model reads the
+  // three unsigned ints behind the parameter after the batch; a launch that
+  // dropped them, or passed them in another order, spoils the output.
+  const std::string ptx = std::string(test::kHostStepPlanPtx) + R"(
+.visible .entry fusec_test_mul_sized(.param .u64 x, .param .u64 w, .param .u64 out, .param .u32 batch,
+                                     .param .align 4 .b8 arguments[12])
+{
+  ret;
+}
+)";
+  json manifest = test::hostStepPlanManifest();
+  manifest["kernels"][0]["images"] = json::array({{{"format", "ptx"},
+                                                   {"target", "sm_75"},
+                                                   {"entry", "fusec_test_mul_sized"},
+                                                   {"offset", 0},
+                                                   {"size", ptx.size()}}});
+  manifest["kernels"][0]["launch"]["arguments"] = {4, 1, 1};
+  std::vector<plan::Section> sections = test::hostStepPlanSections();
+  sections[1].bytes.assign(ptx.begin(), ptx.end());
+  auto plan = std::make_shared<const Plan>(Plan::fromBytes(plan::encodePlan(manifest, sections), "sized.plan"));
+  REQUIRE(plan->kernels()[0].launch->arguments == std::vector<uint32_t>{4, 1, 1});
+  Session session(plan, Device::Cuda, hostDoubleDriver());
+  for (int run = 0; run < 2; ++run) // a graph replay too
+    test::requireHostStepOutputs(session, 3, float(run));
+
+  manifest["kernels"][0]["launch"]["arguments"] = {4, -1};
+  CHECK_THROWS_WITH(Plan::fromBytes(plan::encodePlan(manifest, sections), "negative.plan"),
+                    Contains("'arguments' holds -1; a kernel argument is a 32-bit unsigned value"));
+  manifest["kernels"][0]["launch"]["arguments"] = json::array();
+  for (int i = 0; i < 65; ++i)
+    manifest["kernels"][0]["launch"]["arguments"].push_back(1);
+  CHECK_THROWS_WITH(Plan::fromBytes(plan::encodePlan(manifest, sections), "many.plan"),
+                    Contains("passes 65 scalar arguments; a kernel takes at most 64"));
+}
+
 TEST_CASE("CUDA sessions of one plan share one upload of its weights, freed with the last of them") {
   HostCudaState &state = hostDouble();
   auto plan = test::hostStepPlan();

@@ -111,20 +111,25 @@ constexpr int kAttributeComputeCapabilityMinor = 76;
 constexpr int kAttributeMultiprocessorCount = 16;
 constexpr int kFunctionAttributeMaxDynamicSharedBytes = 8;
 
-/// A host implementation of a kernel: its pointer parameters, its last
-/// parameter (the batch), and what one thread computes.
+/// A host implementation of a kernel: its pointer parameters, the batch
+/// after them, and what one thread computes. A kernel with scalar arguments
+/// (`scalarArguments` unsigned ints) takes them as one parameter after the
+/// batch.
 struct KernelModel {
+  using Scalars = std::vector<uint32_t>;
   size_t pointerParams;
   /// Elements each pointer parameter is read or written at, given the batch.
   std::function<uint64_t(size_t param, uint32_t batch)> extent;
-  std::function<void(const std::vector<float *> &pointers, uint32_t batch, uint64_t thread)> thread;
+  std::function<void(const std::vector<float *> &pointers, uint32_t batch, const Scalars &scalars, uint64_t thread)>
+      thread;
+  size_t scalarArguments = 0;
 };
 
 const std::map<std::string, KernelModel> &kernelModels() {
   static const std::map<std::string, KernelModel> models = {
       {"fusec_test_mul",
        {3, [](size_t param, uint32_t batch) { return param == 1 ? uint64_t(4) : uint64_t(batch) * 4; },
-        [](const std::vector<float *> &p, uint32_t batch, uint64_t i) {
+        [](const std::vector<float *> &p, uint32_t batch, const KernelModel::Scalars &, uint64_t i) {
           if (i < uint64_t(batch) * 4)
             p[2][i] = p[0][i] * p[1][i % 4];
         }}},
@@ -137,15 +142,26 @@ const std::map<std::string, KernelModel> &kernelModels() {
         [](size_t param, uint32_t batch) {
           return param == 1 ? uint64_t(4) : param >= 3 ? uint64_t(1) : uint64_t(batch) * 4;
         },
-        [](const std::vector<float *> &p, uint32_t batch, uint64_t i) {
+        [](const std::vector<float *> &p, uint32_t batch, const KernelModel::Scalars &, uint64_t i) {
           uint32_t counter = 0;
           std::memcpy(&counter, p[4], sizeof counter);
           if (i < uint64_t(batch) * 4)
             p[2][i] = counter == 0 ? p[0][i] * p[1][i % 4] : std::nanf("");
         }}},
+      // fusec_test_mul with its sizes as scalar arguments: {columns, rows
+      // per image, 1}. The product is scaled by the third (1): a launch that
+      // passed another value, or none, spoils it.
+      {"fusec_test_mul_sized",
+       {3, [](size_t param, uint32_t batch) { return param == 1 ? uint64_t(4) : uint64_t(batch) * 4; },
+        [](const std::vector<float *> &p, uint32_t batch, const KernelModel::Scalars &scalars, uint64_t i) {
+          const uint64_t columns = scalars[0], rows = scalars[1];
+          if (i < uint64_t(batch) * rows * columns)
+            p[2][i] = p[0][i] * p[1][i % columns] * float(scalars[2]);
+        },
+        3}},
       {"fusec_test_add",
        {3, [](size_t, uint32_t batch) { return uint64_t(batch) * 4; },
-        [](const std::vector<float *> &p, uint32_t batch, uint64_t i) {
+        [](const std::vector<float *> &p, uint32_t batch, const KernelModel::Scalars &, uint64_t i) {
           if (i < uint64_t(batch) * 4)
             p[2][i] = p[0][i] + p[1][i];
         }}},
@@ -599,6 +615,9 @@ CUresult cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY, uns
   for (size_t i = 0; i < model->second.pointerParams; ++i)
     pointers.push_back(reinterpret_cast<float *>(*static_cast<CUdeviceptr *>(params[i])));
   const uint32_t batch = *static_cast<uint32_t *>(params[model->second.pointerParams]);
+  KernelModel::Scalars scalars(model->second.scalarArguments);
+  if (!scalars.empty())
+    std::memcpy(scalars.data(), params[model->second.pointerParams + 1], scalars.size() * sizeof(uint32_t));
   for (size_t i = 0; i < pointers.size(); ++i)
     if (!inside(s, reinterpret_cast<uintptr_t>(pointers[i]), model->second.extent(i, batch) * sizeof(float)))
       return kIllegalAddress;
@@ -606,9 +625,9 @@ CUresult cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY, uns
   ++s.record.launches;
   s.record.maxDynamicSharedLaunched = std::max(s.record.maxDynamicSharedLaunched, sharedBytes);
   s.record.maxGridZ = std::max(s.record.maxGridZ, gridZ);
-  return enqueue(s, stream, {[pointers, batch, threads, thread = model->second.thread] {
+  return enqueue(s, stream, {[pointers, batch, scalars, threads, thread = model->second.thread] {
                    for (uint64_t i = 0; i < threads; ++i)
-                     thread(pointers, batch, i);
+                     thread(pointers, batch, scalars, i);
                    return kSuccess;
                  }});
 }

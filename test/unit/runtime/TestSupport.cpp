@@ -123,7 +123,7 @@ const std::vector<std::vector<float>> kSmallPlanOutputRows = {{10, 8, 1.25f}, {-
 
 json smallPlanManifest() {
   return json::parse(R"({
-    "format_version": "4.0",
+    "format_version": "5.0",
     "compiler_version": "fusec test",
     "target": "cpu",
     "source_hash": "0123456789abcdef",
@@ -186,7 +186,7 @@ std::vector<uint8_t> smallPlanBytes() { return plan::encodePlan(smallPlanManifes
 /// into y of shape `resultShape`.
 std::vector<uint8_t> windowPlanBytes(const std::string &op, const json &attrs, const json &resultShape) {
   json manifest = {
-      {"format_version", "4.0"},
+      {"format_version", "5.0"},
       {"compiler_version", "fusec test"},
       {"target", "cpu"},
       {"source_hash", "0123456789abcdef"},
@@ -304,7 +304,7 @@ json hostStepPlanManifest() {
     return json::array({{{"format", "ptx"}, {"target", "sm_75"}, {"entry", entry}, {"offset", 0}, {"size", ptxSize}}});
   };
   json manifest = json::parse(R"({
-    "format_version": "4.0",
+    "format_version": "5.0",
     "compiler_version": "fusec test",
     "target": "sm_75",
     "source_hash": "0123456789abcdef",
