@@ -93,7 +93,10 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   code += "  auto epilogue = [&](int row, int col, float acc) {\n";
   code += "    const unsigned image = pixels.divide(unsigned(col)), pixel = unsigned(col) - image * pixels.divisor;\n";
   code += "    const unsigned outRow = columns.divide(pixel);\n";
-  code += "    const long long co = row, on = image, oh = outRow, ow = pixel - outRow * columns.divisor;\n";
+  // The epilogue reads the coordinates its broadcasts need, often none of
+  // the spatial ones.
+  code += "    [[maybe_unused]] const long long co = row, on = image, oh = outRow, ow = pixel - outRow * "
+          "columns.divisor;\n";
   builder.setIterationDims(out, {dimExpr(out[0]), "Co", "HO", "WO"});
   if (conv.getBias())
     code += "    acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";

@@ -59,7 +59,9 @@ TEST_CASE("every shared model's kernels and their variants compile with NVRTC wi
       INFO(kernels[i].name << ": " << compiled[i].log);
       if (kernels[i].config.find("simt_gemv") != std::string::npos)
         WARN(kernels[i].name << " (" << kernels[i].config << "): " << compiled[i].registers << " registers");
-      CHECK(compiled[i].ptx.find(".entry " + kernels[i].name) != std::string::npos);
+      // Kernels whose code differs only in names or sizes run an earlier
+      // kernel's function of the same program.
+      CHECK(compiled[i].ptx.find(".entry " + compiled[i].entry) != std::string::npos);
       CHECK(compiled[i].cubin.size() > 0);
       CHECK(compiled[i].spillBytes == 0);
       CHECK(compiled[i].log.find("warning") == std::string::npos);

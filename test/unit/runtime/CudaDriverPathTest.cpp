@@ -11,6 +11,7 @@
 #include "HostCudaDriver.h"
 #include "TestSupport.h"
 
+#include "runtime/PlanInfo.h"
 #include "runtime/Session.h"
 #include "runtime/cuda/DriverApi.h"
 #include "runtime/cuda/DriverVersion.h"
@@ -256,6 +257,12 @@ TEST_CASE("a kernel with scalar arguments gets them after the batch, as one para
   sections[1].bytes.assign(ptx.begin(), ptx.end());
   auto plan = std::make_shared<const Plan>(Plan::fromBytes(plan::encodePlan(manifest, sections), "sized.plan"));
   REQUIRE(plan->kernels()[0].launch->arguments == std::vector<uint32_t>{4, 1, 1});
+  // --info names the function a kernel runs when it is not its own, and its
+  // arguments.
+  const json info = describePlan(*plan, 1)["kernels"]["list"][0];
+  CHECK(info["runs"] == "fusec_test_mul_sized");
+  CHECK(info["arguments"] == json({4, 1, 1}));
+  CHECK_THAT(formatPlanSummary(describePlan(*plan, 1)), Contains("[runs fusec_test_mul_sized]"));
   Session session(plan, Device::Cuda, hostDoubleDriver());
   for (int run = 0; run < 2; ++run) // a graph replay too
     test::requireHostStepOutputs(session, 3, float(run));
