@@ -1,7 +1,7 @@
 //===- AttentionKernels.cpp - fuse.attention as one flash-attention kernel ===//
 //
 // Binds the (batch, head) matrix of blockIdx.x and the query tile of
-// blockIdx.y to fusec_attention.h's main loop, with the mask read through
+// blockIdx.y to a flash-attention main loop, with the mask read through
 // numpy broadcasting as a lambda and the fused epilogue (elementwise ops on
 // the attention output, then the stores) as another. Matrices go on grid.x
 // because their count grows with the batch; query tiles on grid.y.
@@ -13,10 +13,18 @@
 // that merge the heads back, when the kernel has them instead of an
 // epilogue.
 //
+// Two main loops: FusecAttentionHalf (fusec_attention_half.h, mma.m16n8k16
+// for both products) where Q, K and V are f16 or bf16 of one type with head
+// dimensions that are multiples of 16 and 16-byte aligned rows; the SIMT
+// FusecAttention (fusec_attention.h) otherwise, which keeps f32 attention
+// exact to f32 rounding.
+//
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
 #include "ir/ElementTypes.h"
 #include "ir/StridedView.h"
+
+#include <numeric>
 
 using namespace mlir;
 
@@ -39,9 +47,11 @@ std::string viewOffset(const fuse::StridedView &view, const std::vector<std::str
 /// Declares `name` (the first row of this block's matrix of `operand`) and
 /// `name`_ld (its row stride). A kernel input is read as it is stored: the
 /// matrices one after another. A view is followed back to the kernel input
-/// it reads.
+/// it reads. `alignment` is what every row's first element offset is a
+/// multiple of, in elements.
 LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operation *attention, Value operand,
-                              const std::string &name, const std::vector<std::string> &matrixCoords) {
+                              const std::string &name, const std::vector<std::string> &matrixCoords,
+                              int64_t &alignment) {
   SmallVector<Operation *> chain; // nearest first
   Value input = operand;
   while (Operation *op = input.getDefiningOp()) {
@@ -58,6 +68,7 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
     code += "  const auto *" + name + " = " + builder.inputName(input) + " + matrix * " +
             dimExpr(shape[shape.size() - 2]) + " * " + columns + ";\n";
     code += "  const long long " + name + "_ld = " + columns + ";\n";
+    alignment = shape.back();
     return success();
   }
   std::optional<fuse::StridedView> view = fuse::composeViewChain(chain, /*reads=*/true);
@@ -67,7 +78,24 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
   code +=
       "  const auto *" + name + " = " + builder.inputName(input) + " + (" + viewOffset(*view, matrixCoords) + ");\n";
   code += "  const long long " + name + "_ld = " + literal(view->strides[view->strides.size() - 2]) + ";\n";
+  alignment = view->offset;
+  for (size_t d = 0; d + 1 < view->strides.size(); ++d)
+    alignment = std::gcd(alignment, view->strides[d]);
   return success();
+}
+
+/// The tensor-core template's element type ("fusec_f16" or "fusec_bf16")
+/// when it takes `attention`: f16 or bf16 Q, K and V of one type, head
+/// dimensions that are whole k16 steps, and rows whose 16-byte copies are
+/// aligned (`alignment`, in elements); "" for the SIMT template.
+std::string tensorCoreElement(fuse::AttentionOp attention, int64_t headDim, int64_t valueDim, int64_t alignment) {
+  Type type = fuse::elementTypeOf(attention.getQuery());
+  if (!(type.isF16() || type.isBF16()) || fuse::elementTypeOf(attention.getKey()) != type ||
+      fuse::elementTypeOf(attention.getValue()) != type)
+    return "";
+  if (headDim % 16 != 0 || valueDim % 16 != 0 || alignment % 8 != 0)
+    return "";
+  return storageType(type);
 }
 
 /// The views after the attention op that store its result, in order, with
@@ -128,15 +156,37 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   const std::string seq = dimExpr(qShape[rank - 2]), keySeq = dimExpr(shapeOf(key)[rank - 2]);
   const std::string D = std::to_string(headDim), DV = std::to_string(valueDim);
 
+  std::string operands;
+  std::vector<std::string> coords = emitCoordinates(operands, "  ", outShape.drop_back(2), "matrix", "b");
+  int64_t alignment = 0;
+  for (auto [operand, name] : {std::pair{query, "Q"}, {key, "K"}, {value, "V"}}) {
+    int64_t operandAlignment = 0;
+    if (failed(emitOperandRows(builder, operands, attention, operand, name, coords, operandAlignment)))
+      return failure();
+    alignment = std::gcd(alignment, operandAlignment);
+  }
+  const std::string element = tensorCoreElement(attention, headDim, valueDim, alignment);
+
   std::string code;
-  code += "  using Attention = FusecAttention<" + D + ", " + DV + ">;\n";
-  code += "  __shared__ Attention::Shared attentionShared;\n";
+  KernelLaunch launch;
+  int64_t blockRows = 16;
+  if (element.empty()) {
+    code += "  using Attention = FusecAttention<" + D + ", " + DV + ">;\n";
+    code += "  __shared__ Attention::Shared attentionShared;\n";
+  } else {
+    // The same sizes as FusecAttentionHalf's: 64 query rows, 64 keys per
+    // tile (32 for heads above 64), Q's tile and two stages of K and V,
+    // rows padded by 8 elements.
+    blockRows = 64;
+    const int64_t keys = headDim > 64 || valueDim > 64 ? 32 : 64;
+    const int64_t bytes = (64 * (headDim + 8) + 2 * keys * (headDim + 8 + valueDim + 8)) * 2;
+    code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " + element + ">;\n";
+    code += "  static_assert(Attention::kSmemBytes == " + std::to_string(bytes) + ", \"codegen's shared size\");\n";
+    emitPipelineSharedMemory(code, bytes, launch, "Attention", "attentionShared");
+  }
   code += "  const long long S = " + seq + ", SK = " + keySeq + ";\n";
   code += "  const long long matrix = (long long)blockIdx.x;\n";
-  std::vector<std::string> coords = emitCoordinates(code, "  ", outShape.drop_back(2), "matrix", "b");
-  for (auto [operand, name] : {std::pair{query, "Q"}, {key, "K"}, {value, "V"}})
-    if (failed(emitOperandRows(builder, code, attention, operand, name, coords)))
-      return failure();
+  code += operands;
   std::vector<std::string> at = coords;
   at.push_back("row");
   at.push_back("key");
@@ -159,11 +209,10 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
           ", " + (attention.getCausal() ? "true" : "false") +
           ", (long long)blockIdx.y * Attention::kBlockM, attentionShared, mask, epilogue);\n";
 
-  KernelLaunch launch;
   launch.block = {128, 1, 1};
   launch.grid[0] = gridFor(linearNumel(outShape.drop_back(2)), 1);
-  launch.grid[1] = gridFor(linearNumel(qShape.drop_back(1).take_back(1)), 16);
-  return builder.finish(code, launch, {"fusec_attention.h"});
+  launch.grid[1] = gridFor(linearNumel(qShape.drop_back(1).take_back(1)), blockRows);
+  return builder.finish(code, launch, {element.empty() ? "fusec_attention.h" : "fusec_attention_half.h"});
 }
 
 } // namespace fusec::codegen

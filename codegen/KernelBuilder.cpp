@@ -362,14 +362,17 @@ FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, Operation 
   return config;
 }
 
-void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &launch) {
-  const std::string staticArray = "  __shared__ float4 gemmShared[Gemm::kSmemFloats / 4]; // float4: 16-byte aligned\n";
+void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &launch, llvm::StringRef owner,
+                              llvm::StringRef array) {
+  const std::string staticArray =
+      ("  __shared__ float4 " + array + "[" + owner + "::kSmemFloats / 4]; // float4: 16-byte aligned\n").str();
   if (bytes <= fuse::kStaticSharedBytes) {
     code += staticArray;
     return;
   }
   code += "#ifdef FUSEC_EMULATION\n" + staticArray + "#else\n";
-  code += "  extern __shared__ float4 gemmShared[]; // Gemm::kSmemBytes, dynamic: above 48 KiB\n#endif\n";
+  code += ("  extern __shared__ float4 " + array + "[]; // " + owner + "::kSmemBytes, dynamic: above 48 KiB\n#endif\n")
+              .str();
   launch.sharedBytes = bytes;
 }
 

@@ -172,11 +172,12 @@ std::string operandElementArgument(const fuse::KernelConfig &config);
 /// The device header that defines `config`'s main loop.
 std::string tensorCoreGemmHeader(const fuse::KernelConfig &config);
 
-/// Declares `gemmShared`, the pipeline's shared memory for `Gemm` (a type
-/// alias already emitted): a static array up to 48 KiB, else dynamic shared
-/// memory, which `launch` then asks for (the emulation has no such limit
-/// and keeps the static array).
-void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &launch);
+/// Declares `array`, the shared memory of `owner`'s main loop (a type alias
+/// already emitted, with kSmemFloats and kSmemBytes): a static array up to
+/// 48 KiB, else dynamic shared memory, which `launch` then asks for (the
+/// emulation has no such limit and keeps the static array).
+void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &launch, llvm::StringRef owner = "Gemm",
+                              llvm::StringRef array = "gemmShared");
 
 /// A grid dimension covering `count` (linear in batch) in steps of `step`.
 GridDim gridFor(BatchLinear count, int64_t step);

@@ -206,10 +206,18 @@ template <> struct fusec_convert<fusec_f16> {
 };
 template <> struct fusec_convert<fusec_bf16> {
   static __device__ __forceinline__ fusec_bf16 from(float x) {
+#if !defined(FUSEC_EMULATION) && __CUDA_ARCH__ >= 800
+    // One instruction; the same rounding (to nearest even) as the bit
+    // arithmetic below, which the emulation and older GPUs run.
+    fusec_bf16 result;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(result.bits) : "f"(x));
+    return result;
+#else
     const unsigned bits = unsigned(__float_as_int(x));
     if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: keep it a (quiet) NaN
       return fusec_bf16{(unsigned short)((bits >> 16) | 0x40u)};
     return fusec_bf16{(unsigned short)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16)};
+#endif
   }
 };
 template <typename I> __device__ __forceinline__ I fusec_float_to_int(float x, float low, float high, I min, I max) {

@@ -143,15 +143,33 @@ void compareWithCpu(mlir::ModuleOp fused, mlir::ModuleOp reference, double toler
   }
 }
 
+/// The main loop the kernel of `module` instantiates.
+std::string mainLoop(mlir::ModuleOp module) {
+  std::string name;
+  module.walk([&](fuse::SuperkernelOp superkernel) {
+    auto kernel = codegen::emitKernel(superkernel);
+    REQUIRE(mlir::succeeded(kernel));
+    for (const char *loop : {"FusecAttentionHalf<", "FusecAttention<"})
+      if (name.empty() && kernel->source.find(std::string("using Attention = ") + loop) != std::string::npos)
+        name = std::string(loop).substr(0, std::strlen(loop) - 1);
+  });
+  return name;
+}
+
 void checkCase(const Case &c) {
   INFO("heads " << c.heads << " S " << c.seq << " Sk " << c.keySeq << " D " << c.headDim << " Dv " << c.valueDim
                 << (c.causal ? " causal" : "") << (c.mask.empty() ? "" : " mask " + c.mask) << " " << c.type);
   auto context = createContext();
   auto module = test::parseAndFuse(*context, attentionModule(c));
   REQUIRE(countKernels(*module, "attention") == 1);
+  // The tensor cores take 16-bit heads of whole k16 steps.
+  const bool tensorCores = c.type != "f32" && c.headDim % 16 == 0 && c.valueDim % 16 == 0;
+  CHECK(mainLoop(*module) == (tensorCores ? "FusecAttentionHalf" : "FusecAttention"));
   // f16 inputs and output, f32 inside on both sides: one rounding of the
-  // result, which may differ by a unit of f16 where the sums' orders differ.
-  compareWithCpu(*module, *module, c.type == "f32" ? 1e-4 : 4e-3);
+  // result, which may differ by a unit of f16 where the sums' orders differ;
+  // the tensor-core loop also rounds the probabilities to the element type
+  // for the P V product (2^-11 relative for f16, 2^-8 for bf16).
+  compareWithCpu(*module, *module, c.type == "f32" ? 1e-4 : c.type == "f16" ? 4e-3 : 2e-2);
 }
 
 } // namespace
@@ -182,6 +200,16 @@ TEST_CASE("emul: f16 attention accumulates in f32", "[codegen][emul][attention][
   checkCase({2, 7, 9, 16, 24, false, "", "f16"});
   checkCase({1, 33, 100, 64, 64, true, "", "f16"});
   checkCase({2, 100, 33, 128, 128, false, "1x100x33", "f16"});
+}
+
+TEST_CASE("emul: f16 and bf16 attention on the tensor cores, ragged against the 64-row and 64/32-key tiles",
+          "[codegen][emul][attention][precision]") {
+  checkCase({2, 1, 1, 16, 16, false, "", "f16"});
+  checkCase({1, 65, 100, 32, 64, false, "", "f16"});
+  checkCase({2, 17, 130, 80, 80, true, "", "f16"}); // 32-key tiles
+  checkCase({1, 100, 100, 64, 64, true, "", "bf16"});
+  checkCase({2, 7, 9, 16, 16, false, "1x7x9", "bf16"});
+  checkCase({3, 33, 40, 48, 32, false, "?x1x1x40", "f16"});
 }
 
 TEST_CASE("emul: the formed attention kernel matches the unfused chain", "[codegen][emul][attention]") {
