@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
 #include "ir/ElementTypes.h"
+#include "ir/KernelConfig.h"
 #include "ir/StridedView.h"
 
 #include <numeric>
@@ -85,17 +86,13 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
 }
 
 /// The tensor-core template's element type ("fusec_f16" or "fusec_bf16")
-/// when it takes `attention`: f16 or bf16 Q, K and V of one type, head
-/// dimensions that are whole k16 steps, and rows whose 16-byte copies are
-/// aligned (`alignment`, in elements); "" for the SIMT template.
-std::string tensorCoreElement(fuse::AttentionOp attention, int64_t headDim, int64_t valueDim, int64_t alignment) {
-  Type type = fuse::elementTypeOf(attention.getQuery());
-  if (!(type.isF16() || type.isBF16()) || fuse::elementTypeOf(attention.getKey()) != type ||
-      fuse::elementTypeOf(attention.getValue()) != type)
+/// when it takes `attention` (fuse::attentionTakesTensorCores) and its
+/// rows' 16-byte copies are aligned (`alignment`, in elements); "" for the
+/// SIMT template.
+std::string tensorCoreElement(fuse::AttentionOp attention, int64_t alignment) {
+  if (!fuse::attentionTakesTensorCores(attention) || alignment % 8 != 0)
     return "";
-  if (headDim % 16 != 0 || valueDim % 16 != 0 || alignment % 8 != 0)
-    return "";
-  return storageType(type);
+  return storageType(fuse::elementTypeOf(attention.getQuery()));
 }
 
 /// The views after the attention op that store its result, in order, with
@@ -165,7 +162,7 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
       return failure();
     alignment = std::gcd(alignment, operandAlignment);
   }
-  const std::string element = tensorCoreElement(attention, headDim, valueDim, alignment);
+  const std::string element = tensorCoreElement(attention, alignment);
 
   std::string code;
   KernelLaunch launch;

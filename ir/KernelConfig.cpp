@@ -2,6 +2,7 @@
 #include "ir/KernelConfig.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
+#include "ir/OpClassification.h"
 #include "runtime/support/SplitK.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -649,6 +650,19 @@ LogicalResult checkKernelConfig(Operation *core, const KernelConfig &config) {
   if (!problem.empty())
     return core->emitError() << problem;
   return success();
+}
+
+bool attentionTakesTensorCores(mlir::Operation *op) {
+  auto attention = llvm::dyn_cast<AttentionOp>(op);
+  if (!attention)
+    return false;
+  mlir::Type type = elementTypeOf(attention.getQuery());
+  if (!(type.isF16() || type.isBF16()) || elementTypeOf(attention.getKey()) != type ||
+      elementTypeOf(attention.getValue()) != type)
+    return false;
+  auto headDim = [](mlir::Value value) { return llvm::cast<mlir::ShapedType>(value.getType()).getShape().back(); };
+  const int64_t d = headDim(attention.getQuery()), dv = headDim(attention.getValue());
+  return d % 16 == 0 && dv % 16 == 0 && d <= kMaxAttentionHeadDim && dv <= kMaxAttentionHeadDim;
 }
 
 } // namespace fusec::fuse

@@ -149,6 +149,14 @@ int64_t splitSlicesAt(mlir::Operation *core, const KernelConfig &config, int64_t
 /// 32-bit index math, groups), or shared memory beyond the static limit.
 mlir::LogicalResult checkKernelConfig(mlir::Operation *core, const KernelConfig &config);
 
+/// Whether fuse.attention `attention` (an AttentionOp) runs on the
+/// tensor-core main loop (fusec_attention_half.h): f16 or bf16 Q, K and V
+/// of one type, head dimensions that are whole k16 steps. Codegen also
+/// needs 16-byte aligned rows (views of a fused projection at offsets that
+/// are multiples of 8 elements) and otherwise keeps the SIMT loop
+/// (fusec_attention.h), as it does for f32 attention.
+bool attentionTakesTensorCores(mlir::Operation *attention);
+
 /// A matrix product's M x K by K x N view: K, N and the most rows of A at
 /// any batch, and whether the batch matrices of A fold into the rows of one
 /// matrix (B has no batch dimensions, so A's and C's matrices are

@@ -159,6 +159,11 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
     cost.flops += flops;
     if (llvm::isa<fuse::ConvOp, fuse::GemmOp, fuse::MatMulOp>(op))
       computeUs += templateTimeUs(op, flops, profile, batch);
+    else if (llvm::isa<fuse::AttentionOp>(op)) // both products and the softmax, at the main loop's rate
+      computeUs +=
+          flops / (fuse::attentionTakesTensorCores(op)
+                       ? profile.peakHalfTensorTflops * 1e6 * profile.efficiencyOf("tensor_core_attention_half")
+                       : profile.peakFp32Tflops * 1e6 * profile.efficiencyOf("simt_attention"));
     else // epilogue arithmetic in registers, at the SIMT rate
       computeUs += flops / (profile.peakFp32Tflops * 1e6);
   }

@@ -18,9 +18,16 @@ llvm::Error profileError(llvm::StringRef source, const llvm::Twine &message) {
 } // namespace
 
 const std::map<std::string, double> kDefaultTemplateEfficiency = {
-    {"tensor_core_gemm", 0.45},      {"tensor_core_conv", 0.35}, {"tensor_core_gemm_half", 0.35},
-    {"tensor_core_conv_half", 0.25}, {"simt_gemm", 0.15},        {"simt_conv", 0.08},
-    {"direct_conv", 0.05},           {"simt_gemv", 0.3},
+    {"tensor_core_gemm", 0.45},
+    {"tensor_core_conv", 0.35},
+    {"tensor_core_gemm_half", 0.35},
+    {"tensor_core_conv_half", 0.25},
+    {"simt_gemm", 0.15},
+    {"simt_conv", 0.08},
+    {"direct_conv", 0.05},
+    {"simt_gemv", 0.3},
+    {"simt_attention", 0.25},
+    {"tensor_core_attention_half", 0.35},
 };
 
 double DeviceProfile::efficiencyOf(llvm::StringRef templateName) const {

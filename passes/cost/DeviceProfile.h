@@ -38,8 +38,10 @@ struct DeviceProfile {
   /// The fraction of the peak (tensor peak / passes for tensor-core
   /// templates, the half tensor peak for their f16/bf16 forms, named
   /// `<template>_half`, the FP32 peak for SIMT ones) each conv/GEMM template
-  /// reaches on whole tiles, by template name (ir/KernelConfig.h); the
-  /// defaults (kDefaultTemplateEfficiency) where a profile gives none.
+  /// reaches on whole tiles, by template name (ir/KernelConfig.h), and the
+  /// attention main loops (`simt_attention`, `tensor_core_attention_half`:
+  /// both products and the softmax); the defaults
+  /// (kDefaultTemplateEfficiency) where a profile gives none.
   std::map<std::string, double> templateEfficiency;
 
   double efficiencyOf(llvm::StringRef templateName) const;

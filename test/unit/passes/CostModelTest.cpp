@@ -3,7 +3,8 @@
 // The roofline model prices a conv or product on its template: f32 operands
 // at the TF32 tensor peak divided by the 3xTF32 passes, f16/bf16 operands
 // (the half template) at the profile's f16 tensor peak, each at its own
-// template efficiency.
+// template efficiency; attention on its main loop (tensor cores for 16-bit
+// heads of whole k16 steps, SIMT otherwise).
 //
 //===----------------------------------------------------------------------===//
 #include "TestIR.h"
@@ -69,4 +70,42 @@ TEST_CASE("a profile without peak_f16_tensor_tflops gets twice its TF32 peak", "
   auto bad = parseDeviceProfile(base + R"(, "peak_f16_tensor_tflops": -1})", "bad");
   REQUIRE(!bad);
   CHECK(llvm::toString(bad.takeError()).find("'peak_f16_tensor_tflops' must be positive") != std::string::npos);
+}
+
+namespace {
+
+/// The compute time the model gives one fuse.attention of 16 heads of S =
+/// 2048, head dimension `headDim`, of `type` (compute-bound).
+double attentionTimeUs(const RooflineCostModel &model, const std::string &type, int64_t headDim) {
+  const std::string tensor = "tensor<16x2048x" + std::to_string(headDim) + "x" + type + ">";
+  const std::string ir = "func.func @main(%q: " + tensor + ", %k: " + tensor + ", %v: " + tensor + ") -> " + tensor +
+                         " {\n  %o = fuse.attention %q, %k, %v {scale = 0.125 : f32, causal = false} : (" + tensor +
+                         ", " + tensor + ", " + tensor + ") -> " + tensor + "\n  return %o : " + tensor + "\n}\n";
+  auto context = createContext();
+  auto module = test::parseIR(*context, ir.c_str());
+  mlir::Operation *attention = nullptr;
+  test::mainFunc(*module).walk([&](fuse::AttentionOp op) { attention = op; });
+  REQUIRE(attention);
+  const CostEstimate cost = model.estimateKernel({attention}, [&](mlir::Operation *op) { return op == attention; });
+  const double bandwidthUs = cost.bytes() / (model.getProfile().hbmBandwidthGBps * 1e3);
+  const double computeUs = cost.timeUs - model.getProfile().graphLaunchOverheadUs;
+  REQUIRE(computeUs > 2 * bandwidthUs);
+  return computeUs;
+}
+
+} // namespace
+
+TEST_CASE("attention is priced on its main loop: the tensor cores for 16-bit heads of whole k16 steps", "[cost]") {
+  auto profile = loadDeviceProfile("h200");
+  REQUIRE(bool(profile));
+  const RooflineCostModel model(*profile);
+  const double f32 = attentionTimeUs(model, "f32", 64), f16 = attentionTimeUs(model, "f16", 64);
+  const double bf16 = attentionTimeUs(model, "bf16", 64), odd = attentionTimeUs(model, "f16", 72);
+  const double expected = (profile->peakHalfTensorTflops * profile->efficiencyOf("tensor_core_attention_half")) /
+                          (profile->peakFp32Tflops * profile->efficiencyOf("simt_attention"));
+  INFO("f32 " << f32 << " us, f16 " << f16 << " us, bf16 " << bf16 << " us, f16 D = 72: " << odd << " us");
+  CHECK(f32 / f16 == Approx(expected).epsilon(0.01));
+  CHECK(bf16 == Approx(f16));
+  // D = 72 is not whole k16 steps: the SIMT loop, at the f32 rate.
+  CHECK(odd / f16 == Approx(expected * (2.0 * 144 + 5) / (2.0 * 128 + 5)).epsilon(0.01));
 }
