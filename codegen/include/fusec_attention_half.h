@@ -195,9 +195,8 @@ template <int D, int DV, typename Element> struct FusecAttentionHalf {
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
           const int key = j * 8 + 2 * t + r % 2;
-          const float x = key < limit[r / 2]
-                              ? fmaf(s[j][r], scaleLog2, mask(maskRow[r / 2], key0 + key) * kLog2e)
-                              : -INFINITY;
+          const float x =
+              key < limit[r / 2] ? fmaf(s[j][r], scaleLog2, mask(maskRow[r / 2], key0 + key) * kLog2e) : -INFINITY;
           s[j][r] = x;
           tileMax[r / 2] = fmaxf(tileMax[r / 2], x);
         }

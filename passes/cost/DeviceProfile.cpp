@@ -26,7 +26,7 @@ const std::map<std::string, double> kDefaultTemplateEfficiency = {
     {"simt_conv", 0.08},
     {"direct_conv", 0.05},
     {"simt_gemv", 0.3},
-    {"simt_attention", 0.25},
+    {"simt_attention", 0.4},
     {"tensor_core_attention_half", 0.35},
 };
 
