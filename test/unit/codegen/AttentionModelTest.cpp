@@ -13,7 +13,10 @@
 // A whole encoder layer (fused QKV projection split at run time, residual
 // adds, LayerNorms, a GELU feed-forward; post- and pre-norm, with and
 // without a causal Where mask) must fuse to 7 kernels of known contents
-// and match its unfused plan the same way.
+// and match its unfused plan the same way. With --precision=fp16 or bf16
+// and heads of 16, the layer's attention kernel runs the tensor-core loop
+// on views of the 16-bit QKV projection and matches its plan on the CPU
+// backend.
 //
 //===----------------------------------------------------------------------===//
 #include "FusedModule.h"
@@ -21,6 +24,7 @@
 
 #include "../../models/ModelReference.h"
 
+#include "codegen/KernelEmitter.h"
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
 #include "ir/FuseOps.h"
@@ -111,8 +115,9 @@ std::string attentionBlock(int64_t seq, bool causal) {
 ///   post-norm: y = LN2(h + FFN(h)), h = LN1(x + SA(x))
 ///   pre-norm:  y = h + FFN(LN2(h)), h = x + SA(LN1(x))
 /// A causal layer masks with Where(constant upper triangle, scores, -inf),
-/// as a GPT block does.
-std::string encoderLayer(int64_t seq, bool preNorm, bool causal) {
+/// as a GPT block does. `headCount` heads share the kEmbed features.
+std::string encoderLayer(int64_t seq, bool preNorm, bool causal, int64_t headCount = kHeads) {
+  const int64_t headDim = kEmbed / headCount;
   constexpr int64_t kFfn = 64;
   json constants = {{"w_qkv", weight(1, {kEmbed, 3 * kEmbed})},
                     {"b_qkv", weight(2, {3 * kEmbed})},
@@ -126,7 +131,7 @@ std::string encoderLayer(int64_t seq, bool preNorm, bool causal) {
                     {"ln1_bias", weight(10, {kEmbed})},
                     {"ln2_scale", weight(11, {kEmbed})},
                     {"ln2_bias", weight(12, {kEmbed})},
-                    {"root_d", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {std::sqrt(double(kHeadDim))}}}},
+                    {"root_d", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {std::sqrt(double(headDim))}}}},
                     {"root_2", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {std::sqrt(2.0)}}}},
                     {"half", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {0.5}}}},
                     {"one", {{"dtype", "f32"}, {"shape", json::array()}, {"data", {1.0}}}}};
@@ -148,7 +153,7 @@ std::string encoderLayer(int64_t seq, bool preNorm, bool causal) {
                    {"inputs", {"qkv"}},
                    {"outputs", {"q", "k", "v"}},
                    {"attrs", {{"axis", 2}, {"split", {kEmbed, kEmbed, kEmbed}}}}});
-  const std::vector<int64_t> heads = {0, 0, kHeads, kHeadDim};
+  const std::vector<int64_t> heads = {0, 0, headCount, headDim};
   for (const char *p : {"q", "k", "v"})
     add(std::string(p) + "_split", "Reshape", {p}, {{"shape", heads}});
   add("q_heads", "Transpose", {"q_split"}, {{"perm", {0, 2, 1, 3}}});
@@ -333,4 +338,42 @@ TEST_CASE("emul: the bundled encoder layer example examples/encoder_layer.json a
   std::stringstream text;
   text << file.rdbuf();
   checkEncoderLayerGraph(text.str(), path, /*causal=*/false);
+}
+
+TEST_CASE("emul: fp16 and bf16 encoder layers with 16-wide heads run attention on the tensor cores",
+          "[codegen][emul][attention][model][precision]") {
+  // 2 heads of 16: Q, K and V are views of the fused QKV projection at
+  // offsets 0, 32 and 64 with rows 96 apart, all 16-byte aligned in f16.
+  for (const char *precision : {"fp16", "bf16"}) {
+    INFO(precision);
+    auto context = createContext();
+    FusionOptions options;
+    options.precision = precision;
+    const std::string text = encoderLayer(33, /*preNorm=*/true, /*causal=*/true, /*headCount=*/2);
+    auto fused = test::importJsonAndFuse(*context, text, "encoder_layer.json", options);
+    std::string loop;
+    fused->walk([&](fuse::SuperkernelOp superkernel) {
+      if (superkernel.getKind() != "attention")
+        return;
+      auto kernel = codegen::emitKernel(superkernel);
+      REQUIRE(mlir::succeeded(kernel));
+      loop = kernel->source;
+    });
+    CHECK(loop.find(std::string("using Attention = FusecAttentionHalf<16, 16, ") +
+                    (std::string(precision) == "fp16" ? "fusec_f16" : "fusec_bf16") + ">;") != std::string::npos);
+    // The kernels in emulation against the same plan on the CPU backend:
+    // 16-bit activations between kernels, f32 inside, different summation
+    // orders and the probabilities rounded for P V.
+    auto plan = planOf(*fused);
+    runtime::Session cpu(plan, runtime::Device::Cpu);
+    const double tolerance = std::string(precision) == "fp16" ? 1e-2 : 5e-2;
+    for (int batch : {1, 3}) {
+      INFO("batch " << batch);
+      auto inputs = runtime::makeRandomInputs(*plan, batch, static_cast<uint64_t>(batch) * 7);
+      std::string report;
+      if (!test::allClose(test::emulate(*fused, inputs, batch).at("y"), cpu.run(batch, inputs).at("y"), tolerance,
+                          tolerance, report))
+        FAIL_CHECK("fused kernels in emulation vs the plan on the CPU backend: " << report);
+    }
+  }
 }
