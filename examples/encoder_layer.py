@@ -3,18 +3,20 @@
 
 A post-norm transformer encoder layer as torch exports nn.TransformerEncoderLayer
 (batch first, GELU in its erf form x * 0.5 * (1 + erf(x / sqrt 2))), with one fused
-QKV projection split at run time: E = 32, 4 heads of 8, a feed-forward of 64, S = 128.
+QKV projection split at run time: by default E = 32, 4 heads of 8, a feed-forward of 64, S = 128.
 Weights are drawn from a fixed seed, so the files are reproducible.
 
 Usage: /usr/bin/python3 examples/encoder_layer.py (needs numpy: python3-numpy)
+       [--embed E] [--heads H] [--ffn F] [--seq S] [--out DIR] [--name NAME]
+Other sizes make other layers (test/gpu/make-plans.sh writes one with heads of 64, whose f16/bf16 plans run
+attention on the tensor cores), written as DIR/NAME.json and DIR/NAME.safetensors.
 """
+import argparse
 import json
 import os
 import struct
 
 import numpy as np
-
-EMBED, HEADS, HEAD_DIM, FFN, SEQ = 32, 4, 8, 64, 128
 
 
 def write_safetensors(path, tensors):
@@ -34,6 +36,17 @@ def write_safetensors(path, tensors):
 
 
 def main():
+    parser = argparse.ArgumentParser(description="Writes a transformer encoder layer as a fusec graph.")
+    parser.add_argument("--embed", type=int, default=32)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--ffn", type=int, default=64)
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
+    parser.add_argument("--name", default="encoder_layer")
+    args = parser.parse_args()
+    if args.heads <= 0 or args.embed % args.heads:
+        parser.error("--embed must be a multiple of --heads")
+    EMBED, HEADS, HEAD_DIM, FFN, SEQ = args.embed, args.heads, args.embed // args.heads, args.ffn, args.seq
     rng = np.random.default_rng(2026)
 
     def weight(*shape, scale=0.2):
@@ -92,13 +105,13 @@ def main():
         "version": 1,
         "inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", SEQ, EMBED]}],
         "outputs": ["y"],
-        "weights": "encoder_layer.safetensors",
+        "weights": args.name + ".safetensors",
         "constants": {"root_d": scalar(float(np.sqrt(HEAD_DIM))), "root_2": scalar(float(np.sqrt(2.0))),
                       "half": scalar(0.5), "one": scalar(1.0)},
         "nodes": nodes,
     }
-    here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "encoder_layer.json"), "w") as out:
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, args.name + ".json"), "w") as out:
         out.write("{\n")
         fields = list(graph.items())
         for index, (key, value) in enumerate(fields):
@@ -110,7 +123,7 @@ def main():
             else:
                 out.write("  " + json.dumps(key) + ": " + json.dumps(value, separators=(",", ":")) + sep + "\n")
         out.write("}\n")
-    write_safetensors(os.path.join(here, "encoder_layer.safetensors"), weights)
+    write_safetensors(os.path.join(args.out, args.name + ".safetensors"), weights)
 
 
 if __name__ == "__main__":

@@ -10,14 +10,19 @@
 # fusec-graph .json; <name> is its file name without the extension), e.g. the
 # resnet50.onnx that `bench/gpu/compare.py export` writes. Each ONNX model is
 # copied beside its plan (OUT_DIR/<name>.onnx) for bench/gpu/compare.py.
+# Also a transformer encoder layer with heads of 64 (examples/encoder_layer.py,
+# E = 256, 4 heads, S = 256, written to OUT_DIR/src): encoder_d64.plan in f32
+# (the SIMT attention loop) and encoder_d64_fp16.plan / encoder_d64_bf16.plan
+# (--precision=fp16/bf16: the tensor-core attention loop).
 # Environment: FUSEC (default build/bin/fusec), FUSEC_TARGET (default sm_90:
 # the GPU's architecture, for which CUBINs are built; other GPUs JIT the PTX),
 # FUSEC_KERNEL_VARIANTS (default 3: the configs of each conv/GEMM kernel the
-# plans carry, for check.sh's tuned runs).
+# plans carry, for check.sh's tuned runs), PYTHON (default /usr/bin/python3,
+# with numpy).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [[ $# -lt 1 ]]; then
-  sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,21p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 out=$1
@@ -28,15 +33,21 @@ variants=${FUSEC_KERNEL_VARIANTS:-3}
 [[ -x $fusec ]] || { echo "make-plans.sh: no fusec at $fusec (set FUSEC)" >&2; exit 1; }
 mkdir -p "$out"
 
-compile() { # MODEL NAME
-  echo "fusec $1 --target=$target --kernel-variants=$variants -> $out/$2.plan"
-  "$fusec" "$1" --target="$target" --kernel-variants="$variants" -o "$out/$2.plan"
+compile() { # MODEL NAME [FUSEC OPTION ...]
+  echo "fusec $1 --target=$target --kernel-variants=$variants ${*:3} -> $out/$2.plan"
+  "$fusec" "$1" --target="$target" --kernel-variants="$variants" "${@:3}" -o "$out/$2.plan"
   if [[ $1 == *.onnx ]]; then
     cp "$1" "$out/$2.onnx"
   fi
 }
 for model in "$root"/test/data/models/*/model.onnx; do
   compile "$model" "$(basename "$(dirname "$model")")"
+done
+"${PYTHON:-/usr/bin/python3}" "$root/examples/encoder_layer.py" --embed 256 --heads 4 --ffn 1024 --seq 256 \
+  --out "$out/src" --name encoder_d64
+compile "$out/src/encoder_d64.json" encoder_d64
+for precision in fp16 bf16; do
+  compile "$out/src/encoder_d64.json" "encoder_d64_$precision" --precision="$precision"
 done
 for model in "$@"; do
   name=$(basename "$model")
