@@ -13,19 +13,18 @@
 // that merge the heads back, when the kernel has them instead of an
 // epilogue.
 //
-// Two main loops: FusecAttentionHalf (fusec_attention_half.h, mma.m16n8k16
-// for both products) where Q, K and V are f16 or bf16 of one type with head
-// dimensions that are multiples of 16 and 16-byte aligned rows; the SIMT
-// FusecAttention (fusec_attention.h) otherwise, which keeps f32 attention
-// exact to f32 rounding.
+// Two main loops, as the kernel's #fuse.config says (ir/AttentionConfig.h
+// decides which applies): FusecAttentionHalf (fusec_attention_half.h,
+// mma.m16n8k16 for both products) where Q, K and V are f16 or bf16 of one
+// type with head dimensions that are multiples of 16 and 16-byte aligned
+// rows; the SIMT FusecAttention (fusec_attention.h) otherwise, which keeps
+// f32 attention exact to f32 rounding.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
+#include "ir/AttentionConfig.h"
 #include "ir/ElementTypes.h"
-#include "ir/KernelConfig.h"
 #include "ir/StridedView.h"
-
-#include <numeric>
 
 using namespace mlir;
 
@@ -48,11 +47,9 @@ std::string viewOffset(const fuse::StridedView &view, const std::vector<std::str
 /// Declares `name` (the first row of this block's matrix of `operand`) and
 /// `name`_ld (its row stride). A kernel input is read as it is stored: the
 /// matrices one after another. A view is followed back to the kernel input
-/// it reads. `alignment` is what every row's first element offset is a
-/// multiple of, in elements.
+/// it reads.
 LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operation *attention, Value operand,
-                              const std::string &name, const std::vector<std::string> &matrixCoords,
-                              int64_t &alignment) {
+                              const std::string &name, const std::vector<std::string> &matrixCoords) {
   SmallVector<Operation *> chain; // nearest first
   Value input = operand;
   while (Operation *op = input.getDefiningOp()) {
@@ -69,7 +66,6 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
     code += "  const auto *" + name + " = " + builder.inputName(input) + " + matrix * " +
             dimExpr(shape[shape.size() - 2]) + " * " + columns + ";\n";
     code += "  const long long " + name + "_ld = " + columns + ";\n";
-    alignment = shape.back();
     return success();
   }
   std::optional<fuse::StridedView> view = fuse::composeViewChain(chain, /*reads=*/true);
@@ -79,20 +75,7 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
   code +=
       "  const auto *" + name + " = " + builder.inputName(input) + " + (" + viewOffset(*view, matrixCoords) + ");\n";
   code += "  const long long " + name + "_ld = " + literal(view->strides[view->strides.size() - 2]) + ";\n";
-  alignment = view->offset;
-  for (size_t d = 0; d + 1 < view->strides.size(); ++d)
-    alignment = std::gcd(alignment, view->strides[d]);
   return success();
-}
-
-/// The tensor-core template's element type ("fusec_f16" or "fusec_bf16")
-/// when it takes `attention` (fuse::attentionTakesTensorCores) and its
-/// rows' 16-byte copies are aligned (`alignment`, in elements); "" for the
-/// SIMT template.
-std::string tensorCoreElement(fuse::AttentionOp attention, int64_t alignment) {
-  if (!fuse::attentionTakesTensorCores(attention) || alignment % 8 != 0)
-    return "";
-  return storageType(fuse::elementTypeOf(attention.getQuery()));
 }
 
 /// The views after the attention op that store its result, in order, with
@@ -153,37 +136,31 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   const std::string seq = dimExpr(qShape[rank - 2]), keySeq = dimExpr(shapeOf(key)[rank - 2]);
   const std::string D = std::to_string(headDim), DV = std::to_string(valueDim);
 
-  std::string operands;
-  std::vector<std::string> coords = emitCoordinates(operands, "  ", outShape.drop_back(2), "matrix", "b");
-  int64_t alignment = 0;
-  for (auto [operand, name] : {std::pair{query, "Q"}, {key, "K"}, {value, "V"}}) {
-    int64_t operandAlignment = 0;
-    if (failed(emitOperandRows(builder, operands, attention, operand, name, coords, operandAlignment)))
-      return failure();
-    alignment = std::gcd(alignment, operandAlignment);
-  }
-  const std::string element = tensorCoreElement(attention, alignment);
+  FailureOr<fuse::KernelConfig> config = kernelConfigFor(builder, attention);
+  if (failed(config))
+    return failure();
+  const bool tensorCores = config->kind == fuse::KernelTemplate::TensorCoreAttention;
 
   std::string code;
   KernelLaunch launch;
-  int64_t blockRows = 16;
-  if (element.empty()) {
+  if (tensorCores) {
+    // The template's shared memory is the config's (a static_assert ties
+    // the two): above 48 KiB, dynamic.
+    const int64_t bytes = fuse::attentionSharedBytes(*config, headDim, valueDim);
+    code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " + storageType(fuse::elementTypeOf(query)) +
+            ", " + std::to_string(config->blockN) + ">;\n";
+    code += "  static_assert(Attention::kSmemBytes == " + std::to_string(bytes) + ", \"the config's shared size\");\n";
+    emitPipelineSharedMemory(code, bytes, launch, "Attention", "attentionShared");
+  } else {
     code += "  using Attention = FusecAttention<" + D + ", " + DV + ">;\n";
     code += "  __shared__ Attention::Shared attentionShared;\n";
-  } else {
-    // The same sizes as FusecAttentionHalf's: 64 query rows, 64 keys per
-    // tile (32 for heads above 64), Q's tile and two stages of K and V,
-    // rows padded by 8 elements.
-    blockRows = 64;
-    const int64_t keys = headDim > 64 || valueDim > 64 ? 32 : 64;
-    const int64_t bytes = (64 * (headDim + 8) + 2 * keys * (headDim + 8 + valueDim + 8)) * 2;
-    code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " + element + ">;\n";
-    code += "  static_assert(Attention::kSmemBytes == " + std::to_string(bytes) + ", \"codegen's shared size\");\n";
-    emitPipelineSharedMemory(code, bytes, launch, "Attention", "attentionShared");
   }
   code += "  const long long S = " + seq + ", SK = " + keySeq + ";\n";
   code += "  const long long matrix = (long long)blockIdx.x;\n";
-  code += operands;
+  std::vector<std::string> coords = emitCoordinates(code, "  ", outShape.drop_back(2), "matrix", "b");
+  for (auto [operand, name] : {std::pair{query, "Q"}, {key, "K"}, {value, "V"}})
+    if (failed(emitOperandRows(builder, code, attention, operand, name, coords)))
+      return failure();
   std::vector<std::string> at = coords;
   at.push_back("row");
   at.push_back("key");
@@ -206,10 +183,10 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
           ", " + (attention.getCausal() ? "true" : "false") +
           ", (long long)blockIdx.y * Attention::kBlockM, attentionShared, mask, epilogue);\n";
 
-  launch.block = {128, 1, 1};
+  launch.block = {config->threads(), 1, 1};
   launch.grid[0] = gridFor(linearNumel(outShape.drop_back(2)), 1);
-  launch.grid[1] = gridFor(linearNumel(qShape.drop_back(1).take_back(1)), blockRows);
-  return builder.finish(code, launch, {element.empty() ? "fusec_attention.h" : "fusec_attention_half.h"});
+  launch.grid[1] = gridFor(linearNumel(qShape.drop_back(1).take_back(1)), config->blockM);
+  return builder.finish(code, launch, {tensorCores ? "fusec_attention_half.h" : "fusec_attention.h"});
 }
 
 } // namespace fusec::codegen

@@ -7,9 +7,9 @@ include "mlir/IR/AttrTypeBase.td"
 
 def Fuse_KernelConfigAttr : AttrDef<Fuse_Dialect, "KernelConfig"> {
   let mnemonic = "config";
-  let summary = "How codegen instantiates a conv or matrix-product superkernel";
+  let summary = "How codegen instantiates a conv, matrix-product or attention superkernel";
   let description = [{
-    The one description of a conv/GEMM kernel's code shape, chosen once
+    The one description of a conv/GEMM/attention kernel's code shape, chosen once
     (`fuse-select-kernel-configs`, or codegen for a superkernel that has
     none) and the only source of its launch geometry:
 
@@ -21,7 +21,10 @@ def Fuse_KernelConfigAttr : AttrDef<Fuse_Dialect, "KernelConfig"> {
       (fusec_gemv.h, products of few rows: block [rows, 8 or 32, 1], a warp
       per column of an N x K B or a lane per column of a K x N one),
       `direct_conv` (one thread per output, grouped and depthwise
-      convolutions);
+      convolutions); for fuse.attention, `tensor_core_attention`
+      (fusec_attention_half.h: f16/bf16 heads, block [64 query rows, 32 or
+      64 keys per tile, 16]) and `simt_attention` (fusec_attention.h, block
+      [16, 32, 1]), whose fixed shapes ir/AttentionConfig.h describes;
     - `block`: the block tile [BM, BN, BK] (rows x columns of the output, k
       per pipeline stage); `warp`: a warp's tile [WM, WN];
     - `stages`: shared-memory pipeline depth (cp.async ring);

@@ -1,5 +1,6 @@
 //===- KernelConfig.cpp - How conv and GEMM superkernels are instantiated -===//
 #include "ir/KernelConfig.h"
+#include "ir/AttentionConfig.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
@@ -63,6 +64,8 @@ std::optional<KernelTemplate> parseTemplate(StringRef name) {
       .Case("simt_gemv", KernelTemplate::SimtGemv)
       .Case("simt_conv", KernelTemplate::SimtConv)
       .Case("direct_conv", KernelTemplate::DirectConv)
+      .Case("tensor_core_attention", KernelTemplate::TensorCoreAttention)
+      .Case("simt_attention", KernelTemplate::SimtAttention)
       .Default(std::nullopt);
 }
 
@@ -177,6 +180,8 @@ std::string splitKProblem(Operation *core, const KernelConfig &config) {
 
 /// Why `config` cannot compute `core`, or "".
 std::string configProblem(Operation *core, const KernelConfig &config) {
+  if (auto attention = llvm::dyn_cast<AttentionOp>(core))
+    return attentionConfigProblem(attention, config);
   const bool isConv = llvm::isa<ConvOp>(core), isProduct = llvm::isa<GemmOp, MatMulOp>(core);
   if (!isConv && !isProduct)
     return "'" + core->getName().getStringRef().str() + "' has no kernel config";
@@ -193,6 +198,10 @@ std::string configProblem(Operation *core, const KernelConfig &config) {
     if (!isProduct)
       return "template " + templateName(config.kind).str() + " computes matrix products, not convolutions";
     break;
+  case KernelTemplate::TensorCoreAttention:
+  case KernelTemplate::SimtAttention:
+    return "template " + templateName(config.kind).str() + " computes attention, not " +
+           (isConv ? "convolutions" : "matrix products");
   }
   std::string problem;
   if (config.kind == KernelTemplate::TensorCoreConv)
@@ -415,6 +424,10 @@ StringRef templateName(KernelTemplate kind) {
     return "simt_conv";
   case KernelTemplate::DirectConv:
     return "direct_conv";
+  case KernelTemplate::TensorCoreAttention:
+    return "tensor_core_attention";
+  case KernelTemplate::SimtAttention:
+    return "simt_attention";
   }
   return "";
 }
@@ -429,6 +442,8 @@ double waveUtilization(const KernelConfig &config, double blocks, int64_t smCoun
 }
 
 int64_t KernelConfig::threads() const {
+  if (kind == KernelTemplate::SimtAttention) // 4 rows per warp
+    return 32 * blockM / warpM;
   if (usesTensorCores())
     return 32 * (blockM / warpM) * (blockN / warpN);
   if (kind == KernelTemplate::SimtGemv)
@@ -439,6 +454,8 @@ int64_t KernelConfig::threads() const {
 }
 
 int64_t KernelConfig::sharedBytes(bool bTransposed) const {
+  if (isAttention())
+    return 0;
   if (kind == KernelTemplate::SimtGemv) // the 8 warps' partial sums (B as K x N)
     return bTransposed ? 4 : int64_t{4} * 8 * blockM * 32;
   if (!usesTensorCores())
@@ -482,7 +499,8 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
   auto parsed = parseTemplate(kind);
   if (!parsed)
     return "unknown template '" + kind.str() +
-           "' (expected tensor_core_gemm, tensor_core_conv, simt_gemm, simt_gemv, simt_conv or direct_conv)";
+           "' (expected tensor_core_gemm, tensor_core_conv, simt_gemm, simt_gemv, simt_conv, direct_conv, "
+           "tensor_core_attention or simt_attention)";
   if (block.size() != 3 || warp.size() != 2 || vector.size() != 2)
     return "block has 3 sizes, warp 2 and vector 2";
   auto positive = [](int64_t value) { return value > 0; };
@@ -490,6 +508,8 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
     return "sizes and stages must be positive";
   if (splitK < 1 || splitK > kMaxSplitK)
     return "split_k is 1 (no split) to " + str(kMaxSplitK) + " k-slices";
+  if (*parsed == KernelTemplate::TensorCoreAttention || *parsed == KernelTemplate::SimtAttention)
+    return describeAttentionConfigProblem(*parsed, block, warp, stages, mma, precision, splitK, vector);
   KernelConfig config;
   config.kind = *parsed;
   config.blockM = block[0], config.blockN = block[1], config.blockK = block[2];
@@ -558,6 +578,8 @@ MatrixProductShape matrixProductShape(Operation *core) {
 }
 
 KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision, TileTarget target) {
+  if (auto attention = llvm::dyn_cast<AttentionOp>(core))
+    return chooseAttentionConfig(attention);
   if (auto conv = llvm::dyn_cast<ConvOp>(core))
     return chooseConvConfig(conv, precision, target);
   return chooseProductConfig(core, precision, target);
@@ -566,7 +588,7 @@ KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision, Til
 std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConfig &chosen, int64_t count,
                                                TileTarget target) {
   std::vector<KernelConfig> variants;
-  if (count <= 1 || !chosen.usesTensorCores())
+  if (count <= 1 || !chosen.usesTensorCores() || chosen.isAttention())
     return variants;
   const OutputExtent extent = outputExtent(core, target.batch);
   std::vector<KernelConfig> candidates;
@@ -629,6 +651,8 @@ std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConf
 }
 
 int64_t kTileCount(Operation *core, const KernelConfig &config) {
+  if (llvm::isa<AttentionOp>(core)) // no split over the keys
+    return 0;
   int64_t k;
   if (auto conv = llvm::dyn_cast<ConvOp>(core)) {
     auto weight = shapeOf(conv.getWeight());
@@ -650,19 +674,6 @@ LogicalResult checkKernelConfig(Operation *core, const KernelConfig &config) {
   if (!problem.empty())
     return core->emitError() << problem;
   return success();
-}
-
-bool attentionTakesTensorCores(mlir::Operation *op) {
-  auto attention = llvm::dyn_cast<AttentionOp>(op);
-  if (!attention)
-    return false;
-  mlir::Type type = elementTypeOf(attention.getQuery());
-  if (!(type.isF16() || type.isBF16()) || elementTypeOf(attention.getKey()) != type ||
-      elementTypeOf(attention.getValue()) != type)
-    return false;
-  auto headDim = [](mlir::Value value) { return llvm::cast<mlir::ShapedType>(value.getType()).getShape().back(); };
-  const int64_t d = headDim(attention.getQuery()), dv = headDim(attention.getValue());
-  return d % 16 == 0 && dv % 16 == 0 && d <= kMaxAttentionHeadDim && dv <= kMaxAttentionHeadDim;
 }
 
 } // namespace fusec::fuse

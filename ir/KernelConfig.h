@@ -25,7 +25,17 @@
 
 namespace fusec::fuse {
 
-enum class KernelTemplate { TensorCoreGemm, TensorCoreConv, SimtGemm, SimtGemv, SimtConv, DirectConv };
+enum class KernelTemplate {
+  TensorCoreGemm,
+  TensorCoreConv,
+  SimtGemm,
+  SimtGemv,
+  SimtConv,
+  DirectConv,
+  /// fuse.attention's main loops (ir/AttentionConfig.h).
+  TensorCoreAttention,
+  SimtAttention
+};
 
 /// What a conv/GEMM's products are computed with: fp32 accuracy (3xTF32 on
 /// the tensor cores, FMA on SIMT) or plain TF32 (`--precision=tf32`).
@@ -71,7 +81,12 @@ struct KernelConfig {
   OperandType operands = OperandType::F32;
 
   bool usesTensorCores() const {
-    return kind == KernelTemplate::TensorCoreGemm || kind == KernelTemplate::TensorCoreConv;
+    return kind == KernelTemplate::TensorCoreGemm || kind == KernelTemplate::TensorCoreConv ||
+           kind == KernelTemplate::TensorCoreAttention;
+  }
+  /// One of fuse.attention's main loops.
+  bool isAttention() const {
+    return kind == KernelTemplate::TensorCoreAttention || kind == KernelTemplate::SimtAttention;
   }
   /// A tensor-core config on f16 or bf16 operands.
   bool halfOperands() const { return usesTensorCores() && operands != OperandType::F32; }
@@ -81,7 +96,8 @@ struct KernelConfig {
   int64_t threads() const;
   /// Static shared memory of the pipeline, B's tile N x K (`bTransposed`)
   /// or K x N (tensor-core templates, by element size; the SIMT tiles' two
-  /// T x (T + 1) floats).
+  /// T x (T + 1) floats). 0 for the attention loops, whose shared memory
+  /// depends on the head dimensions (attentionSharedBytes).
   int64_t sharedBytes(bool bTransposed) const;
 
   KernelConfigAttr toAttr(mlir::MLIRContext *context) const;
@@ -114,7 +130,8 @@ struct TileTarget {
 /// one SM holds (by threads and shared memory, `sharedBytesPerSm`).
 double waveUtilization(const KernelConfig &config, double blocks, int64_t smCount, int64_t sharedBytesPerSm);
 
-/// The config fusec uses for a conv, Gemm or MatMul op: on f16/bf16
+/// The config fusec uses for a conv, Gemm, MatMul or Attention op
+/// (attention: chooseAttentionConfig). Conv and products: on f16/bf16
 /// operands the half template (`precision` applies to f32 operands only).
 /// A tensor-core config whose tiles at batch 1 give fewer than half of
 /// `target`'s SMs a block, with a long enough K, is split-capable (split_k
@@ -148,14 +165,6 @@ int64_t splitSlicesAt(mlir::Operation *core, const KernelConfig &config, int64_t
 /// a size other than the batch known only at run time, offsets beyond its
 /// 32-bit index math, groups), or shared memory beyond the static limit.
 mlir::LogicalResult checkKernelConfig(mlir::Operation *core, const KernelConfig &config);
-
-/// Whether fuse.attention `attention` (an AttentionOp) runs on the
-/// tensor-core main loop (fusec_attention_half.h): f16 or bf16 Q, K and V
-/// of one type, head dimensions that are whole k16 steps. Codegen also
-/// needs 16-byte aligned rows (views of a fused projection at offsets that
-/// are multiples of 8 elements) and otherwise keeps the SIMT loop
-/// (fusec_attention.h), as it does for f32 attention.
-bool attentionTakesTensorCores(mlir::Operation *attention);
 
 /// A matrix product's M x K by K x N view: K, N and the most rows of A at
 /// any batch, and whether the batch matrices of A fold into the rows of one

@@ -15,13 +15,13 @@ using namespace fusec::fuse;
 
 namespace {
 
-/// The conv, Gemm or MatMul op of a conv or gemm superkernel (its last, as
-/// codegen takes it), or null.
+/// The conv, Gemm, MatMul or Attention op of a conv, gemm or attention
+/// superkernel (its last, as codegen takes it), or null.
 Operation *templateCore(SuperkernelOp kernel) {
   Operation *core = nullptr;
   for (Operation &op : kernel.getBody().front()) {
     const OpClass opClass = classifyOp(&op);
-    if (opClass == OpClass::Conv || opClass == OpClass::Gemm)
+    if (opClass == OpClass::Conv || opClass == OpClass::Gemm || opClass == OpClass::Attention)
       core = &op;
   }
   return core;

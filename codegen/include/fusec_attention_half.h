@@ -46,14 +46,16 @@
 
 #include "fusec_gemm_half.h"
 
-template <int D, int DV, typename Element> struct FusecAttentionHalf {
+template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf {
   static_assert(sizeof(Element) == 2, "FusecAttentionHalf multiplies f16 or bf16 tensors");
   static_assert(D % 16 == 0 && DV % 16 == 0, "head dimensions are whole k16 steps and pairs of n8 tiles");
   static_assert(D <= 128 && DV <= 128, "the warp's Q fragments and output accumulators stay in registers");
   static constexpr int kWarps = 4, kBlockM = 16 * kWarps, kThreads = 32 * kWarps;
-  /// Keys per tile: 64, or 32 for wide heads, whose accumulators and
-  /// tiles are twice as large.
-  static constexpr int kBlockN = D > 64 || DV > 64 ? 32 : 64;
+  /// Keys per tile (the config's block N): 64, or 32 for heads above 64,
+  /// whose accumulators and tiles are twice as large.
+  static constexpr int kBlockN = BlockN;
+  static_assert(BlockN == 32 || (BlockN == 64 && D <= 64 && DV <= 64),
+                "32 keys per tile, or 64 for heads up to 64 (the accumulators stay in registers)");
   static constexpr int kQStride = D + 8, kKStride = D + 8, kVStride = DV + 8;
   static constexpr int kQElements = kBlockM * kQStride;
   static constexpr int kKStage = kBlockN * kKStride, kVStage = kBlockN * kVStride;
@@ -81,6 +83,16 @@ template <int D, int DV, typename Element> struct FusecAttentionHalf {
     }
   }
 
+  template <int Tiles> static __device__ __forceinline__ void zero(float (&accumulators)[Tiles][4]) {
+#pragma unroll
+    for (int j = 0; j < Tiles; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        accumulators[j][r] = 0.0f;
+  }
+
+  /// `low` and `high` rounded to Element, packed into one register (low
+  /// half first); their rounded values are added to `rowSum`.
   static __device__ __forceinline__ unsigned pack(float low, float high, float &rowSum) {
     const Element lowElement = fusec_convert<Element>::from(low), highElement = fusec_convert<Element>::from(high);
     rowSum += fusec_to_float(lowElement) + fusec_to_float(highElement);
@@ -122,11 +134,7 @@ template <int D, int DV, typename Element> struct FusecAttentionHalf {
     const long long rows[2] = {row0 + warp * 16 + g, row0 + warp * 16 + g + 8};
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
     float o[kOutputTiles][4];
-#pragma unroll
-    for (int j = 0; j < kOutputTiles; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        o[j][r] = 0.0f;
+    zero(o);
     unsigned q[D / 16][4];
 
     for (int tile = 0; tile < keyTiles; ++tile) {
@@ -155,11 +163,7 @@ template <int D, int DV, typename Element> struct FusecAttentionHalf {
       // S = Q Kᵀ for the warp's 16 rows and the tile's keys. K as N x K,
       // x4: matrices (keys j * 8.., d 0-7 / 8-15), then keys (j + 1) * 8...
       float s[kScoreTiles][4];
-#pragma unroll
-      for (int j = 0; j < kScoreTiles; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          s[j][r] = 0.0f;
+      zero(s);
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk)
 #pragma unroll

@@ -138,6 +138,19 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
   return padded / rate + splitUs;
 }
 
+/// Microseconds fuse.attention `attention` (`flops`: both products and the
+/// softmax) takes on its kernel config's main loop, at the loop's share of
+/// its peak (the f16 tensor peak for the tensor-core loop, FP32 for SIMT).
+double attentionTimeUs(Operation *attention, double flops, const DeviceProfile &profile) {
+  auto kernel = attention->getParentOfType<fuse::SuperkernelOp>();
+  const fuse::KernelConfig config = kernel && kernel.getConfigAttr()
+                                        ? fuse::KernelConfig::fromAttr(kernel.getConfigAttr())
+                                        : fuse::chooseKernelConfig(attention);
+  const double peak = config.usesTensorCores() ? profile.peakHalfTensorTflops : profile.peakFp32Tflops;
+  const std::string efficiencyName = fuse::templateName(config.kind).str() + (config.halfOperands() ? "_half" : "");
+  return flops / (peak * 1e6 * profile.efficiencyOf(efficiencyName));
+}
+
 } // namespace
 
 CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
@@ -159,11 +172,8 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
     cost.flops += flops;
     if (llvm::isa<fuse::ConvOp, fuse::GemmOp, fuse::MatMulOp>(op))
       computeUs += templateTimeUs(op, flops, profile, batch);
-    else if (llvm::isa<fuse::AttentionOp>(op)) // both products and the softmax, at the main loop's rate
-      computeUs +=
-          flops / (fuse::attentionTakesTensorCores(op)
-                       ? profile.peakHalfTensorTflops * 1e6 * profile.efficiencyOf("tensor_core_attention_half")
-                       : profile.peakFp32Tflops * 1e6 * profile.efficiencyOf("simt_attention"));
+    else if (llvm::isa<fuse::AttentionOp>(op))
+      computeUs += attentionTimeUs(op, flops, profile);
     else // epilogue arithmetic in registers, at the SIMT rate
       computeUs += flops / (profile.peakFp32Tflops * 1e6);
   }

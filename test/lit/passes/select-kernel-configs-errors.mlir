@@ -237,3 +237,67 @@ func.func @split_batched(%a: tensor<?x2x8x64xf32>, %b: tensor<2x64x32xf32>) -> t
   }
   return %g : tensor<?x2x8x32xf32>
 }
+
+// -----
+
+func.func @attention_shape(%a: tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
+  // expected-error @+1 {{invalid #fuse.config: tensor_core_attention is block [64, 32 or 64, 16], warp [16, block N], 2 stages, mma "m16n8k16", precision "f16" or "bf16", split_k 1, vector [8, 8]}}
+  %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [128, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
+  ^bb0(%x: tensor<?x2x9x64xf16>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16>
+    fuse.yield %o : tensor<?x2x9x64xf16>
+  }
+  return %0 : tensor<?x2x9x64xf16>
+}
+
+// -----
+
+// The tensor-core loop multiplies f16/bf16 heads only.
+func.func @attention_f32(%a: tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32> {
+  %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32> {
+  ^bb0(%x: tensor<?x2x9x64xf32>):
+    // expected-error @+1 {{template tensor_core_attention cannot compute this op: it takes f16 or bf16 Q, K and V of one type with head dimensions that are multiples of 16}}
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf32>, tensor<?x2x9x64xf32>, tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32>
+    fuse.yield %o : tensor<?x2x9x64xf32>
+  }
+  return %0 : tensor<?x2x9x64xf32>
+}
+
+// -----
+
+// 64-key tiles hold heads up to 64; heads of 128 take 32 keys per tile.
+func.func @attention_wide_tile(%a: tensor<?x2x9x128xf16>) -> tensor<?x2x9x128xf16> {
+  %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x2x9x128xf16>) -> tensor<?x2x9x128xf16> {
+  ^bb0(%x: tensor<?x2x9x128xf16>):
+    // expected-error @+1 {{template tensor_core_attention cannot compute this op: 64-key tiles take heads up to 64 (D = 128, Dv = 128): use 32}}
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x128xf16>, tensor<?x2x9x128xf16>, tensor<?x2x9x128xf16>) -> tensor<?x2x9x128xf16>
+    fuse.yield %o : tensor<?x2x9x128xf16>
+  }
+  return %0 : tensor<?x2x9x128xf16>
+}
+
+// -----
+
+// The precision is the heads' type.
+func.func @attention_precision(%a: tensor<?x2x9x64xbf16>) -> tensor<?x2x9x64xbf16> {
+  %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x2x9x64xbf16>) -> tensor<?x2x9x64xbf16> {
+  ^bb0(%x: tensor<?x2x9x64xbf16>):
+    // expected-error @+1 {{template tensor_core_attention cannot compute this op: precision "f16" is not the operands' type}}
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xbf16>, tensor<?x2x9x64xbf16>, tensor<?x2x9x64xbf16>) -> tensor<?x2x9x64xbf16>
+    fuse.yield %o : tensor<?x2x9x64xbf16>
+  }
+  return %0 : tensor<?x2x9x64xbf16>
+}
+
+// -----
+
+// An attention loop cannot compute a matrix product.
+func.func @attention_on_gemm(%a: tensor<?x64xf16>, %b: tensor<64x64xf16>) -> tensor<?x64xf16> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"simt_attention", block = [16, 32, 1], warp = [4, 32], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>} : (tensor<?x64xf16>, tensor<64x64xf16>) -> tensor<?x64xf16> {
+  ^bb0(%a0: tensor<?x64xf16>, %a1: tensor<64x64xf16>):
+    // expected-error @+1 {{template simt_attention computes attention, not matrix products}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x64xf16>, tensor<64x64xf16>) -> tensor<?x64xf16>
+    fuse.yield %r : tensor<?x64xf16>
+  }
+  return %g : tensor<?x64xf16>
+}

@@ -159,3 +159,54 @@ func.func @pinned_bf16(%a: tensor<?x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<
   }
   return %g : tensor<?x64xbf16>
 }
+
+// -----
+
+// Attention kernels name their main loop: f16 heads of 64, the tensor-core
+// loop with 64-key tiles; bf16 heads of 128, 32-key tiles; f32, and f16
+// heads of 24 (not whole k16 steps), the SIMT loop.
+// CHECK-LABEL: func.func @attention
+// CHECK: fuse.superkernel "narrow"{{.*}}#fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>
+// CHECK: fuse.superkernel "wide"{{.*}}#fuse.config<"tensor_core_attention", block = [64, 32, 16], warp = [16, 32], stages = 2, mma = "m16n8k16", precision = "bf16", split_k = 1, vector = [8, 8]>
+// CHECK: fuse.superkernel "f32"{{.*}}#fuse.config<"simt_attention", block = [16, 32, 1], warp = [4, 32], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>
+// CHECK: fuse.superkernel "odd"{{.*}}#fuse.config<"simt_attention"
+func.func @attention(%a: tensor<?x2x9x64xf16>, %b: tensor<?x2x9x128xbf16>, %c: tensor<?x2x9x64xf32>, %d: tensor<?x2x9x24xf16>)
+    -> (tensor<?x2x9x64xf16>, tensor<?x2x9x128xbf16>, tensor<?x2x9x64xf32>, tensor<?x2x9x24xf16>) {
+  %0 = fuse.superkernel "narrow" kind "attention" (%a) : (tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
+  ^bb0(%x: tensor<?x2x9x64xf16>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16>
+    fuse.yield %o : tensor<?x2x9x64xf16>
+  }
+  %1 = fuse.superkernel "wide" kind "attention" (%b) : (tensor<?x2x9x128xbf16>) -> tensor<?x2x9x128xbf16> {
+  ^bb0(%x: tensor<?x2x9x128xbf16>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = true} : (tensor<?x2x9x128xbf16>, tensor<?x2x9x128xbf16>, tensor<?x2x9x128xbf16>) -> tensor<?x2x9x128xbf16>
+    fuse.yield %o : tensor<?x2x9x128xbf16>
+  }
+  %2 = fuse.superkernel "f32" kind "attention" (%c) : (tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32> {
+  ^bb0(%x: tensor<?x2x9x64xf32>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf32>, tensor<?x2x9x64xf32>, tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32>
+    fuse.yield %o : tensor<?x2x9x64xf32>
+  }
+  %3 = fuse.superkernel "odd" kind "attention" (%d) : (tensor<?x2x9x24xf16>) -> tensor<?x2x9x24xf16> {
+  ^bb0(%x: tensor<?x2x9x24xf16>):
+    %o = fuse.attention %x, %x, %x {scale = 0.2 : f32, causal = false} : (tensor<?x2x9x24xf16>, tensor<?x2x9x24xf16>, tensor<?x2x9x24xf16>) -> tensor<?x2x9x24xf16>
+    fuse.yield %o : tensor<?x2x9x24xf16>
+  }
+  return %0, %1, %2, %3 : tensor<?x2x9x64xf16>, tensor<?x2x9x128xbf16>, tensor<?x2x9x64xf32>, tensor<?x2x9x24xf16>
+}
+
+// -----
+
+// Heads read through a slice that starts 4 elements into rows of 20: the
+// rows are not 16-byte aligned, so f16 heads of 16 take the SIMT loop.
+// CHECK-LABEL: func.func @unaligned_heads
+// CHECK: #fuse.config<"simt_attention"
+func.func @unaligned_heads(%a: tensor<?x2x9x20xf16>) -> tensor<?x2x9x16xf16> {
+  %0 = fuse.superkernel "sliced" kind "attention" (%a) : (tensor<?x2x9x20xf16>) -> tensor<?x2x9x16xf16> {
+  ^bb0(%x: tensor<?x2x9x20xf16>):
+    %h = fuse.slice %x {starts = array<i64: 0, 0, 0, 4>, ends = array<i64: 9223372036854775807, 2, 9, 20>, steps = array<i64: 1, 1, 1, 1>} : (tensor<?x2x9x20xf16>) -> tensor<?x2x9x16xf16>
+    %o = fuse.attention %h, %h, %h {scale = 0.25 : f32, causal = false} : (tensor<?x2x9x16xf16>, tensor<?x2x9x16xf16>, tensor<?x2x9x16xf16>) -> tensor<?x2x9x16xf16>
+    fuse.yield %o : tensor<?x2x9x16xf16>
+  }
+  return %0 : tensor<?x2x9x16xf16>
+}

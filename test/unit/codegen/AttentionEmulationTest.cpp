@@ -18,6 +18,7 @@
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
 #include "ir/FuseOps.h"
+#include "ir/KernelConfig.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
 
@@ -40,6 +41,9 @@ struct Case {
   /// "" (none), or the mask's shape, e.g. "1x7x9" (broadcast over batch).
   std::string mask;
   std::string type = "f32";
+  /// Keys per tile pinned in the tensor-core loop's #fuse.config (0: the
+  /// config fusec chooses).
+  int64_t pinnedKeys = 0;
 };
 
 std::string tensorType(const std::string &dims, const std::string &type) { return "tensor<" + dims + "x" + type + ">"; }
@@ -162,6 +166,16 @@ void checkCase(const Case &c) {
   auto context = createContext();
   auto module = test::parseAndFuse(*context, attentionModule(c));
   REQUIRE(countKernels(*module, "attention") == 1);
+  if (c.pinnedKeys != 0) {
+    module->walk([&](fuse::SuperkernelOp superkernel) {
+      fuse::KernelConfig config = fuse::KernelConfig::fromAttr(superkernel.getConfigAttr());
+      config.blockN = config.warpN = c.pinnedKeys;
+      superkernel.setConfigAttr(config.toAttr(context.get()));
+      auto kernel = codegen::emitKernel(superkernel);
+      REQUIRE(mlir::succeeded(kernel));
+      CHECK(kernel->source.find(", " + std::to_string(c.pinnedKeys) + ">;") != std::string::npos);
+    });
+  }
   // The tensor cores take 16-bit heads of whole k16 steps.
   const bool tensorCores = c.type != "f32" && c.headDim % 16 == 0 && c.valueDim % 16 == 0;
   CHECK(mainLoop(*module) == (tensorCores ? "FusecAttentionHalf" : "FusecAttention"));
@@ -210,6 +224,12 @@ TEST_CASE("emul: f16 and bf16 attention on the tensor cores, ragged against the 
   checkCase({1, 100, 100, 64, 64, true, "", "bf16"});
   checkCase({2, 7, 9, 16, 16, false, "1x7x9", "bf16"});
   checkCase({3, 33, 40, 48, 32, false, "?x1x1x40", "f16"});
+}
+
+TEST_CASE("emul: the tensor-core attention loop with 32-key tiles pinned on narrow heads",
+          "[codegen][emul][attention][precision]") {
+  checkCase({1, 65, 100, 64, 64, true, "", "f16", 32});
+  checkCase({2, 17, 33, 32, 48, false, "1x17x33", "bf16", 32});
 }
 
 TEST_CASE("emul: the formed attention kernel matches the unfused chain", "[codegen][emul][attention]") {

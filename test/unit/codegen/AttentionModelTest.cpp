@@ -360,7 +360,7 @@ TEST_CASE("emul: fp16 and bf16 encoder layers with 16-wide heads run attention o
       loop = kernel->source;
     });
     CHECK(loop.find(std::string("using Attention = FusecAttentionHalf<16, 16, ") +
-                    (std::string(precision) == "fp16" ? "fusec_f16" : "fusec_bf16") + ">;") != std::string::npos);
+                    (std::string(precision) == "fp16" ? "fusec_f16" : "fusec_bf16") + ", 64>;") != std::string::npos);
     // The kernels in emulation against the same plan on the CPU backend:
     // 16-bit activations between kernels, f32 inside, different summation
     // orders and the probabilities rounded for P V.

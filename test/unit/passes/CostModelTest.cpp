@@ -24,19 +24,25 @@ std::string largeMatMul(const std::string &type) {
          tensor + ", " + tensor + ") -> " + tensor + "\n  return %c : " + tensor + "\n}\n";
 }
 
-/// The compute time the model gives the one product of `ir`, launch cost
-/// and bandwidth aside (a 4096^3 product is compute-bound).
-double productTimeUs(const RooflineCostModel &model, const std::string &ir) {
+/// The compute time the model gives the one `OpType` op of `ir` as a
+/// kernel of its own, launch cost and bandwidth aside (the ops measured
+/// here are compute-bound).
+template <typename OpType> double computeTimeUs(const RooflineCostModel &model, const std::string &ir) {
   auto context = createContext();
   auto module = test::parseIR(*context, ir.c_str());
-  mlir::Operation *product = nullptr;
-  test::mainFunc(*module).walk([&](fuse::MatMulOp op) { product = op; });
-  REQUIRE(product);
-  const CostEstimate cost = model.estimateKernel({product}, [&](mlir::Operation *op) { return op == product; });
+  mlir::Operation *core = nullptr;
+  test::mainFunc(*module).walk([&](OpType op) { core = op; });
+  REQUIRE(core);
+  const CostEstimate cost = model.estimateKernel({core}, [&](mlir::Operation *op) { return op == core; });
   const double bandwidthUs = cost.bytes() / (model.getProfile().hbmBandwidthGBps * 1e3);
   const double computeUs = cost.timeUs - model.getProfile().graphLaunchOverheadUs;
   REQUIRE(computeUs > 2 * bandwidthUs);
   return computeUs;
+}
+
+/// A 4096^3 product's.
+double productTimeUs(const RooflineCostModel &model, const std::string &ir) {
+  return computeTimeUs<fuse::MatMulOp>(model, ir);
 }
 
 } // namespace
@@ -81,16 +87,7 @@ double attentionTimeUs(const RooflineCostModel &model, const std::string &type, 
   const std::string ir = "func.func @main(%q: " + tensor + ", %k: " + tensor + ", %v: " + tensor + ") -> " + tensor +
                          " {\n  %o = fuse.attention %q, %k, %v {scale = 0.125 : f32, causal = false} : (" + tensor +
                          ", " + tensor + ", " + tensor + ") -> " + tensor + "\n  return %o : " + tensor + "\n}\n";
-  auto context = createContext();
-  auto module = test::parseIR(*context, ir.c_str());
-  mlir::Operation *attention = nullptr;
-  test::mainFunc(*module).walk([&](fuse::AttentionOp op) { attention = op; });
-  REQUIRE(attention);
-  const CostEstimate cost = model.estimateKernel({attention}, [&](mlir::Operation *op) { return op == attention; });
-  const double bandwidthUs = cost.bytes() / (model.getProfile().hbmBandwidthGBps * 1e3);
-  const double computeUs = cost.timeUs - model.getProfile().graphLaunchOverheadUs;
-  REQUIRE(computeUs > 2 * bandwidthUs);
-  return computeUs;
+  return computeTimeUs<fuse::AttentionOp>(model, ir);
 }
 
 } // namespace

@@ -1,0 +1,136 @@
+//===- AttentionConfig.cpp - Kernel configs of attention kernels ----------===//
+#include "ir/AttentionConfig.h"
+#include "ir/ElementTypes.h"
+#include "ir/FuseOps.h"
+#include "ir/OpClassification.h"
+#include "ir/StridedView.h"
+
+#include <numeric>
+
+using namespace mlir;
+
+namespace fusec::fuse {
+namespace {
+
+constexpr int64_t kTensorCoreRows = 64, kSimtRows = 16, kSimtKeys = 32;
+
+int64_t headDimOf(Value value) { return llvm::cast<ShapedType>(value.getType()).getShape().back(); }
+
+/// The keys per tile fusec picks for heads of D and Dv: 64, or 32 for heads
+/// above 64 (the largest whose accumulators stay in registers).
+int64_t tensorCoreKeys(int64_t headDim, int64_t valueDim) { return headDim > 64 || valueDim > 64 ? 32 : 64; }
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+} // namespace
+
+bool attentionTakesTensorCores(AttentionOp attention) {
+  Type type = elementTypeOf(attention.getQuery());
+  if (!(type.isF16() || type.isBF16()) || elementTypeOf(attention.getKey()) != type ||
+      elementTypeOf(attention.getValue()) != type)
+    return false;
+  const int64_t d = headDimOf(attention.getQuery()), dv = headDimOf(attention.getValue());
+  return d % 16 == 0 && dv % 16 == 0 && d <= kMaxAttentionHeadDim && dv <= kMaxAttentionHeadDim;
+}
+
+int64_t attentionRowAlignment(AttentionOp attention) {
+  int64_t alignment = 0;
+  for (Value operand : {attention.getQuery(), attention.getKey(), attention.getValue()}) {
+    SmallVector<Operation *> chain; // nearest first
+    for (Operation *op = operand.getDefiningOp(); op && isViewOp(op); op = op->getOperand(0).getDefiningOp())
+      chain.push_back(op);
+    if (chain.empty()) {
+      alignment = std::gcd(alignment, headDimOf(operand));
+      continue;
+    }
+    std::optional<StridedView> view = composeViewChain(chain, /*reads=*/true);
+    if (!view)
+      return 1;
+    alignment = std::gcd(alignment, view->offset);
+    for (size_t d = 0; d + 1 < view->strides.size(); ++d)
+      alignment = std::gcd(alignment, view->strides[d]);
+  }
+  return alignment == 0 ? 1 : alignment;
+}
+
+KernelConfig chooseAttentionConfig(AttentionOp attention) {
+  KernelConfig config;
+  if (attentionTakesTensorCores(attention) && attentionRowAlignment(attention) % 8 == 0) {
+    config.kind = KernelTemplate::TensorCoreAttention;
+    config.operands = elementTypeOf(attention.getQuery()).isF16() ? OperandType::F16 : OperandType::BF16;
+    config.blockM = kTensorCoreRows;
+    config.blockN = tensorCoreKeys(headDimOf(attention.getQuery()), headDimOf(attention.getValue()));
+    config.blockK = 16;
+    config.warpM = 16, config.warpN = config.blockN;
+    config.stages = 2;
+    config.aVector = config.bVector = 8;
+    return config;
+  }
+  config.kind = KernelTemplate::SimtAttention;
+  config.blockM = kSimtRows, config.blockN = kSimtKeys, config.blockK = 1;
+  config.warpM = 4, config.warpN = kSimtKeys;
+  return config;
+}
+
+std::string attentionConfigProblem(AttentionOp attention, const KernelConfig &config) {
+  if (!config.isAttention())
+    return "template " + templateName(config.kind).str() + " computes convolutions or matrix products, not attention";
+  const int64_t d = headDimOf(attention.getQuery()), dv = headDimOf(attention.getValue());
+  std::string problem;
+  if (d > kMaxAttentionHeadDim || dv > kMaxAttentionHeadDim) {
+    problem =
+        "head dimensions are at most " + str(kMaxAttentionHeadDim) + " (D = " + str(d) + ", Dv = " + str(dv) + ")";
+  } else if (config.kind == KernelTemplate::TensorCoreAttention) {
+    const Type type = elementTypeOf(attention.getQuery());
+    if (!attentionTakesTensorCores(attention))
+      problem = "it takes f16 or bf16 Q, K and V of one type with head dimensions that are multiples of 16";
+    else if ((config.operands == OperandType::F16) != type.isF16())
+      problem = std::string("precision \"") + (config.operands == OperandType::F16 ? "f16" : "bf16") +
+                "\" is not the operands' type";
+    else if (int64_t alignment = attentionRowAlignment(attention); alignment % 8 != 0)
+      problem = "its 16-byte copies need every row of Q, K and V to start at a multiple of 8 elements (rows here "
+                "are aligned to " +
+                str(alignment) + ")";
+    else if (config.blockN == 64 && (d > 64 || dv > 64))
+      problem = "64-key tiles take heads up to 64 (D = " + str(d) + ", Dv = " + str(dv) + "): use 32";
+  }
+  if (!problem.empty())
+    return "template " + templateName(config.kind).str() + " cannot compute this op: " + problem;
+  if (const int64_t shared = attentionSharedBytes(config, d, dv); shared > kMaxSharedBytes)
+    return "the config needs " + str(shared) + " bytes of shared memory, above the " + str(kMaxSharedBytes) +
+           " every sm_80+ GPU grants one block";
+  return "";
+}
+
+std::string describeAttentionConfigProblem(KernelTemplate kind, ArrayRef<int64_t> block, ArrayRef<int64_t> warp,
+                                           int64_t stages, StringRef mma, StringRef precision, int64_t splitK,
+                                           ArrayRef<int64_t> vector) {
+  auto is = [](ArrayRef<int64_t> values, std::initializer_list<int64_t> expected) {
+    return llvm::equal(values, expected);
+  };
+  if (kind == KernelTemplate::SimtAttention)
+    return is(block, {kSimtRows, kSimtKeys, 1}) && is(warp, {4, kSimtKeys}) && stages == 1 && mma == "none" &&
+                   precision == "f32" && splitK == 1 && is(vector, {1, 1})
+               ? ""
+               : "simt_attention is block [16, 32, 1], warp [4, 32], 1 stage, mma \"none\", precision \"f32\", "
+                 "split_k 1, vector [1, 1]";
+  const int64_t keys = block.size() == 3 ? block[1] : 0;
+  return block.size() == 3 && block[0] == kTensorCoreRows && (keys == 32 || keys == 64) && block[2] == 16 &&
+                 is(warp, {16, keys}) && stages == 2 && mma == "m16n8k16" &&
+                 (precision == "f16" || precision == "bf16") && splitK == 1 && is(vector, {8, 8})
+             ? ""
+             : "tensor_core_attention is block [64, 32 or 64, 16], warp [16, block N], 2 stages, mma \"m16n8k16\", "
+               "precision \"f16\" or \"bf16\", split_k 1, vector [8, 8]";
+}
+
+int64_t attentionSharedBytes(const KernelConfig &config, int64_t headDim, int64_t valueDim) {
+  if (config.kind == KernelTemplate::TensorCoreAttention)
+    return 2 * (config.blockM * (headDim + 8) + 2 * config.blockN * (headDim + 8 + valueDim + 8));
+  // FusecAttention::Shared: Q, K (rows padded to an odd number of float4s,
+  // or by 1 float for scalar reads), V and the warps' probability rows.
+  const int64_t kStride = headDim % 4 != 0 ? headDim + 1 : (headDim / 4) % 2 == 0 ? headDim + 4 : headDim + 8;
+  return 4 *
+         (config.blockM * headDim + config.blockN * kStride + config.blockN * valueDim + config.blockM * config.blockN);
+}
+
+} // namespace fusec::fuse

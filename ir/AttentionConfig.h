@@ -1,0 +1,63 @@
+//===- AttentionConfig.h - Kernel configs of attention kernels -*- C++ -*-===//
+//
+// The #fuse.config of a fuse.attention superkernel names one of its two
+// main loops, with the tile it runs:
+//
+//  * tensor_core_attention (codegen/include/fusec_attention_half.h): f16 or
+//    bf16 Q, K and V of one type, head dimensions that are multiples of 16,
+//    rows 16-byte aligned. Block [64 query rows, 32 or 64 keys per tile, 16
+//    (the k16 step)], warp [16, keys] (4 warps of 16 rows), 2 stages (K and
+//    V double-buffered), mma "m16n8k16", precision the operands' type,
+//    vector [8, 8] (16-byte copies). 64-key tiles hold heads up to 64;
+//    wider heads take 32 keys per tile (their accumulators and tiles are
+//    twice as large);
+//  * simt_attention (fusec_attention.h): any head dimension up to
+//    kMaxAttentionHeadDim, any element type, f32 arithmetic. Block [16, 32,
+//    1], warp [4, 32] (a lane per key, 4 rows per warp), 1 stage.
+//
+// Both have 128 threads and no split_k. The shared memory depends on the
+// head dimensions (attentionSharedBytes), not on the config alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_IR_ATTENTIONCONFIG_H
+#define FUSEC_IR_ATTENTIONCONFIG_H
+
+#include "ir/KernelConfig.h"
+
+namespace fusec::fuse {
+
+class AttentionOp;
+
+/// Whether `attention`'s operands suit the tensor-core loop: f16 or bf16 Q,
+/// K and V of one type, head dimensions that are multiples of 16 up to
+/// kMaxAttentionHeadDim (the rows' alignment is attentionRowAlignment's).
+bool attentionTakesTensorCores(AttentionOp attention);
+
+/// What the first element of every row of Q, K and V is a multiple of, in
+/// elements, following each operand's Slice/Reshape/Flatten/Transpose views
+/// back to the tensor they read (a superkernel's input): the head dimension
+/// for dense operands; 1 where a view does not compose.
+int64_t attentionRowAlignment(AttentionOp attention);
+
+/// The config fusec uses for `attention`: the tensor-core loop where it
+/// takes the op and its rows are 16-byte aligned, else the SIMT loop.
+KernelConfig chooseAttentionConfig(AttentionOp attention);
+
+/// Why `config` cannot compute `attention`, or "".
+std::string attentionConfigProblem(AttentionOp attention, const KernelConfig &config);
+
+/// Why these #fuse.config fields describe no attention loop, or "" (for
+/// kinds tensor_core_attention and simt_attention; structure only).
+std::string describeAttentionConfigProblem(KernelTemplate kind, llvm::ArrayRef<int64_t> block,
+                                           llvm::ArrayRef<int64_t> warp, int64_t stages, llvm::StringRef mma,
+                                           llvm::StringRef precision, int64_t splitK, llvm::ArrayRef<int64_t> vector);
+
+/// The shared memory of `config`'s loop for heads of `headDim` (Q, K) and
+/// `valueDim` (V): the tensor-core loop's Q tile and two stages of K and V
+/// tiles, rows padded by 8 elements; the SIMT loop's f32 Q, K, V and
+/// probability tiles.
+int64_t attentionSharedBytes(const KernelConfig &config, int64_t headDim, int64_t valueDim);
+
+} // namespace fusec::fuse
+
+#endif // FUSEC_IR_ATTENTIONCONFIG_H
