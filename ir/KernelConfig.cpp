@@ -588,8 +588,16 @@ KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision, Til
 std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConfig &chosen, int64_t count,
                                                TileTarget target) {
   std::vector<KernelConfig> variants;
-  if (count <= 1 || !chosen.usesTensorCores() || chosen.isAttention())
+  if (count <= 1 || !chosen.usesTensorCores())
     return variants;
+  if (chosen.isAttention()) {
+    // The other key tile, where the heads allow it.
+    KernelConfig other = chosen;
+    other.blockN = other.warpN = chosen.blockN == 64 ? 32 : 64;
+    if (configProblem(core, other).empty())
+      variants.push_back(other);
+    return variants;
+  }
   const OutputExtent extent = outputExtent(core, target.batch);
   std::vector<KernelConfig> candidates;
   // Few rows (a classifier at batch 1): every tensor-core tile computes at

@@ -146,7 +146,8 @@ KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precisio
 /// where it does not apply), then the other block tiles that fit
 /// the output (each split-capable by the same rule as `chosen`), nearest in size first (of equally near ones the
 /// smaller where `chosen` leaves SMs idle at `target.batch`, else the larger). None for SIMT and direct configs, which
-/// are chosen only where no tensor-core template can compute the op.
+/// are chosen only where no tensor-core template can compute the op. For the tensor-core attention loop, the other
+/// number of keys per tile where the heads allow it (32 for 64, 64 for 32 on heads up to 64).
 std::vector<KernelConfig> kernelConfigVariants(mlir::Operation *core, const KernelConfig &chosen, int64_t count,
                                                TileTarget target = {});
 

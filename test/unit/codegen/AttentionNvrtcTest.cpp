@@ -106,3 +106,38 @@ TEST_CASE("the attention kernel compiles for sm_80 and sm_90 without spills", "[
     }
   }
 }
+
+TEST_CASE("an f16 attention kernel and its 32-key variant are one program without spills",
+          "[codegen][nvrtc][attention]") {
+  if (!codegen::haveNvrtc()) {
+    FUSEC_SKIP_TEST("this build has no NVRTC (CUDA toolkit not found at configure time)");
+  }
+  auto context = createContext();
+  const std::string q = "tensor<?x4x100x64xf16>";
+  const std::string ir = "func.func @main(%q: " + q + ") -> " + q +
+                         " {\n  %o = fuse.attention %q, %q, %q {scale = " + "0.125 : f32, causal = true} : (" + q +
+                         ", " + q + ", " + q + ") -> " + q + "\n  return %o : " + q + "\n}\n";
+  FusionOptions options;
+  options.kernelVariants = 2;
+  auto module = test::parseAndFuse(*context, ir, options);
+  std::vector<codegen::GeneratedKernel> kernels;
+  module->walk([&](fuse::SuperkernelOp superkernel) {
+    auto emitted = codegen::emitKernelVariants(superkernel);
+    REQUIRE(mlir::succeeded(emitted));
+    kernels = *emitted;
+  });
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0].source.find("FusecAttentionHalf<64, 64, fusec_f16, 64>") != std::string::npos);
+  CHECK(kernels[1].source.find("FusecAttentionHalf<64, 64, fusec_f16, 32>") != std::string::npos);
+  codegen::CompileOptions compileOptions; // sm_90
+  std::string error;
+  // As the driver compiles them: one program defining both functions.
+  auto compiled = codegen::compileKernels({codegen::joinVariants(kernels)}, compileOptions, error);
+  INFO(error);
+  REQUIRE(compiled.size() == 1);
+  INFO(compiled[0].log);
+  CHECK(compiled[0].ptx.find(".entry sk0_attention(") != std::string::npos);
+  CHECK(compiled[0].ptx.find(".entry sk0_attention__v1(") != std::string::npos);
+  CHECK(compiled[0].spillBytes == 0);
+  CHECK(compiled[0].log.find("warning") == std::string::npos);
+}
