@@ -143,16 +143,19 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
 
   std::string code;
   KernelLaunch launch;
+  // The template's shared memory is the config's (a static_assert ties the
+  // two, so the limits checked on the config hold for the kernel).
+  const int64_t bytes = fuse::attentionSharedBytes(*config, headDim, valueDim);
   if (tensorCores) {
-    // The template's shared memory is the config's (a static_assert ties
-    // the two): above 48 KiB, dynamic.
-    const int64_t bytes = fuse::attentionSharedBytes(*config, headDim, valueDim);
+    // Above 48 KiB, dynamic.
     code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " + storageType(fuse::elementTypeOf(query)) +
             ", " + std::to_string(config->blockN) + ">;\n";
     code += "  static_assert(Attention::kSmemBytes == " + std::to_string(bytes) + ", \"the config's shared size\");\n";
     emitPipelineSharedMemory(code, bytes, launch, "Attention", "attentionShared");
   } else {
     code += "  using Attention = FusecAttention<" + D + ", " + DV + ">;\n";
+    code +=
+        "  static_assert(sizeof(Attention::Shared) == " + std::to_string(bytes) + ", \"the config's shared size\");\n";
     code += "  __shared__ Attention::Shared attentionShared;\n";
   }
   code += "  const long long S = " + seq + ", SK = " + keySeq + ";\n";
