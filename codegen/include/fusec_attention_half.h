@@ -91,6 +91,15 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
         accumulators[j][r] = 0.0f;
   }
 
+  /// Two m16n8k16 mmas of one A fragment: `first` += a * (b[0], b[1]), the
+  /// first n8 tile an ldmatrix.x4 loaded, `second` += a * (b[2], b[3]).
+  static __device__ __forceinline__ void mmaPair(float (&first)[4], float (&second)[4], const unsigned (&a)[4],
+                                                 const unsigned (&b)[4]) {
+    const unsigned low[2] = {b[0], b[1]}, high[2] = {b[2], b[3]};
+    FusecHalfMma<Element>::run(first, a, low);
+    FusecHalfMma<Element>::run(second, a, high);
+  }
+
   /// `low` and `high` rounded to Element, packed into one register (low
   /// half first); their rounded values are added to `rowSum`.
   static __device__ __forceinline__ unsigned pack(float low, float high, float &rowSum) {
@@ -171,9 +180,7 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
           unsigned b[4];
           fusec_ldmatrix<4, false>(b,
                                    kStage + (j * 8 + lane / 16 * 8 + lane % 8) * kKStride + kk * 16 + lane / 8 % 2 * 8);
-          const unsigned first[2] = {b[0], b[1]}, second[2] = {b[2], b[3]};
-          FusecHalfMma<Element>::run(s[j], q[kk], first);
-          FusecHalfMma<Element>::run(s[j + 1], q[kk], second);
+          mmaPair(s[j], s[j + 1], q[kk], b);
         }
 
       // Scale, mask, and the rows' new maxima (over the quad's lanes), in
@@ -247,9 +254,7 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
           unsigned b[4];
           fusec_ldmatrix<4, true>(b,
                                   vStage + (c * 16 + lane / 8 % 2 * 8 + lane % 8) * kVStride + j * 8 + lane / 16 * 8);
-          const unsigned first[2] = {b[0], b[1]}, second[2] = {b[2], b[3]};
-          FusecHalfMma<Element>::run(o[j], p[c], first);
-          FusecHalfMma<Element>::run(o[j + 1], p[c], second);
+          mmaPair(o[j], o[j + 1], p[c], b);
         }
     }
     fusec_cp_async_wait<0>();
