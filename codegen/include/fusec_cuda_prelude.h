@@ -208,7 +208,8 @@ template <> struct fusec_convert<fusec_bf16> {
   static __device__ __forceinline__ fusec_bf16 from(float x) {
 #if !defined(FUSEC_EMULATION) && __CUDA_ARCH__ >= 800
     // One instruction; the same rounding (to nearest even) as the bit
-    // arithmetic below, which the emulation and older GPUs run.
+    // arithmetic below, which the emulation and older GPUs run. A NaN stays
+    // a NaN (its payload may differ). Not yet checked on hardware.
     fusec_bf16 result;
     asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(result.bits) : "f"(x));
     return result;

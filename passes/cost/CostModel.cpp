@@ -88,6 +88,18 @@ double opFlops(Operation *op, int64_t batch) {
 
 namespace {
 
+/// The FLOP/us `config`'s main loop reaches on whole tiles: its template's
+/// share of its peak. f16/bf16 operands run on the half tensor peak (the
+/// template's `_half` efficiency), f32 ones on the TF32 peak divided by the
+/// passes, SIMT templates on the FP32 peak.
+double templateRate(const fuse::KernelConfig &config, const DeviceProfile &profile) {
+  const double peak = !config.usesTensorCores() ? profile.peakFp32Tflops
+                      : config.halfOperands()   ? profile.peakHalfTensorTflops
+                                                : profile.peakTensorTflops / double(config.passes);
+  const std::string efficiencyName = fuse::templateName(config.kind).str() + (config.halfOperands() ? "_half" : "");
+  return peak * 1e6 * profile.efficiencyOf(efficiencyName);
+}
+
 /// Microseconds the conv or matrix product `core` (`flops` at the cost
 /// batch) takes on the template of its kernel config: the template's
 /// share of its peak, on the work of whole block tiles (ragged tiles compute
@@ -128,14 +140,7 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
       slices > 1 ? 2 * slices * tiles * tileRows * tileColumns * 4 / (profile.hbmBandwidthGBps * 1e3) : 0;
   const double utilization =
       fuse::waveUtilization(config, tiles * slices, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024);
-  // f16/bf16 operands run on the half tensor peak, at their template's own
-  // efficiency.
-  const double peak = !config.usesTensorCores() ? profile.peakFp32Tflops
-                      : config.halfOperands()   ? profile.peakHalfTensorTflops
-                                                : profile.peakTensorTflops / double(config.passes);
-  const std::string efficiencyName = fuse::templateName(config.kind).str() + (config.halfOperands() ? "_half" : "");
-  const double rate = peak * 1e6 * profile.efficiencyOf(efficiencyName) * utilization; // flop/us
-  return padded / rate + splitUs;
+  return padded / (templateRate(config, profile) * utilization) + splitUs;
 }
 
 /// Microseconds fuse.attention `attention` (`flops`: both products and the
@@ -146,9 +151,7 @@ double attentionTimeUs(Operation *attention, double flops, const DeviceProfile &
   const fuse::KernelConfig config = kernel && kernel.getConfigAttr()
                                         ? fuse::KernelConfig::fromAttr(kernel.getConfigAttr())
                                         : fuse::chooseKernelConfig(attention);
-  const double peak = config.usesTensorCores() ? profile.peakHalfTensorTflops : profile.peakFp32Tflops;
-  const std::string efficiencyName = fuse::templateName(config.kind).str() + (config.halfOperands() ? "_half" : "");
-  return flops / (peak * 1e6 * profile.efficiencyOf(efficiencyName));
+  return flops / templateRate(config, profile);
 }
 
 } // namespace
