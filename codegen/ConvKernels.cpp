@@ -16,9 +16,14 @@
 // shared memory; padding is folded into the im2col loads (out-of-image
 // reads are 0).
 // direct_conv (group > 1, e.g. depthwise): one thread per output.
+// Each template reads NCHW images and OIHW weights, or NHWC and OHWI for a
+// channels_last conv (fuse-convert-to-channels-last); there the reduction
+// runs over (kh, kw, c), channels innermost, and tensor cores gather the
+// input with FusecIm2colNhwcB's channel vectors.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
+#include "ir/ConvShape.h"
 #include "ir/ElementTypes.h"
 
 using namespace mlir;
@@ -29,14 +34,43 @@ namespace {
 struct ConvGeometry {
   std::string n, c, h, w, co, ho, wo, kh, kw;
   int64_t strideH, strideW, padTop, padLeft, dilationH, dilationW, group;
+  bool channelsLast;
+
+  /// The input element of image `on`, channel `ch`, row `ih`, column `iw`.
+  std::string inputIndex(const std::string &on, const std::string &ch, const std::string &ih,
+                         const std::string &iw) const {
+    if (channelsLast)
+      return "((" + on + " * " + h + " + " + ih + ") * " + w + " + " + iw + ") * " + c + " + " + ch;
+    return "((" + on + " * " + c + " + " + ch + ") * " + h + " + " + ih + ") * " + w + " + " + iw;
+  }
+  /// The weight of filter `f`, channel `ch` of its group, tap (`y`, `x`);
+  /// `perGroup` is the channels per group.
+  std::string weightIndex(const std::string &f, const std::string &ch, const std::string &y, const std::string &x,
+                          const std::string &perGroup) const {
+    if (channelsLast)
+      return "((" + f + " * " + kh + " + " + y + ") * " + kw + " + " + x + ") * " + perGroup + " + " + ch;
+    return "((" + f + " * " + perGroup + " + " + ch + ") * " + kh + " + " + y + ") * " + kw + " + " + x;
+  }
+  /// The output's coordinate names in its axis order.
+  std::vector<std::string> outputCoords() const {
+    if (channelsLast)
+      return {"on", "oh", "ow", "co"};
+    return {"on", "co", "oh", "ow"};
+  }
+  std::string outputIndex() const {
+    if (channelsLast)
+      return "((on * " + ho + " + oh) * " + wo + " + ow) * " + co + " + co";
+    return "((on * " + co + " + co) * " + ho + " + oh) * " + wo + " + ow";
+  }
 };
 
 ConvGeometry geometryOf(fuse::ConvOp conv) {
-  auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
-  return {dimExpr(in[0]),     dimExpr(in[1]),         dimExpr(in[2]),         dimExpr(in[3]),
-          dimExpr(out[1]),    dimExpr(out[2]),        dimExpr(out[3]),        dimExpr(weight[2]),
-          dimExpr(weight[3]), conv.getStrides()[0],   conv.getStrides()[1],   conv.getPads()[0],
-          conv.getPads()[1],  conv.getDilations()[0], conv.getDilations()[1], static_cast<int64_t>(conv.getGroup())};
+  const fuse::ConvShape s = fuse::convShapeOf(conv);
+  return {dimExpr(s.batch),   dimExpr(s.channels),    dimExpr(s.height),      dimExpr(s.width),
+          dimExpr(s.filters), dimExpr(s.outHeight),   dimExpr(s.outWidth),    dimExpr(s.kernelH),
+          dimExpr(s.kernelW), conv.getStrides()[0],   conv.getStrides()[1],   conv.getPads()[0],
+          conv.getPads()[1],  conv.getDilations()[0], conv.getDilations()[1], static_cast<int64_t>(conv.getGroup()),
+          s.channelsLast};
 }
 
 /// Code after `acc` holds the conv result for output (on, co, oh, ow).
@@ -44,12 +78,11 @@ LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<O
                            const std::string &indent, const ConvGeometry &g) {
   if (conv.getBias())
     code += indent + "acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";
-  std::vector<std::string> coords = {"on", "co", "oh", "ow"};
+  const std::vector<std::string> coords = g.outputCoords();
   builder.bind(conv.getOutput(), roundedTo(fuse::elementTypeOf(conv.getOutput()), "acc"));
   if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
     return failure();
-  std::string linear = "((on * " + g.co + " + co) * " + g.ho + " + oh) * " + g.wo + " + ow";
-  builder.emitStores(code, indent, shapeOf(conv.getOutput()), linear, coords);
+  builder.emitStores(code, indent, shapeOf(conv.getOutput()), g.outputIndex(), coords);
   return success();
 }
 
@@ -60,35 +93,51 @@ LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<O
 /// that share those share one compiled program.
 FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
                                               const fuse::KernelConfig &config) {
-  ConvGeometry g = geometryOf(conv);
-  auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
+  const fuse::ConvShape s = fuse::convShapeOf(conv);
+  auto out = shapeOf(conv.getOutput());
   auto constant = [](int64_t value) { return std::to_string(value); };
   // kernelConfigFor admitted the conv: every size but the batch is static
   // and one image's offsets fit 32 bits.
   auto size = [&](int64_t value) { return builder.scalarArgument(static_cast<uint32_t>(value)); };
-  const std::string operand = "FusecIm2colB<" + constant(weight[2]) + ", " + constant(weight[3]) + ", " +
-                              constant(g.strideH) + ", " + constant(g.strideW) + ", " + constant(g.padTop) + ", " +
-                              constant(g.padLeft) + ", " + constant(g.dilationH) + ", " + constant(g.dilationW) + ", " +
-                              constant(config.bVector) + operandElementArgument(config) + ">";
+  std::string window = constant(s.kernelH) + ", " + constant(s.kernelW);
+  for (int64_t value : {conv.getStrides()[0], conv.getStrides()[1], conv.getPads()[0], conv.getPads()[1],
+                        conv.getDilations()[0], conv.getDilations()[1], int64_t(config.bVector)})
+    window += ", " + constant(value);
+  std::string operand;
+  if (s.channelsLast) {
+    // Each thread copies one k column of whole B rows (pixels), RowStep
+    // apart: what the main loop's tile loads give (it checks).
+    const int64_t vectorsPerRow = config.blockK / config.bVector;
+    const int64_t rows = config.blockN * vectorsPerRow / config.threads(), rowStep = config.threads() / vectorsPerRow;
+    operand = "FusecIm2colNhwcB<" + window + ", " + constant(rows) + ", " + constant(rowStep) +
+              operandElementArgument(config) + ">";
+  } else {
+    operand = "FusecIm2colB<" + window + operandElementArgument(config) + ">";
+  }
   std::string code;
   code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
   KernelLaunch launch;
-  emitPipelineSharedMemory(code, config.sharedBytes(/*bTransposed=*/false), launch);
+  emitPipelineSharedMemory(code, config.sharedBytes(/*bTransposed=*/s.channelsLast), launch);
   // One statement per argument: they are numbered in the order taken.
-  const std::string outChannels = size(out[1]), taps = size(weight[1] * weight[2] * weight[3]);
-  const std::string outRows = size(out[2]);
-  const std::string outColumns = size(out[3]);
-  const std::string pixels = builder.divisorArgument(static_cast<uint32_t>(out[2] * out[3]));
-  const std::string columns = builder.divisorArgument(static_cast<uint32_t>(out[3]));
-  const std::string rows = size(in[2]);
-  const std::string width = size(in[3]);
-  const std::string imageElements = size(in[1] * in[2] * in[3]);
+  const std::string outChannels = size(s.filters), taps = size(s.taps());
+  const std::string outRows = size(s.outHeight);
+  const std::string outColumns = size(s.outWidth);
+  const std::string pixels = builder.divisorArgument(static_cast<uint32_t>(s.pixels()));
+  const std::string columns = builder.divisorArgument(static_cast<uint32_t>(s.outWidth));
+  const std::string rows = size(s.height);
+  const std::string width = size(s.width);
+  const std::string imageElements = size(s.imageElements());
   code += "  const int M = int(" + outChannels + "), K = int(" + taps + ");\n";
   code += "  const long long Co = M, HO = " + outRows + ", WO = " + outColumns + ";\n";
   code += "  const FusecDivisor pixels = " + pixels + ", columns = " + columns + ";\n";
   code += "  const int N = int((long long)batch * pixels.divisor);\n";
-  code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ", FusecIm2colSizes{int(" + rows +
-          "), int(" + width + "), " + imageElements + ", pixels, columns});\n";
+  const std::string sizes = "FusecIm2colSizes{int(" + rows + "), int(" + width + "), " + imageElements +
+                            ", pixels, columns}";
+  if (s.channelsLast)
+    code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ", " + sizes + ", " +
+            builder.divisorArgument(static_cast<uint32_t>(s.channels)) + ");\n";
+  else
+    code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ", " + sizes + ");\n";
   // The lane's (row, col) is (output channel, pixel of the batch).
   code += "  auto epilogue = [&](int row, int col, float acc) {\n";
   code += "    const unsigned image = pixels.divide(unsigned(col)), pixel = unsigned(col) - image * pixels.divisor;\n";
@@ -97,14 +146,20 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   // the spatial ones.
   code += "    [[maybe_unused]] const long long co = row, on = image, oh = outRow, ow = pixel - outRow * "
           "columns.divisor;\n";
-  builder.setIterationDims(out, {dimExpr(out[0]), "Co", "HO", "WO"});
+  std::vector<std::string> dims = {dimExpr(out[0]), "Co", "HO", "WO"};
+  std::string stored = "(on * Co + co) * (HO * WO) + pixel";
+  if (s.channelsLast) {
+    dims = {dimExpr(out[0]), "HO", "WO", "Co"};
+    stored = "(long long)col * Co + co";
+  }
+  builder.setIterationDims(out, dims);
   if (conv.getBias())
     code += "    acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";
-  const std::vector<std::string> coords = {"on", "co", "oh", "ow"};
+  const std::vector<std::string> coords = geometryOf(conv).outputCoords();
   builder.bind(conv.getOutput(), roundedTo(fuse::elementTypeOf(conv.getOutput()), "acc"));
   if (failed(builder.emitElementwise(code, "    ", epilogue, coords)))
     return failure();
-  builder.emitStores(code, "    ", out, "(on * Co + co) * (HO * WO) + pixel", coords);
+  builder.emitStores(code, "    ", out, stored, coords);
   code += "  };\n";
   const std::string split = emitSplitK(code, config, fuse::kTileCount(conv, config), launch);
   code += "  Gemm::run(" + builder.inputName(conv.getWeight()) +
@@ -113,8 +168,8 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
           split + ");\n";
 
   launch.block = {config.threads(), 1, 1};
-  launch.grid[0] = gridFor(linearNumel({out[0], out[2], out[3]}), config.blockN);
-  launch.grid[1] = gridFor(linearNumel(out.slice(1, 1)), config.blockM);
+  launch.grid[0] = gridFor(linearNumel({s.batch, s.outHeight, s.outWidth}), config.blockN);
+  launch.grid[1] = gridFor(linearNumel({s.filters}), config.blockM);
   // fusec_conv.h brings fusec_gemm.h; the half main loop is its own header.
   if (config.halfOperands())
     return builder.finish(code, launch, {"fusec_conv.h", tensorCoreGemmHeader(config)});
@@ -145,14 +200,20 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   code += "      const long long k = k0 + tx;\n";
   code += "      float a = 0.0f;\n";
   code += "      if (m < M && k < K) {\n";
-  code += "        const long long c = k / (" + g.kh + " * " + g.kw + ");\n";
-  code += "        const long long r = k % (" + g.kh + " * " + g.kw + ");\n";
+  // k is (c, kh, kw), or (kh, kw, c) channels-last.
+  if (g.channelsLast) {
+    code += "        const long long c = k % " + g.c + ";\n";
+    code += "        const long long r = k / " + g.c + ";\n";
+  } else {
+    code += "        const long long c = k / (" + g.kh + " * " + g.kw + ");\n";
+    code += "        const long long r = k % (" + g.kh + " * " + g.kw + ");\n";
+  }
   code += "        const long long ih = oh * " + std::to_string(g.strideH) + " - " + std::to_string(g.padTop) +
           " + (r / " + g.kw + ") * " + std::to_string(g.dilationH) + ";\n";
   code += "        const long long iw = ow * " + std::to_string(g.strideW) + " - " + std::to_string(g.padLeft) +
           " + (r % " + g.kw + ") * " + std::to_string(g.dilationW) + ";\n";
   code += "        if (ih >= 0 && ih < " + g.h + " && iw >= 0 && iw < " + g.w + ")\n";
-  code += "          a = fusec_ld(&" + x + "[((on * " + g.c + " + c) * " + g.h + " + ih) * " + g.w + " + iw]);\n";
+  code += "          a = fusec_ld(&" + x + "[" + g.inputIndex("on", "c", "ih", "iw") + "]);\n";
   code += "      }\n";
   code += "      tileA[ty][tx] = a;\n";
   code += "      const long long kb = k0 + ty;\n";
@@ -171,9 +232,9 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
 
   KernelLaunch launch;
   launch.block = {tile, tile, 1};
-  auto out = shapeOf(conv.getOutput());
-  launch.grid[0] = gridFor(linearNumel({out[0], out[2], out[3]}), tile);
-  launch.grid[1] = gridFor(linearNumel(out.slice(1, 1)), tile);
+  const fuse::ConvShape s = fuse::convShapeOf(conv);
+  launch.grid[0] = gridFor(linearNumel({s.batch, s.outHeight, s.outWidth}), tile);
+  launch.grid[1] = gridFor(linearNumel({s.filters}), tile);
   return builder.finish(code, launch);
 }
 
@@ -186,9 +247,15 @@ FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp c
   code += "  const long long total = " + numelExpr(out) + ";\n";
   code += "  for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n";
   code += "       idx += (long long)gridDim.x * blockDim.x) {\n";
-  code += "    const long long ow = idx % " + g.wo + ", oh = (idx / " + g.wo + ") % " + g.ho + ";\n";
-  code += "    const long long co = (idx / (" + g.wo + " * " + g.ho + ")) % " + g.co + ";\n";
-  code += "    const long long on = idx / (" + g.wo + " * " + g.ho + " * " + g.co + ");\n";
+  if (g.channelsLast) {
+    code += "    const long long co = idx % " + g.co + ", ow = (idx / " + g.co + ") % " + g.wo + ";\n";
+    code += "    const long long oh = (idx / (" + g.co + " * " + g.wo + ")) % " + g.ho + ";\n";
+    code += "    const long long on = idx / (" + g.co + " * " + g.wo + " * " + g.ho + ");\n";
+  } else {
+    code += "    const long long ow = idx % " + g.wo + ", oh = (idx / " + g.wo + ") % " + g.ho + ";\n";
+    code += "    const long long co = (idx / (" + g.wo + " * " + g.ho + ")) % " + g.co + ";\n";
+    code += "    const long long on = idx / (" + g.wo + " * " + g.ho + " * " + g.co + ");\n";
+  }
   code += "    const long long perGroupIn = " + g.c + " / " + std::to_string(g.group) + "LL;\n";
   code += "    const long long perGroupOut = " + g.co + " / " + std::to_string(g.group) + "LL;\n";
   code += "    const long long firstChannel = (co / perGroupOut) * perGroupIn;\n";
@@ -202,8 +269,8 @@ FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp c
   code += "          const long long iw = ow * " + std::to_string(g.strideW) + " - " + std::to_string(g.padLeft) +
           " + kw * " + std::to_string(g.dilationW) + ";\n";
   code += "          if (iw < 0 || iw >= " + g.w + ") continue;\n";
-  code += "          acc += fusec_ld(&" + x + "[((on * " + g.c + " + firstChannel + c) * " + g.h + " + ih) * " + g.w +
-          " + iw]) * fusec_ld(&" + w + "[((co * perGroupIn + c) * " + g.kh + " + kh) * " + g.kw + " + kw]);\n";
+  code += "          acc += fusec_ld(&" + x + "[" + g.inputIndex("on", "firstChannel + c", "ih", "iw") +
+          "]) * fusec_ld(&" + w + "[" + g.weightIndex("co", "c", "kh", "kw", "perGroupIn") + "]);\n";
   code += "        }\n";
   code += "      }\n";
   if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g)))

@@ -2,11 +2,13 @@
 //
 // One thread per output element loops over its window (padding is -inf for
 // max pooling and, for averages, counted only with count_include_pad), then
-// applies the fused epilogue in registers.
+// applies the fused epilogue in registers. Channels-last pools read NHWC:
+// adjacent threads are adjacent channels, so their loads coalesce.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
 #include "ir/ElementTypes.h"
+#include "ir/ShapeUtils.h"
 
 using namespace mlir;
 
@@ -31,22 +33,32 @@ FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
   SmallVector<int64_t> dilations = {1, 1};
   if (max)
     dilations.assign(max.getDilations().begin(), max.getDilations().end());
-  std::string H = dimExpr(in[2]), W = dimExpr(in[3]);
+  const bool channelsLast = max ? max.getChannelsLast() : avg.getChannelsLast();
+  const fuse::ImageAxes axes = fuse::imageAxes(channelsLast);
+  std::string H = dimExpr(in[axes.height]), W = dimExpr(in[axes.width]), C = dimExpr(in[axes.channel]);
   std::string code;
   code += "  const long long total = " + numelExpr(out) + ";\n";
   code += "  for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n";
   code += "       idx += (long long)gridDim.x * blockDim.x) {\n";
   auto coords = emitCoordinates(code, "    ", out, "idx", "o");
-  code += "    const long long plane = (" + coords[0] + " * " + dimExpr(in[1]) + " + " + coords[1] + ") * " + H +
-          " * " + W + ";\n";
+  const std::string &n = coords[axes.batch], &c = coords[axes.channel];
+  const std::string &oh = coords[axes.height], &ow = coords[axes.width];
+  // The window's element (ih, iw) is at base + (ih * W + iw), times C
+  // channels-last.
+  const std::string pixel = "ih * " + W + " + iw";
+  const std::string element = channelsLast ? "base + (" + pixel + ") * " + C : "base + " + pixel;
+  if (channelsLast)
+    code += "    const long long base = " + n + " * " + H + " * " + W + " * " + C + " + " + c + ";\n";
+  else
+    code += "    const long long base = (" + n + " * " + C + " + " + c + ") * " + H + " * " + W + ";\n";
   code += std::string("    float acc = ") + (max ? "-INFINITY" : "0.0f") + ";\n";
   if (avg)
     code += "    long long count = 0;\n";
   code += "    for (long long kh = 0; kh < " + std::to_string(kernel[0]) + "; ++kh)\n";
   code += "      for (long long kw = 0; kw < " + std::to_string(kernel[1]) + "; ++kw) {\n";
-  code += "        const long long ih = " + coords[2] + " * " + std::to_string(strides[0]) + " - " +
+  code += "        const long long ih = " + oh + " * " + std::to_string(strides[0]) + " - " +
           std::to_string(pads[0]) + " + kh * " + std::to_string(dilations[0]) + ";\n";
-  code += "        const long long iw = " + coords[3] + " * " + std::to_string(strides[1]) + " - " +
+  code += "        const long long iw = " + ow + " * " + std::to_string(strides[1]) + " - " +
           std::to_string(pads[1]) + " + kw * " + std::to_string(dilations[1]) + ";\n";
   if (avg && avg.getCountIncludePad()) {
     // Padded positions count, but never positions past the padded input.
@@ -54,7 +66,7 @@ FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
             std::to_string(pads[3]) + ") ++count;\n";
   }
   code += "        if (ih < 0 || ih >= " + H + " || iw < 0 || iw >= " + W + ") continue;\n";
-  code += "        const float v = " + builder.load(core->getOperand(0), "plane + ih * " + W + " + iw") + ";\n";
+  code += "        const float v = " + builder.load(core->getOperand(0), element) + ";\n";
   if (max)
     code += "        acc = fmaxf(acc, v);\n";
   else

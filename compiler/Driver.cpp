@@ -232,6 +232,8 @@ std::string checkDriverOptions(const DriverOptions &options) {
     return "io-precision must be fp32 or the precision's half type ('" +
            (precision == "fp16" || precision == "bf16" ? precision : std::string("fp16 or bf16")) +
            "' with precision " + precision + "), got '" + io + "'";
+  if (options.fusion.layout != "nchw" && options.fusion.layout != "nhwc")
+    return "layout must be nchw or nhwc, got '" + options.fusion.layout + "'";
   if (options.fusion.kernelVariants < 1)
     return "kernel-variants must be >= 1, got " + std::to_string(options.fusion.kernelVariants);
   if (options.fusion.costBatch < 1)

@@ -19,6 +19,7 @@ CompiledModel compileModelFile(const std::string &path, const ModelCompileOption
   driver.fusion.deviceProfile = options.deviceProfile;
   driver.fusion.costBatch = options.costBatch;
   driver.fusion.kernelVariants = options.kernelVariants;
+  driver.fusion.layout = options.layout;
   driver.fusion.precision = options.precision;
   driver.fusion.ioPrecision = options.ioPrecision == "fp32" ? "" : options.ioPrecision;
   driver.fusion.disabled = options.disabledRules;

@@ -36,6 +36,8 @@ struct ModelCompileOptions {
   /// Configs each tensor-core conv/GEMM kernel is compiled with (fusec
   /// --kernel-variants); above 1 the plan carries variants to tune.
   int64_t kernelVariants = 1;
+  /// "nchw" or "nhwc" (fusec --layout).
+  std::string layout = "nchw";
   std::vector<int64_t> batchBuckets = {1, 2, 4, 8, 16};
   /// Sizes for named input dimensions other than the batch (fusec --dim).
   std::map<std::string, int64_t> dimensionSizes;

@@ -15,6 +15,11 @@ nlohmann::json onnxAttributesToJson(Operation *op) {
     if (name.find('.') != std::string::npos)
       continue;
     Attribute value = attr.getValue();
+    // Not an ONNX attribute: written only where it changes the op (the
+    // channels-last forms of fuse-convert-to-channels-last), so exported
+    // graphs stay ONNX's.
+    if (name == "channels_last" && llvm::isa<BoolAttr>(value) && !llvm::cast<BoolAttr>(value).getValue())
+      continue;
     if (auto ints = llvm::dyn_cast<DenseI64ArrayAttr>(value))
       attrs[name] = std::vector<int64_t>(ints.asArrayRef());
     else if (auto floats = llvm::dyn_cast<DenseF32ArrayAttr>(value))

@@ -86,6 +86,21 @@ OpFoldResult ExpandOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  // The identity, and a transpose of a transpose: output axis i is the
+  // inner input's axis inner[perm[i]] (inverse pairs cancel).
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, static_cast<int64_t>(perm.size()))))
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t axis : perm)
+      composed.push_back(inner.getPerm()[axis]);
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, static_cast<int64_t>(composed.size()))))
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    setPerm(composed);
+    return getResult();
+  }
   auto input = llvm::dyn_cast_or_null<ElementsAttr>(adaptor.getInput());
   if (!input)
     return {};

@@ -235,15 +235,19 @@ def Fuse_WhereOp : Fuse_OnnxOp<"where", "Where"> {
 //===----------------------------------------------------------------------===//
 
 def Fuse_ConvOp : Fuse_OnnxOp<"conv", "Conv"> {
-  let summary = "2-D convolution (NCHW input, OIHW weights)";
+  let summary = "2-D convolution (NCHW input, OIHW weights; or NHWC and OHWI)";
   let description = [{
     `pads` is [top, left, bottom, right]. `group` divides both the input and
     the output channels; weights have `C_in / group` input channels.
+    With `channels_last` (set by fuse-convert-to-channels-last, never by an
+    importer) the input and result are NHWC and the weight is OHWI: the
+    same convolution with the channel axis innermost.
   }];
   let arguments = (ins Fuse_Tensor:$input, Fuse_Tensor:$weight,
                    Fuse_OptionalTensor:$bias,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group,
+                   DefaultValuedAttr<BoolAttr, "false">:$channels_last);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
@@ -279,18 +283,22 @@ def Fuse_SoftmaxOp : Fuse_OnnxOp<"softmax", "Softmax"> {
 
 def Fuse_MaxPoolOp : Fuse_OnnxOp<"max_pool", "MaxPool"> {
   let summary = "2-D max pooling; padded positions are -inf";
+  let description = [{ With `channels_last` the input and result are NHWC. }];
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                   DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode);
+                   DenseI64ArrayAttr:$dilations, BoolAttr:$ceil_mode,
+                   DefaultValuedAttr<BoolAttr, "false">:$channels_last);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 def Fuse_AveragePoolOp : Fuse_OnnxOp<"average_pool", "AveragePool"> {
   let summary = "2-D average pooling";
+  let description = [{ With `channels_last` the input and result are NHWC. }];
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                   BoolAttr:$ceil_mode, BoolAttr:$count_include_pad);
+                   BoolAttr:$ceil_mode, BoolAttr:$count_include_pad,
+                   DefaultValuedAttr<BoolAttr, "false">:$channels_last);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
@@ -418,7 +426,11 @@ def Fuse_FlattenOp : Fuse_OnnxOp<"flatten", "Flatten"> {
 
 def Fuse_TransposeOp : Fuse_OnnxOp<"transpose", "Transpose"> {
   let summary = "Permute dimensions: output dim i is input dim perm[i]";
-  let description = [{ Folds when its input is a constant (e.g. a linear layer's weight). }];
+  let description = [{
+    Folds when its input is a constant (e.g. a linear layer's weight), when
+    it is the identity, and into a transpose that produces its input (the
+    two compose; inverse pairs cancel).
+  }];
   let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";

@@ -1,6 +1,7 @@
 //===- KernelConfig.cpp - How conv and GEMM superkernels are instantiated -===//
 #include "ir/KernelConfig.h"
 #include "ir/AttentionConfig.h"
+#include "ir/ConvShape.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
@@ -105,16 +106,25 @@ std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
   for (ArrayRef<int64_t> shape : {in.drop_front(), weight, out.drop_front()})
     if (llvm::any_of(shape, ShapedType::isDynamic))
       return "every size but the batch must be static";
-  const int64_t taps = weight[1] * weight[2] * weight[3], pixels = out[2] * out[3];
+  const ConvShape s = convShapeOf(conv);
+  const int64_t taps = s.taps(), pixels = s.pixels();
   const int64_t slack = std::max(config.blockM, config.blockN);
-  if (in[1] * in[2] * in[3] > kLargest32BitOffset || (out[1] + slack) * taps > kLargest32BitOffset ||
-      largest(in[0]) * pixels + slack > kLargest32BitOffset)
+  if (s.imageElements() > kLargest32BitOffset || (s.filters + slack) * taps > kLargest32BitOffset ||
+      largest(s.batch) * pixels + slack > kLargest32BitOffset)
     return "its 32-bit offsets cannot address this convolution up to batch " + str(kLargestIndexedBatch);
   if (taps % config.aVector != 0)
     return "weight rows of " + str(taps) + " elements are not whole " + str(config.aVector) + "-element vectors";
-  const bool pointwise = weight[2] == 1 && weight[3] == 1 &&
-                         llvm::all_of(conv.getStrides(), [](int64_t s) { return s == 1; }) &&
-                         llvm::all_of(conv.getPads(), [](int64_t p) { return p == 0; });
+  if (s.channelsLast) {
+    // The input is read as pixels x taps (k contiguous): a vector is
+    // adjacent channels of one tap, and each thread copies whole rows.
+    if (config.bVector > 1 && s.channels % config.bVector != 0)
+      return "vector copies of an NHWC input need the channels (" + str(s.channels) + ") to be a multiple of the " +
+             "vector";
+    return tileLoadProblem("the input", config.blockN, config.blockK, config.bVector, config.threads());
+  }
+  const bool pointwise = s.kernelH == 1 && s.kernelW == 1 &&
+                         llvm::all_of(conv.getStrides(), [](int64_t stride) { return stride == 1; }) &&
+                         llvm::all_of(conv.getPads(), [](int64_t pad) { return pad == 0; });
   if (config.bVector > 1 && (!pointwise || pixels % config.bVector != 0))
     return "vector copies of the input need a 1x1, stride-1, unpadded convolution whose pixel count is a multiple "
            "of the vector";
@@ -289,8 +299,10 @@ struct OutputExtent {
 OutputExtent outputExtent(Operation *core, int64_t batch) {
   auto sized = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
   auto out = shapeOf(core->getResult(0));
-  if (llvm::isa<ConvOp>(core))
-    return {double(out[1]), sized(out[0]) * double(out[2] * out[3]), false, ShapedType::isDynamic(out[0])};
+  if (auto conv = llvm::dyn_cast<ConvOp>(core)) {
+    const ConvShape s = convShapeOf(conv);
+    return {double(s.filters), sized(s.batch) * double(s.pixels()), false, ShapedType::isDynamic(s.batch)};
+  }
   const MatrixProductShape shape = matrixProductShape(core);
   OutputExtent extent{1, double(shape.n), false, false};
   for (int64_t dim : shape.foldedBatch ? out.drop_back() : out.drop_back().take_back()) {
@@ -349,7 +361,7 @@ KernelConfig withSplitK(Operation *core, KernelConfig config, const TileTarget &
 }
 
 KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const TileTarget &target) {
-  auto weight = shapeOf(conv.getWeight()), out = shapeOf(conv.getOutput());
+  const ConvShape s = convShapeOf(conv);
   if (conv.getGroup() != 1) {
     KernelConfig direct;
     direct.kind = KernelTemplate::DirectConv;
@@ -358,15 +370,15 @@ KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const Til
   }
   const OperandType operands = operandTypeOf(elementTypeOf(conv.getInput())).value_or(OperandType::F32);
   KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreConv, precision, operands);
-  if (!ShapedType::isDynamic(out[1]) && out[1] <= 32) { // few output channels: half the rows, the same 4 warps
+  if (!ShapedType::isDynamic(s.filters) && s.filters <= 32) { // few output channels: half the rows, the same 4 warps
     config.blockM = 32;
     config.warpM = 16;
   }
-  const int64_t taps = weight[1] * weight[2] * weight[3];
-  config.aVector = vectorFor(taps, operands);
-  // Vector copies of the input need a pointwise convolution: the widest
-  // that passes, else single elements.
-  config.bVector = vectorFor(out[2] * out[3], operands);
+  config.aVector = vectorFor(s.taps(), operands);
+  // Vector copies of an NCHW input need a pointwise convolution, of an NHWC
+  // one whole vectors of channels: the widest that passes, else single
+  // elements.
+  config.bVector = vectorFor(s.channelsLast ? s.channels : s.pixels(), operands);
   while (config.bVector > 1 && !tensorCoreConvProblem(conv, config).empty())
     config.bVector /= 2;
   if (tensorCoreConvProblem(conv, config).empty()) {
@@ -376,8 +388,8 @@ KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const Til
                                 [&](const KernelConfig &wider) { return configProblem(conv, wider); }),
                       target);
   }
-  const int64_t pixels = ShapedType::isDynamic(out[0]) ? out[2] * out[3] : out[0] * out[2] * out[3];
-  return simtConfig(KernelTemplate::SimtConv, simtTile(pixels, out[1]));
+  const int64_t pixels = ShapedType::isDynamic(s.batch) ? s.pixels() : s.batch * s.pixels();
+  return simtConfig(KernelTemplate::SimtConv, simtTile(pixels, s.filters));
 }
 
 KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision, const TileTarget &target) {
@@ -663,8 +675,7 @@ int64_t kTileCount(Operation *core, const KernelConfig &config) {
     return 0;
   int64_t k;
   if (auto conv = llvm::dyn_cast<ConvOp>(core)) {
-    auto weight = shapeOf(conv.getWeight());
-    k = weight[1] * weight[2] * weight[3];
+    k = convShapeOf(conv).taps();
   } else {
     k = matrixProductShape(core).k;
   }

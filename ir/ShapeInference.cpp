@@ -98,14 +98,16 @@ LogicalResult inferBroadcast(Operation *op, SmallVectorImpl<Type> &inferred) {
 
 /// Spatial output sizes shared by conv and pooling. `kernel` holds the window
 /// sizes for the trailing spatial dims of `input`.
-LogicalResult inferWindowed(Operation *op, ArrayRef<int64_t> input, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                            ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, bool ceilMode,
-                            SmallVectorImpl<int64_t> &spatial) {
+/// The two spatial output sizes of a window over the image `input` (laid
+/// out as `axes` say).
+LogicalResult inferWindowed(Operation *op, ArrayRef<int64_t> input, ImageAxes axes, ArrayRef<int64_t> kernel,
+                            ArrayRef<int64_t> strides, ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+                            bool ceilMode, SmallVectorImpl<int64_t> &spatial) {
   if (failed(expectArray(op, "strides", strides, 2, 1)) || failed(expectArray(op, "pads", pads, 4, 0)) ||
       failed(expectArray(op, "dilations", dilations, 2, 1)))
     return failure();
   for (int i = 0; i < 2; ++i) {
-    int64_t size = input[2 + i];
+    int64_t size = input[i == 0 ? axes.height : axes.width];
     if (failed(expectStatic(op, "spatial input dimension", size)))
       return failure();
     rules::WindowAxis axis{size, kernel[i], strides[i], dilations[i], pads[i], pads[i + 2]};
@@ -116,6 +118,17 @@ LogicalResult inferWindowed(Operation *op, ArrayRef<int64_t> input, ArrayRef<int
     spatial.push_back(out);
   }
   return mlir::success();
+}
+
+/// The shape of an image of `batch` x `channels` x spatial, laid out as
+/// `axes` say.
+SmallVector<int64_t> imageShape(ImageAxes axes, int64_t batch, int64_t channels, ArrayRef<int64_t> spatial) {
+  SmallVector<int64_t> shape(4);
+  shape[axes.batch] = batch;
+  shape[axes.channel] = channels;
+  shape[axes.height] = spatial[0];
+  shape[axes.width] = spatial[1];
+  return shape;
 }
 
 } // namespace
@@ -271,8 +284,11 @@ LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (failed(expectRank(*this, "input", getInput(), 4)) || failed(expectRank(*this, "weight", getWeight(), 4)))
     return failure();
   auto input = shapeOf(getInput()), weight = shapeOf(getWeight());
+  const ImageAxes axes = imageAxes(getChannelsLast());
   int64_t group = getGroup();
-  int64_t channels = input[1], filters = weight[0];
+  // The weight is OIHW, or OHWI channels-last: its window is [KH, KW].
+  int64_t channels = input[axes.channel], filters = weight[0], weightChannels = weight[axes.channel];
+  const int64_t window[2] = {weight[axes.height], weight[axes.width]};
   if (failed(expectStatic(*this, "input channel dimension", channels)))
     return failure();
   for (int64_t dim : weight)
@@ -283,8 +299,8 @@ LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (channels % group != 0 || filters % group != 0)
     return emitOpError() << "'group' " << group << " must divide the input channels (" << channels
                          << ") and the output channels (" << filters << ")";
-  if (weight[1] != channels / group)
-    return emitOpError() << "weight has " << weight[1] << " input channels per group, expected " << channels / group
+  if (weightChannels != channels / group)
+    return emitOpError() << "weight has " << weightChannels << " input channels per group, expected " << channels / group
                          << " (input channels " << channels << " / group " << group << ")";
   if (getBias()) {
     auto bias = shapeOf(getBias());
@@ -292,10 +308,10 @@ LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
       return emitOpError() << "bias must have shape [" << filters << "], got " << shapeToString(bias);
   }
   SmallVector<int64_t> spatial;
-  if (failed(inferWindowed(*this, input, weight.drop_front(2), getStrides(), getPads(), getDilations(),
-                           /*ceilMode=*/false, spatial)))
+  if (failed(inferWindowed(*this, input, axes, window, getStrides(), getPads(), getDilations(), /*ceilMode=*/false,
+                           spatial)))
     return failure();
-  return success(inferred, *this, {input[0], filters, spatial[0], spatial[1]});
+  return success(inferred, *this, imageShape(axes, input[0], filters, spatial));
 }
 
 LogicalResult BatchNormOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
@@ -346,11 +362,12 @@ LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
       failed(expectArray(*this, "kernel_shape", getKernelShape(), 2, 1)))
     return failure();
   auto input = shapeOf(getInput());
+  const ImageAxes axes = imageAxes(getChannelsLast());
   SmallVector<int64_t> spatial;
-  if (failed(inferWindowed(*this, input, getKernelShape(), getStrides(), getPads(), getDilations(), getCeilMode(),
-                           spatial)))
+  if (failed(inferWindowed(*this, input, axes, getKernelShape(), getStrides(), getPads(), getDilations(),
+                           getCeilMode(), spatial)))
     return failure();
-  return success(inferred, *this, {input[0], input[1], spatial[0], spatial[1]});
+  return success(inferred, *this, imageShape(axes, input[0], input[axes.channel], spatial));
 }
 
 LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
@@ -358,12 +375,13 @@ LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
       failed(expectArray(*this, "kernel_shape", getKernelShape(), 2, 1)))
     return failure();
   auto input = shapeOf(getInput());
+  const ImageAxes axes = imageAxes(getChannelsLast());
   SmallVector<int64_t> spatial;
   int64_t noDilation[] = {1, 1};
-  if (failed(
-          inferWindowed(*this, input, getKernelShape(), getStrides(), getPads(), noDilation, getCeilMode(), spatial)))
+  if (failed(inferWindowed(*this, input, axes, getKernelShape(), getStrides(), getPads(), noDilation, getCeilMode(),
+                           spatial)))
     return failure();
-  return success(inferred, *this, {input[0], input[1], spatial[0], spatial[1]});
+  return success(inferred, *this, imageShape(axes, input[0], input[axes.channel], spatial));
 }
 
 LogicalResult GlobalAveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {

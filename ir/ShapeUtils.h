@@ -34,6 +34,18 @@ bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 /// when the batch dimension would be merged with another dimension.
 std::optional<int64_t> collapseDims(llvm::ArrayRef<int64_t> dims);
 
+/// The axes of a rank-4 image tensor: NCHW, or NHWC for the channels-last
+/// forms of conv and pooling.
+struct ImageAxes {
+  unsigned batch, channel, height, width;
+};
+inline ImageAxes imageAxes(bool channelsLast) { return channelsLast ? ImageAxes{0, 3, 1, 2} : ImageAxes{0, 1, 2, 3}; }
+
+/// The permutations between the two layouts (output axis i is input axis
+/// perm[i], as fuse.transpose's `perm`).
+inline constexpr int64_t kNchwToNhwc[4] = {0, 2, 3, 1};
+inline constexpr int64_t kNhwcToNchw[4] = {0, 3, 1, 2};
+
 /// "[?, 3, 32, 32]" for diagnostics.
 std::string shapeToString(llvm::ArrayRef<int64_t> shape);
 

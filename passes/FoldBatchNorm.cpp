@@ -28,6 +28,8 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     auto conv = norm.getInput().getDefiningOp<ConvOp>();
     if (!conv)
       return rewriter.notifyMatchFailure(norm, "input is not a conv");
+    if (conv.getChannelsLast())
+      return rewriter.notifyMatchFailure(norm, "the conv is channels-last; batch norm normalises axis 1");
     // Another user (or a graph output) still needs the un-normalised values.
     if (!conv->hasOneUse())
       return rewriter.notifyMatchFailure(norm, "conv result has other users");
@@ -76,7 +78,8 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     Value newBias = createConstant(rewriter, loc, constantNameAt(loc, "folded_bias"), {filters}, foldedBias);
     auto folded =
         rewriter.create<ConvOp>(loc, norm.getType(), conv.getInput(), newWeight, newBias, conv.getStridesAttr(),
-                                conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr());
+                                conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
+                                conv.getChannelsLastAttr());
     SmallVector<Attribute> foldedOps;
     if (auto previous = conv->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr))
       foldedOps.append(previous.begin(), previous.end());

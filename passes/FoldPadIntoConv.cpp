@@ -25,6 +25,9 @@ struct FoldZeroPadIntoConv : OpRewritePattern<ConvOp> {
     auto pad = conv.getInput().getDefiningOp<PadOp>();
     if (!pad)
       return rewriter.notifyMatchFailure(conv, "input is not a pad");
+    // Runs before fuse-convert-to-channels-last; the axes below are NCHW's.
+    if (conv.getChannelsLast())
+      return rewriter.notifyMatchFailure(conv, "channels-last conv");
     if (pad.getMode() != "constant" || !pad.getValue().isZero())
       return rewriter.notifyMatchFailure(conv, "only zero constant pads equal conv padding");
     if (!pad->hasOneUse())
@@ -41,7 +44,7 @@ struct FoldZeroPadIntoConv : OpRewritePattern<ConvOp> {
     Location loc = rewriter.getFusedLoc({conv.getLoc(), pad.getLoc()});
     auto folded = rewriter.create<ConvOp>(loc, conv.getType(), pad.getInput(), conv.getWeight(), conv.getBias(),
                                           conv.getStridesAttr(), rewriter.getDenseI64ArrayAttr(pads),
-                                          conv.getDilationsAttr(), conv.getGroupAttr());
+                                          conv.getDilationsAttr(), conv.getGroupAttr(), conv.getChannelsLastAttr());
     SmallVector<Attribute> foldedOps = {rewriter.getStringAttr("pad")};
     if (auto previous = conv->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr))
       foldedOps.append(previous.begin(), previous.end());

@@ -31,6 +31,30 @@ def FoldPadIntoConv : Pass<"fuse-fold-pad-into-conv", "mlir::func::FuncOp"> {
   ];
 }
 
+def ConvertToChannelsLast : Pass<"fuse-convert-to-channels-last", "mlir::func::FuncOp"> {
+  let summary = "Keep images NHWC between convolutions and pools (fusec --layout=nhwc)";
+  let description = [{
+    Every conv, max_pool and average_pool on a rank-4 image becomes its
+    `channels_last` form between two transposes (NCHW -> NHWC before, back
+    after); a conv's weight is permuted OIHW -> OHWI, which folds into the
+    constant at compile time. The transposes then move towards the
+    consumers: through elementwise ops whose other operands are the same
+    transpose, values the graph already transposes to NHWC (a residual
+    block's input) or constants (a constant is permuted in place; a
+    per-channel bias [C, 1, 1] becomes [1, 1, 1, C]), through pad (the
+    amounts move with their axes) and concat (the axis is
+    renamed), and a global_average_pool becomes a reduce_mean over the
+    NHWC spatial axes. Two inverse transposes cancel, and one that moves
+    only unit axes becomes a reshape (no copy). What remains are the
+    transposes where the layout really changes: the model's inputs and
+    outputs, which keep the layout the user gave, and ops with no
+    channels-last form.
+  }];
+  let statistics = [
+    Statistic<"numConverted", "converted", "Number of convs and pools made channels-last">,
+  ];
+}
+
 def FormAttention : Pass<"fuse-form-attention", "mlir::func::FuncOp"> {
   let summary = "Replace MatMul -> scale -> [mask] -> Softmax -> MatMul by fuse.attention";
   let description = [{

@@ -42,6 +42,13 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   funcPm.addPass(createApplyPluginPatterns({options.disabled}));
   funcPm.addPass(mlir::createCanonicalizerPass());
   funcPm.addPass(mlir::createCSEPass());
+  // After the folds, which match NCHW convs; before fusion, so the convs'
+  // epilogues form on the NHWC results.
+  if (options.layout == "nhwc") {
+    funcPm.addPass(createConvertToChannelsLast());
+    // Merges the transposes of one value that the pass made separately.
+    funcPm.addPass(mlir::createCSEPass());
+  }
   // Before mixed precision, which would split the chain with casts around
   // the softmax; not under strategy "none", whose plans are the unfused
   // reference.

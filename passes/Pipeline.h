@@ -28,6 +28,10 @@ struct FusionOptions {
   /// times them under `fuserun --tune`. 1: the chosen config only (each
   /// variant costs about as much NVRTC time as its kernel).
   int64_t kernelVariants = 1;
+  /// Image layout between convs and pools: "nchw" (as imported) or "nhwc"
+  /// (fuse-convert-to-channels-last; model inputs and outputs keep their
+  /// layout).
+  std::string layout = "nchw";
   /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;
 

@@ -102,3 +102,68 @@ struct FusecIm2colB {
     fusec_copy_vector<Vec, Element>(shared, inside ? image + offset : x, inside ? unsigned(sizeof(Element)) * Vec : 0u);
   }
 };
+
+/// The im2col operand of an NHWC (channels-last) convolution, read as the
+/// N x K matrix X(j, k) (kTransposed: pixels are rows, k contiguous in
+/// shared memory): k = (kh, kw, c) with the channel innermost, matching
+/// OHWI weights, so a tap's Vec adjacent channels are Vec adjacent
+/// elements and every convolution whose channel count is a multiple of Vec
+/// copies whole vectors (16 bytes for 4 floats or 8 halves), not only the
+/// pointwise ones as in NCHW.
+///
+/// A thread copies the same k column for Rows pixels RowStep apart (the
+/// main loop's FusecTileLoads when threads cover whole tile rows per pass;
+/// the main loop checks that these match). Each pixel's image, top row and
+/// left column are computed once, in begin(); per k-tile a thread splits
+/// its k into (tap, channel) once, by the run-time channel count's
+/// FusecDivisor, and the tap into (kh, kw) by the constant KW, then each
+/// copy costs two compares and one 32-bit address.
+template <int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int Vec, int Rows, int RowStep,
+          typename ElementType = float>
+struct FusecIm2colNhwcB {
+  using Element = ElementType;
+  static constexpr bool kTransposed = true;
+  static constexpr int kVec = Vec;
+  static constexpr bool kFixedColumn = false;
+  static constexpr int kRows = Rows;
+  static constexpr int kRowStep = RowStep;
+  static_assert(Rows >= 1 && RowStep >= 1, "a thread copies whole rows");
+
+  const Element *x;
+  int H, W, C;
+  unsigned imageElements;
+  FusecDivisor pixels, columns, channels;
+  const Element *image[Rows];
+  int top[Rows], left[Rows];
+
+  __device__ __forceinline__ FusecIm2colNhwcB(const Element *input, const FusecIm2colSizes &sizes,
+                                              FusecDivisor channelCount)
+      : x(input), H(sizes.H), W(sizes.W), C(int(channelCount.divisor)), imageElements(sizes.imageElements),
+        pixels(sizes.pixels), columns(sizes.columns), channels(channelCount) {}
+
+  /// The thread's rows are pixels n, n + RowStep, ...
+  __device__ __forceinline__ void begin(int, int n) {
+#pragma unroll
+    for (int r = 0; r < Rows; ++r) {
+      const unsigned column = unsigned(n + r * RowStep), imageIndex = pixels.divide(column);
+      const int pixel = int(column - imageIndex * pixels.divisor);
+      image[r] = x + static_cast<long long>(imageIndex) * imageElements;
+      const unsigned row = columns.divide(unsigned(pixel));
+      top[r] = int(row) * SH - PH;
+      left[r] = (pixel - int(row * columns.divisor)) * SW - PW;
+    }
+  }
+
+  __device__ __forceinline__ void copy(Element *shared, int k, int n, int, int, int dn, int kCount,
+                                       int nCount) const {
+    // dn is a constant once the main loop's copies are unrolled.
+    const int r = dn / RowStep;
+    const unsigned tap = channels.divide(unsigned(k));
+    const int channel = k - int(tap * unsigned(C));
+    const int row = top[r] + int(tap / unsigned(KW)) * DH, column = left[r] + int(tap % unsigned(KW)) * DW;
+    const bool inside =
+        n < nCount && k < kCount && unsigned(row) < unsigned(H) && unsigned(column) < unsigned(W);
+    const int offset = (row * W + column) * C + channel;
+    fusec_copy_vector<Vec, Element>(shared, inside ? image[r] + offset : x, inside ? unsigned(sizeof(Element)) * Vec : 0u);
+  }
+};

@@ -83,6 +83,8 @@ template <int Threads, int Rows, int Cols, int Width> struct FusecTileLoads {
   static_assert(Cols % Width == 0, "tile rows are whole vectors");
   static_assert(kCount >= 1 && kCount * Threads == Rows * kVectorsPerRow, "a tile loads evenly over the threads");
   static_assert(kWholeRowsPerPass || kVectorsPerRow % Threads == 0, "threads cover whole rows, or rows whole passes");
+  /// Rows between a thread's copies when threads cover whole rows per pass.
+  static constexpr int kRowsPerPass = kWholeRowsPerPass ? Threads / kVectorsPerRow : 0;
   static __device__ __forceinline__ int firstRow(int thread) { return thread / kVectorsPerRow; }
   static __device__ __forceinline__ int firstColumn(int thread) { return thread % kVectorsPerRow * Width; }
   static __device__ __forceinline__ int row(int i) {
@@ -91,6 +93,20 @@ template <int Threads, int Rows, int Cols, int Width> struct FusecTileLoads {
   static __device__ __forceinline__ int column(int i) {
     return kWholeRowsPerPass ? 0 : i % (kVectorsPerRow / Threads) * Threads * Width;
   }
+};
+
+template <class...> using fusec_void_t = void;
+
+/// Whether operand B's per-row state (kRows rows kRowStep apart, as
+/// FusecIm2colNhwcB keeps; operands without kRows keep none) is where the
+/// main loop's tile loads `Loads` put each thread's copies.
+template <class Operand, class Loads, class = void> struct FusecOperandRowsMatch {
+  static constexpr bool value = true;
+};
+template <class Operand, class Loads>
+struct FusecOperandRowsMatch<Operand, Loads, fusec_void_t<decltype(Operand::kRows)>> {
+  static constexpr bool value = Operand::kTransposed && Loads::kWholeRowsPerPass && Operand::kRows == Loads::kCount &&
+                                Operand::kRowStep == Loads::kRowsPerPass;
 };
 
 /// Operand B as a matrix in memory: K x N row-major (B(k, n) = b[k * ldb +
@@ -173,6 +189,8 @@ struct FusecGemmTf32 {
   using BLoads = TileLoads<BTransposed ? BN : BK, BTransposed ? BK : BN, BOperand::kVec>;
   static_assert(!BOperand::kFixedColumn || (!BTransposed && BLoads::kWholeRowsPerPass),
                 "an operand with per-column state needs each thread's copies in one column");
+  static_assert(FusecOperandRowsMatch<BOperand, BLoads>::value,
+                "an operand with per-row state needs each thread's copies in its rows");
 
   /// Computes the tile of C at (blockRow, blockCol) and hands it to
   /// `epilogue`. Every thread of the block (kThreads, 1-D) calls it.

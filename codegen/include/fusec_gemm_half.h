@@ -82,6 +82,8 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
   using BLoads = FusecTileLoads<kThreads, BTransposed ? BN : BK, BTransposed ? BK : BN, BOperand::kVec>;
   static_assert(!BOperand::kFixedColumn || (!BTransposed && BLoads::kWholeRowsPerPass),
                 "an operand with per-column state needs each thread's copies in one column");
+  static_assert(FusecOperandRowsMatch<BOperand, BLoads>::value,
+                "an operand with per-row state needs each thread's copies in its rows");
 
   /// Computes the tile of C at (blockRow, blockCol) and hands it to
   /// `epilogue`. Every thread of the block (kThreads, 1-D) calls it.

@@ -73,7 +73,7 @@ FailureOr<Results> buildConv(BuildContext &ctx) {
   if (failed(pads))
     return failure();
   return single(ctx.create<ConvOp>(ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.ints(strides), ctx.ints(*pads),
-                                   ctx.ints(dilations), ctx.i64(group)));
+                                   ctx.ints(dilations), ctx.i64(group), /*channels_last=*/BoolAttr()));
 }
 
 /// ConvTranspose as a Conv, built at import from existing ops (the lowering
@@ -206,7 +206,7 @@ FailureOr<Results> buildConvTranspose(BuildContext &ctx) {
     input = *cropped;
   }
   return single(ctx.create<ConvOp>(input, *weight, ctx.operand(2), ctx.ints({1, 1}), ctx.ints(convPads),
-                                   ctx.ints(dilations), ctx.i64(group)));
+                                   ctx.ints(dilations), ctx.i64(group), /*channels_last=*/BoolAttr()));
 }
 
 FailureOr<Results> buildBatchNorm(BuildContext &ctx) {
@@ -363,10 +363,11 @@ FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
     return failure();
   if (isMax)
     return single(ctx.create<MaxPoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides), ctx.ints(*pads),
-                                        ctx.ints(dilations), ctx.boolean(ceilMode)));
+                                        ctx.ints(dilations), ctx.boolean(ceilMode), /*channels_last=*/BoolAttr()));
   bool countIncludePad = ctx.attrs.getFlag("count_include_pad", false);
   return single(ctx.create<AveragePoolOp>(ctx.operand(0), ctx.ints(kernel), ctx.ints(strides), ctx.ints(*pads),
-                                          ctx.boolean(ceilMode), ctx.boolean(countIncludePad)));
+                                          ctx.boolean(ceilMode), ctx.boolean(countIncludePad),
+                                          /*channels_last=*/BoolAttr()));
 }
 
 /// Softmax and LogSoftmax. Before opset 13 both flattened the input to 2-D at

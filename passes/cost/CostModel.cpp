@@ -1,6 +1,7 @@
 //===- CostModel.cpp - Pricing a kernel -----------------------------------===//
 #include "passes/cost/CostModel.h"
 
+#include "ir/ConvShape.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
@@ -48,8 +49,7 @@ double opFlops(Operation *op, int64_t batch) {
   double out = op->getNumResults() ? elementsOf(op->getResult(0).getType(), batch) : 0;
   return llvm::TypeSwitch<Operation *, double>(op)
       .Case([&](fuse::ConvOp conv) {
-        auto weight = llvm::cast<RankedTensorType>(conv.getWeight().getType()).getShape();
-        return 2.0 * out * weight[1] * weight[2] * weight[3];
+        return 2.0 * out * double(fuse::convShapeOf(conv).taps());
       })
       .Case([&](fuse::MatMulOp matmul) {
         auto lhs = llvm::cast<RankedTensorType>(matmul.getLhs().getType()).getShape();
@@ -118,9 +118,10 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
   auto at = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
   // The product's rows x columns as the template tiles them.
   double rows = 1, columns = at(out.back());
-  if (llvm::isa<fuse::ConvOp>(core)) {
-    rows = at(out[1]);
-    columns = at(out[0]) * at(out[2]) * at(out[3]);
+  if (auto conv = llvm::dyn_cast<fuse::ConvOp>(core)) {
+    const fuse::ConvShape s = fuse::convShapeOf(conv);
+    rows = at(s.filters);
+    columns = at(s.batch) * at(s.outHeight) * at(s.outWidth);
   } else {
     for (int64_t dim : out.drop_back())
       rows *= at(dim);

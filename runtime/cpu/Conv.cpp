@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/cpu/ChannelsLast.h"
 #include "runtime/cpu/OpRegistry.h"
 #include "runtime/cpu/SlidingWindow.h"
 
@@ -17,7 +18,7 @@ namespace fusec::runtime::cpu {
 
 namespace {
 
-void conv(const OpContext &context) {
+void convChannelsFirst(const OpContext &context) {
   context.expectRank(0, 4);
   context.expectRank(1, 4);
   const ConstView &x = context.operand(0);
@@ -74,6 +75,13 @@ void conv(const OpContext &context) {
       }
     }
   }
+}
+
+void conv(const OpContext &context) {
+  if (isChannelsLast(context))
+    runChannelsFirst(context, convChannelsFirst);
+  else
+    convChannelsFirst(context);
 }
 
 } // namespace

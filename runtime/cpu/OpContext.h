@@ -64,6 +64,12 @@ public:
   /// Whether the op carries `name` (ops whose attributes have defaults).
   bool hasAttr(const char *name) const;
 
+  /// The same op on other operand and result views (an op run on a
+  /// re-laid-out copy of its operands).
+  OpContext withViews(std::vector<ConstView> operands, std::vector<MutableView> results) const {
+    return OpContext(kernel_, op_, std::move(operands), std::move(results));
+  }
+
   /// Requires operand `index` to have rank `rank`.
   void expectRank(size_t index, size_t rank) const;
   /// Fails unless the plan's result shape is `computed`.

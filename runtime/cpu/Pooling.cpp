@@ -1,11 +1,13 @@
 //===- Pooling.cpp - MaxPool, AveragePool, GlobalAveragePool ----------------===//
 //
-// Windowed pooling over the spatial dimensions of NCHW tensors. Padding never
+// Windowed pooling over the spatial dimensions of NCHW tensors (NHWC ones
+// with channels_last, see ChannelsLast.h). Padding never
 // contributes a value: MaxPool ignores it (padding is -inf), AveragePool
 // divides by the window size including padding only with count_include_pad.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/cpu/ChannelsLast.h"
 #include "runtime/cpu/OpRegistry.h"
 #include "runtime/cpu/SlidingWindow.h"
 
@@ -39,7 +41,7 @@ PoolGeometry readPoolGeometry(const OpContext &context, bool hasDilations) {
   return geometry;
 }
 
-void maxPool(const OpContext &context) {
+void maxPoolChannelsFirst(const OpContext &context) {
   const PoolGeometry g = readPoolGeometry(context, /*hasDilations=*/true);
   const SlidingWindow &w = g.window;
   for (int64_t plane = 0; plane < g.planes; ++plane) {
@@ -68,7 +70,7 @@ void maxPool(const OpContext &context) {
   }
 }
 
-void averagePool(const OpContext &context) {
+void averagePoolChannelsFirst(const OpContext &context) {
   const PoolGeometry g = readPoolGeometry(context, /*hasDilations=*/false);
   const SlidingWindow &w = g.window;
   const bool countIncludePad = context.flagAttr("count_include_pad");
@@ -96,6 +98,20 @@ void averagePool(const OpContext &context) {
       }
     }
   }
+}
+
+void maxPool(const OpContext &context) {
+  if (isChannelsLast(context))
+    runChannelsFirst(context, maxPoolChannelsFirst);
+  else
+    maxPoolChannelsFirst(context);
+}
+
+void averagePool(const OpContext &context) {
+  if (isChannelsLast(context))
+    runChannelsFirst(context, averagePoolChannelsFirst);
+  else
+    averagePoolChannelsFirst(context);
 }
 
 void globalAveragePool(const OpContext &context) {

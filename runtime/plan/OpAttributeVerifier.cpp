@@ -133,20 +133,27 @@ private:
            std::to_string(computed) + " for dimension " + std::to_string(dim));
   }
 
-  /// The two spatial output sizes of a window over an NCHW `input`.
+  /// `channels_last` (absent: false): the image operands are NHWC, a
+  /// conv's weight OHWI.
+  bool channelsLast() const { return has("channels_last") && flag("channels_last"); }
+
+  /// The two spatial output sizes of a window over an NCHW (or, with
+  /// `channels_last`, NHWC) `input`.
   void verifyWindow(const Shape &input, const int64_t kernel[2], const std::vector<int64_t> &strides,
                     const std::vector<int64_t> &pads, const std::vector<int64_t> &dilations, bool ceilMode) const {
     expectRank(input, 4, "operand 0");
     expectRank(resultShape(), 4, "the result");
+    const size_t firstSpatial = channelsLast() ? 1 : 2;
     for (int dim = 0; dim < 2; ++dim) {
-      if (input[2 + dim] == plan::kBatchDim)
+      if (input[firstSpatial + dim] == plan::kBatchDim)
         fail("spatial dimension " + std::to_string(dim) + " must be static, not the batch");
-      const rules::WindowAxis axis{input[2 + dim], kernel[dim], strides[dim], dilations[dim], pads[dim], pads[dim + 2]};
+      const rules::WindowAxis axis{input[firstSpatial + dim], kernel[dim], strides[dim], dilations[dim], pads[dim],
+                                   pads[dim + 2]};
       int64_t outputs = 0;
       const std::string error = rules::windowOutputSize(axis, ceilMode, outputs);
       if (!error.empty())
         fail("spatial dimension " + std::to_string(dim) + ": " + error);
-      expectResultDim(2 + dim, outputs);
+      expectResultDim(firstSpatial + dim, outputs);
     }
   }
 
@@ -155,7 +162,8 @@ private:
     expectRank(weight, 4, "operand 1 (the weight)");
     if (integer("group") < 1)
       fail("'group' must be >= 1, got " + std::to_string(integer("group")));
-    const int64_t kernel[2] = {weight[2], weight[3]};
+    const size_t firstSpatial = channelsLast() ? 1 : 2;
+    const int64_t kernel[2] = {weight[firstSpatial], weight[firstSpatial + 1]};
     verifyWindow(operandShape(0), kernel, integers("strides", 2), integers("pads", 4), integers("dilations", 2),
                  /*ceilMode=*/false);
   }

@@ -76,6 +76,11 @@ cl::opt<int64_t> kernelVariants("kernel-variants", cl::init(1), cl::value_desc("
                                          "included, for `fuserun --tune` to time (each costs about as much NVRTC "
                                          "time as the kernel); 1: the chosen one only"),
                                 cl::cat(fusecCategory));
+cl::opt<std::string> layout("layout", cl::init("nchw"), cl::value_desc("nchw|nhwc"),
+                            cl::desc("Image layout between convolutions and pools: nchw (as the model gives it) or "
+                                     "nhwc (channels-last: implicit-GEMM convs copy 16-byte vectors of channels; the "
+                                     "model's inputs and outputs keep their layout)"),
+                            cl::cat(fusecCategory));
 cl::opt<std::string> precision("precision", cl::init("fp32"), cl::value_desc("fp32|tf32|fp16|bf16"),
                                cl::desc("Conv/GEMM arithmetic: fp32 (tensor cores with the 3xTF32 split: fp32 "
                                         "accuracy), tf32 (one TF32 product: 3x the tensor-core rate, ~1e-3 error), "
@@ -140,6 +145,7 @@ int main(int argc, char **argv) {
   options.fusion.costModel = costModel;
   options.fusion.costBatch = costBatch;
   options.fusion.kernelVariants = kernelVariants;
+  options.fusion.layout = layout;
   options.fusion.precision = precision;
   options.fusion.ioPrecision = ioPrecision == "fp32" ? "" : ioPrecision.getValue();
   options.plan.target = target;

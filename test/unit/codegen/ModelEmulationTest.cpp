@@ -36,14 +36,17 @@ double relativeL2(const runtime::Tensor &actual, const runtime::Tensor &expected
 }
 
 /// Fused by `strategy` ("greedy": fusec's default; "none": every op its own
-/// kernel, so each template also runs without what fusion puts around it).
-void runModel(const std::string &name, const std::string &strategy = "greedy") {
+/// kernel, so each template also runs without what fusion puts around it),
+/// with images laid out as `layout` says ("nchw", or "nhwc": fusec
+/// --layout=nhwc).
+void runModel(const std::string &name, const std::string &strategy = "greedy", const std::string &layout = "nchw") {
   test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
   options.inputPath = reference.onnxPath;
   options.fusion.strategy = strategy;
+  options.fusion.layout = layout;
   auto module = importAndFuse(*context, options);
   INFO(diagnostics.text());
   REQUIRE(module);
@@ -51,7 +54,7 @@ void runModel(const std::string &name, const std::string &strategy = "greedy") {
     auto outputs = test::emulate(*module, batch.inputs, static_cast<int>(batch.batch));
     for (const auto &[outputName, expected] : batch.outputs) {
       std::string report;
-      INFO(name << " (" << strategy << ") batch " << batch.batch << " output " << outputName);
+      INFO(name << " (" << strategy << ", " << layout << ") batch " << batch.batch << " output " << outputName);
       if (!test::allClose(outputs.at(outputName), expected, reference.rtol, reference.atol, report))
         FAIL_CHECK("emulated kernels vs PyTorch: " << report);
     }
@@ -74,6 +77,14 @@ TEST_CASE("emul: unfused kernels of every shared model match PyTorch", "[codegen
   for (const char *name :
        {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"})
     runModel(name, "none");
+}
+
+TEST_CASE("emul: every shared model matches PyTorch channels-last, fused and unfused", "[codegen][emul][nhwc]") {
+  for (const char *name :
+       {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"}) {
+    runModel(name, "greedy", "nhwc");
+    runModel(name, "none", "nhwc");
+  }
 }
 
 TEST_CASE("emul: --precision=tf32 stays within 5e-3 relative L2 of PyTorch on the shared models", "[codegen][emul]") {
