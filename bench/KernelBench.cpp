@@ -11,6 +11,8 @@
 //        [--precision=fp32|tf32|fp16|bf16]  (as fusec's: fp16/bf16 run
 //        fuse-auto-mixed-precision and put the convs and GEMMs on the half
 //        template, priced at the profile's f16 tensor peak)
+//        [--layout=nchw|nhwc]  (as fusec's: nhwc makes the convs
+//        channels-last)
 //
 //===----------------------------------------------------------------------===//
 #include "bench/ModelGenerators.h"
@@ -63,7 +65,7 @@ std::string describe(const fuse::KernelConfig &config) {
 
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  std::string target = "sm_90", profileName = "h200", precision = "fp32";
+  std::string target = "sm_90", profileName = "h200", precision = "fp32", layout = "nchw";
   int64_t costBatch = 1;
   for (int i = 1; i < argc; ++i) {
     std::string argument = argv[i];
@@ -73,6 +75,8 @@ int main(int argc, char **argv) {
       profileName = argument.substr(10);
     else if (argument.rfind("--precision=", 0) == 0)
       precision = argument.substr(12);
+    else if (argument.rfind("--layout=", 0) == 0)
+      layout = argument.substr(9);
     else if (argument.rfind("--cost-batch=", 0) == 0)
       costBatch = std::max<int64_t>(1, std::stoll(argument.substr(13)));
   }
@@ -89,6 +93,7 @@ int main(int argc, char **argv) {
   fusion.costBatch = costBatch;
   fusion.deviceProfile = profileName;
   fusion.precision = precision;
+  fusion.layout = layout;
   buildFusionPipeline(pm, fusion);
   if (!module || mlir::failed(pm.run(*module)))
     return 1;
@@ -117,8 +122,8 @@ int main(int argc, char **argv) {
   }
 
   const RooflineCostModel batch1(*profile, 1), batch32(*profile, 32);
-  std::printf("ResNet-50 224x224, %s, %zu conv/GEMM kernels, %s, cost model: %s, tiles chosen for batch %lld\n",
-              precision.c_str(), kernels.size(), target.c_str(), profile->name.c_str(),
+  std::printf("ResNet-50 224x224, %s, %s, %zu conv/GEMM kernels, %s, cost model: %s, tiles chosen for batch %lld\n",
+              precision.c_str(), layout.c_str(), kernels.size(), target.c_str(), profile->name.c_str(),
               static_cast<long long>(costBatch));
   std::printf("%-48s %-40s %5s %6s %5s %9s %9s %9s %9s\n", "kernel", "config", "regs", "smem", "spill", "GFLOP@1",
               "us@1", "GFLOP@32", "us@32");

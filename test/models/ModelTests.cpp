@@ -1,7 +1,7 @@
 //===- ModelTests.cpp - Shared models end to end on the CPU backend -------===//
 //
 // Each model is compiled in-process (unfused: every rule off; then fused with
-// each strategy), run on the CPU reference backend at every reference batch
+// each strategy, and channels-last), run on the CPU reference backend at every reference batch
 // size, and compared with PyTorch's outputs within the tolerance in its
 // meta.json. Every fused plan must also match the unfused plan.
 //
@@ -26,14 +26,21 @@ struct Configuration {
 };
 
 /// The unfused reference first: every rule off, every op its own kernel.
+/// Then each strategy, and the default one and no fusion with images kept
+/// channels-last (fusec --layout=nhwc).
 std::vector<Configuration> configurations() {
-  std::vector<Configuration> configs(4);
+  std::vector<Configuration> configs(6);
   configs[0].name = "unfused";
   configs[0].fusion.strategy = "none";
   configs[0].fusion.disabled = fusionRuleNames();
   for (auto [config, strategy] : {std::pair{&configs[1], "greedy"}, {&configs[2], "dp"}, {&configs[3], "none"}}) {
     config->name = strategy;
     config->fusion.strategy = strategy;
+  }
+  for (auto [config, strategy] : {std::pair{&configs[4], "greedy"}, {&configs[5], "none"}}) {
+    config->name = std::string(strategy) + ", nhwc";
+    config->fusion.strategy = strategy;
+    config->fusion.layout = "nhwc";
   }
   return configs;
 }

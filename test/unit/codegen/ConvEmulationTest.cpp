@@ -6,8 +6,11 @@
 // 3 channels (K = 147: a ragged reduction, 4-byte weight copies), strided
 // 1x1 downsampling, dilation, asymmetric windows — with output channels and
 // pixel counts that are not multiples of the tiles, checked against a
-// float64 direct convolution. Every buffer sits between guard pages, so a
-// copy outside the input (a padding tap, a pixel past the batch) faults.
+// float64 direct convolution. The channels-last operand (FusecIm2colNhwcB:
+// NHWC input, OHWI weights, channel vectors) runs the same shapes, and
+// narrow or odd channel counts in single copies. Every buffer sits between
+// guard pages, so a copy outside the input (a padding tap, a pixel past the
+// batch) faults.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +52,27 @@ __device__ void conv(const float *x, const float *w, const float *bias, float *o
   }                                                                                                                 \
   FUSEC_CONV_THUNK(NAME)
 
+// The same NHWC: the output is stored channel-innermost.
+template <typename Gemm, typename BOperand, int Co, int C, int H, int W, int K, int HO, int WO>
+__device__ void convNhwc(const float *x, const float *w, const float *bias, float *out, int batch) {
+  __shared__ float4 smem[Gemm::kSmemFloats / 4];
+  BOperand bOperand(x, FusecIm2colSizes{H, W, unsigned(C * H * W), fusec_divisor(HO * WO), fusec_divisor(WO)},
+                    fusec_divisor(C));
+  auto epilogue = [&](int row, int col, float value) { out[static_cast<long long>(col) * Co + row] = value + bias[row]; };
+  Gemm::run(w, K, bOperand, Co, batch * HO * WO, K, blockIdx.y * Gemm::kBlockM, blockIdx.x * Gemm::kBlockN,
+            reinterpret_cast<float *>(smem), epilogue);
+}
+
+// BK = 16 and 128 threads: a thread copies 64 * 16 / BVEC / 128 pixels,
+// 128 / (16 / BVEC) apart.
+#define FUSEC_NHWC_KERNEL(NAME, BM, WM, AVEC, CO, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, HO, WO, BVEC)             \
+  extern "C" __global__ void NAME(const float *x, const float *w, const float *bias, float *out, int batch) {        \
+    using Operand = FusecIm2colNhwcB<KH, KW, SH, SW, PH, PW, DH, DW, BVEC, 64 * 16 / BVEC / 128, 128 / (16 / BVEC)>; \
+    convNhwc<FusecGemmTf32<BM, 64, 16, WM, 32, 4, AVEC, Operand, 3>, Operand, CO, C, H, W, C * KH * KW, HO, WO>(      \
+        x, w, bias, out, batch);                                                                                    \
+  }                                                                                                                 \
+  FUSEC_CONV_THUNK(NAME)
+
 #ifdef FUSEC_EMULATION
 #define FUSEC_CONV_THUNK(NAME)                                                                                      \
   extern "C" void NAME##__emulated(void **args) {                                                                   \
@@ -66,6 +90,13 @@ FUSEC_CONV_KERNEL(stem7x7s2,    32, 16, 1,  8,  3, 15, 15, 7, 7, 2, 2, 3, 3, 1, 
 FUSEC_CONV_KERNEL(dilated,      64, 32, 4, 70,  8, 11, 11, 3, 3, 2, 2, 1, 1, 2, 2, 5, 5, 1)
 FUSEC_CONV_KERNEL(downsample,   32, 16, 4, 20, 12, 10, 10, 1, 1, 2, 2, 0, 0, 1, 1, 5, 5, 1)
 FUSEC_CONV_KERNEL(asymmetric,   32, 16, 4, 16,  4,  6,  9, 3, 1, 1, 2, 1, 0, 1, 1, 6, 5, 1)
+FUSEC_NHWC_KERNEL(nhwcPointwise, 32, 16, 4, 24, 16,  6,  6, 1, 1, 1, 1, 0, 0, 1, 1, 6, 6, 4)
+FUSEC_NHWC_KERNEL(nhwc3x3,      64, 32, 4, 40, 12,  9,  7, 3, 3, 1, 1, 1, 1, 1, 1, 9, 7, 4)
+FUSEC_NHWC_KERNEL(nhwcOdd3x3,   64, 32, 1, 40,  5,  9,  7, 3, 3, 1, 1, 1, 1, 1, 1, 9, 7, 1)
+FUSEC_NHWC_KERNEL(nhwcStem,     32, 16, 1,  8,  3, 15, 15, 7, 7, 2, 2, 3, 3, 1, 1, 8, 8, 1)
+FUSEC_NHWC_KERNEL(nhwcDilated,  64, 32, 4, 70,  8, 11, 11, 3, 3, 2, 2, 1, 1, 2, 2, 5, 5, 4)
+FUSEC_NHWC_KERNEL(nhwcNarrow,   32, 16, 2, 20,  2, 10, 10, 1, 1, 2, 2, 0, 0, 1, 1, 5, 5, 2)
+FUSEC_NHWC_KERNEL(nhwcAsymmetric, 32, 16, 4, 16, 4, 6,  9, 3, 1, 1, 2, 1, 0, 1, 1, 6, 5, 4)
 )cuda";
 
 const EmulatedModule &kernels() {
@@ -78,6 +109,8 @@ struct ConvCase {
   int blockM;
   int co, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo;
   int batch;
+  /// NHWC input and output, OHWI weights.
+  bool channelsLast = false;
 };
 
 /// The largest error of the kernel's output against a float64 direct
@@ -110,12 +143,16 @@ double runAndMeasure(const ConvCase &t, unsigned seed) {
                 const int ih = oh * t.sh - t.ph + i * t.dh, iw = ow * t.sw - t.pw + j * t.dw;
                 if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w)
                   continue;
-                const double product = double(x[((size_t(n) * t.c + c) * t.h + ih) * t.w + iw]) *
-                                       w[((size_t(co) * t.c + c) * t.kh + i) * t.kw + j];
+                const size_t input = t.channelsLast ? ((size_t(n) * t.h + ih) * t.w + iw) * t.c + c
+                                                    : ((size_t(n) * t.c + c) * t.h + ih) * t.w + iw;
+                const size_t weight = t.channelsLast ? ((size_t(co) * t.kh + i) * t.kw + j) * t.c + c
+                                                     : ((size_t(co) * t.c + c) * t.kh + i) * t.kw + j;
+                const double product = double(x[input]) * w[weight];
                 exact += product;
                 magnitude += std::fabs(product);
               }
-          const float got = out[((size_t(n) * t.co + co) * t.ho + oh) * t.wo + ow];
+          const float got = out[t.channelsLast ? ((size_t(n) * t.ho + oh) * t.wo + ow) * t.co + co
+                                               : ((size_t(n) * t.co + co) * t.ho + oh) * t.wo + ow];
           INFO(t.name << " out(" << n << ", " << co << ", " << oh << ", " << ow << ") = " << got << ", expected "
                       << exact);
           REQUIRE(got != untouched);
@@ -134,7 +171,14 @@ TEST_CASE("the tensor-core implicit GEMM matches a float64 convolution on ragged
                                        {"stem7x7s2", 32, 8, 3, 15, 15, 7, 7, 2, 2, 3, 3, 1, 1, 8, 8, 2},
                                        {"dilated", 64, 70, 8, 11, 11, 3, 3, 2, 2, 1, 1, 2, 2, 5, 5, 1},
                                        {"downsample", 32, 20, 12, 10, 10, 1, 1, 2, 2, 0, 0, 1, 1, 5, 5, 3},
-                                       {"asymmetric", 32, 16, 4, 6, 9, 3, 1, 1, 2, 1, 0, 1, 1, 6, 5, 2}};
+                                       {"asymmetric", 32, 16, 4, 6, 9, 3, 1, 1, 2, 1, 0, 1, 1, 6, 5, 2},
+                                       {"nhwcPointwise", 32, 24, 16, 6, 6, 1, 1, 1, 1, 0, 0, 1, 1, 6, 6, 3, true},
+                                       {"nhwc3x3", 64, 40, 12, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 9, 7, 2, true},
+                                       {"nhwcOdd3x3", 64, 40, 5, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 9, 7, 2, true},
+                                       {"nhwcStem", 32, 8, 3, 15, 15, 7, 7, 2, 2, 3, 3, 1, 1, 8, 8, 2, true},
+                                       {"nhwcDilated", 64, 70, 8, 11, 11, 3, 3, 2, 2, 1, 1, 2, 2, 5, 5, 1, true},
+                                       {"nhwcNarrow", 32, 20, 2, 10, 10, 1, 1, 2, 2, 0, 0, 1, 1, 5, 5, 3, true},
+                                       {"nhwcAsymmetric", 32, 16, 4, 6, 9, 3, 1, 1, 2, 1, 0, 1, 1, 6, 5, 2, true}};
   unsigned seed = 0;
   for (const ConvCase &t : cases) {
     const double error = runAndMeasure(t, ++seed);

@@ -19,6 +19,7 @@
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
 #include "runtime/support/HalfFloat.h"
+#include "runtime/support/SplitK.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
@@ -64,15 +65,27 @@ void emitAndRun(const std::string &ir, const char *config, std::vector<std::vect
     args.push_back(buffer.data());
     bytes.push_back(buffer.size() * 2);
   }
-  args.push_back(&batch);
   const auto &launch = kernel->launch;
+  const unsigned tiles = unsigned(launch.grid[0].at(batch) * launch.grid[1].at(batch));
+  unsigned slices = unsigned(launch.grid[2].at(batch));
+  // A split-capable kernel runs with the slices the runtime would give it,
+  // on scratch as the runtime gives it (partials NaN, counters zero).
+  if (launch.splitMaxSlices > 1)
+    slices = unsigned(splitKSlices(int64_t(tiles), launch.splitKTiles, launch.splitMaxSlices, 132));
+  std::vector<float> partials(size_t(tiles) * slices * size_t(launch.splitPartialFloats), NAN);
+  std::vector<uint32_t> counters(tiles, 0);
+  if (launch.splitMaxSlices > 1) {
+    args.push_back(partials.data());
+    bytes.push_back(partials.size() * sizeof(float));
+    args.push_back(counters.data());
+    bytes.push_back(counters.size() * sizeof(uint32_t));
+  }
+  args.push_back(&batch);
   std::vector<uint32_t> arguments = launch.arguments;
   if (!arguments.empty())
     args.push_back(arguments.data());
-  emulated.launch(
-      kernel->name,
-      {unsigned(launch.grid[0].at(batch)), unsigned(launch.grid[1].at(batch)), unsigned(launch.grid[2].at(batch))},
-      {unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])}, args, bytes);
+  emulated.launch(kernel->name, {unsigned(launch.grid[0].at(batch)), unsigned(launch.grid[1].at(batch)), slices},
+                  {unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])}, args, bytes);
 }
 
 std::vector<uint16_t> randomValues(size_t count, std::mt19937 &random) {
@@ -96,24 +109,30 @@ void checkRounded(double exact, double magnitude, uint16_t stored) {
 
 struct Conv {
   int c, h, w, co, k, stride, pad;
+  /// NHWC input and output, OHWI weight (fuse-convert-to-channels-last).
+  bool channelsLast = false;
   int ho() const { return (h + 2 * pad - k) / stride + 1; }
   int wo() const { return (w + 2 * pad - k) / stride + 1; }
 };
 
 std::string convIR(const Conv &conv, const char *type) {
   auto t = [&](const std::string &shape) { return "tensor<" + shape + "x" + type + ">"; };
-  const std::string x = t("?x" + std::to_string(conv.c) + "x" + std::to_string(conv.h) + "x" + std::to_string(conv.w));
-  const std::string w = t(std::to_string(conv.co) + "x" + std::to_string(conv.c) + "x" + std::to_string(conv.k) + "x" +
-                          std::to_string(conv.k));
+  // [outer, channels, height, width] in the conv's layout.
+  auto image = [&](const std::string &outer, int channels, int height, int width) {
+    const std::string c = std::to_string(channels), h = std::to_string(height), w = std::to_string(width);
+    return t(conv.channelsLast ? outer + "x" + h + "x" + w + "x" + c : outer + "x" + c + "x" + h + "x" + w);
+  };
+  const std::string x = image("?", conv.c, conv.h, conv.w);
+  const std::string w = image(std::to_string(conv.co), conv.c, conv.k, conv.k);
   const std::string b = t(std::to_string(conv.co));
-  const std::string y =
-      t("?x" + std::to_string(conv.co) + "x" + std::to_string(conv.ho()) + "x" + std::to_string(conv.wo()));
+  const std::string y = image("?", conv.co, conv.ho(), conv.wo());
   const std::string s = std::to_string(conv.stride), p = std::to_string(conv.pad);
   return "func.func @main(%x: " + x + ", %w: " + w + ", %b: " + b + ") -> " + y + " {\n" +
          "  %k = fuse.superkernel \"conv\" kind \"conv\" (%x, %w, %b) CONFIG : (" + x + ", " + w + ", " + b + ") -> " +
          y + " {\n  ^bb0(%a0: " + x + ", %a1: " + w + ", %a2: " + b + "):\n" +
          "    %c = fuse.conv %a0, %a1, %a2 {strides = array<i64: " + s + ", " + s + ">, pads = array<i64: " + p + ", " +
-         p + ", " + p + ", " + p + ">, dilations = array<i64: 1, 1>, group = 1 : i64} : (" + x + ", " + w + ", " + b +
+         p + ", " + p + ", " + p + ">, dilations = array<i64: 1, 1>, group = 1 : i64" +
+         (conv.channelsLast ? ", channels_last = true" : "") + "} : (" + x + ", " + w + ", " + b +
          ") -> " + y + "\n    fuse.yield %c : " + y + "\n  }\n  return %k : " + y + "\n}\n";
 }
 
@@ -137,13 +156,18 @@ void runConv(const Conv &conv, const char *config, int batch, unsigned seed) {
                 const int ih = oh * conv.stride - conv.pad + i, iw = ow * conv.stride - conv.pad + j;
                 if (ih < 0 || ih >= conv.h || iw < 0 || iw >= conv.w)
                   continue;
-                const double product = double(fromBits(x[((size_t(n) * conv.c + c) * conv.h + ih) * conv.w + iw])) *
-                                       fromBits(w[((size_t(co) * conv.c + c) * conv.k + i) * conv.k + j]);
+                const size_t input = conv.channelsLast ? ((size_t(n) * conv.h + ih) * conv.w + iw) * conv.c + c
+                                                       : ((size_t(n) * conv.c + c) * conv.h + ih) * conv.w + iw;
+                const size_t weight = conv.channelsLast ? ((size_t(co) * conv.k + i) * conv.k + j) * conv.c + c
+                                                        : ((size_t(co) * conv.c + c) * conv.k + i) * conv.k + j;
+                const double product = double(fromBits(x[input])) * fromBits(w[weight]);
                 exact += product;
                 magnitude += std::fabs(product);
               }
           INFO((config ? config : "chosen") << " out(" << n << ", " << co << ", " << oh << ", " << ow << ")");
-          checkRounded(exact, magnitude, out[((size_t(n) * conv.co + co) * ho + oh) * wo + ow]);
+          checkRounded(exact, magnitude,
+                       out[conv.channelsLast ? ((size_t(n) * ho + oh) * wo + ow) * conv.co + co
+                                             : ((size_t(n) * conv.co + co) * ho + oh) * wo + ow]);
         }
 }
 
@@ -217,6 +241,20 @@ TEST_CASE("generated f16/bf16 convolutions on the half template match a float64 
     runConv(conv3x3, config("128, 64, 32", "32, 32", 3, "1, 1").c_str(), 2, ++seed);
     runConv(stem, nullptr, 2, ++seed);
     runConv(stem, config("64, 64, 16", "32, 32", 2, "1, 1").c_str(), 1, ++seed);
+    // Channels-last: a tap's channels are one vector (40 channels: 8
+    // halves; 12: 4), every window; 5 channels gather single elements.
+    const Conv nhwc3x3{40, 9, 7, 36, 3, 2, 1, true};
+    const Conv nhwcNarrow{12, 6, 5, 20, 3, 1, 1, true};
+    const Conv nhwcOdd{5, 9, 7, 36, 3, 1, 1, true};
+    const Conv nhwcStem{3, 15, 15, 20, 7, 2, 3, true};
+    runConv(nhwc3x3, nullptr, 2, ++seed);
+    runConv(nhwc3x3, config("64, 64, 32", "32, 32", 4, "8, 8").c_str(), 3, ++seed);
+    runConv(nhwc3x3, config("128, 128, 32", "64, 32", 3, "8, 8").c_str(), 1, ++seed);
+    runConv(nhwc3x3, config("32, 64, 32", "16, 32", 4, "4, 2").c_str(), 2, ++seed);
+    runConv(nhwcNarrow, nullptr, 3, ++seed);
+    runConv(nhwcNarrow, config("64, 64, 16", "32, 32", 2, "4, 4").c_str(), 2, ++seed);
+    runConv(nhwcOdd, nullptr, 2, ++seed);
+    runConv(nhwcStem, config("64, 64, 16", "32, 32", 2, "1, 1").c_str(), 2, ++seed);
   }
 }
 

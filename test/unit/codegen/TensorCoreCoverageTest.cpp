@@ -2,7 +2,8 @@
 //
 // Facts about the kernels fusec generates for real networks — ResNet-50 at
 // 224x224 (bench/ModelGenerators) and the seven shared models, in fp32 and
-// with --precision=fp16 (fuse-auto-mixed-precision):
+// with --precision=fp16 (fuse-auto-mixed-precision), and ResNet-50
+// channels-last (--layout=nhwc) in both:
 //  * every group-1 conv and every GEMM/MatMul kernel is a tensor-core
 //    template instantiation (FusecGemmTf32, or FusecGemmHalf in fp16);
 //    compiled with NVRTC for sm_80 and sm_90 it has its mma.sync (tf32
@@ -57,7 +58,8 @@ ModelKernels emitAll(const std::string &model, mlir::ModuleOp module, bool half)
 /// ResNet-50 at 224x224, fused as fusec does, its tiles chosen for
 /// `costBatch` (batch 32 picks 128 x 128 and 128 x 64 tiles with dynamic
 /// shared memory for the large convs).
-ModelKernels resnet50Kernels(int64_t costBatch, const std::string &precision = "fp32") {
+ModelKernels resnet50Kernels(int64_t costBatch, const std::string &precision = "fp32",
+                             const std::string &layout = "nchw") {
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   auto module = import::buildModule(bench::makeResNet50(224), *context);
@@ -66,8 +68,10 @@ ModelKernels resnet50Kernels(int64_t costBatch, const std::string &precision = "
   FusionOptions options;
   options.costBatch = costBatch;
   options.precision = precision;
+  options.layout = layout;
   test::fuse(*module, options);
-  return emitAll("resnet50@" + std::to_string(costBatch) + " " + precision, *module, precision == "fp16");
+  return emitAll("resnet50@" + std::to_string(costBatch) + " " + precision + " " + layout, *module,
+                 precision == "fp16");
 }
 
 ModelKernels sharedModelKernels(const std::string &model, const std::string &precision = "fp32") {
@@ -89,6 +93,9 @@ std::vector<ModelKernels> allModels() {
     for (const char *model :
          {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"})
       models.push_back(sharedModelKernels(model, precision));
+  // Channels-last (--layout=nhwc): the NHWC im2col operand.
+  models.push_back(resnet50Kernels(32, "fp32", "nhwc"));
+  models.push_back(resnet50Kernels(1, "fp16", "nhwc"));
   return models;
 }
 
