@@ -229,7 +229,7 @@ struct SinkThroughPad : OpRewritePattern<PadOp> {
       return failure();
     ArrayRef<int64_t> amounts = pad.getPads();
     SmallVector<int64_t> nhwc;
-    for (int half = 0; half < 2; ++half)
+    for (int64_t half = 0; half < 2; ++half)
       for (int64_t axis : kNchwToNhwc)
         nhwc.push_back(amounts[half * 4 + axis]);
     sinkThrough(rewriter, pad, {source},
