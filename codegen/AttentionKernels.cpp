@@ -13,6 +13,10 @@
 // that merge the heads back, when the kernel has them instead of an
 // epilogue.
 //
+// With split_k > 1 the key sequence is split over grid.z (flash-decoding,
+// for grids too small for the GPU); the runtime chooses the slices per
+// launch as for split-K.
+//
 // Two main loops, as the kernel's #fuse.config says (ir/AttentionConfig.h
 // decides which applies): FusecAttentionHalf (fusec_attention_half.h,
 // mma.m16n8k16 for both products) where Q, K and V are f16 or bf16 of one
@@ -182,9 +186,16 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
             "] = " + storeExpression(fuse::elementTypeOf(result), rounded) + ";\n";
   }
   code += "  };\n";
+  // A split over the keys (split_k > 1): the runtime sets the slices per
+  // launch; a block's partials are its rows' outputs, maxima and sums.
+  const int64_t splitFloats = 4 * config->threads() * (tensorCores ? valueDim / 8 + 1 : (valueDim + 31) / 32 + 2);
+  const std::string split = emitSplitK(code, *config, fuse::kTileCount(attention, *config), launch, splitFloats);
+  if (!split.empty())
+    code +=
+        "  static_assert(Attention::kSplitFloats == " + std::to_string(splitFloats) + ", \"the launch's partials\");\n";
   code += "  Attention::run(Q, Q_ld, K, K_ld, V, V_ld, S, SK, " + floatLiteral(attention.getScale().convertToDouble()) +
           ", " + (attention.getCausal() ? "true" : "false") +
-          ", (long long)blockIdx.y * Attention::kBlockM, attentionShared, mask, epilogue);\n";
+          ", (long long)blockIdx.y * Attention::kBlockM, attentionShared, mask, epilogue" + split + ");\n";
 
   launch.block = {config->threads(), 1, 1};
   launch.grid[0] = gridFor(linearNumel(outShape.drop_back(2)), 1);

@@ -131,8 +131,8 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   code += "  const long long Co = M, HO = " + outRows + ", WO = " + outColumns + ";\n";
   code += "  const FusecDivisor pixels = " + pixels + ", columns = " + columns + ";\n";
   code += "  const int N = int((long long)batch * pixels.divisor);\n";
-  const std::string sizes = "FusecIm2colSizes{int(" + rows + "), int(" + width + "), " + imageElements +
-                            ", pixels, columns}";
+  const std::string sizes =
+      "FusecIm2colSizes{int(" + rows + "), int(" + width + "), " + imageElements + ", pixels, columns}";
   if (s.channelsLast)
     code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ", " + sizes + ", " +
             builder.divisorArgument(static_cast<uint32_t>(s.channels)) + ");\n";

@@ -376,7 +376,8 @@ void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &la
   launch.sharedBytes = bytes;
 }
 
-std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int64_t kTiles, KernelLaunch &launch) {
+std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int64_t kTiles, KernelLaunch &launch,
+                       int64_t partialFloats) {
   if (config.splitK <= 1)
     return "";
   // The runtime chooses the slices per launch (runtime/support/SplitK.h).
@@ -388,7 +389,7 @@ std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int6
   code += "  split.counters = fusec_tile_counters;\n";
   launch.splitMaxSlices = config.splitK;
   launch.splitKTiles = kTiles;
-  launch.splitPartialFloats = config.blockM * config.blockN;
+  launch.splitPartialFloats = partialFloats > 0 ? partialFloats : config.blockM * config.blockN;
   return ", split";
 }
 

@@ -157,7 +157,10 @@ mlir::FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, mlir
 /// takes (slices = gridDim.z, which the runtime sets per launch; `launch`
 /// records what it needs to), and returns the main loop's trailing
 /// argument ", split"; "" otherwise. The grid's z stays 1 in the plan.
-std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int64_t kTiles, KernelLaunch &launch);
+/// `partialFloats`: a block's partial results (0: the BM x BN accumulator
+/// tile of a conv or product; an attention loop's kSplitFloats).
+std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int64_t kTiles, KernelLaunch &launch,
+                       int64_t partialFloats = 0);
 
 /// `FusecGemmTf32<...>` of fusec_gemm.h, or `FusecGemmHalf<...>` of
 /// fusec_gemm_half.h for f16/bf16 operands, for a tensor-core `config`, with

@@ -56,10 +56,10 @@ FailureOr<GeneratedKernel> emitPoolKernel(KernelBuilder &builder) {
     code += "    long long count = 0;\n";
   code += "    for (long long kh = 0; kh < " + std::to_string(kernel[0]) + "; ++kh)\n";
   code += "      for (long long kw = 0; kw < " + std::to_string(kernel[1]) + "; ++kw) {\n";
-  code += "        const long long ih = " + oh + " * " + std::to_string(strides[0]) + " - " +
-          std::to_string(pads[0]) + " + kh * " + std::to_string(dilations[0]) + ";\n";
-  code += "        const long long iw = " + ow + " * " + std::to_string(strides[1]) + " - " +
-          std::to_string(pads[1]) + " + kw * " + std::to_string(dilations[1]) + ";\n";
+  code += "        const long long ih = " + oh + " * " + std::to_string(strides[0]) + " - " + std::to_string(pads[0]) +
+          " + kh * " + std::to_string(dilations[0]) + ";\n";
+  code += "        const long long iw = " + ow + " * " + std::to_string(strides[1]) + " - " + std::to_string(pads[1]) +
+          " + kw * " + std::to_string(dilations[1]) + ";\n";
   if (avg && avg.getCountIncludePad()) {
     // Padded positions count, but never positions past the padded input.
     code += "        if (ih < " + H + " + " + std::to_string(pads[2]) + " && iw < " + W + " + " +

@@ -110,17 +110,17 @@ std::string describeAttentionConfigProblem(KernelTemplate kind, ArrayRef<int64_t
   };
   if (kind == KernelTemplate::SimtAttention)
     return is(block, {kSimtRows, kSimtKeys, 1}) && is(warp, {4, kSimtKeys}) && stages == 1 && mma == "none" &&
-                   precision == "f32" && splitK == 1 && is(vector, {1, 1})
+                   precision == "f32" && is(vector, {1, 1})
                ? ""
                : "simt_attention is block [16, 32, 1], warp [4, 32], 1 stage, mma \"none\", precision \"f32\", "
-                 "split_k 1, vector [1, 1]";
+                 "vector [1, 1]";
   const int64_t keys = block.size() == 3 ? block[1] : 0;
   return block.size() == 3 && block[0] == kTensorCoreRows && (keys == 32 || keys == 64) && block[2] == 16 &&
                  is(warp, {16, keys}) && stages == 2 && mma == "m16n8k16" &&
-                 (precision == "f16" || precision == "bf16") && splitK == 1 && is(vector, {8, 8})
+                 (precision == "f16" || precision == "bf16") && is(vector, {8, 8})
              ? ""
              : "tensor_core_attention is block [64, 32 or 64, 16], warp [16, block N], 2 stages, mma \"m16n8k16\", "
-               "precision \"f16\" or \"bf16\", split_k 1, vector [8, 8]";
+               "precision \"f16\" or \"bf16\", vector [8, 8]";
 }
 
 int64_t attentionSharedBytes(const KernelConfig &config, int64_t headDim, int64_t valueDim) {

@@ -15,8 +15,11 @@
 //    kMaxAttentionHeadDim, any element type, f32 arithmetic. Block [16, 32,
 //    1], warp [4, 32] (a lane per key, 4 rows per warp), 1 stage.
 //
-// Both have 128 threads and no split_k. The shared memory depends on the
-// head dimensions (attentionSharedBytes), not on the config alone.
+// Both have 128 threads. split_k above 1 splits the key sequence
+// (flash-decoding): the most key slices the runtime may run a query tile
+// with, chosen by the split-K rule (ir/KernelConfig.h, kernelConfigFor's
+// withSplitK) for grids too small for the GPU. The shared memory depends
+// on the head dimensions (attentionSharedBytes), not on the config alone.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_IR_ATTENTIONCONFIG_H

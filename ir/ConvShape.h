@@ -37,8 +37,8 @@ inline ConvShape convShapeOf(ConvOp conv) {
   auto in = llvm::cast<mlir::RankedTensorType>(conv.getInput().getType()).getShape();
   auto out = llvm::cast<mlir::RankedTensorType>(conv.getOutput().getType()).getShape();
   auto weight = llvm::cast<mlir::RankedTensorType>(conv.getWeight().getType()).getShape();
-  return {in[axes.batch],     in[axes.channel],       in[axes.height],       in[axes.width],
-          out[axes.channel],  out[axes.height],       out[axes.width],       weight[axes.height],
+  return {in[axes.batch],     in[axes.channel],     in[axes.height], in[axes.width],
+          out[axes.channel],  out[axes.height],     out[axes.width], weight[axes.height],
           weight[axes.width], weight[axes.channel], channelsLast};
 }
 

@@ -177,6 +177,12 @@ std::string gemvProblem(Operation *core, const KernelConfig &config) {
 /// Why `core` cannot be split into config.splitK k-slices, or "".
 std::string splitKProblem(Operation *core, const KernelConfig &config) {
   const int64_t kTiles = kTileCount(core, config);
+  if (llvm::isa<AttentionOp>(core)) {
+    if (kTiles < config.splitK)
+      return "split_k = " + str(config.splitK) + " needs at least as many key tiles of " + str(config.blockN) +
+             " (the keys make " + str(kTiles) + ")";
+    return "";
+  }
   if (kTiles < config.splitK)
     return "split_k = " + str(config.splitK) + " needs at least as many k-tiles of " + str(config.blockK) + " (K has " +
            str(kTiles) + ")";
@@ -190,8 +196,12 @@ std::string splitKProblem(Operation *core, const KernelConfig &config) {
 
 /// Why `config` cannot compute `core`, or "".
 std::string configProblem(Operation *core, const KernelConfig &config) {
-  if (auto attention = llvm::dyn_cast<AttentionOp>(core))
-    return attentionConfigProblem(attention, config);
+  if (auto attention = llvm::dyn_cast<AttentionOp>(core)) {
+    std::string problem = attentionConfigProblem(attention, config);
+    if (problem.empty() && config.splitK > 1 && !(problem = splitKProblem(core, config)).empty())
+      problem = "template " + templateName(config.kind).str() + " cannot split this op: " + problem;
+    return problem;
+  }
   const bool isConv = llvm::isa<ConvOp>(core), isProduct = llvm::isa<GemmOp, MatMulOp>(core);
   if (!isConv && !isProduct)
     return "'" + core->getName().getStringRef().str() + "' has no kernel config";
@@ -314,6 +324,13 @@ OutputExtent outputExtent(Operation *core, int64_t batch) {
 
 /// The output tiles of `config` for `core` at `batch`.
 double tilesAt(Operation *core, const KernelConfig &config, int64_t batch) {
+  if (llvm::isa<AttentionOp>(core)) { // a block per query tile of each (batch, head) matrix
+    auto out = shapeOf(core->getResult(0));
+    double matrices = 1;
+    for (int64_t dim : out.drop_back(2))
+      matrices *= ShapedType::isDynamic(dim) ? double(batch) : double(dim);
+    return matrices * std::ceil(double(out[out.size() - 2]) / double(config.blockM));
+  }
   const OutputExtent extent = outputExtent(core, batch);
   return std::ceil(extent.rows / double(config.blockM)) * std::ceil(extent.columns / double(config.blockN));
 }
@@ -591,7 +608,7 @@ MatrixProductShape matrixProductShape(Operation *core) {
 
 KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision, TileTarget target) {
   if (auto attention = llvm::dyn_cast<AttentionOp>(core))
-    return chooseAttentionConfig(attention);
+    return withSplitK(attention, chooseAttentionConfig(attention), target);
   if (auto conv = llvm::dyn_cast<ConvOp>(core))
     return chooseConvConfig(conv, precision, target);
   return chooseProductConfig(core, precision, target);
@@ -603,11 +620,13 @@ std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConf
   if (count <= 1 || !chosen.usesTensorCores())
     return variants;
   if (chosen.isAttention()) {
-    // The other key tile, where the heads allow it.
+    // The other key tile, where the heads allow it, split as the rule says
+    // for its key tiles.
     KernelConfig other = chosen;
     other.blockN = other.warpN = chosen.blockN == 64 ? 32 : 64;
+    other.splitK = 1;
     if (configProblem(core, other).empty())
-      variants.push_back(other);
+      variants.push_back(withSplitK(core, other, target));
     return variants;
   }
   const OutputExtent extent = outputExtent(core, target.batch);
@@ -671,8 +690,11 @@ std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConf
 }
 
 int64_t kTileCount(Operation *core, const KernelConfig &config) {
-  if (llvm::isa<AttentionOp>(core)) // no split over the keys
-    return 0;
+  if (auto attention = llvm::dyn_cast<AttentionOp>(core)) { // the key tiles a split divides (causal blocks stop
+                                                            // earlier)
+    const int64_t keys = shapeOf(attention.getKey()).drop_back().back();
+    return ShapedType::isDynamic(keys) ? 0 : (keys + config.blockN - 1) / config.blockN;
+  }
   int64_t k;
   if (auto conv = llvm::dyn_cast<ConvOp>(core)) {
     k = convShapeOf(conv).taps();
@@ -680,6 +702,10 @@ int64_t kTileCount(Operation *core, const KernelConfig &config) {
     k = matrixProductShape(core).k;
   }
   return ShapedType::isDynamic(k) ? 0 : (k + config.blockK - 1) / config.blockK;
+}
+
+double attentionBlocksAt(Operation *attention, const KernelConfig &config, int64_t batch) {
+  return tilesAt(attention, config, batch);
 }
 
 int64_t splitSlicesAt(Operation *core, const KernelConfig &config, int64_t batch, int64_t smCount) {

@@ -160,6 +160,10 @@ int64_t kTileCount(mlir::Operation *core, const KernelConfig &config);
 /// `config` is split-capable and its tiles leave SMs idle.
 int64_t splitSlicesAt(mlir::Operation *core, const KernelConfig &config, int64_t batch, int64_t smCount);
 
+/// The blocks an attention kernel launches unsplit at `batch`: one per
+/// query tile of each (batch, head) matrix.
+double attentionBlocksAt(mlir::Operation *attention, const KernelConfig &config, int64_t batch);
+
 /// Fails, reporting on `core` why, when `config`'s template cannot compute
 /// `core`: the wrong kind of op, a precision that is not its operands' type
 /// (f16/bf16 on f32 operands, tf32 on f16 ones), a shape it does not take (a transposed A,

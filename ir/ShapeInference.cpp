@@ -300,8 +300,8 @@ LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     return emitOpError() << "'group' " << group << " must divide the input channels (" << channels
                          << ") and the output channels (" << filters << ")";
   if (weightChannels != channels / group)
-    return emitOpError() << "weight has " << weightChannels << " input channels per group, expected " << channels / group
-                         << " (input channels " << channels << " / group " << group << ")";
+    return emitOpError() << "weight has " << weightChannels << " input channels per group, expected "
+                         << channels / group << " (input channels " << channels << " / group " << group << ")";
   if (getBias()) {
     auto bias = shapeOf(getBias());
     if (bias.size() != 1 || bias[0] != filters)
@@ -364,8 +364,8 @@ LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput());
   const ImageAxes axes = imageAxes(getChannelsLast());
   SmallVector<int64_t> spatial;
-  if (failed(inferWindowed(*this, input, axes, getKernelShape(), getStrides(), getPads(), getDilations(),
-                           getCeilMode(), spatial)))
+  if (failed(inferWindowed(*this, input, axes, getKernelShape(), getStrides(), getPads(), getDilations(), getCeilMode(),
+                           spatial)))
     return failure();
   return success(inferred, *this, imageShape(axes, input[0], input[axes.channel], spatial));
 }

@@ -212,9 +212,7 @@ struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
       return rewriter.notifyMatchFailure(concat, "an input is not the NHWC transpose");
     const auto axis = static_cast<int64_t>(concat.getAxis());
     const int64_t nhwcAxis = llvm::find(kNchwToNhwc, axis) - std::begin(kNchwToNhwc);
-    sinkThrough(rewriter, concat, operands, [&](Operation *sunk) {
-      llvm::cast<ConcatOp>(sunk).setAxis(nhwcAxis);
-    });
+    sinkThrough(rewriter, concat, operands, [&](Operation *sunk) { llvm::cast<ConcatOp>(sunk).setAxis(nhwcAxis); });
     return success();
   }
 };
@@ -232,8 +230,7 @@ struct SinkThroughPad : OpRewritePattern<PadOp> {
     for (int64_t half = 0; half < 2; ++half)
       for (int64_t axis : kNchwToNhwc)
         nhwc.push_back(amounts[half * 4 + axis]);
-    sinkThrough(rewriter, pad, {source},
-                [&](Operation *sunk) { llvm::cast<PadOp>(sunk).setPads(nhwc); });
+    sinkThrough(rewriter, pad, {source}, [&](Operation *sunk) { llvm::cast<PadOp>(sunk).setPads(nhwc); });
     return success();
   }
 };
@@ -283,8 +280,7 @@ struct UnitTransposeToReshape : OpRewritePattern<TransposeOp> {
         return rewriter.notifyMatchFailure(op, "moves an axis of more than one element");
       previous = axis;
     }
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput(),
-                                           reshapeTarget(inputType, op.getType()));
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput(), reshapeTarget(inputType, op.getType()));
     return success();
   }
 };

@@ -76,10 +76,9 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
                                                float(double((*weight)[o * perFilter + i]) * factors[o]);
                                      });
     Value newBias = createConstant(rewriter, loc, constantNameAt(loc, "folded_bias"), {filters}, foldedBias);
-    auto folded =
-        rewriter.create<ConvOp>(loc, norm.getType(), conv.getInput(), newWeight, newBias, conv.getStridesAttr(),
-                                conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
-                                conv.getChannelsLastAttr());
+    auto folded = rewriter.create<ConvOp>(loc, norm.getType(), conv.getInput(), newWeight, newBias,
+                                          conv.getStridesAttr(), conv.getPadsAttr(), conv.getDilationsAttr(),
+                                          conv.getGroupAttr(), conv.getChannelsLastAttr());
     SmallVector<Attribute> foldedOps;
     if (auto previous = conv->getAttrOfType<ArrayAttr>(fusec::kFoldedAttr))
       foldedOps.append(previous.begin(), previous.end());

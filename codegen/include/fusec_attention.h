@@ -11,10 +11,17 @@
 // and O only. Causal kernels stop at the block's last attended key: the key
 // tiles above the diagonal are never loaded.
 //
+// With a FusecSplitK of slices > 1, the block walks its slice's share of
+// the key tiles and the tile's last block merges the slices' rows (running
+// maximum, sum, unnormalised output) in slice order, as
+// fusec_attention_half.h does.
+//
 // Everything accumulates in float whatever T is; the caller's epilogue
 // rounds and stores. Requires blockDim.x == kThreads.
 #ifndef FUSEC_ATTENTION_H
 #define FUSEC_ATTENTION_H
+
+#include "fusec_split_k.h"
 
 template <int D, int DV> struct FusecAttention {
   static constexpr int kWarps = 4, kRows = 4, kBlockM = kWarps * kRows, kBlockN = FUSEC_WARP_SIZE;
@@ -28,6 +35,10 @@ template <int D, int DV> struct FusecAttention {
   /// float4 reads (served 8 lanes at a time) a stride of an odd number of
   /// float4s, for the lanes to hit distinct banks.
   static constexpr int kKStride = !kVectorQK ? D + 1 : (D / 4) % 2 == 0 ? D + 4 : D + 8;
+  /// A split's partials per thread: column chunk c of the warp's 4 rows,
+  /// then their maxima and their sums; per block, kSplitFloats floats.
+  static constexpr int kSplitVectors = kColChunks + 2, kSplitFloats = kSplitVectors * 4 * kThreads;
+  static_assert(kRows == 4, "a float4 holds one value of each of the warp's rows");
 
   struct Shared {
     alignas(16) float q[kBlockM][D];
@@ -36,15 +47,66 @@ template <int D, int DV> struct FusecAttention {
     alignas(16) float p[kWarps][kRows][kBlockN];
   };
 
+  /// Publishes this slice's rows and, in the tile's last block, replaces
+  /// them by the merge of every slice; returns whether this block is that
+  /// one. m and l are the same in every lane of the warp.
+  static __device__ __forceinline__ bool mergeSlices(float (&m)[kRows], float (&l)[kRows],
+                                                     float (&acc)[kRows][kColChunks], const FusecSplitK &split,
+                                                     unsigned *last) {
+    auto value = [&](int q) {
+      return q < kColChunks    ? make_float4(acc[0][q], acc[1][q], acc[2][q], acc[3][q])
+             : q == kColChunks ? make_float4(m[0], m[1], m[2], m[3])
+                               : make_float4(l[0], l[1], l[2], l[3]);
+    };
+    if (!fusec_split_k_publish<kThreads, kSplitVectors>(value, split, last))
+      return false;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      m[r] = -INFINITY;
+      l[r] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < kColChunks; ++c)
+        acc[r][c] = 0.0f;
+    }
+#pragma unroll 1
+    for (int s = 0; s < split.slices; ++s) {
+      const float4 maxima = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, kColChunks);
+      const float4 sums = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, kColChunks + 1);
+      const float sliceMax[kRows] = {maxima.x, maxima.y, maxima.z, maxima.w};
+      const float sliceSum[kRows] = {sums.x, sums.y, sums.z, sums.w};
+      float keep[kRows], add[kRows];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        const float mNew = fmaxf(m[r], sliceMax[r]);
+        keep[r] = m[r] == -INFINITY ? 0.0f : expf(m[r] - mNew);
+        add[r] = sliceMax[r] == -INFINITY ? 0.0f : expf(sliceMax[r] - mNew);
+        l[r] = l[r] * keep[r] + sliceSum[r] * add[r];
+        m[r] = mNew;
+      }
+#pragma unroll
+      for (int c = 0; c < kColChunks; ++c) {
+        const float4 v = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, c);
+        const float values[kRows] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int r = 0; r < kRows; ++r)
+          acc[r][c] = acc[r][c] * keep[r] + values[r] * add[r];
+      }
+    }
+    return true;
+  }
+
   /// Q [S, D], K [SK, D], V [SK, DV] of one matrix, each row contiguous and
   /// ldq, ldk, ldv elements after the one before (views of a fused QKV
   /// projection's output have rows 3 E apart); rows row0 .. row0 + 15.
   /// mask(row, key) is the additive mask (0 without one); epilogue(row, col,
-  /// value) stores O[row, col] for row < S and col < DV.
+  /// value) stores O[row, col] for row < S and col < DV. With `split`,
+  /// the block walks its slice of the key tiles and only the tile's last
+  /// block stores.
   template <typename T, typename Mask, typename Epilogue>
   static __device__ __forceinline__ void run(const T *Q, long long ldq, const T *K, long long ldk, const T *V,
                                              long long ldv, long long S, long long SK, float scale, bool causal,
-                                             long long row0, Shared &sh, Mask mask, Epilogue epilogue) {
+                                             long long row0, Shared &sh, Mask mask, Epilogue epilogue,
+                                             const FusecSplitK &split = FusecSplitK()) {
     const int lane = threadIdx.x % FUSEC_WARP_SIZE, warp = threadIdx.x / FUSEC_WARP_SIZE;
     for (int e = threadIdx.x; e < kBlockM * D; e += kThreads) {
       const int r = e / D, d = e % D;
@@ -65,7 +127,12 @@ template <int D, int DV> struct FusecAttention {
     long long keyEnd = SK;
     if (causal && row0 + kBlockM + offset < keyEnd)
       keyEnd = row0 + kBlockM + offset;
-    for (long long key0 = 0; key0 < keyEnd; key0 += kBlockN) {
+    // This block's key tiles: all of them, or its slice's share.
+    int firstTile = 0, endTile = keyEnd > 0 ? int((keyEnd + kBlockN - 1) / kBlockN) : 0;
+    if (split.slices > 1)
+      fusec_split_k_range(endTile, split, firstTile, endTile);
+    const long long keyStop = (long long)endTile * kBlockN < keyEnd ? (long long)endTile * kBlockN : keyEnd;
+    for (long long key0 = (long long)firstTile * kBlockN; key0 < keyStop; key0 += kBlockN) {
       __syncthreads(); // the last tile is consumed (and Q's tile is written)
       for (int e = threadIdx.x; e < kBlockN * D; e += kThreads) {
         const int j = e / D, d = e % D;
@@ -146,6 +213,8 @@ template <int D, int DV> struct FusecAttention {
         }
       }
     }
+    if (split.slices > 1 && !mergeSlices(m, l, acc, split, reinterpret_cast<unsigned *>(&sh.p[0][0][0])))
+      return;
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       const long long row = row0 + warp * kRows + r;

@@ -34,6 +34,13 @@
 //    multiple of 16, so the 8 rows of 16 bytes cover the 32 banks once.
 //  * Causal kernels stop at the block's last attended key: the key tiles
 //    above the diagonal are never loaded or multiplied.
+//  * Split over the keys (flash-decoding), for grids of few blocks (batch 1,
+//    few heads): with a FusecSplitK of slices > 1 the block walks its
+//    slice's share of the key tiles, publishes each row's running maximum
+//    and sum and its unnormalised output (fusec_split_k.h), and the tile's
+//    last block merges the slices in slice order: M = max m_s, O = sum O_s
+//    2^(m_s - M), L = sum l_s 2^(m_s - M); then O / L as unsplit. A slice
+//    with no key tile publishes m = -inf, l = 0 and weighs nothing.
 //
 // The scores never reach global memory: global traffic is Q once, K and V
 // once per query tile, the mask where there is one, and O.
@@ -63,6 +70,9 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
   /// The same size in floats, for callers that declare float4 arrays.
   static constexpr int kSmemFloats = kSmemBytes / 4;
   static constexpr int kScoreTiles = kBlockN / 8, kOutputTiles = DV / 8;
+  /// A split's partials per thread: the output tiles, then (m, m, l, l) of
+  /// the lane's two rows; per block (a tile's slice), kSplitFloats floats.
+  static constexpr int kSplitVectors = kOutputTiles + 1, kSplitFloats = kSplitVectors * 4 * kThreads;
 
   /// Issues the 16-byte copies of rows first .. first + Rows - 1 of a
   /// matrix of `count` rows, Columns elements each, `ld` apart, into
@@ -108,14 +118,57 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
     return unsigned(lowElement.bits) | unsigned(highElement.bits) << 16;
   }
 
+  /// Publishes this slice's rows (m, l: the lane's partial sums, o) and,
+  /// in the tile's last block, replaces them by the merge of every slice;
+  /// returns whether this block is that one. m is in log2 units, the same
+  /// across a quad's lanes, so each lane merges its own partial sums.
+  static __device__ __forceinline__ bool mergeSlices(float (&m)[2], float (&l)[2], float (&o)[kOutputTiles][4],
+                                                     const FusecSplitK &split, unsigned *last) {
+    auto value = [&](int q) {
+      return q < kOutputTiles ? make_float4(o[q][0], o[q][1], o[q][2], o[q][3]) : make_float4(m[0], m[1], l[0], l[1]);
+    };
+    if (!fusec_split_k_publish<kThreads, kSplitVectors>(value, split, last))
+      return false;
+    zero(o);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      m[h] = -INFINITY, l[h] = 0.0f;
+#pragma unroll 1
+    for (int s = 0; s < split.slices; ++s) {
+      const float4 rows = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, kOutputTiles);
+      const float sliceMax[2] = {rows.x, rows.y}, sliceSum[2] = {rows.z, rows.w};
+      float keep[2], add[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float mNew = fmaxf(m[h], sliceMax[h]);
+        keep[h] = m[h] == -INFINITY ? 0.0f : exp2f(m[h] - mNew);
+        add[h] = sliceMax[h] == -INFINITY ? 0.0f : exp2f(sliceMax[h] - mNew);
+        l[h] = l[h] * keep[h] + sliceSum[h] * add[h];
+        m[h] = mNew;
+      }
+#pragma unroll
+      for (int j = 0; j < kOutputTiles; ++j) {
+        const float4 v = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, j);
+        o[j][0] = o[j][0] * keep[0] + v.x * add[0];
+        o[j][1] = o[j][1] * keep[0] + v.y * add[0];
+        o[j][2] = o[j][2] * keep[1] + v.z * add[1];
+        o[j][3] = o[j][3] * keep[1] + v.w * add[1];
+      }
+    }
+    return true;
+  }
+
   /// Q [S, D], K [SK, D], V [SK, DV] of one matrix, rows ldq, ldk, ldv
   /// elements apart; query rows row0 .. row0 + 63. mask(row, key) is the
   /// additive mask (0 without one); epilogue(row, col, value) stores O[row,
-  /// col] for row < S and col < DV. Every thread of the block calls it.
+  /// col] for row < S and col < DV. With `split`, the block walks its
+  /// slice of the key tiles and only the tile's last block stores. Every
+  /// thread of the block calls it.
   template <typename Mask, typename Epilogue>
   static __device__ __forceinline__ void run(const Element *Q, long long ldq, const Element *K, long long ldk,
                                              const Element *V, long long ldv, long long S, long long SK, float scale,
-                                             bool causal, long long row0, void *smem, Mask mask, Epilogue epilogue) {
+                                             bool causal, long long row0, void *smem, Mask mask, Epilogue epilogue,
+                                             const FusecSplitK &split = FusecSplitK()) {
     Element *const qTile = static_cast<Element *>(smem);
     Element *const kTiles = qTile + kQElements;
     Element *const vTiles = kTiles + 2 * kKStage;
@@ -131,11 +184,15 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
     if (causal && row0 + kBlockM + offset < keyEnd)
       keyEnd = row0 + kBlockM + offset;
     const int keyTiles = keyEnd > 0 ? int((keyEnd + kBlockN - 1) / kBlockN) : 0;
+    // This block's key tiles: all of them, or its slice's share.
+    int firstTile = 0, endTile = keyTiles;
+    if (split.slices > 1)
+      fusec_split_k_range(keyTiles, split, firstTile, endTile);
 
     loadRows<kBlockM, D>(qTile, kQStride, Q, ldq, row0, S);
-    if (keyTiles > 0) {
-      loadRows<kBlockN, D>(kTiles, kKStride, K, ldk, 0, SK);
-      loadRows<kBlockN, DV>(vTiles, kVStride, V, ldv, 0, SK);
+    if (endTile > firstTile) {
+      loadRows<kBlockN, D>(kTiles, kKStride, K, ldk, (long long)firstTile * kBlockN, SK);
+      loadRows<kBlockN, DV>(vTiles, kVStride, V, ldv, (long long)firstTile * kBlockN, SK);
     }
     fusec_cp_async_commit();
 
@@ -146,12 +203,12 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
     zero(o);
     unsigned q[D / 16][4];
 
-    for (int tile = 0; tile < keyTiles; ++tile) {
+    for (int tile = firstTile; tile < endTile; ++tile) {
       // Tile `tile` (and Q's) has landed for this thread; the barrier makes
       // every thread's copies visible and frees the stage read last round.
       fusec_cp_async_wait<0>();
       __syncthreads();
-      if (tile == 0) {
+      if (tile == firstTile) {
         // A fragments, x4: matrix lane / 8 is rows (lane / 8 % 2) * 8.. by
         // columns (lane / 16) * 8.. of the k16 step.
 #pragma unroll
@@ -159,15 +216,15 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
           fusec_ldmatrix<4, false>(q[kk], qTile + (warp * 16 + lane / 8 % 2 * 8 + lane % 8) * kQStride + kk * 16 +
                                               lane / 16 * 8);
       }
-      if (tile + 1 < keyTiles) {
-        const int stage = (tile + 1) % 2;
+      if (tile + 1 < endTile) {
+        const int stage = (tile + 1 - firstTile) % 2;
         const long long key0 = (long long)(tile + 1) * kBlockN;
         loadRows<kBlockN, D>(kTiles + stage * kKStage, kKStride, K, ldk, key0, SK);
         loadRows<kBlockN, DV>(vTiles + stage * kVStage, kVStride, V, ldv, key0, SK);
       }
       fusec_cp_async_commit();
-      const Element *kStage = kTiles + tile % 2 * kKStage;
-      const Element *vStage = vTiles + tile % 2 * kVStage;
+      const Element *kStage = kTiles + (tile - firstTile) % 2 * kKStage;
+      const Element *vStage = vTiles + (tile - firstTile) % 2 * kVStage;
 
       // S = Q Kᵀ for the warp's 16 rows and the tile's keys. K as N x K,
       // x4: matrices (keys j * 8.., d 0-7 / 8-15), then keys (j + 1) * 8...
@@ -258,6 +315,8 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
         }
     }
     fusec_cp_async_wait<0>();
+    if (split.slices > 1 && !mergeSlices(m, l, o, split, static_cast<unsigned *>(smem)))
+      return;
 
 #pragma unroll
     for (int h = 0; h < 2; ++h) {

@@ -154,16 +154,15 @@ struct FusecIm2colNhwcB {
     }
   }
 
-  __device__ __forceinline__ void copy(Element *shared, int k, int n, int, int, int dn, int kCount,
-                                       int nCount) const {
+  __device__ __forceinline__ void copy(Element *shared, int k, int n, int, int, int dn, int kCount, int nCount) const {
     // dn is a constant once the main loop's copies are unrolled.
     const int r = dn / RowStep;
     const unsigned tap = channels.divide(unsigned(k));
     const int channel = k - int(tap * unsigned(C));
     const int row = top[r] + int(tap / unsigned(KW)) * DH, column = left[r] + int(tap % unsigned(KW)) * DW;
-    const bool inside =
-        n < nCount && k < kCount && unsigned(row) < unsigned(H) && unsigned(column) < unsigned(W);
+    const bool inside = n < nCount && k < kCount && unsigned(row) < unsigned(H) && unsigned(column) < unsigned(W);
     const int offset = (row * W + column) * C + channel;
-    fusec_copy_vector<Vec, Element>(shared, inside ? image[r] + offset : x, inside ? unsigned(sizeof(Element)) * Vec : 0u);
+    fusec_copy_vector<Vec, Element>(shared, inside ? image[r] + offset : x,
+                                    inside ? unsigned(sizeof(Element)) * Vec : 0u);
   }
 };

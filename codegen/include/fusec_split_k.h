@@ -23,6 +23,10 @@
 // fences again after the atomic, and the block's barrier orders its reads
 // after that. The reads bypass L1 (__ldcg): other SMs wrote the lines.
 //
+// Attention kernels split their key sequence the same way (flash-decoding):
+// each slice publishes its rows' running maximum, sum and unnormalised
+// output, and the last block merges them (fusec_attention*.h).
+//
 // The slice count is gridDim.z, set by the runtime per launch
 // (runtime/support/SplitK.h): 1 runs the kernel unsplit, touching neither
 // scratch buffer. Cost of a split: 2 x slices x BM x BN x 4 bytes of L2
@@ -53,29 +57,26 @@ __device__ __forceinline__ void fusec_split_k_range(int kTiles, const FusecSplit
   end = int(unsigned(kTiles) * unsigned(split.slice + 1) / unsigned(split.slices));
 }
 
-/// Publishes the calling block's partial accumulators `acc` (M x N mma
-/// tiles of 4 values per thread) and returns whether the block is its
-/// tile's last: then `acc` holds the sum over every slice, in slice order.
-/// Every thread of the block (Threads, 1-D) calls it. `last` is a word of
-/// shared memory nothing else uses until it returns (the main loop's
-/// pipeline, free once every thread has passed the first barrier below); a
-/// function-local __shared__ variable would do on a GPU, but host compilers
-/// make such statics of inline functions one object across every loaded
-/// copy of a module (STB_GNU_UNIQUE), which the emulation's concurrent
-/// copies would then share.
-template <int Threads, int M, int N>
-__device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], const FusecSplitK &split, unsigned *last) {
-  constexpr int kFloats = M * N * 4;
+/// Stores the calling thread's Count float4s of its slice's partial results
+/// (value(q) for q < Count; thread t's q-th at q * Threads + t, so a warp's
+/// stores and loads are 512 contiguous bytes) and counts the block in its
+/// tile's counter; returns whether the block is its tile's last, which then
+/// reads every slice back with fusec_split_k_partial. Every thread of the
+/// block (Threads, 1-D) calls it. `last` is a word of shared memory nothing
+/// else uses until it returns (the main loop's, free once every thread has
+/// passed the first barrier below); a function-local __shared__ variable
+/// would do on a GPU, but host compilers make such statics of inline
+/// functions one object across every loaded copy of a module
+/// (STB_GNU_UNIQUE), which the emulation's concurrent copies would then
+/// share.
+template <int Threads, int Count, typename Value>
+__device__ __forceinline__ bool fusec_split_k_publish(Value value, const FusecSplitK &split, unsigned *last) {
   const int thread = threadIdx.x;
-  float *const tile = split.partials + (long long)split.tile * split.slices * (kFloats * Threads);
-  float *const own = tile + (long long)split.slice * (kFloats * Threads);
-  // mma tile q = i N + j of thread t is float4 q Threads + t.
+  float4 *const own = reinterpret_cast<float4 *>(split.partials) +
+                      ((long long)split.tile * split.slices + split.slice) * (Count * Threads);
 #pragma unroll
-  for (int q = 0; q < M * N; ++q) {
-    const float(&values)[4] = acc[q / N][q % N];
-    __stcg(reinterpret_cast<float4 *>(own) + q * Threads + thread,
-           make_float4(values[0], values[1], values[2], values[3]));
-  }
+  for (int q = 0; q < Count; ++q)
+    __stcg(own + q * Threads + thread, value(q));
   __threadfence();
   __syncthreads();
   if (thread == 0) {
@@ -86,7 +87,31 @@ __device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], cons
       split.counters[split.tile] = 0u;
   }
   __syncthreads();
-  if (!*last)
+  return *last != 0u;
+}
+
+/// The calling thread's q-th float4 of slice `slice`'s partials of its tile
+/// (as fusec_split_k_publish stored them). The reads bypass L1: other SMs
+/// wrote the lines.
+template <int Threads, int Count>
+__device__ __forceinline__ float4 fusec_split_k_partial(const FusecSplitK &split, int slice, int q) {
+  return __ldcg(reinterpret_cast<const float4 *>(split.partials) +
+                ((long long)split.tile * split.slices + slice) * (Count * Threads) + q * Threads + threadIdx.x);
+}
+
+/// Publishes the calling block's partial accumulators `acc` (M x N mma
+/// tiles of 4 values per thread) and returns whether the block is its
+/// tile's last: then `acc` holds the sum over every slice, in slice order.
+/// Every thread of the block (Threads, 1-D) calls it; `last` as for
+/// fusec_split_k_publish.
+template <int Threads, int M, int N>
+__device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], const FusecSplitK &split, unsigned *last) {
+  // mma tile q = i N + j of thread t is float4 q Threads + t.
+  auto value = [&](int q) {
+    const float(&values)[4] = acc[q / N][q % N];
+    return make_float4(values[0], values[1], values[2], values[3]);
+  };
+  if (!fusec_split_k_publish<Threads, M * N>(value, split, last))
     return false;
   // The sum restarts from zero and reads every slice back, the block's own
   // included: one pass per slice, in slice order, a float4 load per mma
@@ -99,10 +124,9 @@ __device__ __forceinline__ bool fusec_split_k_reduce(float (&acc)[M][N][4], cons
       acc[q / N][q % N][r] = 0.0f;
 #pragma unroll 1
   for (int s = 0; s < split.slices; ++s) {
-    const float4 *partial = reinterpret_cast<const float4 *>(tile + (long long)s * (kFloats * Threads)) + thread;
 #pragma unroll
     for (int q = 0; q < M * N; ++q) {
-      const float4 v = __ldcg(partial + q * Threads);
+      const float4 v = fusec_split_k_partial<Threads, M * N>(split, s, q);
       float(&sum)[4] = acc[q / N][q % N];
       sum[0] += v.x;
       sum[1] += v.y;

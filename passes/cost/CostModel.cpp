@@ -48,9 +48,7 @@ double tensorBytes(Value value, int64_t batch) {
 double opFlops(Operation *op, int64_t batch) {
   double out = op->getNumResults() ? elementsOf(op->getResult(0).getType(), batch) : 0;
   return llvm::TypeSwitch<Operation *, double>(op)
-      .Case([&](fuse::ConvOp conv) {
-        return 2.0 * out * double(fuse::convShapeOf(conv).taps());
-      })
+      .Case([&](fuse::ConvOp conv) { return 2.0 * out * double(fuse::convShapeOf(conv).taps()); })
       .Case([&](fuse::MatMulOp matmul) {
         auto lhs = llvm::cast<RankedTensorType>(matmul.getLhs().getType()).getShape();
         return 2.0 * out * lhs.back();
@@ -145,14 +143,33 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
 }
 
 /// Microseconds fuse.attention `attention` (`flops`: both products and the
-/// softmax) takes on its kernel config's main loop, at the loop's share of
-/// its peak (the f16 tensor peak for the tensor-core loop, FP32 for SIMT).
-double attentionTimeUs(Operation *attention, double flops, const DeviceProfile &profile) {
+/// softmax) takes on its kernel config's main loop at `batch`, at the
+/// loop's share of its peak (the f16 tensor peak for the tensor-core loop,
+/// FP32 for SIMT) on the SMs its blocks fill: one per query tile of each
+/// (batch, head) matrix, times the key slices the runtime splits a small
+/// grid into (fusec_split_k.h), whose partial rows the last block reads
+/// back (L2 traffic, charged at HBM speed).
+double attentionTimeUs(Operation *attention, double flops, const DeviceProfile &profile, int64_t batch) {
   auto kernel = attention->getParentOfType<fuse::SuperkernelOp>();
-  const fuse::KernelConfig config = kernel && kernel.getConfigAttr()
-                                        ? fuse::KernelConfig::fromAttr(kernel.getConfigAttr())
-                                        : fuse::chooseKernelConfig(attention);
-  return flops / templateRate(config, profile);
+  const fuse::KernelConfig config =
+      kernel && kernel.getConfigAttr()
+          ? fuse::KernelConfig::fromAttr(kernel.getConfigAttr())
+          : fuse::chooseKernelConfig(
+                attention, fuse::ProductPrecision::Fp32,
+                fuse::TileTarget{batch, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024});
+  const double tiles = fuse::attentionBlocksAt(attention, config, batch);
+  const double slices = double(fuse::splitSlicesAt(attention, config, batch, profile.smCount));
+  const auto valueDim = double(llvm::cast<RankedTensorType>(attention->getResult(0).getType()).getShape().back());
+  // Per slice and query row: the unnormalised output, its maximum and sum.
+  const double splitUs =
+      slices > 1 ? 2 * slices * tiles * double(config.blockM) * (valueDim + 2) * 4 / (profile.hbmBandwidthGBps * 1e3)
+                 : 0;
+  // A block's 4 warps keep an SM's four schedulers busy (FlashAttention-2's
+  // shape; registers and shared tiles leave room for few more), so the
+  // blocks run in waves of one per SM.
+  const double blocks = tiles * slices, sms = double(profile.smCount);
+  const double utilization = blocks <= 0 ? 1.0 : blocks / (std::ceil(blocks / sms) * sms);
+  return flops / (templateRate(config, profile) * utilization) + splitUs;
 }
 
 } // namespace
@@ -177,7 +194,7 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
     if (llvm::isa<fuse::ConvOp, fuse::GemmOp, fuse::MatMulOp>(op))
       computeUs += templateTimeUs(op, flops, profile, batch);
     else if (llvm::isa<fuse::AttentionOp>(op))
-      computeUs += attentionTimeUs(op, flops, profile);
+      computeUs += attentionTimeUs(op, flops, profile, batch);
     else // epilogue arithmetic in registers, at the SIMT rate
       computeUs += flops / (profile.peakFp32Tflops * 1e6);
   }

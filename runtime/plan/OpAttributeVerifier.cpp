@@ -147,8 +147,8 @@ private:
     for (int dim = 0; dim < 2; ++dim) {
       if (input[firstSpatial + dim] == plan::kBatchDim)
         fail("spatial dimension " + std::to_string(dim) + " must be static, not the batch");
-      const rules::WindowAxis axis{input[firstSpatial + dim], kernel[dim], strides[dim], dilations[dim], pads[dim],
-                                   pads[dim + 2]};
+      const rules::WindowAxis axis{
+          input[firstSpatial + dim], kernel[dim], strides[dim], dilations[dim], pads[dim], pads[dim + 2]};
       int64_t outputs = 0;
       const std::string error = rules::windowOutputSize(axis, ceilMode, outputs);
       if (!error.empty())

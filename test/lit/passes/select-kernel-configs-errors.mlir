@@ -241,7 +241,7 @@ func.func @split_batched(%a: tensor<?x2x8x64xf32>, %b: tensor<2x64x32xf32>) -> t
 // -----
 
 func.func @attention_shape(%a: tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
-  // expected-error @+1 {{invalid #fuse.config: tensor_core_attention is block [64, 32 or 64, 16], warp [16, block N], 2 stages, mma "m16n8k16", precision "f16" or "bf16", split_k 1, vector [8, 8]}}
+  // expected-error @+1 {{invalid #fuse.config: tensor_core_attention is block [64, 32 or 64, 16], warp [16, block N], 2 stages, mma "m16n8k16", precision "f16" or "bf16", vector [8, 8]}}
   %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [128, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
   ^bb0(%x: tensor<?x2x9x64xf16>):
     %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16>
@@ -287,6 +287,19 @@ func.func @attention_precision(%a: tensor<?x2x9x64xbf16>) -> tensor<?x2x9x64xbf1
     fuse.yield %o : tensor<?x2x9x64xbf16>
   }
   return %0 : tensor<?x2x9x64xbf16>
+}
+
+// -----
+
+// A split over the keys needs a key tile per slice: 9 keys are one tile.
+func.func @attention_split_too_far(%a: tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
+  %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 4, vector = [8, 8]>} : (tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
+  ^bb0(%x: tensor<?x2x9x64xf16>):
+    // expected-error @+1 {{template tensor_core_attention cannot split this op: split_k = 4 needs at least as many key tiles of 64 (the keys make 1)}}
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16>
+    fuse.yield %o : tensor<?x2x9x64xf16>
+  }
+  return %0 : tensor<?x2x9x64xf16>
 }
 
 // -----

@@ -197,6 +197,37 @@ func.func @attention(%a: tensor<?x2x9x64xf16>, %b: tensor<?x2x9x128xbf16>, %c: t
 
 // -----
 
+// Few blocks for a long key sequence: 2 heads of 1024 queries at batch 1
+// are 32 query tiles (64 rows) for 132 SMs, so the key sequence is split
+// (flash-decoding): 16 key tiles of 64, at most 4 slices of 4 tiles; the
+// SIMT loop (16 rows per block: 128 blocks) fills the GPU unsplit, and 320
+// keys (5 tiles) are too few to split.
+// CHECK-LABEL: func.func @attention_split
+// CHECK: fuse.superkernel "long"{{.*}}#fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 4, vector = [8, 8]>
+// CHECK: fuse.superkernel "simt"{{.*}}#fuse.config<"simt_attention", {{.*}}split_k = 1,
+// CHECK: fuse.superkernel "short"{{.*}}#fuse.config<"tensor_core_attention", {{.*}}split_k = 1,
+func.func @attention_split(%a: tensor<?x2x1024x64xf16>, %b: tensor<?x2x1024x64xf32>, %c: tensor<?x2x320x64xf16>)
+    -> (tensor<?x2x1024x64xf16>, tensor<?x2x1024x64xf32>, tensor<?x2x320x64xf16>) {
+  %0 = fuse.superkernel "long" kind "attention" (%a) : (tensor<?x2x1024x64xf16>) -> tensor<?x2x1024x64xf16> {
+  ^bb0(%x: tensor<?x2x1024x64xf16>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x1024x64xf16>, tensor<?x2x1024x64xf16>, tensor<?x2x1024x64xf16>) -> tensor<?x2x1024x64xf16>
+    fuse.yield %o : tensor<?x2x1024x64xf16>
+  }
+  %1 = fuse.superkernel "simt" kind "attention" (%b) : (tensor<?x2x1024x64xf32>) -> tensor<?x2x1024x64xf32> {
+  ^bb0(%x: tensor<?x2x1024x64xf32>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x1024x64xf32>, tensor<?x2x1024x64xf32>, tensor<?x2x1024x64xf32>) -> tensor<?x2x1024x64xf32>
+    fuse.yield %o : tensor<?x2x1024x64xf32>
+  }
+  %2 = fuse.superkernel "short" kind "attention" (%c) : (tensor<?x2x320x64xf16>) -> tensor<?x2x320x64xf16> {
+  ^bb0(%x: tensor<?x2x320x64xf16>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x320x64xf16>, tensor<?x2x320x64xf16>, tensor<?x2x320x64xf16>) -> tensor<?x2x320x64xf16>
+    fuse.yield %o : tensor<?x2x320x64xf16>
+  }
+  return %0, %1, %2 : tensor<?x2x1024x64xf16>, tensor<?x2x1024x64xf32>, tensor<?x2x320x64xf16>
+}
+
+// -----
+
 // Heads read through a slice that starts 4 elements into rows of 20: the
 // rows are not 16-byte aligned, so f16 heads of 16 take the SIMT loop.
 // CHECK-LABEL: func.func @unaligned_heads

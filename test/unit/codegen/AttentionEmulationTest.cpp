@@ -26,6 +26,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include "runtime/support/SplitK.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -44,6 +46,9 @@ struct Case {
   /// Keys per tile pinned in the tensor-core loop's #fuse.config (0: the
   /// config fusec chooses).
   int64_t pinnedKeys = 0;
+  /// Key slices pinned as the config's split_k and run (0: the config fusec
+  /// chooses, run as the runtime would).
+  int64_t splitSlices = 0;
 };
 
 std::string tensorType(const std::string &dims, const std::string &type) { return "tensor<" + dims + "x" + type + ">"; }
@@ -75,8 +80,9 @@ int countKernels(mlir::ModuleOp module, llvm::StringRef kind) {
 /// The outputs of `module`'s single superkernel, run through the emulation
 /// on the inputs' own bytes (f32, f16 or bf16: test::emulate is f32 only),
 /// as doubles.
-std::map<std::string, std::vector<double>>
-emulateTyped(mlir::ModuleOp module, const std::map<std::string, runtime::Tensor> &inputs, int batch) {
+std::map<std::string, std::vector<double>> emulateTyped(mlir::ModuleOp module,
+                                                        const std::map<std::string, runtime::Tensor> &inputs, int batch,
+                                                        int64_t splitSlices) {
   auto func = module.lookupSymbol<mlir::func::FuncOp>("main");
   std::vector<fuse::SuperkernelOp> superkernels(func.getOps<fuse::SuperkernelOp>().begin(),
                                                 func.getOps<fuse::SuperkernelOp>().end());
@@ -107,12 +113,28 @@ emulateTyped(mlir::ModuleOp module, const std::map<std::string, runtime::Tensor>
     args.push_back(buffer.data());
     sizes.push_back(buffer.size());
   }
-  args.push_back(&batch);
   const auto &launch = kernel->launch;
-  emulated.launch(
-      kernel->name,
-      {unsigned(launch.grid[0].at(batch)), unsigned(launch.grid[1].at(batch)), unsigned(launch.grid[2].at(batch))},
-      {unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])}, args, sizes);
+  test::Dim3 grid{unsigned(launch.grid[0].at(batch)), unsigned(launch.grid[1].at(batch)),
+                  unsigned(launch.grid[2].at(batch))};
+  // A split over the keys: the pinned slices, or the runtime's rule; the
+  // scratch as the runtime gives it (partials NaN, counters zero).
+  const size_t tiles = size_t(grid.x) * grid.y;
+  if (launch.splitMaxSlices > 1)
+    grid.z = unsigned(splitSlices > 0 ? splitSlices
+                                      : splitKSlices(int64_t(tiles), launch.splitKTiles, launch.splitMaxSlices, 132));
+  std::vector<float> partials(tiles * grid.z * size_t(launch.splitPartialFloats), NAN);
+  std::vector<uint32_t> counters(tiles, 0);
+  if (launch.splitMaxSlices > 1) {
+    args.push_back(partials.data());
+    sizes.push_back(partials.size() * sizeof(float));
+    args.push_back(counters.data());
+    sizes.push_back(counters.size() * sizeof(uint32_t));
+  }
+  args.push_back(&batch);
+  emulated.launch(kernel->name, grid, {unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])},
+                  args, sizes);
+  for (uint32_t counter : counters)
+    REQUIRE(counter == 0); // the next launch finds them zero again
   const std::string name = func.getResultAttrOfType<mlir::StringAttr>(0, "fuse.name").str();
   return {{name, runtime::Tensor::fromBytes(shape, type, buffers.back().data(), buffers.back().size()).toDoubles()}};
 }
@@ -120,7 +142,7 @@ emulateTyped(mlir::ModuleOp module, const std::map<std::string, runtime::Tensor>
 /// Runs `fused` through the emulation and `reference`'s plan on the CPU
 /// backend at each batch, output by output, within `tolerance` (absolute
 /// and relative).
-void compareWithCpu(mlir::ModuleOp fused, mlir::ModuleOp reference, double tolerance) {
+void compareWithCpu(mlir::ModuleOp fused, mlir::ModuleOp reference, double tolerance, int64_t splitSlices = 0) {
   auto bytes = buildPlan(reference, PlanOptions());
   REQUIRE(mlir::succeeded(bytes));
   auto plan = std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(*bytes, "test"));
@@ -128,7 +150,7 @@ void compareWithCpu(mlir::ModuleOp fused, mlir::ModuleOp reference, double toler
   for (int batch : {1, 2}) {
     auto inputs = runtime::makeRandomInputs(*plan, batch, static_cast<uint64_t>(batch) + 11);
     auto expected = session.run(batch, inputs);
-    auto actual = emulateTyped(fused, inputs, batch);
+    auto actual = emulateTyped(fused, inputs, batch, splitSlices);
     for (const auto &[name, tensor] : expected) {
       INFO("batch " << batch << " output " << name);
       const std::vector<double> want = tensor.toDoubles(), got = actual.at(name);
@@ -176,6 +198,17 @@ void checkCase(const Case &c) {
       CHECK(kernel->source.find(", " + std::to_string(c.pinnedKeys) + ">;") != std::string::npos);
     });
   }
+  if (c.splitSlices != 0) {
+    module->walk([&](fuse::SuperkernelOp superkernel) {
+      fuse::KernelConfig config = fuse::KernelConfig::fromAttr(superkernel.getConfigAttr());
+      config.splitK = c.splitSlices;
+      superkernel.setConfigAttr(config.toAttr(context.get()));
+      auto kernel = codegen::emitKernel(superkernel);
+      REQUIRE(mlir::succeeded(kernel));
+      CHECK(kernel->source.find("FusecSplitK split;") != std::string::npos);
+      CHECK(kernel->launch.splitMaxSlices == c.splitSlices);
+    });
+  }
   // The tensor cores take 16-bit heads of whole k16 steps.
   const bool tensorCores = c.type != "f32" && c.headDim % 16 == 0 && c.valueDim % 16 == 0;
   CHECK(mainLoop(*module) == (tensorCores ? "FusecAttentionHalf" : "FusecAttention"));
@@ -183,7 +216,7 @@ void checkCase(const Case &c) {
   // result, which may differ by a unit of f16 where the sums' orders differ;
   // the tensor-core loop also rounds the probabilities to the element type
   // for the P V product (2^-11 relative for f16, 2^-8 for bf16).
-  compareWithCpu(*module, *module, c.type == "f32" ? 1e-4 : c.type == "f16" ? 4e-3 : 2e-2);
+  compareWithCpu(*module, *module, c.type == "f32" ? 1e-4 : c.type == "f16" ? 4e-3 : 2e-2, c.splitSlices);
 }
 
 } // namespace
@@ -230,6 +263,21 @@ TEST_CASE("emul: the tensor-core attention loop with 32-key tiles pinned on narr
           "[codegen][emul][attention][precision]") {
   checkCase({1, 65, 100, 64, 64, true, "", "f16", 32});
   checkCase({2, 17, 33, 32, 48, false, "1x17x33", "bf16", 32});
+}
+
+TEST_CASE("emul: attention split over the key sequence merges its slices", "[codegen][emul][attention][split]") {
+  // SIMT (32-key tiles): 300 keys are 10 tiles over 2, 3 and 4 slices, the
+  // last tile ragged; causal query tiles near the top have fewer key tiles
+  // than slices, so some slices are empty and must weigh nothing.
+  checkCase({2, 40, 300, 16, 24, false, "", "f32", 0, 2});
+  checkCase({1, 33, 300, 40, 72, false, "1x33x300", "f32", 0, 3});
+  checkCase({1, 300, 300, 8, 8, true, "", "f32", 0, 4});
+  // Tensor cores: 64-key tiles (10 of 600 keys), 32-key tiles for D = 128,
+  // causal with empty slices, and a mask, in f16 and bf16.
+  checkCase({2, 70, 600, 64, 64, false, "", "f16", 0, 4});
+  checkCase({1, 130, 300, 128, 128, true, "", "f16", 0, 3});
+  checkCase({1, 65, 600, 32, 48, false, "1x65x600", "bf16", 0, 5});
+  checkCase({2, 200, 200, 16, 16, true, "", "bf16", 32, 2});
 }
 
 TEST_CASE("emul: the formed attention kernel matches the unfused chain", "[codegen][emul][attention]") {

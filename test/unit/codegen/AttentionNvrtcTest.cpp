@@ -6,8 +6,9 @@
 // KiB of static shared memory a block may have and reads Q, K and the
 // probabilities as float4; the tensor-core loop (f16, bf16) has mma.m16n8k16,
 // ldmatrix (.trans for V) and cp.async in its PTX and no 64-bit division,
-// with dynamic shared memory above 48 KiB. Prints the registers ptxas
-// reports (docs/codegen.md quotes them).
+// with dynamic shared memory above 48 KiB. Both split over the keys the
+// same way. Prints the registers ptxas reports (docs/codegen.md quotes
+// them).
 //
 //===----------------------------------------------------------------------===//
 #include "FusedModule.h"
@@ -15,6 +16,8 @@
 #include "codegen/KernelCompiler.h"
 #include "codegen/KernelEmitter.h"
 #include "compiler/Driver.h"
+#include "ir/FuseOps.h"
+#include "ir/KernelConfig.h"
 #include "test/unit/TestSkip.h"
 
 #include <catch2/catch.hpp>
@@ -27,9 +30,10 @@ using namespace fusec;
 namespace {
 
 /// The attention superkernel of [?, 4, 100, D] x [?, 4, 130, D] heads, with a
-/// [100, 130] mask when `masked`.
+/// [100, 130] mask when `masked`, split over the keys into up to `split`
+/// slices when it is above 1.
 codegen::GeneratedKernel emitAttention(mlir::MLIRContext &context, int64_t headDim, const std::string &type,
-                                       bool masked, bool causal) {
+                                       bool masked, bool causal, int64_t split = 1) {
   const std::string d = std::to_string(headDim);
   const std::string q = "tensor<?x4x100x" + d + "x" + type + ">", k = "tensor<?x4x130x" + d + "x" + type + ">";
   const std::string m = "tensor<100x130x" + type + ">";
@@ -41,6 +45,11 @@ codegen::GeneratedKernel emitAttention(mlir::MLIRContext &context, int64_t headD
   auto module = test::parseAndFuse(context, ir);
   std::vector<codegen::GeneratedKernel> kernels;
   module->walk([&](fuse::SuperkernelOp superkernel) {
+    if (split > 1) {
+      fuse::KernelConfig config = fuse::KernelConfig::fromAttr(superkernel.getConfigAttr());
+      config.splitK = split;
+      superkernel.setConfigAttr(config.toAttr(&context));
+    }
     auto kernel = codegen::emitKernel(superkernel);
     REQUIRE(mlir::succeeded(kernel));
     kernels.push_back(*kernel);
@@ -61,11 +70,14 @@ TEST_CASE("the attention kernel compiles for sm_80 and sm_90 without spills", "[
     int64_t headDim;
     const char *type;
     bool masked, causal;
+    int64_t split = 1;
   };
-  for (Variant variant : {Variant{64, "f32", false, false}, Variant{64, "f16", true, false},
-                          Variant{128, "f32", false, true}, Variant{128, "bf16", true, true}}) {
+  for (Variant variant :
+       {Variant{64, "f32", false, false}, Variant{64, "f16", true, false}, Variant{128, "f32", false, true},
+        Variant{128, "bf16", true, true}, Variant{64, "f32", true, false, 2}, Variant{64, "f16", false, true, 2},
+        Variant{128, "bf16", true, false, 4}}) {
     codegen::GeneratedKernel kernel =
-        emitAttention(*context, variant.headDim, variant.type, variant.masked, variant.causal);
+        emitAttention(*context, variant.headDim, variant.type, variant.masked, variant.causal, variant.split);
     for (const char *arch : {"sm_80", "sm_90"}) {
       codegen::CompileOptions options;
       options.arch = arch;
@@ -79,6 +91,9 @@ TEST_CASE("the attention kernel compiles for sm_80 and sm_90 without spills", "[
       CHECK(compiled[0].spillBytes == 0);
       CHECK(compiled[0].log.find("warning") == std::string::npos);
       const std::string &ptx = compiled[0].ptx;
+      // A split kernel counts its slices in, and the last one merges them.
+      CHECK((ptx.find("atom.global.add.u32") != std::string::npos) == (variant.split > 1));
+      CHECK(kernel.launch.splitMaxSlices == variant.split);
       std::smatch smem;
       const int64_t staticBytes =
           std::regex_search(compiled[0].log, smem, std::regex("(\\d+) bytes smem")) ? std::stol(smem[1]) : 0;
@@ -101,7 +116,7 @@ TEST_CASE("the attention kernel compiles for sm_80 and sm_90 without spills", "[
         CHECK(sharedBytes == (variant.headDim == 64 ? 0 : 52224));
       }
       std::cout << "attention D=" << variant.headDim << " " << variant.type << (variant.masked ? " masked" : "")
-                << (variant.causal ? " causal" : "") << " " << arch << ": " << compiled[0].registers << " registers, "
+                << (variant.causal ? " causal" : "") << (variant.split > 1 ? " split" : "") << " " << arch << ": " << compiled[0].registers << " registers, "
                 << staticBytes << " bytes static + " << sharedBytes << " bytes dynamic smem\n";
     }
   }

@@ -132,8 +132,8 @@ std::string convIR(const Conv &conv, const char *type) {
          y + " {\n  ^bb0(%a0: " + x + ", %a1: " + w + ", %a2: " + b + "):\n" +
          "    %c = fuse.conv %a0, %a1, %a2 {strides = array<i64: " + s + ", " + s + ">, pads = array<i64: " + p + ", " +
          p + ", " + p + ", " + p + ">, dilations = array<i64: 1, 1>, group = 1 : i64" +
-         (conv.channelsLast ? ", channels_last = true" : "") + "} : (" + x + ", " + w + ", " + b +
-         ") -> " + y + "\n    fuse.yield %c : " + y + "\n  }\n  return %k : " + y + "\n}\n";
+         (conv.channelsLast ? ", channels_last = true" : "") + "} : (" + x + ", " + w + ", " + b + ") -> " + y +
+         "\n    fuse.yield %c : " + y + "\n  }\n  return %k : " + y + "\n}\n";
 }
 
 void runConv(const Conv &conv, const char *config, int batch, unsigned seed) {
