@@ -116,8 +116,9 @@ TEST_CASE("the attention kernel compiles for sm_80 and sm_90 without spills", "[
         CHECK(sharedBytes == (variant.headDim == 64 ? 0 : 52224));
       }
       std::cout << "attention D=" << variant.headDim << " " << variant.type << (variant.masked ? " masked" : "")
-                << (variant.causal ? " causal" : "") << (variant.split > 1 ? " split" : "") << " " << arch << ": " << compiled[0].registers << " registers, "
-                << staticBytes << " bytes static + " << sharedBytes << " bytes dynamic smem\n";
+                << (variant.causal ? " causal" : "") << (variant.split > 1 ? " split" : "") << " " << arch << ": "
+                << compiled[0].registers << " registers, " << staticBytes << " bytes static + " << sharedBytes
+                << " bytes dynamic smem\n";
     }
   }
 }
