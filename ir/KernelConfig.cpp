@@ -198,9 +198,10 @@ std::string splitKProblem(Operation *core, const KernelConfig &config) {
 std::string configProblem(Operation *core, const KernelConfig &config) {
   if (auto attention = llvm::dyn_cast<AttentionOp>(core)) {
     std::string problem = attentionConfigProblem(attention, config);
-    if (problem.empty() && config.splitK > 1 && !(problem = splitKProblem(core, config)).empty())
-      problem = "template " + templateName(config.kind).str() + " cannot split this op: " + problem;
-    return problem;
+    if (!problem.empty() || config.splitK == 1)
+      return problem;
+    problem = splitKProblem(core, config);
+    return problem.empty() ? "" : "template " + templateName(config.kind).str() + " cannot split this op: " + problem;
   }
   const bool isConv = llvm::isa<ConvOp>(core), isProduct = llvm::isa<GemmOp, MatMulOp>(core);
   if (!isConv && !isProduct)
