@@ -47,6 +47,18 @@ template <int D, int DV> struct FusecAttention {
     alignas(16) float p[kWarps][kRows][kBlockN];
   };
 
+  /// The rows' state before any key: no maximum, nothing summed.
+  static __device__ __forceinline__ void start(float (&m)[kRows], float (&l)[kRows], float (&acc)[kRows][kColChunks]) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      m[r] = -INFINITY;
+      l[r] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < kColChunks; ++c)
+        acc[r][c] = 0.0f;
+    }
+  }
+
   /// Publishes this slice's rows and, in the tile's last block, replaces
   /// them by the merge of every slice; returns whether this block is that
   /// one. m and l are the same in every lane of the warp.
@@ -60,14 +72,7 @@ template <int D, int DV> struct FusecAttention {
     };
     if (!fusec_split_k_publish<kThreads, kSplitVectors>(value, split, last))
       return false;
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      m[r] = -INFINITY;
-      l[r] = 0.0f;
-#pragma unroll
-      for (int c = 0; c < kColChunks; ++c)
-        acc[r][c] = 0.0f;
-    }
+    start(m, l, acc);
 #pragma unroll 1
     for (int s = 0; s < split.slices; ++s) {
       const float4 maxima = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, kColChunks);
@@ -113,14 +118,7 @@ template <int D, int DV> struct FusecAttention {
       sh.q[r][d] = row0 + r < S ? fusec_ld(&Q[(row0 + r) * ldq + d]) : 0.0f;
     }
     float m[kRows], l[kRows], acc[kRows][kColChunks];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      m[r] = -INFINITY;
-      l[r] = 0.0f;
-#pragma unroll
-      for (int c = 0; c < kColChunks; ++c)
-        acc[r][c] = 0.0f;
-    }
+    start(m, l, acc);
     // Row i attends to keys j <= i + (SK - S): the block's last row bounds
     // the keys any of its rows needs.
     const long long offset = SK - S;

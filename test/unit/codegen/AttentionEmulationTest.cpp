@@ -26,8 +26,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-#include "runtime/support/SplitK.h"
-
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -116,25 +114,14 @@ std::map<std::string, std::vector<double>> emulateTyped(mlir::ModuleOp module,
   const auto &launch = kernel->launch;
   test::Dim3 grid{unsigned(launch.grid[0].at(batch)), unsigned(launch.grid[1].at(batch)),
                   unsigned(launch.grid[2].at(batch))};
-  // A split over the keys: the pinned slices, or the runtime's rule; the
-  // scratch as the runtime gives it (partials NaN, counters zero).
-  const size_t tiles = size_t(grid.x) * grid.y;
-  if (launch.splitMaxSlices > 1)
-    grid.z = unsigned(splitSlices > 0 ? splitSlices
-                                      : splitKSlices(int64_t(tiles), launch.splitKTiles, launch.splitMaxSlices, 132));
-  std::vector<float> partials(tiles * grid.z * size_t(launch.splitPartialFloats), NAN);
-  std::vector<uint32_t> counters(tiles, 0);
-  if (launch.splitMaxSlices > 1) {
-    args.push_back(partials.data());
-    sizes.push_back(partials.size() * sizeof(float));
-    args.push_back(counters.data());
-    sizes.push_back(counters.size() * sizeof(uint32_t));
-  }
+  // A split over the keys: the pinned slices, or the runtime's rule.
+  test::SplitScratch scratch(launch, size_t(grid.x) * grid.y, splitSlices);
+  grid.z *= scratch.slices();
+  scratch.appendTo(args, sizes);
   args.push_back(&batch);
   emulated.launch(kernel->name, grid, {unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])},
                   args, sizes);
-  for (uint32_t counter : counters)
-    REQUIRE(counter == 0); // the next launch finds them zero again
+  REQUIRE(scratch.countersCleared());
   const std::string name = func.getResultAttrOfType<mlir::StringAttr>(0, "fuse.name").str();
   return {{name, runtime::Tensor::fromBytes(shape, type, buffers.back().data(), buffers.back().size()).toDoubles()}};
 }

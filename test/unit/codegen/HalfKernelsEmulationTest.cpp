@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EmulationHarness.h"
+#include "KernelEmulation.h"
 
 #include "codegen/KernelEmitter.h"
 #include "compiler/Diagnostics.h"
@@ -19,7 +20,6 @@
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
 #include "runtime/support/HalfFloat.h"
-#include "runtime/support/SplitK.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
@@ -66,26 +66,17 @@ void emitAndRun(const std::string &ir, const char *config, std::vector<std::vect
     bytes.push_back(buffer.size() * 2);
   }
   const auto &launch = kernel->launch;
-  const unsigned tiles = unsigned(launch.grid[0].at(batch) * launch.grid[1].at(batch));
-  unsigned slices = unsigned(launch.grid[2].at(batch));
-  // A split-capable kernel runs with the slices the runtime would give it,
-  // on scratch as the runtime gives it (partials NaN, counters zero).
-  if (launch.splitMaxSlices > 1)
-    slices = unsigned(splitKSlices(int64_t(tiles), launch.splitKTiles, launch.splitMaxSlices, 132));
-  std::vector<float> partials(size_t(tiles) * slices * size_t(launch.splitPartialFloats), NAN);
-  std::vector<uint32_t> counters(tiles, 0);
-  if (launch.splitMaxSlices > 1) {
-    args.push_back(partials.data());
-    bytes.push_back(partials.size() * sizeof(float));
-    args.push_back(counters.data());
-    bytes.push_back(counters.size() * sizeof(uint32_t));
-  }
+  // A split-capable kernel runs with the slices the runtime would give it.
+  test::SplitScratch scratch(launch, size_t(launch.grid[0].at(batch) * launch.grid[1].at(batch)));
+  scratch.appendTo(args, bytes);
   args.push_back(&batch);
   std::vector<uint32_t> arguments = launch.arguments;
   if (!arguments.empty())
     args.push_back(arguments.data());
-  emulated.launch(kernel->name, {unsigned(launch.grid[0].at(batch)), unsigned(launch.grid[1].at(batch)), slices},
+  emulated.launch(kernel->name,
+                  {unsigned(launch.grid[0].at(batch)), unsigned(launch.grid[1].at(batch)), scratch.slices()},
                   {unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])}, args, bytes);
+  REQUIRE(scratch.countersCleared());
 }
 
 std::vector<uint16_t> randomValues(size_t count, std::mt19937 &random) {

@@ -27,6 +27,28 @@ int64_t elementsAt(mlir::Type type, int64_t batch) {
 
 } // namespace
 
+SplitScratch::SplitScratch(const codegen::KernelLaunch &launch, size_t tiles, int64_t slices)
+    : split_(launch.splitMaxSlices > 1), slices_(1) {
+  if (split_)
+    slices_ = unsigned(slices > 0 ? std::min(slices, launch.splitMaxSlices)
+                                  : splitKSlices(int64_t(tiles), launch.splitKTiles, launch.splitMaxSlices, 132));
+  partials_.assign(tiles * slices_ * size_t(launch.splitPartialFloats), NAN);
+  counters_.assign(tiles, 0);
+}
+
+void SplitScratch::appendTo(std::vector<void *> &args, std::vector<size_t> &bytes) {
+  if (!split_)
+    return;
+  args.push_back(partials_.data());
+  bytes.push_back(partials_.size() * sizeof(float));
+  args.push_back(counters_.data());
+  bytes.push_back(counters_.size() * sizeof(uint32_t));
+}
+
+bool SplitScratch::countersCleared() const {
+  return std::all_of(counters_.begin(), counters_.end(), [](uint32_t counter) { return counter == 0; });
+}
+
 std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
                                                const std::map<std::string, runtime::Tensor> &inputs, int batchSize,
                                                int64_t splitSlices) {
@@ -76,30 +98,17 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
     Dim3 grid{unsigned(launch.grid[0].at(batchSize)), unsigned(launch.grid[1].at(batchSize)),
               unsigned(launch.grid[2].at(batchSize))};
     Dim3 block{unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])};
-    // Split-K scratch as the runtime gives it: partial sums never read
-    // before written (NaN bytes), counters zero.
-    const size_t tiles = size_t(grid.x) * grid.y;
-    if (launch.splitMaxSlices > 1) {
+    if (launch.splitMaxSlices > 1)
       REQUIRE(grid.z == 1);
-      grid.z = unsigned(splitSlices > 0 ? std::min(splitSlices, launch.splitMaxSlices)
-                                        : splitKSlices(int64_t(tiles), launch.splitKTiles, launch.splitMaxSlices, 132));
-    }
-    std::vector<uint8_t> partials(tiles * grid.z * size_t(launch.splitPartialFloats) * sizeof(float), 0xff);
-    std::vector<uint32_t> counters(tiles, 0);
-    if (launch.splitMaxSlices > 1) {
-      args.push_back(partials.data());
-      bytes.push_back(partials.size());
-      args.push_back(counters.data());
-      bytes.push_back(counters.size() * sizeof(uint32_t));
-    }
+    SplitScratch scratch(launch, size_t(grid.x) * grid.y, splitSlices);
+    grid.z *= scratch.slices();
+    scratch.appendTo(args, bytes);
     args.push_back(&batchSize);
     std::vector<uint32_t> arguments = launch.arguments;
     if (!arguments.empty())
       args.push_back(arguments.data());
     emulated.launch(kernel.name, grid, block, args, bytes);
-    // The next launch finds them zero again.
-    for (size_t tile = 0; tile < counters.size(); ++tile)
-      REQUIRE(counters[tile] == 0);
+    REQUIRE(scratch.countersCleared());
   }
   std::map<std::string, runtime::Tensor> outputs;
   auto returnOp = llvm::cast<mlir::func::ReturnOp>(func.getBody().front().getTerminator());
