@@ -81,13 +81,8 @@ template <int D, int DV> struct FusecAttention {
       const float sliceSum[kRows] = {sums.x, sums.y, sums.z, sums.w};
       float keep[kRows], add[kRows];
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        const float mNew = fmaxf(m[r], sliceMax[r]);
-        keep[r] = m[r] == -INFINITY ? 0.0f : expf(m[r] - mNew);
-        add[r] = sliceMax[r] == -INFINITY ? 0.0f : expf(sliceMax[r] - mNew);
-        l[r] = l[r] * keep[r] + sliceSum[r] * add[r];
-        m[r] = mNew;
-      }
+      for (int r = 0; r < kRows; ++r)
+        fusec_merge_softmax_row<false>(m[r], l[r], sliceMax[r], sliceSum[r], keep[r], add[r]);
 #pragma unroll
       for (int c = 0; c < kColChunks; ++c) {
         const float4 v = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, c);

@@ -139,13 +139,8 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
       const float sliceMax[2] = {rows.x, rows.y}, sliceSum[2] = {rows.z, rows.w};
       float keep[2], add[2];
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const float mNew = fmaxf(m[h], sliceMax[h]);
-        keep[h] = m[h] == -INFINITY ? 0.0f : exp2f(m[h] - mNew);
-        add[h] = sliceMax[h] == -INFINITY ? 0.0f : exp2f(sliceMax[h] - mNew);
-        l[h] = l[h] * keep[h] + sliceSum[h] * add[h];
-        m[h] = mNew;
-      }
+      for (int h = 0; h < 2; ++h)
+        fusec_merge_softmax_row<true>(m[h], l[h], sliceMax[h], sliceSum[h], keep[h], add[h]);
 #pragma unroll
       for (int j = 0; j < kOutputTiles; ++j) {
         const float4 v = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, j);

@@ -99,6 +99,21 @@ __device__ __forceinline__ float4 fusec_split_k_partial(const FusecSplitK &split
                 ((long long)split.tile * split.slices + slice) * (Count * Threads) + q * Threads + threadIdx.x);
 }
 
+/// Merges a slice's softmax row (its maximum `sliceMax` and sum `sliceSum`,
+/// in natural or, with Log2, base-2 units) into the running row (m, l) of
+/// the slices before it; `keep` and `add` are what the running and the
+/// slice's outputs are then weighed by. A row with no score yet (m =
+/// -inf) weighs nothing: exp(-inf - -inf) would be NaN.
+template <bool Log2>
+__device__ __forceinline__ void fusec_merge_softmax_row(float &m, float &l, float sliceMax, float sliceSum, float &keep,
+                                                        float &add) {
+  const float mNew = fmaxf(m, sliceMax);
+  keep = m == -INFINITY ? 0.0f : Log2 ? exp2f(m - mNew) : expf(m - mNew);
+  add = sliceMax == -INFINITY ? 0.0f : Log2 ? exp2f(sliceMax - mNew) : expf(sliceMax - mNew);
+  l = l * keep + sliceSum * add;
+  m = mNew;
+}
+
 /// Publishes the calling block's partial accumulators `acc` (M x N mma
 /// tiles of 4 values per thread) and returns whether the block is its
 /// tile's last: then `acc` holds the sum over every slice, in slice order.

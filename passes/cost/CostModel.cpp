@@ -98,20 +98,24 @@ double templateRate(const fuse::KernelConfig &config, const DeviceProfile &profi
   return peak * 1e6 * profile.efficiencyOf(efficiencyName);
 }
 
+/// The config `core`'s superkernel has, or the one it would get at `batch`
+/// on `profile`'s GPU.
+fuse::KernelConfig configOf(Operation *core, const DeviceProfile &profile, int64_t batch) {
+  auto kernel = core->getParentOfType<fuse::SuperkernelOp>();
+  if (kernel && kernel.getConfigAttr())
+    return fuse::KernelConfig::fromAttr(kernel.getConfigAttr());
+  return fuse::chooseKernelConfig(
+      core, fuse::ProductPrecision::Fp32,
+      fuse::TileTarget{batch, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024});
+}
+
 /// Microseconds the conv or matrix product `core` (`flops` at the cost
 /// batch) takes on the template of its kernel config: the template's
 /// share of its peak, on the work of whole block tiles (ragged tiles compute
 /// their padding too), spread over the SMs in waves (a grid of fewer blocks
 /// than the GPU holds leaves SMs idle: batch-1 convolutions on small images).
 double templateTimeUs(Operation *core, double flops, const DeviceProfile &profile, int64_t batch) {
-  // The config its superkernel has, or the one it would get for this batch.
-  auto kernel = core->getParentOfType<fuse::SuperkernelOp>();
-  const fuse::KernelConfig config =
-      kernel && kernel.getConfigAttr()
-          ? fuse::KernelConfig::fromAttr(kernel.getConfigAttr())
-          : fuse::chooseKernelConfig(
-                core, fuse::ProductPrecision::Fp32,
-                fuse::TileTarget{batch, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024});
+  const fuse::KernelConfig config = configOf(core, profile, batch);
   auto out = llvm::cast<RankedTensorType>(core->getResult(0).getType()).getShape();
   auto at = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
   // The product's rows x columns as the template tiles them.
@@ -150,13 +154,7 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
 /// grid into (fusec_split_k.h), whose partial rows the last block reads
 /// back (L2 traffic, charged at HBM speed).
 double attentionTimeUs(Operation *attention, double flops, const DeviceProfile &profile, int64_t batch) {
-  auto kernel = attention->getParentOfType<fuse::SuperkernelOp>();
-  const fuse::KernelConfig config =
-      kernel && kernel.getConfigAttr()
-          ? fuse::KernelConfig::fromAttr(kernel.getConfigAttr())
-          : fuse::chooseKernelConfig(
-                attention, fuse::ProductPrecision::Fp32,
-                fuse::TileTarget{batch, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024});
+  const fuse::KernelConfig config = configOf(attention, profile, batch);
   const double tiles = fuse::attentionBlocksAt(attention, config, batch);
   const double slices = double(fuse::splitSlicesAt(attention, config, batch, profile.smCount));
   const auto valueDim = double(llvm::cast<RankedTensorType>(attention->getResult(0).getType()).getShape().back());
