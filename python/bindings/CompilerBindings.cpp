@@ -20,7 +20,8 @@ void bindCompiler(py::module_ &module) {
       [](const std::string &path, const std::string &target, const std::string &precision,
          const std::string &ioPrecision, const std::string &fusionStrategy, const std::vector<std::string> &disable,
          const std::vector<int64_t> &batchBuckets, int64_t costBatch, int64_t kernelVariants,
-         const std::string &deviceProfile, const std::string &kernelCache, const std::map<std::string, int64_t> &dims) {
+         const std::string &deviceProfile, const std::string &kernelCache, const std::map<std::string, int64_t> &dims,
+         const std::string &layout) {
         ModelCompileOptions options;
         options.dimensionSizes = dims;
         options.target = target;
@@ -31,6 +32,7 @@ void bindCompiler(py::module_ &module) {
         options.batchBuckets = batchBuckets;
         options.costBatch = costBatch;
         options.kernelVariants = kernelVariants;
+        options.layout = layout;
         options.deviceProfile = deviceProfile;
         options.kernelCacheDir = kernelCache;
         CompiledModel compiled;
@@ -48,7 +50,7 @@ void bindCompiler(py::module_ &module) {
       },
       py::arg("path"), py::arg("target"), py::arg("precision"), py::arg("io_precision"), py::arg("fusion_strategy"),
       py::arg("disable"), py::arg("batch_buckets"), py::arg("cost_batch"), py::arg("kernel_variants"),
-      py::arg("device_profile"), py::arg("kernel_cache"), py::arg("dims"),
+      py::arg("device_profile"), py::arg("kernel_cache"), py::arg("dims"), py::arg("layout"),
       "Compiles the model file at `path`; returns (plan bytes, fusion report JSON text). Raises CompileError.");
 }
 

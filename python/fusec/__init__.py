@@ -210,7 +210,7 @@ def _model_suffix(data, model_format):
 
 def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion_strategy="greedy",
             disable=(), batch_buckets=(1, 2, 4, 8, 16), cost_batch=1, device_profile="h200",
-            kernel_cache=None, report=True, format=None, kernel_variants=1, dims=None):
+            kernel_cache=None, report=True, format=None, kernel_variants=1, dims=None, layout="nchw"):
     """Compiles a model into a Plan, as the fusec command does.
 
     model: a path (.onnx, .json, .mlir) or the model's bytes (ONNX, or fusec
@@ -225,6 +225,8 @@ def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion
     dims: sizes for named input dimensions other than the batch, e.g.
     {"seq": 128} for a model exported with a dynamic sequence axis (a plan
     has one dynamic dimension, the batch).
+    layout: "nchw" or "nhwc" (images channels-last between convolutions and
+    pools, as fusec --layout=nhwc; the model's inputs and outputs keep theirs).
     Raises CompileError with every diagnostic.
     """
     options = dict(target=target, precision=precision, io_precision=io_precision,
@@ -232,7 +234,8 @@ def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion
                    batch_buckets=[int(b) for b in batch_buckets], cost_batch=int(cost_batch),
                    kernel_variants=int(kernel_variants), device_profile=device_profile,
                    kernel_cache=kernel_cache or "",
-                   dims={str(name): int(size) for name, size in (dims or {}).items()})
+                   dims={str(name): int(size) for name, size in (dims or {}).items()},
+                   layout=str(layout))
     if isinstance(model, (bytes, bytearray, memoryview)):
         data = bytes(model)
         name = "<model bytes>"

@@ -33,6 +33,17 @@ def test_shared_model_matches_reference(name, strategy):
     check_against_reference(fusec.Session(plan, device="cpu"), folder, meta)
 
 
+@pytest.mark.parametrize("name", ["tiny_resnet", "residual_block"])
+def test_channels_last_plans_match_reference(name):
+    """layout="nhwc": convs and pools in NHWC between one transpose in
+    (the model's input stays NCHW) and none out (the classifier's)."""
+    folder = MODELS / name
+    plan = fusec.compile(folder / "model.onnx", target="cpu", layout="nhwc")
+    check_against_reference(fusec.Session(plan, device="cpu"), folder, load_meta(folder))
+    with pytest.raises(fusec.CompileError, match=r"layout must be nchw or nhwc, got 'hwcn'"):
+        fusec.compile(folder / "model.onnx", target="cpu", layout="hwcn")
+
+
 def test_fusion_fuses_and_the_report_says_so(tmp_path):
     folder = MODELS / "conv_bn_relu"
     fused = fusec.compile(folder / "model.onnx", target="cpu")
