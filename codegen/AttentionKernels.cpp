@@ -17,12 +17,13 @@
 // for grids too small for the GPU); the runtime chooses the slices per
 // launch as for split-K.
 //
-// Two main loops, as the kernel's #fuse.config says (ir/AttentionConfig.h
+// Three main loops, as the kernel's #fuse.config says (ir/AttentionConfig.h
 // decides which applies): FusecAttentionHalf (fusec_attention_half.h,
 // mma.m16n8k16 for both products) where Q, K and V are f16 or bf16 of one
 // type with head dimensions that are multiples of 16 and 16-byte aligned
-// rows; the SIMT FusecAttention (fusec_attention.h) otherwise, which keeps
-// f32 attention exact to f32 rounding.
+// rows; FusecAttentionTf32 (fusec_attention_tf32.h, mma.m16n8k8 in 3xTF32,
+// f32 accuracy, or tf32) for f32 heads that are multiples of 8; the SIMT
+// FusecAttention (fusec_attention.h) otherwise.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
@@ -150,10 +151,15 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   // The template's shared memory is the config's (a static_assert ties the
   // two, so the limits checked on the config hold for the kernel).
   const int64_t bytes = fuse::attentionSharedBytes(*config, headDim, valueDim);
+  const bool tf32 = tensorCores && !config->halfOperands();
   if (tensorCores) {
     // Above 48 KiB, dynamic.
-    code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " + storageType(fuse::elementTypeOf(query)) +
-            ", " + std::to_string(config->blockN) + ">;\n";
+    if (tf32)
+      code += "  using Attention = FusecAttentionTf32<" + D + ", " + DV + ", " + std::to_string(config->blockN) + ", " +
+              std::to_string(config->passes) + ">;\n";
+    else
+      code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " + storageType(fuse::elementTypeOf(query)) +
+              ", " + std::to_string(config->blockN) + ">;\n";
     code += "  static_assert(Attention::kSmemBytes == " + std::to_string(bytes) + ", \"the config's shared size\");\n";
     emitPipelineSharedMemory(code, bytes, launch, "Attention", "attentionShared");
   } else {
@@ -200,7 +206,10 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   launch.block = {config->threads(), 1, 1};
   launch.grid[0] = gridFor(linearNumel(outShape.drop_back(2)), 1);
   launch.grid[1] = gridFor(linearNumel(qShape.drop_back(1).take_back(1)), config->blockM);
-  return builder.finish(code, launch, {tensorCores ? "fusec_attention_half.h" : "fusec_attention.h"});
+  return builder.finish(code, launch,
+                        {tf32          ? "fusec_attention_tf32.h"
+                         : tensorCores ? "fusec_attention_half.h"
+                                       : "fusec_attention.h"});
 }
 
 } // namespace fusec::codegen

@@ -20,18 +20,27 @@ int64_t headDimOf(Value value) { return llvm::cast<ShapedType>(value.getType()).
 /// above 64 (the largest whose accumulators stay in registers).
 int64_t tensorCoreKeys(int64_t headDim, int64_t valueDim) { return headDim > 64 || valueDim > 64 ? 32 : 64; }
 
+/// The same for f32 heads (fusec_attention_tf32.h): 32, or 16 for heads
+/// above 64, whose f32 tiles of 32 keys need more than 99 KiB of shared
+/// memory.
+int64_t tf32Keys(int64_t headDim, int64_t valueDim) { return headDim > 64 || valueDim > 64 ? 16 : 32; }
+
 std::string str(int64_t value) { return std::to_string(value); }
 
 } // namespace
 
 bool attentionTakesTensorCores(AttentionOp attention) {
   Type type = elementTypeOf(attention.getQuery());
-  if (!(type.isF16() || type.isBF16()) || elementTypeOf(attention.getKey()) != type ||
+  if (!(type.isF16() || type.isBF16() || type.isF32()) || elementTypeOf(attention.getKey()) != type ||
       elementTypeOf(attention.getValue()) != type)
     return false;
+  // The head dimensions are whole k steps (k16 for halves, k8 for tf32).
+  const int64_t step = type.isF32() ? 8 : 16;
   const int64_t d = headDimOf(attention.getQuery()), dv = headDimOf(attention.getValue());
-  return d % 16 == 0 && dv % 16 == 0 && d <= kMaxAttentionHeadDim && dv <= kMaxAttentionHeadDim;
+  return d % step == 0 && dv % step == 0 && d <= kMaxAttentionHeadDim && dv <= kMaxAttentionHeadDim;
 }
+
+int64_t attentionVectorElements(AttentionOp attention) { return elementTypeOf(attention.getQuery()).isF32() ? 4 : 8; }
 
 int64_t attentionRowAlignment(AttentionOp attention) {
   int64_t alignment = 0;
@@ -53,18 +62,29 @@ int64_t attentionRowAlignment(AttentionOp attention) {
   return alignment == 0 ? 1 : alignment;
 }
 
-KernelConfig chooseAttentionConfig(AttentionOp attention) {
+KernelConfig chooseAttentionConfig(AttentionOp attention, ProductPrecision precision) {
   KernelConfig config;
-  if (attentionTakesTensorCores(attention) && attentionRowAlignment(attention) % 8 == 0) {
+  const int64_t vector = attentionVectorElements(attention);
+  if (attentionTakesTensorCores(attention) && attentionRowAlignment(attention) % vector == 0) {
     config.kind = KernelTemplate::TensorCoreAttention;
-    config.operands = elementTypeOf(attention.getQuery()).isF16() ? OperandType::F16 : OperandType::BF16;
     config.blockM = kTensorCoreRows;
-    config.blockN = tensorCoreKeys(headDimOf(attention.getQuery()), headDimOf(attention.getValue()));
-    config.blockK = 16;
-    config.warpM = 16, config.warpN = config.blockN;
     config.stages = 2;
-    config.aVector = config.bVector = 8;
-    return config;
+    config.aVector = config.bVector = vector;
+    const Type type = elementTypeOf(attention.getQuery());
+    if (type.isF32()) { // 3xTF32 (f32 accuracy), or tf32 as --precision asks
+      config.operands = OperandType::F32;
+      config.passes = precision == ProductPrecision::Tf32 ? 1 : 3;
+      config.blockN = tf32Keys(headDimOf(attention.getQuery()), headDimOf(attention.getValue()));
+      config.blockK = 8;
+    } else {
+      config.operands = type.isF16() ? OperandType::F16 : OperandType::BF16;
+      config.blockN = tensorCoreKeys(headDimOf(attention.getQuery()), headDimOf(attention.getValue()));
+      config.blockK = 16;
+    }
+    config.warpM = 16, config.warpN = config.blockN;
+    if (attentionConfigProblem(attention, config).empty())
+      return config;
+    config = KernelConfig();
   }
   config.kind = KernelTemplate::SimtAttention;
   config.blockM = kSimtRows, config.blockN = kSimtKeys, config.blockK = 1;
@@ -82,15 +102,19 @@ std::string attentionConfigProblem(AttentionOp attention, const KernelConfig &co
         "head dimensions are at most " + str(kMaxAttentionHeadDim) + " (D = " + str(d) + ", Dv = " + str(dv) + ")";
   } else if (config.kind == KernelTemplate::TensorCoreAttention) {
     const Type type = elementTypeOf(attention.getQuery());
+    const OperandType operands = type.isF16() ? OperandType::F16 : type.isBF16() ? OperandType::BF16 : OperandType::F32;
+    const int64_t vector = attentionVectorElements(attention);
     if (!attentionTakesTensorCores(attention))
-      problem = "it takes f16 or bf16 Q, K and V of one type with head dimensions that are multiples of 16";
-    else if ((config.operands == OperandType::F16) != type.isF16())
-      problem = std::string("precision \"") + (config.operands == OperandType::F16 ? "f16" : "bf16") +
+      problem = "it takes f16 or bf16 Q, K and V of one type with head dimensions that are multiples of 16, or f32 "
+                "ones with head dimensions that are multiples of 8";
+    else if (config.operands != operands)
+      problem = "precision \"" + config.toAttr(attention.getContext()).getPrecision().str() +
                 "\" is not the operands' type";
-    else if (int64_t alignment = attentionRowAlignment(attention); alignment % 8 != 0)
-      problem = "its 16-byte copies need every row of Q, K and V to start at a multiple of 8 elements (rows here "
-                "are aligned to " +
-                str(alignment) + ")";
+    else if (int64_t alignment = attentionRowAlignment(attention); alignment % vector != 0)
+      problem = "its 16-byte copies need every row of Q, K and V to start at a multiple of " + str(vector) +
+                " elements (rows here are aligned to " + str(alignment) + ")";
+    else if (operands == OperandType::F32 && config.blockN != 16 && config.blockN != 32)
+      problem = "f32 heads take 16 or 32 keys per tile, not " + str(config.blockN);
     else if (config.blockN == 64 && (d > 64 || dv > 64))
       problem = "64-key tiles take heads up to 64 (D = " + str(d) + ", Dv = " + str(dv) + "): use 32";
   }
@@ -115,15 +139,28 @@ std::string describeAttentionConfigProblem(KernelTemplate kind, ArrayRef<int64_t
                : "simt_attention is block [16, 32, 1], warp [4, 32], 1 stage, mma \"none\", precision \"f32\", "
                  "vector [1, 1]";
   const int64_t keys = block.size() == 3 ? block[1] : 0;
+  if (precision == "3xtf32" || precision == "tf32")
+    return block.size() == 3 && block[0] == kTensorCoreRows && (keys == 16 || keys == 32) && block[2] == 8 &&
+                   is(warp, {16, keys}) && stages == 2 && mma == "m16n8k8" && is(vector, {4, 4})
+               ? ""
+               : "tensor_core_attention on f32 heads is block [64, 16 or 32, 8], warp [16, block N], 2 stages, mma "
+                 "\"m16n8k8\", precision \"3xtf32\" or \"tf32\", vector [4, 4]";
   return block.size() == 3 && block[0] == kTensorCoreRows && (keys == 32 || keys == 64) && block[2] == 16 &&
                  is(warp, {16, keys}) && stages == 2 && mma == "m16n8k16" &&
                  (precision == "f16" || precision == "bf16") && is(vector, {8, 8})
              ? ""
              : "tensor_core_attention is block [64, 32 or 64, 16], warp [16, block N], 2 stages, mma \"m16n8k16\", "
-               "precision \"f16\" or \"bf16\", vector [8, 8]";
+               "precision \"f16\" or \"bf16\", vector [8, 8]; on f32 heads block [64, 16 or 32, 8], mma \"m16n8k8\", "
+               "precision \"3xtf32\" or \"tf32\", vector [4, 4]";
 }
 
 int64_t attentionSharedBytes(const KernelConfig &config, int64_t headDim, int64_t valueDim) {
+  if (config.kind == KernelTemplate::TensorCoreAttention && config.operands == OperandType::F32) {
+    // FusecAttentionTf32: Q and K rows padded by 4 words, V rows to 8 or 24
+    // words mod 32.
+    const int64_t vStride = valueDim + 8 + ((valueDim + 8) % 16 == 0 ? 8 : 0);
+    return 4 * (config.blockM * (headDim + 4) + 2 * config.blockN * (headDim + 4 + vStride));
+  }
   if (config.kind == KernelTemplate::TensorCoreAttention)
     return 2 * (config.blockM * (headDim + 8) + 2 * config.blockN * (headDim + 8 + valueDim + 8));
   // FusecAttention::Shared: Q, K (rows padded to an odd number of float4s,

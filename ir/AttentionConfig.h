@@ -10,7 +10,10 @@
 //    V double-buffered), mma "m16n8k16", precision the operands' type,
 //    vector [8, 8] (16-byte copies). 64-key tiles hold heads up to 64;
 //    wider heads take 32 keys per tile (their accumulators and tiles are
-//    twice as large);
+//    twice as large). On f32 heads that are multiples of 8
+//    (fusec_attention_tf32.h): block [64, 32, 8], mma "m16n8k8", precision
+//    "3xtf32" (f32 accuracy, the default) or "tf32" (--precision=tf32),
+//    vector [4, 4];
 //  * simt_attention (fusec_attention.h): any head dimension up to
 //    kMaxAttentionHeadDim, any element type, f32 arithmetic. Block [16, 32,
 //    1], warp [4, 32] (a lane per key, 4 rows per warp), 1 stage.
@@ -31,10 +34,15 @@ namespace fusec::fuse {
 
 class AttentionOp;
 
-/// Whether `attention`'s operands suit the tensor-core loop: f16 or bf16 Q,
-/// K and V of one type, head dimensions that are multiples of 16 up to
-/// kMaxAttentionHeadDim (the rows' alignment is attentionRowAlignment's).
+/// Whether `attention`'s operands suit a tensor-core loop: Q, K and V of
+/// one type, f16 or bf16 with head dimensions that are multiples of 16, or
+/// f32 with multiples of 8, up to kMaxAttentionHeadDim (the rows' alignment
+/// is attentionRowAlignment's).
 bool attentionTakesTensorCores(AttentionOp attention);
+
+/// The elements of one 16-byte copy of `attention`'s rows: 8 halves or 4
+/// floats.
+int64_t attentionVectorElements(AttentionOp attention);
 
 /// What the first element of every row of Q, K and V is a multiple of, in
 /// elements, following each operand's Slice/Reshape/Flatten/Transpose views
@@ -42,9 +50,10 @@ bool attentionTakesTensorCores(AttentionOp attention);
 /// for dense operands; 1 where a view does not compose.
 int64_t attentionRowAlignment(AttentionOp attention);
 
-/// The config fusec uses for `attention`: the tensor-core loop where it
-/// takes the op and its rows are 16-byte aligned, else the SIMT loop.
-KernelConfig chooseAttentionConfig(AttentionOp attention);
+/// The config fusec uses for `attention`: a tensor-core loop where it takes
+/// the op and its rows are 16-byte aligned (f32 heads in 3xTF32, or tf32
+/// with `precision` Tf32), else the SIMT loop.
+KernelConfig chooseAttentionConfig(AttentionOp attention, ProductPrecision precision = ProductPrecision::Fp32);
 
 /// Why `config` cannot compute `attention`, or "".
 std::string attentionConfigProblem(AttentionOp attention, const KernelConfig &config);
@@ -57,8 +66,8 @@ std::string describeAttentionConfigProblem(KernelTemplate kind, llvm::ArrayRef<i
 
 /// The shared memory of `config`'s loop for heads of `headDim` (Q, K) and
 /// `valueDim` (V): the tensor-core loop's Q tile and two stages of K and V
-/// tiles, rows padded by 8 elements; the SIMT loop's f32 Q, K, V and
-/// probability tiles.
+/// tiles, rows padded by 8 elements (f32 heads: Q and K by 4, V to 8 or 24
+/// words mod 32); the SIMT loop's f32 Q, K, V and probability tiles.
 int64_t attentionSharedBytes(const KernelConfig &config, int64_t headDim, int64_t valueDim);
 
 } // namespace fusec::fuse

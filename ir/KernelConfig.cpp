@@ -609,7 +609,7 @@ MatrixProductShape matrixProductShape(Operation *core) {
 
 KernelConfig chooseKernelConfig(Operation *core, ProductPrecision precision, TileTarget target) {
   if (auto attention = llvm::dyn_cast<AttentionOp>(core))
-    return withSplitK(attention, chooseAttentionConfig(attention), target);
+    return withSplitK(attention, chooseAttentionConfig(attention, precision), target);
   if (auto conv = llvm::dyn_cast<ConvOp>(core))
     return chooseConvConfig(conv, precision, target);
   return chooseProductConfig(core, precision, target);
@@ -624,7 +624,10 @@ std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConf
     // The other key tile, where the heads allow it, split as the rule says
     // for its key tiles.
     KernelConfig other = chosen;
-    other.blockN = other.warpN = chosen.blockN == 64 ? 32 : 64;
+    if (chosen.halfOperands())
+      other.blockN = other.warpN = chosen.blockN == 64 ? 32 : 64;
+    else
+      other.blockN = other.warpN = chosen.blockN == 32 ? 16 : 32;
     other.splitK = 1;
     if (configProblem(core, other).empty())
       variants.push_back(withSplitK(core, other, target));

@@ -28,6 +28,7 @@ const std::map<std::string, double> kDefaultTemplateEfficiency = {
     {"simt_gemv", 0.3},
     {"simt_attention", 0.4},
     {"tensor_core_attention_half", 0.35},
+    {"tensor_core_attention", 0.35},
 };
 
 double DeviceProfile::efficiencyOf(llvm::StringRef templateName) const {

@@ -12,8 +12,9 @@
 # copied beside its plan (OUT_DIR/<name>.onnx) for bench/gpu/compare.py.
 # Also a transformer encoder layer with heads of 64 (examples/encoder_layer.py,
 # E = 256, 4 heads, S = 256, written to OUT_DIR/src): encoder_d64.plan in f32
-# (the SIMT attention loop) and encoder_d64_fp16.plan / encoder_d64_bf16.plan
-# (--precision=fp16/bf16: the tensor-core attention loop).
+# (the 3xTF32 attention loop) and encoder_d64_fp16.plan / encoder_d64_bf16.plan
+# (--precision=fp16/bf16: the f16/bf16 attention loop); and one with heads of
+# 60 (E = 240), encoder_d60.plan: the SIMT attention loop.
 # Environment: FUSEC (default build/bin/fusec), FUSEC_TARGET (default sm_90:
 # the GPU's architecture, for which CUBINs are built; other GPUs JIT the PTX),
 # FUSEC_KERNEL_VARIANTS (default 3: the configs of each conv/GEMM kernel the
@@ -22,7 +23,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [[ $# -lt 1 ]]; then
-  sed -n '5,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,22p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 out=$1
@@ -49,6 +50,9 @@ compile "$out/src/encoder_d64.json" encoder_d64
 for precision in fp16 bf16; do
   compile "$out/src/encoder_d64.json" "encoder_d64_$precision" --precision="$precision"
 done
+"${PYTHON:-/usr/bin/python3}" "$root/examples/encoder_layer.py" --embed 240 --heads 4 --ffn 960 --seq 256 \
+  --out "$out/src" --name encoder_d60
+compile "$out/src/encoder_d60.json" encoder_d60
 for model in "$@"; do
   name=$(basename "$model")
   compile "$model" "${name%.*}"

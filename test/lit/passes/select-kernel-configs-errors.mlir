@@ -252,15 +252,42 @@ func.func @attention_shape(%a: tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
 
 // -----
 
-// The tensor-core loop multiplies f16/bf16 heads only.
+// The f16 loop on f32 heads: the f32 heads take the tf32 loop's config.
 func.func @attention_f32(%a: tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32> {
   %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32> {
   ^bb0(%x: tensor<?x2x9x64xf32>):
-    // expected-error @+1 {{template tensor_core_attention cannot compute this op: it takes f16 or bf16 Q, K and V of one type with head dimensions that are multiples of 16}}
+    // expected-error @+1 {{template tensor_core_attention cannot compute this op: precision "f16" is not the operands' type}}
     %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf32>, tensor<?x2x9x64xf32>, tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32>
     fuse.yield %o : tensor<?x2x9x64xf32>
   }
   return %0 : tensor<?x2x9x64xf32>
+}
+
+// -----
+
+// A tensor-core loop needs whole k steps: f32 heads of 12 are not.
+func.func @attention_f32_odd(%a: tensor<?x2x9x12xf32>) -> tensor<?x2x9x12xf32> {
+  %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 32, 8], warp = [16, 32], stages = 2, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x2x9x12xf32>) -> tensor<?x2x9x12xf32> {
+  ^bb0(%x: tensor<?x2x9x12xf32>):
+    // expected-error @+1 {{template tensor_core_attention cannot compute this op: it takes f16 or bf16 Q, K and V of one type with head dimensions that are multiples of 16, or f32 ones with head dimensions that are multiples of 8}}
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x12xf32>, tensor<?x2x9x12xf32>, tensor<?x2x9x12xf32>) -> tensor<?x2x9x12xf32>
+    fuse.yield %o : tensor<?x2x9x12xf32>
+  }
+  return %0 : tensor<?x2x9x12xf32>
+}
+
+// -----
+
+// f32 heads of 128 take 16-key tiles: 32 of them need 100 KiB of shared
+// memory.
+func.func @attention_f32_wide(%a: tensor<?x2x9x128xf32>) -> tensor<?x2x9x128xf32> {
+  %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 32, 8], warp = [16, 32], stages = 2, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x2x9x128xf32>) -> tensor<?x2x9x128xf32> {
+  ^bb0(%x: tensor<?x2x9x128xf32>):
+    // expected-error @+1 {{the config needs 102400 bytes of shared memory, above the 101376 every sm_80+ GPU grants one block}}
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x128xf32>, tensor<?x2x9x128xf32>, tensor<?x2x9x128xf32>) -> tensor<?x2x9x128xf32>
+    fuse.yield %o : tensor<?x2x9x128xf32>
+  }
+  return %0 : tensor<?x2x9x128xf32>
 }
 
 // -----

@@ -111,18 +111,20 @@ func.func @pinned(%a: tensor<?x256xf32>, %b: tensor<256x256xf32>) -> tensor<?x25
 
 // -----
 
-// The tensor-core attention loop lists its other key tile where the heads
-// allow it: 32 keys beside 64 on heads of 64; none beside 32 on heads of
-// 128 (64-key tiles hold heads up to 64); none for the SIMT loop.
+// The tensor-core attention loops list their other key tile where the
+// heads allow it: 32 keys beside 64 on f16 heads of 64; none beside 32 on
+// heads of 128 (64-key tiles hold heads up to 64); 16 beside 32 on f32
+// heads of 64; none for the SIMT loop (f32 heads of 12).
 // CHECK-LABEL: func.func @attention
 // CHECK: fuse.superkernel "narrow"{{.*}}config = #fuse.config<"tensor_core_attention", block = [64, 64, 16]{{.*}}variants = [#fuse.config<"tensor_core_attention", block = [64, 32, 16], warp = [16, 32], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>]
 // CHECK: fuse.superkernel "wide"{{.*}}block = [64, 32, 16]
 // CHECK-NOT: variants
-// CHECK: fuse.superkernel "f32"
+// CHECK: fuse.superkernel "f32"{{.*}}config = #fuse.config<"tensor_core_attention", block = [64, 32, 8]{{.*}}variants = [#fuse.config<"tensor_core_attention", block = [64, 16, 8], warp = [16, 16], stages = 2, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>]
+// CHECK: fuse.superkernel "simt"{{.*}}simt_attention
 // CHECK-NOT: variants
 // CHECK: return
-func.func @attention(%a: tensor<?x2x9x64xf16>, %b: tensor<?x2x9x128xf16>, %c: tensor<?x2x9x64xf32>)
-    -> (tensor<?x2x9x64xf16>, tensor<?x2x9x128xf16>, tensor<?x2x9x64xf32>) {
+func.func @attention(%a: tensor<?x2x9x64xf16>, %b: tensor<?x2x9x128xf16>, %c: tensor<?x2x9x64xf32>, %d: tensor<?x2x9x12xf32>)
+    -> (tensor<?x2x9x64xf16>, tensor<?x2x9x128xf16>, tensor<?x2x9x64xf32>, tensor<?x2x9x12xf32>) {
   %0 = fuse.superkernel "narrow" kind "attention" (%a) : (tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
   ^bb0(%x: tensor<?x2x9x64xf16>):
     %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>, tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16>
@@ -138,5 +140,10 @@ func.func @attention(%a: tensor<?x2x9x64xf16>, %b: tensor<?x2x9x128xf16>, %c: te
     %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x64xf32>, tensor<?x2x9x64xf32>, tensor<?x2x9x64xf32>) -> tensor<?x2x9x64xf32>
     fuse.yield %o : tensor<?x2x9x64xf32>
   }
-  return %0, %1, %2 : tensor<?x2x9x64xf16>, tensor<?x2x9x128xf16>, tensor<?x2x9x64xf32>
+  %3 = fuse.superkernel "simt" kind "attention" (%d) : (tensor<?x2x9x12xf32>) -> tensor<?x2x9x12xf32> {
+  ^bb0(%x: tensor<?x2x9x12xf32>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x9x12xf32>, tensor<?x2x9x12xf32>, tensor<?x2x9x12xf32>) -> tensor<?x2x9x12xf32>
+    fuse.yield %o : tensor<?x2x9x12xf32>
+  }
+  return %0, %1, %2, %3 : tensor<?x2x9x64xf16>, tensor<?x2x9x128xf16>, tensor<?x2x9x64xf32>, tensor<?x2x9x12xf32>
 }

@@ -163,12 +163,16 @@ func.func @pinned_bf16(%a: tensor<?x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<
 // -----
 
 // Attention kernels name their main loop: f16 heads of 64, the tensor-core
-// loop with 64-key tiles; bf16 heads of 128, 32-key tiles; f32, and f16
-// heads of 24 (not whole k16 steps), the SIMT loop.
+// loop with 64-key tiles; bf16 heads of 128, 32-key tiles; f32 heads of 64,
+// the tf32 loop in 3xTF32 with 32-key tiles; f16 heads of 24 (not whole k16
+// steps), the SIMT loop.
 // CHECK-LABEL: func.func @attention
 // CHECK: fuse.superkernel "narrow"{{.*}}#fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>
 // CHECK: fuse.superkernel "wide"{{.*}}#fuse.config<"tensor_core_attention", block = [64, 32, 16], warp = [16, 32], stages = 2, mma = "m16n8k16", precision = "bf16", split_k = 1, vector = [8, 8]>
-// CHECK: fuse.superkernel "f32"{{.*}}#fuse.config<"simt_attention", block = [16, 32, 1], warp = [4, 32], stages = 1, mma = "none", precision = "f32", split_k = 1, vector = [1, 1]>
+// CHECK: fuse.superkernel "f32"{{.*}}#fuse.config<"tensor_core_attention", block = [64, 32, 8], warp = [16, 32], stages = 2, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>
+// With precision=tf32 the f32 heads take one TF32 product per mma.
+// TF32-LABEL: func.func @attention
+// TF32: fuse.superkernel "f32"{{.*}}mma = "m16n8k8", precision = "tf32"
 // CHECK: fuse.superkernel "odd"{{.*}}#fuse.config<"simt_attention"
 func.func @attention(%a: tensor<?x2x9x64xf16>, %b: tensor<?x2x9x128xbf16>, %c: tensor<?x2x9x64xf32>, %d: tensor<?x2x9x24xf16>)
     -> (tensor<?x2x9x64xf16>, tensor<?x2x9x128xbf16>, tensor<?x2x9x64xf32>, tensor<?x2x9x24xf16>) {
@@ -200,30 +204,30 @@ func.func @attention(%a: tensor<?x2x9x64xf16>, %b: tensor<?x2x9x128xbf16>, %c: t
 // Few blocks for a long key sequence: 2 heads of 1024 queries at batch 1
 // are 32 query tiles (64 rows) for 132 SMs, so the key sequence is split
 // (flash-decoding): 16 key tiles of 64, at most 4 slices of 4 tiles; the
-// SIMT loop (16 rows per block: 128 blocks) fills the GPU unsplit, and 320
-// keys (5 tiles) are too few to split.
+// SIMT loop (f32 heads of 12; 16 rows per block: 128 blocks) fills the GPU
+// unsplit, and 320 keys (5 tiles) are too few to split.
 // CHECK-LABEL: func.func @attention_split
 // CHECK: fuse.superkernel "long"{{.*}}#fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 4, vector = [8, 8]>
 // CHECK: fuse.superkernel "simt"{{.*}}#fuse.config<"simt_attention", {{.*}}split_k = 1,
 // CHECK: fuse.superkernel "short"{{.*}}#fuse.config<"tensor_core_attention", {{.*}}split_k = 1,
-func.func @attention_split(%a: tensor<?x2x1024x64xf16>, %b: tensor<?x2x1024x64xf32>, %c: tensor<?x2x320x64xf16>)
-    -> (tensor<?x2x1024x64xf16>, tensor<?x2x1024x64xf32>, tensor<?x2x320x64xf16>) {
+func.func @attention_split(%a: tensor<?x2x1024x64xf16>, %b: tensor<?x2x1024x12xf32>, %c: tensor<?x2x320x64xf16>)
+    -> (tensor<?x2x1024x64xf16>, tensor<?x2x1024x12xf32>, tensor<?x2x320x64xf16>) {
   %0 = fuse.superkernel "long" kind "attention" (%a) : (tensor<?x2x1024x64xf16>) -> tensor<?x2x1024x64xf16> {
   ^bb0(%x: tensor<?x2x1024x64xf16>):
     %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x1024x64xf16>, tensor<?x2x1024x64xf16>, tensor<?x2x1024x64xf16>) -> tensor<?x2x1024x64xf16>
     fuse.yield %o : tensor<?x2x1024x64xf16>
   }
-  %1 = fuse.superkernel "simt" kind "attention" (%b) : (tensor<?x2x1024x64xf32>) -> tensor<?x2x1024x64xf32> {
-  ^bb0(%x: tensor<?x2x1024x64xf32>):
-    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x1024x64xf32>, tensor<?x2x1024x64xf32>, tensor<?x2x1024x64xf32>) -> tensor<?x2x1024x64xf32>
-    fuse.yield %o : tensor<?x2x1024x64xf32>
+  %1 = fuse.superkernel "simt" kind "attention" (%b) : (tensor<?x2x1024x12xf32>) -> tensor<?x2x1024x12xf32> {
+  ^bb0(%x: tensor<?x2x1024x12xf32>):
+    %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x1024x12xf32>, tensor<?x2x1024x12xf32>, tensor<?x2x1024x12xf32>) -> tensor<?x2x1024x12xf32>
+    fuse.yield %o : tensor<?x2x1024x12xf32>
   }
   %2 = fuse.superkernel "short" kind "attention" (%c) : (tensor<?x2x320x64xf16>) -> tensor<?x2x320x64xf16> {
   ^bb0(%x: tensor<?x2x320x64xf16>):
     %o = fuse.attention %x, %x, %x {scale = 0.125 : f32, causal = false} : (tensor<?x2x320x64xf16>, tensor<?x2x320x64xf16>, tensor<?x2x320x64xf16>) -> tensor<?x2x320x64xf16>
     fuse.yield %o : tensor<?x2x320x64xf16>
   }
-  return %0, %1, %2 : tensor<?x2x1024x64xf16>, tensor<?x2x1024x64xf32>, tensor<?x2x320x64xf16>
+  return %0, %1, %2 : tensor<?x2x1024x64xf16>, tensor<?x2x1024x12xf32>, tensor<?x2x320x64xf16>
 }
 
 // -----

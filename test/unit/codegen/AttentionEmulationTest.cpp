@@ -162,7 +162,7 @@ std::string mainLoop(mlir::ModuleOp module) {
   module.walk([&](fuse::SuperkernelOp superkernel) {
     auto kernel = codegen::emitKernel(superkernel);
     REQUIRE(mlir::succeeded(kernel));
-    for (const char *loop : {"FusecAttentionHalf<", "FusecAttention<"})
+    for (const char *loop : {"FusecAttentionHalf<", "FusecAttentionTf32<", "FusecAttention<"})
       if (name.empty() && kernel->source.find(std::string("using Attention = ") + loop) != std::string::npos)
         name = std::string(loop).substr(0, std::strlen(loop) - 1);
   });
@@ -196,9 +196,11 @@ void checkCase(const Case &c) {
       CHECK(kernel->launch.splitMaxSlices == c.splitSlices);
     });
   }
-  // The tensor cores take 16-bit heads of whole k16 steps.
-  const bool tensorCores = c.type != "f32" && c.headDim % 16 == 0 && c.valueDim % 16 == 0;
-  CHECK(mainLoop(*module) == (tensorCores ? "FusecAttentionHalf" : "FusecAttention"));
+  // The tensor cores take 16-bit heads of whole k16 steps, f32 heads of
+  // whole k8 steps (in 3xTF32).
+  const bool half = c.type != "f32" && c.headDim % 16 == 0 && c.valueDim % 16 == 0;
+  const bool tf32 = c.type == "f32" && c.headDim % 8 == 0 && c.valueDim % 8 == 0;
+  CHECK(mainLoop(*module) == (half ? "FusecAttentionHalf" : tf32 ? "FusecAttentionTf32" : "FusecAttention"));
   // f16 inputs and output, f32 inside on both sides: one rounding of the
   // result, which may differ by a unit of f16 where the sums' orders differ;
   // the tensor-core loop also rounds the probabilities to the element type
@@ -246,6 +248,16 @@ TEST_CASE("emul: f16 and bf16 attention on the tensor cores, ragged against the 
   checkCase({3, 33, 40, 48, 32, false, "?x1x1x40", "f16"});
 }
 
+TEST_CASE("emul: f32 attention on the tensor cores in 3xTF32, ragged against the 64-row and 32-key tiles",
+          "[codegen][emul][attention]") {
+  checkCase({2, 1, 1, 8, 8});
+  checkCase({1, 65, 100, 32, 64});
+  checkCase({2, 17, 130, 128, 128, true});
+  checkCase({1, 100, 100, 64, 64, true, "1x100x100"});
+  checkCase({3, 33, 40, 48, 24, false, "?x1x1x40"});
+  checkCase({1, 70, 33, 120, 8});
+}
+
 TEST_CASE("emul: the tensor-core attention loop with 32-key tiles pinned on narrow heads",
           "[codegen][emul][attention][precision]") {
   checkCase({1, 65, 100, 64, 64, true, "", "f16", 32});
@@ -253,12 +265,15 @@ TEST_CASE("emul: the tensor-core attention loop with 32-key tiles pinned on narr
 }
 
 TEST_CASE("emul: attention split over the key sequence merges its slices", "[codegen][emul][attention][split]") {
-  // SIMT (32-key tiles): 300 keys are 10 tiles over 2, 3 and 4 slices, the
-  // last tile ragged; causal query tiles near the top have fewer key tiles
-  // than slices, so some slices are empty and must weigh nothing.
+  // f32 on the tensor cores and SIMT (odd heads), 32-key tiles: 300 keys
+  // are 10 tiles over 2, 3 and 4 slices, the last tile ragged; causal
+  // query tiles near the top have fewer key tiles than slices, so some
+  // slices are empty and must weigh nothing.
   checkCase({2, 40, 300, 16, 24, false, "", "f32", 0, 2});
   checkCase({1, 33, 300, 40, 72, false, "1x33x300", "f32", 0, 3});
   checkCase({1, 300, 300, 8, 8, true, "", "f32", 0, 4});
+  checkCase({2, 40, 300, 12, 20, false, "", "f32", 0, 3});
+  checkCase({1, 300, 300, 6, 6, true, "", "f32", 0, 4});
   // Tensor cores: 64-key tiles (10 of 600 keys), 32-key tiles for D = 128,
   // causal with empty slices, and a mask, in f16 and bf16.
   checkCase({2, 70, 600, 64, 64, false, "", "f16", 0, 4});

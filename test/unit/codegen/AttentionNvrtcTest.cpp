@@ -2,11 +2,13 @@
 //
 // fuse.attention at the head dims the pass accepts (up to 128), f32, f16 and
 // bf16, with a mask and causal, compiles with NVRTC for sm_80 and sm_90
-// without warnings or register spills. The SIMT loop (f32) stays in the 48
-// KiB of static shared memory a block may have and reads Q, K and the
-// probabilities as float4; the tensor-core loop (f16, bf16) has mma.m16n8k16,
-// ldmatrix (.trans for V) and cp.async in its PTX and no 64-bit division,
-// with dynamic shared memory above 48 KiB. Both split over the keys the
+// without warnings or register spills. The SIMT loop (f32 heads that are not
+// whole k8 steps) stays in the 48 KiB of static shared memory a block may
+// have and reads Q, K and the probabilities as float4; the f16/bf16 loop has
+// mma.m16n8k16, ldmatrix (.trans for V) and cp.async in its PTX and no 64-bit
+// division, with dynamic shared memory above 48 KiB; the f32 loop has
+// mma.m16n8k8 tf32 with its operands split by cvt.rna.tf32, ldmatrix and
+// cp.async, in dynamic shared memory. Both split over the keys the
 // same way. Prints the registers ptxas reports (docs/codegen.md quotes
 // them).
 //
@@ -31,7 +33,7 @@ namespace {
 
 /// The attention superkernel of [?, 4, 100, D] x [?, 4, 130, D] heads, with a
 /// [100, 130] mask when `masked`, split over the keys into up to `split`
-/// slices when it is above 1.
+/// slices (1: unsplit).
 codegen::GeneratedKernel emitAttention(mlir::MLIRContext &context, int64_t headDim, const std::string &type,
                                        bool masked, bool causal, int64_t split = 1) {
   const std::string d = std::to_string(headDim);
@@ -45,11 +47,10 @@ codegen::GeneratedKernel emitAttention(mlir::MLIRContext &context, int64_t headD
   auto module = test::parseAndFuse(context, ir);
   std::vector<codegen::GeneratedKernel> kernels;
   module->walk([&](fuse::SuperkernelOp superkernel) {
-    if (split > 1) {
-      fuse::KernelConfig config = fuse::KernelConfig::fromAttr(superkernel.getConfigAttr());
-      config.splitK = split;
-      superkernel.setConfigAttr(config.toAttr(&context));
-    }
+    // The split pinned (the pass splits kernels of few blocks by itself).
+    fuse::KernelConfig config = fuse::KernelConfig::fromAttr(superkernel.getConfigAttr());
+    config.splitK = split;
+    superkernel.setConfigAttr(config.toAttr(&context));
     auto kernel = codegen::emitKernel(superkernel);
     REQUIRE(mlir::succeeded(kernel));
     kernels.push_back(*kernel);
@@ -72,9 +73,12 @@ TEST_CASE("the attention kernel compiles for sm_80 and sm_90 without spills", "[
     bool masked, causal;
     int64_t split = 1;
   };
+  // f32 heads of 60 (not whole k8 steps) take the SIMT loop; of 64 and
+  // 128 the tf32 loop.
   for (Variant variant :
-       {Variant{64, "f32", false, false}, Variant{64, "f16", true, false}, Variant{128, "f32", false, true},
-        Variant{128, "bf16", true, true}, Variant{64, "f32", true, false, 2}, Variant{64, "f16", false, true, 2},
+       {Variant{60, "f32", false, false}, Variant{64, "f32", false, false}, Variant{64, "f16", true, false},
+        Variant{124, "f32", false, true}, Variant{128, "f32", true, true}, Variant{128, "bf16", true, true},
+        Variant{60, "f32", true, false, 2}, Variant{64, "f32", true, false, 2}, Variant{64, "f16", false, true, 2},
         Variant{128, "bf16", true, false, 4}}) {
     codegen::GeneratedKernel kernel =
         emitAttention(*context, variant.headDim, variant.type, variant.masked, variant.causal, variant.split);
@@ -98,12 +102,24 @@ TEST_CASE("the attention kernel compiles for sm_80 and sm_90 without spills", "[
       const int64_t staticBytes =
           std::regex_search(compiled[0].log, smem, std::regex("(\\d+) bytes smem")) ? std::stol(smem[1]) : 0;
       const int64_t sharedBytes = kernel.launch.sharedBytes;
-      if (std::string(variant.type) == "f32") {
+      if (std::string(variant.type) == "f32" && variant.headDim % 8 != 0) {
         // D is a multiple of 4: Q, K and P are read from shared memory as float4.
         CHECK(ptx.find("ld.shared.v4.f32") != std::string::npos);
         CHECK(kernel.source.find("FusecAttention<") != std::string::npos);
         CHECK(staticBytes > 0);
         CHECK(staticBytes <= 48 * 1024);
+      } else if (std::string(variant.type) == "f32") {
+        CHECK(kernel.source.find("FusecAttentionTf32<") != std::string::npos);
+        CHECK(ptx.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") != std::string::npos);
+        CHECK(ptx.find("cvt.rna.tf32.f32") != std::string::npos);
+        CHECK(ptx.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16") != std::string::npos);
+        CHECK(ptx.find("ldmatrix.sync.aligned.m8n8.x2.shared.b16") != std::string::npos);
+        CHECK(ptx.find("cp.async.cg.shared.global") != std::string::npos);
+        CHECK(ptx.find("div.s64") == std::string::npos);
+        CHECK(ptx.find("rem.s64") == std::string::npos);
+        // Dynamic: 52 KiB at D = 64 (32-key tiles), 66.5 KiB at D = 128
+        // (16-key tiles).
+        CHECK(sharedBytes == (variant.headDim == 64 ? 53248 : 68096));
       } else {
         CHECK(kernel.source.find("FusecAttentionHalf<") != std::string::npos);
         CHECK(ptx.find(std::string("mma.sync.aligned.m16n8k16.row.col.f32.") + variant.type) != std::string::npos);

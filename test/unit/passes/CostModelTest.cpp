@@ -92,17 +92,23 @@ double attentionTimeUs(const RooflineCostModel &model, const std::string &type, 
 
 } // namespace
 
-TEST_CASE("attention is priced on its main loop: the tensor cores for 16-bit heads of whole k16 steps", "[cost]") {
+TEST_CASE("attention is priced on its main loop: the tensor cores for heads of whole k steps", "[cost]") {
   auto profile = loadDeviceProfile("h200");
   REQUIRE(bool(profile));
   const RooflineCostModel model(*profile);
   const double f32 = attentionTimeUs(model, "f32", 64), f16 = attentionTimeUs(model, "f16", 64);
   const double bf16 = attentionTimeUs(model, "bf16", 64), odd = attentionTimeUs(model, "f16", 72);
-  const double expected = (profile->peakHalfTensorTflops * profile->efficiencyOf("tensor_core_attention_half")) /
-                          (profile->peakFp32Tflops * profile->efficiencyOf("simt_attention"));
-  INFO("f32 " << f32 << " us, f16 " << f16 << " us, bf16 " << bf16 << " us, f16 D = 72: " << odd << " us");
-  CHECK(f32 / f16 == Approx(expected).epsilon(0.01));
+  const double oddF32 = attentionTimeUs(model, "f32", 60);
+  const double halfRate = profile->peakHalfTensorTflops * profile->efficiencyOf("tensor_core_attention_half");
+  // f32 heads: 3xTF32, three TF32 products per one.
+  const double tf32Rate = profile->peakTensorTflops / 3 * profile->efficiencyOf("tensor_core_attention");
+  const double simtRate = profile->peakFp32Tflops * profile->efficiencyOf("simt_attention");
+  INFO("f32 " << f32 << " us, f16 " << f16 << " us, bf16 " << bf16 << " us, f16 D = 72: " << odd
+              << " us, f32 D = 60: " << oddF32 << " us");
+  CHECK(f32 / f16 == Approx(halfRate / tf32Rate).epsilon(0.01));
   CHECK(bf16 == Approx(f16));
-  // D = 72 is not whole k16 steps: the SIMT loop, at the f32 rate.
-  CHECK(odd / f16 == Approx(expected * (2.0 * 144 + 5) / (2.0 * 128 + 5)).epsilon(0.01));
+  // D = 72 is not whole k16 steps, D = 60 not whole k8 steps: the SIMT loop,
+  // at the f32 rate (its 16-row blocks fill the GPU as the 64-row ones do).
+  CHECK(odd / f16 == Approx(halfRate / simtRate * (2.0 * 144 + 5) / (2.0 * 128 + 5)).epsilon(0.01));
+  CHECK(oddF32 / f32 == Approx(tf32Rate / simtRate * (2.0 * 120 + 5) / (2.0 * 128 + 5)).epsilon(0.01));
 }
