@@ -158,8 +158,8 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
       code += "  using Attention = FusecAttentionTf32<" + D + ", " + DV + ", " + std::to_string(config->blockN) + ", " +
               std::to_string(config->passes) + ">;\n";
     else
-      code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " + storageType(fuse::elementTypeOf(query)) +
-              ", " + std::to_string(config->blockN) + ">;\n";
+      code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " +
+              storageType(fuse::elementTypeOf(query)) + ", " + std::to_string(config->blockN) + ">;\n";
     code += "  static_assert(Attention::kSmemBytes == " + std::to_string(bytes) + ", \"the config's shared size\");\n";
     emitPipelineSharedMemory(code, bytes, launch, "Attention", "attentionShared");
   } else {

@@ -108,8 +108,8 @@ std::string attentionConfigProblem(AttentionOp attention, const KernelConfig &co
       problem = "it takes f16 or bf16 Q, K and V of one type with head dimensions that are multiples of 16, or f32 "
                 "ones with head dimensions that are multiples of 8";
     else if (config.operands != operands)
-      problem = "precision \"" + config.toAttr(attention.getContext()).getPrecision().str() +
-                "\" is not the operands' type";
+      problem =
+          "precision \"" + config.toAttr(attention.getContext()).getPrecision().str() + "\" is not the operands' type";
     else if (int64_t alignment = attentionRowAlignment(attention); alignment % vector != 0)
       problem = "its 16-byte copies need every row of Q, K and V to start at a multiple of " + str(vector) +
                 " elements (rows here are aligned to " + str(alignment) + ")";
