@@ -51,6 +51,7 @@
 #ifndef FUSEC_ATTENTION_HALF_H
 #define FUSEC_ATTENTION_HALF_H
 
+#include "fusec_attention_rows.h"
 #include "fusec_gemm_half.h"
 
 template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf {
@@ -70,36 +71,8 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
   /// The same size in floats, for callers that declare float4 arrays.
   static constexpr int kSmemFloats = kSmemBytes / 4;
   static constexpr int kScoreTiles = kBlockN / 8, kOutputTiles = DV / 8;
-  /// A split's partials per thread: the output tiles, then (m, m, l, l) of
-  /// the lane's two rows; per block (a tile's slice), kSplitFloats floats.
-  static constexpr int kSplitVectors = kOutputTiles + 1, kSplitFloats = kSplitVectors * 4 * kThreads;
-
-  /// Issues the 16-byte copies of rows first .. first + Rows - 1 of a
-  /// matrix of `count` rows, Columns elements each, `ld` apart, into
-  /// `tile` (rows `stride` apart); rows from `count` on are zero-filled.
-  template <int Rows, int Columns>
-  static __device__ __forceinline__ void loadRows(Element *tile, int stride, const Element *matrix, long long ld,
-                                                  long long first, long long count) {
-    constexpr int kVectorsPerRow = Columns / 8, kVectors = Rows * kVectorsPerRow;
-#pragma unroll
-    for (int i = 0; i < (kVectors + kThreads - 1) / kThreads; ++i) {
-      const int v = int(threadIdx.x) + i * kThreads;
-      if (kVectors % kThreads != 0 && v >= kVectors)
-        break;
-      const int row = v / kVectorsPerRow, column = v % kVectorsPerRow * 8;
-      const bool inside = first + row < count;
-      fusec_cp_async_cg(tile + row * stride + column, inside ? matrix + (first + row) * ld + column : matrix,
-                        inside ? 16u : 0u);
-    }
-  }
-
-  template <int Tiles> static __device__ __forceinline__ void zero(float (&accumulators)[Tiles][4]) {
-#pragma unroll
-    for (int j = 0; j < Tiles; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        accumulators[j][r] = 0.0f;
-  }
+  using Rows = FusecAttentionRows<kThreads, kBlockM, kBlockN, kOutputTiles>;
+  static constexpr int kSplitFloats = Rows::kSplitFloats;
 
   /// Two m16n8k16 mmas of one A fragment: `first` += a * (b[0], b[1]), the
   /// first n8 tile an ldmatrix.x4 loaded, `second` += a * (b[2], b[3]).
@@ -118,41 +91,6 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
     return unsigned(lowElement.bits) | unsigned(highElement.bits) << 16;
   }
 
-  /// Publishes this slice's rows (m, l: the lane's partial sums, o) and,
-  /// in the tile's last block, replaces them by the merge of every slice;
-  /// returns whether this block is that one. m is in log2 units, the same
-  /// across a quad's lanes, so each lane merges its own partial sums.
-  static __device__ __forceinline__ bool mergeSlices(float (&m)[2], float (&l)[2], float (&o)[kOutputTiles][4],
-                                                     const FusecSplitK &split, unsigned *last) {
-    auto value = [&](int q) {
-      return q < kOutputTiles ? make_float4(o[q][0], o[q][1], o[q][2], o[q][3]) : make_float4(m[0], m[1], l[0], l[1]);
-    };
-    if (!fusec_split_k_publish<kThreads, kSplitVectors>(value, split, last))
-      return false;
-    zero(o);
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      m[h] = -INFINITY, l[h] = 0.0f;
-#pragma unroll 1
-    for (int s = 0; s < split.slices; ++s) {
-      const float4 rows = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, kOutputTiles);
-      const float sliceMax[2] = {rows.x, rows.y}, sliceSum[2] = {rows.z, rows.w};
-      float keep[2], add[2];
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        fusec_merge_softmax_row<true>(m[h], l[h], sliceMax[h], sliceSum[h], keep[h], add[h]);
-#pragma unroll
-      for (int j = 0; j < kOutputTiles; ++j) {
-        const float4 v = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, j);
-        o[j][0] = o[j][0] * keep[0] + v.x * add[0];
-        o[j][1] = o[j][1] * keep[0] + v.y * add[0];
-        o[j][2] = o[j][2] * keep[1] + v.z * add[1];
-        o[j][3] = o[j][3] * keep[1] + v.w * add[1];
-      }
-    }
-    return true;
-  }
-
   /// Q [S, D], K [SK, D], V [SK, DV] of one matrix, rows ldq, ldk, ldv
   /// elements apart; query rows row0 .. row0 + 63. mask(row, key) is the
   /// additive mask (0 without one); epilogue(row, col, value) stores O[row,
@@ -168,34 +106,21 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
     Element *const kTiles = qTile + kQElements;
     Element *const vTiles = kTiles + 2 * kKStage;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int g = lane / 4, t = lane % 4;
-    constexpr float kLog2e = 1.4426950408889634f;
-    const float scaleLog2 = scale * kLog2e;
+    const int t = lane % 4;
+    const float scaleLog2 = scale * 1.4426950408889634f;
+    int firstTile, endTile;
+    Rows::keyTiles(S, SK, causal, row0, split, firstTile, endTile);
 
-    // Row i attends to keys j <= i + (SK - S): the block's last row bounds
-    // the keys any of its rows needs.
-    const long long offset = SK - S;
-    long long keyEnd = SK;
-    if (causal && row0 + kBlockM + offset < keyEnd)
-      keyEnd = row0 + kBlockM + offset;
-    const int keyTiles = keyEnd > 0 ? int((keyEnd + kBlockN - 1) / kBlockN) : 0;
-    // This block's key tiles: all of them, or its slice's share.
-    int firstTile = 0, endTile = keyTiles;
-    if (split.slices > 1)
-      fusec_split_k_range(keyTiles, split, firstTile, endTile);
-
-    loadRows<kBlockM, D>(qTile, kQStride, Q, ldq, row0, S);
-    if (endTile > firstTile) {
-      loadRows<kBlockN, D>(kTiles, kKStride, K, ldk, (long long)firstTile * kBlockN, SK);
-      loadRows<kBlockN, DV>(vTiles, kVStride, V, ldv, (long long)firstTile * kBlockN, SK);
-    }
+    Rows::template loadRows<kBlockM, D>(qTile, kQStride, Q, ldq, row0, S);
+    if (endTile > firstTile)
+      Rows::template loadKeyTile<D, DV>(kTiles, kKStride, vTiles, kVStride, K, ldk, V, ldv, SK, firstTile, 0);
     fusec_cp_async_commit();
 
     // This lane's rows: g and g + 8 of the warp's 16.
-    const long long rows[2] = {row0 + warp * 16 + g, row0 + warp * 16 + g + 8};
+    const long long rows[2] = {row0 + warp * 16 + lane / 4, row0 + warp * 16 + lane / 4 + 8};
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
     float o[kOutputTiles][4];
-    zero(o);
+    Rows::zero(o);
     unsigned q[D / 16][4];
 
     for (int tile = firstTile; tile < endTile; ++tile) {
@@ -211,12 +136,9 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
           fusec_ldmatrix<4, false>(q[kk], qTile + (warp * 16 + lane / 8 % 2 * 8 + lane % 8) * kQStride + kk * 16 +
                                               lane / 16 * 8);
       }
-      if (tile + 1 < endTile) {
-        const int stage = (tile + 1 - firstTile) % 2;
-        const long long key0 = (long long)(tile + 1) * kBlockN;
-        loadRows<kBlockN, D>(kTiles + stage * kKStage, kKStride, K, ldk, key0, SK);
-        loadRows<kBlockN, DV>(vTiles + stage * kVStage, kVStride, V, ldv, key0, SK);
-      }
+      if (tile + 1 < endTile)
+        Rows::template loadKeyTile<D, DV>(kTiles, kKStride, vTiles, kVStride, K, ldk, V, ldv, SK, tile + 1,
+                                          (tile + 1 - firstTile) % 2);
       fusec_cp_async_commit();
       const Element *kStage = kTiles + (tile - firstTile) % 2 * kKStage;
       const Element *vStage = vTiles + (tile - firstTile) % 2 * kVStage;
@@ -224,7 +146,7 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
       // S = Q Kᵀ for the warp's 16 rows and the tile's keys. K as N x K,
       // x4: matrices (keys j * 8.., d 0-7 / 8-15), then keys (j + 1) * 8...
       float s[kScoreTiles][4];
-      zero(s);
+      Rows::zero(s);
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk)
 #pragma unroll
@@ -235,45 +157,10 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
           mmaPair(s[j], s[j + 1], q[kk], b);
         }
 
-      // Scale, mask, and the rows' new maxima (over the quad's lanes), in
-      // log2 units: exp(x - m) = exp2(x log2(e) - m log2(e)), one ex2 each.
-      // A row attends to the tile's keys below its limit (the sequence's
-      // end, the diagonal for causal kernels): one 32-bit compare per
-      // score. Rows past S are computed on zero queries and never stored;
-      // their mask reads stay on row S - 1.
-      const long long key0 = (long long)tile * kBlockN;
-      int limit[2];
-      long long maskRow[2];
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        long long end = SK;
-        if (causal && rows[h] + offset + 1 < end)
-          end = rows[h] + offset + 1;
-        limit[h] = end - key0 <= 0 ? 0 : end - key0 >= kBlockN ? kBlockN : int(end - key0);
-        maskRow[h] = rows[h] < S ? rows[h] : S - 1;
-      }
-      float tileMax[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-      for (int j = 0; j < kScoreTiles; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int key = j * 8 + 2 * t + r % 2;
-          const float x =
-              key < limit[r / 2] ? fmaf(s[j][r], scaleLog2, mask(maskRow[r / 2], key0 + key) * kLog2e) : -INFINITY;
-          s[j][r] = x;
-          tileMax[r / 2] = fmaxf(tileMax[r / 2], x);
-        }
+      // Element r of score tile j is key j * 8 + 2t (+ 1 for odd r).
       float alpha[2];
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        tileMax[h] = fmaxf(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 1));
-        tileMax[h] = fmaxf(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 2));
-        const float mNew = fmaxf(m[h], tileMax[h]);
-        // A row with no finite score yet has nothing to rescale; exp of
-        // -inf - -inf would be NaN.
-        alpha[h] = m[h] == -INFINITY ? 0.0f : exp2f(m[h] - mNew);
-        m[h] = mNew;
-      }
+      Rows::probabilities(s, m, alpha, rows, S, SK, causal, (long long)tile * kBlockN, scaleLog2, mask,
+                          [t](int j, int r) { return j * 8 + 2 * t + r % 2; });
 
       // P, rounded and packed into the A fragments of P V: k16 step c is
       // score tiles 2c (columns 2t, 2t + 1) and 2c + 1 (2t + 8, 2t + 9).
@@ -281,21 +168,10 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
       float rowSum[2] = {0.0f, 0.0f};
 #pragma unroll
       for (int j = 0; j < kScoreTiles; ++j) {
-        float e[4];
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          e[r] = s[j][r] == -INFINITY ? 0.0f : exp2f(s[j][r] - m[r / 2]);
-        p[j / 2][j % 2 * 2] = pack(e[0], e[1], rowSum[0]);
-        p[j / 2][j % 2 * 2 + 1] = pack(e[2], e[3], rowSum[1]);
+        p[j / 2][j % 2 * 2] = pack(s[j][0], s[j][1], rowSum[0]);
+        p[j / 2][j % 2 * 2 + 1] = pack(s[j][2], s[j][3], rowSum[1]);
       }
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        l[h] = l[h] * alpha[h] + rowSum[h];
-#pragma unroll
-      for (int j = 0; j < kOutputTiles; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          o[j][r] *= alpha[r / 2];
+      Rows::rescale(l, o, alpha, rowSum);
 
       // O += P V. V as K x N, x4.trans: matrices (keys 0-7 / 8-15 of the
       // step, columns j * 8..), then columns (j + 1) * 8...
@@ -310,20 +186,9 @@ template <int D, int DV, typename Element, int BlockN> struct FusecAttentionHalf
         }
     }
     fusec_cp_async_wait<0>();
-    if (split.slices > 1 && !mergeSlices(m, l, o, split, static_cast<unsigned *>(smem)))
+    if (split.slices > 1 && !Rows::mergeSlices(m, l, o, split, static_cast<unsigned *>(smem)))
       return;
-
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
-      l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
-    }
-#pragma unroll
-    for (int j = 0; j < kOutputTiles; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        if (rows[r / 2] < S)
-          epilogue(rows[r / 2], (long long)(j * 8 + 2 * t + r % 2), o[j][r] / l[r / 2]);
+    Rows::store(l, o, rows, S, t, epilogue);
   }
 };
 

@@ -32,6 +32,7 @@
 #ifndef FUSEC_ATTENTION_TF32_H
 #define FUSEC_ATTENTION_TF32_H
 
+#include "fusec_attention_rows.h"
 #include "fusec_gemm.h"
 
 template <int D, int DV, int BlockN, int Passes> struct FusecAttentionTf32 {
@@ -52,48 +53,8 @@ template <int D, int DV, int BlockN, int Passes> struct FusecAttentionTf32 {
   static constexpr int kSmemBytes = (kQElements + 2 * (kKStage + kVStage)) * 4;
   static constexpr int kSmemFloats = kSmemBytes / 4;
   static constexpr int kScoreTiles = kBlockN / 8, kOutputTiles = DV / 8;
-  /// A split's partials per thread: the output tiles, then (m, m, l, l) of
-  /// the lane's two rows; per block, kSplitFloats floats.
-  static constexpr int kSplitVectors = kOutputTiles + 1, kSplitFloats = kSplitVectors * 4 * kThreads;
-
-  /// Issues the 16-byte copies of rows first .. first + Rows - 1 of a
-  /// matrix of `count` rows, Columns floats each, `ld` apart, into `tile`
-  /// (rows `stride` apart); rows from `count` on are zero-filled.
-  template <int Rows, int Columns>
-  static __device__ __forceinline__ void loadRows(float *tile, int stride, const float *matrix, long long ld,
-                                                  long long first, long long count) {
-    constexpr int kVectorsPerRow = Columns / 4, kVectors = Rows * kVectorsPerRow;
-#pragma unroll
-    for (int i = 0; i < (kVectors + kThreads - 1) / kThreads; ++i) {
-      const int v = int(threadIdx.x) + i * kThreads;
-      if (kVectors % kThreads != 0 && v >= kVectors)
-        break;
-      const int row = v / kVectorsPerRow, column = v % kVectorsPerRow * 4;
-      const bool inside = first + row < count;
-      fusec_cp_async_cg(tile + row * stride + column, inside ? matrix + (first + row) * ld + column : matrix,
-                        inside ? 16u : 0u);
-    }
-  }
-
-  template <int Tiles> static __device__ __forceinline__ void zero(float (&accumulators)[Tiles][4]) {
-#pragma unroll
-    for (int j = 0; j < Tiles; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        accumulators[j][r] = 0.0f;
-  }
-
-  /// f32 values (as raw bits in `big`) to tf32 operands: `big` rounded in
-  /// place and, for 3 passes, `small` = the rounded remainder x - big.
-  template <int N> static __device__ __forceinline__ void toTf32(unsigned (&big)[N], unsigned (&small)[N]) {
-#pragma unroll
-    for (int r = 0; r < N; ++r) {
-      const float x = __int_as_float(int(big[r]));
-      big[r] = fusec_cvt_rna_tf32(x);
-      if constexpr (Passes == 3)
-        small[r] = fusec_cvt_rna_tf32(x - __int_as_float(int(big[r])));
-    }
-  }
+  using Rows = FusecAttentionRows<kThreads, kBlockM, kBlockN, kOutputTiles>;
+  static constexpr int kSplitFloats = Rows::kSplitFloats;
 
   /// d += a b with the passes' products.
   static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&aBig)[4], const unsigned (&aSmall)[4],
@@ -103,39 +64,6 @@ template <int D, int DV, int BlockN, int Passes> struct FusecAttentionTf32 {
       fusec_mma_m16n8k8_tf32(d, aBig, bSmall, d);
     }
     fusec_mma_m16n8k8_tf32(d, aBig, bBig, d);
-  }
-
-  /// As FusecAttentionHalf::mergeSlices (m in log2 units, the same across
-  /// a quad's lanes; each lane merges its own partial sums).
-  static __device__ __forceinline__ bool mergeSlices(float (&m)[2], float (&l)[2], float (&o)[kOutputTiles][4],
-                                                     const FusecSplitK &split, unsigned *last) {
-    auto value = [&](int q) {
-      return q < kOutputTiles ? make_float4(o[q][0], o[q][1], o[q][2], o[q][3]) : make_float4(m[0], m[1], l[0], l[1]);
-    };
-    if (!fusec_split_k_publish<kThreads, kSplitVectors>(value, split, last))
-      return false;
-    zero(o);
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      m[h] = -INFINITY, l[h] = 0.0f;
-#pragma unroll 1
-    for (int s = 0; s < split.slices; ++s) {
-      const float4 rows = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, kOutputTiles);
-      const float sliceMax[2] = {rows.x, rows.y}, sliceSum[2] = {rows.z, rows.w};
-      float keep[2], add[2];
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        fusec_merge_softmax_row<true>(m[h], l[h], sliceMax[h], sliceSum[h], keep[h], add[h]);
-#pragma unroll
-      for (int j = 0; j < kOutputTiles; ++j) {
-        const float4 v = fusec_split_k_partial<kThreads, kSplitVectors>(split, s, j);
-        const float values[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          o[j][r] = o[j][r] * keep[r / 2] + values[r] * add[r / 2];
-      }
-    }
-    return true;
   }
 
   /// As FusecAttentionHalf::run, for f32 heads.
@@ -149,31 +77,19 @@ template <int D, int DV, int BlockN, int Passes> struct FusecAttentionTf32 {
     float *const vTiles = kTiles + 2 * kKStage;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int g = lane / 4, t = lane % 4;
-    constexpr float kLog2e = 1.4426950408889634f;
-    const float scaleLog2 = scale * kLog2e;
+    const float scaleLog2 = scale * 1.4426950408889634f;
+    int firstTile, endTile;
+    Rows::keyTiles(S, SK, causal, row0, split, firstTile, endTile);
 
-    // Row i attends to keys j <= i + (SK - S): the block's last row bounds
-    // the keys any of its rows needs.
-    const long long offset = SK - S;
-    long long keyEnd = SK;
-    if (causal && row0 + kBlockM + offset < keyEnd)
-      keyEnd = row0 + kBlockM + offset;
-    const int keyTiles = keyEnd > 0 ? int((keyEnd + kBlockN - 1) / kBlockN) : 0;
-    int firstTile = 0, endTile = keyTiles;
-    if (split.slices > 1)
-      fusec_split_k_range(keyTiles, split, firstTile, endTile);
-
-    loadRows<kBlockM, D>(qTile, kQStride, Q, ldq, row0, S);
-    if (endTile > firstTile) {
-      loadRows<kBlockN, D>(kTiles, kKStride, K, ldk, (long long)firstTile * kBlockN, SK);
-      loadRows<kBlockN, DV>(vTiles, kVStride, V, ldv, (long long)firstTile * kBlockN, SK);
-    }
+    Rows::template loadRows<kBlockM, D>(qTile, kQStride, Q, ldq, row0, S);
+    if (endTile > firstTile)
+      Rows::template loadKeyTile<D, DV>(kTiles, kKStride, vTiles, kVStride, K, ldk, V, ldv, SK, firstTile, 0);
     fusec_cp_async_commit();
 
     const long long rows[2] = {row0 + warp * 16 + g, row0 + warp * 16 + g + 8};
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
     float o[kOutputTiles][4];
-    zero(o);
+    Rows::zero(o);
     // This lane's ldmatrix rows: Q's A fragment (x4: matrix lane / 8 is
     // rows (lane / 8 % 2) * 8.. by columns (lane / 16) * 4..), and K's B
     // fragment (x2: matrix lane / 8 % 2 is columns 0-3 / 4-7 of the 8 keys,
@@ -184,66 +100,34 @@ template <int D, int DV, int BlockN, int Passes> struct FusecAttentionTf32 {
     for (int tile = firstTile; tile < endTile; ++tile) {
       fusec_cp_async_wait<0>();
       __syncthreads();
-      if (tile + 1 < endTile) {
-        const int stage = (tile + 1 - firstTile) % 2;
-        const long long key0 = (long long)(tile + 1) * kBlockN;
-        loadRows<kBlockN, D>(kTiles + stage * kKStage, kKStride, K, ldk, key0, SK);
-        loadRows<kBlockN, DV>(vTiles + stage * kVStage, kVStride, V, ldv, key0, SK);
-      }
+      if (tile + 1 < endTile)
+        Rows::template loadKeyTile<D, DV>(kTiles, kKStride, vTiles, kVStride, K, ldk, V, ldv, SK, tile + 1,
+                                          (tile + 1 - firstTile) % 2);
       fusec_cp_async_commit();
       const float *kStage = kTiles + (tile - firstTile) % 2 * kKStage;
       const float *vStage = vTiles + (tile - firstTile) % 2 * kVStage;
 
       // S = Q Kᵀ, score tile j's columns 2t, 2t + 1 being keys t, t + 4.
       float s[kScoreTiles][4];
-      zero(s);
+      Rows::zero(s);
 #pragma unroll
       for (int kk = 0; kk < D; kk += 8) {
         unsigned aBig[4], aSmall[4];
         fusec_ldmatrix<4, false>(aBig, qFragment + kk);
-        toTf32(aBig, aSmall);
+        fusec_split_tf32<Passes>(aBig, aSmall);
 #pragma unroll
         for (int j = 0; j < kScoreTiles; ++j) {
           unsigned bBig[2], bSmall[2];
           fusec_ldmatrix<2, false>(bBig, kStage + kFragment + j * 8 * kKStride + kk);
-          toTf32(bBig, bSmall);
+          fusec_split_tf32<Passes>(bBig, bSmall);
           mma(s[j], aBig, aSmall, bBig, bSmall);
         }
       }
 
-      // Scale, mask and the rows' new maxima in log2 units, as the f16 loop
-      // does; element r of score tile j is key j * 8 + t (+ 4 for odd r).
-      const long long key0 = (long long)tile * kBlockN;
-      int limit[2];
-      long long maskRow[2];
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        long long end = SK;
-        if (causal && rows[h] + offset + 1 < end)
-          end = rows[h] + offset + 1;
-        limit[h] = end - key0 <= 0 ? 0 : end - key0 >= kBlockN ? kBlockN : int(end - key0);
-        maskRow[h] = rows[h] < S ? rows[h] : S - 1;
-      }
-      float tileMax[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-      for (int j = 0; j < kScoreTiles; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int key = j * 8 + t + r % 2 * 4;
-          const float x =
-              key < limit[r / 2] ? fmaf(s[j][r], scaleLog2, mask(maskRow[r / 2], key0 + key) * kLog2e) : -INFINITY;
-          s[j][r] = x;
-          tileMax[r / 2] = fmaxf(tileMax[r / 2], x);
-        }
+      // Element r of score tile j is key j * 8 + t (+ 4 for odd r).
       float alpha[2];
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        tileMax[h] = fmaxf(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 1));
-        tileMax[h] = fmaxf(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 2));
-        const float mNew = fmaxf(m[h], tileMax[h]);
-        alpha[h] = m[h] == -INFINITY ? 0.0f : exp2f(m[h] - mNew);
-        m[h] = mNew;
-      }
+      Rows::probabilities(s, m, alpha, rows, S, SK, causal, (long long)tile * kBlockN, scaleLog2, mask,
+                          [t](int j, int r) { return j * 8 + t + r % 2 * 4; });
 
       // P in place: score tile j is the A fragment of k8 step j (a0, a1 =
       // rows g, g + 8 of key t; a2, a3 of key t + 4).
@@ -251,26 +135,15 @@ template <int D, int DV, int BlockN, int Passes> struct FusecAttentionTf32 {
       float rowSum[2] = {0.0f, 0.0f};
 #pragma unroll
       for (int j = 0; j < kScoreTiles; ++j) {
-        float e[4];
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          e[r] = s[j][r] == -INFINITY ? 0.0f : exp2f(s[j][r] - m[r / 2]);
-          rowSum[r / 2] += e[r];
-        }
-        pBig[j][0] = unsigned(__float_as_int(e[0]));
-        pBig[j][1] = unsigned(__float_as_int(e[2]));
-        pBig[j][2] = unsigned(__float_as_int(e[1]));
-        pBig[j][3] = unsigned(__float_as_int(e[3]));
-        toTf32(pBig[j], pSmall[j]);
+        rowSum[0] += s[j][0] + s[j][1];
+        rowSum[1] += s[j][2] + s[j][3];
+        pBig[j][0] = unsigned(__float_as_int(s[j][0]));
+        pBig[j][1] = unsigned(__float_as_int(s[j][2]));
+        pBig[j][2] = unsigned(__float_as_int(s[j][1]));
+        pBig[j][3] = unsigned(__float_as_int(s[j][3]));
+        fusec_split_tf32<Passes>(pBig[j], pSmall[j]);
       }
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        l[h] = l[h] * alpha[h] + rowSum[h];
-#pragma unroll
-      for (int n = 0; n < kOutputTiles; ++n)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          o[n][r] *= alpha[r / 2];
+      Rows::rescale(l, o, alpha, rowSum);
 
       // O += P V: V's B fragment is keys t and t + 4 of column g.
 #pragma unroll
@@ -280,25 +153,14 @@ template <int D, int DV, int BlockN, int Passes> struct FusecAttentionTf32 {
           const float *column = vStage + (j * 8 + t) * kVStride + n * 8 + g;
           unsigned bBig[2] = {unsigned(__float_as_int(column[0])), unsigned(__float_as_int(column[4 * kVStride]))};
           unsigned bSmall[2];
-          toTf32(bBig, bSmall);
+          fusec_split_tf32<Passes>(bBig, bSmall);
           mma(o[n], pBig[j], pSmall[j], bBig, bSmall);
         }
     }
     fusec_cp_async_wait<0>();
-    if (split.slices > 1 && !mergeSlices(m, l, o, split, static_cast<unsigned *>(smem)))
+    if (split.slices > 1 && !Rows::mergeSlices(m, l, o, split, static_cast<unsigned *>(smem)))
       return;
-
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
-      l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
-    }
-#pragma unroll
-    for (int n = 0; n < kOutputTiles; ++n)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        if (rows[r / 2] < S)
-          epilogue(rows[r / 2], (long long)(n * 8 + 2 * t + r % 2), o[n][r] / l[r / 2]);
+    Rows::store(l, o, rows, S, t, epilogue);
   }
 };
 

@@ -280,7 +280,7 @@ struct FusecGemmTf32 {
 #pragma unroll
         for (int i = 0; i < kMmaM; ++i) {
           fusec_ldmatrix<4, false>(aBig[i], aStage + aFragment + i * 16 * kAStride + kk);
-          split(aBig[i], aSmall[i]);
+          fusec_split_tf32<Passes>(aBig[i], aSmall[i]);
         }
 #pragma unroll
         for (int j = 0; j < kMmaN; ++j) {
@@ -291,7 +291,7 @@ struct FusecGemmTf32 {
             bBig[j][0] = unsigned(__float_as_int(column[0]));
             bBig[j][1] = unsigned(__float_as_int(column[4 * kBStride]));
           }
-          split(bBig[j], bSmall[j]);
+          fusec_split_tf32<Passes>(bBig[j], bSmall[j]);
         }
 #pragma unroll
         for (int i = 0; i < kMmaM; ++i)
@@ -324,18 +324,5 @@ struct FusecGemmTf32 {
           if (row < m && col < n)
             epilogue(row, col, accumulator[i][j][r]);
         }
-  }
-
-private:
-  /// Turns raw f32 bits into tf32 operands: `big` rounded in place, and for
-  /// 3 passes `small` = the rounded remainder x - big.
-  template <int N> static __device__ __forceinline__ void split(unsigned (&big)[N], unsigned (&small)[N]) {
-#pragma unroll
-    for (int r = 0; r < N; ++r) {
-      const float x = __int_as_float(int(big[r]));
-      big[r] = fusec_cvt_rna_tf32(x);
-      if constexpr (Passes == 3)
-        small[r] = fusec_cvt_rna_tf32(x - __int_as_float(int(big[r])));
-    }
   }
 };

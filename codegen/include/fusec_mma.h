@@ -139,3 +139,19 @@ template <int Pending> __device__ __forceinline__ void fusec_cp_async_wait() {
 }
 
 #endif // FUSEC_EMULATION
+
+// Built on the primitives above, for the device and the emulation alike.
+
+/// Raw f32 bits to tf32 operands for Passes products: `big` rounded in
+/// place and, for 3 passes (3xTF32), `small` = the rounded remainder x -
+/// big, so that x = big + small to about 2^-22.
+template <int Passes, int N>
+__device__ __forceinline__ void fusec_split_tf32(unsigned (&big)[N], unsigned (&small)[N]) {
+#pragma unroll
+  for (int r = 0; r < N; ++r) {
+    const float x = __int_as_float(int(big[r]));
+    big[r] = fusec_cvt_rna_tf32(x);
+    if constexpr (Passes == 3)
+      small[r] = fusec_cvt_rna_tf32(x - __int_as_float(int(big[r])));
+  }
+}
