@@ -194,7 +194,7 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   code += "  };\n";
   // A split over the keys (split_k > 1): the runtime sets the slices per
   // launch; a block's partials are its rows' outputs, maxima and sums.
-  const int64_t splitFloats = 4 * config->threads() * (tensorCores ? valueDim / 8 + 1 : (valueDim + 31) / 32 + 2);
+  const int64_t splitFloats = fuse::attentionSplitFloats(*config, valueDim);
   const std::string split = emitSplitK(code, *config, fuse::kTileCount(attention, *config), launch, splitFloats);
   if (!split.empty())
     code +=

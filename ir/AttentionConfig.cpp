@@ -20,11 +20,6 @@ int64_t headDimOf(Value value) { return llvm::cast<ShapedType>(value.getType()).
 /// above 64 (the largest whose accumulators stay in registers).
 int64_t tensorCoreKeys(int64_t headDim, int64_t valueDim) { return headDim > 64 || valueDim > 64 ? 32 : 64; }
 
-/// The same for f32 heads (fusec_attention_tf32.h): 32, or 16 for heads
-/// above 64, whose f32 tiles of 32 keys need more than 99 KiB of shared
-/// memory.
-int64_t tf32Keys(int64_t headDim, int64_t valueDim) { return headDim > 64 || valueDim > 64 ? 16 : 32; }
-
 std::string str(int64_t value) { return std::to_string(value); }
 
 } // namespace
@@ -74,8 +69,13 @@ KernelConfig chooseAttentionConfig(AttentionOp attention, ProductPrecision preci
     if (type.isF32()) { // 3xTF32 (f32 accuracy), or tf32 as --precision asks
       config.operands = OperandType::F32;
       config.passes = precision == ProductPrecision::Tf32 ? 1 : 3;
-      config.blockN = tf32Keys(headDimOf(attention.getQuery()), headDimOf(attention.getValue()));
+      // 32 keys per tile, or 16 where 32 would need more shared memory than
+      // a block may have (heads of about 124 and more).
       config.blockK = 8;
+      config.blockN = 32;
+      if (attentionSharedBytes(config, headDimOf(attention.getQuery()), headDimOf(attention.getValue())) >
+          kMaxSharedBytes)
+        config.blockN = 16;
     } else {
       config.operands = type.isF16() ? OperandType::F16 : OperandType::BF16;
       config.blockN = tensorCoreKeys(headDimOf(attention.getQuery()), headDimOf(attention.getValue()));
@@ -152,6 +152,15 @@ std::string describeAttentionConfigProblem(KernelTemplate kind, ArrayRef<int64_t
              : "tensor_core_attention is block [64, 32 or 64, 16], warp [16, block N], 2 stages, mma \"m16n8k16\", "
                "precision \"f16\" or \"bf16\", vector [8, 8]; on f32 heads block [64, 16 or 32, 8], mma \"m16n8k8\", "
                "precision \"3xtf32\" or \"tf32\", vector [4, 4]";
+}
+
+int64_t attentionSplitFloats(const KernelConfig &config, int64_t valueDim) {
+  // Per thread: the output tiles (n8 tiles of 4 floats), then the rows'
+  // maxima and sums; the SIMT loop holds 4 rows per warp and a column per
+  // lane per chunk of 32.
+  if (config.kind == KernelTemplate::TensorCoreAttention)
+    return 4 * config.threads() * (valueDim / 8 + 1);
+  return 4 * config.threads() * ((valueDim + 31) / 32 + 2);
 }
 
 int64_t attentionSharedBytes(const KernelConfig &config, int64_t headDim, int64_t valueDim) {

@@ -11,9 +11,10 @@
 //    vector [8, 8] (16-byte copies). 64-key tiles hold heads up to 64;
 //    wider heads take 32 keys per tile (their accumulators and tiles are
 //    twice as large). On f32 heads that are multiples of 8
-//    (fusec_attention_tf32.h): block [64, 32, 8], mma "m16n8k8", precision
-//    "3xtf32" (f32 accuracy, the default) or "tf32" (--precision=tf32),
-//    vector [4, 4];
+//    (fusec_attention_tf32.h): block [64, 32 or 16, 8] (16 keys where 32
+//    would need more than 99 KiB of shared memory), mma "m16n8k8",
+//    precision "3xtf32" (f32 accuracy, the default) or "tf32"
+//    (--precision=tf32), vector [4, 4];
 //  * simt_attention (fusec_attention.h): any head dimension up to
 //    kMaxAttentionHeadDim, any element type, f32 arithmetic. Block [16, 32,
 //    1], warp [4, 32] (a lane per key, 4 rows per warp), 1 stage.
@@ -63,6 +64,10 @@ std::string attentionConfigProblem(AttentionOp attention, const KernelConfig &co
 std::string describeAttentionConfigProblem(KernelTemplate kind, llvm::ArrayRef<int64_t> block,
                                            llvm::ArrayRef<int64_t> warp, int64_t stages, llvm::StringRef mma,
                                            llvm::StringRef precision, int64_t splitK, llvm::ArrayRef<int64_t> vector);
+
+/// The floats a block of `config`'s loop publishes per split slice (its
+/// kSplitFloats) for value heads of `valueDim`.
+int64_t attentionSplitFloats(const KernelConfig &config, int64_t valueDim);
 
 /// The shared memory of `config`'s loop for heads of `headDim` (Q, K) and
 /// `valueDim` (V): the tensor-core loop's Q tile and two stages of K and V

@@ -116,10 +116,13 @@ std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
     return "weight rows of " + str(taps) + " elements are not whole " + str(config.aVector) + "-element vectors";
   if (s.channelsLast) {
     // The input is read as pixels x taps (k contiguous): a vector is
-    // adjacent channels of one tap, and each thread copies whole rows.
+    // adjacent channels of one tap, and each thread copies one k column of
+    // whole rows (FusecIm2colNhwcB keeps state per row).
     if (config.bVector > 1 && s.channels % config.bVector != 0)
       return "vector copies of an NHWC input need the channels (" + str(s.channels) + ") to be a multiple of the " +
              "vector";
+    if (config.threads() % (config.blockK / config.bVector) != 0)
+      return "each thread must copy one k column of the NHWC input (block K / vector must divide the threads)";
     return tileLoadProblem("the input", config.blockN, config.blockK, config.bVector, config.threads());
   }
   const bool pointwise = s.kernelH == 1 && s.kernelW == 1 &&
@@ -237,8 +240,10 @@ std::string configProblem(Operation *core, const KernelConfig &config) {
     problem = splitKProblem(core, config);
   if (!problem.empty())
     return "template " + templateName(config.kind).str() + " cannot compute this op: " + problem;
+  // B's tile is [BN][BK + pad] for transB products and channels-last convs.
   auto gemm = llvm::dyn_cast<GemmOp>(core);
-  const int64_t shared = config.sharedBytes(gemm && gemm.getTransB());
+  auto conv = llvm::dyn_cast<ConvOp>(core);
+  const int64_t shared = config.sharedBytes((gemm && gemm.getTransB()) || (conv && conv.getChannelsLast()));
   if (shared > kMaxSharedBytes)
     return "the config needs " + str(shared) + " bytes of shared memory, above the " + str(kMaxSharedBytes) +
            " every sm_80+ GPU grants one block";

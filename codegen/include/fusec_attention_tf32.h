@@ -135,13 +135,18 @@ template <int D, int DV, int BlockN, int Passes> struct FusecAttentionTf32 {
       float rowSum[2] = {0.0f, 0.0f};
 #pragma unroll
       for (int j = 0; j < kScoreTiles; ++j) {
-        rowSum[0] += s[j][0] + s[j][1];
-        rowSum[1] += s[j][2] + s[j][3];
         pBig[j][0] = unsigned(__float_as_int(s[j][0]));
         pBig[j][1] = unsigned(__float_as_int(s[j][2]));
         pBig[j][2] = unsigned(__float_as_int(s[j][1]));
         pBig[j][3] = unsigned(__float_as_int(s[j][3]));
         fusec_split_tf32<Passes>(pBig[j], pSmall[j]);
+        // The sums add P as P V multiplies it: rounded to tf32 with one pass
+        // (A fragment registers 0, 2 are row g, 1, 3 row g + 8), big + small
+        // (within 2^-22 of it) with three. The output stays a convex
+        // combination of V's rows.
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          rowSum[r % 2] += Passes == 3 ? s[j][r % 2 * 2 + r / 2] : __int_as_float(int(pBig[j][r]));
       }
       Rows::rescale(l, o, alpha, rowSum);
 

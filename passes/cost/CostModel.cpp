@@ -1,6 +1,7 @@
 //===- CostModel.cpp - Pricing a kernel -----------------------------------===//
 #include "passes/cost/CostModel.h"
 
+#include "ir/AttentionConfig.h"
 #include "ir/ConvShape.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
@@ -157,11 +158,10 @@ double attentionTimeUs(Operation *attention, double flops, const DeviceProfile &
   const fuse::KernelConfig config = configOf(attention, profile, batch);
   const double tiles = fuse::attentionBlocksAt(attention, config, batch);
   const double slices = double(fuse::splitSlicesAt(attention, config, batch, profile.smCount));
-  const auto valueDim = double(llvm::cast<RankedTensorType>(attention->getResult(0).getType()).getShape().back());
-  // Per slice and query row: the unnormalised output, its maximum and sum.
-  const double splitUs =
-      slices > 1 ? 2 * slices * tiles * double(config.blockM) * (valueDim + 2) * 4 / (profile.hbmBandwidthGBps * 1e3)
-                 : 0;
+  const int64_t valueDim = llvm::cast<RankedTensorType>(attention->getResult(0).getType()).getShape().back();
+  // Per slice: the block's rows' unnormalised outputs, maxima and sums.
+  const double splitFloats = double(fuse::attentionSplitFloats(config, valueDim));
+  const double splitUs = slices > 1 ? 2 * slices * tiles * splitFloats * 4 / (profile.hbmBandwidthGBps * 1e3) : 0;
   // A block's 4 warps keep an SM's four schedulers busy (FlashAttention-2's
   // shape; registers and shared tiles leave room for few more), so the
   // blocks run in waves of one per SM.
