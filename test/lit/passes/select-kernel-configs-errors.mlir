@@ -318,6 +318,35 @@ func.func @attention_precision(%a: tensor<?x2x9x64xbf16>) -> tensor<?x2x9x64xbf1
 
 // -----
 
+// Channels-last convs: each thread copies one k column of whole pixel rows
+// (FusecIm2colNhwcB keeps state per row), so BK / vector must divide the
+// threads (32 here, 64 columns).
+func.func @conv_nhwc_columns(%x: tensor<?x8x8x16xf32>, %w: tensor<16x3x3x16xf32>) -> tensor<?x8x8x16xf32> {
+  %0 = fuse.superkernel "conv" kind "conv" (%x, %w) attributes {config = #fuse.config<"tensor_core_conv", block = [16, 8, 64], warp = [16, 8], stages = 2, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [1, 1]>} : (tensor<?x8x8x16xf32>, tensor<16x3x3x16xf32>) -> tensor<?x8x8x16xf32> {
+  ^bb0(%a: tensor<?x8x8x16xf32>, %b: tensor<16x3x3x16xf32>):
+    // expected-error @+1 {{template tensor_core_conv cannot compute this op: each thread must copy one k column of the NHWC input (block K / vector must divide the threads)}}
+    %c = fuse.conv %a, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x8x8x16xf32>, tensor<16x3x3x16xf32>) -> tensor<?x8x8x16xf32>
+    fuse.yield %c : tensor<?x8x8x16xf32>
+  }
+  return %0 : tensor<?x8x8x16xf32>
+}
+
+// -----
+
+// A vector of an NHWC input is adjacent channels of one tap: 6 channels are
+// not whole 4-float vectors.
+func.func @conv_nhwc_vector(%x: tensor<?x8x8x6xf32>, %w: tensor<16x3x3x6xf32>) -> tensor<?x8x8x16xf32> {
+  %0 = fuse.superkernel "conv" kind "conv" (%x, %w) attributes {config = #fuse.config<"tensor_core_conv", block = [32, 64, 16], warp = [16, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [1, 4]>} : (tensor<?x8x8x6xf32>, tensor<16x3x3x6xf32>) -> tensor<?x8x8x16xf32> {
+  ^bb0(%a: tensor<?x8x8x6xf32>, %b: tensor<16x3x3x6xf32>):
+    // expected-error @+1 {{template tensor_core_conv cannot compute this op: vector copies of an NHWC input need the channels (6) to be a multiple of the vector}}
+    %c = fuse.conv %a, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x8x8x6xf32>, tensor<16x3x3x6xf32>) -> tensor<?x8x8x16xf32>
+    fuse.yield %c : tensor<?x8x8x16xf32>
+  }
+  return %0 : tensor<?x8x8x16xf32>
+}
+
+// -----
+
 // A split over the keys needs a key tile per slice: 9 keys are one tile.
 func.func @attention_split_too_far(%a: tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
   %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 4, vector = [8, 8]>} : (tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {

@@ -47,6 +47,8 @@ struct Case {
   /// Key slices pinned as the config's split_k and run (0: the config fusec
   /// chooses, run as the runtime would).
   int64_t splitSlices = 0;
+  /// The f32 tensor-core loop pinned to one TF32 product (--precision=tf32).
+  bool tf32 = false;
 };
 
 std::string tensorType(const std::string &dims, const std::string &type) { return "tensor<" + dims + "x" + type + ">"; }
@@ -185,6 +187,19 @@ void checkCase(const Case &c) {
       CHECK(kernel->source.find(", " + std::to_string(c.pinnedKeys) + ">;") != std::string::npos);
     });
   }
+  if (c.tf32) {
+    module->walk([&](fuse::SuperkernelOp superkernel) {
+      fuse::KernelConfig config = fuse::KernelConfig::fromAttr(superkernel.getConfigAttr());
+      config.passes = 1;
+      superkernel.setConfigAttr(config.toAttr(context.get()));
+      auto kernel = codegen::emitKernel(superkernel);
+      REQUIRE(mlir::succeeded(kernel));
+      const size_t loop = kernel->source.find("FusecAttentionTf32<");
+      REQUIRE(loop != std::string::npos);
+      const std::string arguments = kernel->source.substr(loop, kernel->source.find(">;", loop) - loop);
+      CHECK(arguments.substr(arguments.size() - 3) == ", 1"); // Passes
+    });
+  }
   if (c.splitSlices != 0) {
     module->walk([&](fuse::SuperkernelOp superkernel) {
       fuse::KernelConfig config = fuse::KernelConfig::fromAttr(superkernel.getConfigAttr());
@@ -205,7 +220,9 @@ void checkCase(const Case &c) {
   // result, which may differ by a unit of f16 where the sums' orders differ;
   // the tensor-core loop also rounds the probabilities to the element type
   // for the P V product (2^-11 relative for f16, 2^-8 for bf16).
-  compareWithCpu(*module, *module, c.type == "f32" ? 1e-4 : c.type == "f16" ? 4e-3 : 2e-2, c.splitSlices);
+  // One TF32 product rounds Q, K, P and V to 10 mantissa bits.
+  const double tolerance = c.tf32 ? 1e-2 : c.type == "f32" ? 1e-4 : c.type == "f16" ? 4e-3 : 2e-2;
+  compareWithCpu(*module, *module, tolerance, c.splitSlices);
 }
 
 } // namespace
@@ -256,6 +273,14 @@ TEST_CASE("emul: f32 attention on the tensor cores in 3xTF32, ragged against the
   checkCase({1, 100, 100, 64, 64, true, "1x100x100"});
   checkCase({3, 33, 40, 48, 24, false, "?x1x1x40"});
   checkCase({1, 70, 33, 120, 8});
+  // Plain TF32 (one product), split or not: its row sums add P as rounded.
+  Case tf32{2, 65, 100, 32, 64, true};
+  tf32.tf32 = true;
+  checkCase(tf32);
+  tf32.splitSlices = 2;
+  tf32.keySeq = 300;
+  tf32.causal = false;
+  checkCase(tf32);
 }
 
 TEST_CASE("emul: the tensor-core attention loop with 32-key tiles pinned on narrow heads",
