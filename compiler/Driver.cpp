@@ -12,6 +12,7 @@
 #include "ir/FuseDialect.h"
 #include "ir/FuseOps.h"
 
+#include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanFormat.h"
 #include "runtime/support/FileIO.h"
 
@@ -93,10 +94,48 @@ std::unique_ptr<MLIRContext> createContext() {
   return context;
 }
 
+namespace {
+const char *emitKindName(EmitKind kind) {
+  switch (kind) {
+  case EmitKind::Mlir:
+    return "mlir";
+  case EmitKind::FusedMlir:
+    return "fused-mlir";
+  case EmitKind::Json:
+    return "json";
+  case EmitKind::Plan:
+    return "plan";
+  case EmitKind::Cuda:
+    return "cuda";
+  case EmitKind::Dot:
+    return "dot";
+  }
+  return "?";
+}
+
+/// The one size `options` gives each named dimension, or an error naming
+/// what asks for one.
+FailureOr<import::DimensionSizes> singleSizes(MLIRContext &context, const DriverOptions &options, StringRef what) {
+  std::vector<import::DimensionSizes> combinations = dimensionCombinations(options.dimensionSizes);
+  if (combinations.size() == 1)
+    return combinations.front();
+  return emitError(FileLineColLoc::get(&context, options.inputPath, 0, 0))
+         << what << " takes one size per named dimension; several (--dim NAME=A,B) make a plan of shape variants";
+}
+} // namespace
+
 OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &options) {
+  FailureOr<import::DimensionSizes> sizes = singleSizes(context, options, "importing a model for the fusion pipeline");
+  if (failed(sizes))
+    return nullptr;
+  return importAndFuse(context, options, *sizes);
+}
+
+OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &options,
+                                    const import::DimensionSizes &sizes) {
   if (options.progress)
     llvm::errs() << "fusec: importing " << options.inputPath << "\n";
-  OwningOpRef<ModuleOp> module = importModel(options.inputPath, context, options.dimensionSizes);
+  OwningOpRef<ModuleOp> module = importModel(options.inputPath, context, sizes);
   if (!module)
     return nullptr;
   if (options.progress)
@@ -134,9 +173,11 @@ LogicalResult writeInto(MLIRContext &context, const std::string &dir, const std:
 }
 
 /// The plan for a fused `module`; its weights stay in `module`.
-FailureOr<plan::EncodedPlan> lowerToPlan(MLIRContext &context, ModuleOp module, const DriverOptions &options) {
+FailureOr<plan::EncodedPlan> lowerToPlan(MLIRContext &context, ModuleOp module, const DriverOptions &options,
+                                         const import::DimensionSizes &sizes = {}) {
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
+  planOptions.dims = sizes;
   if (planOptions.target != "cpu") {
     auto kernels = generateKernels(module);
     if (failed(kernels))
@@ -243,21 +284,67 @@ std::string checkDriverOptions(const DriverOptions &options) {
   for (int64_t bucket : options.plan.batchBuckets)
     if (bucket < 1)
       return "batch-buckets needs positive integers, got '" + std::to_string(bucket) + "'";
-  for (const auto &[name, size] : options.dimensionSizes)
-    if (name.empty() || size < 1 || size > (int64_t(1) << 31))
-      return "dim needs NAME=SIZE with a name and a size from 1 to 2^31, got '" + name + "=" + std::to_string(size) +
-             "'";
+  for (const auto &[name, sizes] : options.dimensionSizes) {
+    if (name.empty() || sizes.empty())
+      return "dim needs NAME=SIZE or NAME=SIZE,SIZE,... with a name and sizes, got '" + name + "='";
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] < 1 || sizes[i] > (int64_t(1) << 31))
+        return "dim needs NAME=SIZE with a name and a size from 1 to 2^31, got '" + name + "=" +
+               std::to_string(sizes[i]) + "'";
+      if (std::find(sizes.begin(), sizes.begin() + i, sizes[i]) != sizes.begin() + i)
+        return "dim gives " + name + "=" + std::to_string(sizes[i]) + " twice";
+    }
+  }
+  if (countDimensionCombinations(options.dimensionSizes) > kMaxShapeVariants)
+    return "dim sizes make more than " + std::to_string(kMaxShapeVariants) +
+           " combinations, each a whole compile; a plan holds at most that many shape variants";
   return "";
 }
 
+namespace {
+/// The plan of every combination of named dimension sizes: one plan, or
+/// one holding each as a shape variant. The first variant's fused module
+/// is reported as `reportFusion` asks.
+FailureOr<std::vector<uint8_t>>
+compileShapeVariants(MLIRContext &context, const DriverOptions &options,
+                     llvm::function_ref<LogicalResult(ModuleOp)> reportFusion = nullptr) {
+  const std::vector<import::DimensionSizes> combinations = dimensionCombinations(options.dimensionSizes);
+  std::vector<std::vector<uint8_t>> plans;
+  for (size_t i = 0; i < combinations.size(); ++i) {
+    if (options.progress && combinations.size() > 1)
+      llvm::errs() << "fusec: shape variant " << i + 1 << "/" << combinations.size() << " ("
+                   << runtime::formatDims(combinations[i]) << ")\n";
+    // One module at a time: each is dropped once its plan is encoded.
+    OwningOpRef<ModuleOp> module = importAndFuse(context, options, combinations[i]);
+    if (!module)
+      return failure();
+    if (i == 0 && reportFusion && failed(reportFusion(*module)))
+      return failure();
+    FailureOr<std::vector<uint8_t>> bytes = bytesOf(lowerToPlan(context, *module, options, combinations[i]));
+    if (failed(bytes))
+      return failure();
+    plans.push_back(std::move(*bytes));
+  }
+  if (plans.size() == 1)
+    return std::move(plans.front());
+  try {
+    std::vector<uint8_t> merged = mergeShapeVariants(plans);
+    runtime::Plan::verifyBytes(merged.data(), merged.size(), "plan");
+    return merged;
+  } catch (const std::exception &error) {
+    return emitError(FileLineColLoc::get(&context, options.inputPath, 0, 0))
+           << "cannot join the shape variants into one plan: " << error.what();
+  }
+}
+} // namespace
+
 FailureOr<std::vector<uint8_t>> compileToPlan(MLIRContext &context, const DriverOptions &options,
                                               nlohmann::json *fusionReport) {
-  OwningOpRef<ModuleOp> module = importAndFuse(context, options);
-  if (!module)
-    return failure();
-  if (fusionReport)
-    *fusionReport = buildFusionReport(*module);
-  return bytesOf(lowerToPlan(context, *module, options));
+  return compileShapeVariants(context, options, [&](ModuleOp module) {
+    if (fusionReport)
+      *fusionReport = buildFusionReport(module);
+    return success();
+  });
 }
 
 FailureOr<std::vector<uint8_t>> compileModuleToPlan(MLIRContext &context, ModuleOp module,
@@ -273,8 +360,29 @@ int runDriver(const DriverOptions &options) {
   auto context = createContext();
   FusecDiagnosticHandler diagnostics(context.get());
 
+  if (options.emit != EmitKind::Plan &&
+      failed(singleSizes(*context, options, std::string("--emit=") + emitKindName(options.emit))))
+    return 1;
+  if (options.emit == EmitKind::Plan && dimensionCombinations(options.dimensionSizes).size() > 1) {
+    FailureOr<std::vector<uint8_t>> plan = compileShapeVariants(
+        *context, options, [&](ModuleOp module) { return reportFusion(*context, module, options); });
+    if (failed(plan))
+      return 1;
+    try {
+      runtime::writeFileAtomically(options.outputPath, *plan);
+    } catch (const std::exception &error) {
+      emitError(UnknownLoc::get(context.get())) << error.what();
+      return 1;
+    }
+    if (options.verbose)
+      llvm::errs() << "fusec: wrote " << options.outputPath << " (" << plan->size() << " bytes, "
+                   << dimensionCombinations(options.dimensionSizes).size() << " shape variants)\n";
+    return 0;
+  }
+
   if (options.emit == EmitKind::Mlir || options.emit == EmitKind::Json) {
-    OwningOpRef<ModuleOp> module = importModel(options.inputPath, *context, options.dimensionSizes);
+    OwningOpRef<ModuleOp> module =
+        importModel(options.inputPath, *context, dimensionCombinations(options.dimensionSizes).front());
     if (!module)
       return 1;
     if (!options.dumpDir.empty() && failed(writeInto(*context, options.dumpDir, "imported.mlir", printModule(*module))))
@@ -296,7 +404,7 @@ int runDriver(const DriverOptions &options) {
   if (options.emit == EmitKind::Dot)
     return failed(writeText(*context, options.outputPath, exportDot(*module)));
 
-  auto plan = lowerToPlan(*context, *module, options);
+  auto plan = lowerToPlan(*context, *module, options, dimensionCombinations(options.dimensionSizes).front());
   if (failed(plan))
     return 1;
   try {

@@ -3,6 +3,7 @@
 #define FUSEC_COMPILER_DRIVER_H
 
 #include "compiler/PlanWriter.h"
+#include "compiler/ShapeVariants.h"
 #include "compiler/import/SymbolicDimensions.h"
 #include "passes/Pipeline.h"
 
@@ -35,8 +36,10 @@ enum class EmitKind {
 struct DriverOptions {
   std::string inputPath;
   /// Sizes for named input dimensions other than the batch (fusec --dim
-  /// seq=128): a plan has one dynamic dimension.
-  import::DimensionSizes dimensionSizes;
+  /// seq=128): a plan has one dynamic dimension. More than one size for a
+  /// name (seq=64,128) makes a plan of shape variants, one per combination
+  /// (ShapeVariants.h); every other output takes one size per name.
+  DimensionChoices dimensionSizes;
   /// "-" writes text outputs to stdout.
   std::string outputPath;
   EmitKind emit = EmitKind::Plan;
@@ -64,7 +67,12 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path, mlir::MLIRCo
 /// A context with every dialect fusec uses loaded.
 std::unique_ptr<mlir::MLIRContext> createContext();
 
-/// Imports `options.inputPath` and runs the fusion pipeline on it.
+/// Imports `options.inputPath` with the named dimensions at `sizes` and
+/// runs the fusion pipeline on it.
+mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, const DriverOptions &options,
+                                                const import::DimensionSizes &sizes);
+/// importAndFuse at the one size `options` gives each named dimension; an
+/// error if it gives several.
 mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, const DriverOptions &options);
 
 /// Checks the option values a caller chose (precision, I/O precision -- ""
@@ -73,15 +81,18 @@ mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, cons
 /// fp16 or bf16, got 'fp8'" (the CLI prefixes "--", the Python API not).
 std::string checkDriverOptions(const DriverOptions &options);
 
-/// Imports, fuses and lowers `options.inputPath` to plan bytes. Errors are
-/// reported through `context`'s diagnostics. With `fusionReport`, the fusion
-/// report of the fused module is stored there (buildFusionReport).
+/// Imports, fuses and lowers `options.inputPath` to plan bytes, one shape
+/// variant per combination of named dimension sizes. Errors are reported
+/// through `context`'s diagnostics. With `fusionReport`, the fusion report
+/// of the fused module (the first variant's) is stored there
+/// (buildFusionReport).
 mlir::FailureOr<std::vector<uint8_t>> compileToPlan(mlir::MLIRContext &context, const DriverOptions &options,
                                                     nlohmann::json *fusionReport = nullptr);
 
 /// Fuses and lowers `module`, a model imported or built in memory (the
 /// model generators of benchmarks and tests), to plan bytes like
-/// compileToPlan; `options.inputPath` is not read.
+/// compileToPlan; `options.inputPath` and `options.dimensionSizes` are not
+/// read.
 mlir::FailureOr<std::vector<uint8_t>> compileModuleToPlan(mlir::MLIRContext &context, mlir::ModuleOp module,
                                                           const DriverOptions &options);
 

@@ -39,8 +39,9 @@ struct ModelCompileOptions {
   /// "nchw" or "nhwc" (fusec --layout).
   std::string layout = "nchw";
   std::vector<int64_t> batchBuckets = {1, 2, 4, 8, 16};
-  /// Sizes for named input dimensions other than the batch (fusec --dim).
-  std::map<std::string, int64_t> dimensionSizes;
+  /// Sizes for named input dimensions other than the batch (fusec --dim):
+  /// more than one for a name makes a plan of shape variants.
+  std::map<std::string, std::vector<int64_t>> dimensionSizes;
   /// On-disk NVRTC kernel cache; empty disables it.
   std::string kernelCacheDir;
 };

@@ -381,7 +381,7 @@ FailureOr<plan::EncodedPlan> PlanBuilder::build() {
     bufferList[arenaIds[i]]["offset"] = {{"per_batch", memory.offsets[i].perBatch}, {"fixed", memory.offsets[i].fixed}};
 
   json manifest = {
-      {"format_version", std::to_string(plan::kMajorVersion) + "." + std::to_string(plan::kMinorVersion)},
+      {"format_version", plan::formatVersionString()},
       {"compiler_version", FUSEC_VERSION_STRING},
       {"target", options.target},
       {"source_hash", toHex64(options.sourceHash)},
@@ -395,6 +395,8 @@ FailureOr<plan::EncodedPlan> PlanBuilder::build() {
         {"lower_bound", {{"per_batch", memory.lowerBound.perBatch}, {"fixed", memory.lowerBound.fixed}}}}},
       {"kernels", kernels},
   };
+  if (!options.dims.empty())
+    manifest["dims"] = options.dims;
   std::vector<plan::SectionPieces> sections;
   sections.push_back(std::move(weights));
   if (options.target != "cpu") {

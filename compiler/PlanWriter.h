@@ -35,6 +35,9 @@ struct PlanOptions {
   std::map<std::string, KernelArtifact> kernels;
   /// FNV-1a 64 of the source model's bytes.
   uint64_t sourceHash = 0;
+  /// The sizes the named input dimensions were compiled at (the manifest's
+  /// `dims`; none if empty).
+  std::map<std::string, int64_t> dims;
 };
 
 /// Builds the plan bytes for `module`'s `@main`: one kernel per top-level op

@@ -2,6 +2,7 @@
 #ifndef FUSEC_RUNTIME_DEVICE_H
 #define FUSEC_RUNTIME_DEVICE_H
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,10 @@ struct DeviceOptions {
   /// The tuning cache file (TuningCache.h): "" for defaultTuningCachePath(),
   /// "none" for none (nothing read or written).
   std::string tuningCache;
+  /// How many shape variants of a plan (fusec --dim seq=64,128) a session
+  /// keeps ready to run at once, each with its arena, loaded kernels and
+  /// CUDA graphs; the least recently run gives them up first. At least 1.
+  size_t shapeCacheSize = 4;
 };
 
 /// "cpu", "cuda" or "auto".

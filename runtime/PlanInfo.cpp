@@ -2,6 +2,8 @@
 
 #include "runtime/PlanInfo.h"
 
+#include "runtime/Error.h"
+
 #include <sstream>
 
 namespace fusec::runtime {
@@ -26,7 +28,12 @@ void printTensors(std::ostream &out, const char *title, const json &tensors) {
 
 } // namespace
 
-json describePlan(const Plan &plan, int64_t batch) {
+json describePlan(const Plan &root, int64_t batch, const std::map<std::string, int64_t> &dims) {
+  const Plan *found = dims.empty() ? &root : root.findShapeVariant(dims);
+  if (!found)
+    throw Error(root.sourceName() + ": no shape variant for " + formatDims(dims) + " (the plan holds " +
+                root.describeShapeVariants() + ")");
+  const Plan &plan = *found;
   const PlanManifest &manifest = plan.manifest();
   json kernels = json::array();
   for (const KernelDesc &kernel : manifest.kernels) {
@@ -50,7 +57,7 @@ json describePlan(const Plan &plan, int64_t batch) {
     }
     kernels.push_back(std::move(entry));
   }
-  return {
+  json description = {
       {"plan", plan.sourceName()},
       {"format_version", manifest.formatVersion},
       {"compiler_version", manifest.compilerVersion},
@@ -65,6 +72,14 @@ json describePlan(const Plan &plan, int64_t batch) {
       {"arena_lower_bound_bytes", manifest.arena.lowerBound.at(batch)},
       {"weight_bytes", plan.sectionBytes(plan::kWeightsSection).size},
   };
+  if (!root.dims().empty()) {
+    description["dims"] = manifest.dims;
+    json variants = json::array({root.dims()});
+    for (const Plan &variant : root.shapeVariants())
+      variants.push_back(variant.dims());
+    description["shape_variants"] = std::move(variants);
+  }
+  return description;
 }
 
 std::string formatPlanSummary(const json &description) {
@@ -74,6 +89,14 @@ std::string formatPlanSummary(const json &description) {
       << description["compiler_version"].get<std::string>() << " for target "
       << description["target"].get<std::string>() << "\n";
   out << "source hash: " << description["source_hash"].get<std::string>() << "\n";
+  if (description.contains("shape_variants")) {
+    auto sizes = [](const json &dims) { return formatDims(dims.get<std::map<std::string, int64_t>>()); };
+    out << "shape variants (the one described in brackets):";
+    for (const json &variant : description["shape_variants"])
+      out << (variant == description["dims"] ? " [" : " ") << sizes(variant)
+          << (variant == description["dims"] ? "]" : "");
+    out << "\n";
+  }
   printTensors(out, "inputs", description["inputs"]);
   printTensors(out, "outputs", description["outputs"]);
   const json &kernels = description["kernels"];

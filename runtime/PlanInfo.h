@@ -19,8 +19,11 @@ namespace fusec::runtime {
 ///  "batch", "batch_buckets", "inputs"/"outputs": [{name, dtype, shape}],
 ///  "kernels": {"count", "list": [{name, kind, ops: [op names]}]},
 ///  "arena_bytes", "arena_lower_bound_bytes" (both at `batch`),
-///  "weight_bytes"}
-nlohmann::json describePlan(const Plan &plan, int64_t batch);
+///  "weight_bytes"}, and for a plan naming dimensions "dims" (the described
+///  variant's) and "shape_variants" (every variant's dims, the plan's own
+///  first). Describes the shape variant for `dims` if given; throws Error
+///  naming the variants the plan holds if it has none for them.
+nlohmann::json describePlan(const Plan &plan, int64_t batch, const std::map<std::string, int64_t> &dims = {});
 
 /// A multi-line, human-readable rendering of describePlan()'s result.
 std::string formatPlanSummary(const nlohmann::json &description);

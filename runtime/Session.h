@@ -9,6 +9,13 @@
 // plan (names and shapes at the requested batch size) before running, and
 // may be run any number of times at any batch size; it is not thread-safe.
 //
+// A plan with shape variants (fusec --dim seq=64,128) runs each variant on a
+// backend of its own, made at the variant's first run. run() with named
+// tensors picks the variant their shapes fit; selectDims() picks one for
+// the pointer entry points. At most DeviceOptions::shapeCacheSize variants
+// keep their backends (arena, loaded kernels, CUDA graphs) at once: the
+// least recently run one gives its backend up first.
+//
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_SESSION_H
 #define FUSEC_RUNTIME_SESSION_H
@@ -19,6 +26,7 @@
 #include "runtime/Tensor.h"
 #include "runtime/plan/Plan.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,15 +45,33 @@ public:
   /// Binds the plan to a backend the caller made for it (createBackend, or
   /// a backend of its own such as a test double).
   Session(std::shared_ptr<const Plan> plan, std::unique_ptr<Backend> backend);
+  /// Makes the plan's backends with `makeBackend`: one for the plan now,
+  /// one for each other shape variant at its first run, at most
+  /// `shapeCacheSize` at once (DeviceOptions::shapeCacheSize).
+  using BackendMaker = std::function<std::unique_ptr<Backend>(std::shared_ptr<const Plan>)>;
+  Session(std::shared_ptr<const Plan> plan, BackendMaker makeBackend,
+          size_t shapeCacheSize = DeviceOptions().shapeCacheSize);
   ~Session();
   Session(Session &&) noexcept;
   Session &operator=(Session &&) noexcept;
 
-  const Plan &plan() const { return *plan_; }
+  /// The plan of the selected shape variant (the plan itself unless
+  /// selectDims or run chose another).
+  const Plan &plan() const { return *variants_[selected_].plan; }
   /// The name of the backend the session runs on ("auto" resolved).
   std::string device() const;
-  const std::vector<TensorDesc> &inputs() const { return plan_->inputs(); }
-  const std::vector<TensorDesc> &outputs() const { return plan_->outputs(); }
+  const std::vector<TensorDesc> &inputs() const { return plan().inputs(); }
+  const std::vector<TensorDesc> &outputs() const { return plan().outputs(); }
+
+  /// The named dimension sizes of each shape variant, the plan's own first
+  /// (one empty map for a plan that names none).
+  std::vector<std::map<std::string, int64_t>> shapeVariants() const;
+  /// The selected variant's sizes.
+  const std::map<std::string, int64_t> &dims() const { return plan().dims(); }
+  /// Selects the shape variant compiled for exactly these sizes (every
+  /// dimension the plan names, given once). Throws Error listing the sizes
+  /// the plan holds if none matches.
+  void selectDims(const std::map<std::string, int64_t> &dims);
 
   /// The batch size the given inputs imply: the batch dimension of the first
   /// plan input that has one and is given with the plan's rank; 1 if none.
@@ -54,15 +80,16 @@ public:
 
   /// The largest batch a run may use: what the plan's arena, inputs and
   /// outputs allow within this machine's memory.
-  int64_t maxBatch() const { return batchLimit_.maxBatch; }
+  int64_t maxBatch() const { return variants_[selected_].batchLimit.maxBatch; }
   /// Throws Error unless 1 <= batch <= maxBatch(); every run checks this
   /// before it allocates anything.
   void checkBatch(int64_t batch) const;
 
   /// Runs the plan at `batch` and returns every output by name (each in its
-  /// plan dtype). Throws Error if an input is missing or unknown, if its
-  /// shape differs from the plan's at `batch`, or if its element type differs
-  /// from the plan's (inputs are never converted).
+  /// plan dtype), on the shape variant the inputs' shapes fit (which stays
+  /// selected). Throws Error if an input is missing or unknown, if its
+  /// shape differs from the plan's at `batch` (from every variant's), or if
+  /// its element type differs from the plan's (inputs are never converted).
   std::map<std::string, Tensor> run(int64_t batch, const std::map<std::string, Tensor> &inputs);
 
   /// Runs without copies or checks on the data: `inputs` and `outputs` point
@@ -90,14 +117,33 @@ public:
   /// run batch so far (chosen at a batch's first run: from the tuning cache,
   /// or timed with DeviceOptions::tune). Empty on the CPU and for plans
   /// without variants.
-  std::vector<KernelTuning> tuning() const { return backend_->tuning(); }
+  /// Of the selected shape variant; empty if its backend was given up.
+  std::vector<KernelTuning> tuning() const;
 
 private:
+  /// One shape variant: its plan (aliasing the session's plan) and, while
+  /// it holds one, its backend.
+  struct ShapeVariant {
+    std::shared_ptr<const Plan> plan;
+    BatchLimit batchLimit;
+    std::unique_ptr<Backend> backend;
+    uint64_t lastRun = 0;
+  };
+
   void checkPointers(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const;
+  /// The variant whose inputs have the given tensors' shapes at `batch`.
+  size_t variantTaking(int64_t batch, const std::map<std::string, Tensor> &inputs) const;
+  /// The selected variant's backend, made now if it has none.
+  Backend &selectedBackend();
 
   std::shared_ptr<const Plan> plan_;
-  BatchLimit batchLimit_;
-  std::unique_ptr<Backend> backend_;
+  std::vector<ShapeVariant> variants_;
+  size_t selected_ = 0;
+  uint64_t runs_ = 0;
+  /// Makes the other variants' backends; empty when the caller made the
+  /// one backend.
+  BackendMaker makeBackend_;
+  size_t shapeCacheSize_ = DeviceOptions().shapeCacheSize;
 };
 
 } // namespace fusec::runtime

@@ -20,8 +20,8 @@ void bindCompiler(py::module_ &module) {
       [](const std::string &path, const std::string &target, const std::string &precision,
          const std::string &ioPrecision, const std::string &fusionStrategy, const std::vector<std::string> &disable,
          const std::vector<int64_t> &batchBuckets, int64_t costBatch, int64_t kernelVariants,
-         const std::string &deviceProfile, const std::string &kernelCache, const std::map<std::string, int64_t> &dims,
-         const std::string &layout) {
+         const std::string &deviceProfile, const std::string &kernelCache,
+         const std::map<std::string, std::vector<int64_t>> &dims, const std::string &layout) {
         ModelCompileOptions options;
         options.dimensionSizes = dims;
         options.target = target;

@@ -81,7 +81,8 @@ std::map<std::string, py::array> runSession(SharedSession &shared, const py::dic
 /// Session::runOnDevice on addresses the Python layer read from the arrays'
 /// interfaces and checked (shapes, types, contiguity); `stream` 0 for none.
 void runSessionOnDevice(SharedSession &shared, int64_t batch, const std::vector<uintptr_t> &inputs,
-                        const std::vector<uintptr_t> &outputs, uintptr_t stream) {
+                        const std::vector<uintptr_t> &outputs, uintptr_t stream,
+                        const std::map<std::string, int64_t> &dims) {
   std::vector<const void *> in;
   std::vector<void *> out;
   in.reserve(inputs.size());
@@ -92,6 +93,8 @@ void runSessionOnDevice(SharedSession &shared, int64_t batch, const std::vector<
     out.push_back(reinterpret_cast<void *>(address)); // NOLINT(performance-no-int-to-ptr)
   py::gil_scoped_release released;
   std::lock_guard<std::mutex> lock(shared.mutex);
+  // No dims: the plan's own variant, whatever an earlier run chose.
+  shared.session->selectDims(dims.empty() ? shared.session->shapeVariants().front() : dims);
   shared.session->runOnDevice(batch, in, out, reinterpret_cast<void *>(stream)); // NOLINT(performance-no-int-to-ptr)
 }
 
@@ -124,6 +127,25 @@ void bindRuntime(py::module_ &module) {
             runtime::writeRangesAtomically(path, {self.plan->bytes()});
           },
           py::arg("path"))
+      .def_property_readonly("dims", [](const LoadedPlan &self) { return self.plan->dims(); })
+      .def_property_readonly("shape_variants",
+                             [](const LoadedPlan &self) {
+                               std::vector<std::map<std::string, int64_t>> variants = {self.plan->dims()};
+                               for (const runtime::Plan &variant : self.plan->shapeVariants())
+                                 variants.push_back(variant.dims());
+                               return variants;
+                             })
+      .def(
+          "variant",
+          [](const LoadedPlan &self, const std::map<std::string, int64_t> &dims) {
+            const runtime::Plan *found = self.plan->findShapeVariant(dims);
+            if (!found)
+              throw runtime::Error("the plan has no shape variant for " + runtime::formatDims(dims) +
+                                   " (it was compiled for " + self.plan->describeShapeVariants() + ")");
+            // Aliasing: the variant keeps the whole plan alive.
+            return LoadedPlan{std::shared_ptr<const runtime::Plan>(self.plan, found)};
+          },
+          py::arg("dims"))
       .def_property_readonly("inputs", [](const LoadedPlan &self) { return describeTensors(self.plan->inputs()); })
       .def_property_readonly("outputs", [](const LoadedPlan &self) { return describeTensors(self.plan->outputs()); })
       .def(
@@ -162,7 +184,7 @@ void bindRuntime(py::module_ &module) {
       .def_property_readonly("device", [](const SharedSession &self) { return self.session->device(); })
       .def_property_readonly("max_batch", [](const SharedSession &self) { return self.session->maxBatch(); })
       .def("run_device", &runSessionOnDevice, py::arg("batch"), py::arg("inputs"), py::arg("outputs"),
-           py::arg("stream"),
+           py::arg("stream"), py::arg("dims"),
            "Runs on device addresses (plan order) ordered on `stream` (0: none); see Session.run_device.")
       .def("run", &runSession, py::arg("inputs"), py::arg("batch"),
            "Runs the plan on a dict of arrays at `batch` (0: inferred from the inputs); returns a dict of arrays.");

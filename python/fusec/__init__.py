@@ -53,8 +53,26 @@ class Plan:
         return self._plan.to_bytes()
 
     @property
+    def dims(self):
+        """The sizes of the named dimensions this plan (or variant) was
+        compiled for, e.g. {"seq": 128}; {} if it names none."""
+        return self._plan.dims
+
+    @property
+    def shape_variants(self):
+        """Each shape variant's dims (compile(..., dims={"seq": [64, 128]})),
+        the plan's own first; [{}] for a plan that names no dimensions."""
+        return self._plan.shape_variants
+
+    def variant(self, dims):
+        """The shape variant compiled for exactly `dims`, as a Plan sharing
+        this one's bytes (a Session of it runs that variant only)."""
+        return Plan(self._plan.variant({str(k): int(v) for k, v in dict(dims).items()}), self.report)
+
+    @property
     def inputs(self):
-        """[{"name", "dtype", "numpy_dtype", "shape"}]; None in a shape is the batch."""
+        """[{"name", "dtype", "numpy_dtype", "shape"}]; None in a shape is the batch.
+        Of the plan's first shape variant (see variant())."""
         return self._plan.inputs
 
     @property
@@ -107,10 +125,11 @@ class Session:
     def run(self, inputs, batch=None):
         """Runs the plan on a dict of numpy arrays (each in its input's dtype;
         a bf16 input as float32) and returns a dict of numpy arrays. The batch
-        size is read from the inputs unless given."""
+        size is read from the inputs unless given; the shape variant runs
+        whose shapes they have."""
         return self._session.run(dict(inputs), 0 if batch is None else int(batch))
 
-    def run_device(self, inputs, outputs, batch=None, stream=None):
+    def run_device(self, inputs, outputs, batch=None, stream=None, dims=None):
         """Runs the plan on arrays already in the device's memory, writing
         into `outputs`, without copies through the host.
 
@@ -126,12 +145,17 @@ class Session:
         stream the run is ordered after the stream's earlier work and before
         its later work, and the call returns once it is enqueued; without
         one it returns when the run has finished.
+        dims: the shape variant to run (Plan.shape_variants); None runs the
+        plan's first.
         """
+        dims = {str(k): int(v) for k, v in dict(dims or {}).items()}
+        described_plan = self.plan.variant(dims) if dims else self.plan
         on_cuda = self.device != "cpu"
         interface = "__cuda_array_interface__" if on_cuda else "__array_interface__"
         where = "CUDA device memory (__cuda_array_interface__)" if on_cuda else "host memory (numpy arrays)"
         inputs, outputs = dict(inputs), dict(outputs)
-        for given, described, role in ((inputs, self.plan.inputs, "input"), (outputs, self.plan.outputs, "output")):
+        for given, described, role in ((inputs, described_plan.inputs, "input"),
+                                       (outputs, described_plan.outputs, "output")):
             names = {tensor["name"] for tensor in described}
             for name in given:
                 if name not in names:
@@ -141,16 +165,17 @@ class Session:
                     raise Error("%s '%s' is missing: run_device takes every %s" % (role, tensor["name"], role))
         if batch is None:
             batch = 1
-            for tensor in self.plan.inputs:
+            for tensor in described_plan.inputs:
                 if tensor["shape"] and tensor["shape"][0] is None:
                     batch = int(_array_interface(inputs[tensor["name"]], interface, where, tensor["name"])["shape"][0])
                     break
         batch = int(batch)
         addresses = []
-        for given, described, writable in ((inputs, self.plan.inputs, False), (outputs, self.plan.outputs, True)):
+        for given, described, writable in ((inputs, described_plan.inputs, False),
+                                           (outputs, described_plan.outputs, True)):
             addresses.append([_device_address(given[tensor["name"]], tensor, batch, interface, where, writable)
                               for tensor in described])
-        self._session.run_device(batch, addresses[0], addresses[1], _stream_handle(stream))
+        self._session.run_device(batch, addresses[0], addresses[1], _stream_handle(stream), dims)
 
 
 #: typestr of each plan dtype in the array interfaces (bf16: its raw bits).
@@ -208,6 +233,13 @@ def _model_suffix(data, model_format):
     return ".json" if data.lstrip()[:1] == b"{" else ".onnx"
 
 
+def _sizes(size):
+    """A dims entry as a list of sizes: an int, or an iterable of them."""
+    if isinstance(size, (list, tuple, range)):
+        return [int(s) for s in size]
+    return [int(size)]
+
+
 def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion_strategy="greedy",
             disable=(), batch_buckets=(1, 2, 4, 8, 16), cost_batch=1, device_profile="h200",
             kernel_cache=None, report=True, format=None, kernel_variants=1, dims=None, layout="nchw"):
@@ -224,7 +256,9 @@ def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion
     Session(..., tune=True) to time (1: the chosen one only).
     dims: sizes for named input dimensions other than the batch, e.g.
     {"seq": 128} for a model exported with a dynamic sequence axis (a plan
-    has one dynamic dimension, the batch).
+    has one dynamic dimension, the batch). A list of sizes, {"seq": [64,
+    128]}, compiles a shape variant per size (per combination, for several
+    names) into the one plan; Session.run picks the one its inputs fit.
     layout: "nchw" or "nhwc" (images channels-last between convolutions and
     pools, as fusec --layout=nhwc; the model's inputs and outputs keep theirs).
     Raises CompileError with every diagnostic.
@@ -234,7 +268,7 @@ def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion
                    batch_buckets=[int(b) for b in batch_buckets], cost_batch=int(cost_batch),
                    kernel_variants=int(kernel_variants), device_profile=device_profile,
                    kernel_cache=kernel_cache or "",
-                   dims={str(name): int(size) for name, size in (dims or {}).items()},
+                   dims={str(name): _sizes(size) for name, size in (dims or {}).items()},
                    layout=str(layout))
     if isinstance(model, (bytes, bytearray, memoryview)):
         data = bytes(model)

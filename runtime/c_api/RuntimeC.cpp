@@ -4,6 +4,7 @@
 #include "runtime/RuntimeApi.h"
 
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -130,6 +131,33 @@ fusec_session *fusec_session_create(const fusec_plan *plan, const char *device) 
 void fusec_session_free(fusec_session *session) { delete session; }
 
 int64_t fusec_session_max_batch(const fusec_session *session) { return session ? session->session->maxBatch() : 0; }
+
+size_t fusec_plan_num_shape_variants(const fusec_plan *plan) {
+  return plan ? 1 + plan->plan->shapeVariants().size() : 0;
+}
+
+int fusec_session_select_dims(fusec_session *session, const char *const *names, const int64_t *sizes, size_t count) {
+  return guarded<int>(1, [&] {
+    if (!session || (count && (!names || !sizes)))
+      throw Error("fusec_session_select_dims: session, names and sizes must not be NULL");
+    std::map<std::string, int64_t> dims;
+    for (size_t i = 0; i < count; ++i) {
+      if (!names[i])
+        throw Error("fusec_session_select_dims: names[" + std::to_string(i) + "] is NULL");
+      if (!dims.emplace(names[i], sizes[i]).second)
+        throw Error(std::string("fusec_session_select_dims: '") + names[i] + "' is given twice");
+    }
+    session->session->selectDims(dims);
+    return 0;
+  });
+}
+
+size_t fusec_session_input_shape(const fusec_session *session, size_t index, int64_t *dims, size_t capacity) {
+  return session ? copyShape(session->session->inputs(), index, dims, capacity) : 0;
+}
+size_t fusec_session_output_shape(const fusec_session *session, size_t index, int64_t *dims, size_t capacity) {
+  return session ? copyShape(session->session->outputs(), index, dims, capacity) : 0;
+}
 
 int fusec_session_run(fusec_session *session, int64_t batch, const float *const *inputs, float *const *outputs) {
   return runWith(session, batch, inputs, outputs, /*requireFloat32=*/true);

@@ -52,6 +52,16 @@ void fusec_session_free(fusec_session *session);
    and outputs allow within this machine's memory. 0 for a NULL session. */
 int64_t fusec_session_max_batch(const fusec_session *session);
 
+/* Shape variants (fusec --dim seq=64,128): the plan's queries above describe its first; a session runs the one
+   fusec_session_select_dims chose (the first until then) and its shape queries describe that one. */
+size_t fusec_plan_num_shape_variants(const fusec_plan *plan);
+/* Selects the variant compiled for exactly these sizes: names[i] = sizes[i] for i < count, every named dimension of
+   the plan once. Returns 0 on success; on failure the last error lists the sizes the plan holds. */
+int fusec_session_select_dims(fusec_session *session, const char *const *names, const int64_t *sizes, size_t count);
+/* fusec_plan_input_shape/output_shape of the session's selected variant. */
+size_t fusec_session_input_shape(const fusec_session *session, size_t index, int64_t *dims, size_t capacity);
+size_t fusec_session_output_shape(const fusec_session *session, size_t index, int64_t *dims, size_t capacity);
+
 /* Element type of a tensor: "f32", "f16", "bf16", "i64", "i32" or "i1" (docs/plan-format.md, "Element types"); NULL
    for an index out of range. */
 const char *fusec_plan_input_dtype(const fusec_plan *plan, size_t index);

@@ -12,6 +12,15 @@
 
 namespace fusec::runtime {
 
+using nlohmann::json;
+
+std::string formatDims(const std::map<std::string, int64_t> &dims) {
+  std::string text;
+  for (const auto &[name, size] : dims)
+    text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(size);
+  return text;
+}
+
 const char *bufferKindName(BufferKind kind) {
   switch (kind) {
   case BufferKind::Input:
@@ -37,16 +46,85 @@ BatchLinear BufferDesc::byteSize() const {
 }
 
 Plan::Plan(std::string sourceName, std::shared_ptr<const void> storage, ByteRange bytes,
-           std::vector<plan::SectionRef> sections, PlanManifest manifest)
+           std::vector<plan::SectionRef> sections, PlanManifest manifest, std::vector<PlanManifest> shapeVariants)
     : sourceName_(std::move(sourceName)), storage_(std::move(storage)), bytes_(bytes), sections_(std::move(sections)),
-      manifest_(std::move(manifest)) {}
+      manifest_(std::move(manifest)) {
+  for (PlanManifest &variant : shapeVariants)
+    shapeVariants_.push_back(Plan(sourceName_, storage_, bytes_, sections_, std::move(variant), {}));
+}
 
 namespace {
 
 struct CheckedPlan {
   plan::DecodedContainer container;
   PlanManifest manifest;
+  std::vector<PlanManifest> shapeVariants;
 };
+
+/// Shape variant `entry`'s whole manifest: its own fields and the ones it
+/// shares with `root`.
+json variantManifest(const json &root, const json &entry, const std::string &where) {
+  if (!entry.is_object())
+    throw Error(where + ": must be an object");
+  json manifest = entry;
+  for (const char *field : plan::kSharedManifestFields) {
+    if (entry.contains(field))
+      throw Error(where + ": '" + field + "' is shared by every shape variant and may only be given once, at the top");
+    if (root.contains(field))
+      manifest[field] = root[field];
+  }
+  if (entry.contains(plan::kShapeVariantsField))
+    throw Error(where + ": a shape variant cannot hold shape variants");
+  return manifest;
+}
+
+/// A session describes every variant with the first one's inputs and
+/// outputs and picks one by its inputs' sizes, so the variants differ only
+/// in the sizes of the dimensions `dims` names.
+void checkSameInterface(const std::vector<TensorDesc> &first, const std::vector<TensorDesc> &variant, const char *what,
+                        const std::string &where) {
+  if (variant.size() != first.size())
+    throw Error(where + ": it has " + std::to_string(variant.size()) + " " + what + "s, the first variant " +
+                std::to_string(first.size()));
+  for (size_t i = 0; i < first.size(); ++i) {
+    const TensorDesc &a = first[i];
+    const TensorDesc &b = variant[i];
+    if (a.name != b.name || a.dtype != b.dtype || a.shape.size() != b.shape.size())
+      throw Error(where + ": " + what + " " + std::to_string(i) + " is '" + b.name + "' (" + elementTypeName(b.dtype) +
+                  ", rank " + std::to_string(b.shape.size()) + "), the first variant's '" + a.name + "' (" +
+                  elementTypeName(a.dtype) + ", rank " + std::to_string(a.shape.size()) + ")");
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      if ((a.shape[d] == plan::kBatchDim) != (b.shape[d] == plan::kBatchDim))
+        throw Error(where + ": " + what + " '" + a.name +
+                    "' has its batch dimension elsewhere than in the first variant");
+  }
+}
+
+void checkShapeVariants(const PlanManifest &first, const std::vector<PlanManifest> &variants,
+                        const std::string &sourceName) {
+  if (variants.empty())
+    return;
+  if (first.dims.empty())
+    throw Error(sourceName + ": the plan has shape variants but no 'dims' naming the sizes it was compiled for");
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const PlanManifest &variant = variants[i];
+    const std::string where =
+        sourceName + ": shape variant " + std::to_string(i + 1) + " (" + formatDims(variant.dims) + ")";
+    auto sameNames = [](const auto &a, const auto &b) {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                        [](const auto &x, const auto &y) { return x.first == y.first; });
+    };
+    if (!sameNames(variant.dims, first.dims))
+      throw Error(where + ": its dims name other dimensions than the first variant's (" + formatDims(first.dims) + ")");
+    if (variant.dims == first.dims)
+      throw Error(where + ": the first variant has the same sizes");
+    for (size_t j = 0; j < i; ++j)
+      if (variants[j].dims == variant.dims)
+        throw Error(where + ": shape variant " + std::to_string(j + 1) + " has the same sizes");
+    checkSameInterface(first.inputs, variant.inputs, "input", where);
+    checkSameInterface(first.outputs, variant.outputs, "output", where);
+  }
+}
 
 /// Checks the manifest of a decoded container, and the manifest against it.
 CheckedPlan verifyDecoded(plan::DecodedContainer container, const std::string &sourceName) {
@@ -66,6 +144,20 @@ CheckedPlan verifyDecoded(plan::DecodedContainer container, const std::string &s
       sizes.kernelImages = section.size;
   }
   verifyManifest(result.manifest, sizes, sourceName);
+
+  const json &root = result.container.manifest;
+  if (root.contains(plan::kShapeVariantsField)) {
+    const json &entries = root[plan::kShapeVariantsField];
+    if (!entries.is_array())
+      throw Error(sourceName + ": '" + plan::kShapeVariantsField + "' must be an array");
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const std::string where = sourceName + ": " + plan::kShapeVariantsField + "[" + std::to_string(i) + "]";
+      PlanManifest variant = readManifest(variantManifest(root, entries[i], where), where);
+      verifyManifest(variant, sizes, where);
+      result.shapeVariants.push_back(std::move(variant));
+    }
+  }
+  checkShapeVariants(result.manifest, result.shapeVariants, sourceName);
   return result;
 }
 
@@ -80,7 +172,8 @@ Plan Plan::load(const std::string &path) {
   std::shared_ptr<const MappedFile> file = MappedFile::open(path);
   CheckedPlan checked = decodeAndVerify(file->data(), file->size(), path);
   ByteRange bytes{file->data(), file->size()};
-  return Plan(path, std::move(file), bytes, std::move(checked.container.sections), std::move(checked.manifest));
+  return Plan(path, std::move(file), bytes, std::move(checked.container.sections), std::move(checked.manifest),
+              std::move(checked.shapeVariants));
 }
 
 Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
@@ -88,7 +181,7 @@ Plan Plan::fromBytes(std::vector<uint8_t> bytes, std::string sourceName) {
   auto storage = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
   ByteRange range{storage->data(), storage->size()};
   return Plan(std::move(sourceName), std::move(storage), range, std::move(checked.container.sections),
-              std::move(checked.manifest));
+              std::move(checked.manifest), std::move(checked.shapeVariants));
 }
 
 void Plan::verifyBytes(const uint8_t *data, size_t size, const std::string &sourceName) {
@@ -97,6 +190,24 @@ void Plan::verifyBytes(const uint8_t *data, size_t size, const std::string &sour
 
 void Plan::verifyEncoded(const plan::EncodedPlan &plan, const std::string &sourceName) {
   verifyDecoded(plan::decodePlanHead(plan.head().data(), plan.head().size(), plan.fileSize(), sourceName), sourceName);
+}
+
+const Plan *Plan::findShapeVariant(const std::map<std::string, int64_t> &dims) const {
+  if (this->dims() == dims)
+    return this;
+  for (const Plan &variant : shapeVariants_)
+    if (variant.dims() == dims)
+      return &variant;
+  return nullptr;
+}
+
+std::string Plan::describeShapeVariants() const {
+  if (dims().empty())
+    return "no named dimensions";
+  std::string text = formatDims(dims());
+  for (const Plan &variant : shapeVariants_)
+    text += "; " + formatDims(variant.dims());
+  return text;
 }
 
 ByteRange Plan::sectionBytes(const std::string &name) const {

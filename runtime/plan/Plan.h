@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ enum class BufferKind { Input, Output, Weight, Arena };
 
 /// The manifest spelling of a kind: "input", "output", "weight", "arena".
 const char *bufferKindName(BufferKind kind);
+
+/// "seq=128, width=64": named dimension sizes as messages and fusec --dim
+/// spell them.
+std::string formatDims(const std::map<std::string, int64_t> &dims);
 
 /// A tensor that lives between kernels.
 struct BufferDesc {
@@ -183,6 +188,9 @@ struct PlanManifest {
   std::string target;
   std::string sourceHash;
   std::vector<int64_t> batchBuckets;
+  /// The sizes of the named input dimensions (ONNX dim_params, fusec --dim)
+  /// the plan was compiled for (format 5.1; empty if it names none).
+  std::map<std::string, int64_t> dims;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
   std::vector<BufferDesc> buffers;
@@ -215,6 +223,19 @@ public:
   const std::vector<KernelDesc> &kernels() const { return manifest_.kernels; }
   const ArenaDesc &arena() const { return manifest_.arena; }
   const std::vector<plan::SectionRef> &sections() const { return sections_; }
+  /// The sizes of the named dimensions this plan was compiled for.
+  const std::map<std::string, int64_t> &dims() const { return manifest_.dims; }
+  /// The same model compiled for other sizes of its named dimensions
+  /// (format 5.1 `shape_variants`; fusec --dim seq=64,128): complete plans
+  /// that share this one's bytes and sections, whose inputs and outputs have
+  /// the same names, element types and ranks. Empty for a variant itself.
+  const std::vector<Plan> &shapeVariants() const { return shapeVariants_; }
+  /// This plan or the shape variant compiled for exactly `dims`; nullptr
+  /// if it has none.
+  const Plan *findShapeVariant(const std::map<std::string, int64_t> &dims) const;
+  /// Every variant's sizes for messages: "seq=64; seq=128" ("no named
+  /// dimensions" for a plan that names none).
+  std::string describeShapeVariants() const;
 
   /// The bytes of section `name`, or an empty range if the plan has none.
   ByteRange sectionBytes(const std::string &name) const;
@@ -226,7 +247,7 @@ public:
 
 private:
   Plan(std::string sourceName, std::shared_ptr<const void> storage, ByteRange bytes,
-       std::vector<plan::SectionRef> sections, PlanManifest manifest);
+       std::vector<plan::SectionRef> sections, PlanManifest manifest, std::vector<PlanManifest> shapeVariants);
 
   std::string sourceName_;
   /// Owns what `bytes_` views: the mapped file (load) or the buffer
@@ -235,6 +256,7 @@ private:
   ByteRange bytes_;
   std::vector<plan::SectionRef> sections_;
   PlanManifest manifest_;
+  std::vector<Plan> shapeVariants_;
 };
 
 } // namespace fusec::runtime

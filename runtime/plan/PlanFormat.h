@@ -30,8 +30,10 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 5.0
-/// added scalar kernel arguments (a launch's `arguments`, one more
+/// A reader accepts any minor version of 2.x to its own major version: 5.1
+/// added shape variants (`dims`, `shape_variants`), which a 5.0 reader
+/// ignores, running the plan at its first variant's sizes; 5.0 added scalar
+/// kernel arguments (a launch's `arguments`, one more
 /// parameter after the batch) and 4.0 split-K launches, whose kernels take
 /// two more pointers; an older reader would launch either wrong, hence the
 /// major versions. 3.x and 4.x plans are 5.0 plans without them; 2.x kernels
@@ -39,7 +41,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
 inline constexpr uint32_t kMajorVersion = 5;
-inline constexpr uint32_t kMinorVersion = 0;
+inline constexpr uint32_t kMinorVersion = 1;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;
@@ -50,6 +52,17 @@ inline constexpr uint64_t kBufferAlignment = 64;
 /// runtime does not know; each GPU driver loads the formats it runs.
 inline constexpr const char *kPtxImageFormat = "ptx";
 inline constexpr const char *kCubinImageFormat = "cubin";
+
+/// "major.minor" of this writer's plans, as the manifest's format_version.
+inline std::string formatVersionString() { return std::to_string(kMajorVersion) + "." + std::to_string(kMinorVersion); }
+
+/// The manifest field holding a plan's other shape variants (format 5.1):
+/// the same model compiled for other sizes of its named dimensions. Each
+/// entry holds every manifest field but the ones below, which all variants
+/// share with the manifest itself (and so the plan's sections).
+inline constexpr const char *kShapeVariantsField = "shape_variants";
+inline constexpr const char *kSharedManifestFields[] = {"format_version", "compiler_version", "target",
+                                                        "source_hash",    "batch_buckets",    "sections"};
 
 /// Section names.
 inline constexpr const char *kWeightsSection = "weights";

@@ -183,6 +183,19 @@ KernelDesc readKernel(const JsonFieldReader &kernel, bool legacyImage) {
   return desc;
 }
 
+/// "dims": {"seq": 128, ...}, each a size of at least 1.
+std::map<std::string, int64_t> readDims(const JsonFieldReader &dims) {
+  std::map<std::string, int64_t> sizes;
+  for (const auto &[name, size] : dims.value().items()) {
+    if (name.empty())
+      dims.fail("a named dimension has an empty name");
+    if (!size.is_number_integer() || size.get<int64_t>() < 1)
+      dims.fail("dimension '" + name + "' must be a size of at least 1, got " + size.dump());
+    sizes[name] = size.get<int64_t>();
+  }
+  return sizes;
+}
+
 } // namespace
 
 PlanManifest readManifest(const nlohmann::json &manifest, const std::string &sourceName) {
@@ -193,6 +206,8 @@ PlanManifest readManifest(const nlohmann::json &manifest, const std::string &sou
   result.target = root.getString("target");
   result.sourceHash = root.getString("source_hash");
   result.batchBuckets = root.getIntArray("batch_buckets");
+  if (root.has("dims"))
+    result.dims = readDims(root.getObject("dims"));
   for (size_t i = 0; i < root.getArray("inputs").size(); ++i)
     result.inputs.push_back(readTensor(root.element("inputs", i)));
   for (size_t i = 0; i < root.getArray("outputs").size(); ++i)

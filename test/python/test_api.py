@@ -113,6 +113,36 @@ def test_named_dimensions_take_sizes_at_compile_time():
         fusec.compile(model, target="cpu", dims={"seq": 3, "sq": 2})
 
 
+def test_shape_variants_run_the_size_their_inputs_have():
+    """dims={"seq": [3, 8]} holds a plan per sequence length: run() picks
+    the one its ids fit, each as the plan of that length alone computes;
+    run_device takes the variant as dims."""
+    graph = json.loads(embedding_graph())
+    graph["inputs"][0]["shape"] = ["batch", "seq"]
+    model = json.dumps(graph).encode()
+    plan = fusec.compile(model, target="cpu", dims={"seq": [3, 8]})
+    assert plan.dims == {"seq": 3}
+    assert plan.shape_variants == [{"seq": 3}, {"seq": 8}]
+    assert plan.variant({"seq": 8}).inputs[0]["shape"] == (None, 8)
+    assert plan.describe()["shape_variants"] == [{"seq": 3}, {"seq": 8}]
+    with pytest.raises(fusec.Error, match=r"no shape variant for seq=5 \(it was compiled for seq=3; seq=8\)"):
+        plan.variant({"seq": 5})
+    session = fusec.Session(plan, device="cpu")
+    for seq in (8, 3):
+        ids = numpy.arange(2 * seq, dtype=numpy.int64).reshape(2, seq) % 5
+        alone = fusec.Session(fusec.compile(model, target="cpu", dims={"seq": seq}), device="cpu")
+        got, expected = session.run({"ids": ids}), alone.run({"ids": ids})
+        assert got["rows"].shape == (2, seq, 2)
+        assert numpy.array_equal(got["rows"], expected["rows"])
+        assert numpy.array_equal(got["is_pad"], expected["is_pad"])
+    with pytest.raises(fusec.Error, match=r"input 'ids' has shape \[2, 5\], but the plan's shape variants take"):
+        session.run({"ids": numpy.zeros((2, 5), numpy.int64)})
+    ids = numpy.array([[4, 0, 1, 2, 3, 0, 1, 2]], numpy.int64)
+    outputs = {"rows": numpy.zeros((1, 8, 2), numpy.float32), "is_pad": numpy.zeros((1, 8), bool)}
+    session.run_device({"ids": ids}, outputs, dims={"seq": 8})
+    assert numpy.array_equal(outputs["rows"], session.run({"ids": ids})["rows"])
+
+
 def test_plan_and_session_errors(tmp_path):
     with pytest.raises(fusec.Error, match=r"garbage"):
         fusec.Plan.from_bytes(b"not a plan", "garbage")

@@ -38,9 +38,10 @@ cl::opt<fusec::EmitKind>
                     clEnumValN(fusec::EmitKind::Dot, "dot",
                                "the fused graph as Graphviz DOT, kernels as labelled clusters")),
          cl::cat(fusecCategory));
-cl::list<std::string> dimensionSizes("dim", cl::value_desc("name=size"),
+cl::list<std::string> dimensionSizes("dim", cl::value_desc("name=size[,size...]"),
                                      cl::desc("Read the named input dimension (an ONNX dim_param, a JSON shape string) "
-                                              "as this size: a plan has one dynamic dimension, the batch; may repeat"),
+                                              "as this size: a plan has one dynamic dimension, the batch; several "
+                                              "sizes compile a shape variant each, in one plan; may repeat"),
                                      cl::cat(fusecCategory));
 cl::opt<std::string> batchBuckets("batch-buckets", cl::init("1,2,4,8,16"), cl::value_desc("n,n,..."),
                                   cl::desc("Batch sizes the runtime prepares (one CUDA graph each)"),
@@ -159,13 +160,19 @@ int main(int argc, char **argv) {
     options.plan.batchBuckets.push_back(bucket);
   }
   for (llvm::StringRef item : dimensionSizes) {
-    auto [name, sizeText] = item.split('=');
-    int64_t size = 0;
-    if (name.trim().empty() || sizeText.trim().getAsInteger(10, size)) {
-      llvm::errs() << "fusec: error: --dim needs NAME=SIZE, got '" << item << "'\n";
-      return 2;
+    auto [name, sizesText] = item.split('=');
+    llvm::SmallVector<llvm::StringRef> sizeTexts;
+    sizesText.split(sizeTexts, ',');
+    std::vector<int64_t> sizes;
+    for (llvm::StringRef sizeText : sizeTexts) {
+      int64_t size = 0;
+      if (name.trim().empty() || sizeText.trim().getAsInteger(10, size)) {
+        llvm::errs() << "fusec: error: --dim needs NAME=SIZE or NAME=SIZE,SIZE,..., got '" << item << "'\n";
+        return 2;
+      }
+      sizes.push_back(size);
     }
-    if (!options.dimensionSizes.emplace(name.trim().str(), size).second) {
+    if (!options.dimensionSizes.emplace(name.trim().str(), sizes).second) {
       llvm::errs() << "fusec: error: --dim gives '" << name.trim() << "' twice\n";
       return 2;
     }

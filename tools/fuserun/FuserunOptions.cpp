@@ -43,6 +43,11 @@ options (each valued option accepts --flag=value and --flag value):
                           --random-inputs and --info)
   --input NAME=FILE.npy   bind graph input NAME to a float32 .npy file; repeat
                           for every input
+  --dim NAME=SIZE         run (or with --info describe) the shape variant
+                          compiled for this size of the named dimension
+                          (fusec --dim NAME=A,B); repeat for each name. Without
+                          it, the input files' shapes pick the variant, and
+                          --random-inputs and --info take the plan's first
   --random-inputs=SEED    generate deterministic inputs, uniform in [-1, 1), for
                           every input not given with --input
   --output-dir=DIR        write each output to DIR/<output name>.npy ('/' in a
@@ -155,6 +160,14 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
         if (existing.first == name)
           throw UsageError("input '" + name + "' is given twice");
       options.inputFiles.emplace_back(name, binding.substr(split + 1));
+    } else if (flag == "--dim") {
+      const std::string binding = value();
+      const size_t split = binding.find('=');
+      if (split == std::string::npos || split == 0 || split + 1 == binding.size())
+        throw UsageError("option '--dim' expects NAME=SIZE, got '" + binding + "'");
+      const std::string name = binding.substr(0, split);
+      if (!options.dims.emplace(name, parseInteger<int64_t>(flag, binding.substr(split + 1), 1)).second)
+        throw UsageError("dimension '" + name + "' is given twice");
     } else if (flag == "--output-dir") {
       options.outputDir = value();
       if (options.outputDir->empty())

@@ -5,6 +5,7 @@
 #include "runtime/Device.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,8 @@ struct FuserunOptions {
   std::optional<int64_t> batch;
   /// (input name, .npy path) in command-line order.
   std::vector<std::pair<std::string, std::string>> inputFiles;
+  /// --dim: the shape variant to run, by its named dimension sizes.
+  std::map<std::string, int64_t> dims;
   std::optional<std::string> outputDir;
   std::optional<uint64_t> randomSeed;
   int iterations = 1;

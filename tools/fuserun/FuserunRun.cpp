@@ -132,9 +132,11 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
     };
   auto plan = std::make_shared<const Plan>(Plan::load(options.planPath));
   if (options.info != InfoFormat::None) {
-    if (options.batch)
-      checkBatchAgainst(*plan, batchLimitOf(*plan, physicalMemoryBytes()), *options.batch);
-    nlohmann::json description = describePlan(*plan, options.batch.value_or(1));
+    nlohmann::json description = describePlan(*plan, options.batch.value_or(1), options.dims);
+    if (options.batch) {
+      const Plan &described = *plan->findShapeVariant(options.dims.empty() ? plan->dims() : options.dims);
+      checkBatchAgainst(described, batchLimitOf(described, physicalMemoryBytes()), *options.batch);
+    }
     if (options.info == InfoFormat::Json)
       out << description.dump(2) << "\n";
     else
@@ -153,7 +155,14 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
     return 0;
   }
 
-  Session session(plan, makeBackend(options.device, plan, options.deviceOptions));
+  Session session(
+      plan,
+      [&](std::shared_ptr<const Plan> variant) {
+        return makeBackend(options.device, std::move(variant), options.deviceOptions);
+      },
+      options.deviceOptions.shapeCacheSize);
+  if (!options.dims.empty())
+    session.selectDims(options.dims);
   std::map<std::string, Tensor> inputs;
   for (const auto &[name, path] : options.inputFiles) {
     Tensor tensor = readNpy(path);
@@ -166,8 +175,18 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
   const int64_t batch = options.batch.value_or(session.inferBatch(inputs));
   // Before random inputs of that batch are allocated.
   session.checkBatch(batch);
+  // --dim chose the variant: files of another's shapes are an error, not a
+  // silent switch to that variant.
+  if (!options.dims.empty())
+    for (const TensorDesc &input : session.inputs()) {
+      auto given = inputs.find(input.name);
+      if (given != inputs.end() && given->second.shape() != resolveShape(input.shape, batch))
+        throw Error("input '" + input.name + "' has shape " + formatShape(given->second.shape()) +
+                    ", but the shape variant for " + formatDims(options.dims) + " takes " +
+                    formatShape(resolveShape(input.shape, batch)) + " at batch " + std::to_string(batch));
+    }
   if (options.randomSeed)
-    for (auto &[name, tensor] : makeRandomInputs(*plan, batch, *options.randomSeed))
+    for (auto &[name, tensor] : makeRandomInputs(session.plan(), batch, *options.randomSeed))
       inputs.emplace(name, std::move(tensor));
 
   std::map<std::string, Tensor> outputs = session.run(batch, inputs);

@@ -39,7 +39,7 @@ std::vector<uint8_t> typedPlanBytes(const std::vector<std::string> &valueTypes, 
     values.push_back({{"dtype", type}, {"shape", shape}});
   const std::string &in = valueTypes.front(), &out = valueTypes.back();
   json manifest = {
-      {"format_version", "5.0"},
+      {"format_version", plan::formatVersionString()},
       {"compiler_version", "fusec test"},
       {"target", "cpu"},
       {"source_hash", "0123456789abcdef"},

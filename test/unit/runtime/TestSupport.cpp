@@ -122,8 +122,8 @@ const std::vector<std::vector<float>> kSmallPlanInputRows = {{2, 1}, {-1, -1}, {
 const std::vector<std::vector<float>> kSmallPlanOutputRows = {{10, 8, 1.25f}, {-1.5f, -18, 5.25f}, {14, 12, 7.25f}};
 
 json smallPlanManifest() {
-  return json::parse(R"({
-    "format_version": "5.0",
+  json manifest = json::parse(R"({
+    "format_version": "",
     "compiler_version": "fusec test",
     "target": "cpu",
     "source_hash": "0123456789abcdef",
@@ -167,6 +167,8 @@ json smallPlanManifest() {
        "yields": [4]}
     ]
   })");
+  manifest["format_version"] = plan::formatVersionString();
+  return manifest;
 }
 
 std::vector<plan::Section> smallPlanSections() {
@@ -186,7 +188,7 @@ std::vector<uint8_t> smallPlanBytes() { return plan::encodePlan(smallPlanManifes
 /// into y of shape `resultShape`.
 std::vector<uint8_t> windowPlanBytes(const std::string &op, const json &attrs, const json &resultShape) {
   json manifest = {
-      {"format_version", "5.0"},
+      {"format_version", plan::formatVersionString()},
       {"compiler_version", "fusec test"},
       {"target", "cpu"},
       {"source_hash", "0123456789abcdef"},
@@ -304,7 +306,7 @@ json hostStepPlanManifest() {
     return json::array({{{"format", "ptx"}, {"target", "sm_75"}, {"entry", entry}, {"offset", 0}, {"size", ptxSize}}});
   };
   json manifest = json::parse(R"({
-    "format_version": "5.0",
+    "format_version": "",
     "compiler_version": "fusec test",
     "target": "sm_75",
     "source_hash": "0123456789abcdef",
@@ -349,6 +351,7 @@ json hostStepPlanManifest() {
        "yields": [1]}
     ]
   })");
+  manifest["format_version"] = plan::formatVersionString();
   manifest["kernels"][0]["launch"] = launch;
   manifest["kernels"][0]["images"] = image("fusec_test_mul");
   manifest["kernels"][2]["launch"] = launch;

@@ -34,7 +34,7 @@ namespace {
 /// each device kernel's "narrow" one.
 json variantPlanManifest() {
   json manifest = test::hostStepPlanManifest();
-  manifest["format_version"] = "5.0";
+  manifest["format_version"] = plan::formatVersionString();
   for (size_t k : {0, 2}) {
     json &kernel = manifest["kernels"][k];
     kernel["config"] = "narrow";

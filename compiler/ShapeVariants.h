@@ -1,0 +1,51 @@
+//===- ShapeVariants.h - One plan for several sizes of named dimensions -*- C++ -*-===//
+//
+// A plan has one dynamic dimension, the batch: the runtime pads a batch up
+// to a bucket, which is safe because samples never mix. Other named
+// dimensions (a transformer's sequence length) are compiled in: padding a
+// sequence would change what attention and softmax compute. So `fusec --dim
+// seq=64,128` compiles the model once per size, every kernel specialized
+// to its exact shapes, and stores the results in one plan as shape variants
+// (format 5.1, docs/plan-format.md). The variants share the plan's
+// sections, where a weight or kernel image that several compiled alike is
+// stored once; the runtime picks the variant by its inputs' shapes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSEC_COMPILER_SHAPEVARIANTS_H
+#define FUSEC_COMPILER_SHAPEVARIANTS_H
+
+#include "compiler/import/SymbolicDimensions.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fusec {
+
+/// Sizes for named dimensions as fusec --dim gives them: one or more per
+/// name.
+using DimensionChoices = std::map<std::string, std::vector<int64_t>>;
+
+/// The most shape variants one plan may hold; each is a whole compile.
+inline constexpr size_t kMaxShapeVariants = 64;
+
+/// Every combination of `choices`, the first size of each name first and
+/// the last name's sizes varying fastest ({} gives one empty combination).
+/// The caller checks the count against kMaxShapeVariants.
+std::vector<import::DimensionSizes> dimensionCombinations(const DimensionChoices &choices);
+
+/// The number of combinations, saturating at kMaxShapeVariants + 1.
+size_t countDimensionCombinations(const DimensionChoices &choices);
+
+/// One plan file holding `plans`, complete plans of one model compiled for
+/// the sizes in their manifests' `dims`: the first plan's manifest with
+/// the others as its shape variants, weights and kernel images stored once
+/// per distinct content. Throws runtime::Error if a plan is not a valid
+/// container or the plans disagree on what variants share (target, batch
+/// buckets, source).
+std::vector<uint8_t> mergeShapeVariants(const std::vector<std::vector<uint8_t>> &plans);
+
+} // namespace fusec
+
+#endif // FUSEC_COMPILER_SHAPEVARIANTS_H
