@@ -46,7 +46,8 @@ std::vector<std::string> emitMatrixBases(KernelBuilder &builder, std::string &co
 /// alpha * acc + beta * C for Gemm, then the fused epilogue and the stores,
 /// at (row, col) of the batch matrix `coords`.
 LogicalResult emitEpilogue(KernelBuilder &builder, std::string &code, const std::string &indent, Operation *core,
-                           ArrayRef<Operation *> epilogue, std::vector<std::string> coords) {
+                           ArrayRef<Operation *> epilogue, std::vector<std::string> coords,
+                           std::optional<std::string> storeOffset = std::nullopt) {
   coords.push_back("row");
   coords.push_back("col");
   if (auto gemm = llvm::dyn_cast<fuse::GemmOp>(core)) {
@@ -60,8 +61,15 @@ LogicalResult emitEpilogue(KernelBuilder &builder, std::string &code, const std:
   if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
     return failure();
   auto outShape = shapeOf(result);
-  builder.emitStores(code, indent, outShape, linearOffset(outShape, coords), coords);
+  builder.emitStores(code, indent, outShape, storeOffset ? *storeOffset : linearOffset(outShape, coords), coords);
   return success();
+}
+
+/// Whether a folded product's rows can be scalar arguments: the M terms and
+/// the rows per matrix fit them (FusecDivisor divides by less than 2^31).
+bool genericRows(const BatchLinear &folded, int64_t rowsPerMatrix) {
+  return folded.perBatch >= 0 && folded.perBatch <= int64_t{UINT32_MAX} && folded.fixed >= 0 &&
+         folded.fixed <= int64_t{UINT32_MAX} && rowsPerMatrix >= 1 && rowsPerMatrix < (int64_t{1} << 31);
 }
 
 /// A header template's kernel (tensor-core GEMM, or the few-row GEMV): the
@@ -91,7 +99,32 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
     emitPipelineSharedMemory(code, config.sharedBytes(transB), launch);
   }
   std::vector<std::string> coords;
-  if (folded) {
+  std::optional<std::string> storeOffset;
+  if (folded && genericRows(*folded, outShape[outRank - 2])) {
+    // The rows are scalar arguments: the kernels of a model compiled for
+    // several sequence lengths (shape variants) differ only in them, so
+    // they share one compiled program, as do same-sized layers of a model.
+    const std::string rowsPerBatch = builder.scalarArgument(uint32_t(folded->perBatch));
+    const std::string fixedRows = builder.scalarArgument(uint32_t(folded->fixed));
+    const std::string matrixRows = builder.divisorArgument(uint32_t(outShape[outRank - 2]));
+    code += "  const int M = int((long long)" + rowsPerBatch + " * batch + " + fixedRows + "), N = int(" +
+            dimExpr(outShape[outRank - 1]) + "), K = int(" + dimExpr(lhsShape.back()) + ");\n";
+    code += "  const FusecDivisor matrixRows = " + matrixRows + ";\n";
+    code += "  const auto *A = " + builder.inputName(lhs) + ";\n";
+    code += "  const auto *B = " + builder.inputName(rhs) + ";\n";
+    // The epilogue recovers the batch coordinates and the row in its matrix;
+    // C's matrices are consecutive, so a folded row is a row of C.
+    code += "  auto epilogue = [&](int foldedRow, int col, float acc) {\n";
+    code += "    const unsigned matrix = matrixRows.divide(unsigned(foldedRow));\n";
+    code += "    [[maybe_unused]] const long long row = foldedRow - (long long)matrix * matrixRows.divisor;\n";
+    coords = emitCoordinates(code, "    ", outShape.drop_back(2), "(long long)matrix", "b");
+    std::vector<std::string> dims;
+    for (int64_t dim : outShape)
+      dims.push_back(dimExpr(dim));
+    dims[outRank - 2] = "(long long)matrixRows.divisor";
+    builder.setIterationDims(outShape, dims);
+    storeOffset = "(long long)foldedRow * N + col";
+  } else if (folded) {
     code += "  const int M = int(" + std::to_string(folded->perBatch) + "LL * batch + " +
             std::to_string(folded->fixed) + "LL), N = int(" + dimExpr(outShape[outRank - 1]) + "), K = int(" +
             dimExpr(lhsShape.back()) + ");\n";
@@ -108,7 +141,7 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
     coords = emitMatrixBases(builder, code, lhs, rhs, outShape);
     code += "  auto epilogue = [&](int row, int col, float acc) {\n";
   }
-  if (failed(emitEpilogue(builder, code, "    ", core, epilogue, coords)))
+  if (failed(emitEpilogue(builder, code, "    ", core, epilogue, coords, storeOffset)))
     return failure();
   code += "  };\n";
   if (gemv) {

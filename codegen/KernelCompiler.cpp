@@ -191,6 +191,16 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
       const GeneratedKernel &kernel = kernels[i];
       CompiledKernel &result = results[i];
       result.entry = result.program = kernel.name;
+      if (options.memo) {
+        // Only read while the workers run: calls add to it after.
+        auto known = options.memo->find(keys[i]);
+        if (known != options.memo->end()) {
+          result = known->second;
+          result.fromCache = true;
+          reportProgress();
+          continue;
+        }
+      }
       std::string base = options.cacheDir.empty() ? "" : options.cacheDir + "/" + toHex64(keys[i]);
       if (!base.empty()) {
         bool havePtx = false, haveCubin = false;
@@ -237,6 +247,9 @@ std::vector<CompiledKernel> compileKernels(const std::vector<GeneratedKernel> &k
     thread.join();
   if (failed)
     return {};
+  if (options.memo)
+    for (size_t i : unique)
+      options.memo->emplace(keys[i], results[i]);
   for (size_t i = 0; i < kernels.size(); ++i) {
     size_t first = firstWithCode[codeKeys[i]];
     if (first != i)

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct CompileOptions {
   unsigned threads = 0; // 0: every core
   /// Called (from worker threads, serialised) after each kernel: done, total.
   std::function<void(size_t, size_t)> progress;
+  /// Programs compiled by earlier calls, by the on-disk cache's key (source,
+  /// architecture, toolchain): one found here is not compiled again (it
+  /// counts as cached), and each call adds what it compiled. The compiles
+  /// of one plan's shape variants share one; null for none.
+  std::map<uint64_t, CompiledKernel> *memo = nullptr;
 };
 
 struct CompileStats {

@@ -96,6 +96,15 @@ TEST_CASE("each shape variant is the plan its sizes compile to alone", "[shape-v
           CHECK(std::memcmp(variant->weightData(relocated), alone->weightData(buffer), size) == 0);
         }
     }
+    if (target != "cpu") {
+      // The projection's rows are kernel arguments (a folded GEMM): both
+      // variants run one compiled image, stored once.
+      const runtime::KernelDesc &first = both->kernels().front();
+      const runtime::KernelDesc &second = both->shapeVariants().front().kernels().front();
+      REQUIRE(first.kind == "gemm");
+      CHECK(first.launch->arguments != second.launch->arguments);
+      CHECK(first.images.front().range.offset == second.images.front().range.offset);
+    }
     // The weights do not depend on the sequence: stored once.
     auto three = load(compileSequence({3}, target), "three");
     CHECK(both->sectionBytes(plan::kWeightsSection).size == three->sectionBytes(plan::kWeightsSection).size);
