@@ -9,7 +9,8 @@ Weights are drawn from a fixed seed, so the files are reproducible.
 Usage: /usr/bin/python3 examples/encoder_layer.py (needs numpy: python3-numpy)
        [--embed E] [--heads H] [--ffn F] [--seq S] [--out DIR] [--name NAME]
 Other sizes make other layers (test/gpu/make-plans.sh writes one with heads of 64, whose f16/bf16 plans run
-attention on the tensor cores), written as DIR/NAME.json and DIR/NAME.safetensors.
+attention on the tensor cores), written as DIR/NAME.json and DIR/NAME.safetensors. A name for S (--seq seq)
+leaves the sequence length to fusec: --dim seq=128, or seq=128,256 for a plan of shape variants.
 """
 import argparse
 import json
@@ -40,13 +41,14 @@ def main():
     parser.add_argument("--embed", type=int, default=32)
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--ffn", type=int, default=64)
-    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--seq", default="128", help="the sequence length, or a name for it")
     parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     parser.add_argument("--name", default="encoder_layer")
     args = parser.parse_args()
     if args.heads <= 0 or args.embed % args.heads:
         parser.error("--embed must be a multiple of --heads")
-    EMBED, HEADS, HEAD_DIM, FFN, SEQ = args.embed, args.heads, args.embed // args.heads, args.ffn, args.seq
+    EMBED, HEADS, HEAD_DIM, FFN = args.embed, args.heads, args.embed // args.heads, args.ffn
+    SEQ = int(args.seq) if args.seq.isdigit() else args.seq
     rng = np.random.default_rng(2026)
 
     def weight(*shape, scale=0.2):

@@ -18,7 +18,9 @@
 #     graphs (and each kernel timed on its own), once with plain launches,
 #     and once with --tune (each conv/GEMM kernel's compiled variants timed
 #     and the fastest run; the choices go to RESULTS/tuning.json and the
-#     log) where the plan has variants.
+#     log) where the plan has variants. A plan of shape variants (fusec
+#     --dim seq=128,256) runs each variant (fuserun --dim), named
+#     plan[seq=128] in the table.
 # Then one summary table: per plan and batch the check results and the
 # median graph / no-graph / kernel-sum latencies. Everything is also written
 # to RESULTS (default BUILD_DIR/gpu-check): check.log (every command and its
@@ -34,7 +36,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [[ $# -lt 1 || ! -d $1 ]]; then
-  sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 plans=$(cd "$1" && pwd)
@@ -144,15 +146,44 @@ median_of() { sed -n "s/^$1.*median \([^ ]*\) ms.*/\1/p" <<<"$2" | head -n 1; }
 check_of() { # the worst "max rel" ... -> pass/FAIL from the exit status
   if [[ $1 -eq 0 ]]; then echo pass; elif grep -q "differ from the CPU backend" <<<"$2"; then echo MISMATCH; else echo error; fi
 }
-rows=()
+# A plan's shape variants as fuserun --dim arguments, one line each ("" for
+# a plan without): "shape variants (...): [seq=128] seq=256" gives
+# "--dim seq=128" and "--dim seq=256" ("a=1, b=2" gives two --dim).
+variants_of() {
+  local line
+  line=$("$fuserun" "$1" --info 2>/dev/null | sed -n 's/^shape variants ([^)]*): //p' | tr -d '[]')
+  if [[ -z $line ]]; then
+    echo ""
+    return
+  fi
+  line=${line//, /,}
+  tr ' ' '\n' <<<"$line" | sed 's/^/--dim /; s/,/ --dim /g'
+}
+runs=() # "plan|--dim arguments" per plan and shape variant
 for plan in "${plan_files[@]}"; do
+  if [[ -x $fuserun ]]; then
+    while IFS= read -r variant; do runs+=("$plan|$variant"); done < <(variants_of "$plan")
+  else
+    runs+=("$plan|")
+  fi
+done
+rows=()
+for run in "${runs[@]}"; do
+  IFS='|' read -r plan variant <<<"$run"
   name=$(basename "$plan" .plan)
+  # shellcheck disable=SC2206 # "--dim a=1 --dim b=2" splits into its words
+  dims=($variant)
+  if [[ -n $variant ]]; then
+    sizes=${variant//--dim /}
+    name="${name}[${sizes// /,}]"
+  fi
   for batch in "${batches[@]}"; do
     if [[ ! -x $fuserun ]]; then
       rows+=("$name|$batch|not run|not run|-|-|-|not run|-")
       continue
     fi
-    common=("$plan" --device=cuda --batch="$batch" --random-inputs=1 --check --iters="$iters" --warmup="$warmup")
+    common=("$plan" "${dims[@]}" --device=cuda --batch="$batch" --random-inputs=1 --check --iters="$iters"
+      --warmup="$warmup")
     step "$name batch $batch graph" "$fuserun" "${common[@]}" --time-kernels
     graph_rc=$?
     graph=$step_output

@@ -14,7 +14,9 @@
 # E = 256, 4 heads, S = 256, written to OUT_DIR/src): encoder_d64.plan in f32
 # (the 3xTF32 attention loop) and encoder_d64_fp16.plan / encoder_d64_bf16.plan
 # (--precision=fp16/bf16: the f16/bf16 attention loop); and one with heads of
-# 60 (E = 240), encoder_d60.plan: the SIMT attention loop.
+# 60 (E = 240), encoder_d60.plan: the SIMT attention loop; and
+# encoder_d64_seqs.plan, the d64 layer with a named sequence length compiled
+# at S = 128 and 256 (shape variants, which check.sh runs each).
 # Environment: FUSEC (default build/bin/fusec), FUSEC_TARGET (default sm_90:
 # the GPU's architecture, for which CUBINs are built; other GPUs JIT the PTX),
 # FUSEC_KERNEL_VARIANTS (default 3: the configs of each conv/GEMM kernel the
@@ -23,7 +25,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [[ $# -lt 1 ]]; then
-  sed -n '5,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,24p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 out=$1
@@ -53,6 +55,9 @@ done
 "${PYTHON:-/usr/bin/python3}" "$root/examples/encoder_layer.py" --embed 240 --heads 4 --ffn 960 --seq 256 \
   --out "$out/src" --name encoder_d60
 compile "$out/src/encoder_d60.json" encoder_d60
+"${PYTHON:-/usr/bin/python3}" "$root/examples/encoder_layer.py" --embed 256 --heads 4 --ffn 1024 --seq seq \
+  --out "$out/src" --name encoder_d64_seqs
+compile "$out/src/encoder_d64_seqs.json" encoder_d64_seqs --dim seq=128,256
 for model in "$@"; do
   name=$(basename "$model")
   compile "$model" "${name%.*}"
