@@ -353,7 +353,7 @@ FailureOr<GeneratedKernel> emitVectorizedElementwise(KernelBuilder &builder, Arr
   const char *lanes[] = {"x", "y", "z", "w"};
   for (int lane = 0; lane < 4; ++lane) {
     code += "    {\n      const long long idx = q * 4 + " + std::to_string(lane) + ";\n";
-    auto coords = emitCoordinates(code, "      ", shape, "idx", builder.fresh("i"));
+    auto coords = builder.emitLinearCoordinates(code, "      ", shape, "idx", builder.fresh("i"));
     for (Value input : vectorInputs)
       builder.bind(input, builder.inputName(input) + "v." + lanes[lane]);
     if (failed(builder.emitElementwise(code, "      ", ops, coords)))
@@ -389,7 +389,7 @@ FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder) {
   if (allF32 && count.perBatch % 4 == 0 && count.fixed % 4 == 0 && anyFullInput && allOutputsFull)
     return emitVectorizedElementwise(builder, ops, shape);
   std::string code = loopHead(shape);
-  auto coords = emitCoordinates(code, "    ", shape, "idx", "i");
+  auto coords = builder.emitLinearCoordinates(code, "    ", shape, "idx", "i");
   if (failed(builder.emitElementwise(code, "    ", ops, coords)))
     return failure();
   builder.emitStores(code, "    ", shape, "idx", coords);

@@ -111,6 +111,9 @@ std::string KernelBuilder::valueAt(Value value, const std::vector<std::string> &
     return it->second;
   assert(llvm::isa<BlockArgument>(value) && "unbound value computed inside the kernel");
   ArrayRef<int64_t> shape = shapeOf(value);
+  for (const LinearCoordinates &known : linearCoordinates)
+    if (known.coords == coords && ArrayRef<int64_t>(known.shape) == shape)
+      return load(value, known.linear);
   if (!iterationDims.empty() && coords.size() == iterationShape.size())
     if (auto offset = broadcastOffset(shape, coords, iterationShape, iterationDims))
       return load(value, *offset);
@@ -128,6 +131,14 @@ std::string KernelBuilder::divisorArgument(uint32_t divisor) {
   const std::string value = scalarArgument(divisor), multiplier = scalarArgument(fast.multiplier),
                     shift = scalarArgument(fast.shift);
   return "FusecDivisor{" + value + ", " + multiplier + ", " + shift + "}";
+}
+
+std::vector<std::string> KernelBuilder::emitLinearCoordinates(std::string &code, const std::string &indent,
+                                                              ArrayRef<int64_t> shape, const std::string &linear,
+                                                              const std::string &prefix) {
+  std::vector<std::string> coords = emitCoordinates(code, indent, shape, linear, prefix);
+  linearCoordinates.push_back({coords, std::vector<int64_t>(shape.begin(), shape.end()), linear});
+  return coords;
 }
 
 void KernelBuilder::setIterationDims(ArrayRef<int64_t> shape, std::vector<std::string> dims) {

@@ -99,6 +99,14 @@ public:
   /// arguments, as a C braced initializer.
   std::string divisorArgument(uint32_t divisor);
 
+  /// emitCoordinates of the dense index `linear` into `shape`, remembered:
+  /// valueAt reads a kernel input of exactly `shape` at these coordinates
+  /// at `linear` itself (the same element: same shape, same dense layout),
+  /// so the coordinates' divisions are left to those that broadcast.
+  std::vector<std::string> emitLinearCoordinates(std::string &code, const std::string &indent,
+                                                 llvm::ArrayRef<int64_t> shape, const std::string &linear,
+                                                 const std::string &prefix);
+
   /// Makes kernel inputs read at the coordinates of an iteration space of
   /// `shape` address it through `dims`, C expressions of its sizes (the
   /// scalar arguments of a shape-generic kernel), instead of the constants:
@@ -115,6 +123,13 @@ private:
   std::vector<uint32_t> arguments;
   std::vector<int64_t> iterationShape;
   std::vector<std::string> iterationDims;
+  /// emitLinearCoordinates' coordinates, shape and dense index.
+  struct LinearCoordinates {
+    std::vector<std::string> coords;
+    std::vector<int64_t> shape;
+    std::string linear;
+  };
+  std::vector<LinearCoordinates> linearCoordinates;
 };
 
 /// n / d = (umulhi(n, multiplier) + n) >> shift for 0 <= n < 2^31

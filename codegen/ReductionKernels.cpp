@@ -26,7 +26,7 @@ LogicalResult emitInputValue(KernelBuilder &builder, Operation *core, ArrayRef<O
                              const std::string &indent, const std::string &linear, const std::string &name,
                              bool keepPrologueBound = false, bool storePrologueOutputs = false) {
   Value input = core->getOperand(0);
-  auto coords = emitCoordinates(code, indent, shapeOf(input), linear, builder.fresh("x"));
+  auto coords = builder.emitLinearCoordinates(code, indent, shapeOf(input), linear, builder.fresh("x"));
   if (failed(builder.emitElementwise(code, indent, prologue, coords)))
     return failure();
   code += indent + "float " + name + " = " + builder.valueAt(input, coords) + ";\n";
@@ -47,7 +47,7 @@ LogicalResult emitInputValue(KernelBuilder &builder, Operation *core, ArrayRef<O
 LogicalResult emitOutput(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue, std::string &code,
                          const std::string &indent, const std::string &linear, const std::string &value) {
   auto shape = shapeOf(core->getResult(0));
-  auto coords = emitCoordinates(code, indent, shape, linear, builder.fresh("y"));
+  auto coords = builder.emitLinearCoordinates(code, indent, shape, linear, builder.fresh("y"));
   builder.bind(core->getResult(0), roundedTo(fuse::elementTypeOf(core->getResult(0)), value));
   if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
     return failure();

@@ -175,7 +175,7 @@ LogicalResult writeInto(MLIRContext &context, const std::string &dir, const std:
 /// The plan for a fused `module`; its weights stay in `module`.
 FailureOr<plan::EncodedPlan> lowerToPlan(MLIRContext &context, ModuleOp module, const DriverOptions &options,
                                          const import::DimensionSizes &sizes = {},
-                                         std::map<uint64_t, codegen::CompiledKernel> *compiled = nullptr) {
+                                         std::map<uint64_t, codegen::CompiledKernel> *memo = nullptr) {
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
   planOptions.dims = sizes;
@@ -196,7 +196,7 @@ FailureOr<plan::EncodedPlan> lowerToPlan(MLIRContext &context, ModuleOp module, 
       };
     compileOptions.cacheDir = options.kernelCacheDir;
     compileOptions.dumpDir = options.dumpDir;
-    compileOptions.memo = compiled;
+    compileOptions.memo = memo;
     std::string error;
     codegen::CompileStats stats;
     auto compiled = codegen::compileKernels(programs, compileOptions, error, &stats);
@@ -313,7 +313,7 @@ compileShapeVariants(MLIRContext &context, const DriverOptions &options,
   const std::vector<import::DimensionSizes> combinations = dimensionCombinations(options.dimensionSizes);
   std::vector<std::vector<uint8_t>> plans;
   // Kernels whose sizes are arguments compile once for every variant.
-  std::map<uint64_t, codegen::CompiledKernel> compiled;
+  std::map<uint64_t, codegen::CompiledKernel> memo;
   for (size_t i = 0; i < combinations.size(); ++i) {
     if (options.progress && combinations.size() > 1)
       llvm::errs() << "fusec: shape variant " << i + 1 << "/" << combinations.size() << " ("
@@ -324,7 +324,7 @@ compileShapeVariants(MLIRContext &context, const DriverOptions &options,
       return failure();
     if (i == 0 && reportFusion && failed(reportFusion(*module)))
       return failure();
-    FailureOr<std::vector<uint8_t>> bytes = bytesOf(lowerToPlan(context, *module, options, combinations[i], &compiled));
+    FailureOr<std::vector<uint8_t>> bytes = bytesOf(lowerToPlan(context, *module, options, combinations[i], &memo));
     if (failed(bytes))
       return failure();
     plans.push_back(std::move(*bytes));

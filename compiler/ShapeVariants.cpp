@@ -4,6 +4,7 @@
 
 #include "runtime/ElementType.h"
 #include "runtime/Error.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanContainer.h"
 #include "runtime/support/Hash.h"
 
@@ -46,6 +47,8 @@ public:
 
   /// Where `size` bytes at `data` are in the shared section.
   uint64_t add(const uint8_t *data, uint64_t size) {
+    if (size == 0)
+      return 0; // nothing to store; any offset inside the section holds none
     const uint64_t hash = fnv1a64(data, size);
     for (uint64_t offset : byHash_[hash])
       if (sizes_[offset] == size && std::memcmp(bytes_.data() + offset, data, size) == 0)
@@ -100,6 +103,8 @@ std::vector<uint8_t> mergeShapeVariants(const std::vector<std::vector<uint8_t>> 
   for (size_t index = 0; index < plans.size(); ++index) {
     const std::vector<uint8_t> &file = plans[index];
     const std::string name = "shape variant " + std::to_string(index);
+    // Every range read below lies inside its section.
+    runtime::Plan::verifyBytes(file.data(), file.size(), name);
     plan::DecodedContainer container = plan::decodePlan(file.data(), file.size(), name);
     json manifest = std::move(container.manifest);
     manifest.erase("sections");

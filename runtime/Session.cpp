@@ -42,13 +42,15 @@ Session::Session(std::shared_ptr<const Plan> plan, BackendMaker makeBackend, siz
 }
 
 namespace {
-/// Makes backends with `createBackend(device, ...)`, "auto" resolved at the
-/// first so that every variant runs where the first does.
+/// Makes backends with `createBackend(device, ...)`; "auto" is resolved at
+/// the first (to "cuda" or "cpu", the backends it chooses among), so that
+/// every variant runs where the first does.
 Session::BackendMaker backendsOn(std::string device, const DeviceOptions &options) {
   auto resolved = std::make_shared<std::string>(std::move(device));
   return [resolved, options](std::shared_ptr<const Plan> plan) {
     std::unique_ptr<Backend> backend = createBackend(*resolved, std::move(plan), options);
-    *resolved = backend->name();
+    if (*resolved == "auto")
+      *resolved = backend->name();
     return backend;
   };
 }
@@ -184,11 +186,13 @@ std::map<std::string, Tensor> Session::run(int64_t batch, const std::map<std::st
   }
   if (batch < 1)
     checkBatch(batch); // its message, before any about shapes at that batch
-  selected_ = variantTaking(batch, inputs);
-  checkBatch(batch);
+  // Selected only once every check passed: a failed run changes nothing.
+  const size_t variant = variantTaking(batch, inputs);
+  const Plan &chosen = *variants_[variant].plan;
+  checkBatchAgainst(chosen, variants_[variant].batchLimit, batch);
 
   std::vector<const void *> inputData;
-  for (const TensorDesc &input : plan().inputs()) {
+  for (const TensorDesc &input : chosen.inputs()) {
     auto it = inputs.find(input.name);
     if (it == inputs.end())
       throw Error("missing input '" + input.name + "' of shape " + formatShape(input.shape));
@@ -206,10 +210,11 @@ std::map<std::string, Tensor> Session::run(int64_t batch, const std::map<std::st
 
   std::map<std::string, Tensor> results;
   std::vector<void *> outputData;
-  for (const TensorDesc &output : plan().outputs()) {
+  for (const TensorDesc &output : chosen.outputs()) {
     Tensor &tensor = results[output.name] = Tensor(resolveShape(output.shape, batch), output.dtype);
     outputData.push_back(tensor.rawData());
   }
+  selected_ = variant;
   selectedBackend().execute(batch, inputData, outputData);
   return results;
 }

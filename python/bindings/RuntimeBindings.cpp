@@ -25,14 +25,34 @@ namespace {
 /// weights are loaded once).
 struct LoadedPlan {
   std::shared_ptr<const runtime::Plan> plan;
+  /// A shape variant of a plan (Plan.variant): its bytes are the whole
+  /// plan's, so it is not saved on its own.
+  bool variant = false;
 };
 
 /// A Session that Python threads may share: runs take turns. (Sessions
 /// are not thread-safe; one per thread runs concurrently.)
 struct SharedSession {
+  /// The session's plan: the inputs' names and element types, the same in
+  /// every shape variant, read without the session.
+  std::shared_ptr<const runtime::Plan> plan;
   std::unique_ptr<runtime::Session> session;
   std::mutex mutex;
 };
+
+/// `read(session)` under the session's mutex, the GIL released first (as
+/// runs take them), for state a run on another thread changes.
+template <typename Read> auto locked(SharedSession &shared, Read read) {
+  py::gil_scoped_release released;
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  return read(*shared.session);
+}
+
+void refuseVariant(const LoadedPlan &plan, const char *what) {
+  if (plan.variant)
+    throw runtime::Error(std::string("a shape variant's ") + what +
+                         " would be its whole plan's (every variant): use the plan it came from");
+}
 
 /// [{"name", "dtype", "shape"}], the batch dimension as None.
 py::list describeTensors(const std::vector<runtime::TensorDesc> &tensors) {
@@ -54,7 +74,7 @@ py::list describeTensors(const std::vector<runtime::TensorDesc> &tensors) {
 std::map<std::string, py::array> runSession(SharedSession &shared, const py::dict &given, int64_t batch) {
   runtime::Session &session = *shared.session;
   std::map<std::string, runtime::Tensor> inputs;
-  for (const runtime::TensorDesc &desc : session.inputs())
+  for (const runtime::TensorDesc &desc : shared.plan->inputs())
     if (given.contains(desc.name))
       inputs.emplace(desc.name, tensorFromArray(desc, given[py::str(desc.name)]));
   for (const auto &[key, value] : given) {
@@ -118,12 +138,14 @@ void bindRuntime(py::module_ &module) {
           py::arg("path"))
       .def("to_bytes",
            [](const LoadedPlan &self) {
+             refuseVariant(self, "bytes");
              runtime::ByteRange bytes = self.plan->bytes();
              return py::bytes(reinterpret_cast<const char *>(bytes.data), bytes.size);
            })
       .def(
           "save",
           [](const LoadedPlan &self, const std::string &path) {
+            refuseVariant(self, "file");
             runtime::writeRangesAtomically(path, {self.plan->bytes()});
           },
           py::arg("path"))
@@ -143,7 +165,7 @@ void bindRuntime(py::module_ &module) {
               throw runtime::Error("the plan has no shape variant for " + runtime::formatDims(dims) +
                                    " (it was compiled for " + self.plan->describeShapeVariants() + ")");
             // Aliasing: the variant keeps the whole plan alive.
-            return LoadedPlan{std::shared_ptr<const runtime::Plan>(self.plan, found)};
+            return LoadedPlan{std::shared_ptr<const runtime::Plan>(self.plan, found), found != self.plan.get()};
           },
           py::arg("dims"))
       .def_property_readonly("inputs", [](const LoadedPlan &self) { return describeTensors(self.plan->inputs()); })
@@ -161,6 +183,7 @@ void bindRuntime(py::module_ &module) {
              options.tune = tune;
              options.tuningCache = tuningCache;
              auto shared = std::make_unique<SharedSession>();
+             shared->plan = plan.plan;
              shared->session = std::make_unique<runtime::Session>(plan.plan, device, options);
              return shared;
            }),
@@ -181,8 +204,13 @@ void bindRuntime(py::module_ &module) {
                                }
                                return choices;
                              })
-      .def_property_readonly("device", [](const SharedSession &self) { return self.session->device(); })
-      .def_property_readonly("max_batch", [](const SharedSession &self) { return self.session->maxBatch(); })
+      .def_property_readonly(
+          "device",
+          [](SharedSession &self) { return locked(self, [](runtime::Session &session) { return session.device(); }); })
+      .def_property_readonly("max_batch",
+                             [](SharedSession &self) {
+                               return locked(self, [](runtime::Session &session) { return session.maxBatch(); });
+                             })
       .def("run_device", &runSessionOnDevice, py::arg("batch"), py::arg("inputs"), py::arg("outputs"),
            py::arg("stream"), py::arg("dims"),
            "Runs on device addresses (plan order) ordered on `stream` (0: none); see Session.run_device.")

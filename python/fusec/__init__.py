@@ -66,8 +66,11 @@ class Plan:
 
     def variant(self, dims):
         """The shape variant compiled for exactly `dims`, as a Plan sharing
-        this one's bytes (a Session of it runs that variant only)."""
-        return Plan(self._plan.variant({str(k): int(v) for k, v in dict(dims).items()}), self.report)
+        this one's bytes (a Session of it runs that variant only; it is
+        saved only as part of its plan). Its report is None: the fusion
+        report is the first variant's."""
+        dims = {str(k): int(v) for k, v in dict(dims).items()}
+        return Plan(self._plan.variant(dims), self.report if dims == self.dims else None)
 
     @property
     def inputs(self):
@@ -235,9 +238,9 @@ def _model_suffix(data, model_format):
 
 def _sizes(size):
     """A dims entry as a list of sizes: an int, or an iterable of them."""
-    if isinstance(size, (list, tuple, range)):
-        return [int(s) for s in size]
-    return [int(size)]
+    if isinstance(size, (str, bytes)) or not hasattr(size, "__iter__"):
+        return [int(size)]
+    return [int(s) for s in size]
 
 
 def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion_strategy="greedy",

@@ -136,6 +136,24 @@ size_t fusec_plan_num_shape_variants(const fusec_plan *plan) {
   return plan ? 1 + plan->plan->shapeVariants().size() : 0;
 }
 
+size_t fusec_plan_shape_variant_dims(const fusec_plan *plan, size_t variant, const char **names, int64_t *sizes,
+                                     size_t capacity) {
+  if (!plan || variant > plan->plan->shapeVariants().size())
+    return 0;
+  const Plan &chosen = variant == 0 ? *plan->plan : plan->plan->shapeVariants()[variant - 1];
+  size_t i = 0;
+  for (const auto &[name, size] : chosen.dims()) {
+    if (i < capacity) {
+      if (names)
+        names[i] = name.c_str();
+      if (sizes)
+        sizes[i] = size;
+    }
+    ++i;
+  }
+  return i;
+}
+
 int fusec_session_select_dims(fusec_session *session, const char *const *names, const int64_t *sizes, size_t count) {
   return guarded<int>(1, [&] {
     if (!session || (count && (!names || !sizes)))

@@ -55,6 +55,11 @@ int64_t fusec_session_max_batch(const fusec_session *session);
 /* Shape variants (fusec --dim seq=64,128): the plan's queries above describe its first; a session runs the one
    fusec_session_select_dims chose (the first until then) and its shape queries describe that one. */
 size_t fusec_plan_num_shape_variants(const fusec_plan *plan);
+/* Variant `variant`'s named dimensions (0: the plan's own): writes names[i] (valid while the plan lives) and sizes[i]
+   for i < min(count, capacity) and returns count, the number of names; 0 for an index out of range or a plan that
+   names none. */
+size_t fusec_plan_shape_variant_dims(const fusec_plan *plan, size_t variant, const char **names, int64_t *sizes,
+                                     size_t capacity);
 /* Selects the variant compiled for exactly these sizes: names[i] = sizes[i] for i < count, every named dimension of
    the plan once. Returns 0 on success; on failure the last error lists the sizes the plan holds. */
 int fusec_session_select_dims(fusec_session *session, const char *const *names, const int64_t *sizes, size_t count);

@@ -59,6 +59,9 @@ GpuBackend::~GpuBackend() {
   // and leaves the device again.
   try {
     constructing_.emplace(*driver_);
+    // A run on device buffers may still be in flight on the stream (a
+    // session gives up a shape variant's backend between runs).
+    synchronize("before releasing the session's device memory");
   } catch (const Error &) { // NOLINT(bugprone-empty-catch)
     // Nothing to report to: teardown goes on regardless.
   }

@@ -85,7 +85,11 @@ VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions
       record.batch = schedule.mode.runBatch;
       for (size_t variant = 0; variant < kernel.variantCount(); ++variant)
         record.configs.push_back(kernel.configOf(variant));
-      const TuningKey key{identity_, plan_.manifest().sourceHash, kernel.name, record.batch, record.configs};
+      // Shape variants share the source and the kernel names, not the sizes
+      // the timings were taken at.
+      const std::string planKey = plan_.dims().empty() ? plan_.manifest().sourceHash
+                                                       : plan_.manifest().sourceHash + " " + formatDims(plan_.dims());
+      const TuningKey key{identity_, planKey, kernel.name, record.batch, record.configs};
       if (std::optional<size_t> cached = cache_.lookup(key)) {
         record.chosen = *cached;
         record.fromCache = true;

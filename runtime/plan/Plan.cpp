@@ -123,6 +123,17 @@ void checkShapeVariants(const PlanManifest &first, const std::vector<PlanManifes
         throw Error(where + ": shape variant " + std::to_string(j + 1) + " has the same sizes");
     checkSameInterface(first.inputs, variant.inputs, "input", where);
     checkSameInterface(first.outputs, variant.outputs, "output", where);
+    // A session picks a variant by its inputs' shapes.
+    for (size_t j = 0; j <= i; ++j) {
+      const PlanManifest &other = j == 0 ? first : variants[j - 1];
+      const bool sameShapes =
+          std::equal(variant.inputs.begin(), variant.inputs.end(), other.inputs.begin(), other.inputs.end(),
+                     [](const TensorDesc &a, const TensorDesc &b) { return a.shape == b.shape; });
+      if (sameShapes)
+        throw Error(where + ": its inputs have the shapes of " +
+                    (j == 0 ? std::string("the first variant") : "shape variant " + std::to_string(j)) +
+                    "'s, so a run could not tell them apart");
+    }
   }
 }
 

@@ -214,7 +214,8 @@ public:
   static void verifyEncoded(const plan::EncodedPlan &plan, const std::string &sourceName);
 
   const std::string &sourceName() const { return sourceName_; }
-  /// The plan's bytes as loaded: written to a file, they are the same plan.
+  /// The plan's bytes as loaded: written to a file, they are the same plan
+  /// (for a shape variant, the whole plan it belongs to, every variant).
   ByteRange bytes() const { return bytes_; }
   const PlanManifest &manifest() const { return manifest_; }
   const std::vector<TensorDesc> &inputs() const { return manifest_.inputs; }

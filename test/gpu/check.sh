@@ -182,7 +182,7 @@ for run in "${runs[@]}"; do
       rows+=("$name|$batch|not run|not run|-|-|-|not run|-")
       continue
     fi
-    common=("$plan" "${dims[@]}" --device=cuda --batch="$batch" --random-inputs=1 --check --iters="$iters"
+    common=("$plan" ${dims[@]+"${dims[@]}"} --device=cuda --batch="$batch" --random-inputs=1 --check --iters="$iters"
       --warmup="$warmup")
     step "$name batch $batch graph" "$fuserun" "${common[@]}" --time-kernels
     graph_rc=$?
@@ -191,7 +191,7 @@ for run in "${runs[@]}"; do
     direct_rc=$?
     direct=$step_output
     tuned_check=- tuned=
-    if "$fuserun" "$plan" --info 2>/dev/null | grep -q "compiled variants"; then
+    if "$fuserun" "$plan" ${dims[@]+"${dims[@]}"} --info 2>/dev/null | grep -q "compiled variants"; then
       step "$name batch $batch tuned" "$fuserun" "${common[@]}" --tune --tuning-cache="$results/tuning.json"
       tuned_rc=$?
       tuned_check=$(check_of $tuned_rc "$step_output")
@@ -227,12 +227,12 @@ fi
   echo "latency: median ms of 'timing execute' over $iters runs after $warmup (graph replay, plain launches,"
   echo "graph replay after --tune), and the sum of the kernels each timed on its own; check: CUDA vs the CPU"
   echo "backend (rtol, atol 1e-4)"
-  printf '%-24s %5s %-10s %-10s %-10s %10s %10s %10s %10s %9s\n' plan batch check-graph check-plain check-tuned \
+  printf '%-30s %5s %-10s %-10s %-10s %10s %10s %10s %10s %9s\n' plan batch check-graph check-plain check-tuned \
     graph-ms plain-ms tuned-ms kernels-ms graph/kern
   for row in "${rows[@]}"; do
     IFS='|' read -r r_plan r_batch r_gcheck r_dcheck r_graph r_direct r_kernels r_tcheck r_tuned <<<"$row"
     ratio=$(awk -v g="${r_graph:-0}" -v k="${r_kernels:-0}" 'BEGIN { if (g > 0 && k > 0) printf "%.2f", g / k; else print "-" }')
-    printf '%-24s %5s %-10s %-10s %-10s %10s %10s %10s %10s %9s\n' "$r_plan" "$r_batch" "$r_gcheck" "$r_dcheck" \
+    printf '%-30s %5s %-10s %-10s %-10s %10s %10s %10s %10s %9s\n' "$r_plan" "$r_batch" "$r_gcheck" "$r_dcheck" \
       "${r_tcheck:--}" "${r_graph:--}" "${r_direct:--}" "${r_tuned:--}" "${r_kernels:--}" "$ratio"
   done
   if [[ -n $serve ]]; then

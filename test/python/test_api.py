@@ -113,7 +113,7 @@ def test_named_dimensions_take_sizes_at_compile_time():
         fusec.compile(model, target="cpu", dims={"seq": 3, "sq": 2})
 
 
-def test_shape_variants_run_the_size_their_inputs_have():
+def test_shape_variants_run_the_size_their_inputs_have(tmp_path):
     """dims={"seq": [3, 8]} holds a plan per sequence length: run() picks
     the one its ids fit, each as the plan of that length alone computes;
     run_device takes the variant as dims."""
@@ -141,6 +141,10 @@ def test_shape_variants_run_the_size_their_inputs_have():
     outputs = {"rows": numpy.zeros((1, 8, 2), numpy.float32), "is_pad": numpy.zeros((1, 8), bool)}
     session.run_device({"ids": ids}, outputs, dims={"seq": 8})
     assert numpy.array_equal(outputs["rows"], session.run({"ids": ids})["rows"])
+    # A variant's bytes are its whole plan's: it is saved as part of it.
+    with pytest.raises(fusec.Error, match=r"a shape variant's file would be its whole plan's"):
+        plan.variant({"seq": 8}).save(tmp_path / "variant.plan")
+    assert plan.variant({"seq": 3}).to_bytes() == plan.to_bytes()
 
 
 def test_plan_and_session_errors(tmp_path):

@@ -145,20 +145,32 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
   }
 
   if (options.serveBench) {
+    // The variant --dim names, as a plan of its own (aliasing: it keeps the
+    // whole plan alive); describePlan has said why if there is none.
+    std::shared_ptr<const Plan> served = plan;
+    if (!options.dims.empty()) {
+      describePlan(*plan, 1, options.dims);
+      served = std::shared_ptr<const Plan>(plan, plan->findShapeVariant(options.dims));
+    }
     ServeBenchOptions bench;
     bench.clients = options.clients;
     bench.requestsPerClient = options.requestsPerClient;
     bench.batchDistribution = parseBatchDistribution(options.batchDistribution);
     bench.seed = options.randomSeed.value_or(1);
     out << formatServeBench(
-        runServeBench(plan, [&] { return makeBackend(options.device, plan, options.deviceOptions); }, bench));
+        runServeBench(served, [&] { return makeBackend(options.device, served, options.deviceOptions); }, bench));
     return 0;
   }
 
+  // Every shape variant runs where the first does ("auto" chooses once).
+  std::string device = options.device;
   Session session(
       plan,
       [&](std::shared_ptr<const Plan> variant) {
-        return makeBackend(options.device, std::move(variant), options.deviceOptions);
+        std::unique_ptr<Backend> backend = makeBackend(device, std::move(variant), options.deviceOptions);
+        if (device == "auto")
+          device = backend->name();
+        return backend;
       },
       options.deviceOptions.shapeCacheSize);
   if (!options.dims.empty())

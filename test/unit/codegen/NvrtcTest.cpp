@@ -11,6 +11,7 @@
 #include "compiler/Driver.h"
 #include "runtime/plan/Plan.h"
 #include "test/unit/TestSkip.h"
+#include "test/unit/codegen/PtxLoops.h"
 
 #include <catch2/catch.hpp>
 
@@ -139,5 +140,50 @@ TEST_CASE("a kernel and its variants are one program whose images the plan share
       }
     }
     CHECK(withVariants >= 2);
+  }
+}
+
+// A row reduction reads the inputs of its row's own shape at the loop's
+// index: the coordinates' 64-bit divisions are left to broadcast operands.
+// At a sequence length of 5 they would not simplify to shifts.
+TEST_CASE("softmax and layer-norm loops index same-shaped inputs without 64-bit division", "[codegen][nvrtc]") {
+  if (!codegen::haveNvrtc()) {
+    FUSEC_SKIP_TEST("this build has no NVRTC (CUDA toolkit not found at configure time)");
+  }
+  for (const char *model : {"test/lit/plan/Inputs/sequence.json", "examples/encoder_layer.json"}) {
+    auto context = createContext();
+    DiagnosticCollector diagnostics(context.get());
+    DriverOptions options;
+    options.inputPath = std::string(FUSEC_TEST_DATA_DIR) + "/../../" + model;
+    if (std::string(model).find("sequence") != std::string::npos)
+      options.dimensionSizes = {{"seq", {5}}};
+    auto module = importAndFuse(*context, options);
+    INFO(model << "\n" << diagnostics.text());
+    REQUIRE(module);
+    std::vector<codegen::GeneratedKernel> kernels;
+    module->walk([&](fuse::SuperkernelOp superkernel) {
+      if (superkernel.getKind() != "reduction")
+        return;
+      auto emitted = codegen::emitKernelVariants(superkernel);
+      REQUIRE(mlir::succeeded(emitted));
+      kernels.push_back(emitted->front());
+    });
+    REQUIRE(kernels.size() >= 2);
+    std::string error;
+    auto compiled = codegen::compileKernels(kernels, codegen::CompileOptions{}, error);
+    REQUIRE(error.empty());
+    size_t rowKernels = 0;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      if (kernels[i].name.find("softmax") == std::string::npos &&
+          kernels[i].name.find("layer_norm") == std::string::npos)
+        continue;
+      ++rowKernels;
+      INFO(kernels[i].name << "\n" << compiled[i].ptx);
+      CHECK(test::countLoops(compiled[i].ptx) >= 3);
+      CHECK(test::instructionsInLoops(compiled[i].ptx,
+                                      {"mul.hi.u64", "mul.hi.s64", "div.s64", "div.u64", "rem.s64", "rem.u64"})
+                .empty());
+    }
+    CHECK(rowKernels >= 1);
   }
 }

@@ -207,6 +207,14 @@ TEST_CASE("shape variants merge only plans that share what they must", "[shape-v
              Contains("'target' is shared by every shape variant"));
   CHECK_THAT(rejected([](nlohmann::json &, nlohmann::json &variant) { variant["outputs"][0]["name"] = "w"; }),
              Contains("output 0 is 'w'"));
+  CHECK_THAT(rejected([](nlohmann::json &root, nlohmann::json &variant) {
+               // The seq=3 plan labelled seq=8.
+               variant = root;
+               for (const char *field : plan::kSharedManifestFields)
+                 variant.erase(field);
+               variant["dims"]["seq"] = 8;
+             }),
+             Contains("its inputs have the shapes of the first variant's, so a run could not tell them apart"));
   CHECK_THAT(rejected([](nlohmann::json &, nlohmann::json &variant) { variant["dims"]["seq"] = 0; }),
              Contains("dimension 'seq' must be a size of at least 1"));
 }
@@ -219,6 +227,12 @@ TEST_CASE("the C API selects a shape variant and describes it", "[shape-variants
   llvm::sys::fs::remove(path);
   REQUIRE(plan);
   CHECK(fusec_plan_num_shape_variants(plan) == 2);
+  const char *name = nullptr;
+  int64_t size = 0;
+  CHECK(fusec_plan_shape_variant_dims(plan, 1, &name, &size, 1) == 1);
+  CHECK(std::string(name) == "seq");
+  CHECK(size == 8);
+  CHECK(fusec_plan_shape_variant_dims(plan, 2, &name, &size, 1) == 0);
   fusec_session *session = fusec_session_create(plan, "cpu");
   REQUIRE(session);
   int64_t dims[3] = {};
