@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <sstream>
 
 using namespace fusec;
@@ -191,6 +192,32 @@ TEST_CASE("a later session reuses the cached choice without timing and without a
   again.run(2, {{"x", x}});
   for (const KernelTuning &record : again.tuning())
     CHECK(record.fromCache);
+}
+
+// Shape variants (fusec --dim seq=64,128) share the source hash and the
+// kernel names; a choice timed at one length is not another's.
+TEST_CASE("tuning choices of a plan compiled for named sizes are kept per sizes", "[runtime][tuning]") {
+  test::TempDir dir;
+  DeviceOptions tune;
+  tune.tune = true;
+  tune.tuningCache = dir.file("tuning.json");
+  json at64 = variantPlanManifest();
+  at64["dims"] = {{"seq", 64}};
+  json at128 = variantPlanManifest();
+  at128["dims"] = {{"seq", 128}};
+  for (const json &manifest : {at64, at128}) {
+    Session session = sessionOn(planOf(manifest), clockedDriver(1, 1), tune);
+    session.run(2, {{"x", test::hostStepInputRows(2, 0.0f)}});
+    // Timed, not read from the other sizes' entries.
+    for (const KernelTuning &record : session.tuning())
+      CHECK_FALSE(record.fromCache);
+  }
+  const json cache = json::parse(readFileBytes(tune.tuningCache));
+  REQUIRE(cache["entries"].size() == 4);
+  std::set<std::string> plans;
+  for (const json &entry : cache["entries"])
+    plans.insert(entry["plan"].get<std::string>());
+  CHECK(plans == std::set<std::string>{"0123456789abcdef seq=128", "0123456789abcdef seq=64"});
 }
 
 TEST_CASE("the tuning cache keys choices by device, plan, kernel, batch and variants, and merges on save",
