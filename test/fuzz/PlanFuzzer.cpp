@@ -2,7 +2,7 @@
 //
 // Feeds arbitrary bytes to Plan::fromBytes (container, manifest reader and
 // verifier) and runs every plan that loads once on the CPU backend at batch
-// 1 with deterministic random inputs. Any Error is an expected rejection;
+// 1 with deterministic random inputs, each of its shape variants once. Any Error is an expected rejection;
 // a crash, a sanitizer report, an escaping exception of another type or a
 // hang is a bug.
 //
@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 using namespace fusec::runtime;
 
@@ -32,10 +33,16 @@ constexpr uint64_t kRunMemoryBytes = uint64_t(16) << 20;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     auto plan = std::make_shared<const Plan>(Plan::fromBytes(std::vector<uint8_t>(data, data + size), "fuzz.plan"));
-    if (batchLimitOf(*plan, kRunMemoryBytes).maxBatch < 1)
-      return 0;
+    // Every shape variant, each picked by its inputs' shapes.
+    std::vector<const Plan *> variants = {plan.get()};
+    for (const Plan &variant : plan->shapeVariants())
+      variants.push_back(&variant);
+    for (const Plan *variant : variants)
+      if (batchLimitOf(*variant, kRunMemoryBytes).maxBatch < 1)
+        return 0;
     Session session(plan, Device::Cpu);
-    session.run(1, makeRandomInputs(*plan, 1, /*seed=*/1));
+    for (const Plan *variant : variants)
+      session.run(1, makeRandomInputs(*variant, 1, /*seed=*/1));
   } catch (const Error &) {
   }
   return 0;

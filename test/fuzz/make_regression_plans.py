@@ -29,7 +29,7 @@ def fnv1a64(data):
     return h
 
 
-def encode(manifest, sections=(), reserved=b"\0" * 16, major=2):
+def encode(manifest, sections=(), reserved=b"\0" * 16, major=2, minor=0):
     """The plan file for `manifest` and (name, bytes) `sections`."""
     offsets = [0] * len(sections)
     while True:
@@ -49,7 +49,7 @@ def encode(manifest, sections=(), reserved=b"\0" * 16, major=2):
     size = offsets[-1] + len(sections[-1][1]) if sections else HEADER_SIZE + len(text)
     out = bytearray(size)
     out[0:8] = b"FUSEPLAN"
-    out[8:48] = struct.pack("<IIQQQQ", major, 0, HEADER_SIZE, len(text), fnv1a64(text), size)
+    out[8:48] = struct.pack("<IIQQQQ", major, minor, HEADER_SIZE, len(text), fnv1a64(text), size)
     out[48:64] = reserved
     out[HEADER_SIZE:HEADER_SIZE + len(text)] = text
     for (_, data), off in zip(sections, offsets):
@@ -159,6 +159,14 @@ def main():
     plans["regress-format-1"] = encode(small, sections, major=1)
     huge = dict(small, batch_buckets=[1, 1 << 61])
     plans["regress-huge-bucket"] = encode(huge, sections)
+    # Shape variants (5.1): a max pool compiled for 4x4 and 6x6 images, the
+    # second as an entry of shape_variants without the shared fields.
+    four = dict(window_plan("MaxPool", pool, (-1, 1, 2, 2)), format_version="5.1", dims={"side": 4})
+    six = window_plan("MaxPool", pool, (-1, 1, 3, 3), operand=(-1, 1, 6, 6))
+    for shared in ("format_version", "compiler_version", "target", "source_hash", "batch_buckets"):
+        del six[shared]
+    six["dims"] = {"side": 6}
+    plans["seed-shape-variants"] = encode(dict(four, shape_variants=[six]), major=5, minor=1)
     for name, data in plans.items():
         with open(os.path.join(out, name + ".plan"), "wb") as f:
             f.write(data)
