@@ -39,22 +39,35 @@ namespace {
 
 std::string literal(int64_t value) { return std::to_string(value) + "LL"; }
 
+/// A size or stride as a scalar argument where it fits one (else a
+/// literal): the kernel's text then depends on neither the sequence
+/// lengths nor the batch strides, and a model compiled for several lengths
+/// (shape variants) shares it.
+std::string sizeArgument(KernelBuilder &builder, int64_t value) {
+  if (value < 0 || value > int64_t{UINT32_MAX})
+    return literal(value);
+  return "(long long)" + builder.scalarArgument(uint32_t(value));
+}
+
 /// `offset + coords[0] * strides[0] + ...` over the first coords.size()
-/// dimensions of `view`.
-std::string viewOffset(const fuse::StridedView &view, const std::vector<std::string> &coords) {
-  std::string offset = view.offset != 0 ? literal(view.offset) : "";
+/// dimensions of `view`, offset and strides as scalar arguments.
+std::string viewOffset(KernelBuilder &builder, const fuse::StridedView &view, const std::vector<std::string> &coords) {
+  std::string offset = view.offset != 0 ? sizeArgument(builder, view.offset) : "";
   for (size_t d = 0; d < coords.size(); ++d)
-    if (view.strides[d] != 0)
-      offset += (offset.empty() ? "" : " + ") + coords[d] + " * " + literal(view.strides[d]);
+    if (view.strides[d] == 1) // contiguous columns: the compiler sees it
+      offset += (offset.empty() ? "" : " + ") + coords[d];
+    else if (view.strides[d] != 0)
+      offset += (offset.empty() ? "" : " + ") + coords[d] + " * " + sizeArgument(builder, view.strides[d]);
   return offset.empty() ? "0LL" : offset;
 }
 
 /// Declares `name` (the first row of this block's matrix of `operand`) and
 /// `name`_ld (its row stride). A kernel input is read as it is stored: the
-/// matrices one after another. A view is followed back to the kernel input
-/// it reads.
+/// matrices one after another, `rows` (S or SK) each. A view is followed
+/// back to the kernel input it reads.
 LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operation *attention, Value operand,
-                              const std::string &name, const std::vector<std::string> &matrixCoords) {
+                              const std::string &name, const std::string &rows,
+                              const std::vector<std::string> &matrixCoords) {
   SmallVector<Operation *> chain; // nearest first
   Value input = operand;
   while (Operation *op = input.getDefiningOp()) {
@@ -68,8 +81,8 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
   auto shape = shapeOf(operand);
   const std::string columns = std::to_string(shape.back());
   if (chain.empty()) {
-    code += "  const auto *" + name + " = " + builder.inputName(input) + " + matrix * " +
-            dimExpr(shape[shape.size() - 2]) + " * " + columns + ";\n";
+    code +=
+        "  const auto *" + name + " = " + builder.inputName(input) + " + matrix * " + rows + " * " + columns + ";\n";
     code += "  const long long " + name + "_ld = " + columns + ";\n";
     return success();
   }
@@ -77,9 +90,10 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
   if (!view || view->strides.back() != 1)
     return attention->emitError() << "the attention kernel's operand is not a strided view with contiguous rows of "
                                   << "its kernel input";
+  code += "  const auto *" + name + " = " + builder.inputName(input) + " + (" +
+          viewOffset(builder, *view, matrixCoords) + ");\n";
   code +=
-      "  const auto *" + name + " = " + builder.inputName(input) + " + (" + viewOffset(*view, matrixCoords) + ");\n";
-  code += "  const long long " + name + "_ld = " + literal(view->strides[view->strides.size() - 2]) + ";\n";
+      "  const long long " + name + "_ld = " + sizeArgument(builder, view->strides[view->strides.size() - 2]) + ";\n";
   return success();
 }
 
@@ -168,27 +182,44 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
         "  static_assert(sizeof(Attention::Shared) == " + std::to_string(bytes) + ", \"the config's shared size\");\n";
     code += "  __shared__ Attention::Shared attentionShared;\n";
   }
-  code += "  const long long S = " + seq + ", SK = " + keySeq + ";\n";
+  // The sequence lengths are scalar arguments (the batch, if it is one,
+  // stays `batch`), and every size and stride derived from them reads them.
+  const int64_t seqSize = qShape[rank - 2], keySeqSize = shapeOf(key)[rank - 2];
+  const std::string seqValue = seqSize < 0 ? seq : sizeArgument(builder, seqSize);
+  const std::string keySeqValue = keySeqSize < 0 ? keySeq : sizeArgument(builder, keySeqSize);
+  code += "  const long long S = " + seqValue + ";\n";
+  code += "  const long long SK = " + keySeqValue + ";\n";
   code += "  const long long matrix = (long long)blockIdx.x;\n";
   std::vector<std::string> coords = emitCoordinates(code, "  ", outShape.drop_back(2), "matrix", "b");
-  for (auto [operand, name] : {std::pair{query, "Q"}, {key, "K"}, {value, "V"}})
-    if (failed(emitOperandRows(builder, code, attention, operand, name, coords)))
+  for (auto [operand, name, rows] : {std::tuple{query, "Q", "S"}, {key, "K", "SK"}, {value, "V", "SK"}})
+    if (failed(emitOperandRows(builder, code, attention, operand, name, rows, coords)))
       return failure();
+  // The mask and the epilogue's inputs are read through the same sizes.
+  std::vector<int64_t> scoreShape(outShape.begin(), outShape.end());
+  scoreShape.back() = keySeqSize;
+  std::vector<std::string> dims;
+  for (int64_t dim : outShape)
+    dims.push_back(dimExpr(dim));
+  dims[rank - 2] = "S";
+  std::vector<std::string> scoreDims = dims;
+  scoreDims.back() = "SK";
   std::vector<std::string> at = coords;
   at.push_back("row");
   at.push_back("key");
+  builder.setIterationDims(scoreShape, scoreDims);
   code += "  auto mask = [&](long long row, long long key) -> float { return " +
           (attention.getMask() ? builder.valueAt(attention.getMask(), at) : std::string("0.0f")) + "; };\n";
   at.back() = "col";
+  builder.setIterationDims(outShape, dims);
   code += "  auto epilogue = [&](long long row, long long col, float acc) {\n";
   const std::string rounded = roundedTo(fuse::elementTypeOf(result), "acc");
   if (outputViews->chain.empty()) {
     builder.bind(result, rounded);
     if (failed(builder.emitElementwise(code, "    ", epilogue, at)))
       return failure();
-    builder.emitStores(code, "    ", outShape, linearOffset(outShape, at), at);
+    builder.emitStores(code, "    ", outShape, *broadcastOffset(outShape, at, outShape, dims), at);
   } else {
-    code += "    out" + std::to_string(outputViews->output) + "[" + viewOffset(outputViews->view, at) +
+    code += "    out" + std::to_string(outputViews->output) + "[" + viewOffset(builder, outputViews->view, at) +
             "] = " + storeExpression(fuse::elementTypeOf(result), rounded) + ";\n";
   }
   code += "  };\n";

@@ -121,6 +121,10 @@ std::map<std::string, std::vector<double>> emulateTyped(mlir::ModuleOp module,
   grid.z *= scratch.slices();
   scratch.appendTo(args, sizes);
   args.push_back(&batch);
+  // The sequence lengths and view geometry, as the runtime passes them.
+  std::vector<uint32_t> arguments = launch.arguments;
+  if (!arguments.empty())
+    args.push_back(arguments.data());
   emulated.launch(kernel->name, grid, {unsigned(launch.block[0]), unsigned(launch.block[1]), unsigned(launch.block[2])},
                   args, sizes);
   REQUIRE(scratch.countersCleared());
