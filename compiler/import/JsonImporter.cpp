@@ -194,8 +194,12 @@ LogicalResult JsonGraphReader::readConstants(const json &root, Graph &graph) {
   if (root.contains("weights")) {
     if (!root["weights"].is_string())
       return fail("'weights'", "must be the path of a .safetensors file");
-    llvm::SmallString<256> weightsPath(llvm::sys::path::parent_path(path));
-    llvm::sys::path::append(weightsPath, root["weights"].get<std::string>());
+    // Relative to the JSON file; an absolute path as it is.
+    const std::string weights = root["weights"].get<std::string>();
+    llvm::SmallString<256> weightsPath;
+    if (!llvm::sys::path::is_absolute(weights))
+      weightsPath = llvm::sys::path::parent_path(path);
+    llvm::sys::path::append(weightsPath, weights);
     if (failed(readSafetensors(weightsPath, fileLoc, graph.constants)))
       return failure();
   }

@@ -22,6 +22,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 
 using namespace fusec;
@@ -257,4 +259,56 @@ TEST_CASE("the C API selects a shape variant and describes it", "[shape-variants
   CHECK_THAT(fusec_last_error(), Contains("no shape variant for seq=5"));
   fusec_session_free(session);
   fusec_plan_free(plan);
+}
+
+TEST_CASE("a transformer layer's shape variants share its GEMM and attention programs", "[shape-variants]") {
+  // The encoder example with its sequence length named (it fixes 128).
+  const std::string examples = std::string(FUSEC_TEST_DATA_DIR) + "/../../examples/";
+  std::ifstream file(examples + "encoder_layer.json");
+  std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto replace = [&](const std::string &from, const std::string &to) {
+    const size_t at = json.find(from);
+    REQUIRE(at != std::string::npos);
+    json.replace(at, from.size(), to);
+  };
+  replace("\"batch\",128,", "\"batch\",\"seq\",");
+  replace("\"encoder_layer.safetensors\"", "\"" + examples + "encoder_layer.safetensors\"");
+  llvm::SmallString<128> path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("encoder", "json", path));
+  std::ofstream(path.str().str()) << json;
+
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  DriverOptions options;
+  options.inputPath = path.str().str();
+  options.plan.target = "sm_90";
+  options.dimensionSizes = {{"seq", {16, 40}}};
+  auto bytes = compileToPlan(*context, options);
+  llvm::sys::fs::remove(path);
+  INFO(diagnostics.text());
+  REQUIRE(mlir::succeeded(bytes));
+  auto plan = load(std::move(*bytes), "encoder");
+  const runtime::Plan &longer = plan->shapeVariants().front();
+  REQUIRE(plan->kernels().size() == longer.kernels().size());
+  size_t shared = 0;
+  for (size_t k = 0; k < plan->kernels().size(); ++k) {
+    const runtime::KernelDesc &a = plan->kernels()[k], &b = longer.kernels()[k];
+    INFO(a.name);
+    if (a.kind != "gemm" && a.kind != "attention")
+      continue;
+    // One image, each variant's sizes in its own launch's arguments.
+    CHECK(a.images.front().range.offset == b.images.front().range.offset);
+    CHECK(a.launch->arguments != b.launch->arguments);
+    ++shared;
+  }
+  CHECK(shared == 5); // QKV, attention, output projection, two FFN products
+  // Both lengths run and match the CPU backend's reference of each.
+  runtime::Session session(plan, "cpu");
+  for (int64_t seq : {16, 40}) {
+    runtime::Tensor x({1, seq, 32}, runtime::ElementType::F32);
+    auto *data = static_cast<float *>(x.rawData());
+    for (int64_t i = 0; i < seq * 32; ++i)
+      data[i] = float(i % 11) * 0.1f - 0.5f;
+    CHECK(session.run(1, {{"x", x}}).at("y").shape() == runtime::Shape{1, seq, 32});
+  }
 }
