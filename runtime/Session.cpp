@@ -63,7 +63,7 @@ Session::Session(std::shared_ptr<const Plan> plan, const std::string &device, co
     : Session(std::move(plan), backendsOn(device, options), options.shapeCacheSize) {}
 
 Session::Session(std::shared_ptr<const Plan> plan, std::unique_ptr<Backend> backend)
-    : Session(std::move(plan), [&backend](std::shared_ptr<const Plan>) { return std::move(backend); }) {
+    : Session(std::move(plan), [&backend](const std::shared_ptr<const Plan> &) { return std::move(backend); }) {
   // The one backend was made for the plan itself.
   makeBackend_ = nullptr;
 }
@@ -83,6 +83,7 @@ void Session::checkBatch(int64_t batch) const { checkBatchAgainst(plan(), varian
 
 std::vector<std::map<std::string, int64_t>> Session::shapeVariants() const {
   std::vector<std::map<std::string, int64_t>> dims;
+  dims.reserve(variants_.size());
   for (const ShapeVariant &variant : variants_)
     dims.push_back(variant.plan->dims());
   return dims;
