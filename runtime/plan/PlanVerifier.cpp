@@ -22,8 +22,9 @@ constexpr int64_t kMaxBytes = kMaxTensorBytes;
 constexpr int64_t kMaxSplitSlices = 64;
 constexpr int64_t kMaxSplitPartialFloats = int64_t{1} << 20;
 constexpr int64_t kMaxSplitKTiles = int64_t{1} << 31;
-/// Scalar kernel arguments: fusec writes at most a dozen; a kernel's
-/// parameters must fit CUDA's 4 KiB with its pointers.
+/// Scalar kernel arguments: fusec writes about twenty at most (an attention
+/// kernel over rank-4 views: its lengths and each view's offset and
+/// strides); a kernel's parameters must fit CUDA's 4 KiB with its pointers.
 constexpr size_t kMaxKernelArguments = 64;
 
 std::string formatBytes(const BatchLinear &bytes) {

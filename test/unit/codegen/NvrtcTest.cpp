@@ -178,6 +178,9 @@ TEST_CASE("softmax and layer-norm loops index same-shaped inputs without 64-bit 
           kernels[i].name.find("layer_norm") == std::string::npos)
         continue;
       ++rowKernels;
+      // The text says so too: powers of two (the encoder's) would turn the
+      // divisions into shifts anyway.
+      CHECK(kernels[i].source.find("in0[base + l") != std::string::npos);
       INFO(kernels[i].name << "\n" << compiled[i].ptx);
       CHECK(test::countLoops(compiled[i].ptx) >= 3);
       CHECK(test::instructionsInLoops(compiled[i].ptx,
