@@ -74,10 +74,7 @@ json describePlan(const Plan &root, int64_t batch, const std::map<std::string, i
   };
   if (!root.dims().empty()) {
     description["dims"] = manifest.dims;
-    json variants = json::array({root.dims()});
-    for (const Plan &variant : root.shapeVariants())
-      variants.push_back(variant.dims());
-    description["shape_variants"] = std::move(variants);
+    description["shape_variants"] = root.shapeVariantDims();
   }
   return description;
 }

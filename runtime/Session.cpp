@@ -81,13 +81,7 @@ std::string Session::device() const {
 
 void Session::checkBatch(int64_t batch) const { checkBatchAgainst(plan(), variants_[selected_].batchLimit, batch); }
 
-std::vector<std::map<std::string, int64_t>> Session::shapeVariants() const {
-  std::vector<std::map<std::string, int64_t>> dims;
-  dims.reserve(variants_.size());
-  for (const ShapeVariant &variant : variants_)
-    dims.push_back(variant.plan->dims());
-  return dims;
-}
+std::vector<std::map<std::string, int64_t>> Session::shapeVariants() const { return plan_->shapeVariantDims(); }
 
 void Session::selectDims(const std::map<std::string, int64_t> &dims) {
   for (size_t i = 0; i < variants_.size(); ++i)

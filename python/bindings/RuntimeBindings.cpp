@@ -150,13 +150,7 @@ void bindRuntime(py::module_ &module) {
           },
           py::arg("path"))
       .def_property_readonly("dims", [](const LoadedPlan &self) { return self.plan->dims(); })
-      .def_property_readonly("shape_variants",
-                             [](const LoadedPlan &self) {
-                               std::vector<std::map<std::string, int64_t>> variants = {self.plan->dims()};
-                               for (const runtime::Plan &variant : self.plan->shapeVariants())
-                                 variants.push_back(variant.dims());
-                               return variants;
-                             })
+      .def_property_readonly("shape_variants", [](const LoadedPlan &self) { return self.plan->shapeVariantDims(); })
       .def(
           "variant",
           [](const LoadedPlan &self, const std::map<std::string, int64_t> &dims) {

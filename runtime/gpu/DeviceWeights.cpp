@@ -12,11 +12,11 @@ namespace fusec::runtime::gpu {
 
 namespace {
 
-/// Which copy: the plan's weights section and the opened device. Drivers
-/// share one object per device (see the backend registrations), so the
-/// object names the device. A plan's shape variants share its section (each
-/// variant's offsets point into it), so they share one copy; the entry's
-/// copy keeps the plan's bytes alive, so no other plan has that address.
+/// Which copy: the loaded plan's bytes and the opened device. Drivers share
+/// one object per device (see the backend registrations), so the object
+/// names the device. A plan's shape variants share its bytes (and their
+/// offsets point into its one weights section), so they share one copy; the
+/// entry's copy keeps those bytes alive, so no other plan has that address.
 using Key = std::pair<const void *, const GpuDriver *>;
 
 std::mutex registryMutex;
@@ -32,7 +32,7 @@ std::shared_ptr<const DeviceWeights> DeviceWeights::acquire(const std::shared_pt
   // Held while uploading: two sessions made at once upload one copy.
   std::lock_guard<std::mutex> lock(registryMutex);
   auto &copies = registry();
-  const Key key{plan->sectionBytes(plan::kWeightsSection).data, driver.get()};
+  const Key key{plan->bytes().data, driver.get()};
   if (auto it = copies.find(key); it != copies.end())
     if (std::shared_ptr<const DeviceWeights> shared = it->second.lock())
       return shared;

@@ -212,6 +212,13 @@ const Plan *Plan::findShapeVariant(const std::map<std::string, int64_t> &dims) c
   return nullptr;
 }
 
+std::vector<std::map<std::string, int64_t>> Plan::shapeVariantDims() const {
+  std::vector<std::map<std::string, int64_t>> dims = {this->dims()};
+  for (const Plan &variant : shapeVariants_)
+    dims.push_back(variant.dims());
+  return dims;
+}
+
 std::string Plan::describeShapeVariants() const {
   if (dims().empty())
     return "no named dimensions";

@@ -231,6 +231,8 @@ public:
   /// that share this one's bytes and sections, whose inputs and outputs have
   /// the same names, element types and ranks. Empty for a variant itself.
   const std::vector<Plan> &shapeVariants() const { return shapeVariants_; }
+  /// Every variant's dims, this plan's first ({{}} for a plan naming none).
+  std::vector<std::map<std::string, int64_t>> shapeVariantDims() const;
   /// This plan or the shape variant compiled for exactly `dims`; nullptr
   /// if it has none.
   const Plan *findShapeVariant(const std::map<std::string, int64_t> &dims) const;

@@ -14,9 +14,11 @@
 #include "runtime/Session.h"
 #include "runtime/c_api/runtime_c.h"
 #include "runtime/cpu/CpuBackend.h"
+#include "runtime/gpu/DeviceWeights.h"
 #include "runtime/plan/PlanContainer.h"
 #include "runtime/support/FileIO.h"
 
+#include "test/unit/runtime/HostGpuDriver.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <catch2/catch.hpp>
@@ -306,5 +308,38 @@ TEST_CASE("a transformer layer's shape variants share its GEMM and attention pro
     for (int64_t i = 0; i < seq * 32; ++i)
       data[i] = float(i % 11) * 0.1f - 0.5f;
     CHECK(session.run(1, {{"x", x}}).at("y").shape() == runtime::Shape{1, seq, 32});
+  }
+}
+
+TEST_CASE("a GPU session runs each shape variant on one copy of the weights", "[shape-variants]") {
+  auto both = load(compileSequence({3, 8}, "sm_90"), "both");
+  const std::shared_ptr<runtime::gpu::GpuDriver> driver = test::registerHostGpuBackend();
+  // The variants share the plan's bytes, and so one device copy; another
+  // load of the same bytes has its own.
+  {
+    runtime::gpu::DeviceScope entered(*driver);
+    runtime::gpu::Stream stream = driver->createStream("the test's stream");
+    auto weights = runtime::gpu::DeviceWeights::acquire(driver, stream, both);
+    std::shared_ptr<const runtime::Plan> variant(both, &both->shapeVariants().front());
+    CHECK(runtime::gpu::DeviceWeights::acquire(driver, stream, variant) == weights);
+    auto again = load(compileSequence({3, 8}, "sm_90"), "again");
+    CHECK(runtime::gpu::DeviceWeights::acquire(driver, stream, again) != weights);
+    driver->synchronize(stream, "the test's stream");
+    driver->destroyStream(stream);
+  }
+  // Both variants through the GPU backend (its schedule, graphs and kernel
+  // arguments, on the CPU-hosted driver) match the CPU backend.
+  runtime::Session gpu(both, "host-gpu"), cpu(both, "cpu");
+  for (int64_t seq : {8, 3, 8}) {
+    INFO("seq=" << seq);
+    const runtime::Tensor x = sequenceInput(2, seq);
+    auto got = gpu.run(2, {{"x", x}});
+    auto expected = cpu.run(2, {{"x", x}});
+    for (const char *output : {"weights", "pooled"}) {
+      const std::vector<double> a = got.at(output).toDoubles(), b = expected.at(output).toDoubles();
+      REQUIRE(a.size() == b.size());
+      for (size_t i = 0; i < a.size(); ++i)
+        CHECK(a[i] == Approx(b[i]).epsilon(1e-5).margin(1e-6));
+    }
   }
 }
