@@ -191,14 +191,19 @@ inline void issueCopy(void *destination, const void *source, unsigned bytes, uns
 // The device functions of fusec_mma.h
 //===----------------------------------------------------------------------===//
 
+// PTX ISA, cvt ("Data Movement and Conversion Instructions"): for .tf32
+// the destination is a .b32 holding a tf32; the ISA does not say what its
+// bits below tf32's 10 mantissa bits are. The emulation leaves the input's
+// low 13 bits there, so code that reads the result as a float without
+// clearing them (fusec_to_tf32 does) computes wrong values under emulation.
 inline unsigned fusec_cvt_rna_tf32(float x) {
   using namespace fusec_emulation::mma;
-  const uint32_t bits = asBits(x);
+  const uint32_t bits = asBits(x), unspecified = bits & 0x1fffu;
   if ((bits & 0x7f800000u) == 0x7f800000u) // infinity stays; NaN stays NaN (quiet)
-    return (bits & 0x7fffffu) ? (bits | 0x400000u) & 0xffffe000u : bits;
+    return (bits & 0x7fffffu) ? ((bits | 0x400000u) & 0xffffe000u) | unspecified : bits;
   // Adding half a tf32 ulp to the magnitude and truncating rounds half away
   // from zero; a carry into the exponent is the correct rounding up.
-  return (bits + 0x1000u) & 0xffffe000u;
+  return ((bits + 0x1000u) & 0xffffe000u) | unspecified;
 }
 
 inline void fusec_mma_m16n8k8_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const float (&c)[4]) {

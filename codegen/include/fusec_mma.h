@@ -3,7 +3,7 @@
 // Device functions that wrap one PTX instruction each, so that the GEMM and
 // convolution templates (fusec_gemm.h) read as C++ rather than assembly:
 //
-//   fusec_cvt_rna_tf32            cvt.rna.tf32.f32
+//   fusec_cvt_rna_tf32            cvt.rna.tf32.f32 (fusec_to_tf32 clears the bits it leaves unspecified)
 //   fusec_mma_m16n8k8_tf32        mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 //   fusec_mma_m16n8k16_f16        mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 //   fusec_mma_m16n8k16_bf16       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
@@ -36,7 +36,10 @@ __device__ __forceinline__ unsigned fusec_shared_address(const void *pointer) {
 }
 
 /// Rounds `x` to tf32 (10 mantissa bits), to nearest with ties away from
-/// zero; the result's low 13 bits are zero.
+/// zero, in the high 19 bits of the result. The PTX ISA (cvt, "Data
+/// Movement and Conversion Instructions") gives the result only as a tf32
+/// in a .b32 register: the low 13 bits are not promised to be zero. Use
+/// fusec_to_tf32 wherever the bits are read back as a float.
 __device__ __forceinline__ unsigned fusec_cvt_rna_tf32(float x) {
   unsigned result;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(result) : "f"(x));
@@ -142,6 +145,12 @@ template <int Pending> __device__ __forceinline__ void fusec_cp_async_wait() {
 
 // Built on the primitives above, for the device and the emulation alike.
 
+/// `x` rounded to tf32 (cvt.rna), its low 13 bits cleared: a tf32 operand
+/// that is also the f32 value it stands for. The cvt leaves those bits
+/// unspecified (see fusec_cvt_rna_tf32) and 3xTF32 subtracts the rounded
+/// value from x as a float; one AND (free beside the cvt) makes that exact.
+__device__ __forceinline__ unsigned fusec_to_tf32(float x) { return fusec_cvt_rna_tf32(x) & 0xffffe000u; }
+
 /// Raw f32 bits to tf32 operands for Passes products: `big` rounded in
 /// place and, for 3 passes (3xTF32), `small` = the rounded remainder x -
 /// big, so that x = big + small to about 2^-22.
@@ -150,8 +159,8 @@ __device__ __forceinline__ void fusec_split_tf32(unsigned (&big)[N], unsigned (&
 #pragma unroll
   for (int r = 0; r < N; ++r) {
     const float x = __int_as_float(int(big[r]));
-    big[r] = fusec_cvt_rna_tf32(x);
+    big[r] = fusec_to_tf32(x);
     if constexpr (Passes == 3)
-      small[r] = fusec_cvt_rna_tf32(x - __int_as_float(int(big[r])));
+      small[r] = fusec_to_tf32(x - __int_as_float(int(big[r])));
   }
 }

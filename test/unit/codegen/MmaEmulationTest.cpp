@@ -44,9 +44,13 @@ extern "C" __global__ void mma(const unsigned *a, const unsigned *b, const float
     d[4 * lane + i] = acc[i];
 }
 
+// out[2i]: the operand the templates use (fusec_to_tf32); out[2i + 1]: the
+// instruction's raw result.
 extern "C" __global__ void cvt_tf32(const float *in, unsigned *out, int n) {
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    out[i] = fusec_cvt_rna_tf32(in[i]);
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    out[2 * i] = fusec_to_tf32(in[i]);
+    out[2 * i + 1] = fusec_cvt_rna_tf32(in[i]);
+  }
 }
 
 // Four 8x8 matrices of 16-bit elements in shared memory, rows 16 elements
@@ -263,7 +267,8 @@ TEST_CASE("emulated mma.m16n8k16 f16 follows the PTX fragment layout", "[codegen
 
 TEST_CASE("emulated mma.m16n8k16 bf16 follows the PTX fragment layout", "[codegen][mma]") { checkMmaK16(2, toBf16); }
 
-TEST_CASE("emulated cvt.rna.tf32.f32 rounds to nearest, ties away from zero", "[codegen][mma]") {
+TEST_CASE("emulated cvt.rna.tf32.f32 rounds to nearest, ties away from zero; fusec_to_tf32 clears the low bits",
+          "[codegen][mma]") {
   const float ulp = std::ldexp(1.0f, -10); // tf32's unit in the last place at 1
   std::vector<std::pair<float, float>> cases = {
       {1.0f, 1.0f},
@@ -288,11 +293,19 @@ TEST_CASE("emulated cvt.rna.tf32.f32 rounds to nearest, ties away from zero", "[
   for (int i = 0; i < 200; ++i)
     in.push_back(uniform(random));
   in.push_back(NAN);
-  std::vector<uint32_t> out(in.size());
+  std::vector<uint32_t> results(2 * in.size());
   int n = int(in.size());
-  kernels().launch("cvt_tf32", {1}, {64}, {in.data(), out.data(), &n});
+  kernels().launch("cvt_tf32", {1}, {64}, {in.data(), results.data(), &n});
+  size_t rawWithLowBits = 0;
+  std::vector<uint32_t> out(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
-    INFO("cvt.rna.tf32.f32(" << in[i] << ") = " << floatOf(out[i]));
+    out[i] = results[2 * i];
+    const uint32_t raw = results[2 * i + 1];
+    INFO("cvt.rna.tf32.f32(" << in[i] << ") = " << floatOf(out[i]) << ", raw bits " << raw);
+    // The instruction's tf32 is the high 19 bits; fusec_to_tf32 clears the
+    // rest, which the ISA leaves unspecified (the emulation keeps x's there).
+    CHECK((raw & 0xffffe000u) == out[i]);
+    rawWithLowBits += (raw & 0x1fffu) != 0;
     CHECK((out[i] & 0x1fffu) == 0);
     if (i < fixed) {
       CHECK(bitsOf(cases[i].second) == out[i]);
@@ -305,6 +318,9 @@ TEST_CASE("emulated cvt.rna.tf32.f32 rounds to nearest, ties away from zero", "[
       CHECK(error <= tf32Ulp / 2);
     }
   }
+  // The emulated instruction does leave bits there (else clearing them
+  // would be untested).
+  CHECK(rawWithLowBits > 100);
 }
 
 TEST_CASE("emulated ldmatrix x1/x2/x4 and .trans follow the PTX fragment layout", "[codegen][mma]") {
