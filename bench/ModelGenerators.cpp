@@ -64,6 +64,30 @@ public:
     return relu ? node(name + ".relu", "Relu", {y}) : y;
   }
 
+  /// A node of several outputs, named `name`.0, `name`.1, ...
+  std::vector<std::string> nodeOutputs(const std::string &name, const std::string &op, std::vector<std::string> inputs,
+                                       size_t count, import::NodeAttributes attrs = {}) {
+    GraphNode n;
+    n.name = name;
+    n.opType = op;
+    n.inputs = std::move(inputs);
+    for (size_t i = 0; i < count; ++i)
+      n.outputs.push_back(name + "." + std::to_string(i));
+    n.attrs = std::move(attrs);
+    graph.nodes.push_back(n);
+    return n.outputs;
+  }
+
+  /// A constant of the given values.
+  std::string constantOf(const std::string &name, std::vector<int64_t> shape, std::vector<float> values) {
+    import::GraphConstant c;
+    c.name = name;
+    c.shape = std::move(shape);
+    c.data = std::move(values);
+    graph.constants.push_back(std::move(c));
+    return name;
+  }
+
   Graph take(std::vector<std::string> outputs) {
     graph.outputs = std::move(outputs);
     return std::move(graph);
@@ -113,6 +137,66 @@ Graph makeResNet50(int64_t imageSize) {
              {x, g.constant("fc.weight", {1000, 2048}, -0.02f, 0.02f), g.constant("fc.bias", {1000}, -0.01f, 0.01f)},
              {{"transB", AttrValue::ofInt(1)}});
   return g.take({x});
+}
+
+Graph makeTransformerLayer(const TransformerLayerSpec &spec) {
+  const int64_t embed = spec.embed, heads = spec.heads, headDim = spec.embed / spec.heads, seq = spec.seq;
+  GraphWriter g(spec.causal ? "gpt2_block" : "encoder_layer");
+  const std::string x = g.input("x", {import::kBatchDim, seq, embed});
+  auto weight = [&](const std::string &name, std::vector<int64_t> shape) {
+    const float scale = 1.0f / std::sqrt(float(shape.front()));
+    return g.constant(name, std::move(shape), -scale, scale);
+  };
+  auto linear = [&](const std::string &name, const std::string &input, int64_t in, int64_t out) {
+    const std::string product = g.node(name + ".matmul", "MatMul", {input, weight(name + ".weight", {in, out})});
+    return g.node(name, "Add", {product, g.constant(name + ".bias", {out}, -0.1f, 0.1f)});
+  };
+  auto layerNorm = [&](const std::string &name, const std::string &input) {
+    return g.node(
+        name, "LayerNormalization",
+        {input, g.constant(name + ".scale", {embed}, 0.8f, 1.2f), g.constant(name + ".bias", {embed}, -0.1f, 0.1f)},
+        {{"axis", AttrValue::ofInt(-1)}});
+  };
+  auto scalar = [&](const std::string &name, float value) { return g.constantOf(name, {}, {value}); };
+
+  const std::string attentionInput = spec.causal ? layerNorm("ln1", x) : x;
+  const std::vector<std::string> qkv =
+      g.nodeOutputs("split", "Split", {linear("qkv", attentionInput, embed, 3 * embed)}, 3,
+                    {{"axis", AttrValue::ofInt(2)}, {"split", AttrValue::ofInts({embed, embed, embed})}});
+  auto headsOf = [&](const std::string &name, const std::string &value, std::vector<int64_t> perm) {
+    const std::string split =
+        g.node(name + ".reshape", "Reshape", {value}, {{"shape", AttrValue::ofInts({0, 0, heads, headDim})}});
+    return g.node(name, "Transpose", {split}, {{"perm", AttrValue::ofInts(std::move(perm))}});
+  };
+  const std::string q = headsOf("q", qkv[0], {0, 2, 1, 3}), k = headsOf("k", qkv[1], {0, 2, 3, 1}),
+                    v = headsOf("v", qkv[2], {0, 2, 1, 3});
+  std::string scores = g.node("scores", "MatMul", {q, k});
+  scores = g.node("scaled", "Div", {scores, scalar("root_d", std::sqrt(float(headDim)))});
+  if (spec.causal) {
+    std::vector<float> mask(size_t(seq * seq), 0.0f);
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t j = i + 1; j < seq; ++j)
+        mask[size_t(i * seq + j)] = -1e9f;
+    scores = g.node("masked", "Add", {scores, g.constantOf("causal_mask", {seq, seq}, std::move(mask))});
+  }
+  const std::string probabilities = g.node("probs", "Softmax", {scores}, {{"axis", AttrValue::ofInt(3)}});
+  std::string context = g.node("context", "MatMul", {probabilities, v});
+  context = g.node("context_t", "Transpose", {context}, {{"perm", AttrValue::ofInts({0, 2, 1, 3})}});
+  context = g.node("merged", "Reshape", {context}, {{"shape", AttrValue::ofInts({0, 0, embed})}});
+  std::string hidden = g.node("residual1", "Add", {x, linear("out_proj", context, embed, embed)});
+  if (!spec.causal)
+    hidden = layerNorm("ln1", hidden);
+
+  const std::string ffnInput = spec.causal ? layerNorm("ln2", hidden) : hidden;
+  const std::string up = linear("ffn1", ffnInput, embed, spec.ffn);
+  // GELU, erf form: x * 0.5 * (1 + erf(x / sqrt 2)).
+  std::string gelu = g.node("gelu.erf", "Erf", {g.node("gelu.div", "Div", {up, scalar("root_2", std::sqrt(2.0f))})});
+  gelu = g.node("gelu.add", "Add", {gelu, scalar("one", 1.0f)});
+  gelu = g.node("gelu", "Mul", {g.node("gelu.mul", "Mul", {up, gelu}), scalar("half", 0.5f)});
+  std::string y = g.node("residual2", "Add", {hidden, linear("ffn2", gelu, spec.ffn, embed)});
+  if (!spec.causal)
+    y = layerNorm("ln2", y);
+  return g.take({y});
 }
 
 Graph makeElementwiseChain(int64_t nodes) {

@@ -145,9 +145,14 @@ std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
     return "it takes A untransposed only";
   if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))
     return "K and N must be static";
-  if (shape.largestRows * shape.k > kLargest32BitOffset || shape.k * shape.n > kLargest32BitOffset ||
-      (shape.largestRows + config.blockM) * shape.k > kLargest32BitOffset)
-    return "its 32-bit offsets cannot address these matrices up to batch " + str(kLargestIndexedBatch);
+  // A block's rows start at a 64-bit offset (fusec_gemm.h); what stays
+  // 32-bit is the row index (M, with a block's overhang), the offsets inside
+  // one block's rows of A and those inside one matrix B.
+  if (shape.largestRows + config.blockM > kLargest32BitOffset)
+    return "its 32-bit row index cannot count " + str(shape.largestRows) + " rows (at batch " +
+           str(kLargestIndexedBatch) + ")";
+  if (shape.k * shape.n > kLargest32BitOffset || config.blockM * shape.k > kLargest32BitOffset)
+    return "its 32-bit offsets cannot address B (" + str(shape.k) + " x " + str(shape.n) + ") or a block's rows of A";
   const int64_t ldb = shape.transB ? shape.k : shape.n;
   if (shape.k % config.aVector != 0 || ldb % config.bVector != 0)
     return "matrix rows are not whole vectors (K = " + str(shape.k) + ", N = " + str(shape.n) + ")";
@@ -467,12 +472,22 @@ StringRef templateName(KernelTemplate kind) {
   return "";
 }
 
+int64_t blocksPerSm(int64_t threads, int64_t registers, int64_t sharedBytes, int64_t sharedBytesPerSm) {
+  constexpr int64_t kThreadsPerSm = 2048, kBlocksPerSm = 32, kRegistersPerSm = 65536, kRegisterUnit = 256;
+  const int64_t warps = (threads + 31) / 32;
+  int64_t blocks = std::min(kBlocksPerSm, kThreadsPerSm / std::max<int64_t>(threads, 1));
+  const int64_t registersPerWarp =
+      (std::max<int64_t>(registers, 1) * 32 + kRegisterUnit - 1) / kRegisterUnit * kRegisterUnit;
+  blocks = std::min(blocks, kRegistersPerSm / registersPerWarp / warps);
+  if (sharedBytes > 0)
+    blocks = std::min(blocks, sharedBytesPerSm / sharedBytes);
+  return blocks;
+}
+
 double waveUtilization(const KernelConfig &config, double blocks, int64_t smCount, int64_t sharedBytesPerSm) {
-  const double shared = double(config.sharedBytes(false));
-  double perSm = std::floor(2048.0 / double(config.threads()));
-  if (shared > 0)
-    perSm = std::min(perSm, std::floor(double(sharedBytesPerSm) / shared));
-  const double slots = std::max(1.0, perSm) * double(smCount);
+  const int64_t perSm =
+      blocksPerSm(config.threads(), config.estimatedRegisters(), config.sharedBytes(false), sharedBytesPerSm);
+  const double slots = double(std::max<int64_t>(1, perSm)) * double(smCount);
   return blocks <= 0 ? 0 : blocks / (std::ceil(blocks / slots) * slots);
 }
 
@@ -486,6 +501,19 @@ int64_t KernelConfig::threads() const {
   if (kind == KernelTemplate::DirectConv)
     return blockM;
   return blockM * blockN;
+}
+
+int64_t KernelConfig::estimatedRegisters() const {
+  // Fitted to ptxas (CUDA 13, sm_80 and sm_90) on the configs fusec
+  // chooses; TensorCoreCoverageTest keeps the fit honest.
+  if (!usesTensorCores() || isAttention())
+    return 40;
+  // Per thread: a warp tile's f32 accumulators, one k step's A and B
+  // fragments (3xTF32 holds big and small halves of both), and the
+  // template's addresses, loop state and epilogue (the constant).
+  const int64_t mmaM = warpM / 16, mmaN = warpN / 8;
+  const int64_t fragments = (mmaM * 4 + mmaN * 2) * (passes == 3 ? 2 : 1);
+  return std::min<int64_t>(255, mmaM * mmaN * 4 + fragments + 40);
 }
 
 int64_t KernelConfig::sharedBytes(bool bTransposed) const {

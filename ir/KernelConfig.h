@@ -14,6 +14,7 @@
 #define FUSEC_IR_KERNELCONFIG_H
 
 #include "ir/FuseAttributes.h"
+#include "runtime/support/IndexedBatch.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringRef.h"
@@ -47,9 +48,9 @@ enum class ProductPrecision { Fp32, Tf32 };
 /// they load).
 enum class OperandType { F32, F16, BF16 };
 
-/// The batch the templates' 32-bit index math must still hold at: far above
-/// any batch bucket a plan is built for.
-inline constexpr int64_t kLargestIndexedBatch = int64_t(1) << 16;
+/// The batch the templates' 32-bit index math must still hold at (the
+/// runtime refuses larger ones).
+using fusec::kLargestIndexedBatch;
 /// Offsets the templates compute in 32-bit arithmetic stay at or below this.
 inline constexpr int64_t kLargest32BitOffset = (int64_t(1) << 31) - 1;
 /// The static shared memory one kernel may declare; above it, kernels use
@@ -94,6 +95,11 @@ struct KernelConfig {
   int64_t elementBytes() const { return halfOperands() ? 2 : 4; }
   /// Threads per block.
   int64_t threads() const;
+  /// Registers per thread the template's kernel needs, estimated from the
+  /// config (accumulators, mma fragments, and the template's addressing
+  /// and epilogue state); TensorCoreCoverageTest checks the estimate against
+  /// ptxas for the configs fusec chooses.
+  int64_t estimatedRegisters() const;
   /// Static shared memory of the pipeline, B's tile N x K (`bTransposed`)
   /// or K x N (tensor-core templates, by element size; the SIMT tiles' two
   /// T x (T + 1) floats). 0 for the attention loops, whose shared memory
@@ -125,9 +131,16 @@ struct TileTarget {
   int64_t sharedBytesPerSm = int64_t{227} * 1024;
 };
 
+/// The blocks of `threads` threads, `registers` registers each and
+/// `sharedBytes` of shared memory one SM holds (sm_80 and sm_90): at most
+/// 2048 threads, 32 blocks, `sharedBytesPerSm` bytes of shared memory and
+/// 65536 registers, allocated per warp in units of 256.
+int64_t blocksPerSm(int64_t threads, int64_t registers, int64_t sharedBytes, int64_t sharedBytesPerSm);
+
 /// The share of the GPU's block slots that a grid of `blocks` blocks of
 /// `config` keeps busy, averaged over its waves: slots are SMs x the blocks
-/// one SM holds (by threads and shared memory, `sharedBytesPerSm`).
+/// one SM holds (blocksPerSm, by threads, estimated registers and shared
+/// memory, `sharedBytesPerSm`).
 double waveUtilization(const KernelConfig &config, double blocks, int64_t smCount, int64_t sharedBytesPerSm);
 
 /// The config fusec uses for a conv, Gemm, MatMul or Attention op

@@ -4,6 +4,7 @@
 
 #include "runtime/Error.h"
 #include "runtime/support/CheckedMath.h"
+#include "runtime/support/IndexedBatch.h"
 
 #include <algorithm>
 #include <limits>
@@ -43,6 +44,7 @@ BatchLimit batchLimitOf(const Plan &plan, uint64_t availableBytes) {
     limit.maxBatch = saturated;
   else
     limit.maxBatch = (available - limit.fixedBytes) / limit.bytesPerBatch;
+  limit.maxBatch = std::min(limit.maxBatch, kLargestIndexedBatch);
   return limit;
 }
 
@@ -51,6 +53,9 @@ void checkBatchAgainst(const Plan &plan, const BatchLimit &limit, int64_t batch)
     throw Error("batch size must be at least 1, got " + std::to_string(batch));
   if (batch <= limit.maxBatch)
     return;
+  if (batch > kLargestIndexedBatch)
+    throw Error(plan.sourceName() + ": batch size " + std::to_string(batch) + " is too large: a plan's kernels " +
+                "index batches up to " + std::to_string(kLargestIndexedBatch));
   throw Error(plan.sourceName() + ": batch size " + std::to_string(batch) + " is too large: a run needs " +
               std::to_string(limit.bytesPerBatch) + " bytes per sample plus " + std::to_string(limit.fixedBytes) +
               " (arena, inputs and outputs) and this machine has " + std::to_string(limit.availableBytes) +

@@ -23,7 +23,8 @@ struct BatchLimit {
   /// The memory the limit was derived from.
   uint64_t availableBytes = 0;
   /// The largest batch whose run fits availableBytes (0 if even the fixed
-  /// part does not).
+  /// part does not), at most kLargestIndexedBatch (the batch the kernels'
+  /// index math is checked at, runtime/support/IndexedBatch.h).
   int64_t maxBatch = 0;
 };
 

@@ -23,7 +23,10 @@
 //    about 1e-3 relative error. Passes = 3 splits x = big + small (both
 //    tf32) and adds small_a big_b + big_a small_b + big_a big_b in f32,
 //    which keeps fp32 accuracy (about 1e-6) at three times the mma work.
-//  * Index math is 32-bit (M * lda and K * ldb / N * ldb below 2^31) and
+//  * Index math is 64-bit once per block and 32-bit inside it: A's block
+//    rows start at a 64-bit offset (blockRow * lda), offsets within the
+//    block's BM rows (BM * lda) and within B (K * ldb / N * ldb) stay below
+//    2^31, and so does M (the row coordinates the epilogue gets). It is
 //    incremental: no division or 64-bit multiply inside the k-loop (the
 //    im2col operand divides by compile-time constants only).
 //
@@ -206,8 +209,12 @@ struct FusecGemmTf32 {
 
     // This thread's first load of each tile, relative to the block's tile
     // and to k = 0; the others are at constant distances from it.
+    // A's block rows start at a 64-bit offset (the rows of a product grow
+    // with the batch: blockRow * lda passes 2^31 in a BERT-sized layer at
+    // batch 2^16); offsets inside the block's BM rows stay 32-bit.
+    const float *const aBlock = a + static_cast<long long>(blockRow) * lda;
     const int aRow = ALoads::firstRow(thread), aColumn = ALoads::firstColumn(thread);
-    const int aGlobal = (blockRow + aRow) * lda + aColumn, aShared = aRow * kAStride + aColumn;
+    const int aGlobal = aRow * lda + aColumn, aShared = aRow * kAStride + aColumn;
     const int bRow = BLoads::firstRow(thread), bColumn = BLoads::firstColumn(thread);
     const int bFirstK = BTransposed ? bColumn : bRow, bFirstN = blockCol + (BTransposed ? bRow : bColumn);
     const int bShared = bRow * kBStride + bColumn;
@@ -224,7 +231,7 @@ struct FusecGemmTf32 {
         const int left = k - (k0 + aColumn + column);
         const unsigned bytes = blockRow + aRow + row < m && left > 0 ? 4u * (left < Vec ? left : Vec) : 0u;
         fusec_copy_vector<Vec>(aTiles + stage * kAStage + aShared + row * kAStride + column,
-                               bytes ? a + aGlobal + row * lda + column + k0 : a, bytes);
+                               bytes ? aBlock + aGlobal + row * lda + column + k0 : a, bytes);
       }
 #pragma unroll
       for (int i = 0; i < BLoads::kCount; ++i) {

@@ -97,8 +97,12 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
     Element *const aTiles = static_cast<Element *>(smem);
     Element *const bTiles = aTiles + Stages * kAStage;
 
+    // A's block rows start at a 64-bit offset (the rows of a product grow
+    // with the batch: blockRow * lda passes 2^31 in a BERT-sized layer at
+    // batch 2^16); offsets inside the block's BM rows stay 32-bit.
+    const Element *const aBlock = a + static_cast<long long>(blockRow) * lda;
     const int aRow = ALoads::firstRow(thread), aColumn = ALoads::firstColumn(thread);
-    const int aGlobal = (blockRow + aRow) * lda + aColumn, aShared = aRow * kAStride + aColumn;
+    const int aGlobal = aRow * lda + aColumn, aShared = aRow * kAStride + aColumn;
     const int bRow = BLoads::firstRow(thread), bColumn = BLoads::firstColumn(thread);
     const int bFirstK = BTransposed ? bColumn : bRow, bFirstN = blockCol + (BTransposed ? bRow : bColumn);
     const int bShared = bRow * kBStride + bColumn;
@@ -114,7 +118,7 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
         const int left = k - (k0 + aColumn + column);
         const unsigned bytes = blockRow + aRow + row < m && left > 0 ? 2u * (left < Vec ? left : Vec) : 0u;
         fusec_copy_vector<Vec, Element>(aTiles + stage * kAStage + aShared + row * kAStride + column,
-                                        bytes ? a + aGlobal + row * lda + column + k0 : a, bytes);
+                                        bytes ? aBlock + aGlobal + row * lda + column + k0 : a, bytes);
       }
 #pragma unroll
       for (int i = 0; i < BLoads::kCount; ++i) {

@@ -370,3 +370,30 @@ func.func @attention_on_gemm(%a: tensor<?x64xf16>, %b: tensor<64x64xf16>) -> ten
   }
   return %g : tensor<?x64xf16>
 }
+
+// -----
+
+// What the GEMM's 32-bit index math still refuses: 32768 rows per sample
+// make 2^31 rows at the largest batch the templates index (2^16).
+func.func @rows_past_the_row_index(%a: tensor<?x32768x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x32768x64xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x32768x64xf32>, tensor<64x64xf32>) -> tensor<?x32768x64xf32> {
+  ^bb0(%a0: tensor<?x32768x64xf32>, %a1: tensor<64x64xf32>):
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: its 32-bit row index cannot count 2147483648 rows (at batch 65536)}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x32768x64xf32>, tensor<64x64xf32>) -> tensor<?x32768x64xf32>
+    fuse.yield %r : tensor<?x32768x64xf32>
+  }
+  return %g : tensor<?x32768x64xf32>
+}
+
+// -----
+
+// B past 2^31 elements (a 65536 x 32768 weight).
+func.func @b_past_32_bit_offsets(%a: tensor<?x65536xf16>, %b: tensor<65536x32768xf16>) -> tensor<?x32768xf16> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 32], warp = [32, 32], stages = 4, mma = "m16n8k16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x65536xf16>, tensor<65536x32768xf16>) -> tensor<?x32768xf16> {
+  ^bb0(%a0: tensor<?x65536xf16>, %a1: tensor<65536x32768xf16>):
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: its 32-bit offsets cannot address B (65536 x 32768) or a block's rows of A}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x65536xf16>, tensor<65536x32768xf16>) -> tensor<?x32768xf16>
+    fuse.yield %r : tensor<?x32768xf16>
+  }
+  return %g : tensor<?x32768xf16>
+}

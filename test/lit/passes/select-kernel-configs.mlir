@@ -245,3 +245,28 @@ func.func @unaligned_heads(%a: tensor<?x2x9x20xf16>) -> tensor<?x2x9x16xf16> {
   }
   return %0 : tensor<?x2x9x16xf16>
 }
+
+// -----
+
+// A BERT-base layer's FFN input projection, [batch, 128, 768] x [768, 3072]:
+// its rows grow with the batch past 2^31 / K, which the tensor-core GEMM
+// addresses with a 64-bit base per block, so it takes the tensor cores in
+// every precision (the batch matrices fold into the rows).
+// CHECK-LABEL: func.func @bert_ffn
+// CHECK: #fuse.config<"tensor_core_gemm", block = [64, 64, 16]{{.*}}precision = "3xtf32"
+// CHECK: #fuse.config<"tensor_core_gemm", block = [64, 64, 32]{{.*}}precision = "f16"
+// TF32-LABEL: func.func @bert_ffn
+// TF32: #fuse.config<"tensor_core_gemm"{{.*}}precision = "tf32"
+func.func @bert_ffn(%x: tensor<?x128x768xf32>, %w: tensor<768x3072xf32>, %h: tensor<?x128x768xf16>, %wh: tensor<768x3072xf16>) -> (tensor<?x128x3072xf32>, tensor<?x128x3072xf16>) {
+  %0 = fuse.superkernel "ffn1" kind "gemm" (%x, %w) : (tensor<?x128x768xf32>, tensor<768x3072xf32>) -> tensor<?x128x3072xf32> {
+  ^bb0(%a: tensor<?x128x768xf32>, %b: tensor<768x3072xf32>):
+    %r = fuse.matmul %a, %b : (tensor<?x128x768xf32>, tensor<768x3072xf32>) -> tensor<?x128x3072xf32>
+    fuse.yield %r : tensor<?x128x3072xf32>
+  }
+  %1 = fuse.superkernel "ffn1_f16" kind "gemm" (%h, %wh) : (tensor<?x128x768xf16>, tensor<768x3072xf16>) -> tensor<?x128x3072xf16> {
+  ^bb0(%a: tensor<?x128x768xf16>, %b: tensor<768x3072xf16>):
+    %r = fuse.matmul %a, %b : (tensor<?x128x768xf16>, tensor<768x3072xf16>) -> tensor<?x128x3072xf16>
+    fuse.yield %r : tensor<?x128x3072xf16>
+  }
+  return %0, %1 : tensor<?x128x3072xf32>, tensor<?x128x3072xf16>
+}

@@ -176,6 +176,90 @@ TEST_CASE("every conv and GEMM kernel of ResNet-50 and the shared models runs on
   CHECK(kernelsWithLoops * 100 >= compiledKernels * 85);
 }
 
+namespace {
+
+/// A BERT-base encoder layer (seq 128, hidden 768, 12 heads, FFN 3072) or a
+/// GPT-2-small block (the same sizes, pre-norm, causal), fused as fusec
+/// does at `precision` (fp32: 3xTF32; tf32; fp16/bf16: mixed precision).
+struct TransformerKernels {
+  std::string model;
+  std::vector<codegen::GeneratedKernel> kernels;
+};
+TransformerKernels transformerKernels(bool causal, const std::string &precision) {
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  bench::TransformerLayerSpec spec;
+  spec.causal = causal;
+  auto module = import::buildModule(bench::makeTransformerLayer(spec), *context);
+  INFO(diagnostics.text());
+  REQUIRE(module);
+  FusionOptions options;
+  options.precision = precision;
+  test::fuse(*module, options);
+  TransformerKernels result{std::string(causal ? "gpt2-block " : "bert-layer ") + precision, {}};
+  module->walk([&](fuse::SuperkernelOp superkernel) {
+    auto kernel = codegen::emitKernel(superkernel);
+    REQUIRE(mlir::succeeded(kernel));
+    if (kernel->kind == "gemm" || kernel->kind == "attention")
+      result.kernels.push_back(*kernel);
+  });
+  return result;
+}
+
+} // namespace
+
+// Transformer-sized products have rows * K past 2^31 at the largest batch
+// the templates index (2^16): the tensor-core GEMM takes them with a 64-bit
+// base per block (fusec_gemm.h), where a 32-bit guard once sent them to the
+// SIMT loop.
+TEST_CASE("every GEMM and attention kernel of a BERT-base layer and a GPT-2 block runs on the tensor cores",
+          "[codegen][nvrtc]") {
+  std::vector<TransformerKernels> models;
+  for (bool causal : {false, true})
+    for (const char *precision : {"fp32", "tf32", "fp16", "bf16"})
+      models.push_back(transformerKernels(causal, precision));
+  for (const TransformerKernels &model : models) {
+    size_t gemms = 0, attention = 0;
+    for (const codegen::GeneratedKernel &kernel : model.kernels) {
+      INFO(model.model << " " << kernel.name << " " << kernel.config);
+      if (kernel.kind == "gemm") {
+        ++gemms;
+        CHECK(kernel.config.find("\"tensor_core_gemm\"") != std::string::npos);
+      } else {
+        ++attention;
+        CHECK(kernel.config.find("\"tensor_core_attention\"") != std::string::npos);
+      }
+    }
+    // QKV, the output projection and the two feed-forward products; one
+    // attention.
+    INFO(model.model);
+    CHECK(gemms == 4);
+    CHECK(attention == 1);
+  }
+  if (!codegen::haveNvrtc()) {
+    FUSEC_SKIP_TEST("this build has no NVRTC (CUDA toolkit not found at configure time)");
+  }
+  for (const char *arch : {"sm_80", "sm_90"})
+    for (const TransformerKernels &model : models) {
+      codegen::CompileOptions options;
+      options.arch = arch;
+      std::string error;
+      auto compiled = codegen::compileKernels(model.kernels, options, error);
+      INFO(arch << " " << model.model << ": " << error);
+      REQUIRE(error.empty());
+      REQUIRE(compiled.size() == model.kernels.size());
+      const bool half = model.model.find("fp16") != std::string::npos || model.model.find("bf16") != std::string::npos;
+      for (size_t i = 0; i < compiled.size(); ++i) {
+        INFO(arch << " " << model.model << " " << model.kernels[i].name << "\n" << compiled[i].log);
+        CHECK(compiled[i].spillBytes == 0);
+        CHECK(compiled[i].ptx.find(half ? "mma.sync.aligned.m16n8k16" : "mma.sync.aligned.m16n8k8.row.col.f32.tf32") !=
+              std::string::npos);
+        const auto &block = model.kernels[i].launch.block;
+        CHECK(int64_t(compiled[i].registers) * block[0] * block[1] * block[2] <= 65536);
+      }
+    }
+}
+
 TEST_CASE("every kernel's launch grid of ResNet-50 and the shared models fits CUDA's limits up to batch 1024",
           "[codegen]") {
   for (const ModelKernels &model : allModels())

@@ -10,6 +10,7 @@
 #include "TestIR.h"
 
 #include "ir/FuseOps.h"
+#include "ir/KernelConfig.h"
 #include "passes/cost/CostModel.h"
 
 #include <string>
@@ -111,4 +112,44 @@ TEST_CASE("attention is priced on its main loop: the tensor cores for heads of w
   // at the f32 rate (its 16-row blocks fill the GPU as the 64-row ones do).
   CHECK(odd / f16 == Approx(halfRate / simtRate * (2.0 * 144 + 5) / (2.0 * 128 + 5)).epsilon(0.01));
   CHECK(oddF32 / f32 == Approx(tf32Rate / simtRate * (2.0 * 120 + 5) / (2.0 * 128 + 5)).epsilon(0.01));
+}
+
+// Occupancy: what limits the blocks an SM holds (sm_80/sm_90: 2048
+// threads, 32 blocks, 64K registers allocated per warp in units of 256).
+TEST_CASE("blocks per SM count registers as well as threads and shared memory", "[cost]") {
+  const int64_t shared = int64_t{227} * 1024;
+  // 256 threads: 8 by threads alone; 64 registers leave 4, 138 leave 1
+  // (138 rounds to 144 per thread, 4608 per warp, 14 warps).
+  CHECK(fuse::blocksPerSm(256, 32, 0, shared) == 8);
+  CHECK(fuse::blocksPerSm(256, 64, 0, shared) == 4);
+  CHECK(fuse::blocksPerSm(256, 128, 0, shared) == 2);
+  CHECK(fuse::blocksPerSm(256, 138, 0, shared) == 1);
+  // 128 threads, 96 registers: 5 (21 warps of 3072 registers, 4 each).
+  CHECK(fuse::blocksPerSm(128, 96, 0, shared) == 5);
+  // Shared memory and the 32-block cap.
+  CHECK(fuse::blocksPerSm(128, 32, 100 * 1024, shared) == 2);
+  CHECK(fuse::blocksPerSm(32, 16, 0, shared) == 32);
+}
+
+TEST_CASE("the wave model gives a 128x128 3xTF32 tile one block per SM, by its registers", "[cost]") {
+  fuse::KernelConfig config;
+  config.kind = fuse::KernelTemplate::TensorCoreGemm;
+  config.blockM = 128, config.blockN = 128, config.blockK = 16;
+  config.warpM = 64, config.warpN = 32, config.stages = 3, config.passes = 3;
+  config.aVector = config.bVector = 4;
+  REQUIRE(config.threads() == 256);
+  // 4 x 4 m16n8 accumulators (64 floats), 3xTF32 fragments (48), addresses.
+  CHECK(config.estimatedRegisters() >= 128);
+  const int64_t sharedPerSm = int64_t{227} * 1024;
+  // 55 KB of shared memory alone would let 4 blocks share an SM; its
+  // registers leave room for one: 132 blocks are one full wave.
+  REQUIRE(sharedPerSm / config.sharedBytes(false) >= 4);
+  CHECK(fuse::blocksPerSm(config.threads(), config.estimatedRegisters(), config.sharedBytes(false), sharedPerSm) == 1);
+  CHECK(fuse::waveUtilization(config, 132, 132, sharedPerSm) == Approx(1.0));
+  // The 64x64 tile (4 warps of 32x32): 2 x 4 accumulators, fewer
+  // registers, more blocks per SM.
+  fuse::KernelConfig small = config;
+  small.blockM = small.blockN = 64, small.warpM = small.warpN = 32, small.stages = 4;
+  CHECK(small.estimatedRegisters() < 128);
+  CHECK(fuse::blocksPerSm(small.threads(), small.estimatedRegisters(), small.sharedBytes(false), sharedPerSm) >= 3);
 }

@@ -7,6 +7,7 @@
 #include "runtime/Session.h"
 #include "runtime/c_api/runtime_c.h"
 #include "runtime/support/FileIO.h"
+#include "runtime/support/IndexedBatch.h"
 
 using namespace fusec;
 using namespace fusec::runtime;
@@ -155,6 +156,12 @@ TEST_CASE("the batch limit follows from the plan and the machine's memory") {
   CHECK_THROWS_WITH(checkBatchAgainst(*plan, limit, 1001),
                     Contains("small.plan: batch size 1001 is too large: a run needs 148 bytes per sample plus 0"));
   CHECK_THROWS_WITH(checkBatchAgainst(*plan, limit, 0), Contains("batch size must be at least 1, got 0"));
+  // Memory for any batch: the kernels' index math still bounds it.
+  const BatchLimit roomy = batchLimitOf(*plan, uint64_t(1) << 50);
+  CHECK(roomy.maxBatch == kLargestIndexedBatch);
+  CHECK_NOTHROW(checkBatchAgainst(*plan, roomy, kLargestIndexedBatch));
+  CHECK_THROWS_WITH(checkBatchAgainst(*plan, roomy, kLargestIndexedBatch + 1),
+                    Contains("small.plan: batch size 65537 is too large: a plan's kernels index batches up to 65536"));
 
   Session session(plan, Device::Cpu);
   CHECK(session.maxBatch() == batchLimitOf(*plan, physicalMemoryBytes()).maxBatch);
