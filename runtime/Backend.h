@@ -46,6 +46,9 @@ struct RunTimings {
   /// them were enqueued: the execution without launch overhead or gaps.
   std::optional<TimingSummary> deviceSteps;
   size_t deviceStepCount = 0;
+  /// False where nothing held the stream while the steps were enqueued
+  /// (DeviceOptions::timingGate): each step's time may include its launch.
+  bool deviceStepsHeld = true;
 };
 
 /// How one kernel's variant was chosen for one run batch (GPU backends,

@@ -15,6 +15,22 @@ enum class Device {
   Auto,
 };
 
+/// How a GPU session holds its stream while it enqueues work it times one
+/// kernel at a time (fuserun --time-kernels, --tune), so that the times
+/// leave out the host's launch latency.
+enum class TimingGate {
+  /// HostFlag where a probe (once per device and process, with a deadline)
+  /// finds that the device's wait on host memory holds and releases a
+  /// stream; else None, with a note on stderr.
+  Auto,
+  /// The stream waits on a flag in host-mapped memory (cuStreamWaitValue32).
+  HostFlag,
+  /// Nothing holds the stream: needs no host-mapped memory, and each
+  /// kernel's time may include launch latency where the GPU outruns the
+  /// host (small kernels).
+  None,
+};
+
 /// How a session uses its device. The CPU backend ignores these.
 struct DeviceOptions {
   /// Replay one CUDA graph per batch bucket, padding a batch up to the next
@@ -40,6 +56,8 @@ struct DeviceOptions {
   /// keeps ready to run at once, each with its arena, loaded kernels and
   /// CUDA graphs; the least recently run gives them up first. At least 1.
   size_t shapeCacheSize = 4;
+  /// How kernels timed one by one hold the stream.
+  TimingGate timingGate = TimingGate::Auto;
 };
 
 /// "cpu", "cuda" or "auto".

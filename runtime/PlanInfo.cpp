@@ -28,6 +28,21 @@ void printTensors(std::ostream &out, const char *title, const json &tensors) {
 
 } // namespace
 
+std::string planPrecision(const Plan &plan) {
+  bool f16 = false, bf16 = false, tf32 = false;
+  for (const KernelDesc &kernel : plan.kernels()) {
+    for (ElementType type : kernel.valueTypes) {
+      f16 = f16 || type == ElementType::F16;
+      bf16 = bf16 || type == ElementType::BF16;
+    }
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant)
+      tf32 = tf32 || kernel.configOf(variant).find("precision = \"tf32\"") != std::string::npos;
+  }
+  if (f16 || bf16)
+    return f16 && bf16 ? "fp16+bf16" : f16 ? "fp16" : "bf16";
+  return tf32 ? "tf32" : "fp32";
+}
+
 json describePlan(const Plan &root, int64_t batch, const std::map<std::string, int64_t> &dims) {
   const Plan *found = dims.empty() ? &root : root.findShapeVariant(dims);
   if (!found)
@@ -63,6 +78,7 @@ json describePlan(const Plan &root, int64_t batch, const std::map<std::string, i
       {"compiler_version", manifest.compilerVersion},
       {"target", manifest.target},
       {"source_hash", manifest.sourceHash},
+      {"precision", planPrecision(plan)},
       {"batch", batch},
       {"batch_buckets", manifest.batchBuckets},
       {"inputs", describeTensors(manifest.inputs)},
@@ -86,6 +102,7 @@ std::string formatPlanSummary(const json &description) {
       << description["compiler_version"].get<std::string>() << " for target "
       << description["target"].get<std::string>() << "\n";
   out << "source hash: " << description["source_hash"].get<std::string>() << "\n";
+  out << "precision: " << description["precision"].get<std::string>() << "\n";
   if (description.contains("shape_variants")) {
     auto sizes = [](const json &dims) { return formatDims(dims.get<std::map<std::string, int64_t>>()); };
     out << "shape variants (the one described in brackets):";

@@ -15,7 +15,16 @@
 
 namespace fusec::runtime {
 
+/// What a plan's kernels compute in, as fusec's --precision names it:
+/// "fp16" or "bf16" if a kernel holds values of that type (both:
+/// "fp16+bf16"), else "tf32" if a kernel's config (or a variant's) does its
+/// products in plain TF32, else "fp32" (FMA, or 3xTF32 on the tensor
+/// cores). Read from the kernels, so a plan's file name does not matter:
+/// scripts pick their tolerances for `fuserun --check` by it.
+std::string planPrecision(const Plan &plan);
+
 /// {"plan", "format_version", "compiler_version", "target", "source_hash",
+///  "precision" (planPrecision),
 ///  "batch", "batch_buckets", "inputs"/"outputs": [{name, dtype, shape}],
 ///  "kernels": {"count", "list": [{name, kind, ops: [op names]}]},
 ///  "arena_bytes", "arena_lower_bound_bytes" (both at `batch`),

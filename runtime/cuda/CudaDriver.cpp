@@ -132,6 +132,14 @@ void CudaDriver::synchronize(gpu::Stream stream, gpu::Where where) const {
   check(api_->streamSynchronize(asStream(stream)), "cuStreamSynchronize", where);
 }
 
+bool CudaDriver::finished(gpu::Stream stream, gpu::Where where) const {
+  const CUresult result = api_->streamQuery(asStream(stream));
+  if (result == kCudaErrorNotReady)
+    return false;
+  check(result, "cuStreamQuery", where);
+  return true;
+}
+
 void CudaDriver::copyHostToDevice(gpu::DevicePtr destination, const void *source, size_t bytes, gpu::Stream stream,
                                   gpu::Where where) const {
   check(api_->memcpyHtoDAsync(destination, source, bytes, asStream(stream)), "cuMemcpyHtoDAsync", where);

@@ -56,6 +56,7 @@ public:
   gpu::Stream createStream(gpu::Where where) const override;
   void destroyStream(gpu::Stream stream) const noexcept override;
   void synchronize(gpu::Stream stream, gpu::Where where) const override;
+  bool finished(gpu::Stream stream, gpu::Where where) const override;
   void copyHostToDevice(gpu::DevicePtr destination, const void *source, size_t bytes, gpu::Stream stream,
                         gpu::Where where) const override;
   void copyDeviceToHost(void *destination, gpu::DevicePtr source, size_t bytes, gpu::Stream stream,

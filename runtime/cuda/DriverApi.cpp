@@ -61,6 +61,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   api->resolve(api->streamCreate, {"cuStreamCreate"});
   api->resolve(api->streamDestroy, {"cuStreamDestroy_v2"});
   api->resolve(api->streamSynchronize, {"cuStreamSynchronize"});
+  api->resolve(api->streamQuery, {"cuStreamQuery"});
   api->resolve(api->streamWaitValue32, {"cuStreamWaitValue32_v2"});
   api->resolve(api->streamWaitEvent, {"cuStreamWaitEvent"});
   api->resolve(api->launchKernel, {"cuLaunchKernel"});

@@ -50,6 +50,8 @@ using CUstreamCaptureMode = int;
 using CUfunction_attribute = int;
 
 inline constexpr CUresult kCudaSuccess = 0;
+/// cuStreamQuery: the stream still has work.
+inline constexpr CUresult kCudaErrorNotReady = 600;
 inline constexpr CUdevice_attribute kAttributeComputeCapabilityMajor = 75;
 inline constexpr CUdevice_attribute kAttributeComputeCapabilityMinor = 76;
 inline constexpr CUdevice_attribute kAttributeMultiprocessorCount = 16;
@@ -124,6 +126,7 @@ public:
   CUresult (*streamCreate)(CUstream *stream, unsigned flags) = nullptr;
   CUresult (*streamDestroy)(CUstream stream) = nullptr;
   CUresult (*streamSynchronize)(CUstream stream) = nullptr;
+  CUresult (*streamQuery)(CUstream stream) = nullptr;
   CUresult (*streamWaitValue32)(CUstream stream, CUdeviceptr address, unsigned value, unsigned flags) = nullptr;
   CUresult (*streamWaitEvent)(CUstream stream, CUevent event, unsigned flags) = nullptr;
   CUresult (*launchKernel)(CUfunction function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,

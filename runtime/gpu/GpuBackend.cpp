@@ -117,9 +117,27 @@ const VariantChoice &GpuBackend::variantsAt(const RunMode &mode, const DeviceReg
     return kCompilersChoice;
   auto found = variants_.find(mode.runBatch);
   if (found == variants_.end())
-    found =
-        variants_.emplace(mode.runBatch, tuner_->choose(buildSchedule(*plan_, layout_, mode), regions, target())).first;
+    found = variants_
+                .emplace(mode.runBatch, tuner_->choose(buildSchedule(*plan_, layout_, mode), regions, target(),
+                                                       [this] { return gateHolds(); }))
+                .first;
   return found->second;
+}
+
+bool GpuBackend::gateHolds() {
+  if (!gateHolds_)
+    switch (options_.timingGate) {
+    case TimingGate::HostFlag:
+      gateHolds_ = true;
+      break;
+    case TimingGate::None:
+      gateHolds_ = false;
+      break;
+    case TimingGate::Auto:
+      gateHolds_ = hostFlagWaitOf(driver_).usable;
+      break;
+    }
+  return *gateHolds_;
 }
 
 std::vector<KernelTuning> GpuBackend::tuning() const {
@@ -215,7 +233,7 @@ std::vector<double> GpuBackend::timeDeviceSteps(const Prepared &prepared, int it
     starts.emplace_back(*driver_);
     ends.emplace_back(*driver_);
   }
-  StreamGate gate(*driver_, stream_.get());
+  StreamGate gate(*driver_, stream_.get(), gateHolds());
   const std::string where = "after timing each device step (" + describeRunMode(prepared.schedule->mode) + ")";
   std::vector<double> sums;
   for (int iteration = 0; iteration < iterations; ++iteration) {
@@ -264,6 +282,7 @@ RunTimings GpuBackend::time(int64_t batch, const std::vector<const void *> &inpu
     // run alone may read arena bytes a later kernel has reused, which costs
     // the same time but leaves meaningless values behind.
     timings.deviceSteps = summarizeTimings(timeDeviceSteps(prepared, options.iterations));
+    timings.deviceStepsHeld = gateHolds();
     for (const Segment &segment : prepared.schedule->segments)
       timings.deviceStepCount += segment.steps.size();
   }

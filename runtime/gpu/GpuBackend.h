@@ -94,6 +94,9 @@ private:
   /// Grows the host steps' pinned scratch memory to the schedule's need,
   /// after the work that may still read the old one.
   void reserveHostScratch(const Schedule &schedule);
+  /// Whether the stream gate of timeDeviceSteps and the tuner holds the
+  /// stream (DeviceOptions::timingGate; Auto probes the driver once).
+  bool gateHolds();
   /// Milliseconds per iteration of every device step launched on its own.
   std::vector<double> timeDeviceSteps(const Prepared &prepared, int iterations);
   void synchronize(const std::string &where) const { driver_->synchronize(stream_.get(), where); }
@@ -115,6 +118,7 @@ private:
   GraphCache graphs_;
   /// Chooses kernel variants; only for plans that have some.
   std::optional<VariantTuner> tuner_;
+  std::optional<bool> gateHolds_;
   /// The variants chosen per run batch.
   std::map<int64_t, VariantChoice> variants_;
   /// Schedules in the main workspace, by run batch.

@@ -107,6 +107,10 @@ public:
   /// Blocks the host until `stream`'s work has finished; also where an
   /// earlier asynchronous failure (a kernel's bad address) is reported.
   virtual void synchronize(Stream stream, Where where) const = 0;
+  /// Whether all of `stream`'s work has finished, without blocking (CUDA:
+  /// cuStreamQuery); an earlier asynchronous failure throws, as in
+  /// synchronize().
+  virtual bool finished(Stream stream, Where where) const = 0;
   virtual void copyHostToDevice(DevicePtr destination, const void *source, size_t bytes, Stream stream,
                                 Where where) const = 0;
   virtual void copyDeviceToHost(void *destination, DevicePtr source, size_t bytes, Stream stream,

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iostream>
+#include <mutex>
+#include <thread>
+#include <utility>
 
 namespace fusec::runtime::gpu {
 
@@ -13,6 +17,66 @@ const char *const kWhere = "for the stream gate used to time kernels";
 
 } // namespace
 
+HostFlagWaitProbe probeHostFlagWait(const GpuDriver &driver, std::chrono::milliseconds deadline) {
+  using Clock = std::chrono::steady_clock;
+  const char *const where = "while probing the wait on host memory";
+  HostFlagWaitProbe probe;
+  Stream stream = nullptr;
+  void *memory = nullptr;
+  // Once the wait is enqueued, the stream and the flag may be freed only
+  // when the stream has passed it.
+  bool enqueued = false, passed = false;
+  try {
+    stream = driver.createStream(where);
+    memory = driver.allocateHost(sizeof(uint32_t), where);
+    auto *flag = static_cast<volatile uint32_t *>(memory);
+    *flag = 0;
+    driver.waitForHostFlag(stream, flag, 1, where);
+    enqueued = true;
+    if ((passed = driver.finished(stream, where))) {
+      probe.reason = "the stream was not held: it passed the wait before the flag was written";
+    } else {
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      *flag = 1;
+      const Clock::time_point written = Clock::now();
+      while (!(passed = driver.finished(stream, where)) && Clock::now() - written < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      probe.releaseMs = std::chrono::duration<double, std::milli>(Clock::now() - written).count();
+      probe.usable = passed;
+      if (!passed)
+        probe.reason =
+            "the stream was not released within " + std::to_string(deadline.count()) + " ms of the flag's write";
+    }
+  } catch (const Error &error) {
+    probe.usable = false;
+    probe.reason = error.what();
+  }
+  if (!enqueued || passed) {
+    if (memory)
+      driver.freeHost(memory);
+    if (stream)
+      driver.destroyStream(stream);
+  }
+  return probe;
+}
+
+HostFlagWaitProbe hostFlagWaitOf(const std::shared_ptr<const GpuDriver> &driver) {
+  static std::mutex mutex;
+  static std::vector<std::pair<std::weak_ptr<const GpuDriver>, HostFlagWaitProbe>> probes;
+  std::lock_guard<std::mutex> lock(mutex);
+  probes.erase(std::remove_if(probes.begin(), probes.end(), [](const auto &entry) { return entry.first.expired(); }),
+               probes.end());
+  for (const auto &[known, probe] : probes)
+    if (!known.owner_before(driver) && !driver.owner_before(known))
+      return probe;
+  HostFlagWaitProbe probe = probeHostFlagWait(*driver);
+  if (!probe.usable)
+    std::cerr << "fusec: the device's wait on host memory is unusable here (" << probe.reason
+              << "): kernels timed one by one run without a gate, so their times may include launch latency\n";
+  probes.emplace_back(driver, probe);
+  return probe;
+}
+
 std::vector<StepChunk> chunkSteps(size_t steps, size_t maxPerChunk) {
   std::vector<StepChunk> chunks;
   for (size_t begin = 0; begin < steps; begin += maxPerChunk)
@@ -20,13 +84,18 @@ std::vector<StepChunk> chunkSteps(size_t steps, size_t maxPerChunk) {
   return chunks;
 }
 
-StreamGate::StreamGate(const GpuDriver &driver, Stream stream)
-    : driver_(driver), stream_(stream), flagMemory_(driver, sizeof(uint32_t), "the stream gate's flag") {
+StreamGate::StreamGate(const GpuDriver &driver, Stream stream, bool holds)
+    : driver_(driver), stream_(stream), holds_(holds) {
+  if (!holds_)
+    return;
+  flagMemory_ = PinnedBuffer(driver, sizeof(uint32_t), "the stream gate's flag");
   flag_ = reinterpret_cast<volatile uint32_t *>(flagMemory_.data());
   *flag_ = 0;
 }
 
 StreamGate::~StreamGate() {
+  if (!holds_)
+    return;
   if (closed_)
     open();
   // The device may still poll the flag until the stream has passed the gate.
@@ -38,12 +107,16 @@ StreamGate::~StreamGate() {
 }
 
 void StreamGate::close() {
+  if (!holds_)
+    return;
   ++generation_;
   driver_.waitForHostFlag(stream_, flag_, generation_, kWhere);
   closed_ = true;
 }
 
 void StreamGate::open() {
+  if (!holds_)
+    return;
   // Make every host write before this one visible first.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   *flag_ = generation_;

@@ -43,10 +43,11 @@ VariantTuner::VariantTuner(const Plan &plan, const DeviceOptions &options, std::
     : plan_(plan), tune_(options.tune), identity_(std::move(performanceIdentity)), cache_(openCache(options)) {}
 
 std::vector<double> VariantTuner::timeVariants(const LaunchStep &step, const RunMode &mode,
-                                               const DeviceRegions &regions, const StreamTarget &target) const {
+                                               const DeviceRegions &regions, const StreamTarget &target,
+                                               bool gateHolds) const {
   const KernelDesc &kernel = plan_.kernels()[step.kernel];
   OwnedEvent start(target.driver), end(target.driver);
-  StreamGate gate(target.driver, target.stream);
+  StreamGate gate(target.driver, target.stream, gateHolds);
   std::vector<double> best(kernel.variantCount(), std::numeric_limits<double>::infinity());
   for (int round = 0; round < kRounds; ++round) {
     for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
@@ -71,7 +72,8 @@ std::vector<double> VariantTuner::timeVariants(const LaunchStep &step, const Run
   return best;
 }
 
-VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions &regions, const StreamTarget &target) {
+VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions &regions, const StreamTarget &target,
+                                   const std::function<bool()> &gateHolds) {
   VariantChoice choice(plan_.kernels().size(), 0);
   bool timed = false;
   for (const Segment &segment : schedule.segments) {
@@ -94,7 +96,7 @@ VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions
         record.chosen = *cached;
         record.fromCache = true;
       } else if (tune_) {
-        record.milliseconds = timeVariants(*step, schedule.mode, regions, target);
+        record.milliseconds = timeVariants(*step, schedule.mode, regions, target, gateHolds());
         // The first of equally fast variants: the compiler's choice wins ties.
         record.chosen = size_t(std::min_element(record.milliseconds.begin(), record.milliseconds.end()) -
                                record.milliseconds.begin());

@@ -22,6 +22,7 @@
 #include "runtime/TuningCache.h"
 #include "runtime/gpu/Enqueue.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,10 @@ public:
   /// cache's choice, else, when tuning, the fastest as timed on `target`
   /// (the cache is then saved), else variant 0. Throws Error if a launch
   /// fails or the cache cannot be written.
-  VariantChoice choose(const Schedule &schedule, const DeviceRegions &regions, const StreamTarget &target);
+  /// `gateHolds` says, when asked, whether the stream gate holds the
+  /// stream while the launches are enqueued (GpuBackend's timingGate).
+  VariantChoice choose(const Schedule &schedule, const DeviceRegions &regions, const StreamTarget &target,
+                       const std::function<bool()> &gateHolds);
 
   /// Every choice made, in order.
   const std::vector<KernelTuning> &records() const { return records_; }
@@ -50,7 +54,7 @@ public:
 private:
   /// Milliseconds per launch of each variant of `step`'s kernel.
   std::vector<double> timeVariants(const LaunchStep &step, const RunMode &mode, const DeviceRegions &regions,
-                                   const StreamTarget &target) const;
+                                   const StreamTarget &target, bool gateHolds) const;
 
   const Plan &plan_;
   bool tune_;

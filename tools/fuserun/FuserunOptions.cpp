@@ -74,6 +74,13 @@ options (each valued option accepts --flag=value and --flag value):
                           bucket, run the fastest, print the choices and keep
                           them in the tuning cache, which later runs on the
                           same GPU and driver reuse without --tune
+  --timing-gate=auto|host-flag|none
+                          CUDA, for --time-kernels and --tune: hold the
+                          stream on a flag in host memory while the timed
+                          kernels are enqueued (host-flag), or not (none:
+                          needs no host-mapped memory; times may include
+                          launch latency); auto (default) probes the wait
+                          once and falls back to none, with a note on stderr
   --tuning-cache=FILE     the tuning cache (default $FUSEC_TUNING_CACHE, else
                           $XDG_CACHE_HOME/fusec/tuning.json, else
                           ~/.cache/fusec/tuning.json); 'none': neither read
@@ -208,6 +215,13 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
     } else if (flag == "--tune") {
       noValue();
       options.deviceOptions.tune = true;
+    } else if (flag == "--timing-gate") {
+      const std::string gate = value();
+      if (gate != "auto" && gate != "host-flag" && gate != "none")
+        throw UsageError("option '--timing-gate' expects auto, host-flag or none, got '" + gate + "'");
+      options.deviceOptions.timingGate = gate == "auto"        ? runtime::TimingGate::Auto
+                                         : gate == "host-flag" ? runtime::TimingGate::HostFlag
+                                                               : runtime::TimingGate::None;
     } else if (flag == "--tuning-cache") {
       options.deviceOptions.tuningCache = value();
       if (options.deviceOptions.tuningCache.empty())

@@ -77,7 +77,8 @@ void reportTiming(std::ostream &out, const FuserunOptions &options, Session &ses
     printTiming(out, "timing execute: ", *timings.execute);
   if (timings.deviceSteps)
     printTiming(out, "timing kernels: ", *timings.deviceSteps,
-                " (sum of " + std::to_string(timings.deviceStepCount) + " kernels, each timed on its own)");
+                " (sum of " + std::to_string(timings.deviceStepCount) + " kernels, each timed on its own" +
+                    (timings.deviceStepsHeld ? "" : ", the stream not held: launch latency may be included") + ")");
 }
 
 /// Runs the CPU backend on the same inputs; false if an output differs

@@ -13,12 +13,14 @@
 
 #include "runtime/PlanInfo.h"
 #include "runtime/Session.h"
+#include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/DriverApi.h"
 #include "runtime/cuda/DriverVersion.h"
 #include "runtime/gpu/StreamGate.h"
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <memory>
 #include <thread>
 
@@ -171,14 +173,72 @@ TEST_CASE("kernels are timed in chunks a stream can queue") {
   CHECK(gpu::kMaxStepsBehindGate * 3 < 1000); // a launch and two event records each
 
   HostCudaState &state = hostDouble();
-  Session session(test::hostStepPlan(), Device::Cuda, hostDoubleDriver());
+  DeviceOptions options = hostDoubleDriver();
+  options.timingGate = TimingGate::HostFlag; // no probe: only the chunks close the gate
+  Session session(test::hostStepPlan(), Device::Cuda, options);
   const Tensor x = test::iota({2, 4});
   std::vector<float> y(8), z(8);
   const RunTimings timings = session.time(2, {x.values().data()}, {y.data(), z.data()}, {0, 3, true});
   REQUIRE(timings.deviceSteps);
+  CHECK(timings.deviceStepsHeld);
   CHECK(timings.deviceStepCount == 3); // two kernels and a copy
   CHECK(state.gateClosings == 3);      // one chunk per iteration
   CHECK(state.maxCommandsBehindGate == 9);
+  CHECK(state.hangs == 0);
+}
+
+TEST_CASE("the host-memory wait is probed under a deadline, and kernel timing falls back where it misbehaves") {
+  using Clock = std::chrono::steady_clock;
+  const auto driver = cuda::CudaDriver::open(hostDoubleDriver());
+  const gpu::DeviceScope scope(*driver);
+  {
+    hostDouble();
+    const gpu::HostFlagWaitProbe probe = gpu::probeHostFlagWait(*driver, std::chrono::milliseconds(200));
+    CHECK(probe.usable);
+    CHECK(probe.reason.empty());
+  }
+  const std::pair<HostCudaWait, const char *> cases[] = {
+      {HostCudaWait::Unsupported, "cuStreamWaitValue32 failed while probing the wait on host memory: "
+                                  "CUDA_ERROR_NOT_SUPPORTED"},
+      {HostCudaWait::NeverReleased, "the stream was not released within 200 ms of the flag's write"},
+      {HostCudaWait::NotHeld, "the stream was not held: it passed the wait before the flag was written"},
+  };
+  for (const auto &[wait, reason] : cases) {
+    INFO("wait behaviour " << int(wait));
+    hostDouble().wait = wait;
+    const Clock::time_point begin = Clock::now();
+    const gpu::HostFlagWaitProbe probe = gpu::probeHostFlagWait(*driver, std::chrono::milliseconds(200));
+    CHECK(Clock::now() - begin < std::chrono::seconds(2)); // the deadline, not a hang
+    CHECK_FALSE(probe.usable);
+    CHECK_THAT(probe.reason, Contains(reason));
+  }
+}
+
+TEST_CASE("kernels are timed without a gate where the host-memory wait is never released") {
+  // A driver whose wait holds the stream forever: with the gate, the first
+  // synchronize would hang (the double reports it as a hang). The probe
+  // finds it, and the kernels are timed ungated.
+  HostCudaState &state = hostDouble();
+  state.wait = HostCudaWait::NeverReleased;
+  const Tensor x = test::iota({2, 4});
+  std::vector<float> y(8), z(8);
+  {
+    Session session(test::hostStepPlan(), Device::Cuda, hostDoubleDriver());
+    const RunTimings timings = session.time(2, {x.values().data()}, {y.data(), z.data()}, {0, 3, true});
+    REQUIRE(timings.deviceSteps);
+    CHECK_FALSE(timings.deviceStepsHeld);
+    CHECK(timings.deviceStepCount == 3);
+    CHECK(state.gateClosings == 1); // the probe's only
+    CHECK(state.hangs == 0);
+  }
+  // TimingGate::None needs no probe and no flag memory at all.
+  state = HostCudaState();
+  DeviceOptions options = hostDoubleDriver();
+  options.timingGate = TimingGate::None;
+  Session session(test::hostStepPlan(), Device::Cuda, options);
+  const RunTimings timings = session.time(2, {x.values().data()}, {y.data(), z.data()}, {0, 2, true});
+  CHECK_FALSE(timings.deviceStepsHeld);
+  CHECK(state.gateClosings == 0);
   CHECK(state.hangs == 0);
 }
 

@@ -182,6 +182,7 @@ TEST_CASE("fuserun reports usage errors with exit code 2") {
       {w.plan + " --serve-bench --input x=" + w.input, "does not combine with --input"},
       {w.plan + " --clients=0", "option '--clients' expects an integer >= 1"},
       {w.plan + " --requests abc", "option '--requests' expects an integer >= 1"},
+      {w.plan + " --timing-gate=spin", "option '--timing-gate' expects auto, host-flag or none, got 'spin'"},
   };
   for (const auto &c : cases) {
     INFO(c.args);
@@ -202,7 +203,7 @@ TEST_CASE("fuserun --help documents every flag") {
                            "--help",          "--check",           "--rtol",         "--atol",
                            "--no-graph",      "--prebuild-graphs", "--time-kernels", "--cuda-driver",
                            "--serve-bench",   "--clients",         "--requests",     "--batch-dist",
-                           "--tune",          "--tuning-cache"})
+                           "--tune",          "--tuning-cache",    "--timing-gate"})
     CHECK_THAT(r.out, Contains(flag));
 }
 
@@ -322,4 +323,31 @@ TEST_CASE("fuserun runs, checks, times and serve-benches a GPU plan on the host 
   INFO(bench.err);
   CHECK(bench.exitCode == 0);
   CHECK_THAT(bench.out, Contains("serve-bench: 4 clients on cuda, 60 requests ("));
+}
+
+TEST_CASE("fuserun times kernels without a gate where the host-memory wait is never released") {
+  // The double's wait, as on a machine where the device never sees the
+  // flag written: the probe's deadline passes, the note names it, and the
+  // kernels are timed with nothing holding the stream.
+  test::TempDir dir;
+  const std::string plan = dir.file("host.plan");
+  writeFileAtomically(plan, test::hostStepPlanBytes());
+  const std::string cuda = plan + " --device=cuda --cuda-driver=" + FUSEC_HOST_CUDA_DRIVER +
+                           " --random-inputs=4 --batch=3 --check --iters=2 --time-kernels";
+  setenv("FUSEC_HOST_CUDA_WAIT", "never", 1);
+  const ToolResult probed = fuserun(dir, cuda);
+  const ToolResult ungated = fuserun(dir, cuda + " --timing-gate=none");
+  unsetenv("FUSEC_HOST_CUDA_WAIT");
+  INFO(probed.err);
+  CHECK(probed.exitCode == 0);
+  CHECK_THAT(probed.err, Contains("fusec: the device's wait on host memory is unusable here (the stream was not "
+                                  "released within 2000 ms of the flag's write)"));
+  CHECK_THAT(probed.out, Contains("each timed on its own, the stream not held: launch latency may be included)"));
+  INFO(ungated.err);
+  CHECK(ungated.exitCode == 0);
+  CHECK(ungated.err.find("unusable") == std::string::npos); // no probe
+  CHECK_THAT(ungated.out, Contains("the stream not held"));
+  // --info says what the kernels compute in, which check.sh's tolerances follow.
+  const ToolResult info = fuserun(dir, plan + " --info");
+  CHECK_THAT(info.out, Contains("precision: fp32\n"));
 }

@@ -22,7 +22,9 @@
 //    may on a GPU, and a test sees it. cuStreamWaitValue32 and
 //    cuStreamWaitEvent hold a stream until the value is written or the
 //    event's work has run; cuStreamSynchronize on a stream that stays held
-//    is an error (a GPU would hang).
+//    is an error (a GPU would hang), cuStreamQuery runs what can run and
+//    says whether the stream is empty. HostCudaState::wait makes the
+//    host-memory wait misbehave (refused, never released, not held).
 //  - capture records a stream's operations into a graph (kernel arguments
 //    copied at capture, as CUDA does); cuGraphLaunch enqueues them.
 //  - modules: PTX images only; their `.entry` names are the functions.
@@ -86,6 +88,7 @@ constexpr CUresult kIllegalAddress = 700;
 constexpr CUresult kLaunchFailed = 719;
 constexpr CUresult kIllegalState = 401;
 constexpr CUresult kStreamCaptureInvalidated = 901;
+constexpr CUresult kNotSupported = 801;
 
 const std::map<CUresult, std::pair<const char *, const char *>> kErrorNames = {
     {kSuccess, {"CUDA_SUCCESS", "no error"}},
@@ -99,6 +102,7 @@ const std::map<CUresult, std::pair<const char *, const char *>> kErrorNames = {
     {kIllegalState, {"CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in the present state"}},
     {kNotFound, {"CUDA_ERROR_NOT_FOUND", "named symbol not found"}},
     {kNotReady, {"CUDA_ERROR_NOT_READY", "device not ready"}},
+    {kNotSupported, {"CUDA_ERROR_NOT_SUPPORTED", "operation not supported"}},
     {kIllegalAddress, {"CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"}},
     {kLaunchFailed, {"CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"}},
     {kStreamCaptureInvalidated,
@@ -211,7 +215,17 @@ struct Allocation {
   bool host;
 };
 
+HostCudaWait waitFromEnvironment() {
+  const char *mode = std::getenv("FUSEC_HOST_CUDA_WAIT");
+  const std::string name = mode ? mode : "";
+  return name == "unsupported" ? HostCudaWait::Unsupported
+         : name == "never"     ? HostCudaWait::NeverReleased
+         : name == "not-held"  ? HostCudaWait::NotHeld
+                               : HostCudaWait::Works;
+}
+
 struct State {
+  State() { record.wait = waitFromEnvironment(); }
   std::mutex mutex;
   HostCudaState record;
   bool initialized = false;
@@ -577,12 +591,33 @@ CUresult cuStreamSynchronize(CUstream handle) {
   return error;
 }
 
+CUresult cuStreamQuery(CUstream handle) {
+  FUSEC_LOCK;
+  Stream *stream = find(s.streams, handle);
+  if (!stream)
+    return kInvalidHandle;
+  if (stream->capture)
+    return kStreamCaptureInvalidated;
+  drainAll(s);
+  if (!stream->queue.empty())
+    return kNotReady;
+  const CUresult error = stream->error;
+  stream->error = kSuccess;
+  return error;
+}
+
 CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr address, unsigned value, unsigned) {
   FUSEC_LOCK;
+  if (s.record.wait == HostCudaWait::Unsupported)
+    return kNotSupported;
   if (!inside(s, address, sizeof(uint32_t)))
     return kIllegalAddress;
   ++s.record.gateClosings;
+  if (s.record.wait == HostCudaWait::NotHeld)
+    return kSuccess;
   const auto *flag = reinterpret_cast<const volatile uint32_t *>(address);
+  if (s.record.wait == HostCudaWait::NeverReleased)
+    return enqueue(s, stream, {[] { return kNotReady; }, flag, value});
   return enqueue(s, stream, {[=] { return *flag >= value ? kSuccess : kNotReady; }, flag, value});
 }
 

@@ -13,6 +13,13 @@
 
 #include <cstdint>
 
+/// How the double's cuStreamWaitValue32 behaves, so that tests see what the
+/// runtime does where the host-memory wait misbehaves: as documented;
+/// refused (CUDA_ERROR_NOT_SUPPORTED, as on a driver without stream memory
+/// operations); accepted but never released (the device never sees the
+/// flag written); or accepted and not held (the stream runs on at once).
+enum class HostCudaWait : int { Works, Unsupported, NeverReleased, NotHeld };
+
 struct HostCudaState {
   /// What cuDriverGetVersion reports.
   int driverVersion = 13000;
@@ -41,6 +48,9 @@ struct HostCudaState {
   /// cuStreamSynchronize calls on a stream that could never finish: a hang
   /// on a GPU (the double returns CUDA_ERROR_ILLEGAL_STATE).
   int hangs = 0;
+  /// The library starts with the behaviour $FUSEC_HOST_CUDA_WAIT names
+  /// ("unsupported", "never", "not-held"; fuserun tests use it), else Works.
+  HostCudaWait wait = HostCudaWait::Works;
 };
 
 /// The record, shared by every user of the library in the process; a test

@@ -156,6 +156,14 @@ public:
     drain(state, where);
   }
 
+  bool finished(gpu::Stream stream, Where where) const override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    StreamState &state = find(stream, where);
+    if (state.capture)
+      throw Error("host GPU driver: querying a stream that is being captured " + where.str());
+    return advance(state);
+  }
+
   void copyHostToDevice(DevicePtr destination, const void *source, size_t bytes, gpu::Stream stream,
                         Where where) const override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -378,6 +386,14 @@ private:
   /// Runs pending commands of every stream, one per stream in turn (the
   /// first stream rotating each round), until `target` has none left.
   void drain(StreamState &target, Where where) const {
+    if (!advance(target))
+      throw Error("host GPU driver: the stream can never finish: it waits on an event or a host flag that "
+                  "nothing left to run will reach " +
+                  where.str());
+  }
+
+  /// drain(), but stops where nothing can move: whether `target` finished.
+  bool advance(StreamState &target) const {
     size_t round = 0;
     while (target.executed < target.commands.size()) {
       bool progressed = false;
@@ -395,11 +411,10 @@ private:
         progressed = true;
       }
       if (!progressed)
-        throw Error("host GPU driver: the stream can never finish: it waits on an event or a host flag that "
-                    "nothing left to run will reach " +
-                    where.str());
+        return false;
       ++round;
     }
+    return true;
   }
 
   HostGpuOptions options_;

@@ -149,6 +149,23 @@ TEST_CASE("tuning times every variant, runs the fastest and records it in the ca
   }
 }
 
+TEST_CASE("tuning with nothing holding the stream still times every variant and runs the fastest",
+          "[runtime][tuning]") {
+  // TimingGate::None: the fallback where the device's wait on host memory
+  // is unusable. The launches run as they are enqueued.
+  const auto plan = planOf(variantPlanManifest());
+  DeviceOptions options;
+  options.tune = true;
+  options.tuningCache = "none";
+  options.timingGate = TimingGate::None;
+  Session session = sessionOn(plan, clockedDriver(/*fastK0=*/1, /*fastK2=*/0), options);
+  const Tensor x = test::hostStepInputRows(3, 0.5f);
+  test::requireTensor(session.run(3, {{"x", x}}).at("y"), {3, 4}, test::hostStepPlanY(x.values()), 1e-5f);
+  const std::vector<KernelTuning> records = session.tuning();
+  CHECK(recordOf(records, "k0_mul").chosen == 1);
+  CHECK(recordOf(records, "k2_add").chosen == 0);
+}
+
 TEST_CASE("a later session reuses the cached choice without timing and without a cache the compiler's runs",
           "[runtime][tuning]") {
   test::TempDir dir;
