@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """fusec vs PyTorch eager vs torch.compile(mode="reduce-overhead") on one GPU.
 
-Models: every PLANS/<name>.plan, e.g. the shared test models and ResNet-50
-(torchvision layout, [batch, 3, 224, 224]), at batch 1 and 16. It runs what the
-machine has and lists what it skipped: fusec always; onnxruntime (CUDA) on the
-PLANS/<name>.onnx that make-plans.sh copies beside each plan; PyTorch eager and
-compiled on the models it can build (the seed MLP, Linear 32->64, ReLU,
-Linear 64->32 on [batch, 8, 32]; ResNet-50 with torchvision). Every figure is
+Models: every PLANS/<name>.plan, e.g. the shared test models, ResNet-18 in fp16
+and ResNet-50 (torchvision layout, [batch, 3, 224, 224]), at batch 1 and 16. It
+runs what the machine has and lists what it skipped: fusec always; onnxruntime
+(CUDA) on the PLANS/<name>.onnx that make-plans.sh copies beside each plan;
+PyTorch eager and compiled on the models it can build (the seed MLP, Linear
+32->64, ReLU, Linear 64->32 on [batch, 8, 32]; with torchvision ResNet-50, and
+ResNet-18 in half precision for resnet18_fp16). torch.compile runs at batch 1
+only (the goal's batch: one compilation per model). Every figure is
 the median of --iters (>= 100) timed runs after --warmup untimed ones, in device
 time between CUDA events (onnxruntime: wall clock around a bound run):
 
@@ -18,19 +20,29 @@ time between CUDA events (onnxruntime: wall clock around a bound run):
   ort        onnxruntime's CUDA provider, input and output bound on the device.
 
 It prints a table, the ratios, and the two goals: MLP bs=1 replay <= 1.2x the sum
-of its kernel times, and ResNet-50 bs=1 fusec <= 1.0x torch.compile.
+of its kernel times, and ResNet bs=1 fusec <= 1.0x torch.compile (ResNet-50, or
+else ResNet-18 in fp16).
+
+Deadlines: --deadline SECONDS (default none) stops starting models when it has
+passed, and no fuserun runs longer than --step-timeout (60 s) or past it; a
+torch.compile or timing step past it is interrupted (SIGALRM) and listed as
+skipped. Rows are printed (and flushed) as they are measured.
 
 Two steps, because the GPU machine has no fusec compiler (docs/gpu.md):
   compare.py export DIR            (GPU machine, needs torch + torchvision + onnx)
       writes DIR/resnet50.onnx; compile it, and test/data/models/mlp, with
       test/gpu/make-plans.sh PLANS DIR/resnet50.onnx where fusec is built
   compare.py run --plans PLANS --fuserun build-gpu/bin/fuserun   (GPU machine)
-      the goals need PLANS/mlp.plan and PLANS/resnet50.plan
+      the goals need PLANS/mlp.plan and PLANS/resnet50.plan (or resnet18_fp16.plan,
+      which make-plans.sh writes without any export: resnet50.onnx, ~100 MB, may be
+      too large to copy off the GPU machine)
 """
 
 import argparse
+import contextlib
 import inspect
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -57,18 +69,52 @@ def import_optional(name):
 
 
 SKIPPED = []
+DEADLINE = None  # time.monotonic() after which nothing new starts
+
+
+def seconds_left():
+    return None if DEADLINE is None else DEADLINE - time.monotonic()
+
+
+class OutOfTime(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def deadline_guard(what):
+    """Interrupts the block (SIGALRM) when the deadline passes."""
+    left = seconds_left()
+    if left is None:
+        yield
+        return
+    if left <= 1:
+        raise OutOfTime(f"{what}: the deadline had passed")
+
+    def expire(signum, frame):
+        raise OutOfTime(f"{what}: interrupted at the deadline")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(max(1, int(left)))
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def make_torch_models(torch, torchvision):
     """The models PyTorch can build here, in eval mode, with fixed
-    pseudo-random weights: the MLP always, ResNet-50 with torchvision."""
+    pseudo-random weights, each with its input shape and type: the MLP
+    always, ResNet-50 and ResNet-18 in fp16 with torchvision."""
     torch.manual_seed(0)
     mlp = torch.nn.Sequential(
         torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 32))
-    models = {"mlp": (mlp.eval(), lambda batch: (batch, 8, 32))}
+    models = {"mlp": (mlp.eval(), lambda batch: (batch, 8, 32), torch.float32)}
     if torchvision is not None:
-        resnet = torchvision.models.resnet50(weights=None)
-        models["resnet50"] = (resnet.eval(), lambda batch: (batch, 3, 224, 224))
+        image = lambda batch: (batch, 3, 224, 224)  # noqa: E731
+        models["resnet50"] = (torchvision.models.resnet50(weights=None).eval(), image, torch.float32)
+        models["resnet18_fp16"] = (torchvision.models.resnet18(weights=None).eval().half(), image,
+                                   torch.float16)
     return models
 
 
@@ -79,7 +125,7 @@ def export(out_dir):
         sys.exit("compare.py export: needs torch, torchvision and onnx: "
                  + "; ".join(SKIPPED))
     out_dir.mkdir(parents=True, exist_ok=True)
-    model, shape = make_torch_models(torch, torchvision)["resnet50"]
+    model, shape, _ = make_torch_models(torch, torchvision)["resnet50"]
     path = out_dir / "resnet50.onnx"
     # The TorchScript exporter: plain ONNX ops with a symbolic batch; BN in
     # eval mode is folded into the convolutions.
@@ -126,16 +172,26 @@ def parse_fuserun(output):
             "kernel_count": int(kernels.group(2)), "mode": run.group(4)}
 
 
-def time_fusec(fuserun, plan, batch, warmup, iters):
-    """fuserun's timings, or None (the reason in SKIPPED) if it fails."""
-    command = [str(fuserun), str(plan), "--device=cuda", f"--batch={batch}",
-               "--random-inputs=1", f"--warmup={warmup}", f"--iters={iters}",
-               "--time-kernels"]
+def time_fusec(args, plan, batch):
+    """fuserun's timings, or None (the reason in SKIPPED) if it fails or
+    runs out of time."""
+    command = [str(args.fuserun), str(plan), "--device=cuda", f"--batch={batch}",
+               "--random-inputs=1", f"--warmup={args.warmup}", f"--iters={args.iters}",
+               "--time-kernels", f"--timing-gate={args.timing_gate}"]
+    timeout = args.step_timeout
+    left = seconds_left()
+    if left is not None:
+        timeout = min(timeout, left)
     try:
-        result = subprocess.run(command, capture_output=True, text=True)
+        if timeout <= 1:
+            raise ValueError("the deadline had passed")
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         if result.returncode != 0:
             raise ValueError(result.stderr.strip() or result.stdout.strip())
         return parse_fuserun(result.stdout)
+    except subprocess.TimeoutExpired:
+        SKIPPED.append(f"fusec {plan.stem} batch {batch}: no result within {timeout:.0f} s")
+        return None
     except (OSError, ValueError) as error:
         SKIPPED.append(f"fusec {plan.stem} batch {batch}: {error}")
         return None
@@ -195,9 +251,11 @@ def run(args):
               f"TF32 {'on' if args.allow_tf32 else 'off'}")
     print(f"median of {args.iters} runs after {args.warmup} (ms); ort is wall clock")
     plans = sorted(args.plans.glob("*.plan"))
+    # The goals' models first: a deadline then cuts the others.
+    plans.sort(key=lambda plan: plan.stem not in ("mlp", "resnet50", "resnet18_fp16"))
     if not plans:
         sys.exit(f"compare.py: no .plan files in {args.plans} (see --help)")
-    print(f"{'model':<16} {'batch':>5} {'fusec run':>10} {'fusec exec':>10} "
+    print(f"{'model':<24} {'batch':>5} {'fusec run':>10} {'fusec exec':>10} "
           f"{'kernels':>10} {'eager':>10} {'compiled':>10} {'ort':>10} "
           f"{'exec/kern':>9} {'exec/eager':>10} {'exec/comp':>9} {'exec/ort':>9}")
     results = {}
@@ -209,36 +267,49 @@ def run(args):
                            "cover mlp, and resnet50 with torchvision)")
         if ort is not None and not onnx_path.exists():
             SKIPPED.append(f"{name}: no {onnx_path.name} beside the plan for onnxruntime")
+        left = seconds_left()
+        if left is not None and left <= 1:
+            SKIPPED.append(f"{name}: not run, the deadline had passed")
+            continue
         for batch in BATCHES:
-            fusec = time_fusec(args.fuserun, plan, batch, args.warmup, args.iters)
+            fusec = time_fusec(args, plan, batch)
             eager = compiled = ort_ms = None
             if name in torch_models:
-                model, shape = torch_models[name]
+                model, shape, dtype = torch_models[name]
                 model = model.cuda()
-                x = torch.randn(*shape(batch), device="cuda")
-                eager = time_torch(torch, model, x, args.warmup, args.iters)
+                x = torch.randn(*shape(batch), device="cuda", dtype=dtype)
                 try:
-                    compiled_model = torch.compile(model, mode="reduce-overhead",
-                                                   dynamic=False)
-                    compiled = time_torch(torch, compiled_model, x, args.warmup,
-                                          args.iters)
+                    with deadline_guard(f"eager {name} batch {batch}"):
+                        eager = time_torch(torch, model, x, args.warmup, args.iters)
+                    # Once per model, at the goal's batch: each batch size
+                    # would be a compilation (and CUDA graph capture) of its own.
+                    if batch == 1:
+                        with deadline_guard(f"torch.compile {name}"):
+                            compiled_model = torch.compile(model, mode="reduce-overhead",
+                                                           dynamic=False)
+                            compiled = time_torch(torch, compiled_model, x, args.warmup,
+                                                  args.iters)
+                except OutOfTime as error:
+                    SKIPPED.append(str(error))
                 except Exception as error:  # no Triton, no C compiler, ...
                     SKIPPED.append(f"torch.compile {name} batch {batch}: {error}")
-                torch._dynamo.reset()
+                if batch == 1:
+                    torch._dynamo.reset()
             if ort is not None and onnx_path.exists():
                 try:
-                    ort_ms = time_onnxruntime(ort, np, onnx_path, batch, args.warmup, args.iters)
+                    with deadline_guard(f"onnxruntime {name} batch {batch}"):
+                        ort_ms = time_onnxruntime(ort, np, onnx_path, batch, args.warmup, args.iters)
                 except Exception as error:
                     SKIPPED.append(f"onnxruntime {name} batch {batch}: {error}")
             results[name, batch] = (fusec, eager, compiled, ort_ms)
             execute = fusec["exec"] if fusec else None
-            print(f"{name:<16} {batch:>5} {cell(fusec and fusec['run'], 10)} "
+            print(f"{name:<24} {batch:>5} {cell(fusec and fusec['run'], 10)} "
                   f"{cell(execute, 10)} {cell(fusec and fusec['kernels'], 10)} "
                   f"{cell(eager, 10)} {cell(compiled, 10)} {cell(ort_ms, 10)} "
                   f"{cell(ratio(execute, fusec and fusec['kernels']), 9, 'x')} "
                   f"{cell(ratio(execute, eager), 10, 'x')} "
                   f"{cell(ratio(execute, compiled), 9, 'x')} "
-                  f"{cell(ratio(execute, ort_ms), 9, 'x')}")
+                  f"{cell(ratio(execute, ort_ms), 9, 'x')}", flush=True)
 
     print()
     mlp = results.get(("mlp", 1), (None,) * 4)[0]
@@ -248,13 +319,14 @@ def run(args):
     else:
         print(f"goal: MLP bs=1 replay / sum of kernel times = {replay:.2f} "
               f"(<= 1.2): {'met' if replay <= 1.2 else 'NOT met'}")
-    resnet, _, resnet_compiled, _ = results.get(("resnet50", 1), (None,) * 4)
+    resnet_name = "resnet50" if ("resnet50", 1) in results else "resnet18_fp16"
+    resnet, _, resnet_compiled, _ = results.get((resnet_name, 1), (None,) * 4)
     versus = ratio(resnet and resnet["exec"], resnet_compiled)
     if versus is None:
-        print("goal: ResNet-50 bs=1 fusec / torch.compile: SKIPPED (needs resnet50.plan, "
-              "torchvision and a working torch.compile)")
+        print("goal: ResNet bs=1 fusec / torch.compile: SKIPPED (needs resnet50.plan or "
+              "resnet18_fp16.plan, torchvision and a working torch.compile)")
     else:
-        print(f"goal: ResNet-50 bs=1 fusec / torch.compile = {versus:.2f} "
+        print(f"goal: ResNet bs=1 ({resnet_name}) fusec / torch.compile = {versus:.2f} "
               f"(<= 1.0): {'met' if versus <= 1.0 else 'NOT met'}")
     if SKIPPED:
         print("\nskipped:")
@@ -278,12 +350,23 @@ def main():
     run_step.add_argument("--warmup", type=int, default=20)
     run_step.add_argument("--allow-tf32", action="store_true",
                           help="let PyTorch use TF32 tensor cores")
+    run_step.add_argument("--deadline", type=float, default=None,
+                          help="seconds from the start after which nothing new starts "
+                               "and a running step is interrupted")
+    run_step.add_argument("--step-timeout", type=float, default=60.0,
+                          help="seconds one fuserun may take (default 60)")
+    run_step.add_argument("--timing-gate", choices=["auto", "host-flag", "none"],
+                          default="auto", help="fuserun --timing-gate (check.sh passes "
+                                               "what its probe found)")
     args = parser.parse_args()
     if args.step == "export":
         export(args.dir)
         return
     if args.iters < 100:
         parser.error("--iters must be at least 100")
+    global DEADLINE
+    if args.deadline is not None:
+        DEADLINE = time.monotonic() + args.deadline
     run(args)
 
 

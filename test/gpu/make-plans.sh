@@ -3,29 +3,51 @@
 # fusec is built (it needs LLVM/MLIR and NVRTC, which the GPU machine need not
 # have); copy the output folder to the GPU machine.
 #
-#   test/gpu/make-plans.sh OUT_DIR [MODEL ...]
+#   test/gpu/make-plans.sh OUT_DIR [MODEL[:PRECISION] ...]
+#   test/gpu/make-plans.sh --sizes OUT_DIR     (only the sizes and the limit)
 #
-# Writes OUT_DIR/<name>.plan for every shared test model
-# (test/data/models/<name>/model.onnx) and for each extra MODEL (.onnx or
-# fusec-graph .json; <name> is its file name without the extension), e.g. the
-# resnet50.onnx that `bench/gpu/compare.py export` writes. Each ONNX model is
-# copied beside its plan (OUT_DIR/<name>.onnx) for bench/gpu/compare.py.
-# Also a transformer encoder layer with heads of 64 (examples/encoder_layer.py,
-# E = 256, 4 heads, S = 256, written to OUT_DIR/src): encoder_d64.plan in f32
-# (the 3xTF32 attention loop) and encoder_d64_fp16.plan / encoder_d64_bf16.plan
-# (--precision=fp16/bf16: the f16/bf16 attention loop); and one with heads of
-# 60 (E = 240), encoder_d60.plan: the SIMT attention loop; and
-# encoder_d64_seqs.plan, the d64 layer with a named sequence length compiled
-# at S = 128 and 256 (shape variants, which check.sh runs each).
+# Writes into OUT_DIR, which must hold nothing else that it does not write:
+#  - <name>.plan for every shared test model (test/data/models/<name>/
+#    model.onnx), in f32, and its ONNX copy <name>.onnx (for compare.py's
+#    onnxruntime runs); residual_block_tf32.plan (--precision=tf32: plain
+#    TF32 convs);
+#  - resnet18_fp16.plan: ResNet-18 (examples/resnet.py, torchvision's layout,
+#    224x224) with --precision=fp16: the f16 conv kernels at full size;
+#  - a transformer encoder layer with heads of 64 (examples/encoder_layer.py,
+#    E = 256, 4 heads, S = 256): encoder_d64.plan in f32 (3xTF32 GEMMs and
+#    attention), encoder_d64_fp16.plan / encoder_d64_bf16.plan
+#    (--precision=fp16/bf16: the f16/bf16 GEMM and attention loops);
+#    encoder_d60.plan,
+#    heads of 60 (E = 120, 2 heads): the SIMT attention loop; and
+#    encoder_d64_seqs.plan, the d64 layer with a named sequence length
+#    compiled at S = 128 and 256 (shape variants, which check.sh runs each);
+#  - <name>.plan (or <name>_<precision>.plan) for each extra MODEL (.onnx or
+#    fusec-graph .json; <name> is its file name without the extension),
+#    compiled with --precision=PRECISION when given (fp32, tf32, fp16, bf16):
+#    e.g. resnet50.onnx:fp16 for the resnet50.onnx `bench/gpu/compare.py
+#    export` writes (its f32 plan, about 100 MB, is too large to carry).
+# The models' sources (JSON graphs and weights) go to a temporary folder,
+# removed at the end, or to SRC_DIR when set.
+#
+# Everything must fit the GPU machine's allowance for carried files: the
+# script ends with the size of every plan and their total, and fails if the
+# total (plans and ONNX copies) reaches PLANS_LIMIT_MIB (default 48) MiB.
 # Environment: FUSEC (default build/bin/fusec), FUSEC_TARGET (default sm_90:
 # the GPU's architecture, for which CUBINs are built; other GPUs JIT the PTX),
-# FUSEC_KERNEL_VARIANTS (default 3: the configs of each conv/GEMM kernel the
-# plans carry, for check.sh's tuned runs), PYTHON (default /usr/bin/python3,
-# with numpy).
+# FUSEC_KERNEL_VARIANTS (default 3: the configs of each conv/GEMM kernel that
+# resnet18_fp16, encoder_d64{,_fp16,_bf16} and the extra models carry, for
+# check.sh's tuned runs; the other plans carry one, as kernel images are most
+# of a small model's plan), PYTHON (default /usr/bin/python3,
+# with numpy), SRC_DIR, PLANS_LIMIT_MIB.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+sizes_only=
+if [[ ${1:-} == --sizes ]]; then
+  sizes_only=1
+  shift
+fi
 if [[ $# -lt 1 ]]; then
-  sed -n '5,24p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,41p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 out=$1
@@ -33,32 +55,81 @@ shift
 fusec=${FUSEC:-$root/build/bin/fusec}
 target=${FUSEC_TARGET:-sm_90}
 variants=${FUSEC_KERNEL_VARIANTS:-3}
-[[ -x $fusec ]] || { echo "make-plans.sh: no fusec at $fusec (set FUSEC)" >&2; exit 1; }
-mkdir -p "$out"
+python=${PYTHON:-/usr/bin/python3}
+limit_mib=${PLANS_LIMIT_MIB:-48}
+started=$SECONDS
 
-compile() { # MODEL NAME [FUSEC OPTION ...]
-  echo "fusec $1 --target=$target --kernel-variants=$variants ${*:3} -> $out/$2.plan"
-  "$fusec" "$1" --target="$target" --kernel-variants="$variants" "${@:3}" -o "$out/$2.plan"
-  if [[ $1 == *.onnx ]]; then
+# The sizes: what the GPU machine is sent.
+sizes() {
+  local total=0 bytes file limit mib
+  for file in "$out"/*.plan "$out"/*.onnx; do
+    [[ -f $file ]] || continue
+    bytes=$(stat -c %s "$file")
+    total=$((total + bytes))
+    printf '%10s  %s\n' "$bytes" "$(basename "$file")"
+  done
+  limit=$((limit_mib * 1024 * 1024))
+  mib=$(awk -v b="$total" 'BEGIN { printf "%.1f", b / 1048576 }')
+  echo "make-plans.sh: plans and ONNX copies: $total bytes ($mib MiB; limit $limit_mib MiB) in $((SECONDS - started)) s"
+  if [[ $total -ge $limit ]]; then
+    echo "make-plans.sh: $mib MiB is too much to carry to the GPU machine (limit $limit_mib MiB): drop a model or" \
+      "compile it in fp16" >&2
+    return 1
+  fi
+}
+if [[ -n $sizes_only ]]; then
+  sizes
+  exit
+fi
+[[ -x $fusec ]] || {
+  echo "make-plans.sh: no fusec at $fusec (set FUSEC)" >&2
+  exit 1
+}
+mkdir -p "$out"
+if [[ -n ${SRC_DIR:-} ]]; then
+  src=$SRC_DIR
+  mkdir -p "$src"
+else
+  src=$(mktemp -d)
+  trap 'rm -rf "$src"' EXIT
+fi
+
+compile() { # MODEL NAME VARIANTS [FUSEC OPTION ...]
+  echo "fusec $1 --target=$target --kernel-variants=$3 ${*:4} -> $out/$2.plan"
+  "$fusec" "$1" --target="$target" --kernel-variants="$3" "${@:4}" -o "$out/$2.plan"
+  if [[ $1 == *.onnx && -z ${4:-} ]]; then
     cp "$1" "$out/$2.onnx"
   fi
 }
+encoder() { # NAME ENCODER_LAYER.PY OPTION...
+  "$python" "$root/examples/encoder_layer.py" "${@:2}" --out "$src" --name "$1"
+}
+
 for model in "$root"/test/data/models/*/model.onnx; do
-  compile "$model" "$(basename "$(dirname "$model")")"
+  compile "$model" "$(basename "$(dirname "$model")")" 1
 done
-"${PYTHON:-/usr/bin/python3}" "$root/examples/encoder_layer.py" --embed 256 --heads 4 --ffn 1024 --seq 256 \
-  --out "$out/src" --name encoder_d64
-compile "$out/src/encoder_d64.json" encoder_d64
+compile "$root/test/data/models/residual_block/model.onnx" residual_block_tf32 1 --precision=tf32
+"$python" "$root/examples/resnet.py" --depth 18 --out "$src" --name resnet18
+compile "$src/resnet18.json" resnet18_fp16 "$variants" --precision=fp16
+encoder encoder_d64 --embed 256 --heads 4 --ffn 1024 --seq 256
+compile "$src/encoder_d64.json" encoder_d64 "$variants"
 for precision in fp16 bf16; do
-  compile "$out/src/encoder_d64.json" "encoder_d64_$precision" --precision="$precision"
+  compile "$src/encoder_d64.json" "encoder_d64_$precision" "$variants" --precision="$precision"
 done
-"${PYTHON:-/usr/bin/python3}" "$root/examples/encoder_layer.py" --embed 240 --heads 4 --ffn 960 --seq 256 \
-  --out "$out/src" --name encoder_d60
-compile "$out/src/encoder_d60.json" encoder_d60
-"${PYTHON:-/usr/bin/python3}" "$root/examples/encoder_layer.py" --embed 256 --heads 4 --ffn 1024 --seq seq \
-  --out "$out/src" --name encoder_d64_seqs
-compile "$out/src/encoder_d64_seqs.json" encoder_d64_seqs --dim seq=128,256
-for model in "$@"; do
+encoder encoder_d60 --embed 120 --heads 2 --ffn 480 --seq 256
+compile "$src/encoder_d60.json" encoder_d60 1
+encoder encoder_d64_seqs --embed 256 --heads 4 --ffn 1024 --seq seq
+compile "$src/encoder_d64_seqs.json" encoder_d64_seqs 1 --dim seq=128,256
+for spec in "$@"; do
+  model=${spec%:*} precision=
+  [[ $spec == *:* ]] && precision=${spec##*:}
   name=$(basename "$model")
-  compile "$model" "${name%.*}"
+  name=${name%.*}
+  if [[ -n $precision && $precision != fp32 ]]; then
+    compile "$model" "${name}_$precision" "$variants" --precision="$precision"
+  else
+    compile "$model" "$name" "$variants"
+  fi
 done
+echo
+sizes
