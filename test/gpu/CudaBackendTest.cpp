@@ -14,6 +14,7 @@
 #include "runtime/Session.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/gpu/DeviceMemory.h"
+#include "runtime/gpu/StreamGate.h"
 #include "runtime/gpu/StreamObjects.h"
 
 using namespace fusec;
@@ -67,6 +68,32 @@ TEST_CASE("the CUDA backend times whole runs, execution and kernels") {
   CHECK(timings.deviceSteps->minMs > 0);
   // The outputs are those of the timed runs.
   test::requireTensor(Tensor({3, 4}, y), {3, 4}, test::hostStepPlanY(x.values()), 1e-5f);
+}
+
+TEST_CASE("kernels are timed with the host-memory wait where its probe passes, and without it") {
+  // On a GPU: whether the stream gate's wait works here (the probe, within
+  // its deadline), and that timing without the gate works either way.
+  const auto driver = cuda::CudaDriver::open(test::cudaTestOptions());
+  {
+    const gpu::DeviceScope scope(*driver);
+    const gpu::HostFlagWaitProbe probe = gpu::probeHostFlagWait(*driver);
+    INFO("the host-memory wait: " << (probe.usable ? "works" : probe.reason) << ", released in " << probe.releaseMs
+                                  << " ms");
+    CHECK((probe.usable || !probe.reason.empty()));
+  }
+  for (TimingGate gate : {TimingGate::Auto, TimingGate::None}) {
+    DeviceOptions options = test::cudaTestOptions();
+    options.timingGate = gate;
+    Session session(planFrom(test::hostStepPlanManifest()), Device::Cuda, options);
+    const Tensor x = test::hostStepInputRows(3, 1.0f);
+    std::vector<float> y(12), z(12);
+    const RunTimings timings = session.time(3, {x.data()}, {y.data(), z.data()}, {1, 3, true});
+    REQUIRE(timings.deviceSteps);
+    CHECK(timings.deviceSteps->minMs > 0);
+    if (gate == TimingGate::None)
+      CHECK_FALSE(timings.deviceStepsHeld);
+    test::requireTensor(Tensor({3, 4}, y), {3, 4}, test::hostStepPlanY(x.values()), 1e-5f);
+  }
 }
 
 TEST_CASE("driver failures name the call, the kernel and the device") {
