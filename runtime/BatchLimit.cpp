@@ -55,7 +55,8 @@ void checkBatchAgainst(const Plan &plan, const BatchLimit &limit, int64_t batch)
     return;
   if (batch > kLargestIndexedBatch)
     throw Error(plan.sourceName() + ": batch size " + std::to_string(batch) + " is too large: a plan's kernels " +
-                "index batches up to " + std::to_string(kLargestIndexedBatch));
+                "index batches up to " + std::to_string(kLargestIndexedBatch) + ", so the largest batch is " +
+                std::to_string(limit.maxBatch));
   throw Error(plan.sourceName() + ": batch size " + std::to_string(batch) + " is too large: a run needs " +
               std::to_string(limit.bytesPerBatch) + " bytes per sample plus " + std::to_string(limit.fixedBytes) +
               " (arena, inputs and outputs) and this machine has " + std::to_string(limit.availableBytes) +

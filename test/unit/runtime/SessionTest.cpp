@@ -160,8 +160,10 @@ TEST_CASE("the batch limit follows from the plan and the machine's memory") {
   const BatchLimit roomy = batchLimitOf(*plan, uint64_t(1) << 50);
   CHECK(roomy.maxBatch == kLargestIndexedBatch);
   CHECK_NOTHROW(checkBatchAgainst(*plan, roomy, kLargestIndexedBatch));
-  CHECK_THROWS_WITH(checkBatchAgainst(*plan, roomy, kLargestIndexedBatch + 1),
-                    Contains("small.plan: batch size 65537 is too large: a plan's kernels index batches up to 65536"));
+  CHECK_THROWS_WITH(
+      checkBatchAgainst(*plan, roomy, kLargestIndexedBatch + 1),
+      Contains("small.plan: batch size 65537 is too large: a plan's kernels index batches up to 65536, so the "
+               "largest batch is 65536"));
 
   Session session(plan, Device::Cpu);
   CHECK(session.maxBatch() == batchLimitOf(*plan, physicalMemoryBytes()).maxBatch);
