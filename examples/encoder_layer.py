@@ -13,27 +13,11 @@ attention on the tensor cores), written as DIR/NAME.json and DIR/NAME.safetensor
 leaves the sequence length to fusec: --dim seq=128, or seq=128,256 for a plan of shape variants.
 """
 import argparse
-import json
 import os
-import struct
 
 import numpy as np
 
-
-def write_safetensors(path, tensors):
-    header, offset, blobs = {}, 0, []
-    for name, array in tensors.items():
-        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as out:
-        out.write(struct.pack("<Q", len(text)))
-        out.write(text)
-        for blob in blobs:
-            out.write(blob)
+from fusec_graph_files import write_graph_json, write_safetensors
 
 
 def main():
@@ -113,18 +97,7 @@ def main():
         "nodes": nodes,
     }
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, args.name + ".json"), "w") as out:
-        out.write("{\n")
-        fields = list(graph.items())
-        for index, (key, value) in enumerate(fields):
-            sep = "," if index + 1 < len(fields) else ""
-            if key == "nodes":
-                out.write('  "nodes": [\n')
-                out.write(",\n".join("    " + json.dumps(n, separators=(",", ":")) for n in value))
-                out.write("\n  ]" + sep + "\n")
-            else:
-                out.write("  " + json.dumps(key) + ": " + json.dumps(value, separators=(",", ":")) + sep + "\n")
-        out.write("}\n")
+    write_graph_json(os.path.join(args.out, args.name + ".json"), graph)
     write_safetensors(os.path.join(args.out, args.name + ".safetensors"), weights)
 
 

@@ -14,26 +14,11 @@ Usage: /usr/bin/python3 examples/resnet.py [--depth 18|50] [--image S] [--out DI
 (needs numpy: python3-numpy)
 """
 import argparse
-import json
 import os
-import struct
 
 import numpy as np
 
-
-def write_safetensors(path, tensors):
-    header, offset = {}, 0
-    for name, array in tensors.items():
-        size = array.size * 4
-        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + size]}
-        offset += size
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as out:
-        out.write(struct.pack("<Q", len(text)))
-        out.write(text)
-        for array in tensors.values():
-            out.write(np.ascontiguousarray(array, dtype="<f4").tobytes())
+from fusec_graph_files import write_graph_json, write_safetensors
 
 
 class Writer:
@@ -114,18 +99,7 @@ def main():
         "nodes": w.nodes,
     }
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, name + ".json"), "w") as out:
-        out.write("{\n")
-        fields = list(graph.items())
-        for index, (key, value) in enumerate(fields):
-            sep = "," if index + 1 < len(fields) else ""
-            if key == "nodes":
-                out.write('  "nodes": [\n')
-                out.write(",\n".join("    " + json.dumps(n, separators=(",", ":")) for n in value))
-                out.write("\n  ]" + sep + "\n")
-            else:
-                out.write("  " + json.dumps(key) + ": " + json.dumps(value, separators=(",", ":")) + sep + "\n")
-        out.write("}\n")
+    write_graph_json(os.path.join(args.out, name + ".json"), graph)
     write_safetensors(os.path.join(args.out, name + ".safetensors"), w.weights)
 
 
