@@ -375,6 +375,10 @@ FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, Operation 
 
 void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &launch, llvm::StringRef owner,
                               llvm::StringRef array) {
+  // The launch reserves what the config says: the template must agree.
+  code +=
+      ("  static_assert(" + owner + "::kSmemBytes == " + std::to_string(bytes) + ", \"the config's shared size\");\n")
+          .str();
   const std::string staticArray =
       ("  __shared__ float4 " + array + "[" + owner + "::kSmemFloats / 4]; // float4: 16-byte aligned\n").str();
   if (bytes <= fuse::kStaticSharedBytes) {

@@ -87,15 +87,16 @@ struct uint3 {
 };
 
 namespace fusec_emulation::detail {
-/// Records that a float4 at `address` is not 16-byte aligned (defined below).
+/// Records that a float4 (float2) at `address` is not 16-byte (8-byte)
+/// aligned (defined below).
 inline void reportMisalignedVector(const void *address, const char *access);
 
-/// Checks the address of a float4 access as it is in memory: the compiler
-/// may assume a float4 is aligned, so the address is hidden from it first.
-inline void checkVectorAlignment(const void *address, const char *access) {
+/// Checks the address of a vector access as it is in memory: the compiler
+/// may assume a vector is aligned, so the address is hidden from it first.
+inline void checkVectorAlignment(const void *address, const char *access, uintptr_t alignment = 16) {
   uintptr_t bits = reinterpret_cast<uintptr_t>(address);
   asm("" : "+r"(bits));
-  if (bits % 16 != 0)
+  if (bits % alignment != 0)
     reportMisalignedVector(address, access);
 }
 } // namespace fusec_emulation::detail
@@ -128,6 +129,33 @@ private:
 };
 
 inline float4 make_float4(float x, float y, float z, float w) { return float4(x, y, z, w); }
+
+// CUDA's 8-byte vector type, checked as float4 is.
+struct alignas(8) float2 {
+  float x, y;
+
+  float2() = default;
+  constexpr float2(float x, float y) : x(x), y(y) {}
+  float2(const float2 &other) { *this = other; }
+  float2 &operator=(const float2 &other) {
+    float values[2];
+    std::memcpy(values, checked(&other, "float2 load"), sizeof values);
+    std::memcpy(checked(this, "float2 store"), values, sizeof values);
+    return *this;
+  }
+
+private:
+  static const void *checked(const void *address, const char *access) {
+    fusec_emulation::detail::checkVectorAlignment(address, access, 8);
+    asm("" : "+r"(address));
+    return address;
+  }
+  static void *checked(void *address, const char *access) {
+    return const_cast<void *>(checked(static_cast<const void *>(address), access));
+  }
+};
+
+inline float2 make_float2(float x, float y) { return float2(x, y); }
 
 struct dim3 {
   constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}

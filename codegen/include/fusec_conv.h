@@ -127,6 +127,8 @@ struct FusecIm2colNhwcB {
   static constexpr bool kFixedColumn = false;
   static constexpr int kRows = Rows;
   static constexpr int kRowStep = RowStep;
+  // NHWC outputs: a pixel's channels (the tile's rows) are contiguous.
+  static constexpr bool kOutputAlongRows = true;
   static_assert(Rows >= 1 && RowStep >= 1, "a thread copies whole rows");
 
   const Element *x;

@@ -32,10 +32,11 @@
 //
 // The epilogue is the caller's: a functor called as
 //   epilogue(row, col, value)
-// once for every element of C in [0, M) x [0, N), by the lane that holds it
-// in its accumulator fragment (row = tile row + 16 i + lane / 4 (+ 8),
-// col = tile column + 8 j + 2 (lane % 4) (+ 1)). Bias, activations,
-// residual adds and several outputs are written there, fused.
+// once for every element of C in [0, M) x [0, N). Bias, activations,
+// residual adds and several outputs are written there, fused. The tile
+// reaches it through shared memory (FusecStagedEpilogue), in the order of
+// the output's contiguous dimension, so its loads and stores are whole
+// lines.
 //
 // With a FusecSplitK of slices > 1 (fusec_split_k.h) the block multiplies
 // its slice's share of the k-tiles only; the tile's last block adds the
@@ -131,6 +132,61 @@ struct FusecOperandRowsMatch<Operand, Loads, fusec_void_t<decltype(Operand::kRow
 ///                 n + dn); dk and dn are constants once the loops are
 ///                 unrolled; what lies outside kCount x nCount is zero-filled
 ///                 and never read.
+/// Whether a B operand's products store their outputs contiguous along
+/// the tile's rows (an NHWC convolution: output channels, the rows, are
+/// innermost) rather than along its columns (a row-major C; an NCHW
+/// convolution's pixels). Operands say so with kOutputAlongRows.
+template <class Operand, class = void> struct FusecOutputAlongRows {
+  static constexpr bool value = false;
+};
+template <class Operand> struct FusecOutputAlongRows<Operand, fusec_void_t<decltype(Operand::kOutputAlongRows)>> {
+  static constexpr bool value = Operand::kOutputAlongRows;
+};
+
+/// Hands a block's BM x BN tile of f32 accumulators to `epilogue` through
+/// shared memory, so that the epilogue's loads and stores are coalesced:
+/// consecutive lanes take consecutive elements along the output's
+/// contiguous dimension (columns, or rows where AlongRows), so a warp's 32
+/// f32 stores fill a whole 128-byte line where a fragment-order store (8
+/// rows x 4 lanes x 2 columns) touches 8 lines. Each warp writes its
+/// accumulators as float2 pairs (c[0], c[1] and c[2], c[3] are adjacent
+/// columns) into rows padded to BN + 8 floats: the 16 lanes of each half
+/// warp then hit 32 distinct banks. The whole tile is staged at once
+/// (kSmemBytes, which the templates' shared memory covers), so the
+/// accumulators are dead before the epilogue's own registers are needed.
+/// The epilogue sees (row, col) in [0, m) x [0, n) once each.
+template <int BM, int BN, int WM, int WN, int Threads, bool AlongRows> struct FusecStagedEpilogue {
+  static constexpr int kStride = BN + 8;
+  static constexpr int kSmemBytes = BM * kStride * 4;
+  static constexpr int kMmaM = WM / 16, kMmaN = WN / 8;
+  static constexpr int kElements = BM * BN;
+  static_assert(kElements % Threads == 0, "the tile's elements spread evenly over the threads");
+
+  template <typename Epilogue>
+  static __device__ __forceinline__ void run(const float (&accumulator)[kMmaM][kMmaN][4], float *smem, int blockRow,
+                                             int blockCol, int warpRow, int warpCol, int m, int n, Epilogue &epilogue) {
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    // Every warp is done with the pipeline's stages.
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+      for (int j = 0; j < kMmaN; ++j) {
+        float *at = smem + (warpRow + i * 16 + g) * kStride + warpCol + j * 8 + 2 * t;
+        *reinterpret_cast<float2 *>(at) = make_float2(accumulator[i][j][0], accumulator[i][j][1]);
+        *reinterpret_cast<float2 *>(at + 8 * kStride) = make_float2(accumulator[i][j][2], accumulator[i][j][3]);
+      }
+    __syncthreads();
+#pragma unroll 4
+    for (int e = threadIdx.x; e < kElements; e += Threads) {
+      const int r = AlongRows ? e % BM : e / BN, c = AlongRows ? e / BM : e % BN;
+      const int row = blockRow + r, col = blockCol + c;
+      if (row < m && col < n)
+        epilogue(row, col, smem[r * kStride + c]);
+    }
+  }
+};
+
 template <bool Transposed, int Vec, typename ElementType = float> struct FusecDenseB {
   using Element = ElementType;
   static constexpr bool kTransposed = Transposed;
@@ -183,8 +239,13 @@ struct FusecGemmTf32 {
   static constexpr int kAStage = BM * kAStride;
   static constexpr int kBStride = BTransposed ? BK + 4 : BN + 8;
   static constexpr int kBStage = (BTransposed ? BN : BK) * kBStride;
-  static constexpr int kSmemFloats = Stages * (kAStage + kBStage);
-  static constexpr int kSmemBytes = kSmemFloats * 4;
+  // The pipeline's stages, and after the main loop the staged output tile.
+  using StagedEpilogue =
+      FusecStagedEpilogue<BM, BN, WM, WN, 32 * (BM / WM) * (BN / WN), FusecOutputAlongRows<BOperand>::value>;
+  static constexpr int kPipelineBytes = Stages * (kAStage + kBStage) * 4;
+  static constexpr int kSmemBytes =
+      kPipelineBytes > StagedEpilogue::kSmemBytes ? kPipelineBytes : StagedEpilogue::kSmemBytes;
+  static constexpr int kSmemFloats = kSmemBytes / 4;
 
   template <int Rows, int Cols, int Width> using TileLoads = FusecTileLoads<kThreads, Rows, Cols, Width>;
   using ALoads = TileLoads<BM, BK, Vec>;
@@ -319,17 +380,6 @@ struct FusecGemmTf32 {
     if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK, reinterpret_cast<unsigned *>(smem)))
       return;
 
-    const int g = lane / 4, t = lane % 4;
-#pragma unroll
-    for (int i = 0; i < kMmaM; ++i)
-#pragma unroll
-      for (int j = 0; j < kMmaN; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int row = blockRow + warpRow + i * 16 + g + r / 2 * 8;
-          const int col = blockCol + warpCol + j * 8 + 2 * t + r % 2;
-          if (row < m && col < n)
-            epilogue(row, col, accumulator[i][j][r]);
-        }
+    StagedEpilogue::run(accumulator, smem, blockRow, blockCol, warpRow, warpCol, m, n, epilogue);
   }
 };

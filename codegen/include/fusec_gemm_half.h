@@ -72,8 +72,14 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
   static constexpr int kAStage = BM * kAStride;
   static constexpr int kBStride = BTransposed ? BK + 8 : BN + 8;
   static constexpr int kBStage = (BTransposed ? BN : BK) * kBStride;
-  static constexpr int kSmemBytes = Stages * (kAStage + kBStage) * 2;
-  static_assert(kSmemBytes % 16 == 0, "stages are whole 16-byte vectors");
+  // The pipeline's stages, and after the main loop the staged f32 output
+  // tile.
+  using StagedEpilogue =
+      FusecStagedEpilogue<BM, BN, WM, WN, 32 * (BM / WM) * (BN / WN), FusecOutputAlongRows<BOperand>::value>;
+  static constexpr int kPipelineBytes = Stages * (kAStage + kBStage) * 2;
+  static_assert(kPipelineBytes % 16 == 0, "stages are whole 16-byte vectors");
+  static constexpr int kSmemBytes =
+      kPipelineBytes > StagedEpilogue::kSmemBytes ? kPipelineBytes : StagedEpilogue::kSmemBytes;
   /// The same size in floats, for callers that declare float4 arrays.
   static constexpr int kSmemFloats = kSmemBytes / 4;
 
@@ -196,17 +202,6 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
     if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK, static_cast<unsigned *>(smem)))
       return;
 
-    const int g = lane / 4, t = lane % 4;
-#pragma unroll
-    for (int i = 0; i < kMmaM; ++i)
-#pragma unroll
-      for (int j = 0; j < kMmaN; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int row = blockRow + warpRow + i * 16 + g + r / 2 * 8;
-          const int col = blockCol + warpCol + j * 8 + 2 * t + r % 2;
-          if (row < m && col < n)
-            epilogue(row, col, accumulator[i][j][r]);
-        }
+    StagedEpilogue::run(accumulator, static_cast<float *>(smem), blockRow, blockCol, warpRow, warpCol, m, n, epilogue);
   }
 };

@@ -68,6 +68,8 @@ FUSEC_GEMM_KERNEL(gemm_32x32x16_w16x16_s3_v4_kn_3xtf32, 32, 32, 16, 16, 16, 3, 4
 FUSEC_GEMM_KERNEL(gemm_64x32x16_w32x16_s4_v1_nk_3xtf32, 64, 32, 16, 32, 16, 4, 1, true, 3)
 FUSEC_GEMM_KERNEL(gemm_32x64x32_w32x32_s3_v2_kn_3xtf32, 32, 64, 32, 32, 32, 3, 2, false, 3)
 FUSEC_GEMM_KERNEL(gemm_64x64x32_w32x32_s3_v4_nk_3xtf32, 64, 64, 32, 32, 32, 3, 4, true, 3)
+// fusec's large tile: its epilogue goes through shared memory in two chunks.
+FUSEC_GEMM_KERNEL(gemm_128x128x16_w64x32_s3_v4_kn_3xtf32, 128, 128, 16, 64, 32, 3, 4, false, 3)
 )cuda";
 
 const EmulatedModule &kernels() {
@@ -151,6 +153,7 @@ TEST_CASE("the 3xTF32 GEMM template matches a float64 product on ragged shapes",
       {"gemm_64x32x16_w32x16_s4_v1_nk_3xtf32", 64, 32, 128, 1, true},
       {"gemm_32x64x32_w32x32_s3_v2_kn_3xtf32", 32, 64, 64, 2, false},
       {"gemm_64x64x32_w32x32_s3_v4_nk_3xtf32", 64, 64, 128, 4, true},
+      {"gemm_128x128x16_w64x32_s3_v4_kn_3xtf32", 128, 128, 256, 4, false},
   };
   unsigned seed = 0;
   for (const Config &config : configs)

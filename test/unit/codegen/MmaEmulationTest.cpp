@@ -267,7 +267,7 @@ TEST_CASE("emulated mma.m16n8k16 f16 follows the PTX fragment layout", "[codegen
 
 TEST_CASE("emulated mma.m16n8k16 bf16 follows the PTX fragment layout", "[codegen][mma]") { checkMmaK16(2, toBf16); }
 
-TEST_CASE("emulated cvt.rna.tf32.f32 rounds to nearest, ties away from zero; fusec_to_tf32 clears the low bits",
+TEST_CASE("emulated cvt.rna.tf32.f32 rounds to nearest, ties away from zero, and fusec_to_tf32 clears the low bits",
           "[codegen][mma]") {
   const float ulp = std::ldexp(1.0f, -10); // tf32's unit in the last place at 1
   std::vector<std::pair<float, float>> cases = {
