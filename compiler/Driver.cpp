@@ -15,6 +15,7 @@
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanFormat.h"
 #include "runtime/support/FileIO.h"
+#include "runtime/support/IndexedBatch.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -283,9 +284,13 @@ std::string checkDriverOptions(const DriverOptions &options) {
     return "cost-batch must be >= 1, got " + std::to_string(options.fusion.costBatch);
   if (options.plan.batchBuckets.empty())
     return "batch-buckets needs at least one bucket";
-  for (int64_t bucket : options.plan.batchBuckets)
+  for (int64_t bucket : options.plan.batchBuckets) {
     if (bucket < 1)
       return "batch-buckets needs positive integers, got '" + std::to_string(bucket) + "'";
+    if (bucket > kLargestIndexedBatch)
+      return "batch-buckets are at most " + std::to_string(kLargestIndexedBatch) +
+             " (the batch generated kernels index), got '" + std::to_string(bucket) + "'";
+  }
   for (const auto &[name, sizes] : options.dimensionSizes) {
     if (name.empty() || sizes.empty())
       return "dim needs NAME=SIZE or NAME=SIZE,SIZE,... with a name and sizes, got '" + name + "='";

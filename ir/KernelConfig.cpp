@@ -530,9 +530,9 @@ int64_t KernelConfig::sharedBytes(bool bTransposed) const {
   const int64_t kPad = halfOperands() ? 8 : 4;
   const int64_t aStage = blockM * (blockK + kPad);
   const int64_t bStage = bTransposed ? blockN * (blockK + kPad) : blockK * (blockN + 8);
-  // After the main loop the same memory stages the f32 output tile, rows
-  // padded to BN + 8 (FusecStagedEpilogue).
-  const int64_t stagedTile = int64_t{4} * blockM * (blockN + 8);
+  // After the main loop the same memory stages the f32 output tile: rows
+  // padded to BN + 8, or columns to BM + 4 (FusecStagedEpilogue).
+  const int64_t stagedTile = int64_t{4} * std::max(blockM * (blockN + 8), blockN * (blockM + 4));
   return std::max(elementBytes() * stages * (aStage + bStage), stagedTile);
 }
 

@@ -19,7 +19,8 @@ enum class Device {
 /// kernel at a time (fuserun --time-kernels, --tune), so that the times
 /// leave out the host's launch latency.
 enum class TimingGate {
-  /// HostFlag where a probe (once per device and process, with a deadline)
+  /// HostFlag where a probe (once per driver, which the sessions of a process
+  /// share while any is open; with a deadline)
   /// finds that the device's wait on host memory holds and releases a
   /// stream; else None, with a note on stderr.
   Auto,

@@ -148,19 +148,32 @@ template <class Operand> struct FusecOutputAlongRows<Operand, fusec_void_t<declt
 /// consecutive lanes take consecutive elements along the output's
 /// contiguous dimension (columns, or rows where AlongRows), so a warp's 32
 /// f32 stores fill a whole 128-byte line where a fragment-order store (8
-/// rows x 4 lanes x 2 columns) touches 8 lines. Each warp writes its
-/// accumulators as float2 pairs (c[0], c[1] and c[2], c[3] are adjacent
-/// columns) into rows padded to BN + 8 floats: the 16 lanes of each half
-/// warp then hit 32 distinct banks. The whole tile is staged at once
-/// (kSmemBytes, which the templates' shared memory covers), so the
-/// accumulators are dead before the epilogue's own registers are needed.
-/// The epilogue sees (row, col) in [0, m) x [0, n) once each.
+/// rows x 4 lanes x 2 columns) touches 8 lines. The whole tile is staged at
+/// once, so the accumulators are dead before the epilogue's own registers
+/// are needed. The epilogue sees (row, col) in [0, m) x [0, n) once each.
+///
+/// Shared layouts, both free of bank conflicts for BM and BN multiples of 32
+/// (with g = lane / 4, t = lane % 4, lane l holds C(g, 2t), C(g, 2t + 1),
+/// C(g + 8, 2t), C(g + 8, 2t + 1) of each m16n8 tile):
+///  * along columns, row-major [BM][BN + 8]: float2 writes of the column
+///    pairs, bank (8g + 2t) mod 32 for a half warp's 16 lanes (g < 4): each
+///    8-byte access two distinct banks; reads along a row are consecutive;
+///  * along rows, column-major [BN][BM + 4]: scalar writes, bank (8t + g)
+///    mod 32 (+4 for the odd column, +8 for the lower rows): 32 distinct;
+///    reads down a column are consecutive. (Row-major reads down a column
+///    would be BN + 8 = 8 mod 32 words apart: 8-way conflicts.)
 template <int BM, int BN, int WM, int WN, int Threads, bool AlongRows> struct FusecStagedEpilogue {
-  static constexpr int kStride = BN + 8;
-  static constexpr int kSmemBytes = BM * kStride * 4;
+  static constexpr int kRowStride = BN + 8, kColumnStride = BM + 4;
+  /// The larger of the two layouts: shared memory does not depend on the
+  /// output's layout (KernelConfig::sharedBytes computes the same).
+  static constexpr int kSmemBytes = 4 * (BM * kRowStride > BN * kColumnStride ? BM * kRowStride : BN * kColumnStride);
   static constexpr int kMmaM = WM / 16, kMmaN = WN / 8;
   static constexpr int kElements = BM * BN;
   static_assert(kElements % Threads == 0, "the tile's elements spread evenly over the threads");
+
+  static __device__ __forceinline__ int offset(int r, int c) {
+    return AlongRows ? c * kColumnStride + r : r * kRowStride + c;
+  }
 
   template <typename Epilogue>
   static __device__ __forceinline__ void run(const float (&accumulator)[kMmaM][kMmaN][4], float *smem, int blockRow,
@@ -172,9 +185,17 @@ template <int BM, int BN, int WM, int WN, int Threads, bool AlongRows> struct Fu
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
       for (int j = 0; j < kMmaN; ++j) {
-        float *at = smem + (warpRow + i * 16 + g) * kStride + warpCol + j * 8 + 2 * t;
-        *reinterpret_cast<float2 *>(at) = make_float2(accumulator[i][j][0], accumulator[i][j][1]);
-        *reinterpret_cast<float2 *>(at + 8 * kStride) = make_float2(accumulator[i][j][2], accumulator[i][j][3]);
+        const int r = warpRow + i * 16 + g, c = warpCol + j * 8 + 2 * t;
+        if constexpr (AlongRows) {
+          smem[offset(r, c)] = accumulator[i][j][0];
+          smem[offset(r, c + 1)] = accumulator[i][j][1];
+          smem[offset(r + 8, c)] = accumulator[i][j][2];
+          smem[offset(r + 8, c + 1)] = accumulator[i][j][3];
+        } else {
+          *reinterpret_cast<float2 *>(smem + offset(r, c)) = make_float2(accumulator[i][j][0], accumulator[i][j][1]);
+          *reinterpret_cast<float2 *>(smem + offset(r + 8, c)) =
+              make_float2(accumulator[i][j][2], accumulator[i][j][3]);
+        }
       }
     __syncthreads();
 #pragma unroll 4
@@ -182,7 +203,7 @@ template <int BM, int BN, int WM, int WN, int Threads, bool AlongRows> struct Fu
       const int r = AlongRows ? e % BM : e / BN, c = AlongRows ? e / BM : e % BN;
       const int row = blockRow + r, col = blockCol + c;
       if (row < m && col < n)
-        epilogue(row, col, smem[r * kStride + c]);
+        epilogue(row, col, smem[offset(r, c)]);
     }
   }
 };

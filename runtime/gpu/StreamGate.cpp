@@ -8,12 +8,25 @@
 #include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace fusec::runtime::gpu {
 
 namespace {
 
 const char *const kWhere = "for the stream gate used to time kernels";
+/// How long the probe watches a waiting stream before writing the flag.
+constexpr std::chrono::milliseconds kHoldCheck{20};
+
+/// Keeps a stream a probe left waiting, and its flag, for the rest of the
+/// process: the device may still read the flag, so neither is freed, and
+/// holding them here says so (a leak checker sees them reachable).
+void park(Stream stream, void *flag) {
+  static std::mutex mutex;
+  static std::vector<std::pair<Stream, void *>> parked;
+  std::lock_guard<std::mutex> lock(mutex);
+  parked.emplace_back(stream, flag);
+}
 
 } // namespace
 
@@ -33,7 +46,17 @@ HostFlagWaitProbe probeHostFlagWait(const GpuDriver &driver, std::chrono::millis
     *flag = 0;
     driver.waitForHostFlag(stream, flag, 1, where);
     enqueued = true;
-    if ((passed = driver.finished(stream, where))) {
+    // A wait the device ignores lets the stream finish once the GPU reaches
+    // it, which may take a moment after the enqueue: watch the stream for a
+    // while before writing the flag, so a stream that was never held is
+    // not taken for one the write released.
+    const Clock::time_point waiting = Clock::now();
+    passed = driver.finished(stream, where);
+    while (!passed && Clock::now() - waiting < kHoldCheck) {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      passed = driver.finished(stream, where);
+    }
+    if (passed) {
       probe.reason = "the stream was not held: it passed the wait before the flag was written";
     } else {
       std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -51,12 +74,14 @@ HostFlagWaitProbe probeHostFlagWait(const GpuDriver &driver, std::chrono::millis
     probe.usable = false;
     probe.reason = error.what();
   }
-  if (!enqueued || passed) {
-    if (memory)
-      driver.freeHost(memory);
-    if (stream)
-      driver.destroyStream(stream);
+  if (enqueued && !passed) {
+    park(stream, memory);
+    return probe;
   }
+  if (memory)
+    driver.freeHost(memory);
+  if (stream)
+    driver.destroyStream(stream);
   return probe;
 }
 

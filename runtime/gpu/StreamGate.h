@@ -13,7 +13,8 @@
 // That wait needs host-mapped memory and stream memory operations, which a
 // driver may refuse, or a machine may not deliver (the device never sees
 // the flag written: the stream, and every later synchronize, would hang).
-// probeHostFlagWait tries it once per device on a stream of its own, under
+// probeHostFlagWait tries it once per driver (hostFlagWaitOf: the sessions
+// open at one time share one) on a stream of its own, under
 // a deadline, and a gate made without it holds nothing: the timed work then
 // runs as it is enqueued.
 //

@@ -6,6 +6,7 @@
 #include "runtime/plan/OpAttributeVerifier.h"
 #include "runtime/plan/OpTypeVerifier.h"
 #include "runtime/support/CheckedMath.h"
+#include "runtime/support/IndexedBatch.h"
 
 #include <algorithm>
 #include <set>
@@ -72,9 +73,13 @@ private:
   }
 
   void verifyBatchBuckets() const {
-    for (int64_t bucket : manifest_.batchBuckets)
-      if (bucket < 1 || bucket > kMaxBytes)
-        fail("batch bucket " + std::to_string(bucket) + " is not positive and plausible");
+    for (int64_t bucket : manifest_.batchBuckets) {
+      if (bucket < 1)
+        fail("batch bucket " + std::to_string(bucket) + " is not positive");
+      if (bucket > kLargestIndexedBatch)
+        fail("batch bucket " + std::to_string(bucket) + " is above " + std::to_string(kLargestIndexedBatch) +
+             ", the batch generated kernels index");
+    }
   }
 
   int64_t largestBucket() const {

@@ -187,7 +187,9 @@ declare -A result maxabs maxrel        # by "name|batch|mode"
 declare -A graph_ms kernels_ms plain_ms tuned_ms held
 runs=()  # "name|plan|--dim arguments" per plan and shape variant
 serve=() # serve-bench lines
-gate=none gate_note="not probed"
+# Phase 2 probes the wait and sets these; without phase 2 (PHASES=3) fuserun
+# probes it itself, under its own deadline.
+gate=auto gate_note="not probed here: fuserun probes it (auto)"
 unit_tests="NOT BUILT"
 gpu=
 device_missing=
@@ -420,12 +422,14 @@ if wants 2; then
       --batch=1 --random-inputs=1 --iters=1 --time-kernels --timing-gate=auto
     rc=$?
     if [[ $rc -eq 0 ]] && grep -q "wait on host memory is unusable" <<<"$step_output"; then
+      gate=none
       gate_note="none: $(sed -n 's/.*unusable here (\(.*\)): kernels timed.*/\1/p' <<<"$step_output" | head -n 1)"
     elif [[ $rc -eq 0 ]]; then
       gate=host-flag gate_note="host-flag (the probe passed)"
     elif [[ $rc -eq 126 ]]; then
-      gate_note="not probed (no device); would be host-flag, or none where the probe fails"
+      gate=none gate_note="not probed (no device); would be host-flag, or none where the probe fails"
     else
+      gate=none
       gate_note="none: the probe run failed or timed out (see the log)"
       # The fallback covers it: the summary says so, it is not a failure.
       [[ $rc -ne 125 ]] && failures=$((failures - 1))

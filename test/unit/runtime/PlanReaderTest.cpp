@@ -584,10 +584,17 @@ TEST_CASE("reserved header bytes must be zero") {
 }
 
 TEST_CASE("implausibly large shapes are rejected at the largest batch bucket") {
+  // Buckets stop at the batch the kernels index, so a shape is implausible
+  // by its own sizes: 2^40 floats per sample at batch 2^16.
   CHECK_THROWS_WITH(
-      fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {1, int64_t(1) << 51}; })),
-      Contains("input buffer 0 'x' shape [batch, 2] is implausibly large (more than 4503599627370496 bytes at "
-               "batch 2251799813685248)"));
+      fromBytes(editedPlan([](json &m) {
+        m["batch_buckets"] = {1, 65536};
+        m["buffers"][0]["shape"] = {-1, int64_t(1) << 40};
+      })),
+      Contains("input buffer 0 'x' shape [batch, 1099511627776] is implausibly large (more than 4503599627370496 "
+               "bytes at batch 65536)"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {1, int64_t(1) << 51}; })),
+                    Contains("batch bucket 2251799813685248 is above 65536, the batch generated kernels index"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["batch_buckets"] = {-1}; })),
                     Contains("batch bucket -1 is not positive"));
 }
