@@ -5,6 +5,7 @@
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
+#include "runtime/support/IndexedBatch.h"
 #include "runtime/support/SplitK.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -14,7 +14,6 @@
 #define FUSEC_IR_KERNELCONFIG_H
 
 #include "ir/FuseAttributes.h"
-#include "runtime/support/IndexedBatch.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringRef.h"
@@ -48,9 +47,6 @@ enum class ProductPrecision { Fp32, Tf32 };
 /// they load).
 enum class OperandType { F32, F16, BF16 };
 
-/// The batch the templates' 32-bit index math must still hold at (the
-/// runtime refuses larger ones).
-using fusec::kLargestIndexedBatch;
 /// Offsets the templates compute in 32-bit arithmetic stay at or below this.
 inline constexpr int64_t kLargest32BitOffset = (int64_t(1) << 31) - 1;
 /// The static shared memory one kernel may declare; above it, kernels use

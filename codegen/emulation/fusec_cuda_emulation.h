@@ -87,23 +87,34 @@ struct uint3 {
 };
 
 namespace fusec_emulation::detail {
-/// Records that a float4 (float2) at `address` is not 16-byte (8-byte)
-/// aligned (defined below).
-inline void reportMisalignedVector(const void *address, const char *access);
+/// Records that a vector access of `bytes` at `address` is not aligned to
+/// its size (defined below).
+inline void reportMisalignedVector(const void *address, const char *access, uintptr_t bytes);
 
 /// Checks the address of a vector access as it is in memory: the compiler
 /// may assume a vector is aligned, so the address is hidden from it first.
-inline void checkVectorAlignment(const void *address, const char *access, uintptr_t alignment = 16) {
+inline void checkVectorAlignment(const void *address, const char *access, uintptr_t bytes) {
   uintptr_t bits = reinterpret_cast<uintptr_t>(address);
   asm("" : "+r"(bits));
-  if (bits % alignment != 0)
-    reportMisalignedVector(address, access);
+  if (bits % bytes != 0)
+    reportMisalignedVector(address, access, bytes);
+}
+
+/// A copy of a `Bytes`-byte vector (float2, float4): both addresses checked
+/// for the alignment a GPU requires, then the bytes copied with no
+/// alignment assumed (x86 would not fault where a GPU does).
+template <size_t Bytes> void copyVector(void *to, const void *from, const char *load, const char *store) {
+  checkVectorAlignment(from, load, Bytes);
+  checkVectorAlignment(to, store, Bytes);
+  asm("" : "+r"(from), "+r"(to)); // so that memcpy assumes no alignment
+  unsigned char values[Bytes];
+  std::memcpy(values, from, Bytes);
+  std::memcpy(to, values, Bytes);
 }
 } // namespace fusec_emulation::detail
 
-// CUDA's 16-byte vector type, for vectorized loads and stores. A GPU faults
-// on a misaligned one and x86 does not, so every copy checks both addresses
-// (locals are always aligned), then copies bytes with no alignment assumed.
+// CUDA's 16- and 8-byte vector types, for vectorized loads and stores;
+// every copy is checked (fusec_emulation::detail::copyVector).
 struct alignas(16) float4 {
   float x, y, z, w;
 
@@ -111,26 +122,13 @@ struct alignas(16) float4 {
   constexpr float4(float x, float y, float z, float w) : x(x), y(y), z(z), w(w) {}
   float4(const float4 &other) { *this = other; }
   float4 &operator=(const float4 &other) {
-    float values[4];
-    std::memcpy(values, checked(&other, "float4 load"), sizeof values);
-    std::memcpy(checked(this, "float4 store"), values, sizeof values);
+    fusec_emulation::detail::copyVector<16>(this, &other, "float4 load", "float4 store");
     return *this;
-  }
-
-private:
-  static const void *checked(const void *address, const char *access) {
-    fusec_emulation::detail::checkVectorAlignment(address, access);
-    asm("" : "+r"(address)); // so that memcpy assumes no alignment
-    return address;
-  }
-  static void *checked(void *address, const char *access) {
-    return const_cast<void *>(checked(static_cast<const void *>(address), access));
   }
 };
 
 inline float4 make_float4(float x, float y, float z, float w) { return float4(x, y, z, w); }
 
-// CUDA's 8-byte vector type, checked as float4 is.
 struct alignas(8) float2 {
   float x, y;
 
@@ -138,20 +136,8 @@ struct alignas(8) float2 {
   constexpr float2(float x, float y) : x(x), y(y) {}
   float2(const float2 &other) { *this = other; }
   float2 &operator=(const float2 &other) {
-    float values[2];
-    std::memcpy(values, checked(&other, "float2 load"), sizeof values);
-    std::memcpy(checked(this, "float2 store"), values, sizeof values);
+    fusec_emulation::detail::copyVector<8>(this, &other, "float2 load", "float2 store");
     return *this;
-  }
-
-private:
-  static const void *checked(const void *address, const char *access) {
-    fusec_emulation::detail::checkVectorAlignment(address, access, 8);
-    asm("" : "+r"(address));
-    return address;
-  }
-  static void *checked(void *address, const char *access) {
-    return const_cast<void *>(checked(static_cast<const void *>(address), access));
   }
 };
 
@@ -409,11 +395,11 @@ inline std::string describe(uint3 index) {
   return "(" + std::to_string(index.x) + ", " + std::to_string(index.y) + ", " + std::to_string(index.z) + ")";
 }
 
-inline void reportMisalignedVector(const void *address, const char *access) {
+inline void reportMisalignedVector(const void *address, const char *access, uintptr_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%p", address);
-  faults.record(std::string("misaligned ") + access + " at " + text +
-                " (address % 16 == " + std::to_string(reinterpret_cast<uintptr_t>(address) % 16) + ") in block " +
+  faults.record(std::string("misaligned ") + access + " at " + text + " (address % " + std::to_string(bytes) +
+                " == " + std::to_string(reinterpret_cast<uintptr_t>(address) % bytes) + ") in block " +
                 describe(blockIdx) + ", thread " + describe(threadIdx) + ": a GPU would fault (misaligned address)");
 }
 

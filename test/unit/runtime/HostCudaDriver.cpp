@@ -574,8 +574,10 @@ CUresult cuStreamDestroy_v2(CUstream stream) {
   return kInvalidHandle;
 }
 
-CUresult cuStreamSynchronize(CUstream handle) {
-  FUSEC_LOCK;
+/// Runs every stream's runnable work, then says how `handle` stands: its
+/// error (cleared), or `synchronizing` ? a hang (work held by a wait no one
+/// will release: a GPU would never return) : not ready. `s` is locked.
+static CUresult settleStream(State &s, CUstream handle, bool synchronizing) {
   Stream *stream = find(s.streams, handle);
   if (!stream)
     return kInvalidHandle;
@@ -583,27 +585,24 @@ CUresult cuStreamSynchronize(CUstream handle) {
     return kStreamCaptureInvalidated;
   drainAll(s);
   if (!stream->queue.empty()) {
+    if (!synchronizing)
+      return kNotReady;
     ++s.record.hangs;
-    return kIllegalState; // held by a wait no one will release: a GPU would hang
+    return kIllegalState;
   }
   const CUresult error = stream->error;
   stream->error = kSuccess;
   return error;
 }
 
+CUresult cuStreamSynchronize(CUstream handle) {
+  FUSEC_LOCK;
+  return settleStream(s, handle, /*synchronizing=*/true);
+}
+
 CUresult cuStreamQuery(CUstream handle) {
   FUSEC_LOCK;
-  Stream *stream = find(s.streams, handle);
-  if (!stream)
-    return kInvalidHandle;
-  if (stream->capture)
-    return kStreamCaptureInvalidated;
-  drainAll(s);
-  if (!stream->queue.empty())
-    return kNotReady;
-  const CUresult error = stream->error;
-  stream->error = kSuccess;
-  return error;
+  return settleStream(s, handle, /*synchronizing=*/false);
 }
 
 CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr address, unsigned value, unsigned) {
