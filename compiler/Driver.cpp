@@ -278,6 +278,10 @@ std::string checkDriverOptions(const DriverOptions &options) {
            "' with precision " + precision + "), got '" + io + "'";
   if (options.fusion.layout != "nchw" && options.fusion.layout != "nhwc")
     return "layout must be nchw or nhwc, got '" + options.fusion.layout + "'";
+  const std::string &tactics = options.fusion.tactics;
+  if (tactics != "generated,library" && tactics != "library,generated" && tactics != "generated" &&
+      tactics != "library")
+    return "tactics must be generated,library, generated or library, got '" + tactics + "'";
   if (options.fusion.kernelVariants < 1)
     return "kernel-variants must be >= 1, got " + std::to_string(options.fusion.kernelVariants);
   if (options.fusion.costBatch < 1)

@@ -9,8 +9,10 @@
 #include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
+#include "ir/LibraryMatmul.h"
 #include "ir/OpClassification.h"
 
+#include "runtime/plan/LibraryCallJson.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanContainer.h"
 #include "runtime/support/CheckedMath.h"
@@ -96,6 +98,9 @@ private:
   /// Writes `artifact`'s config, launch and images into `entry`, and each
   /// of its variants into an entry of its `variants`.
   void addImage(json &entry, const KernelArtifact &artifact);
+  /// Writes `kernel`'s library variant (after its `compiledVariants`
+  /// compiled ones) and the default variant, or why it has none.
+  void addLibraryVariant(json &entry, fuse::SuperkernelOp kernel, size_t compiledVariants);
   /// The image ranges of each compiled function, by entry name.
   std::map<std::string, json> sharedImages;
   json opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals, json &values);
@@ -216,6 +221,8 @@ LogicalResult PlanBuilder::addKernel(Operation *op) {
     if (artifact == options.kernels.end())
       return op->emitError() << "no compiled kernel image for '" << name << "'";
     addImage(entry, artifact->second);
+    if (superkernel)
+      addLibraryVariant(entry, superkernel, artifact->second.variants.size());
   }
   kernels.push_back(entry);
   return success();
@@ -273,6 +280,22 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
     variants.push_back(std::move(variantEntry));
   }
   entry["variants"] = std::move(variants);
+}
+
+void PlanBuilder::addLibraryVariant(json &entry, fuse::SuperkernelOp kernel, size_t compiledVariants) {
+  if (std::optional<StringRef> reason = kernel.getNoLibrary())
+    entry["no_library_variant"] = reason->str();
+  if (!kernel.getLibrary())
+    return;
+  // The pass matched the same body; the plan verifier checks the call
+  // against the buffers.
+  fuse::LibraryMatmulMatch match = fuse::matchLibraryMatmul(kernel);
+  if (!match.matmul)
+    return;
+  runtime::LibraryCall call{kernel.getLibrary()->str(), *match.matmul};
+  entry["library_variants"] = json::array({runtime::libraryCallToJson(call)});
+  if (kernel.getLibraryDefault())
+    entry["default_variant"] = 1 + compiledVariants;
 }
 
 LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {

@@ -539,13 +539,20 @@ def Fuse_SuperkernelOp : Fuse_Op<"superkernel", [IsolatedFromAbove,
     (`#fuse.config`); `variants`, other configs of the same kernel that the
     plan carries compiled beside it, for the runtime to time and choose
     from (`fuserun --tune`). `config` stays the one the cost model prices
-    and the runtime runs unless tuning chose otherwise.
+    and the runtime runs unless tuning chose otherwise. `library` names the
+    vendor library (`cublaslt`) whose call the plan carries as a further
+    variant (ir/LibraryMatmul.h says which kernels it can compute), and
+    `library_default` makes that variant the one the runtime runs untuned;
+    `no_library`, on a conv or gemm kernel without one, says why.
   }];
   let arguments = (ins Variadic<Fuse_AnyTensor>:$inputs, StrAttr:$sym_name,
                    StrAttr:$kind, OptionalAttr<DictionaryAttr>:$cost,
                    OptionalAttr<Fuse_KernelConfigAttr>:$config,
                    OptionalAttr<TypedArrayAttrBase<Fuse_KernelConfigAttr,
-                                                   "kernel configs">>:$variants);
+                                                   "kernel configs">>:$variants,
+                   OptionalAttr<StrAttr>:$library,
+                   UnitAttr:$library_default,
+                   OptionalAttr<StrAttr>:$no_library);
   let results = (outs Variadic<Fuse_AnyTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -129,7 +129,8 @@ struct OutlineSuperkernelsPass : fusec::impl::OutlineSuperkernelsBase<OutlineSup
     auto superkernel = builder.create<SuperkernelOp>(
         loc, ValueRange(outputs).getTypes(), inputs.getArrayRef(), builder.getStringAttr(kernelName(members)),
         builder.getStringAttr(kind), members.front()->getAttrOfType<DictionaryAttr>(fusec::kKernelCostAttr),
-        /*config=*/nullptr, /*variants=*/nullptr);
+        /*config=*/nullptr, /*variants=*/nullptr, /*library=*/nullptr, /*library_default=*/nullptr,
+        /*no_library=*/nullptr);
 
     Block *block = builder.createBlock(&superkernel.getBody());
     IRMapping mapping;

@@ -223,6 +223,36 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
   ];
 }
 
+def SelectLibraryVariants : Pass<"fuse-select-library-variants", "mlir::func::FuncOp"> {
+  let summary = "Give conv/GEMM kernels a vendor-library variant where one can compute them";
+  let description = [{
+    For each conv or gemm `fuse.superkernel`, asks ir/LibraryMatmul.h
+    whether one cuBLASLt call computes its whole body (a matrix product,
+    then bias, residual, ReLU or tanh-GELU, casts). If so, sets `library`
+    (`cublaslt`): the plan carries the call as a variant beside the
+    generated kernel, for the runtime to run or time. Otherwise sets
+    `no_library` to the reason (`fuserun --info` lists them). The cost
+    model prices both forms at `batch` on the device profile's GPU (the
+    library at its `cublaslt` efficiencies, DeviceProfile.h) and sets
+    `library_default` where the library is cheaper: that variant is then
+    the one the runtime runs untuned. `tactics` is `generated,library`
+    (both), `generated` (no library variants) or `library` (every kernel
+    that has one runs it by default).
+  }];
+  let options = [
+    Option<"tactics", "tactics", "std::string", "\"generated,library\"",
+           "The kernel forms a plan carries: generated,library, generated or library">,
+    Option<"deviceProfile", "device-profile", "std::string", "\"h200\"",
+           "The GPU both forms are priced for (a built-in profile or a JSON file)">,
+    Option<"batch", "batch", "int64_t", "1", "The batch both forms are priced at">,
+  ];
+  let statistics = [
+    Statistic<"numLibrary", "library", "Number of kernels given a library variant">,
+    Statistic<"numLibraryDefault", "library-default", "Number of kernels whose library variant runs by default">,
+    Statistic<"numNoLibrary", "no-library", "Number of conv/GEMM kernels a library cannot compute">,
+  ];
+}
+
 def AutoMixedPrecision : Pass<"fuse-auto-mixed-precision", "mlir::func::FuncOp"> {
   let summary = "Compute convolutions and matrix products in f16 or bf16 (AMP)";
   let description = [{

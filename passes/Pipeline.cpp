@@ -92,6 +92,11 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
     llvm::consumeError(profile.takeError());
   }
   funcPm.addPass(createSelectKernelConfigs(configs));
+  SelectLibraryVariantsOptions library;
+  library.tactics = options.tactics;
+  library.deviceProfile = options.deviceProfile;
+  library.batch = options.costBatch;
+  funcPm.addPass(createSelectLibraryVariants(library));
 }
 
 void registerFusionPipeline() {

@@ -28,6 +28,12 @@ struct FusionOptions {
   /// times them under `fuserun --tune`. 1: the chosen config only (each
   /// variant costs about as much NVRTC time as its kernel).
   int64_t kernelVariants = 1;
+  /// The forms of conv/GEMM kernels a plan carries
+  /// (fuse-select-library-variants' `tactics`): "generated,library" (a
+  /// vendor-library variant beside the generated kernel wherever a library
+  /// can compute it, the cost model choosing the default), "generated", or
+  /// "library" (the library variant is the default wherever there is one).
+  std::string tactics = "generated,library";
   /// Image layout between convs and pools: "nchw" (as imported) or "nhwc"
   /// (fuse-convert-to-channels-last; model inputs and outputs keep their
   /// layout).

@@ -23,4 +23,23 @@ std::optional<Device> parseDevice(const std::string &name) {
   return std::nullopt;
 }
 
+const char *tacticsName(Tactics tactics) {
+  switch (tactics) {
+  case Tactics::Generated:
+    return "generated";
+  case Tactics::Library:
+    return "library";
+  case Tactics::All:
+    break;
+  }
+  return "all";
+}
+
+std::optional<Tactics> parseTactics(const std::string &name) {
+  for (Tactics tactics : {Tactics::All, Tactics::Generated, Tactics::Library})
+    if (name == tacticsName(tactics))
+      return tactics;
+  return std::nullopt;
+}
+
 } // namespace fusec::runtime

@@ -32,6 +32,16 @@ enum class TimingGate {
   None,
 };
 
+/// The forms of a kernel a session may run (fuserun --tactics): every
+/// variant the plan carries (the plan's default unless tuning picks
+/// another), only the compiled ones, or a library variant wherever the
+/// kernel has one (the compiled ones elsewhere).
+enum class Tactics { All, Generated, Library };
+
+/// "all", "generated", "library"; parseTactics is the inverse.
+const char *tacticsName(Tactics tactics);
+std::optional<Tactics> parseTactics(const std::string &name);
+
 /// How a session uses its device. The CPU backend ignores these.
 struct DeviceOptions {
   /// Replay one CUDA graph per batch bucket, padding a batch up to the next
@@ -45,6 +55,13 @@ struct DeviceOptions {
   std::string cudaDriver = "libcuda.so.1";
   /// The CUDA device ordinal.
   int cudaDevice = 0;
+  /// The cuBLASLt library a plan's library variants call, opened with
+  /// dlopen when a session loads such a plan (a path or a name the dynamic
+  /// loader searches for). A library that does not load leaves those
+  /// kernels on their compiled variants, with one line on stderr.
+  std::string cublasLt = "libcublasLt.so.13";
+  /// Which forms of its conv/GEMM kernels a session may run.
+  Tactics tactics = Tactics::All;
   /// Time every variant of each conv/GEMM kernel that the tuning cache has
   /// no choice for, at a run batch's first run, run the fastest and add
   /// the choice to the cache (fuserun --tune). Without it, a kernel runs

@@ -51,6 +51,9 @@ json describePlan(const Plan &root, int64_t batch, const std::map<std::string, i
   const Plan &plan = *found;
   const PlanManifest &manifest = plan.manifest();
   json kernels = json::array();
+  // Conv/GEMM kernels with a library variant, and those without (and why).
+  size_t withLibrary = 0;
+  json withoutLibrary = json::array();
   for (const KernelDesc &kernel : manifest.kernels) {
     json ops = json::array();
     for (const OpDesc &op : kernel.ops)
@@ -70,6 +73,18 @@ json describePlan(const Plan &root, int64_t batch, const std::map<std::string, i
         variants.push_back(kernel.configOf(variant));
       entry["variants"] = std::move(variants);
     }
+    if (kernel.hasLibraryVariant()) {
+      ++withLibrary;
+      for (size_t variant = 1; variant < kernel.variantCount(); ++variant)
+        if (const LibraryCall *call = kernel.libraryOf(variant))
+          entry["library"] = call->library;
+    }
+    if (!kernel.noLibraryVariant.empty()) {
+      entry["no_library_variant"] = kernel.noLibraryVariant;
+      withoutLibrary.push_back({{"kernel", kernel.name}, {"reason", kernel.noLibraryVariant}});
+    }
+    if (kernel.defaultVariant != 0)
+      entry["default_variant"] = kernel.configOf(kernel.defaultVariant);
     kernels.push_back(std::move(entry));
   }
   json description = {
@@ -84,6 +99,7 @@ json describePlan(const Plan &root, int64_t batch, const std::map<std::string, i
       {"inputs", describeTensors(manifest.inputs)},
       {"outputs", describeTensors(manifest.outputs)},
       {"kernels", {{"count", kernels.size()}, {"list", kernels}}},
+      {"library_variants", {{"kernels", withLibrary}, {"without", withoutLibrary}}},
       {"arena_bytes", manifest.arena.size.at(batch)},
       {"arena_lower_bound_bytes", manifest.arena.lowerBound.at(batch)},
       {"weight_bytes", plan.sectionBytes(plan::kWeightsSection).size},
@@ -119,11 +135,25 @@ std::string formatPlanSummary(const json &description) {
     out << "  " << kernel["name"].get<std::string>() << " (" << kernel["kind"].get<std::string>() << "):";
     for (const json &op : kernel["ops"])
       out << " " << op.get<std::string>();
-    if (kernel.contains("variants"))
-      out << " (" << kernel["variants"].size() + 1 << " compiled variants)";
+    const size_t compiled =
+        (kernel.contains("variants") ? kernel["variants"].size() + 1 : 1) - (kernel.contains("library") ? 1 : 0);
+    if (compiled > 1)
+      out << " (" << compiled << " compiled variants)";
+    if (kernel.contains("library"))
+      out << " (library variant: " << kernel["library"].get<std::string>()
+          << (kernel.contains("default_variant") ? ", the default" : "") << ")";
     if (kernel.contains("runs"))
       out << " [runs " << kernel["runs"].get<std::string>() << "]";
     out << "\n";
+  }
+  const json &library = description["library_variants"];
+  const size_t without = library["without"].size();
+  if (library["kernels"].get<size_t>() + without > 0) {
+    out << "library variants: " << library["kernels"].get<size_t>() << " of "
+        << library["kernels"].get<size_t>() + without << " conv/GEMM kernels\n";
+    for (const json &kernel : library["without"])
+      out << "  none for " << kernel["kernel"].get<std::string>() << ": " << kernel["reason"].get<std::string>()
+          << "\n";
   }
   out << "arena at batch " << description["batch"].get<int64_t>() << ": " << description["arena_bytes"].get<int64_t>()
       << " bytes (lower bound " << description["arena_lower_bound_bytes"].get<int64_t>() << ")\n";

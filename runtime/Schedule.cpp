@@ -121,6 +121,8 @@ SplitScratch splitScratch(const Plan &plan, int64_t smCount) {
     if (!kernel.launch)
       continue;
     for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+      if (kernel.libraryOf(variant))
+        continue;
       const LaunchDesc &launch = kernel.launchOf(variant);
       if (!launch.isSplit())
         continue;
@@ -194,6 +196,14 @@ void selectVariant(const Plan &plan, LaunchStep &step, size_t variant, int64_t s
   if (variant >= kernel.variantCount())
     throw Error("internal error: " + kernelWhere(kernel) + " has no variant " + std::to_string(variant));
   step.variant = variant;
+  if (kernel.libraryOf(variant)) {
+    // The library launches its own kernels: the step has only its buffers.
+    step.grid = step.block = Dim3{};
+    step.sharedBytes = 0;
+    step.split = false;
+    step.arguments.clear();
+    return;
+  }
   step.grid = gridAt(kernel, step.batch, variant);
   step.block = blockOf(kernel, variant);
   // Verified <= 227 KiB.

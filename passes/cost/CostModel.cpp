@@ -202,6 +202,19 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
   return cost;
 }
 
+double libraryMatmulTimeUs(const CostEstimate &kernel, const DeviceProfile &profile, LibraryMatmul::Compute compute,
+                           bool halfOperands) {
+  double rate = 0;
+  if (halfOperands)
+    rate = profile.peakHalfTensorTflops * profile.efficiencyOf("cublaslt_half");
+  else if (compute == LibraryMatmul::Compute::Tf32)
+    rate = profile.peakTensorTflops * profile.efficiencyOf("cublaslt_tf32");
+  else
+    rate = profile.peakFp32Tflops * profile.efficiencyOf("cublaslt_fp32");
+  const double bandwidth = profile.hbmBandwidthGBps * 1e3; // byte/us
+  return std::max(kernel.bytes() / bandwidth, kernel.flops / (rate * 1e6)) + profile.graphLaunchOverheadUs;
+}
+
 CostEstimate RooflineCostModel::estimateUnfused(Operation *op) const {
   auto attention = llvm::dyn_cast<fuse::AttentionOp>(op);
   if (!attention)

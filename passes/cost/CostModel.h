@@ -12,6 +12,8 @@
 
 #include "passes/cost/DeviceProfile.h"
 
+#include "runtime/support/LibraryMatmul.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -63,6 +65,14 @@ private:
   DeviceProfile profile;
   int64_t batch;
 };
+
+/// The time of one vendor-library call computing the kernel that `kernel`
+/// prices: the same bytes, the FLOPs at the library's share of the peak its
+/// arithmetic runs on (DeviceProfile efficiencies `cublaslt_half` of the
+/// f16/bf16 tensor peak, `cublaslt_tf32` of the TF32 peak, `cublaslt_fp32`
+/// of the FP32 peak), one graph node.
+double libraryMatmulTimeUs(const CostEstimate &kernel, const DeviceProfile &profile, LibraryMatmul::Compute compute,
+                           bool halfOperands);
 
 /// Bytes of a tensor value with the batch dimension at `batch`.
 double tensorBytes(mlir::Value value, int64_t batch = 1);

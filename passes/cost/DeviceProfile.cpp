@@ -29,6 +29,11 @@ const std::map<std::string, double> kDefaultTemplateEfficiency = {
     {"simt_attention", 0.4},
     {"tensor_core_attention_half", 0.35},
     {"tensor_core_attention", 0.35},
+    // cuBLASLt on whole problems, until measured: what vendor GEMMs are
+    // commonly seen to reach of the peak their arithmetic runs on.
+    {"cublaslt_half", 0.7},
+    {"cublaslt_tf32", 0.6},
+    {"cublaslt_fp32", 0.75},
 };
 
 double DeviceProfile::efficiencyOf(llvm::StringRef templateName) const {

@@ -114,8 +114,8 @@ void *CudaDriver::allocateHost(size_t bytes, gpu::Where where) const {
 
 void CudaDriver::freeHost(void *address) const noexcept { api_->memFreeHost(address); }
 
-std::unique_ptr<gpu::KernelSet> CudaDriver::loadKernels(const Plan &plan) const {
-  return std::make_unique<KernelModules>(*this, plan);
+std::unique_ptr<gpu::KernelSet> CudaDriver::loadKernels(const Plan &plan, const DeviceOptions &options) const {
+  return std::make_unique<KernelModules>(*this, plan, options.cublasLt);
 }
 
 gpu::Stream CudaDriver::createStream(gpu::Where where) const {

@@ -51,7 +51,7 @@ public:
   void free(gpu::DevicePtr address) const noexcept override;
   void *allocateHost(size_t bytes, gpu::Where where) const override;
   void freeHost(void *address) const noexcept override;
-  std::unique_ptr<gpu::KernelSet> loadKernels(const Plan &plan) const override;
+  std::unique_ptr<gpu::KernelSet> loadKernels(const Plan &plan, const DeviceOptions &options) const override;
 
   gpu::Stream createStream(gpu::Where where) const override;
   void destroyStream(gpu::Stream stream) const noexcept override;

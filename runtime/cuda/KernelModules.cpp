@@ -85,8 +85,8 @@ bool cubinMatchesDevice(const std::string &arch, int computeCapability) {
          std::isalpha(static_cast<unsigned char>(arch.back()));
 }
 
-KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan)
-    : driver_(driver), functions_(plan.kernels().size()) {
+KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan, const std::string &cublasLt)
+    : driver_(driver), plan_(plan), functions_(plan.kernels().size()) {
   const DriverApi &cu = driver_.api();
   // By (offset, size, is CUBIN) of the image in the kernel_images section.
   std::map<std::tuple<uint64_t, uint64_t, bool>, CUmodule> loaded;
@@ -99,6 +99,8 @@ KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan)
       continue;
     functions_[k].assign(kernel.variantCount(), nullptr);
     for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+      if (kernel.libraryOf(variant))
+        continue;
       const KernelImage &image = chooseImage(driver_, kernel, variant);
       checkDriverVersion(driver_, plan, kernel, variant, image);
       chosen.emplace_back(k, variant, &image);
@@ -144,10 +146,24 @@ KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan)
       cu.moduleUnload(module);
     throw;
   }
+  if (std::any_of(plan.kernels().begin(), plan.kernels().end(),
+                  [](const KernelDesc &kernel) { return kernel.hasLibraryVariant(); })) {
+    try {
+      matmuls_ = std::make_unique<CublasLtMatmuls>(driver_, plan, cublasLt);
+    } catch (const Error &error) {
+      libraryUnavailable_ = error.what();
+    }
+  }
 }
 
 void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, gpu::Stream stream,
                            gpu::Where where) const {
+  if (plan_.kernels()[step.kernel].libraryOf(step.variant)) {
+    if (!matmuls_)
+      throw Error("internal error: a library variant was launched " + where.str() + ", but " + libraryUnavailable_);
+    matmuls_->run(step, args, stream, where);
+    return;
+  }
   // cuLaunchKernel reads each parameter through a pointer to its value and
   // copies the values before returning (a captured launch keeps the copy).
   constexpr size_t kInline = 16;
@@ -176,6 +192,7 @@ void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, g
 }
 
 KernelModules::~KernelModules() {
+  matmuls_.reset();
   for (CUmodule module : modules_)
     driver_.api().moduleUnload(module);
 }

@@ -10,10 +10,12 @@
 #ifndef FUSEC_RUNTIME_CUDA_KERNELMODULES_H
 #define FUSEC_RUNTIME_CUDA_KERNELMODULES_H
 
+#include "runtime/cuda/CublasLtMatmul.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "runtime/gpu/GpuDriver.h"
 #include "runtime/plan/Plan.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,8 +29,10 @@ bool cubinMatchesDevice(const std::string &arch, int computeCapability);
 class KernelModules final : public gpu::KernelSet {
 public:
   /// Throws Error naming the kernel (with the JIT log for PTX) if an image
-  /// does not load or lacks its entry point.
-  KernelModules(const CudaDriver &driver, const Plan &plan);
+  /// does not load or lacks its entry point. When the plan has library
+  /// variants, opens cuBLASLt from `cublasLt`; if that fails, the variants
+  /// do not run here (libraryUnavailable() says why).
+  KernelModules(const CudaDriver &driver, const Plan &plan, const std::string &cublasLt);
   ~KernelModules() override;
   KernelModules(const KernelModules &) = delete;
   KernelModules &operator=(const KernelModules &) = delete;
@@ -42,9 +46,14 @@ public:
   /// How many device kernels (their own configs, not their variants) were
   /// loaded from PTX rather than CUBIN.
   size_t jitCompiled() const override { return jitCompiled_; }
+  bool runsLibraryVariants() const override { return matmuls_ != nullptr; }
+  std::string libraryUnavailable() const override { return libraryUnavailable_; }
 
 private:
   const CudaDriver &driver_;
+  const Plan &plan_;
+  std::unique_ptr<CublasLtMatmuls> matmuls_;
+  std::string libraryUnavailable_;
   std::vector<CUmodule> modules_;
   /// By kernel, then variant (none for copy and host kernels).
   std::vector<std::vector<CUfunction>> functions_;

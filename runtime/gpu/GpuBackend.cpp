@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <iostream>
 
 namespace fusec::runtime::gpu {
 
@@ -40,11 +41,13 @@ GpuBackend::GpuBackend(std::shared_ptr<const Plan> plan, std::shared_ptr<const G
                        const DeviceOptions &options)
     : plan_(std::move(plan)), driver_(std::move(driver)), options_(options), buckets_(batchBuckets(*plan_)),
       constructing_((checkPlanHasGpuImages(*plan_, driver_->name()), std::in_place), *driver_), stream_(*driver_),
-      kernels_(driver_->loadKernels(*plan_)), weights_(DeviceWeights::acquire(driver_, stream_.get(), plan_)),
+      kernels_(driver_->loadKernels(*plan_, options_)), weights_(DeviceWeights::acquire(driver_, stream_.get(), plan_)),
       layout_(layoutWorkspace(*plan_, buckets_.back(), driver_->multiprocessorCount())),
       workspace_(*driver_, layout_.bytes, workspaceName(buckets_.back())), graphs_(*driver_, stream_.get()),
       staging_(*driver_) {
   zeroSplitCounters(workspace_, layout_);
+  untuned_ = untunedVariants(*plan_, *kernels_, options_.tactics);
+  reportUnrunnableLibraries();
   if (hasVariants(*plan_))
     tuner_.emplace(*plan_, options_, driver_->performanceIdentity());
   if (options_.useGraphs && options_.prebuildGraphs)
@@ -83,7 +86,7 @@ GpuBackend::Prepared GpuBackend::prepare(int64_t batch) {
       zeroSplitCounters(overflow_, overflowLayout_);
     }
     if (!overflowSchedule_ || !(overflowSchedule_->mode == mode))
-      overflowSchedule_ = buildSchedule(*plan_, overflowLayout_, mode);
+      overflowSchedule_ = buildSchedule(*plan_, overflowLayout_, mode, untuned_);
     return Prepared{&*overflowSchedule_, DeviceRegions{weights_->address(), overflow_.address()}, nullptr};
   }
 
@@ -112,9 +115,8 @@ void GpuBackend::zeroSplitCounters(const DeviceBuffer &workspace, const Workspac
 }
 
 const VariantChoice &GpuBackend::variantsAt(const RunMode &mode, const DeviceRegions &regions) {
-  static const VariantChoice kCompilersChoice;
   if (!tuner_)
-    return kCompilersChoice;
+    return untuned_;
   auto found = variants_.find(mode.runBatch);
   if (found == variants_.end())
     found = variants_
@@ -122,6 +124,21 @@ const VariantChoice &GpuBackend::variantsAt(const RunMode &mode, const DeviceReg
                                                        [this] { return gateHolds(); }))
                 .first;
   return found->second;
+}
+
+void GpuBackend::reportUnrunnableLibraries() const {
+  const std::string reason = kernels_->libraryUnavailable();
+  if (reason.empty() || options_.tactics == Tactics::Generated)
+    return;
+  size_t fallbacks = 0;
+  for (const KernelDesc &kernel : plan_->kernels())
+    fallbacks += kernel.libraryOf(kernel.defaultVariant) != nullptr ||
+                 (options_.tactics == Tactics::Library && kernel.hasLibraryVariant());
+  // One line: the plan still runs, on the compiled variants.
+  if (fallbacks > 0)
+    std::cerr << "fusec: " << reason << "; " << fallbacks << " kernel" << (fallbacks == 1 ? "" : "s")
+              << " whose library variant would run use" << (fallbacks == 1 ? "s its" : " their")
+              << " generated variant instead\n";
 }
 
 bool GpuBackend::gateHolds() {

@@ -97,6 +97,9 @@ private:
   /// Whether the stream gate of timeDeviceSteps and the tuner holds the
   /// stream (DeviceOptions::timingGate; Auto probes the driver once).
   bool gateHolds();
+  /// One line on stderr when library variants the plan or the tactics
+  /// would run cannot run here (their library did not load).
+  void reportUnrunnableLibraries() const;
   /// Milliseconds per iteration of every device step launched on its own.
   std::vector<double> timeDeviceSteps(const Prepared &prepared, int iterations);
   void synchronize(const std::string &where) const { driver_->synchronize(stream_.get(), where); }
@@ -118,6 +121,8 @@ private:
   GraphCache graphs_;
   /// Chooses kernel variants; only for plans that have some.
   std::optional<VariantTuner> tuner_;
+  /// Each kernel's variant unless tuned or cached (untunedVariants).
+  VariantChoice untuned_;
   std::optional<bool> gateHolds_;
   /// The variants chosen per run batch.
   std::map<int64_t, VariantChoice> variants_;

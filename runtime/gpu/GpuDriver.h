@@ -22,6 +22,7 @@
 #ifndef FUSEC_RUNTIME_GPU_GPUDRIVER_H
 #define FUSEC_RUNTIME_GPU_GPUDRIVER_H
 
+#include "runtime/Device.h"
 #include "runtime/Error.h"
 #include "runtime/Schedule.h"
 #include "runtime/gpu/Where.h"
@@ -64,6 +65,12 @@ public:
   /// How many kernels the driver compiled from a portable image (PTX) at
   /// load time, rather than loading a binary built for the device.
   virtual size_t jitCompiled() const { return 0; }
+  /// Whether launch() runs library variants (KernelDesc::libraryOf): the
+  /// plan has some and their library was loaded with the kernels.
+  virtual bool runsLibraryVariants() const { return false; }
+  /// Why the plan's library variants cannot run here ("" if they can, or
+  /// the plan has none): "cannot load cuBLASLt 'libcublasLt.so.13': ...".
+  virtual std::string libraryUnavailable() const { return ""; }
 };
 
 class GpuDriver {
@@ -98,8 +105,11 @@ public:
   virtual void freeHost(void *address) const noexcept = 0;
 
   /// Loads every device kernel of `plan` (whose lifetime must exceed the
-  /// result's). Throws Error naming the kernel if an image does not load.
-  virtual std::unique_ptr<KernelSet> loadKernels(const Plan &plan) const = 0;
+  /// result's), and the vendor libraries its library variants call, from
+  /// where `options` says. Throws Error naming the kernel if an image does
+  /// not load; a library that does not load leaves its variants unrunnable
+  /// (KernelSet::libraryUnavailable), since every kernel has a compiled form.
+  virtual std::unique_ptr<KernelSet> loadKernels(const Plan &plan, const DeviceOptions &options) const = 0;
 
   // Streams, and the work enqueued on them.
   virtual Stream createStream(Where where) const = 0;

@@ -39,18 +39,53 @@ bool hasVariants(const Plan &plan) {
                      [](const KernelDesc &kernel) { return kernel.launch && kernel.variantCount() > 1; });
 }
 
-VariantTuner::VariantTuner(const Plan &plan, const DeviceOptions &options, std::string performanceIdentity)
-    : plan_(plan), tune_(options.tune), identity_(std::move(performanceIdentity)), cache_(openCache(options)) {}
+std::vector<size_t> variantCandidates(const KernelDesc &kernel, const KernelSet &kernels, Tactics tactics) {
+  std::vector<size_t> compiled, library;
+  for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+    if (!kernel.libraryOf(variant))
+      compiled.push_back(variant);
+    else if (kernels.runsLibraryVariants())
+      library.push_back(variant);
+  }
+  switch (tactics) {
+  case Tactics::Generated:
+    return compiled;
+  case Tactics::Library:
+    return library.empty() ? compiled : library;
+  case Tactics::All:
+    break;
+  }
+  compiled.insert(compiled.end(), library.begin(), library.end());
+  return compiled;
+}
 
-std::vector<double> VariantTuner::timeVariants(const LaunchStep &step, const RunMode &mode,
-                                               const DeviceRegions &regions, const StreamTarget &target,
-                                               bool gateHolds) const {
+VariantChoice untunedVariants(const Plan &plan, const KernelSet &kernels, Tactics tactics) {
+  VariantChoice choice(plan.kernels().size(), 0);
+  for (size_t k = 0; k < plan.kernels().size(); ++k) {
+    const KernelDesc &kernel = plan.kernels()[k];
+    if (!kernel.launch)
+      continue;
+    const std::vector<size_t> candidates = variantCandidates(kernel, kernels, tactics);
+    choice[k] = std::find(candidates.begin(), candidates.end(), kernel.defaultVariant) != candidates.end()
+                    ? kernel.defaultVariant
+                    : candidates.front();
+  }
+  return choice;
+}
+
+VariantTuner::VariantTuner(const Plan &plan, const DeviceOptions &options, std::string performanceIdentity)
+    : plan_(plan), tune_(options.tune), tactics_(options.tactics), identity_(std::move(performanceIdentity)),
+      cache_(openCache(options)) {}
+
+std::vector<double> VariantTuner::timeVariants(const LaunchStep &step, const std::vector<size_t> &candidates,
+                                               const RunMode &mode, const DeviceRegions &regions,
+                                               const StreamTarget &target, bool gateHolds) const {
   const KernelDesc &kernel = plan_.kernels()[step.kernel];
   OwnedEvent start(target.driver), end(target.driver);
   StreamGate gate(target.driver, target.stream, gateHolds);
   std::vector<double> best(kernel.variantCount(), std::numeric_limits<double>::infinity());
   for (int round = 0; round < kRounds; ++round) {
-    for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+    for (size_t variant : candidates) {
       LaunchStep launch = step;
       selectVariant(plan_, launch, variant, target.driver.multiprocessorCount());
       gate.close();
@@ -74,14 +109,20 @@ std::vector<double> VariantTuner::timeVariants(const LaunchStep &step, const Run
 
 VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions &regions, const StreamTarget &target,
                                    const std::function<bool()> &gateHolds) {
-  VariantChoice choice(plan_.kernels().size(), 0);
+  VariantChoice choice = untunedVariants(plan_, target.kernels, tactics_);
   bool timed = false;
   for (const Segment &segment : schedule.segments) {
     for (const DeviceStep &deviceStep : segment.steps) {
       const auto *step = std::get_if<LaunchStep>(&deviceStep);
-      if (!step || plan_.kernels()[step->kernel].variantCount() < 2)
+      if (!step)
         continue;
       const KernelDesc &kernel = plan_.kernels()[step->kernel];
+      const std::vector<size_t> candidates = variantCandidates(kernel, target.kernels, tactics_);
+      if (candidates.size() < 2)
+        continue;
+      auto isCandidate = [&](size_t variant) {
+        return std::find(candidates.begin(), candidates.end(), variant) != candidates.end();
+      };
       KernelTuning record;
       record.kernel = kernel.name;
       record.batch = schedule.mode.runBatch;
@@ -92,12 +133,12 @@ VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions
       const std::string planKey = plan_.dims().empty() ? plan_.manifest().sourceHash
                                                        : plan_.manifest().sourceHash + " " + formatDims(plan_.dims());
       const TuningKey key{identity_, planKey, kernel.name, record.batch, record.configs};
-      if (std::optional<size_t> cached = cache_.lookup(key)) {
+      if (std::optional<size_t> cached = cache_.lookup(key); cached && isCandidate(*cached)) {
         record.chosen = *cached;
         record.fromCache = true;
       } else if (tune_) {
-        record.milliseconds = timeVariants(*step, schedule.mode, regions, target, gateHolds());
-        // The first of equally fast variants: the compiler's choice wins ties.
+        record.milliseconds = timeVariants(*step, candidates, schedule.mode, regions, target, gateHolds());
+        // The first of equally fast variants: compiled variants win ties.
         record.chosen = size_t(std::min_element(record.milliseconds.begin(), record.milliseconds.end()) -
                                record.milliseconds.begin());
         cache_.store(key, TuningEntry{record.milliseconds, record.configs[record.chosen]});

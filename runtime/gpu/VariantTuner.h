@@ -31,6 +31,16 @@ namespace fusec::runtime::gpu {
 /// Whether any kernel of `plan` has more than one variant.
 bool hasVariants(const Plan &plan);
 
+/// The variants of `kernel` a session may run, in order: those `kernels`
+/// runs (library variants need their library) that `tactics` allows. Never
+/// empty: a kernel's compiled variant 0 always runs, and Tactics::Library
+/// keeps the compiled variants of a kernel without a runnable library one.
+std::vector<size_t> variantCandidates(const KernelDesc &kernel, const KernelSet &kernels, Tactics tactics);
+
+/// Each kernel's variant when none is timed or cached: the plan's default
+/// (KernelDesc::defaultVariant) if it is a candidate, else the first.
+VariantChoice untunedVariants(const Plan &plan, const KernelSet &kernels, Tactics tactics);
+
 class VariantTuner {
 public:
   /// Reads the cache `options` name (DeviceOptions::tuningCache) for a
@@ -39,10 +49,11 @@ public:
   VariantTuner(const Plan &plan, const DeviceOptions &options, std::string performanceIdentity);
 
   /// The variant each kernel of `schedule` (built with every kernel's
-  /// variant 0, at one run batch, on `regions`) runs at that batch: the
-  /// cache's choice, else, when tuning, the fastest as timed on `target`
-  /// (the cache is then saved), else variant 0. Throws Error if a launch
-  /// fails or the cache cannot be written.
+  /// variant 0, at one run batch, on `regions`) runs at that batch, among
+  /// its candidates (variantCandidates): the cache's choice, else, when
+  /// tuning, the fastest as timed on `target` (the cache is then saved),
+  /// else the untuned one. Throws Error if a launch fails or the cache
+  /// cannot be written.
   /// `gateHolds` says, when asked, whether the stream gate holds the
   /// stream while the launches are enqueued (GpuBackend's timingGate).
   VariantChoice choose(const Schedule &schedule, const DeviceRegions &regions, const StreamTarget &target,
@@ -52,12 +63,14 @@ public:
   const std::vector<KernelTuning> &records() const { return records_; }
 
 private:
-  /// Milliseconds per launch of each variant of `step`'s kernel.
-  std::vector<double> timeVariants(const LaunchStep &step, const RunMode &mode, const DeviceRegions &regions,
-                                   const StreamTarget &target, bool gateHolds) const;
+  /// Milliseconds per launch of each variant of `step`'s kernel among
+  /// `candidates` (infinity for the others).
+  std::vector<double> timeVariants(const LaunchStep &step, const std::vector<size_t> &candidates, const RunMode &mode,
+                                   const DeviceRegions &regions, const StreamTarget &target, bool gateHolds) const;
 
   const Plan &plan_;
   bool tune_;
+  Tactics tactics_;
   std::string identity_;
   TuningCache cache_;
   std::vector<KernelTuning> records_;

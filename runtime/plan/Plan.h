@@ -16,6 +16,7 @@
 
 #include "runtime/support/BatchLinear.h"
 #include "runtime/support/ByteRange.h"
+#include "runtime/support/LibraryMatmul.h"
 
 #include <nlohmann/json.hpp>
 
@@ -119,15 +120,28 @@ struct KernelImage {
   ImageRange range;
 };
 
-/// Another compiled form of a device kernel's code: the same computation
-/// instantiated with another config (tile), launched its own way. The
-/// runtime may time the variants and run the fastest (fuserun --tune).
+/// A kernel's computation as a call into a vendor library (format 5.2
+/// `library_variants`): the library's name (LibraryMatmul's
+/// kCublasLtLibrary) and what to compute.
+struct LibraryCall {
+  std::string library;
+  LibraryMatmul matmul;
+};
+
+/// Another form of a device kernel: the same computation instantiated with
+/// another config (tile) and launched its own way, or run by a vendor
+/// library. The runtime may time the variants and run the fastest
+/// (fuserun --tune).
 struct KernelVariant {
-  /// The #fuse.config it instantiates, as fusec printed it.
+  /// The #fuse.config it instantiates, as fusec printed it; a library
+  /// variant's is the library's name.
   std::string config;
+  /// A compiled variant's launch and images (at most one per (format,
+  /// target)); a library variant has neither.
   LaunchDesc launch;
-  /// At most one per (format, target).
   std::vector<KernelImage> images;
+  /// Set for a library variant.
+  std::optional<LibraryCall> library;
 };
 
 /// One launch. Values [0, inputs.size()) are the kernel inputs in order; the
@@ -149,9 +163,16 @@ struct KernelDesc {
   std::vector<KernelImage> images;
   /// The #fuse.config of `launch` and `images` ("" if none was recorded).
   std::string config;
-  /// Other compiled forms: variant i (1-based) is variants[i - 1]; variant 0
-  /// is `config`, `launch` and `images`, the compiler's choice.
+  /// Other forms: variant i (1-based) is variants[i - 1]; variant 0 is
+  /// `config`, `launch` and `images`. The compiled variants come first, then
+  /// the library variants (format 5.2).
   std::vector<KernelVariant> variants;
+  /// The variant a session runs unless tuning or the caller chooses another
+  /// (format 5.2 `default_variant`; 0 in older plans): the compiler's choice.
+  size_t defaultVariant = 0;
+  /// Why a conv/GEMM kernel has no library variant (format 5.2
+  /// `no_library_variant`; "" if it has one or the compiler did not say).
+  std::string noLibraryVariant;
 
   /// 1 + variants.size().
   size_t variantCount() const { return 1 + variants.size(); }
@@ -161,6 +182,17 @@ struct KernelDesc {
     return variant == 0 ? images : variants[variant - 1].images;
   }
   const std::string &configOf(size_t variant) const { return variant == 0 ? config : variants[variant - 1].config; }
+
+  /// Variant `variant`'s library call, or nullptr for a compiled variant.
+  const LibraryCall *libraryOf(size_t variant) const {
+    return variant == 0 || !variants[variant - 1].library ? nullptr : &*variants[variant - 1].library;
+  }
+  bool hasLibraryVariant() const {
+    for (const KernelVariant &variant : variants)
+      if (variant.library)
+        return true;
+    return false;
+  }
 
   bool isHostStep() const { return kind == plan::kHostKernelKind; }
   /// Variant `variant`'s first image of `format` (of `target` unless

@@ -30,8 +30,10 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 5.1
-/// added shape variants (`dims`, `shape_variants`), which a 5.0 reader
+/// A reader accepts any minor version of 2.x to its own major version: 5.2
+/// added library variants (a kernel's `library_variants`, `default_variant`
+/// and `no_library_variant`), which a 5.1 reader ignores, running every
+/// kernel's compiled variant 0; 5.1 added shape variants (`dims`, `shape_variants`), which a 5.0 reader
 /// ignores, running the plan at its first variant's sizes; 5.0 added scalar
 /// kernel arguments (a launch's `arguments`, one more
 /// parameter after the batch) and 4.0 split-K launches, whose kernels take
@@ -41,7 +43,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
 inline constexpr uint32_t kMajorVersion = 5;
-inline constexpr uint32_t kMinorVersion = 1;
+inline constexpr uint32_t kMinorVersion = 2;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;

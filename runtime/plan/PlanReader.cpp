@@ -3,6 +3,7 @@
 #include "runtime/plan/PlanReader.h"
 
 #include "runtime/plan/JsonFieldReader.h"
+#include "runtime/plan/LibraryCallJson.h"
 
 namespace fusec::runtime {
 
@@ -180,6 +181,19 @@ KernelDesc readKernel(const JsonFieldReader &kernel, bool legacyImage) {
   if (!legacyImage && kernel.has("variants"))
     for (size_t i = 0; i < kernel.getArray("variants").size(); ++i)
       desc.variants.push_back(readVariant(kernel.element("variants", i)));
+  // 5.2: library variants follow the compiled ones; their config is the
+  // library's name.
+  if (!legacyImage && kernel.has("library_variants"))
+    for (size_t i = 0; i < kernel.getArray("library_variants").size(); ++i) {
+      KernelVariant variant;
+      variant.library = readLibraryCall(kernel.element("library_variants", i));
+      variant.config = variant.library->library;
+      desc.variants.push_back(std::move(variant));
+    }
+  if (kernel.has("default_variant"))
+    desc.defaultVariant = static_cast<size_t>(kernel.getUnsigned("default_variant"));
+  if (kernel.has("no_library_variant"))
+    desc.noLibraryVariant = kernel.getString("no_library_variant");
   return desc;
 }
 

@@ -3,6 +3,7 @@
 #include "runtime/plan/PlanVerifier.h"
 
 #include "runtime/Error.h"
+#include "runtime/plan/LibraryCallVerifier.h"
 #include "runtime/plan/OpAttributeVerifier.h"
 #include "runtime/plan/OpTypeVerifier.h"
 #include "runtime/support/CheckedMath.h"
@@ -343,16 +344,24 @@ private:
         fail(where + " has 'variants' but no 'launch' and 'images' of its own");
       return;
     }
+    if (kernel.defaultVariant >= kernel.variantCount())
+      fail(where + " has 'default_variant' " + std::to_string(kernel.defaultVariant) + ", but " +
+           std::to_string(kernel.variantCount()) + " variants");
     for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
       const std::string what = variant == 0 ? where : where + " variant " + std::to_string(variant);
-      if (variant > 0 && kernel.imagesOf(variant).empty())
-        fail(what + " has no 'images'");
-      if (variant > 0 && kernel.configOf(variant).empty())
-        fail(what + " needs a non-empty 'config'");
       for (size_t other = 0; other < variant; ++other)
         if (!kernel.configOf(other).empty() && kernel.configOf(other) == kernel.configOf(variant))
           fail(what + " repeats the config of " + (other == 0 ? "the kernel" : "variant " + std::to_string(other)) +
                ": " + kernel.configOf(variant));
+      if (const LibraryCall *call = kernel.libraryOf(variant)) {
+        if (std::string problem = checkLibraryCall(manifest_, kernel, *call, largestBucket()); !problem.empty())
+          fail(what + " (library variant) " + problem);
+        continue;
+      }
+      if (variant > 0 && kernel.imagesOf(variant).empty())
+        fail(what + " has no 'images'");
+      if (variant > 0 && kernel.configOf(variant).empty())
+        fail(what + " needs a non-empty 'config'");
       verifyLaunch(kernel.launchOf(variant), what);
       for (size_t i = 0; i < kernel.imagesOf(variant).size(); ++i)
         verifyImage(kernel.imagesOf(variant), i, what);

@@ -77,6 +77,13 @@ cl::opt<int64_t> kernelVariants("kernel-variants", cl::init(1), cl::value_desc("
                                          "included, for `fuserun --tune` to time (each costs about as much NVRTC "
                                          "time as the kernel); 1: the chosen one only"),
                                 cl::cat(fusecCategory));
+cl::opt<std::string> tactics("tactics", cl::init("generated,library"),
+                             cl::value_desc("generated,library|generated|library"),
+                             cl::desc("Forms of conv/GEMM kernels the plan carries: a vendor-library (cuBLASLt) "
+                                      "variant beside each generated kernel a library can compute, the cost model "
+                                      "choosing the default (generated,library); generated kernels only; or the "
+                                      "library variant as default wherever there is one (library)"),
+                             cl::cat(fusecCategory));
 cl::opt<std::string> layout("layout", cl::init("nchw"), cl::value_desc("nchw|nhwc"),
                             cl::desc("Image layout between convolutions and pools: nchw (as the model gives it) or "
                                      "nhwc (channels-last: implicit-GEMM convs copy 16-byte vectors of channels; the "
@@ -146,6 +153,7 @@ int main(int argc, char **argv) {
   options.fusion.costModel = costModel;
   options.fusion.costBatch = costBatch;
   options.fusion.kernelVariants = kernelVariants;
+  options.fusion.tactics = tactics;
   options.fusion.layout = layout;
   options.fusion.precision = precision;
   options.fusion.ioPrecision = ioPrecision == "fp32" ? "" : ioPrecision.getValue();

@@ -69,6 +69,15 @@ options (each valued option accepts --flag=value and --flag value):
   --prebuild-graphs       CUDA: capture every bucket's graphs at load instead of
                           on each bucket's first run
   --cuda-driver=LIB       the CUDA driver library to dlopen (default libcuda.so.1)
+  --cublaslt=LIB          the cuBLASLt library library variants call (default
+                          libcublasLt.so.13; if it does not load, those
+                          kernels run their generated variants)
+  --tactics=all|generated|library
+                          CUDA: which forms of conv/GEMM kernels may run: every
+                          variant the plan carries (all, default: the plan's
+                          default unless --tune times them), the generated
+                          kernels only, or the library variant wherever a
+                          kernel has one
   --tune                  CUDA: time every compiled variant of each conv/GEMM
                           kernel (fusec --kernel-variants=3) at the run's batch
                           bucket, run the fastest, print the choices and keep
@@ -226,6 +235,16 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
       options.deviceOptions.tuningCache = value();
       if (options.deviceOptions.tuningCache.empty())
         throw UsageError("option '--tuning-cache' needs a file, or 'none'");
+    } else if (flag == "--cublaslt") {
+      options.deviceOptions.cublasLt = value();
+      if (options.deviceOptions.cublasLt.empty())
+        throw UsageError("option '--cublaslt' needs a library");
+    } else if (flag == "--tactics") {
+      const std::string tactics = value();
+      std::optional<runtime::Tactics> parsed = runtime::parseTactics(tactics);
+      if (!parsed)
+        throw UsageError("option '--tactics' expects all, generated or library, got '" + tactics + "'");
+      options.deviceOptions.tactics = *parsed;
     } else if (flag == "--cuda-driver") {
       options.deviceOptions.cudaDriver = value();
       if (options.deviceOptions.cudaDriver.empty())

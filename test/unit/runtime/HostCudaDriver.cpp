@@ -27,13 +27,18 @@
 //    host-memory wait misbehave (refused, never released, not held).
 //  - capture records a stream's operations into a graph (kernel arguments
 //    copied at capture, as CUDA does); cuGraphLaunch enqueues them.
-//  - modules: PTX images only; their `.entry` names are the functions.
+//  - modules: PTX images, whose `.entry` names are the functions, and
+//    CUBINs, which have every function asked for (none of them runs).
 //    Kernels are run by host implementations of the known entry points
 //    (fusec_test_mul and fusec_test_add of the test plans, TestSupport.cpp)
 //    over the launch's whole grid; an unknown entry point fails to launch.
 //  - one device, "fusec host CUDA double", compute capability 9.0; the
 //    driver version is the record's (13000 unless a test sets it); any
 //    context may be made current, but work needs the primary one.
+//
+// The library also exports cuBLASLt's entry points (HostCublasLt.cpp): its
+// matmuls are operations on these streams, over this memory, and share this
+// file's lock (host_cuda:: in HostCudaDriver.h).
 //
 //===----------------------------------------------------------------------===//
 #include "HostCudaDriver.h"
@@ -179,6 +184,8 @@ struct Function {
 
 struct Module {
   std::map<std::string, std::unique_ptr<Function>> functions;
+  /// Loaded from a CUBIN: functions are made when asked for.
+  bool binary = false;
 };
 
 /// A queued operation: returns a result; a held wait returns kNotReady and
@@ -224,8 +231,19 @@ HostCudaWait waitFromEnvironment() {
                                : HostCudaWait::Works;
 }
 
+HostCublasLtFailure cublasLtFailureFromEnvironment() {
+  const char *mode = std::getenv("FUSEC_HOST_CUBLASLT_FAILURE");
+  const std::string name = mode ? mode : "";
+  return name == "no-algorithm"   ? HostCublasLtFailure::NoAlgorithm
+         : name == "matmul-fails" ? HostCublasLtFailure::MatmulFails
+                                  : HostCublasLtFailure::None;
+}
+
 struct State {
-  State() { record.wait = waitFromEnvironment(); }
+  State() {
+    record.wait = waitFromEnvironment();
+    record.cublasLtFailure = cublasLtFailureFromEnvironment();
+  }
   std::mutex mutex;
   HostCudaState record;
   bool initialized = false;
@@ -329,6 +347,14 @@ CUresult copy(State &s, uintptr_t destination, uintptr_t source, uint64_t bytes,
 
 } // namespace
 
+std::unique_lock<std::mutex> host_cuda::lock() { return std::unique_lock<std::mutex>(state().mutex); }
+
+bool host_cuda::inside(uintptr_t address, uint64_t bytes) { return ::inside(state(), address, bytes); }
+
+int host_cuda::enqueue(void *stream, std::function<int()> run) {
+  return ::enqueue(state(), stream, Operation{std::move(run)});
+}
+
 #define FUSEC_LOCK                                                                                                     \
   State &s = state();                                                                                                  \
   std::lock_guard<std::mutex> lock(s.mutex)
@@ -419,10 +445,23 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned, int *
   FUSEC_LOCK;
   if (currentContext != kPrimaryContext)
     return kInvalidContext;
+  auto loaded = std::make_unique<Module>();
+  if (std::memcmp(image,
+                  "\x7f"
+                  "ELF",
+                  4) == 0) {
+    // A CUBIN: its functions are whatever the runtime asks for, and none
+    // runs (no host model has a compiled kernel's name). Plans whose
+    // kernels run as library calls load their compiled forms all the same.
+    loaded->binary = true;
+    *module = handleOf<CUmodule>(loaded.get());
+    s.modules.insert(std::move(loaded));
+    ++s.record.modulesLoaded;
+    return kSuccess;
+  }
   const std::string text(static_cast<const char *>(image));
   if (text.find(".version") == std::string::npos)
-    return kInvalidImage; // not PTX: this double runs no CUBIN
-  auto loaded = std::make_unique<Module>();
+    return kInvalidImage; // neither PTX nor a CUBIN
   for (size_t at = text.find(".entry "); at != std::string::npos; at = text.find(".entry ", at + 1)) {
     const size_t begin = at + 7, end = text.find('(', begin);
     std::string name = text.substr(begin, end - begin);
@@ -453,6 +492,8 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *
   if (!found)
     return kInvalidHandle;
   auto it = found->functions.find(name);
+  if (it == found->functions.end() && found->binary)
+    it = found->functions.emplace(name, std::make_unique<Function>(Function{name})).first;
   if (it == found->functions.end())
     return kNotFound;
   *function = handleOf<CUfunction>(it->second.get());

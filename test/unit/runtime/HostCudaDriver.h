@@ -2,16 +2,21 @@
 //
 // HostCudaDriver.cpp builds a shared library that the CUDA backend loads
 // through DeviceOptions::cudaDriver like libcuda.so.1, and that runs what it
-// is given on the host (see that file for what it models). Besides running
-// the work, it records what the driver-path tests check; a test reads the
-// record through hostCudaState() (looked up with dlsym in the library the
-// backend loaded, so both see one record).
+// is given on the host (see that file for what it models). The same library
+// carries a cuBLASLt double (HostCublasLt.cpp), so a test names that one file
+// as both the driver and the cuBLASLt library, and the library's matmuls run
+// on the driver double's streams and memory. Besides running the work, it
+// records what the driver-path tests check; a test reads the record through
+// hostCudaState() (looked up with dlsym in the library the backend loaded,
+// so both see one record).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_TEST_UNIT_RUNTIME_HOSTCUDADRIVER_H
 #define FUSEC_TEST_UNIT_RUNTIME_HOSTCUDADRIVER_H
 
 #include <cstdint>
+#include <functional>
+#include <mutex>
 
 /// How the double's cuStreamWaitValue32 behaves, so that tests see what the
 /// runtime does where the host-memory wait misbehaves: as documented;
@@ -19,6 +24,13 @@
 /// operations); accepted but never released (the device never sees the
 /// flag written); or accepted and not held (the stream runs on at once).
 enum class HostCudaWait : int { Works, Unsupported, NeverReleased, NotHeld };
+
+/// How the cuBLASLt double fails, so that tests see what the runtime does
+/// where the library cannot run a matmul: not at all; the heuristic finds no
+/// algorithm (CUBLAS_STATUS_NOT_SUPPORTED, no results, as the real library
+/// answers a problem it has no kernel for); or cublasLtMatmul returns
+/// CUBLAS_STATUS_EXECUTION_FAILED (a launch that failed) and queues nothing.
+enum class HostCublasLtFailure : int { None, NoAlgorithm, MatmulFails };
 
 struct HostCudaState {
   /// What cuDriverGetVersion reports.
@@ -51,6 +63,27 @@ struct HostCudaState {
   /// The library starts with the behaviour $FUSEC_HOST_CUDA_WAIT names
   /// ("unsupported", "never", "not-held"; fuserun tests use it), else Works.
   HostCudaWait wait = HostCudaWait::Works;
+
+  /// The cuBLASLt double. What cublasLtGetVersion reports.
+  int cublasLtVersion = 130100;
+  /// Handles, and descriptors (matmul descriptors, matrix layouts and
+  /// preferences), alive now: set from the double's own tables at every
+  /// create and destroy, so they are right again after a test resets the
+  /// record, and 0 once every object is destroyed (a leak shows).
+  int cublasLtHandlesLive = 0;
+  int cublasLtDescriptorsLive = 0;
+  /// cublasLtMatmulAlgoGetHeuristic calls; cublasLtMatmul calls that queued
+  /// (or captured) a matmul; matmuls that ran on a stream (a graph replays
+  /// its captured ones).
+  int cublasLtHeuristicQueries = 0;
+  int cublasLtMatmuls = 0;
+  int cublasLtMatmulsRun = 0;
+  /// Why the double last refused a cuBLASLt call (a string literal), for a
+  /// test's failure message; null until it refuses one.
+  const char *cublasLtLastRefusal = nullptr;
+  /// The library starts with the failure $FUSEC_HOST_CUBLASLT_FAILURE names
+  /// ("no-algorithm", "matmul-fails"), else None.
+  HostCublasLtFailure cublasLtFailure = HostCublasLtFailure::None;
 };
 
 /// The record, shared by every user of the library in the process; a test
@@ -59,5 +92,24 @@ extern "C" HostCudaState *hostCudaState();
 
 /// The handle of the double's primary context.
 inline void *const kHostCudaPrimaryContext = reinterpret_cast<void *>(uintptr_t(0xC0DE0));
+
+/// Between the library's two halves: HostCublasLt.cpp queues its matmuls
+/// through the driver double's streams. Hidden: not exported, not for tests.
+namespace host_cuda {
+#define FUSEC_HOST_CUDA_INTERNAL __attribute__((visibility("hidden")))
+/// The one lock over the whole library (its record, memory, streams, and the
+/// cuBLASLt objects). Queued operations run with it held.
+FUSEC_HOST_CUDA_INTERNAL std::unique_lock<std::mutex> lock();
+/// With the lock held: whether [address, address + bytes) lies inside one
+/// live allocation (device or mapped host memory).
+FUSEC_HOST_CUDA_INTERNAL bool inside(uintptr_t address, uint64_t bytes);
+/// With the lock held: queues `run` on `stream` as a kernel launch is queued
+/// (recorded instead while the stream captures; a graph launch queues it
+/// again). `run` returns a CUresult, runs with the lock held, and its
+/// failure is reported by the stream's next synchronize. Returns the
+/// CUresult of queueing (CUDA_ERROR_INVALID_HANDLE for an unknown stream).
+FUSEC_HOST_CUDA_INTERNAL int enqueue(void *stream, std::function<int()> run);
+#undef FUSEC_HOST_CUDA_INTERNAL
+} // namespace host_cuda
 
 #endif // FUSEC_TEST_UNIT_RUNTIME_HOSTCUDADRIVER_H

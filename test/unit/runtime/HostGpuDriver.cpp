@@ -113,7 +113,7 @@ public:
       std::free(address);
   }
 
-  std::unique_ptr<gpu::KernelSet> loadKernels(const Plan &plan) const override;
+  std::unique_ptr<gpu::KernelSet> loadKernels(const Plan &plan, const DeviceOptions &options) const override;
 
   gpu::Stream createStream(Where where) const override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -504,7 +504,7 @@ private:
   const Plan &plan_;
 };
 
-std::unique_ptr<gpu::KernelSet> HostGpuDriver::loadKernels(const Plan &plan) const {
+std::unique_ptr<gpu::KernelSet> HostGpuDriver::loadKernels(const Plan &plan, const DeviceOptions &) const {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   requireEntered("loadKernels", "while loading the plan's kernels");
   return std::make_unique<HostKernels>(*this, plan);

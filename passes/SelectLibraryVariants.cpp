@@ -1,0 +1,77 @@
+//===- SelectLibraryVariants.cpp - Library variants of conv/GEMM kernels --===//
+#include "passes/Passes.h"
+
+#include "ir/ElementTypes.h"
+#include "ir/FuseOps.h"
+#include "ir/LibraryMatmul.h"
+#include "ir/OpClassification.h"
+#include "passes/cost/CostModel.h"
+
+namespace fusec {
+#define GEN_PASS_DEF_SELECTLIBRARYVARIANTS
+#include "passes/Passes.h.inc"
+} // namespace fusec
+
+using namespace mlir;
+using namespace fusec::fuse;
+
+namespace {
+
+bool hasConvOrGemm(SuperkernelOp kernel) {
+  for (Operation &op : kernel.getBody().front()) {
+    const OpClass opClass = classifyOp(&op);
+    if (opClass == OpClass::Conv || opClass == OpClass::Gemm)
+      return true;
+  }
+  return false;
+}
+
+struct SelectLibraryVariants : fusec::impl::SelectLibraryVariantsBase<SelectLibraryVariants> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const bool generated = tactics == "generated,library" || tactics == "library,generated" || tactics == "generated";
+    const bool library = tactics != "generated";
+    if (!generated && tactics != "library") {
+      getOperation().emitError() << "unknown tactics '" << tactics
+                                 << "' (expected generated,library, generated or library)";
+      return signalPassFailure();
+    }
+    if (!library)
+      return;
+    auto profile = fusec::loadDeviceProfile(deviceProfile);
+    if (!profile) {
+      getOperation().emitError() << llvm::toString(profile.takeError());
+      return signalPassFailure();
+    }
+    fusec::RooflineCostModel costModel(*profile, batch);
+    getOperation().walk([&](SuperkernelOp kernel) {
+      if (!hasConvOrGemm(kernel))
+        return;
+      LibraryMatmulMatch match = matchLibraryMatmul(kernel);
+      if (!match.matmul) {
+        kernel.setNoLibrary(match.reason);
+        ++numNoLibrary;
+        return;
+      }
+      kernel.setLibrary(fusec::kCublasLtLibrary);
+      ++numLibrary;
+      bool preferLibrary = !generated;
+      if (!preferLibrary) {
+        std::vector<Operation *> ops;
+        for (Operation &op : kernel.getBody().front().without_terminator())
+          ops.push_back(&op);
+        const fusec::CostEstimate compiled = costModel.estimateKernel(ops, [](Operation *) { return true; });
+        const Value a = kernel.getBody().getArgument(match.matmul->a);
+        const bool half = elementByteSize(elementTypeOf(a)) == 2;
+        preferLibrary = fusec::libraryMatmulTimeUs(compiled, *profile, match.matmul->compute, half) < compiled.timeUs;
+      }
+      if (preferLibrary) {
+        kernel.setLibraryDefault(true);
+        ++numLibraryDefault;
+      }
+    });
+  }
+};
+
+} // namespace
