@@ -66,6 +66,9 @@ LibraryMatmulMatch matchLibraryMatmul(SuperkernelOp kernel) {
   }
   if (!core)
     return refuse("no matrix product");
+  if (body.getTerminator()->getNumOperands() != 1)
+    return refuse("the kernel writes " + std::to_string(body.getTerminator()->getNumOperands()) +
+                  " values (a library call writes one)");
   Value lhs = core->getOperand(0), rhs = core->getOperand(1);
   auto lhsArg = llvm::dyn_cast<BlockArgument>(lhs), rhsArg = llvm::dyn_cast<BlockArgument>(rhs);
   if (!lhsArg || !rhsArg)

@@ -18,6 +18,11 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%models", config.fusec_models_dir))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%examples", os.path.join(config.test_source_root, "..", "..", "examples")))
+# The CPU-hosted CUDA driver double, which also carries the cuBLASLt double
+# (test/unit/runtime/HostCudaDriver.cpp, HostCublasLt.cpp).
+config.substitutions.append(
+    ("%host-cuda", os.path.join(config.fusec_binary_dir, "lib", "libfusec-host-cuda-driver.so"))
+)
 config.substitutions.append(
     ("%plugin", os.path.join(config.fusec_binary_dir, "lib", "libfusec_example_plugin.so"))
 )
