@@ -182,11 +182,12 @@ begin_phase() { # NAME SECONDS
 wants() { [[ $phases == *" $1 "* ]]; }
 
 # What the summary reports, filled in as the steps run.
-declare -A precision_of tol_of tunable # by run name
+declare -A precision_of tol_of tunable has_library # by run name
 declare -A result maxabs maxrel        # by "name|batch|mode"
 declare -A graph_ms kernels_ms plain_ms tuned_ms held
 runs=()  # "name|plan|--dim arguments" per plan and shape variant
 serve=() # serve-bench lines
+tactics_ms=() # "name generated|library: X ms per run" (phase 2)
 # Phase 2 probes the wait and sets these; without phase 2 (PHASES=3) fuserun
 # probes it itself, under its own deadline.
 gate=auto gate_note="not probed here: fuserun probes it (auto)"
@@ -245,6 +246,7 @@ print_summary() {
   echo "(checks: CUDA vs the CPU backend, |out - ref| <= tol + tol*|ref|, graph/plain launches; times: median ms of"
   echo " $iters runs at batch 1 after $warmup; kern-ms: the kernels each timed on its own, * where nothing held the stream)"
   for entry in ${serve[@]+"${serve[@]}"}; do echo "$entry"; done
+  for entry in ${tactics_ms[@]+"${tactics_ms[@]}"}; do echo "tactics: $entry"; done
   local shown=0
   for entry in "${steps[@]}"; do
     IFS='|' read -r s_phase s_name s_status _ <<<"$entry"
@@ -334,6 +336,9 @@ for plan in "${plan_files[@]}"; do
   fi
   precision=$(sed -n 's/^precision: //p' <<<"$info")
   grep -q "compiled variants" <<<"$info" && tunable[$base]=1
+  # Library variants: tuned like compiled ones, and timed all-generated
+  # against all-library in phase 2.
+  grep -q "(library variant: " <<<"$info" && tunable[$base]=1 && has_library[$base]=1
   # "shape variants (...): [seq=128] seq=256" gives "--dim seq=128" and
   # "--dim seq=256" ("a=1, b=2" gives two --dim).
   line=$(sed -n 's/^shape variants ([^)]*): //p' <<<"$info" | tr -d '[]')
@@ -439,6 +444,20 @@ if wants 2; then
       for run in "${runs[@]}"; do
         IFS='|' read -r name plan dims <<<"$run"
         time_run "$name" "$plan" "$dims" "$mode"
+      done
+    done
+    # Per plan with library variants: every kernel generated, then every
+    # kernel that has one on cuBLASLt (the floor generated kernels must beat).
+    for run in "${runs[@]}"; do
+      IFS='|' read -r name plan dims <<<"$run"
+      [[ -n ${has_library[${name%%\[*}]:-} ]] || continue
+      # shellcheck disable=SC2206 # "--dim a=1 --dim b=2" splits into its words
+      dim_args=($dims)
+      for tactics in generated library; do
+        step "2: $name batch 1 graph timing, --tactics=$tactics" "$fuserun" "$plan" ${dim_args[@]+"${dim_args[@]}"} \
+          --device=cuda --batch=1 --random-inputs=1 --iters="$iters" --warmup="$warmup" --time-kernels \
+          --timing-gate="$gate" --tactics="$tactics" &&
+          tactics_ms+=("$name $tactics: $(median_of "timing execute" "$step_output") ms per run")
       done
     done
     for bench in mlp resnet18_fp16; do
