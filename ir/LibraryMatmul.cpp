@@ -131,7 +131,10 @@ LibraryMatmulMatch matchLibraryMatmul(SuperkernelOp kernel) {
     }
   }
   for (Operation *op = core->getNextNode(); op && op != body.getTerminator(); op = op->getNextNode()) {
-    if (!chain.hasOneUse() || *chain.getUsers().begin() != op)
+    if (!chain.hasOneUse())
+      return refuse("an epilogue value feeds several ops (a GELU written out in its erf form, say), which no library "
+                    "epilogue computes");
+    if (*chain.getUsers().begin() != op)
       return refuse("'" + op->getName().stripDialect().str() + "' does not continue the product's epilogue");
     const std::string name = op->getName().stripDialect().str();
     if (auto add = llvm::dyn_cast<AddOp>(op)) {

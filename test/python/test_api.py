@@ -289,7 +289,9 @@ def test_plans_carry_kernel_variants_and_sessions_take_tuning_options(tmp_path):
             pytest.skip("this build has no NVRTC: " + str(error))
         raise
     kernels = plan.describe()["kernels"]["list"]
-    assert [len(kernel["variants"]) for kernel in kernels] == [2, 2]
+    # Two other tiles each, then the cuBLASLt call (fusec --tactics).
+    assert [kernel["variants"] for kernel in kernels][0][-1] == "cublaslt"
+    assert [len(kernel["variants"]) for kernel in kernels] == [3, 3]
     assert all(kernel["config"].startswith("#fuse.config<\"tensor_core_gemm\"") for kernel in kernels)
     session = fusec.Session(plan, device="cpu", tune=True, tuning_cache=str(tmp_path / "tuning.json"))
     outputs = session.run({"input": numpy.ones((2, 8, 32), numpy.float32)})

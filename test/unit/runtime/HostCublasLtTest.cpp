@@ -260,6 +260,13 @@ public:
     REQUIRE(lt.matmulPreferenceCreate(&preference_) == cuda::kCublasSuccess);
     REQUIRE(lt.matmulPreferenceSetAttribute(preference_, cuda::kMatmulPrefMaxWorkspaceBytes, &maxWorkspace,
                                             sizeof maxWorkspace) == cuda::kCublasSuccess);
+    // The double's allocations and the 16-bit matrices' strides promise no
+    // more than an element's alignment (cuBLASLt assumes 256 unless told).
+    const uint32_t alignment = 2;
+    for (auto attribute : {cuda::kMatmulPrefMinAlignmentABytes, cuda::kMatmulPrefMinAlignmentBBytes,
+                           cuda::kMatmulPrefMinAlignmentCBytes, cuda::kMatmulPrefMinAlignmentDBytes})
+      REQUIRE(lt.matmulPreferenceSetAttribute(preference_, attribute, &alignment, sizeof alignment) ==
+              cuda::kCublasSuccess);
     // Device memory: C is uploaded only when it is not D.
     aMemory = host.upload(encode(gemm.a.type, gemm.a.values));
     bMemory = host.upload(encode(gemm.b.type, gemm.b.values));
