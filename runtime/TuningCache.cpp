@@ -6,8 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 #include <tuple>
 
@@ -38,11 +40,22 @@ Entries readEntries(const std::string &path) {
     key.batch = item.at("batch").get<int64_t>();
     key.variants = item.at("variants").get<std::vector<std::string>>();
     TuningEntry entry;
-    entry.milliseconds = item.at("milliseconds").get<std::vector<double>>();
+    for (const nlohmann::json &time : item.at("milliseconds"))
+      entry.milliseconds.push_back(time.is_null() ? std::numeric_limits<double>::infinity() : time.get<double>());
     entry.choice = item.at("choice").get<std::string>();
     entries[std::move(key)] = std::move(entry);
   }
   return entries;
+}
+
+/// Times as JSON: a variant that was not timed (its library missing, or
+/// outside the session's tactics) has an infinite time, which JSON cannot
+/// spell: null.
+nlohmann::json timesToJson(const std::vector<double> &milliseconds) {
+  nlohmann::json times = nlohmann::json::array();
+  for (double time : milliseconds)
+    times.push_back(std::isfinite(time) ? nlohmann::json(time) : nlohmann::json(nullptr));
+  return times;
 }
 
 nlohmann::json toJson(const Entries &entries) {
@@ -53,7 +66,7 @@ nlohmann::json toJson(const Entries &entries) {
                     {"kernel", key.kernel},
                     {"batch", key.batch},
                     {"variants", key.variants},
-                    {"milliseconds", entry.milliseconds},
+                    {"milliseconds", timesToJson(entry.milliseconds)},
                     {"choice", entry.choice}});
   return {{"format", kFormat}, {"entries", std::move(list)}};
 }

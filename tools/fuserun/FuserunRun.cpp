@@ -14,6 +14,7 @@
 #include "tools/fuserun/OutputCheck.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace fusec::fuserun {
@@ -116,8 +117,15 @@ void reportTuning(std::ostream &out, std::ostream &err, const Session &session) 
       out << " (from the tuning cache)";
     } else {
       out << ", ms per launch:";
-      for (size_t i = 0; i < kernel.milliseconds.size(); ++i)
-        out << (i == kernel.chosen ? " [" : " ") << kernel.milliseconds[i] << (i == kernel.chosen ? "]" : "");
+      for (size_t i = 0; i < kernel.milliseconds.size(); ++i) {
+        out << (i == kernel.chosen ? " [" : " ");
+        // A variant outside the tactics, or whose library is missing, is not timed.
+        if (std::isfinite(kernel.milliseconds[i]))
+          out << kernel.milliseconds[i];
+        else
+          out << "-";
+        out << (i == kernel.chosen ? "]" : "");
+      }
     }
     out << "\n    " << kernel.configs[kernel.chosen] << "\n";
   }

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -269,6 +270,24 @@ TEST_CASE("the tuning cache keys choices by device, plan, kernel, batch and vari
   CHECK(merged.lookup(keyOne) == std::optional<size_t>(0));
   CHECK(merged.lookup(keyTwo) == std::optional<size_t>(1));
   CHECK(merged.lookup(key) == std::optional<size_t>(1));
+}
+
+TEST_CASE("a variant that was not timed is kept as null in the tuning cache and read back", "[runtime][tuning]") {
+  // A library variant whose library is missing, or one outside --tactics,
+  // is never timed: its time is infinite, which JSON has no number for.
+  test::TempDir dir;
+  const std::string path = dir.file("tuning.json");
+  const TuningKey key{"gpu", "hash", "k0", 4, {"a", "b", "cublaslt"}};
+  TuningCache cache(path);
+  cache.store(key, TuningEntry{{2.0, 1.0, std::numeric_limits<double>::infinity()}, "b"});
+  cache.save();
+  const std::vector<uint8_t> bytes = readFileBytes(path);
+  const json written = json::parse(bytes.begin(), bytes.end());
+  CHECK(written["entries"][0]["milliseconds"] == json::array({2.0, 1.0, nullptr}));
+  std::string warning;
+  TuningCache reread(path, &warning);
+  CHECK(warning.empty());
+  CHECK(reread.lookup(key) == std::optional<size_t>(1));
 }
 
 TEST_CASE("a tuning cache that cannot be parsed is ignored with a reason and replaced on save", "[runtime][tuning]") {
