@@ -9,7 +9,7 @@
 #include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
-#include "ir/LibraryMatmul.h"
+#include "ir/LibraryCall.h"
 #include "ir/OpClassification.h"
 
 #include "runtime/plan/LibraryCallJson.h"
@@ -289,10 +289,10 @@ void PlanBuilder::addLibraryVariant(json &entry, fuse::SuperkernelOp kernel, siz
     return;
   // The pass matched the same body; the plan verifier checks the call
   // against the buffers.
-  fuse::LibraryMatmulMatch match = fuse::matchLibraryMatmul(kernel);
-  if (!match.matmul)
+  fuse::LibraryCallMatch match = fuse::matchLibraryCall(kernel);
+  if (!match.matched())
     return;
-  runtime::LibraryCall call{kernel.getLibrary()->str(), *match.matmul};
+  runtime::LibraryCall call{match.library, match.matmul, match.conv};
   entry["library_variants"] = json::array({runtime::libraryCallToJson(call)});
   if (kernel.getLibraryDefault())
     entry["default_variant"] = 1 + compiledVariants;

@@ -51,7 +51,7 @@ LibraryMatmulMatch matchLibraryMatmul(SuperkernelOp kernel) {
   for (Operation &op : body.without_terminator()) {
     const OpClass opClass = classifyOp(&op);
     if (opClass == OpClass::Conv)
-      return refuse("convolutions have no library variant yet (cuDNN is not wired)");
+      return refuse("a convolution is not a matrix product (ir/LibraryConv.h)");
     if (opClass == OpClass::Attention)
       return refuse("attention has no library variant");
     if (opClass == OpClass::Gemm) {

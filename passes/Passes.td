@@ -226,14 +226,17 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
 def SelectLibraryVariants : Pass<"fuse-select-library-variants", "mlir::func::FuncOp"> {
   let summary = "Give conv/GEMM kernels a vendor-library variant where one can compute them";
   let description = [{
-    For each conv or gemm `fuse.superkernel`, asks ir/LibraryMatmul.h
-    whether one cuBLASLt call computes its whole body (a matrix product,
-    then bias, residual, ReLU or tanh-GELU, casts). If so, sets `library`
-    (`cublaslt`): the plan carries the call as a variant beside the
-    generated kernel, for the runtime to run or time. Otherwise sets
-    `no_library` to the reason (`fuserun --info` lists them). The cost
-    model prices both forms at `batch` on the device profile's GPU (the
-    library at its `cublaslt` efficiencies, DeviceProfile.h) and sets
+    For each conv or gemm `fuse.superkernel`, asks ir/LibraryCall.h
+    whether one library call computes its whole body: for a gemm kernel one
+    cuBLASLt call (a matrix product, then bias, residual, ReLU or
+    tanh-GELU, casts; ir/LibraryMatmul.h), for a conv kernel one cuDNN
+    graph (a 2-D convolution, then bias per channel, residual, ReLU, casts;
+    ir/LibraryConv.h). If so, sets `library` (`cublaslt` or `cudnn`): the
+    plan carries the call as a variant beside the generated kernel, for the
+    runtime to run or time. Otherwise sets `no_library` to the reason
+    (`fuserun --info` lists them). The cost model prices both forms at
+    `batch` on the device profile's GPU (the library at its `cublaslt_*` or
+    `cudnn_*` efficiencies, DeviceProfile.h) and sets
     `library_default` where the library is cheaper: that variant is then
     the one the runtime runs untuned. `tactics` is `generated,library`
     (both), `generated` (no library variants) or `library` (every kernel

@@ -3,7 +3,7 @@
 
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
-#include "ir/LibraryMatmul.h"
+#include "ir/LibraryCall.h"
 #include "ir/OpClassification.h"
 #include "passes/cost/CostModel.h"
 
@@ -48,13 +48,13 @@ struct SelectLibraryVariants : fusec::impl::SelectLibraryVariantsBase<SelectLibr
     getOperation().walk([&](SuperkernelOp kernel) {
       if (!hasConvOrGemm(kernel))
         return;
-      LibraryMatmulMatch match = matchLibraryMatmul(kernel);
-      if (!match.matmul) {
+      LibraryCallMatch match = matchLibraryCall(kernel);
+      if (!match.matched()) {
         kernel.setNoLibrary(match.reason);
         ++numNoLibrary;
         return;
       }
-      kernel.setLibrary(fusec::kCublasLtLibrary);
+      kernel.setLibrary(match.library);
       ++numLibrary;
       bool preferLibrary = !generated;
       if (!preferLibrary) {
@@ -62,9 +62,10 @@ struct SelectLibraryVariants : fusec::impl::SelectLibraryVariantsBase<SelectLibr
         for (Operation &op : kernel.getBody().front().without_terminator())
           ops.push_back(&op);
         const fusec::CostEstimate compiled = costModel.estimateKernel(ops, [](Operation *) { return true; });
-        const Value a = kernel.getBody().getArgument(match.matmul->a);
-        const bool half = elementByteSize(elementTypeOf(a)) == 2;
-        preferLibrary = fusec::libraryMatmulTimeUs(compiled, *profile, match.matmul->compute, half) < compiled.timeUs;
+        const Value operand = kernel.getBody().getArgument(match.matmul ? match.matmul->a : match.conv->input);
+        const bool half = elementByteSize(elementTypeOf(operand)) == 2;
+        preferLibrary =
+            fusec::libraryCallTimeUs(compiled, *profile, match.library, match.compute(), half) < compiled.timeUs;
       }
       if (preferLibrary) {
         kernel.setLibraryDefault(true);

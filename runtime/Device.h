@@ -60,6 +60,10 @@ struct DeviceOptions {
   /// loader searches for). A library that does not load leaves those
   /// kernels on their compiled variants, with one line on stderr.
   std::string cublasLt = "libcublasLt.so.13";
+  /// The cuDNN library a plan's convolution library variants call, loaded
+  /// the same way. A convolution cuDNN has no engine for runs its compiled
+  /// variant, reported on the same line.
+  std::string cudnn = "libcudnn.so.9";
   /// Which forms of its conv/GEMM kernels a session may run.
   Tactics tactics = Tactics::All;
   /// Time every variant of each conv/GEMM kernel that the tuning cache has

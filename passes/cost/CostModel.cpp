@@ -202,15 +202,15 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
   return cost;
 }
 
-double libraryMatmulTimeUs(const CostEstimate &kernel, const DeviceProfile &profile, LibraryMatmul::Compute compute,
-                           bool halfOperands) {
+double libraryCallTimeUs(const CostEstimate &kernel, const DeviceProfile &profile, const std::string &library,
+                         LibraryMatmul::Compute compute, bool halfOperands) {
   double rate = 0;
   if (halfOperands)
-    rate = profile.peakHalfTensorTflops * profile.efficiencyOf("cublaslt_half");
+    rate = profile.peakHalfTensorTflops * profile.efficiencyOf(library + "_half");
   else if (compute == LibraryMatmul::Compute::Tf32)
-    rate = profile.peakTensorTflops * profile.efficiencyOf("cublaslt_tf32");
+    rate = profile.peakTensorTflops * profile.efficiencyOf(library + "_tf32");
   else
-    rate = profile.peakFp32Tflops * profile.efficiencyOf("cublaslt_fp32");
+    rate = profile.peakFp32Tflops * profile.efficiencyOf(library + "_fp32");
   const double bandwidth = profile.hbmBandwidthGBps * 1e3; // byte/us
   return std::max(kernel.bytes() / bandwidth, kernel.flops / (rate * 1e6)) + profile.graphLaunchOverheadUs;
 }

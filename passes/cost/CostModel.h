@@ -66,13 +66,14 @@ private:
   int64_t batch;
 };
 
-/// The time of one vendor-library call computing the kernel that `kernel`
-/// prices: the same bytes, the FLOPs at the library's share of the peak its
-/// arithmetic runs on (DeviceProfile efficiencies `cublaslt_half` of the
-/// f16/bf16 tensor peak, `cublaslt_tf32` of the TF32 peak, `cublaslt_fp32`
-/// of the FP32 peak), one graph node.
-double libraryMatmulTimeUs(const CostEstimate &kernel, const DeviceProfile &profile, LibraryMatmul::Compute compute,
-                           bool halfOperands);
+/// The time of one call of vendor library `library` ("cublaslt", "cudnn")
+/// computing the kernel that `kernel` prices: the same bytes, the FLOPs at
+/// the library's share of the peak its arithmetic runs on (DeviceProfile
+/// efficiencies `<library>_half` of the f16/bf16 tensor peak,
+/// `<library>_tf32` of the TF32 peak, `<library>_fp32` of the FP32 peak),
+/// one graph node.
+double libraryCallTimeUs(const CostEstimate &kernel, const DeviceProfile &profile, const std::string &library,
+                         LibraryMatmul::Compute compute, bool halfOperands);
 
 /// Bytes of a tensor value with the batch dimension at `batch`.
 double tensorBytes(mlir::Value value, int64_t batch = 1);

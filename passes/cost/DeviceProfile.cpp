@@ -34,6 +34,11 @@ const std::map<std::string, double> kDefaultTemplateEfficiency = {
     {"cublaslt_half", 0.7},
     {"cublaslt_tf32", 0.6},
     {"cublaslt_fp32", 0.75},
+    // cuDNN's fused convolutions, until measured: below its GEMMs (implicit
+    // GEMM gathers the input; NCHW costs it layout work).
+    {"cudnn_half", 0.6},
+    {"cudnn_tf32", 0.5},
+    {"cudnn_fp32", 0.6},
 };
 
 double DeviceProfile::efficiencyOf(llvm::StringRef templateName) const {

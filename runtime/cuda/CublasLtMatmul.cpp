@@ -173,7 +173,7 @@ const CublasLtMatmuls::Prepared &CublasLtMatmuls::prepare(const Key &key, const 
 void CublasLtMatmuls::run(const LaunchStep &step, const gpu::DevicePtr *args, gpu::Stream stream,
                           gpu::Where where) const {
   const KernelDesc &kernel = plan_.kernels()[step.kernel];
-  const LibraryMatmul &m = kernel.libraryOf(step.variant)->matmul;
+  const LibraryMatmul &m = *kernel.libraryOf(step.variant)->matmul;
   const size_t inputs = kernel.inputs.size();
   auto elementBytes = [&](size_t position) {
     const size_t buffer = position < inputs ? kernel.inputs[position] : kernel.outputs[position - inputs];

@@ -115,7 +115,7 @@ void *CudaDriver::allocateHost(size_t bytes, gpu::Where where) const {
 void CudaDriver::freeHost(void *address) const noexcept { api_->memFreeHost(address); }
 
 std::unique_ptr<gpu::KernelSet> CudaDriver::loadKernels(const Plan &plan, const DeviceOptions &options) const {
-  return std::make_unique<KernelModules>(*this, plan, options.cublasLt);
+  return std::make_unique<KernelModules>(*this, plan, options.cublasLt, options.cudnn);
 }
 
 gpu::Stream CudaDriver::createStream(gpu::Where where) const {

@@ -85,7 +85,8 @@ bool cubinMatchesDevice(const std::string &arch, int computeCapability) {
          std::isalpha(static_cast<unsigned char>(arch.back()));
 }
 
-KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan, const std::string &cublasLt)
+KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan, const std::string &cublasLt,
+                             const std::string &cudnn)
     : driver_(driver), plan_(plan), functions_(plan.kernels().size()) {
   const DriverApi &cu = driver_.api();
   // By (offset, size, is CUBIN) of the image in the kernel_images section.
@@ -146,22 +147,80 @@ KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan, const s
       cu.moduleUnload(module);
     throw;
   }
-  if (std::any_of(plan.kernels().begin(), plan.kernels().end(),
-                  [](const KernelDesc &kernel) { return kernel.hasLibraryVariant(); })) {
+  loadLibraries(cublasLt, cudnn);
+}
+
+void KernelModules::loadLibraries(const std::string &cublasLt, const std::string &cudnn) {
+  bool wantsCublasLt = false, wantsCudnn = false;
+  for (const KernelDesc &kernel : plan_.kernels())
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant)
+      if (const LibraryCall *call = kernel.libraryOf(variant)) {
+        wantsCublasLt |= call->matmul.has_value();
+        wantsCudnn |= call->conv.has_value();
+      }
+  // A library that does not load (or whose workspace cannot be had) leaves
+  // its variants to the compiled ones; so does a convolution cuDNN has no
+  // engine for. Other failures are errors.
+  if (wantsCublasLt) {
     try {
-      matmuls_ = std::make_unique<CublasLtMatmuls>(driver_, plan, cublasLt);
+      matmuls_ = std::make_unique<CublasLtMatmuls>(driver_, plan_, cublasLt);
     } catch (const Error &error) {
-      libraryUnavailable_ = error.what();
+      unloaded_.push_back(error.what());
+    }
+  }
+  if (!wantsCudnn)
+    return;
+  try {
+    convs_ = std::make_unique<CudnnConvs>(driver_, plan_, cudnn);
+  } catch (const Error &error) {
+    unloaded_.push_back(error.what());
+    return;
+  }
+  for (size_t k = 0; k < plan_.kernels().size(); ++k) {
+    const KernelDesc &kernel = plan_.kernels()[k];
+    for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
+      const LibraryCall *call = kernel.libraryOf(variant);
+      if (!call || !call->conv)
+        continue;
+      const std::string reason = convs_->unsupported(k, variant);
+      if (reason.empty())
+        continue;
+      if (noEngine_.empty())
+        firstNoEngine_ = kernel.name + ": " + reason;
+      noEngine_.emplace(k, variant);
     }
   }
 }
 
+bool KernelModules::runsLibraryVariant(size_t kernel, size_t variant) const {
+  const LibraryCall *call = plan_.kernels()[kernel].libraryOf(variant);
+  if (!call)
+    return false;
+  if (call->matmul)
+    return matmuls_ != nullptr;
+  return convs_ && !noEngine_.count({kernel, variant});
+}
+
+std::string KernelModules::libraryUnavailable() const {
+  std::string reasons;
+  for (const std::string &reason : unloaded_)
+    reasons += (reasons.empty() ? "" : "; ") + reason;
+  if (!noEngine_.empty())
+    reasons += std::string(reasons.empty() ? "" : "; ") + "cuDNN has no engine for " +
+               std::to_string(noEngine_.size()) + " convolution kernel" + (noEngine_.size() == 1 ? "" : "s") + " (" +
+               firstNoEngine_ + ")";
+  return reasons;
+}
+
 void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, gpu::Stream stream,
                            gpu::Where where) const {
-  if (plan_.kernels()[step.kernel].libraryOf(step.variant)) {
-    if (!matmuls_)
-      throw Error("internal error: a library variant was launched " + where.str() + ", but " + libraryUnavailable_);
-    matmuls_->run(step, args, stream, where);
+  if (const LibraryCall *call = plan_.kernels()[step.kernel].libraryOf(step.variant)) {
+    if (!runsLibraryVariant(step.kernel, step.variant))
+      throw Error("internal error: a library variant was launched " + where.str() + ", but " + libraryUnavailable());
+    if (call->matmul)
+      matmuls_->run(step, args, stream, where);
+    else
+      convs_->run(step, args, stream, where);
     return;
   }
   // cuLaunchKernel reads each parameter through a pointer to its value and

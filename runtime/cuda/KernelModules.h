@@ -12,11 +12,14 @@
 
 #include "runtime/cuda/CublasLtMatmul.h"
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudnnConv.h"
 #include "runtime/gpu/GpuDriver.h"
 #include "runtime/plan/Plan.h"
 
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fusec::runtime::cuda {
@@ -30,9 +33,12 @@ class KernelModules final : public gpu::KernelSet {
 public:
   /// Throws Error naming the kernel (with the JIT log for PTX) if an image
   /// does not load or lacks its entry point. When the plan has library
-  /// variants, opens cuBLASLt from `cublasLt`; if that fails, the variants
-  /// do not run here (libraryUnavailable() says why).
-  KernelModules(const CudaDriver &driver, const Plan &plan, const std::string &cublasLt);
+  /// variants, opens cuBLASLt from `cublasLt` and cuDNN from `cudnn` (each
+  /// only if some variant calls it) and asks cuDNN for an engine for each
+  /// convolution; a library that does not load, or a convolution without
+  /// an engine, leaves those variants unrun here (libraryUnavailable() says
+  /// why).
+  KernelModules(const CudaDriver &driver, const Plan &plan, const std::string &cublasLt, const std::string &cudnn);
   ~KernelModules() override;
   KernelModules(const KernelModules &) = delete;
   KernelModules &operator=(const KernelModules &) = delete;
@@ -46,14 +52,23 @@ public:
   /// How many device kernels (their own configs, not their variants) were
   /// loaded from PTX rather than CUBIN.
   size_t jitCompiled() const override { return jitCompiled_; }
-  bool runsLibraryVariants() const override { return matmuls_ != nullptr; }
-  std::string libraryUnavailable() const override { return libraryUnavailable_; }
+  bool runsLibraryVariant(size_t kernel, size_t variant) const override;
+  std::string libraryUnavailable() const override;
 
 private:
+  /// Opens the libraries the plan's library variants call.
+  void loadLibraries(const std::string &cublasLt, const std::string &cudnn);
+
   const CudaDriver &driver_;
   const Plan &plan_;
+  /// Set when the plan has variants of the library and it loaded.
   std::unique_ptr<CublasLtMatmuls> matmuls_;
-  std::string libraryUnavailable_;
+  std::unique_ptr<CudnnConvs> convs_;
+  /// Why a library did not load, and the (kernel, variant)s cuDNN has no
+  /// engine for with the first such kernel's reason.
+  std::vector<std::string> unloaded_;
+  std::set<std::pair<size_t, size_t>> noEngine_;
+  std::string firstNoEngine_;
   std::vector<CUmodule> modules_;
   /// By kernel, then variant (none for copy and host kernels).
   std::vector<std::vector<CUfunction>> functions_;

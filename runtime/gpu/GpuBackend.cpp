@@ -130,10 +130,17 @@ void GpuBackend::reportUnrunnableLibraries() const {
   const std::string reason = kernels_->libraryUnavailable();
   if (reason.empty() || options_.tactics == Tactics::Generated)
     return;
+  // Kernels that would run a library variant (their default, or any under
+  // --tactics=library) but run a compiled one.
   size_t fallbacks = 0;
-  for (const KernelDesc &kernel : plan_->kernels())
-    fallbacks += kernel.libraryOf(kernel.defaultVariant) != nullptr ||
-                 (options_.tactics == Tactics::Library && kernel.hasLibraryVariant());
+  for (size_t k = 0; k < plan_->kernels().size(); ++k) {
+    const KernelDesc &kernel = plan_->kernels()[k];
+    if (!kernel.hasLibraryVariant())
+      continue;
+    const size_t runs = untuned_[k];
+    const bool wanted = kernel.libraryOf(kernel.defaultVariant) != nullptr || options_.tactics == Tactics::Library;
+    fallbacks += wanted && !kernel.libraryOf(runs);
+  }
   // One line: the plan still runs, on the compiled variants.
   if (fallbacks > 0)
     std::cerr << "fusec: " << reason << "; " << fallbacks << " kernel" << (fallbacks == 1 ? "" : "s")

@@ -65,11 +65,18 @@ public:
   /// How many kernels the driver compiled from a portable image (PTX) at
   /// load time, rather than loading a binary built for the device.
   virtual size_t jitCompiled() const { return 0; }
-  /// Whether launch() runs library variants (KernelDesc::libraryOf): the
-  /// plan has some and their library was loaded with the kernels.
-  virtual bool runsLibraryVariants() const { return false; }
-  /// Why the plan's library variants cannot run here ("" if they can, or
-  /// the plan has none): "cannot load cuBLASLt 'libcublasLt.so.13': ...".
+  /// Whether launch() runs `variant` of kernel `kernel`, a library variant
+  /// (KernelDesc::libraryOf): its library was loaded with the kernels and
+  /// can compute it here (cuDNN has an engine for the convolution).
+  virtual bool runsLibraryVariant(size_t kernel, size_t variant) const {
+    (void)kernel;
+    (void)variant;
+    return false;
+  }
+  /// Why some of the plan's library variants cannot run here, "; "-separated
+  /// ("" if all can, or the plan has none): "cannot load cuBLASLt
+  /// 'libcublasLt.so.13': ...", "cuDNN has no engine for 2 convolution
+  /// kernels (sk3_conv: ...)".
   virtual std::string libraryUnavailable() const { return ""; }
 };
 

@@ -39,12 +39,13 @@ bool hasVariants(const Plan &plan) {
                      [](const KernelDesc &kernel) { return kernel.launch && kernel.variantCount() > 1; });
 }
 
-std::vector<size_t> variantCandidates(const KernelDesc &kernel, const KernelSet &kernels, Tactics tactics) {
+std::vector<size_t> variantCandidates(const Plan &plan, size_t index, const KernelSet &kernels, Tactics tactics) {
+  const KernelDesc &kernel = plan.kernels()[index];
   std::vector<size_t> compiled, library;
   for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
     if (!kernel.libraryOf(variant))
       compiled.push_back(variant);
-    else if (kernels.runsLibraryVariants())
+    else if (kernels.runsLibraryVariant(index, variant))
       library.push_back(variant);
   }
   switch (tactics) {
@@ -65,7 +66,7 @@ VariantChoice untunedVariants(const Plan &plan, const KernelSet &kernels, Tactic
     const KernelDesc &kernel = plan.kernels()[k];
     if (!kernel.launch)
       continue;
-    const std::vector<size_t> candidates = variantCandidates(kernel, kernels, tactics);
+    const std::vector<size_t> candidates = variantCandidates(plan, k, kernels, tactics);
     choice[k] = std::find(candidates.begin(), candidates.end(), kernel.defaultVariant) != candidates.end()
                     ? kernel.defaultVariant
                     : candidates.front();
@@ -117,7 +118,7 @@ VariantChoice VariantTuner::choose(const Schedule &schedule, const DeviceRegions
       if (!step)
         continue;
       const KernelDesc &kernel = plan_.kernels()[step->kernel];
-      const std::vector<size_t> candidates = variantCandidates(kernel, target.kernels, tactics_);
+      const std::vector<size_t> candidates = variantCandidates(plan_, step->kernel, target.kernels, tactics_);
       if (candidates.size() < 2)
         continue;
       auto isCandidate = [&](size_t variant) {

@@ -31,11 +31,12 @@ namespace fusec::runtime::gpu {
 /// Whether any kernel of `plan` has more than one variant.
 bool hasVariants(const Plan &plan);
 
-/// The variants of `kernel` a session may run, in order: those `kernels`
-/// runs (library variants need their library) that `tactics` allows. Never
-/// empty: a kernel's compiled variant 0 always runs, and Tactics::Library
-/// keeps the compiled variants of a kernel without a runnable library one.
-std::vector<size_t> variantCandidates(const KernelDesc &kernel, const KernelSet &kernels, Tactics tactics);
+/// The variants of kernel `index` of `plan` a session may run, in order:
+/// those `kernels` runs (a library variant needs its library, and cuDNN an
+/// engine for it) that `tactics` allows. Never empty: a kernel's compiled
+/// variant 0 always runs, and Tactics::Library keeps the compiled variants
+/// of a kernel without a runnable library one.
+std::vector<size_t> variantCandidates(const Plan &plan, size_t index, const KernelSet &kernels, Tactics tactics);
 
 /// Each kernel's variant when none is timed or cached: the plan's default
 /// (KernelDesc::defaultVariant) if it is a candidate, else the first.

@@ -2,6 +2,8 @@
 
 #include "runtime/plan/LibraryCallJson.h"
 
+#include <array>
+
 namespace fusec::runtime {
 
 namespace {
@@ -46,10 +48,24 @@ LibraryMatmul::Compute readCompute(const JsonFieldReader &matmul) {
   matmul.fail("unknown compute '" + name + "' (expected f32 or tf32)");
 }
 
-} // namespace
+nlohmann::json pairToJson(const std::array<int64_t, 2> &pair) { return nlohmann::json::array({pair[0], pair[1]}); }
 
-nlohmann::json libraryCallToJson(const LibraryCall &call) {
-  const LibraryMatmul &m = call.matmul;
+std::array<int64_t, 2> readPair(const JsonFieldReader &object, const char *key) {
+  const nlohmann::json &value = object.field(key);
+  if (!value.is_array() || value.size() != 2 || !value[0].is_number_integer() || !value[1].is_number_integer())
+    object.fail(object.fieldPath(key) + " must be two integers (height, width), got " + value.dump());
+  return {value[0].get<int64_t>(), value[1].get<int64_t>()};
+}
+
+LibraryConv::Layout readLayout(const JsonFieldReader &conv) {
+  const std::string name = conv.getString("layout");
+  for (auto candidate : {LibraryConv::Layout::Nchw, LibraryConv::Layout::Nhwc})
+    if (name == layoutName(candidate))
+      return candidate;
+  conv.fail("unknown layout '" + name + "' (expected nchw or nhwc)");
+}
+
+nlohmann::json matmulToJson(const LibraryMatmul &m) {
   nlohmann::json matmul = {{"a", m.a},
                            {"b", m.b},
                            {"d", m.d},
@@ -68,14 +84,39 @@ nlohmann::json libraryCallToJson(const LibraryCall &call) {
     matmul["bias"] = *m.bias;
   if (m.c)
     matmul["c"] = *m.c;
-  return {{"library", call.library}, {"matmul", std::move(matmul)}};
+  return matmul;
 }
 
-LibraryCall readLibraryCall(const JsonFieldReader &entry) {
-  LibraryCall call;
-  call.library = entry.getString("library");
-  JsonFieldReader matmul = entry.getObject("matmul");
-  LibraryMatmul &m = call.matmul;
+nlohmann::json convToJson(const LibraryConv &c) {
+  nlohmann::json conv = {{"input", c.input},
+                         {"filter", c.filter},
+                         {"output", c.output},
+                         {"n", batchLinearToJson(c.n)},
+                         {"c", c.c},
+                         {"h", c.h},
+                         {"w", c.w},
+                         {"k", c.k},
+                         {"r", c.r},
+                         {"s", c.s},
+                         {"groups", c.groups},
+                         {"pad_begin", pairToJson(c.padBegin)},
+                         {"pad_end", pairToJson(c.padEnd)},
+                         {"stride", pairToJson(c.stride)},
+                         {"dilation", pairToJson(c.dilation)},
+                         {"layout", layoutName(c.layout)},
+                         {"alpha", c.alpha},
+                         {"beta", c.beta},
+                         {"activation", activationName(c.activation)},
+                         {"compute", computeName(c.compute)}};
+  if (c.bias)
+    conv["bias"] = *c.bias;
+  if (c.residual)
+    conv["residual"] = *c.residual;
+  return conv;
+}
+
+LibraryMatmul readMatmul(const JsonFieldReader &matmul) {
+  LibraryMatmul m;
   m.a = static_cast<size_t>(matmul.getUnsigned("a"));
   m.b = static_cast<size_t>(matmul.getUnsigned("b"));
   m.d = static_cast<size_t>(matmul.getUnsigned("d"));
@@ -98,6 +139,60 @@ LibraryCall readLibraryCall(const JsonFieldReader &entry) {
   m.beta = readNumber(matmul, "beta");
   m.activation = readActivation(matmul);
   m.compute = readCompute(matmul);
+  return m;
+}
+
+LibraryConv readConv(const JsonFieldReader &conv) {
+  LibraryConv c;
+  c.input = static_cast<size_t>(conv.getUnsigned("input"));
+  c.filter = static_cast<size_t>(conv.getUnsigned("filter"));
+  c.output = static_cast<size_t>(conv.getUnsigned("output"));
+  if (conv.has("bias"))
+    c.bias = static_cast<size_t>(conv.getUnsigned("bias"));
+  if (conv.has("residual"))
+    c.residual = static_cast<size_t>(conv.getUnsigned("residual"));
+  c.n = readBatchLinearField(conv, "n");
+  c.c = conv.getInt("c");
+  c.h = conv.getInt("h");
+  c.w = conv.getInt("w");
+  c.k = conv.getInt("k");
+  c.r = conv.getInt("r");
+  c.s = conv.getInt("s");
+  c.groups = conv.getInt("groups");
+  c.padBegin = readPair(conv, "pad_begin");
+  c.padEnd = readPair(conv, "pad_end");
+  c.stride = readPair(conv, "stride");
+  c.dilation = readPair(conv, "dilation");
+  c.layout = readLayout(conv);
+  c.alpha = readNumber(conv, "alpha");
+  c.beta = readNumber(conv, "beta");
+  c.activation = readActivation(conv);
+  c.compute = readCompute(conv);
+  return c;
+}
+
+} // namespace
+
+nlohmann::json libraryCallToJson(const LibraryCall &call) {
+  nlohmann::json entry = {{"library", call.library}};
+  if (call.matmul)
+    entry["matmul"] = matmulToJson(*call.matmul);
+  if (call.conv)
+    entry["conv"] = convToJson(*call.conv);
+  return entry;
+}
+
+LibraryCall readLibraryCall(const JsonFieldReader &entry) {
+  LibraryCall call;
+  call.library = entry.getString("library");
+  // The operation is named by its key; which library runs which the
+  // verifier checks.
+  if (entry.has("matmul") == entry.has("conv"))
+    entry.fail("a library variant holds one of \"matmul\" and \"conv\"");
+  if (entry.has("matmul"))
+    call.matmul = readMatmul(entry.getObject("matmul"));
+  else
+    call.conv = readConv(entry.getObject("conv"));
   return call;
 }
 

@@ -36,13 +36,9 @@ std::optional<int64_t> spanOf(int64_t count, int64_t stride, int64_t rows, int64
   return checkedAdd(*offset, *matrix);
 }
 
-} // namespace
-
-std::string checkLibraryCall(const PlanManifest &manifest, const KernelDesc &kernel, const LibraryCall &call,
-                             int64_t largestBatch) {
-  if (call.library != kCublasLtLibrary)
-    return "names the library '" + call.library + "' (this runtime knows '" + kCublasLtLibrary + "')";
-  const LibraryMatmul &m = call.matmul;
+/// The rules of a cuBLASLt product.
+std::string checkMatmul(const PlanManifest &manifest, const KernelDesc &kernel, const LibraryMatmul &m,
+                        int64_t largestBatch) {
   const size_t inputs = kernel.inputs.size();
   const size_t operands = inputs + kernel.outputs.size();
   auto bufferOf = [&](size_t position) -> const BufferDesc & {
@@ -114,6 +110,125 @@ std::string checkLibraryCall(const PlanManifest &manifest, const KernelDesc &ker
     }
   }
   return "";
+}
+
+bool fitsInt32(int64_t value) { return value >= 1 && value <= std::numeric_limits<int32_t>::max(); }
+
+/// The rules of a cuDNN convolution.
+std::string checkConv(const PlanManifest &manifest, const KernelDesc &kernel, const LibraryConv &c,
+                      int64_t largestBatch) {
+  const size_t inputs = kernel.inputs.size();
+  const size_t operands = inputs + kernel.outputs.size();
+  auto bufferOf = [&](size_t position) -> const BufferDesc & {
+    return manifest.buffers[position < inputs ? kernel.inputs[position] : kernel.outputs[position - inputs]];
+  };
+  struct Operand {
+    const char *name;
+    std::optional<size_t> position;
+    bool output;
+  };
+  const Operand named[] = {{"input", c.input, false},
+                           {"filter", c.filter, false},
+                           {"bias", c.bias, false},
+                           {"residual", c.residual, false},
+                           {"output", c.output, true}};
+  for (const Operand &operand : named) {
+    if (!operand.position)
+      continue;
+    if (*operand.position >= operands)
+      return std::string("operand '") + operand.name + "' is " + std::to_string(*operand.position) +
+             ", but the kernel has " + std::to_string(operands) + " buffers";
+    if ((*operand.position >= inputs) != operand.output)
+      return std::string("operand '") + operand.name + "' must be one of the kernel's " +
+             (operand.output ? "outputs" : "inputs");
+    const ElementType type = bufferOf(*operand.position).dtype;
+    if (!productType(type))
+      return std::string("operand '") + operand.name + "' has dtype " + elementTypeName(type) +
+             " (a library convolution takes f32, f16 or bf16)";
+  }
+  const ElementType xType = bufferOf(c.input).dtype, yType = bufferOf(c.output).dtype;
+  if (bufferOf(c.filter).dtype != xType)
+    return "operands 'input' and 'filter' have different dtypes";
+  if (c.residual && bufferOf(*c.residual).dtype != yType)
+    return "operand 'residual' must have the dtype of 'output'";
+  if (xType == ElementType::F32 && yType != ElementType::F32)
+    return "an f32 convolution writes f32";
+  if (c.compute == LibraryConv::Compute::Tf32 && xType != ElementType::F32)
+    return "compute 'tf32' is for f32 operands";
+  if (c.activation == LibraryConv::Activation::GeluTanh)
+    return "activation 'gelu_tanh' is not one a library convolution applies (none or relu)";
+  if (!c.residual && c.beta != 0)
+    return "a convolution without 'residual' has beta 0";
+  for (int64_t size : {c.c, c.h, c.w, c.k, c.r, c.s, c.groups})
+    if (!fitsInt32(size))
+      return "c, h, w, k, r, s and groups must be from 1 to 2^31 - 1";
+  if (c.c % c.groups != 0 || c.k % c.groups != 0)
+    return "groups (" + std::to_string(c.groups) + ") must divide c (" + std::to_string(c.c) + ") and k (" +
+           std::to_string(c.k) + ")";
+  for (int i = 0; i < 2; ++i) {
+    if (c.padBegin[i] < 0 || c.padEnd[i] < 0 || c.padBegin[i] > (1 << 20) || c.padEnd[i] > (1 << 20))
+      return "paddings must be from 0 to 2^20";
+    if (c.stride[i] < 1 || c.dilation[i] < 1 || c.stride[i] > (1 << 20) || c.dilation[i] > (1 << 20))
+      return "strides and dilations must be from 1 to 2^20";
+  }
+  if (c.p() < 1 || c.q() < 1)
+    return "the filter (" + std::to_string(c.r) + " x " + std::to_string(c.s) + ", dilated) does not fit the " +
+           std::to_string(c.h) + " x " + std::to_string(c.w) + " input with its padding";
+  for (int64_t batch : {int64_t{1}, largestBatch}) {
+    const int64_t images = c.n.at(batch);
+    const std::string at = " at batch " + std::to_string(batch);
+    if (c.n.perBatch < 0 || !fitsInt32(images))
+      return "n is " + std::to_string(images) + at + " (from 1 to 2^31 - 1)";
+    struct Extent {
+      const char *name;
+      std::optional<size_t> position;
+      std::optional<int64_t> elements;
+    };
+    auto product = [](std::initializer_list<int64_t> factors) -> std::optional<int64_t> {
+      int64_t total = 1;
+      for (int64_t factor : factors) {
+        const std::optional<int64_t> next = checkedMul(total, factor);
+        if (!next)
+          return std::nullopt;
+        total = *next;
+      }
+      return total;
+    };
+    const std::optional<int64_t> outputElements = product({images, c.k, c.p(), c.q()});
+    const Extent extents[] = {{"input", c.input, product({images, c.c, c.h, c.w})},
+                              {"filter", c.filter, product({c.k, c.c / c.groups, c.r, c.s})},
+                              {"bias", c.bias, c.k},
+                              {"residual", c.residual, outputElements},
+                              {"output", c.output, outputElements}};
+    for (const Extent &extent : extents) {
+      if (!extent.position)
+        continue;
+      const int64_t held = elementsAt(bufferOf(*extent.position).shape, batch);
+      if (!extent.elements || *extent.elements > held)
+        return std::string("operand '") + extent.name + "' spans " +
+               (extent.elements ? std::to_string(*extent.elements) : "too many") + " elements" + at +
+               ", but its buffer holds " + std::to_string(held);
+    }
+  }
+  return "";
+}
+
+} // namespace
+
+std::string checkLibraryCall(const PlanManifest &manifest, const KernelDesc &kernel, const LibraryCall &call,
+                             int64_t largestBatch) {
+  if (call.library == kCublasLtLibrary) {
+    if (!call.matmul)
+      return std::string("library '") + kCublasLtLibrary + "' computes a \"matmul\"";
+    return checkMatmul(manifest, kernel, *call.matmul, largestBatch);
+  }
+  if (call.library == kCudnnLibrary) {
+    if (!call.conv)
+      return std::string("library '") + kCudnnLibrary + "' computes a \"conv\"";
+    return checkConv(manifest, kernel, *call.conv, largestBatch);
+  }
+  return "names the library '" + call.library + "' (this runtime knows '" + kCublasLtLibrary + "' and '" +
+         kCudnnLibrary + "')";
 }
 
 } // namespace fusec::runtime

@@ -16,6 +16,7 @@
 
 #include "runtime/support/BatchLinear.h"
 #include "runtime/support/ByteRange.h"
+#include "runtime/support/LibraryConv.h"
 #include "runtime/support/LibraryMatmul.h"
 
 #include <nlohmann/json.hpp>
@@ -121,11 +122,13 @@ struct KernelImage {
 };
 
 /// A kernel's computation as a call into a vendor library (format 5.2
-/// `library_variants`): the library's name (LibraryMatmul's
-/// kCublasLtLibrary) and what to compute.
+/// `library_variants`): the library's name and what to compute, a matrix
+/// product for cuBLASLt (kCublasLtLibrary) or, from format 5.3, a
+/// convolution for cuDNN (kCudnnLibrary). Exactly one of the two is set.
 struct LibraryCall {
   std::string library;
-  LibraryMatmul matmul;
+  std::optional<LibraryMatmul> matmul;
+  std::optional<LibraryConv> conv;
 };
 
 /// Another form of a device kernel: the same computation instantiated with

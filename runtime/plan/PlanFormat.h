@@ -30,8 +30,11 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 5.2
-/// added library variants (a kernel's `library_variants`, `default_variant`
+/// A reader accepts any minor version of 2.x to its own major version: 6.0
+/// added cuDNN convolutions to the library variants (an entry holds a
+/// `conv` instead of a `matmul`), which a 5.2 reader would reject field by
+/// field rather than ignore, hence the major version; 5.2 added library
+/// variants (a kernel's `library_variants`, `default_variant`
 /// and `no_library_variant`), which a 5.1 reader ignores, running every
 /// kernel's compiled variant 0; 5.1 added shape variants (`dims`, `shape_variants`), which a 5.0 reader
 /// ignores, running the plan at its first variant's sizes; 5.0 added scalar
@@ -42,8 +45,8 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// carry one CUDA `image` (PTX and an optional CUBIN) instead of 3.0's
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
-inline constexpr uint32_t kMajorVersion = 5;
-inline constexpr uint32_t kMinorVersion = 2;
+inline constexpr uint32_t kMajorVersion = 6;
+inline constexpr uint32_t kMinorVersion = 0;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;

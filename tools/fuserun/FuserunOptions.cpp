@@ -72,6 +72,8 @@ options (each valued option accepts --flag=value and --flag value):
   --cublaslt=LIB          the cuBLASLt library library variants call (default
                           libcublasLt.so.13; if it does not load, those
                           kernels run their generated variants)
+  --cudnn=LIB             the cuDNN library convolution library variants call
+                          (default libcudnn.so.9; likewise)
   --tactics=all|generated|library
                           CUDA: which forms of conv/GEMM kernels may run: every
                           variant the plan carries (all, default: the plan's
@@ -239,6 +241,10 @@ FuserunOptions parseFuserunOptions(const std::vector<std::string> &args) {
       options.deviceOptions.cublasLt = value();
       if (options.deviceOptions.cublasLt.empty())
         throw UsageError("option '--cublaslt' needs a library");
+    } else if (flag == "--cudnn") {
+      options.deviceOptions.cudnn = value();
+      if (options.deviceOptions.cudnn.empty())
+        throw UsageError("option '--cudnn' needs a library");
     } else if (flag == "--tactics") {
       const std::string tactics = value();
       std::optional<runtime::Tactics> parsed = runtime::parseTactics(tactics);

@@ -37,6 +37,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -437,6 +438,134 @@ func.func @main(%x: tensor<1x64x4x4xf32> {fuse.name = "x"}, %w: tensor<64x64x3x3
       std::string report;
       if (!test::allClose(outputs.at(outputName), want, 1e-4, 1e-4, report))
         FAIL_CHECK("output " << outputName << " vs the CPU backend: " << report);
+    }
+  }
+}
+
+namespace {
+
+/// The plan of shared model `name` with fusec's --precision and --layout,
+/// and library variants (the default tactics).
+EmulatedPlan buildLibraryPlan(const std::string &name, const std::string &precision, const std::string &layout) {
+  test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  DriverOptions options;
+  options.inputPath = reference.onnxPath;
+  options.fusion.precision = precision;
+  options.fusion.layout = layout;
+  auto module = importAndFuse(*context, options);
+  INFO(diagnostics.text());
+  REQUIRE(module);
+  return buildEmulatedPlan(*module, name);
+}
+
+} // namespace
+
+// What the compiler writes of a library variant (ir/LibraryConv.h,
+// ir/LibraryMatmul.h) must compute what the kernel's ops compute: the
+// in-process driver runs every library variant from its description alone
+// (HostLibraryCalls.h: plain loops over the plan's own terms, no library's
+// conventions), every other kernel through the interpreter, and the outputs
+// must match the CPU backend's. A padding order, a stride or an epilogue op
+// the description gets wrong shows here.
+TEST_CASE("library variants of the shared models compute what their kernels compute", "[codegen][plan][library]") {
+  struct Case {
+    const char *model, *precision, *layout;
+    double tolerance;
+  };
+  // multi_consumer's one conv kernel writes two values (no library call
+  // does): it runs its generated kernel here, through the interpreter.
+  // f16 plans: the description keeps f32 from the accumulator to the output
+  // where the kernel's ops round at each cast.
+  const Case cases[] = {{"conv_bn_relu", "fp32", "nchw", 1e-4},
+                        {"pad_conv", "fp32", "nchw", 1e-4},
+                        {"residual_block", "fp32", "nchw", 1e-4},
+                        {"tiny_resnet", "fp32", "nchw", 1e-4},
+                        {"tiny_resnet", "fp32", "nhwc", 1e-4},
+                        {"three_part", "fp32", "nchw", 1e-4},
+                        {"multi_consumer", "fp32", "nchw", 1e-4},
+                        {"mlp", "fp32", "nchw", 1e-4},
+                        {"residual_block", "fp16", "nchw", 1e-2},
+                        {"tiny_resnet", "fp16", "nhwc", 1e-2},
+                        {"mlp", "fp16", "nchw", 1e-2}};
+  for (const Case &test : cases) {
+    INFO(test.model << " " << test.precision << " " << test.layout);
+    const EmulatedPlan built = buildLibraryPlan(test.model, test.precision, test.layout);
+    size_t libraryKernels = 0;
+    for (const KernelDesc &kernel : built.plan->kernels())
+      libraryKernels += kernel.hasLibraryVariant() ? 1 : 0;
+    CHECK((libraryKernels > 0) == (std::string(test.model) != "multi_consumer"));
+
+    size_t libraryLaunches = 0;
+    test::HostGpuOptions host;
+    host.fill = 0xff; // NaN: nothing may be read before it is written
+    host.runsLibraryVariants = true;
+    host.launchMicroseconds = [&](const Plan &plan, const LaunchStep &step) {
+      libraryLaunches += plan.kernels()[step.kernel].libraryOf(step.variant) ? 1 : 0;
+      return 1.0;
+    };
+    const auto driver = test::makeHostGpuDriver(host);
+    Session cpu(built.plan, Device::Cpu);
+    for (int64_t batch : {1, 3}) {
+      const auto inputs = makeRandomInputs(*built.plan, batch, /*seed=*/static_cast<uint64_t>(batch) + 11);
+      const auto expected = cpu.run(batch, inputs);
+      for (bool graphed : {true, false}) {
+        DeviceOptions options;
+        options.useGraphs = graphed;
+        options.tactics = Tactics::Library;
+        options.tuningCache = "none";
+        Session device(built.plan, std::make_unique<gpu::GpuBackend>(built.plan, driver, options));
+        std::map<std::string, Tensor> outputs;
+        REQUIRE_NOTHROW(outputs = device.run(batch, inputs));
+        for (const auto &[outputName, want] : expected) {
+          INFO("batch " << batch << (graphed ? " graphed" : " ungraphed") << " output " << outputName);
+          std::string report;
+          if (!test::allClose(outputs.at(outputName), want, test.tolerance, test.tolerance, report))
+            FAIL_CHECK("library variants vs the CPU backend: " << report);
+        }
+      }
+    }
+    CHECK(libraryLaunches >= libraryKernels);
+  }
+}
+
+// The tuner times library variants beside the compiled ones and runs the
+// faster: the driver's virtual clock makes the library variant of every
+// kernel the fastest, then the slowest.
+TEST_CASE("tuning times library variants beside the compiled ones", "[codegen][plan][library][tuning]") {
+  const EmulatedPlan built = buildLibraryPlan("residual_block", "fp32", "nchw");
+  for (bool libraryFaster : {true, false}) {
+    INFO((libraryFaster ? "library faster" : "library slower"));
+    test::HostGpuOptions host;
+    host.runsLibraryVariants = true;
+    host.launchMicroseconds = [libraryFaster](const Plan &plan, const LaunchStep &step) {
+      const bool library = plan.kernels()[step.kernel].libraryOf(step.variant) != nullptr;
+      return library == libraryFaster ? 2.0 : 9.0;
+    };
+    const auto driver = test::makeHostGpuDriver(host);
+    DeviceOptions options;
+    options.tune = true;
+    options.tuningCache = "none";
+    Session session(built.plan, std::make_unique<gpu::GpuBackend>(built.plan, driver, options));
+    const auto inputs = makeRandomInputs(*built.plan, 2, /*seed=*/4);
+    const auto expected = Session(built.plan, Device::Cpu).run(2, inputs);
+    std::map<std::string, Tensor> outputs;
+    REQUIRE_NOTHROW(outputs = session.run(2, inputs));
+    for (const auto &[outputName, want] : expected) {
+      std::string report;
+      if (!test::allClose(outputs.at(outputName), want, 1e-4, 1e-4, report))
+        FAIL_CHECK("tuned plan vs the CPU backend: " << report);
+    }
+    const std::vector<KernelTuning> timed = session.tuning();
+    REQUIRE(!timed.empty());
+    for (const KernelTuning &kernel : timed) {
+      INFO(kernel.kernel);
+      const KernelDesc &desc = kernelNamed(*built.plan, kernel.kernel);
+      REQUIRE(desc.hasLibraryVariant());
+      CHECK((desc.libraryOf(kernel.chosen) != nullptr) == libraryFaster);
+      for (double time : kernel.milliseconds)
+        CHECK(std::isfinite(time));
     }
   }
 }

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AbiCheck.h"
+
 #include "runtime/cuda/CublasLtApi.h"
 
 #include <cublasLt.h>
@@ -18,51 +20,27 @@
 namespace {
 
 namespace fc = fusec::runtime::cuda;
+using fusec::test::abi::sameAbi;
+
+} // namespace
 
 /// The structs CublasLtApi declares in its namespace for the header's global
 /// ones: they match by layout (checked below), not by type.
-template <typename A, typename B> struct Declares : std::false_type {};
-template <> struct Declares<fc::cublasLtMatrixLayoutOpaque_t, ::cublasLtMatrixLayoutOpaque_t> : std::true_type {};
-template <> struct Declares<fc::cublasLtMatmulDescOpaque_t, ::cublasLtMatmulDescOpaque_t> : std::true_type {};
 template <>
-struct Declares<fc::cublasLtMatmulPreferenceOpaque_t, ::cublasLtMatmulPreferenceOpaque_t> : std::true_type {};
-template <> struct Declares<fc::cublasLtMatmulAlgo_t, ::cublasLtMatmulAlgo_t> : std::true_type {};
-template <> struct Declares<fc::cublasLtMatmulHeuristicResult_t, ::cublasLtMatmulHeuristicResult_t> : std::true_type {};
+struct fusec::test::abi::Declares<fc::cublasLtMatrixLayoutOpaque_t, ::cublasLtMatrixLayoutOpaque_t> : std::true_type {};
+template <>
+struct fusec::test::abi::Declares<fc::cublasLtMatmulDescOpaque_t, ::cublasLtMatmulDescOpaque_t> : std::true_type {};
+template <>
+struct fusec::test::abi::Declares<fc::cublasLtMatmulPreferenceOpaque_t, ::cublasLtMatmulPreferenceOpaque_t>
+    : std::true_type {};
+template <> struct fusec::test::abi::Declares<fc::cublasLtMatmulAlgo_t, ::cublasLtMatmulAlgo_t> : std::true_type {};
+template <>
+struct fusec::test::abi::Declares<fc::cublasLtMatmulHeuristicResult_t, ::cublasLtMatmulHeuristicResult_t>
+    : std::true_type {};
 
-template <typename T> constexpr bool kIntegerLike = std::is_enum_v<T> || std::is_integral_v<T>;
+namespace {
 
-/// The same type, a struct CublasLtApi declares for the header's, or
-/// integers/enums of one size: cublasLt.h passes enums where CublasLtApi
-/// passes ints. Pointers compare their pointees, qualifiers included
-/// (cudaStream_t and CUstream both point to the global CUstream_st).
-template <typename A, typename B> constexpr bool sameAbi() {
-  if constexpr (std::is_same_v<A, B>)
-    return true;
-  else if constexpr (std::is_const_v<A> != std::is_const_v<B> || std::is_volatile_v<A> != std::is_volatile_v<B>)
-    return false;
-  else if constexpr (std::is_const_v<A> || std::is_volatile_v<A>)
-    return sameAbi<std::remove_cv_t<A>, std::remove_cv_t<B>>();
-  else if constexpr (std::is_pointer_v<A> && std::is_pointer_v<B>)
-    return sameAbi<std::remove_pointer_t<A>, std::remove_pointer_t<B>>();
-  else if constexpr (kIntegerLike<A> && kIntegerLike<B>)
-    return sizeof(A) == sizeof(B);
-  else
-    return Declares<A, B>::value;
-}
-
-template <typename R1, typename... A1, typename R2, typename... A2>
-constexpr bool sameSignature(R1 (*)(A1...), R2 (*)(A2...)) {
-  if constexpr (sizeof...(A1) != sizeof...(A2))
-    return false;
-  else
-    return sameAbi<R1, R2>() && (sameAbi<A1, A2>() && ...);
-}
-
-// Unevaluated: nothing here refers to a cuBLASLt symbol at link time.
-#define FUSEC_CHECK_ENTRY(member, function)                                                                            \
-  static_assert(sameSignature(static_cast<decltype(fc::CublasLtApi::member)>(nullptr),                                 \
-                              static_cast<decltype(&::function)>(nullptr)),                                            \
-                "CublasLtApi::" #member " does not match cublasLt.h's " #function)
+#define FUSEC_CHECK_ENTRY(member, function) FUSEC_CHECK_ENTRY_OF(fc::CublasLtApi, member, function)
 
 FUSEC_CHECK_ENTRY(create, cublasLtCreate);
 FUSEC_CHECK_ENTRY(destroy, cublasLtDestroy);

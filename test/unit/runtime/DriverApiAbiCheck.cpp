@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AbiCheck.h"
+
 #include "runtime/cuda/DriverApi.h"
 
 #include <cuda.h>
@@ -17,34 +19,7 @@ namespace {
 
 namespace fc = fusec::runtime::cuda;
 
-template <typename T> constexpr bool kIntegerLike = std::is_enum_v<T> || std::is_integral_v<T>;
-
-/// The same type, or integers/enums of one size: cuda.h passes enums where
-/// DriverApi passes ints. Pointers compare their pointees.
-template <typename A, typename B> constexpr bool sameAbi() {
-  if constexpr (std::is_same_v<A, B>)
-    return true;
-  else if constexpr (std::is_pointer_v<A> && std::is_pointer_v<B>)
-    return sameAbi<std::remove_pointer_t<A>, std::remove_pointer_t<B>>();
-  else if constexpr (kIntegerLike<A> && kIntegerLike<B>)
-    return sizeof(A) == sizeof(B);
-  else
-    return false;
-}
-
-template <typename R1, typename... A1, typename R2, typename... A2>
-constexpr bool sameSignature(R1 (*)(A1...), R2 (*)(A2...)) {
-  if constexpr (sizeof...(A1) != sizeof...(A2))
-    return false;
-  else
-    return sameAbi<R1, R2>() && (sameAbi<A1, A2>() && ...);
-}
-
-// Unevaluated: nothing here refers to a driver symbol at link time.
-#define FUSEC_CHECK_ENTRY(member, function)                                                                            \
-  static_assert(sameSignature(static_cast<decltype(fc::DriverApi::member)>(nullptr),                                   \
-                              static_cast<decltype(&::function)>(nullptr)),                                            \
-                "DriverApi::" #member " does not match cuda.h's " #function)
+#define FUSEC_CHECK_ENTRY(member, function) FUSEC_CHECK_ENTRY_OF(fc::DriverApi, member, function)
 
 // cuda.h maps the unversioned names to the symbols DriverApi.cpp resolves
 // (cuMemAlloc to cuMemAlloc_v2, ...).

@@ -3,9 +3,10 @@
 // HostCudaDriver.cpp builds a shared library that the CUDA backend loads
 // through DeviceOptions::cudaDriver like libcuda.so.1, and that runs what it
 // is given on the host (see that file for what it models). The same library
-// carries a cuBLASLt double (HostCublasLt.cpp), so a test names that one file
-// as both the driver and the cuBLASLt library, and the library's matmuls run
-// on the driver double's streams and memory. Besides running the work, it
+// carries a cuBLASLt double (HostCublasLt.cpp) and a cuDNN double
+// (HostCudnn.cpp), so a test names that one file as the driver and as the
+// cuBLASLt and cuDNN libraries, and the libraries' work runs on the driver
+// double's streams and memory. Besides running the work, it
 // records what the driver-path tests check; a test reads the record through
 // hostCudaState() (looked up with dlsym in the library the backend loaded,
 // so both see one record).
@@ -31,6 +32,14 @@ enum class HostCudaWait : int { Works, Unsupported, NeverReleased, NotHeld };
 /// answers a problem it has no kernel for); or cublasLtMatmul returns
 /// CUBLAS_STATUS_EXECUTION_FAILED (a launch that failed) and queues nothing.
 enum class HostCublasLtFailure : int { None, NoAlgorithm, MatmulFails };
+
+/// How the cuDNN double fails, so that tests see what the runtime does where
+/// the library cannot run a convolution: not at all; the heuristics offer no
+/// engine config in any mode (as the real library answers a graph it has no
+/// engine for); mode A offers none but FALLBACK does; every execution plan
+/// needs 1 TiB of workspace; or cudnnBackendExecute returns
+/// CUDNN_STATUS_EXECUTION_FAILED (a launch that failed) and queues nothing.
+enum class HostCudnnFailure : int { None, NoEngine, FallbackOnly, HugeWorkspace, ExecuteFails };
 
 struct HostCudaState {
   /// What cuDriverGetVersion reports.
@@ -84,6 +93,26 @@ struct HostCudaState {
   /// The library starts with the failure $FUSEC_HOST_CUBLASLT_FAILURE names
   /// ("no-algorithm", "matmul-fails"), else None.
   HostCublasLtFailure cublasLtFailure = HostCublasLtFailure::None;
+
+  /// The cuDNN double. What cudnnGetVersion reports.
+  int cudnnVersion = 91900;
+  /// Handles and backend descriptors alive now, set from the double's own
+  /// tables at every create and destroy (as the cuBLASLt counts are).
+  int cudnnHandlesLive = 0;
+  int cudnnDescriptorsLive = 0;
+  /// Engine heuristics finalized; cudnnBackendExecute calls that queued (or
+  /// captured) a graph; graphs that ran on a stream (a CUDA graph replays
+  /// its captured ones).
+  int cudnnHeuristicQueries = 0;
+  int cudnnExecutions = 0;
+  int cudnnExecutionsRun = 0;
+  /// Why the double last refused a cuDNN call (a string literal), for a
+  /// test's failure message; null until it refuses one.
+  const char *cudnnLastRefusal = nullptr;
+  /// The library starts with the failure $FUSEC_HOST_CUDNN_FAILURE names
+  /// ("no-engine", "fallback-only", "huge-workspace", "execute-fails"),
+  /// else None.
+  HostCudnnFailure cudnnFailure = HostCudnnFailure::None;
 };
 
 /// The record, shared by every user of the library in the process; a test
@@ -93,12 +122,12 @@ extern "C" HostCudaState *hostCudaState();
 /// The handle of the double's primary context.
 inline void *const kHostCudaPrimaryContext = reinterpret_cast<void *>(uintptr_t(0xC0DE0));
 
-/// Between the library's two halves: HostCublasLt.cpp queues its matmuls
-/// through the driver double's streams. Hidden: not exported, not for tests.
+/// Between the library's parts: HostCublasLt.cpp and HostCudnn.cpp queue
+/// their work through the driver double's streams. Hidden: not exported, not for tests.
 namespace host_cuda {
 #define FUSEC_HOST_CUDA_INTERNAL __attribute__((visibility("hidden")))
 /// The one lock over the whole library (its record, memory, streams, and the
-/// cuBLASLt objects). Queued operations run with it held.
+/// cuBLASLt and cuDNN objects). Queued operations run with it held.
 FUSEC_HOST_CUDA_INTERNAL std::unique_lock<std::mutex> lock();
 /// With the lock held: whether [address, address + bytes) lies inside one
 /// live allocation (device or mapped host memory).

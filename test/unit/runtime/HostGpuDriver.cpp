@@ -2,6 +2,8 @@
 
 #include "HostGpuDriver.h"
 
+#include "HostLibraryCalls.h"
+
 #include "runtime/BackendRegistry.h"
 #include "runtime/cpu/KernelInterpreter.h"
 
@@ -311,6 +313,7 @@ public:
 
   void countLaunch() const { ++counters_.kernelLaunches; }
   const HostKernelRunner &runner() const { return *options_.runner; }
+  const HostGpuOptions &options() const { return options_; }
   /// The virtual milliseconds a launch of `step` takes beyond the 1 µs
   /// every command takes.
   double extraLaunchMilliseconds(const Plan &plan, const LaunchStep &step) const {
@@ -440,6 +443,10 @@ public:
     }
   }
 
+  bool runsLibraryVariant(size_t kernel, size_t variant) const override {
+    return driver_.options().runsLibraryVariants && plan_.kernels()[kernel].libraryOf(variant);
+  }
+
   void launch(const LaunchStep &step, const DevicePtr *args, gpu::Stream stream, Where where) const override {
     std::lock_guard<std::recursive_mutex> lock(driver_.mutex());
     driver_.requireEntered("launch", where);
@@ -493,6 +500,19 @@ public:
     const Plan &plan = plan_;
     const HostGpuDriver &driver = driver_;
     const double extra = driver_.extraLaunchMilliseconds(plan, step);
+    if (const LibraryCall *call = kernel.libraryOf(step.variant)) {
+      if (!runsLibraryVariant(step.kernel, step.variant))
+        throw Error("host GPU driver: kernel '" + kernel.name + "' variant " + std::to_string(step.variant) +
+                    " is a library variant, which this driver does not run " + where.str());
+      std::vector<ElementType> types;
+      for (size_t id : ids)
+        types.push_back(plan_.buffers()[id].dtype);
+      driver_.enqueue(stream, where, [&driver, call, step, pointers, types, extra] {
+        driver.advanceClock(extra);
+        runLibraryCall(*call, step.batch, pointers, types);
+      });
+      return;
+    }
     driver_.enqueue(stream, where, [&runner, &plan, &driver, step, pointers, bytes, extra] {
       driver.advanceClock(extra);
       runner.run(plan, step, pointers, bytes);

@@ -65,6 +65,9 @@ struct HostGpuOptions {
   std::function<double(const runtime::Plan &, const runtime::LaunchStep &)> launchMicroseconds;
   /// The SMs the device reports (an H200's), which split-K launches split for.
   int multiprocessors = 132;
+  /// Whether the plan's library variants run (computed from their
+  /// description, HostLibraryCalls.h), as if their libraries had loaded.
+  bool runsLibraryVariants = false;
 };
 
 /// What the driver did, for tests that check how the backend used it.
