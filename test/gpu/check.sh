@@ -93,6 +93,27 @@ if [[ -n ${CUDA_DRIVER:-} ]]; then
   export LD_LIBRARY_PATH=$driver_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 
+# The vendor libraries library variants call (libcublasLt.so.13,
+# libcudnn.so.9): the toolkit's, else a PyTorch install's (its nvidia-*
+# wheels carry both). Where neither is found the plans run their generated
+# variants and say so once.
+for lib_dir in /usr/local/cuda/lib64 $(python3 - 2>/dev/null <<'PY'
+import importlib, os
+for name in ("nvidia.cublas", "nvidia.cudnn", "nvidia.cu13", "nvidia.cu12"):
+    try:
+        module = importlib.import_module(name)
+    except Exception:
+        continue
+    for root in getattr(module, "__path__", []):
+        for sub in ("lib", "lib64"):
+            if os.path.isdir(os.path.join(root, sub)):
+                print(os.path.join(root, sub))
+PY
+); do
+  [[ -d $lib_dir ]] && export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$lib_dir
+done
+echo "library search path: ${LD_LIBRARY_PATH:-(none)}" >>"$log"
+
 tolerance_of() { # PRECISION -> the --rtol/--atol of its checks
   case $1 in
   fp32) echo "${TOL_FP32:-1e-4}" ;;
@@ -447,7 +468,8 @@ if wants 2; then
       done
     done
     # Per plan with library variants: every kernel generated, then every
-    # kernel that has one on cuBLASLt (the floor generated kernels must beat).
+    # kernel that has one on its library, cuBLASLt or cuDNN (the floor
+    # generated kernels must beat).
     for run in "${runs[@]}"; do
       IFS='|' read -r name plan dims <<<"$run"
       [[ -n ${has_library[${name%%\[*}]:-} ]] || continue
