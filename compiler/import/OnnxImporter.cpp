@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <climits>
@@ -116,7 +117,7 @@ class OnnxGraphReader {
 public:
   OnnxGraphReader(const onnx::ModelProto &model, StringRef path, MLIRContext &context, const DimensionSizes &sizes)
       : model(model), path(path.str()), context(context), fileLoc(FileLineColLoc::get(&context, path, 0, 0)),
-        dimensions(sizes) {}
+        dimensions(sizes), external(llvm::sys::path::parent_path(path).str()) {}
 
   FailureOr<Graph> read();
 
@@ -130,7 +131,7 @@ private:
   LogicalResult importRuntimeNode(const onnx::NodeProto &node, const std::string &name, Location loc);
   LogicalResult convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc);
   LogicalResult lowerNode(GraphNode &node, Location loc);
-  FailureOr<AttrValue> reshapeTarget(const KnownTensor &shape, StringRef data, Location loc);
+  FailureOr<AttrValue> reshapeTarget(const KnownTensor &shape, const GraphNode &node, Location loc);
   FailureOr<AttrValue> expandTarget(const KnownTensor &shape, StringRef data, Location loc);
   /// The value of an import-time input as the attribute the fuse op takes;
   /// the batch size in it becomes what that attribute uses for it.
@@ -169,6 +170,8 @@ private:
   llvm::StringSet<> usedConstantSet;
   std::optional<RuntimeShapeInference> shapes;
   Graph graph;
+  /// The files beside the model holding externally stored initializers.
+  OnnxExternalData external;
 };
 
 LogicalResult OnnxGraphReader::readOpset() {
@@ -208,7 +211,7 @@ LogicalResult OnnxGraphReader::readInitializers() {
   if (model.graph().sparse_initializer_size() > 0)
     return emitError(fileLoc) << "sparse initializers are not supported";
   for (const onnx::TensorProto &initializer : model.graph().initializer()) {
-    auto tensor = readTensorProto(initializer, fileLoc);
+    auto tensor = readTensorProto(initializer, fileLoc, &external);
     if (failed(tensor))
       return failure();
     known[initializer.name()] = std::move(*tensor);
@@ -453,9 +456,18 @@ FailureOr<AttrValue> attributeFromTensor(const KnownTensor &tensor, StringRef wh
   return AttrValue::ofInts(std::move(*values));
 }
 
-FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, StringRef data, Location loc) {
+FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, const GraphNode &node, Location loc) {
   if (!shape.isInt())
     return emitError(loc) << "Reshape's shape must be integers";
+  const StringRef data = node.inputs[0];
+  // allowzero = 1 (opset 14; PyTorch's exporter sets it on every Reshape):
+  // a 0 is a dimension of size 0, not a copy of the input's. Without a 0 in
+  // the shape both mean the same; the target below uses fusec's 0 (copy).
+  auto allowZero = node.attrs.find("allowzero");
+  if (allowZero != node.attrs.end() && allowZero->second.kind == AttrValue::Kind::Int && allowZero->second.i == 1 &&
+      llvm::any_of(shape.ints, [](const SymbolicInt &dim) { return !dim.isBatch && dim.value == 0; }))
+    return emitError(loc) << "Reshape with allowzero = 1: the shape's 0 makes an empty tensor, which fusec does not "
+                             "compute";
   std::vector<int64_t> target;
   std::optional<size_t> batchAt;
   for (const SymbolicInt &dim : shape.ints) {
@@ -507,7 +519,7 @@ FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, Str
 FailureOr<AttrValue> OnnxGraphReader::importTimeAttribute(const GraphNode &node, const ImportTimeInput &entry,
                                                           const KnownTensor &tensor, Location loc) {
   if (node.opType == "Reshape")
-    return reshapeTarget(tensor, node.inputs[0], loc);
+    return reshapeTarget(tensor, node, loc);
   if (node.opType == "Expand")
     return expandTarget(tensor, node.inputs[0], loc);
   if (node.opType == "Resize" && StringRef(entry.attribute) == "sizes" && tensor.isInt()) {
@@ -814,8 +826,10 @@ FailureOr<Graph> readOnnxGraph(StringRef path, MLIRContext &context, const Dimen
   if (!buffer)
     return emitError(fileLoc) << "cannot read: " << buffer.getError().message();
   StringRef bytes = (*buffer)->getBuffer();
+  // Protobuf parses at most 2 GiB; larger models keep their weights in
+  // external data files (OnnxExternalData.h).
   if (bytes.size() > static_cast<size_t>(INT_MAX))
-    return emitError(fileLoc) << "models over 2 GiB (external data) are not supported";
+    return emitError(fileLoc) << "the model file is over 2 GiB, protobuf's limit (store the weights as external data)";
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return emitError(fileLoc) << "not an ONNX model: the file does not parse as an "

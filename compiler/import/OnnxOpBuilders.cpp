@@ -549,7 +549,14 @@ FailureOr<Results> buildReshape(BuildContext &ctx) {
     return failure();
   }
   auto shape = ctx.attrs.getInts("shape", {});
-  ctx.attrs.acceptOnly("allowzero", AttrValue::ofInt(0));
+  // allowzero = 1 makes a 0 in the ONNX shape an empty dimension; the
+  // importer refused those when it made `shape`, whose 0s are fusec's
+  // copies of the input's dimension (OnnxImporter.cpp reshapeTarget).
+  const int64_t allowZero = ctx.attrs.getInt("allowzero", 0);
+  if (allowZero != 0 && allowZero != 1) {
+    ctx.attrs.invalid("attribute 'allowzero' is " + Twine(allowZero) + " (0 or 1)");
+    return failure();
+  }
   return single(ctx.create<ReshapeOp>(ctx.operand(0), ctx.ints(shape)));
 }
 

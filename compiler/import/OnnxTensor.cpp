@@ -119,7 +119,7 @@ template <typename Result, typename Stored> Result convertElement(Stored value) 
 
 /// Decodes little-endian `raw_data` (the host order on every supported
 /// machine) into `Stored` values and converts them to `Result`.
-template <typename Stored, typename Result> std::optional<std::vector<Result>> decodeRaw(const std::string &raw) {
+template <typename Stored, typename Result> std::optional<std::vector<Result>> decodeRaw(StringRef raw) {
   if (raw.size() % sizeof(Stored) != 0)
     return std::nullopt;
   std::vector<Result> values(raw.size() / sizeof(Stored));
@@ -133,16 +133,16 @@ template <typename Stored, typename Result> std::optional<std::vector<Result>> d
 
 /// 16-bit floats: raw_data holds the bit patterns, int32_data one pattern
 /// per entry (ONNX's layout for FLOAT16 and BFLOAT16); both widen exactly.
-std::optional<std::vector<float>> decodeHalf(const onnx::TensorProto &proto, float (*widen)(uint16_t)) {
+std::optional<std::vector<float>> decodeHalf(const onnx::TensorProto &proto, std::optional<StringRef> raw,
+                                             float (*widen)(uint16_t)) {
   std::vector<float> values;
-  if (proto.has_raw_data()) {
-    const std::string &raw = proto.raw_data();
-    if (raw.size() % sizeof(uint16_t) != 0)
+  if (raw) {
+    if (raw->size() % sizeof(uint16_t) != 0)
       return std::nullopt;
-    values.resize(raw.size() / sizeof(uint16_t));
+    values.resize(raw->size() / sizeof(uint16_t));
     for (size_t i = 0; i < values.size(); ++i) {
       uint16_t bits;
-      std::memcpy(&bits, raw.data() + i * sizeof(uint16_t), sizeof(uint16_t));
+      std::memcpy(&bits, raw->data() + i * sizeof(uint16_t), sizeof(uint16_t));
       values[i] = widen(bits);
     }
     return values;
@@ -153,11 +153,12 @@ std::optional<std::vector<float>> decodeHalf(const onnx::TensorProto &proto, flo
   return values;
 }
 
-/// The elements of `proto` as `Result`, from raw_data or the typed field.
+/// The elements of `proto` as `Result`, from its raw bytes (raw_data or
+/// external data) or the typed field.
 template <typename Stored, typename Result, typename Field>
-std::optional<std::vector<Result>> decode(const onnx::TensorProto &proto, const Field &field) {
-  if (proto.has_raw_data())
-    return decodeRaw<Stored, Result>(proto.raw_data());
+std::optional<std::vector<Result>> decode(std::optional<StringRef> raw, const Field &field) {
+  if (raw)
+    return decodeRaw<Stored, Result>(*raw);
   std::vector<Result> values;
   values.reserve(field.size());
   for (const auto &value : field)
@@ -180,10 +181,19 @@ bool isReadableTensorType(int32_t dataType) {
   }
 }
 
-FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location loc) {
+FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location loc, OnnxExternalData *external) {
   auto fail = [&](const Twine &why) { return emitError(loc) << "tensor '" << proto.name() << "': " << why; };
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
-    return fail("externally stored data is not supported");
+  std::optional<StringRef> raw;
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (!external)
+      return fail("externally stored data is read for the graph's initializers only");
+    FailureOr<StringRef> bytes = external->bytesOf(proto, loc);
+    if (failed(bytes))
+      return failure();
+    raw = *bytes;
+  } else if (proto.has_raw_data()) {
+    raw = StringRef(proto.raw_data());
+  }
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
   if (llvm::any_of(shape, [](int64_t dim) { return dim < 0; }))
     return fail("negative dimension");
@@ -194,25 +204,25 @@ FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location 
   std::optional<std::vector<int64_t>> ints;
   switch (proto.data_type()) {
   case onnx::TensorProto::FLOAT:
-    floats = decode<float, float>(proto, proto.float_data());
+    floats = decode<float, float>(raw, proto.float_data());
     break;
   case onnx::TensorProto::DOUBLE:
-    floats = decode<double, float>(proto, proto.double_data());
+    floats = decode<double, float>(raw, proto.double_data());
     break;
   case onnx::TensorProto::FLOAT16:
-    floats = decodeHalf(proto, halfBitsToFloat);
+    floats = decodeHalf(proto, raw, halfBitsToFloat);
     break;
   case onnx::TensorProto::BFLOAT16:
-    floats = decodeHalf(proto, bfloat16BitsToFloat);
+    floats = decodeHalf(proto, raw, bfloat16BitsToFloat);
     break;
   case onnx::TensorProto::INT64:
-    ints = decode<int64_t, int64_t>(proto, proto.int64_data());
+    ints = decode<int64_t, int64_t>(raw, proto.int64_data());
     break;
   case onnx::TensorProto::INT32:
-    ints = decode<int32_t, int64_t>(proto, proto.int32_data());
+    ints = decode<int32_t, int64_t>(raw, proto.int32_data());
     break;
   case onnx::TensorProto::BOOL:
-    ints = decode<uint8_t, int64_t>(proto, proto.int32_data());
+    ints = decode<uint8_t, int64_t>(raw, proto.int32_data());
     break;
   default:
     assert(!isReadableTensorType(proto.data_type()) && "a readable type is not read");

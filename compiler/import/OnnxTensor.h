@@ -11,6 +11,7 @@
 #define FUSEC_COMPILER_IMPORT_ONNXTENSOR_H
 
 #include "compiler/import/Graph.h"
+#include "compiler/import/OnnxExternalData.h"
 
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LogicalResult.h"
@@ -85,9 +86,11 @@ bool isReadableTensorType(int32_t dataType);
 
 /// Reads an initializer or a Constant's tensor. FLOAT, FLOAT16, BFLOAT16
 /// (widened exactly, from raw_data or int32_data) and DOUBLE (narrowed)
-/// become float tensors; INT64, INT32 and BOOL integer ones. Other types and
-/// externally stored data are reported at `loc`.
-mlir::FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, mlir::Location loc);
+/// become float tensors; INT64, INT32 and BOOL integer ones; other types are
+/// reported at `loc`. Externally stored data is read through `external`
+/// (an error without it).
+mlir::FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, mlir::Location loc,
+                                             OnnxExternalData *external = nullptr);
 
 /// Writes a tensor without batch-dependent elements with its element type.
 void writeTensorProto(const KnownTensor &tensor, llvm::StringRef name, onnx::TensorProto &proto);

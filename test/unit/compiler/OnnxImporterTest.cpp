@@ -1,5 +1,8 @@
 //===- OnnxImporterTest.cpp - ONNX importer on models and bad input -------===//
 #include "compiler/import/OnnxImporter.h"
+
+#include "OnnxTestModel.h"
+
 #include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
 #include "compiler/import/GraphBuilder.h"
@@ -29,33 +32,14 @@
 using namespace mlir;
 using namespace fusec;
 
+using test::TestContext;
+using test::TestModel;
+
 namespace {
 
 std::string modelPath(const std::string &name) {
   return std::string(FUSEC_TEST_DATA_DIR) + "/models/" + name + "/model.onnx";
 }
-
-/// A context with fusec's dialects that records every diagnostic as
-/// "location: message" lines.
-struct TestContext {
-  TestContext() : context(makeRegistry()) {
-    context.loadAllAvailableDialects();
-    handler.emplace(&context, [this](Diagnostic &diagnostic) {
-      llvm::raw_string_ostream os(diagnostics);
-      os << diagnostic.getLocation() << ": " << diagnostic.str() << "\n";
-      return success();
-    });
-  }
-  static DialectRegistry makeRegistry() {
-    DialectRegistry registry;
-    registerDialects(registry);
-    return registry;
-  }
-
-  MLIRContext context;
-  std::string diagnostics;
-  std::optional<ScopedDiagnosticHandler> handler;
-};
 
 func::FuncOp mainFunction(ModuleOp module) { return module.lookupSymbol<func::FuncOp>(import::kEntryFunction); }
 
@@ -77,86 +61,6 @@ template <typename OpTy> std::vector<OpTy> opsOfType(ModuleOp module) {
   module.walk([&](OpTy op) { ops.push_back(op); });
   return ops;
 }
-
-/// Builds small ONNX models with the protobuf API.
-class TestModel {
-public:
-  explicit TestModel(int64_t opset = 13) {
-    model.set_ir_version(8);
-    onnx::OperatorSetIdProto &import = *model.add_opset_import();
-    import.set_domain("");
-    import.set_version(opset);
-  }
-
-  /// `dims` entries are sizes, or names for symbolic dimensions.
-  void input(const std::string &name, const std::vector<std::string> &dims, int32_t type = onnx::TensorProto::FLOAT) {
-    valueInfo(*model.mutable_graph()->add_input(), name, type, dims);
-  }
-  void output(const std::string &name, int32_t type = onnx::TensorProto::FLOAT) {
-    onnx::ValueInfoProto &info = *model.mutable_graph()->add_output();
-    info.set_name(name);
-    info.mutable_type()->mutable_tensor_type()->set_elem_type(type);
-  }
-  /// An initializer of `type` whose elements are `raw` (raw_data).
-  onnx::TensorProto &initializer(const std::string &name, int32_t type, const std::vector<int64_t> &dims,
-                                 const std::string &raw) {
-    onnx::TensorProto &tensor = *model.mutable_graph()->add_initializer();
-    tensor.set_name(name);
-    tensor.set_data_type(type);
-    for (int64_t dim : dims)
-      tensor.add_dims(dim);
-    tensor.set_raw_data(raw);
-    return tensor;
-  }
-  onnx::NodeProto &node(const std::string &opType, const std::vector<std::string> &inputs,
-                        const std::vector<std::string> &outputs, const std::string &name = "") {
-    onnx::NodeProto &node = *model.mutable_graph()->add_node();
-    node.set_op_type(opType);
-    node.set_name(name);
-    for (const std::string &input : inputs)
-      node.add_input(input);
-    for (const std::string &output : outputs)
-      node.add_output(output);
-    return node;
-  }
-  /// A Constant node holding a 1-D int64 tensor.
-  void constantInts(const std::string &name, const std::vector<int64_t> &values) {
-    onnx::AttributeProto &value = *node("Constant", {}, {name}).add_attribute();
-    value.set_name("value");
-    value.set_type(onnx::AttributeProto::TENSOR);
-    onnx::TensorProto &tensor = *value.mutable_t();
-    tensor.set_data_type(onnx::TensorProto::INT64);
-    tensor.add_dims(values.size());
-    for (int64_t v : values)
-      tensor.add_int64_data(v);
-  }
-  static void setInt(onnx::NodeProto &node, const std::string &name, int64_t value) {
-    onnx::AttributeProto &attribute = *node.add_attribute();
-    attribute.set_name(name);
-    attribute.set_type(onnx::AttributeProto::INT);
-    attribute.set_i(value);
-  }
-  OwningOpRef<ModuleOp> import(TestContext &test) const {
-    return import::importOnnxModel(model, "test.onnx", test.context);
-  }
-
-  onnx::ModelProto model;
-
-private:
-  static void valueInfo(onnx::ValueInfoProto &info, const std::string &name, int32_t type,
-                        const std::vector<std::string> &dims) {
-    info.set_name(name);
-    onnx::TypeProto::Tensor &tensor = *info.mutable_type()->mutable_tensor_type();
-    tensor.set_elem_type(type);
-    onnx::TensorShapeProto &shape = *tensor.mutable_shape();
-    for (const std::string &dim : dims) {
-      if (std::isdigit(static_cast<unsigned char>(dim.front())))
-        shape.add_dim()->set_dim_value(std::stoll(dim));
-      else
-        shape.add_dim()->set_dim_param(dim);
-    }
-  }
-};
 
 std::vector<int64_t> shapeOf(Value value) {
   auto shape = cast<RankedTensorType>(value.getType()).getShape();
@@ -295,6 +199,37 @@ TEST_CASE("a Reshape target built from Shape keeps the batch dimension", "[onnx]
   auto reshape = opsOfType<fuse::ReshapeOp>(*module).front();
   CHECK(reshape.getShape() == ArrayRef<int64_t>{0, -1});
   CHECK(shapeOf(reshape.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 6});
+}
+
+TEST_CASE("Reshape with allowzero = 1 imports as the exporter means it", "[onnx]") {
+  // PyTorch's exporter: Reshape(x, Concat(Gather(Shape(x), [0]), [6]))
+  // with allowzero = 1 on every Reshape; without a 0 in the shape it means
+  // what allowzero = 0 does.
+  auto build = [](int64_t rest) {
+    TestModel model(14);
+    model.input("x", {"batch", "2", "3"});
+    model.node("Shape", {"x"}, {"shape"});
+    model.constantInts("zero", {0});
+    model.node("Gather", {"shape", "zero"}, {"batch_size"});
+    model.constantInts("rest", {rest});
+    TestModel::setInt(model.node("Concat", {"batch_size", "rest"}, {"target"}), "axis", 0);
+    TestModel::setInt(model.node("Reshape", {"x", "target"}, {"y"}, "view"), "allowzero", 1);
+    model.output("y");
+    return model;
+  };
+  TestContext test;
+  auto module = build(6).import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  auto reshape = opsOfType<fuse::ReshapeOp>(*module).front();
+  CHECK(reshape.getShape() == ArrayRef<int64_t>{0, 6});
+  CHECK(shapeOf(reshape.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 6});
+
+  // A 0 there is an empty dimension (allowzero = 0 would copy the input's 2).
+  TestContext empty;
+  CHECK_FALSE(build(0).import(empty));
+  CHECK_THAT(empty.diagnostics, Catch::Matchers::Contains("Reshape with allowzero = 1: the shape's 0 makes an empty "
+                                                          "tensor, which fusec does not compute"));
 }
 
 TEST_CASE("Shape after a Pad with computed pads is static", "[onnx]") {
