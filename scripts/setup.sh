@@ -2,7 +2,23 @@
 # Installs what fusec needs to build and test on Debian 12 (bookworm), as root.
 # Idempotent and fast when everything is there: it only calls apt-get for
 # packages that are missing.
+#
+# --python-tools also makes .venv, a virtual environment with the Python
+# packages the test-data generators use (PyTorch, torchvision, onnx,
+# onnxscript from the package index): scripts/generate-onnx-node-tests.py and
+# the PyTorch exports. The build and the test suite do not need it.
 set -euo pipefail
+
+python_tools=0
+for arg in "$@"; do
+  case $arg in
+  --python-tools) python_tools=1 ;;
+  *)
+    echo "setup: unknown option '$arg' (expected --python-tools)" >&2
+    exit 2
+    ;;
+  esac
+done
 
 packages=(
   cmake ninja-build g++ ccache lld python3
@@ -33,4 +49,17 @@ if [[ -f /usr/local/cuda/include/nvrtc.h ]]; then
   echo "setup: CUDA toolkit found at /usr/local/cuda (NVRTC kernel compilation on)"
 else
   echo "setup: no CUDA toolkit at /usr/local/cuda: kernels are emitted but not compiled by NVRTC"
+fi
+
+if ((python_tools)); then
+  dpkg -s python3-venv >/dev/null 2>&1 || {
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv
+  }
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  [[ -x $root/.venv/bin/python ]] || /usr/bin/python3 -m venv "$root/.venv"
+  "$root/.venv/bin/pip" install -q --upgrade pip
+  "$root/.venv/bin/pip" install -q 'torch>=2.9' torchvision 'onnx>=1.23' onnxscript numpy
+  echo "setup: Python tools in $root/.venv ($("$root/.venv/bin/python" -c 'import torch, onnx; print("torch", torch.__version__, "onnx", onnx.__version__)'))"
 fi

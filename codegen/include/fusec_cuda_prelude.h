@@ -44,11 +44,13 @@ __device__ __forceinline__ float fusec_min(float a, float b) { return (a < b || 
 __device__ __forceinline__ float fusec_max(float a, float b) { return (a > b || a != a) ? a : b; }
 
 // Mod: with `fmod` the remainder has the dividend's sign (C fmod), without it
-// the divisor's (Python %).
+// the divisor's (Python %; Mod-28 spells it out: a zero result too).
 __device__ __forceinline__ float fusec_mod(float a, float b, bool fmod) {
   float r = fmodf(a, b);
   if (!fmod && r != 0.0f && ((r < 0.0f) != (b < 0.0f)))
     r += b;
+  else if (!fmod && r == 0.0f)
+    r = copysignf(0.0f, b);
   return r;
 }
 

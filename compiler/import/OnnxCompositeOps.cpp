@@ -308,6 +308,13 @@ FailureOr<Results> buildSpaceToDepth(BuildContext &ctx) {
   auto block = blockSize(ctx);
   if (failed(block))
     return failure();
+  // `mode` from opset 28: DCR (the only layout before) puts the block
+  // offsets before the channel, CRD after it.
+  const std::string mode = ctx.attrs.getString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") {
+    ctx.attrs.invalid("SpaceToDepth attribute 'mode' must be DCR or CRD, got '" + mode + "'");
+    return failure();
+  }
   auto shape = ctx.shape(0);
   const int64_t b = *block, c = shape[1], h = shape[2], w = shape[3];
   if (h % b != 0 || w % b != 0) {
@@ -318,7 +325,11 @@ FailureOr<Results> buildSpaceToDepth(BuildContext &ctx) {
   const int64_t n = ShapedType::isDynamic(shape[0]) ? -1 : shape[0];
   Chain chain(ctx);
   Value blocks = chain.make<ReshapeOp>(ctx.operand(0), ctx.ints({n, c, h / b, b, w / b, b}));
-  Value moved = chain.make<TransposeOp>(blocks, ctx.ints({0, 3, 5, 1, 2, 4}));
+  // [n, c, h/b, row offset, w/b, column offset] to DCR's (row offset,
+  // column offset, c) or CRD's (c, row offset, column offset) channels.
+  const std::vector<int64_t> perm =
+      mode == "DCR" ? std::vector<int64_t>{0, 3, 5, 1, 2, 4} : std::vector<int64_t>{0, 1, 3, 5, 2, 4};
+  Value moved = chain.make<TransposeOp>(blocks, ctx.ints(perm));
   return chain.result(chain.make<ReshapeOp>(moved, ctx.ints({n, c * b * b, h / b, w / b})));
 }
 

@@ -593,6 +593,13 @@ FailureOr<Results> NodeFolder::foldRange() {
       return error() << "start, limit and delta must be scalars of one type";
   }
   if (input(0)->isFloat()) {
+    // Range-27's stash_type: 1 (the default) computes f16/bf16 ranges in f32
+    // and rounds, as this does; 0 would round every step.
+    auto stash = intAttribute("stash_type", 1);
+    if (failed(stash))
+      return failure();
+    if (*stash != 1 && input(0)->elemType != onnx::TensorProto::FLOAT)
+      return error() << "stash_type " << *stash << " (compute in the input's precision) is not supported";
     float start = input(0)->floats[0], limit = input(1)->floats[0], delta = input(2)->floats[0];
     if (delta == 0)
       return error() << "delta is 0";
@@ -809,6 +816,13 @@ FailureOr<Results> NodeFolder::foldScatterND() {
 }
 
 bool isFoldableOnnxOp(StringRef opType) { return NodeFolder::methods().count(opType); }
+
+std::vector<std::string> foldableOnnxOps() {
+  std::vector<std::string> names;
+  for (const auto &entry : NodeFolder::methods())
+    names.push_back(entry.getKey().str());
+  return names;
+}
 
 FailureOr<std::vector<KnownTensor>> foldOnnxNode(const onnx::NodeProto &node, int64_t opset,
                                                  ArrayRef<const KnownTensor *> inputs, Location loc) {

@@ -15,11 +15,15 @@
 #include "compiler/import/OnnxTensor.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace fusec::import {
 
 /// Whether foldOnnxNode evaluates `opType` (ai.onnx domain).
 bool isFoldableOnnxOp(llvm::StringRef opType);
+/// Every op type isFoldableOnnxOp accepts.
+std::vector<std::string> foldableOnnxOps();
 
 /// Evaluates `node`, written against ai.onnx `opset`, on inputs known at
 /// import; a null entry is an omitted optional input. Returns one tensor per

@@ -808,6 +808,18 @@ OnnxOpKind classifyOnnxOp(StringRef opType) {
   return OnnxOpKind::Unsupported;
 }
 
+std::vector<std::string> readableOnnxOps() {
+  std::vector<std::string> names = supportedOnnxOps();
+  for (const std::string &name : foldableOnnxOps())
+    names.push_back(name);
+  for (const char *name : {"Dropout", "Squeeze", "Unsqueeze", "CastLike", "Shape", "Size"})
+    names.push_back(name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  assert(llvm::all_of(names, [](const std::string &name) { return classifyOnnxOp(name) != OnnxOpKind::Unsupported; }));
+  return names;
+}
+
 bool isImportTimeInput(StringRef opType, int64_t opset, size_t index) {
   return llvm::any_of(kImportTimeInputs, [&](const ImportTimeInput &entry) {
     return entry.appliesTo(opType, opset) && index == entry.index;

@@ -17,6 +17,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <string>
+#include <vector>
+
 // Debian's ONNX is built with ONNX_NAMESPACE=onnx. Declared here so that
 // users of the importer do not compile the protobuf headers.
 namespace onnx {
@@ -27,7 +30,7 @@ namespace fusec::import {
 
 /// The ai.onnx opsets the importer accepts.
 inline constexpr int64_t kMinOnnxOpset = 7;
-inline constexpr int64_t kMaxOnnxOpset = 18;
+inline constexpr int64_t kMaxOnnxOpset = 28;
 
 /// Parses the .onnx file at `path`. Reports problems as diagnostics naming
 /// the file and node; unsupported op types are listed in one error. Input
@@ -60,6 +63,10 @@ enum class OnnxOpKind {
   ShapeQuery,
 };
 OnnxOpKind classifyOnnxOp(llvm::StringRef opType);
+
+/// Every ai.onnx op type the importer reads (classifyOnnxOp is not
+/// Unsupported), sorted: `fusec --list-onnx-ops`.
+std::vector<std::string> readableOnnxOps();
 
 /// Whether input `index` of `opType` (written against `opset`) must be known
 /// at import because the fuse op takes it as an attribute: Reshape's shape,

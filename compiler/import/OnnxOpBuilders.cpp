@@ -353,10 +353,13 @@ FailureOr<Results> buildPool(BuildContext &ctx, bool isMax) {
   auto kernel = ctx.attrs.getInts("kernel_shape", {});
   auto strides = ctx.attrs.getInts("strides", {1, 1});
   bool ceilMode = ctx.attrs.getFlag("ceil_mode", false);
-  std::vector<int64_t> dilations = {1, 1};
+  std::vector<int64_t> dilations = ctx.attrs.getInts("dilations", {1, 1});
   if (isMax) {
-    dilations = ctx.attrs.getInts("dilations", {1, 1});
     ctx.attrs.acceptOnly("storage_order", AttrValue::ofInt(0));
+  } else if (dilations != std::vector<int64_t>{1, 1}) {
+    // AveragePool-19's dilations: fuse.average_pool has none.
+    ctx.attrs.invalid("AveragePool with dilations other than 1 is not supported");
+    return failure();
   }
   auto pads = resolvePads(ctx, kernel, strides, dilations);
   if (failed(pads))

@@ -131,12 +131,15 @@ void preluOp(const OpContext &context) {
   applyBinary(context, [](float x, float slope) { return x < 0.0f ? slope * x : x; });
 }
 void modOp(const OpContext &context) {
-  // fmod: the sign of the dividend (C); otherwise of the divisor (Python).
+  // fmod: the sign of the dividend (C); otherwise of the divisor (Python;
+  // Mod-28 spells it out: a zero result too).
   const bool fmod = context.flagAttr("fmod");
   applyBinary(context, [=](float a, float b) {
     float r = std::fmod(a, b);
     if (!fmod && r != 0.0f && ((r < 0.0f) != (b < 0.0f)))
       r += b;
+    else if (!fmod && r == 0.0f)
+      r = std::copysign(0.0f, b);
     return r;
   });
 }

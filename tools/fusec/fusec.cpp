@@ -7,6 +7,7 @@
 #include "compiler/Driver.h"
 #include "compiler/Plugins.h"
 #include "compiler/Version.h"
+#include "compiler/import/OnnxImporter.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -109,6 +110,8 @@ cl::list<std::string> plugins("plugin", cl::value_desc("lib.so"),
 cl::opt<bool> quiet("quiet", cl::desc("Print no progress on stderr"), cl::cat(fusecCategory));
 cl::opt<bool> listFusionRules("list-fusion-rules", cl::desc("Print the fusion rule names and exit"),
                               cl::cat(fusecCategory));
+cl::opt<bool> listOnnxOps("list-onnx-ops", cl::desc("Print the ONNX op types fusec reads and exit"),
+                          cl::cat(fusecCategory));
 cl::opt<bool> verbose("v", cl::desc("Print a fusion summary and what was written"), cl::cat(fusecCategory));
 
 std::string defaultOutput(fusec::EmitKind kind) {
@@ -133,7 +136,11 @@ std::string defaultOutput(fusec::EmitKind kind) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions(fusecCategory);
-  cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << FUSEC_VERSION_STRING << "\n"; });
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << FUSEC_VERSION_STRING << "\n"
+       << "reads ONNX (ai.onnx opsets " << fusec::import::kMinOnnxOpset << " to " << fusec::import::kMaxOnnxOpset
+       << ") and fusec's JSON graphs\n";
+  });
   cl::ParseCommandLineOptions(argc, argv, "fusec: compile a model into a fused model.plan\n");
 
   fusec::DriverOptions options;
@@ -200,6 +207,11 @@ int main(int argc, char **argv) {
     }
   }
   auto known = fusec::fusionRuleNames();
+  if (listOnnxOps) {
+    for (const std::string &name : fusec::import::readableOnnxOps())
+      llvm::outs() << name << "\n";
+    return 0;
+  }
   if (listFusionRules) {
     for (const std::string &name : known)
       llvm::outs() << name << "\n";

@@ -74,6 +74,10 @@ std::optional<NamedTensor> readTensorFile(const std::string &path, mlir::MLIRCon
 /// import test checks that it rejects exactly these), and the execution test
 /// lists them as unsupported.
 const std::map<std::string, std::string> &importRejectedVariants();
+/// The reason test `test` is rejected at import: importRejectedVariants()'s,
+/// or its family's (generated tests named by a common prefix); nullopt if
+/// it must import.
+std::optional<std::string> importRejection(const std::string &test);
 
 } // namespace fusec::testing
 

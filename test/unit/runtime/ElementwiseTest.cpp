@@ -109,4 +109,12 @@ TEST_CASE("Min, Max and Mod with broadcasting") {
   requireTensor(runOp("Mod", {{"fmod", 1}}, {x, y}, {4}), {4}, {1, -1, 1, -1});
   requireTensor(runOp("Mod", {{"fmod", 0}}, {x, y}, {4}), {4}, {1, 2, -2, -1});
   CHECK_THROWS_WITH(runOp("Mod", {{"fmod", 2}}, {x, y}, {4}), Catch::Contains("'fmod' must be 0 or 1"));
+  // A zero remainder has the divisor's sign too without fmod (Mod-28), the
+  // dividend's with it.
+  const Tensor zeros = runOp("Mod", {{"fmod", 0}}, {Tensor({2}, {-6, 6}), Tensor({2}, {3, -3})}, {2});
+  CHECK((zeros.values()[0] == 0 && !std::signbit(zeros.values()[0])));
+  CHECK((zeros.values()[1] == 0 && std::signbit(zeros.values()[1])));
+  const Tensor cZeros = runOp("Mod", {{"fmod", 1}}, {Tensor({2}, {-6, 6}), Tensor({2}, {3, -3})}, {2});
+  CHECK(std::signbit(cZeros.values()[0]));
+  CHECK_FALSE(std::signbit(cZeros.values()[1]));
 }
