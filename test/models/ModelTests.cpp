@@ -19,6 +19,9 @@ using namespace fusec;
 namespace {
 
 const std::string kModelsDir = std::string(FUSEC_TEST_DATA_DIR) + "/models";
+/// Models exported by PyTorch 2.x's default exporter (dynamo, opset 20,
+/// external data; scripts/export-pytorch-models.py).
+const std::string kPytorchModelsDir = std::string(FUSEC_TEST_DATA_DIR) + "/pytorch";
 
 struct Configuration {
   std::string name;
@@ -57,8 +60,8 @@ std::shared_ptr<const runtime::Plan> compile(const std::string &path, const Fusi
   return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(*bytes, path));
 }
 
-void checkModel(const std::string &name) {
-  test::ModelReference model = test::loadModelReference(kModelsDir + "/" + name);
+void checkModel(const std::string &name, const std::string &modelsDir = kModelsDir) {
+  test::ModelReference model = test::loadModelReference(modelsDir + "/" + name);
   std::map<int64_t, std::map<std::string, runtime::Tensor>> unfusedOutputs;
   for (const Configuration &config : configurations()) {
     auto plan = compile(model.onnxPath, config.fusion);
@@ -99,3 +102,13 @@ FUSEC_MODEL_TEST(residual_block)
 FUSEC_MODEL_TEST(three_part)
 FUSEC_MODEL_TEST(tiny_resnet)
 #undef FUSEC_MODEL_TEST
+
+TEST_CASE("models exported by PyTorch's default exporter match PyTorch, unfused and with every strategy",
+          "[models][pytorch]") {
+  const std::vector<std::string> names = test::listModels(kPytorchModelsDir);
+  CHECK(names == std::vector<std::string>{"gelu_mlp", "mobilenet_v2", "tiny_resnet"});
+  for (const std::string &name : names) {
+    INFO(name);
+    checkModel(name, kPytorchModelsDir);
+  }
+}
