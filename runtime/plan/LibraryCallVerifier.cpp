@@ -36,35 +36,52 @@ std::optional<int64_t> spanOf(int64_t count, int64_t stride, int64_t rows, int64
   return checkedAdd(*offset, *matrix);
 }
 
+/// One operand of a library call: its name in the manifest, its position
+/// in the kernel's buffer list (unset: absent), and whether it is written.
+struct Operand {
+  const char *name;
+  std::optional<size_t> position;
+  bool output;
+};
+
+/// That each operand names one of the kernel's inputs (or, written, its
+/// outputs) of f32, f16 or bf16; "" if so, else why not. `call` names the
+/// call in the message ("product", "convolution").
+std::string checkOperands(const PlanManifest &manifest, const KernelDesc &kernel,
+                          std::initializer_list<Operand> operands, const char *call) {
+  const size_t inputs = kernel.inputs.size(), buffers = inputs + kernel.outputs.size();
+  for (const Operand &operand : operands) {
+    if (!operand.position)
+      continue;
+    const size_t position = *operand.position;
+    if (position >= buffers)
+      return std::string("operand '") + operand.name + "' is " + std::to_string(position) + ", but the kernel has " +
+             std::to_string(buffers) + " buffers";
+    if ((position >= inputs) != operand.output)
+      return std::string("operand '") + operand.name + "' must be one of the kernel's " +
+             (operand.output ? "outputs" : "inputs");
+    const ElementType type =
+        manifest.buffers[position < inputs ? kernel.inputs[position] : kernel.outputs[position - inputs]].dtype;
+    if (!productType(type))
+      return std::string("operand '") + operand.name + "' has dtype " + elementTypeName(type) + " (a library " + call +
+             " takes f32, f16 or bf16)";
+  }
+  return "";
+}
+
 /// The rules of a cuBLASLt product.
 std::string checkMatmul(const PlanManifest &manifest, const KernelDesc &kernel, const LibraryMatmul &m,
                         int64_t largestBatch) {
   const size_t inputs = kernel.inputs.size();
-  const size_t operands = inputs + kernel.outputs.size();
   auto bufferOf = [&](size_t position) -> const BufferDesc & {
     return manifest.buffers[position < inputs ? kernel.inputs[position] : kernel.outputs[position - inputs]];
   };
-  struct Operand {
-    const char *name;
-    std::optional<size_t> position;
-    bool output;
-  };
-  const Operand named[] = {
-      {"a", m.a, false}, {"b", m.b, false}, {"bias", m.bias, false}, {"c", m.c, false}, {"d", m.d, true}};
-  for (const Operand &operand : named) {
-    if (!operand.position)
-      continue;
-    if (*operand.position >= operands)
-      return std::string("operand '") + operand.name + "' is " + std::to_string(*operand.position) +
-             ", but the kernel has " + std::to_string(operands) + " buffers";
-    if ((*operand.position >= inputs) != operand.output)
-      return std::string("operand '") + operand.name + "' must be one of the kernel's " +
-             (operand.output ? "outputs" : "inputs");
-    const ElementType type = bufferOf(*operand.position).dtype;
-    if (!productType(type))
-      return std::string("operand '") + operand.name + "' has dtype " + elementTypeName(type) +
-             " (a library product takes f32, f16 or bf16)";
-  }
+  if (std::string error = checkOperands(
+          manifest, kernel,
+          {{"a", m.a, false}, {"b", m.b, false}, {"bias", m.bias, false}, {"c", m.c, false}, {"d", m.d, true}},
+          "product");
+      !error.empty())
+    return error;
   const ElementType aType = bufferOf(m.a).dtype, dType = bufferOf(m.d).dtype;
   if (bufferOf(m.b).dtype != aType)
     return "operands 'a' and 'b' have different dtypes";
@@ -118,34 +135,18 @@ bool fitsInt32(int64_t value) { return value >= 1 && value <= std::numeric_limit
 std::string checkConv(const PlanManifest &manifest, const KernelDesc &kernel, const LibraryConv &c,
                       int64_t largestBatch) {
   const size_t inputs = kernel.inputs.size();
-  const size_t operands = inputs + kernel.outputs.size();
   auto bufferOf = [&](size_t position) -> const BufferDesc & {
     return manifest.buffers[position < inputs ? kernel.inputs[position] : kernel.outputs[position - inputs]];
   };
-  struct Operand {
-    const char *name;
-    std::optional<size_t> position;
-    bool output;
-  };
-  const Operand named[] = {{"input", c.input, false},
-                           {"filter", c.filter, false},
-                           {"bias", c.bias, false},
-                           {"residual", c.residual, false},
-                           {"output", c.output, true}};
-  for (const Operand &operand : named) {
-    if (!operand.position)
-      continue;
-    if (*operand.position >= operands)
-      return std::string("operand '") + operand.name + "' is " + std::to_string(*operand.position) +
-             ", but the kernel has " + std::to_string(operands) + " buffers";
-    if ((*operand.position >= inputs) != operand.output)
-      return std::string("operand '") + operand.name + "' must be one of the kernel's " +
-             (operand.output ? "outputs" : "inputs");
-    const ElementType type = bufferOf(*operand.position).dtype;
-    if (!productType(type))
-      return std::string("operand '") + operand.name + "' has dtype " + elementTypeName(type) +
-             " (a library convolution takes f32, f16 or bf16)";
-  }
+  if (std::string error = checkOperands(manifest, kernel,
+                                        {{"input", c.input, false},
+                                         {"filter", c.filter, false},
+                                         {"bias", c.bias, false},
+                                         {"residual", c.residual, false},
+                                         {"output", c.output, true}},
+                                        "convolution");
+      !error.empty())
+    return error;
   const ElementType xType = bufferOf(c.input).dtype, yType = bufferOf(c.output).dtype;
   if (bufferOf(c.filter).dtype != xType)
     return "operands 'input' and 'filter' have different dtypes";
