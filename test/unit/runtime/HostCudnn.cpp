@@ -292,7 +292,7 @@ size_t elementBytes(cudnnBackendAttributeType_t type) {
 struct Rule {
   std::vector<cudnnBackendAttributeType_t> types;
   int64_t minCount = 1, maxCount = 1;
-  std::vector<cudnnBackendDescriptorType_t> kinds;
+  std::vector<cudnnBackendDescriptorType_t> kinds = {};
 };
 
 using Rules = std::map<cudnnBackendAttributeName_t, Rule>;
@@ -1075,7 +1075,7 @@ cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t descriptor, cudn
       return refuse(kBadParamAttributeType, "an attribute value of the wrong type");
     *elementCount = requestedElementCount == 0 ? int64_t(values.size())
                                                : std::min<int64_t>(requestedElementCount, int64_t(values.size()));
-    if (requestedElementCount > 0)
+    if (*elementCount > 0) // an empty vector's data() may be null, which memcpy must not see
       std::memcpy(elements, values.data(), size_t(*elementCount) * sizeof(T));
     return kSuccess;
   };
