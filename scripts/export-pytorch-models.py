@@ -21,7 +21,7 @@ import torch
 import torchvision
 from torch import nn
 
-BATCHES = (2, 3)
+BATCHES = (1, 2, 3)
 
 
 class TinyResNet(nn.Module):
@@ -54,14 +54,74 @@ class GeluMlp(nn.Module):
         return self.fc2(h).view(b, 8 * 32)
 
 
+def encoder(norm_first, batch_first):
+    """nn.TransformerEncoder, 2 layers of width 32 with 4 heads: MultiheadAttention reshapes [seq, batch, 32] to
+    [seq, batch*4, 8], the dimension that merges the batch with the heads."""
+    layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, norm_first=norm_first,
+                                       batch_first=batch_first)
+    return nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+
+
+class PaddedAttention(nn.Module):
+    """nn.MultiheadAttention (batch first) with a key padding mask given as a float input added to the scores."""
+
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(32, 4, batch_first=True)
+
+    def forward(self, x, mask):
+        return self.attention(x, x, x, key_padding_mask=mask, need_weights=False)[0]
+
+
+class Model:
+    """A model to export: its inputs (name -> shape without the batch), the batch's axis, the exporter."""
+
+    def __init__(self, module, inputs, description, batch_axis=0, dynamo=True, opset=None):
+        self.module, self.inputs, self.description = module, inputs, description
+        self.batch_axis, self.dynamo, self.opset = batch_axis, dynamo, opset
+
+    def example(self, batch, generator):
+        tensors = []
+        for name, shape in self.inputs.items():
+            full = list(shape)
+            full.insert(self.batch_axis, batch)
+            if name == "mask":
+                # Keys past a random length per sample are padding (-inf added to their scores); the first is
+                # always kept so no row is all padding.
+                lengths = torch.randint(1, full[1] + 1, (batch,), generator=generator)
+                tensors.append(torch.where(torch.arange(full[1])[None, :] < lengths[:, None], 0.0, -float("inf")))
+            else:
+                tensors.append(torch.randn(*full, generator=generator))
+        return tuple(tensors)
+
+
 def models():
     mobilenet = torchvision.models.mobilenet_v2(weights=None, width_mult=0.25, num_classes=10)
+    vit = torchvision.models.VisionTransformer(image_size=16, patch_size=4, num_layers=2, num_heads=4, hidden_dim=32,
+                                               mlp_dim=64, num_classes=10)
+    encoder_text = "nn.TransformerEncoder ({} norm, {}): [seq, batch*heads, head_dim] reshapes, batched MatMul, Softmax"
     return {
-        "tiny_resnet": (TinyResNet(), (3, 32, 32), "torchvision BasicBlocks: Conv+BN+ReLU, residual adds, a strided "
-                                                   "1x1 shortcut, MaxPool, adaptive pool, flatten, Linear"),
-        "mobilenet_v2": (mobilenet, (3, 32, 32), "torchvision MobileNetV2 at width 0.25: depthwise convolutions, "
-                                                 "ReLU6 (Clip), inverted residuals"),
-        "gelu_mlp": (GeluMlp(), (8, 32), "Gelu-20 (none and tanh), Linear on rank 3, view (Reshape allowzero=1)"),
+        "tiny_resnet": Model(TinyResNet(), {"input": (3, 32, 32)}, "torchvision BasicBlocks: Conv+BN+ReLU, residual "
+                             "adds, a strided 1x1 shortcut, MaxPool, adaptive pool, flatten, Linear"),
+        "mobilenet_v2": Model(mobilenet, {"input": (3, 32, 32)}, "torchvision MobileNetV2 at width 0.25: depthwise "
+                              "convolutions, ReLU6 (Clip), inverted residuals"),
+        "gelu_mlp": Model(GeluMlp(), {"input": (8, 32)}, "Gelu-20 (none and tanh), Linear on rank 3, view (Reshape "
+                          "allowzero=1)"),
+        "encoder_post": Model(encoder(False, False), {"input": (10, 32)},
+                              encoder_text.format("post", "sequence first, dynamo"), batch_axis=1),
+        "encoder_pre": Model(encoder(True, True), {"input": (10, 32)},
+                             encoder_text.format("pre", "batch first, dynamo")),
+        "encoder_post_ts14": Model(encoder(False, False), {"input": (10, 32)},
+                                   encoder_text.format("post", "sequence first, TorchScript exporter, opset 14"),
+                                   batch_axis=1, dynamo=False, opset=14),
+        "encoder_pre_ts17": Model(encoder(True, False), {"input": (10, 32)},
+                                  encoder_text.format("pre", "sequence first, TorchScript exporter, opset 17"),
+                                  batch_axis=1, dynamo=False, opset=17),
+        "mha_padding_mask": Model(PaddedAttention(), {"input": (10, 32), "mask": (10,)}, "nn.MultiheadAttention "
+                                  "with a key padding mask (a float input, -inf on padded keys)"),
+        "vit_tiny": Model(vit, {"input": (3, 16, 16)}, "torchvision VisionTransformer (16x16 images, patches of 4, "
+                          "2 layers of width 32): patch Conv, the class token expanded over the batch, position "
+                          "embedding, encoder layers, the class token's head"),
     }
 
 
@@ -78,36 +138,46 @@ def randomize(model, seed):
     return model.eval()
 
 
-def export(name, model, shape, description, out, seed):
+def export(name, spec, out, seed):
     directory = os.path.join(out, name)
     os.makedirs(directory)
     torch.manual_seed(seed)
-    model = randomize(model, seed)
-    batch = torch.export.Dim("batch", min=1, max=64)
-    example = torch.randn(2, *shape)
+    model = randomize(spec.module, seed)
+    generator = torch.Generator().manual_seed(seed)
+    example = spec.example(2, generator)
     path = os.path.join(directory, "model.onnx")
-    program = torch.onnx.export(model, (example,), path, dynamo=True, external_data=True,
-                                dynamic_shapes=({0: batch},), input_names=["input"], output_names=["output"])
+    names = list(spec.inputs)
+    if spec.dynamo:
+        batch = torch.export.Dim("batch", min=1, max=64)
+        shapes = tuple({spec.batch_axis: batch} for _ in names)
+        torch.onnx.export(model, example, path, dynamo=True, external_data=True, dynamic_shapes=shapes,
+                          input_names=names, output_names=["output"])
+    else:
+        axes = {n: {spec.batch_axis: "batch"} for n in names + ["output"]}
+        torch.onnx.export(model, example, path, dynamo=False, opset_version=spec.opset, input_names=names,
+                          output_names=["output"], dynamic_axes=axes)
     onnx_model = onnx.load(path, load_external_data=False)
     opset = next(entry.version for entry in onnx_model.opset_import if entry.domain in ("", "ai.onnx"))
-    meta = {"name": name, "description": description,
-            "exporter": {"torch": torch.__version__, "onnx": onnx.__version__, "dynamo": True, "opset": opset,
+    meta = {"name": name, "description": spec.description,
+            "exporter": {"torch": torch.__version__, "onnx": onnx.__version__, "dynamo": spec.dynamo, "opset": opset,
                          "external_data": os.path.exists(path + ".data"), "seed": seed},
             "op_counts": {}, "tolerance": {"rtol": 1e-3, "atol": 1e-4}, "batches": {}}
     for node in onnx_model.graph.node:
         meta["op_counts"][node.op_type] = meta["op_counts"].get(node.op_type, 0) + 1
     for b in BATCHES:
-        x = torch.randn(b, *shape)
+        inputs = spec.example(b, generator)
         with torch.no_grad():
-            y = model(x)
-        np.save(os.path.join(directory, f"input_b{b}.npy"), x.numpy())
+            y = model(*inputs)
+        files = {}
+        for input_name, tensor in zip(names, inputs):
+            files[input_name] = f"{input_name}_b{b}.npy"
+            np.save(os.path.join(directory, files[input_name]), tensor.numpy())
         np.save(os.path.join(directory, f"output_b{b}.npy"), y.numpy())
-        meta["batches"][str(b)] = {"inputs": {"input": f"input_b{b}.npy"},
+        meta["batches"][str(b)] = {"inputs": files,
                                    "outputs": {"output": {"file": f"output_b{b}.npy", "shape": list(y.shape)}}}
     with open(os.path.join(directory, "meta.json"), "w") as file:
         json.dump(meta, file, indent=2)
         file.write("\n")
-    del program
     print(f"{name}: opset {opset}, {sum(meta['op_counts'].values())} nodes")
 
 
@@ -118,8 +188,8 @@ def main():
     if os.path.isdir(args.out):
         shutil.rmtree(args.out)
     os.makedirs(args.out)
-    for seed, (name, (model, shape, description)) in enumerate(sorted(models().items())):
-        export(name, model, shape, description, args.out, seed)
+    for seed, (name, spec) in enumerate(sorted(models().items())):
+        export(name, spec, args.out, seed)
 
 
 if __name__ == "__main__":

@@ -86,9 +86,12 @@ KnownTensor withShape(KnownTensor tensor, Shape shape) {
   return tensor;
 }
 
-std::string describe(const SymbolicInt &value) {
-  return value.isBatch ? std::string("batch") : std::to_string(value.value);
-}
+/// For each element of the broadcast result of `shapes` (numpy rules, C
+/// order), the flat index it reads in each input.
+struct Broadcast {
+  Shape shape;
+  std::vector<std::vector<int64_t>> indices; ///< [input][element]
+};
 
 /// Evaluates one node. Each fold method checks the inputs it reads.
 class NodeFolder {
@@ -118,7 +121,8 @@ private:
       return error() << "the " << what << " (input " << i << ") must be integers";
     auto values = (*tensor)->staticInts();
     if (!values)
-      return error() << "the " << what << " (input " << i << ") depends on the batch size";
+      return error() << "the " << what << " (input " << i << ") is " << intsToString(**tensor)
+                     << ", which depends on the batch size";
     return *values;
   }
   FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank, bool inclusiveEnd = false) {
@@ -162,9 +166,14 @@ private:
   FailureOr<Results> foldFlatten();
   FailureOr<Results> foldTranspose();
   FailureOr<Results> foldRange();
-  FailureOr<Results> foldBinary();
   FailureOr<Results> foldScatterND();
-  FailureOr<SymbolicInt> applyInt(SymbolicInt lhs, SymbolicInt rhs);
+  FailureOr<Broadcast> broadcast(ArrayRef<const KnownTensor *> operands);
+  FailureOr<Results> foldArithmetic();
+  FailureOr<Results> foldComparison();
+  FailureOr<Results> foldWhere();
+  FailureOr<Results> foldUnary();
+  FailureOr<DimExpr> applyInt(const DimExpr &lhs, const DimExpr &rhs, bool fmod);
+  float applyFloat(float lhs, float rhs, bool fmod) const;
 
   const onnx::NodeProto &node;
   int64_t opset;
@@ -174,15 +183,37 @@ private:
 
 const llvm::StringMap<NodeFolder::Method> &NodeFolder::methods() {
   static const llvm::StringMap<Method> table = {
-      {"Constant", &NodeFolder::foldConstant},   {"Identity", &NodeFolder::foldIdentity},
-      {"Cast", &NodeFolder::foldCast},           {"ConstantOfShape", &NodeFolder::foldConstantOfShape},
-      {"Gather", &NodeFolder::foldGather},       {"Squeeze", &NodeFolder::foldSqueeze},
-      {"Unsqueeze", &NodeFolder::foldUnsqueeze}, {"Concat", &NodeFolder::foldConcat},
-      {"Slice", &NodeFolder::foldSlice},         {"Reshape", &NodeFolder::foldReshape},
-      {"Flatten", &NodeFolder::foldFlatten},     {"Transpose", &NodeFolder::foldTranspose},
-      {"Range", &NodeFolder::foldRange},         {"Add", &NodeFolder::foldBinary},
-      {"Sub", &NodeFolder::foldBinary},          {"Mul", &NodeFolder::foldBinary},
-      {"Div", &NodeFolder::foldBinary},          {"ScatterND", &NodeFolder::foldScatterND},
+      {"Constant", &NodeFolder::foldConstant},
+      {"Identity", &NodeFolder::foldIdentity},
+      {"Cast", &NodeFolder::foldCast},
+      {"ConstantOfShape", &NodeFolder::foldConstantOfShape},
+      {"Gather", &NodeFolder::foldGather},
+      {"Squeeze", &NodeFolder::foldSqueeze},
+      {"Unsqueeze", &NodeFolder::foldUnsqueeze},
+      {"Concat", &NodeFolder::foldConcat},
+      {"Slice", &NodeFolder::foldSlice},
+      {"Reshape", &NodeFolder::foldReshape},
+      {"Flatten", &NodeFolder::foldFlatten},
+      {"Transpose", &NodeFolder::foldTranspose},
+      {"Range", &NodeFolder::foldRange},
+      {"ScatterND", &NodeFolder::foldScatterND},
+      // Shape arithmetic, symbolic where an operand mentions the batch size.
+      {"Add", &NodeFolder::foldArithmetic},
+      {"Sub", &NodeFolder::foldArithmetic},
+      {"Mul", &NodeFolder::foldArithmetic},
+      {"Div", &NodeFolder::foldArithmetic},
+      {"Mod", &NodeFolder::foldArithmetic},
+      {"Max", &NodeFolder::foldArithmetic},
+      {"Min", &NodeFolder::foldArithmetic},
+      {"Equal", &NodeFolder::foldComparison},
+      {"Less", &NodeFolder::foldComparison},
+      {"LessOrEqual", &NodeFolder::foldComparison},
+      {"Greater", &NodeFolder::foldComparison},
+      {"GreaterOrEqual", &NodeFolder::foldComparison},
+      {"Where", &NodeFolder::foldWhere},
+      {"Neg", &NodeFolder::foldUnary},
+      {"Abs", &NodeFolder::foldUnary},
+      {"Not", &NodeFolder::foldUnary},
   };
   return table;
 }
@@ -243,11 +274,11 @@ FailureOr<Results> NodeFolder::foldCast() {
       for (float v : source.floats)
         values.push_back(roundToOnnxType(v, *to));
     } else {
-      if (source.dependsOnBatch())
-        return error() << "the batch size has no value to convert to float";
+      if (source.hasSymbols())
+        return error() << intsToString(source) << " has no value to convert to float before run time";
       values.reserve(source.ints.size());
-      for (const SymbolicInt &v : source.ints)
-        values.push_back(roundToOnnxType(static_cast<float>(v.value), *to));
+      for (const DimExpr &v : source.ints)
+        values.push_back(roundToOnnxType(static_cast<float>(v.constantTerm()), *to));
     }
     return Results{KnownTensor::ofFloats(source.shape, std::move(values), *to)};
   }
@@ -255,20 +286,25 @@ FailureOr<Results> NodeFolder::foldCast() {
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL: {
     bool toBool = *to == onnx::TensorProto::BOOL;
-    std::vector<SymbolicInt> values;
+    std::vector<DimExpr> values;
     bool toInt32 = *to == onnx::TensorProto::INT32;
     if (source.isFloat()) {
       for (float v : source.floats)
-        values.push_back(SymbolicInt::of(toBool ? v != 0 : floatToInteger(v, toInt32)));
+        values.emplace_back(toBool ? v != 0 : floatToInteger(v, toInt32));
     } else {
-      for (const SymbolicInt &v : source.ints) {
-        if (toBool && v.isBatch)
-          return error() << "the batch size has no value to convert to bool";
-        // int64 to int32 keeps the low 32 bits, as a run-time Cast does.
-        if (toInt32 && !v.isBatch)
-          values.push_back(SymbolicInt::of(static_cast<int32_t>(static_cast<uint32_t>(v.value))));
-        else
-          values.push_back(toBool ? SymbolicInt::of(v.value != 0) : v);
+      for (const DimExpr &v : source.ints) {
+        if (toBool) {
+          std::optional<int> sign = DimExpr::compare(v, 0);
+          if (!sign)
+            return error() << "whether " << v.str() << " is 0 depends on the batch size";
+          values.emplace_back(*sign != 0);
+        } else if (toInt32 && v.isConstant()) {
+          // int64 to int32 keeps the low 32 bits, as a run-time Cast does; a
+          // symbolic size is assumed to fit.
+          values.emplace_back(static_cast<int32_t>(static_cast<uint32_t>(v.constantTerm())));
+        } else {
+          values.push_back(v);
+        }
       }
     }
     return Results{KnownTensor::ofInts(source.shape, std::move(values), *to)};
@@ -643,100 +679,237 @@ FailureOr<Results> NodeFolder::foldRange() {
   return Results{KnownTensor::ofInts({count}, values, input(0)->elemType)};
 }
 
-FailureOr<SymbolicInt> NodeFolder::applyInt(SymbolicInt lhs, SymbolicInt rhs) {
-  const std::string &op = node.op_type();
-  SymbolicInt zero = SymbolicInt::of(0), one = SymbolicInt::of(1);
-  if (!lhs.isBatch && !rhs.isBatch) {
-    std::optional<int64_t> value;
-    if (op == "Add")
-      value = checkedAdd(lhs.value, rhs.value);
-    else if (op == "Sub")
-      value = checkedSub(lhs.value, rhs.value);
-    else if (op == "Mul")
-      value = checkedMul(lhs.value, rhs.value);
-    else if (rhs.value == 0)
-      return error() << "integer division by zero";
-    else if (lhs.value != std::numeric_limits<int64_t>::min() || rhs.value != -1)
-      value = lhs.value / rhs.value;
-    if (!value)
-      return error() << lhs.value << " " << op << " " << rhs.value << " overflows 64-bit integers";
-    return SymbolicInt::of(*value);
+FailureOr<Broadcast> NodeFolder::broadcast(ArrayRef<const KnownTensor *> operands) {
+  size_t rank = 0;
+  for (const KnownTensor *operand : operands)
+    rank = std::max(rank, operand->shape.size());
+  Broadcast result;
+  result.shape.assign(rank, 1);
+  for (const KnownTensor *operand : operands) {
+    const size_t offset = rank - operand->shape.size();
+    for (size_t d = 0; d < operand->shape.size(); ++d) {
+      int64_t &dim = result.shape[offset + d];
+      const int64_t own = operand->shape[d];
+      if (own != dim && own != 1 && dim != 1)
+        return error() << "shapes " << fuse::shapeToString(operands[0]->shape) << " and "
+                       << fuse::shapeToString(operand->shape) << " do not broadcast";
+      dim = dim == 1 ? own : dim;
+    }
   }
-  // Results that are still the batch size or a number; anything else (batch
-  // * 8, ...) would need symbolic expressions that fusec does not track.
-  if (op == "Add" && (lhs == zero || rhs == zero))
-    return lhs == zero ? rhs : lhs;
-  if (op == "Sub" && rhs == zero)
-    return lhs;
-  if (op == "Sub" && lhs == rhs)
-    return zero;
-  if (op == "Mul" && (lhs == one || rhs == one))
-    return lhs == one ? rhs : lhs;
-  if (op == "Mul" && (lhs == zero || rhs == zero))
-    return zero;
-  if (op == "Div" && rhs == one)
-    return lhs;
-  if (op == "Div" && lhs == rhs)
-    return one;
-  return error() << describe(lhs) << " " << op << " " << describe(rhs)
-                 << " involves the batch size, whose value is unknown until run time";
+  // Broadcasting multiplies sizes ([n, 1] + [1, m] has n * m elements).
+  const KnownTensor::Kind kind = operands.back()->kind;
+  std::optional<int64_t> count = checkedElementCount(result.shape);
+  if (!count || !fitsFoldLimit(*count, kind))
+    return error() << "the result " << fuse::shapeToString(result.shape) << " holds more than " << foldLimitText(kind);
+  for (const KnownTensor *operand : operands) {
+    const size_t offset = rank - operand->shape.size();
+    Shape dense = stridesOf(operand->shape), strides(rank, 0);
+    for (size_t d = 0; d < operand->shape.size(); ++d)
+      strides[offset + d] = operand->shape[d] == 1 ? 0 : dense[d];
+    std::vector<int64_t> &indices = result.indices.emplace_back();
+    indices.reserve(*count);
+    forEachIndex(result.shape, [&](int64_t, ArrayRef<int64_t> index) {
+      int64_t flat = 0;
+      for (size_t d = 0; d < rank; ++d)
+        flat += index[d] * strides[d];
+      indices.push_back(flat);
+    });
+  }
+  return result;
 }
 
-FailureOr<Results> NodeFolder::foldBinary() {
+float NodeFolder::applyFloat(float x, float y, bool fmod) const {
+  const std::string &op = node.op_type();
+  if (op == "Add")
+    return x + y;
+  if (op == "Sub")
+    return x - y;
+  if (op == "Mul")
+    return x * y;
+  if (op == "Div")
+    return x / y;
+  if (op == "Max")
+    return (x > y || std::isnan(x)) ? x : y;
+  if (op == "Min")
+    return (x < y || std::isnan(x)) ? x : y;
+  // Mod, as the CPU backend computes it.
+  float r = std::fmod(x, y);
+  if (!fmod && r != 0.0f && ((r < 0.0f) != (y < 0.0f)))
+    r += y;
+  else if (!fmod && r == 0.0f)
+    r = std::copysign(0.0f, y);
+  return r;
+}
+
+FailureOr<DimExpr> NodeFolder::applyInt(const DimExpr &lhs, const DimExpr &rhs, bool fmod) {
+  const std::string &op = node.op_type();
+  std::optional<DimExpr> value;
+  if (op == "Add")
+    value = DimExpr::add(lhs, rhs);
+  else if (op == "Sub")
+    value = DimExpr::sub(lhs, rhs);
+  else if (op == "Mul")
+    value = DimExpr::mul(lhs, rhs);
+  else if (op == "Max")
+    value = DimExpr::max(lhs, rhs);
+  else if (op == "Min")
+    value = DimExpr::min(lhs, rhs);
+  else if (rhs == DimExpr(0))
+    return error() << "integer division by zero";
+  else if (op == "Div")
+    value = DimExpr::div(lhs, rhs);
+  else
+    value = DimExpr::mod(lhs, rhs, fmod);
+  if (value)
+    return *value;
+  if (lhs.isConstant() && rhs.isConstant())
+    return error() << lhs.str() << " " << op << " " << rhs.str() << " overflows 64-bit integers";
+  return error() << lhs.str() << " " << op << " " << rhs.str()
+                 << " has no value before run time: it is not a polynomial in the batch size";
+}
+
+FailureOr<Results> NodeFolder::foldArithmetic() {
+  // Max and Min take one or more operands, the others exactly two.
+  const bool variadic = node.op_type() == "Max" || node.op_type() == "Min";
+  if (inputs.empty() || (!variadic && inputs.size() != 2))
+    return error() << "it takes " << (variadic ? "one or more inputs" : "two inputs");
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (failed(required(i)))
+      return failure();
+  for (const KnownTensor *operand : inputs)
+    if (operand->kind != inputs[0]->kind)
+      return error() << "the operands mix float and integer tensors";
+  auto fmod = intAttribute("fmod", 0);
+  if (failed(fmod))
+    return failure();
+  KnownTensor result = *inputs[0];
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const KnownTensor *pair[] = {&result, inputs[i]};
+    auto shape = broadcast(pair);
+    if (failed(shape))
+      return failure();
+    KnownTensor next;
+    next.kind = result.kind;
+    next.elemType = result.elemType;
+    next.shape = shape->shape;
+    for (size_t e = 0; e < shape->indices[0].size(); ++e) {
+      const int64_t a = shape->indices[0][e], b = shape->indices[1][e];
+      if (result.isFloat()) {
+        next.floats.push_back(
+            roundToOnnxType(applyFloat(result.floats[a], inputs[i]->floats[b], *fmod != 0), result.elemType));
+        continue;
+      }
+      auto value = applyInt(result.ints[a], inputs[i]->ints[b], *fmod != 0);
+      if (failed(value))
+        return failure();
+      next.ints.push_back(std::move(*value));
+    }
+    result = std::move(next);
+  }
+  return Results{std::move(result)};
+}
+
+FailureOr<Results> NodeFolder::foldComparison() {
   auto lhs = required(0), rhs = required(1);
   if (failed(lhs) || failed(rhs))
     return failure();
-  const KnownTensor &a = **lhs, &b = **rhs;
-  if (a.kind != b.kind)
+  if ((*lhs)->kind != (*rhs)->kind)
     return error() << "the operands mix float and integer tensors";
-  // Numpy broadcasting: align trailing dimensions; size-1 dimensions repeat.
-  size_t rank = std::max(a.shape.size(), b.shape.size());
-  Shape shape(rank), aStrides(rank, 0), bStrides(rank, 0);
-  Shape aDense = stridesOf(a.shape), bDense = stridesOf(b.shape);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t aAt = static_cast<int64_t>(i) - (rank - a.shape.size());
-    int64_t bAt = static_cast<int64_t>(i) - (rank - b.shape.size());
-    int64_t aDim = aAt >= 0 ? a.shape[aAt] : 1, bDim = bAt >= 0 ? b.shape[bAt] : 1;
-    if (aDim != bDim && aDim != 1 && bDim != 1)
-      return error() << "shapes do not broadcast";
-    shape[i] = aDim == 1 ? bDim : aDim;
-    if (aDim != 1)
-      aStrides[i] = aDense[aAt];
-    if (bDim != 1)
-      bStrides[i] = bDense[bAt];
-  }
-  // Broadcasting multiplies sizes ([n, 1] + [1, m] has n * m elements).
-  std::optional<int64_t> count = checkedElementCount(shape);
-  if (!count || !fitsFoldLimit(*count, a.kind))
-    return error() << "the result " << fuse::shapeToString(shape) << " holds more than " << foldLimitText(a.kind);
-  KnownTensor result;
-  result.kind = a.kind;
-  result.elemType = a.elemType;
-  result.shape = shape;
-  const std::string &op = node.op_type();
-  LogicalResult status = success();
-  forEachIndex(shape, [&](int64_t, ArrayRef<int64_t> index) {
-    int64_t ai = 0, bi = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      ai += index[d] * aStrides[d];
-      bi += index[d] * bStrides[d];
-    }
-    if (a.isFloat()) {
-      float x = a.floats[ai], y = b.floats[bi];
-      float value = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
-      result.floats.push_back(roundToOnnxType(value, a.elemType));
-      return;
-    }
-    if (failed(status))
-      return;
-    auto value = applyInt(a.ints[ai], b.ints[bi]);
-    if (failed(value))
-      status = failure();
-    else
-      result.ints.push_back(*value);
-  });
-  if (failed(status))
+  auto shape = broadcast(inputs.take_front(2));
+  if (failed(shape))
     return failure();
+  const std::string &op = node.op_type();
+  std::vector<DimExpr> values;
+  for (size_t e = 0; e < shape->indices[0].size(); ++e) {
+    const int64_t a = shape->indices[0][e], b = shape->indices[1][e];
+    int sign = 0;
+    if ((*lhs)->isFloat()) {
+      const float x = (*lhs)->floats[a], y = (*rhs)->floats[b];
+      if (std::isnan(x) || std::isnan(y)) {
+        values.emplace_back(0); // every comparison with NaN is false
+        continue;
+      }
+      sign = x < y ? -1 : x > y ? 1 : 0;
+    } else {
+      const DimExpr &x = (*lhs)->ints[a], &y = (*rhs)->ints[b];
+      std::optional<int> order = DimExpr::compare(x, y);
+      // x >= y or x <= y for certain (batch >= 1) decides the non-strict
+      // comparisons even where the strict order is unknown.
+      if (!order && op == "GreaterOrEqual" && DimExpr::alwaysAtLeast(x, y))
+        order = 1;
+      if (!order && op == "LessOrEqual" && DimExpr::alwaysAtLeast(y, x))
+        order = -1;
+      if (!order)
+        return error() << "whether " << x.str() << " " << op << " " << y.str() << " holds depends on the batch size";
+      sign = *order;
+    }
+    const bool holds = op == "Equal"         ? sign == 0
+                       : op == "Less"        ? sign < 0
+                       : op == "LessOrEqual" ? sign <= 0
+                       : op == "Greater"     ? sign > 0
+                                             : sign >= 0;
+    values.emplace_back(holds);
+  }
+  return Results{KnownTensor::ofInts(shape->shape, std::move(values), onnx::TensorProto::BOOL)};
+}
+
+FailureOr<Results> NodeFolder::foldWhere() {
+  auto condition = required(0), x = required(1), y = required(2);
+  if (failed(condition) || failed(x) || failed(y))
+    return failure();
+  if (!(*condition)->isInt() || (*condition)->hasSymbols())
+    return error() << "the condition must be booleans";
+  if ((*x)->kind != (*y)->kind)
+    return error() << "the operands mix float and integer tensors";
+  auto shape = broadcast(inputs.take_front(3));
+  if (failed(shape))
+    return failure();
+  KnownTensor result;
+  result.kind = (*x)->kind;
+  result.elemType = (*x)->elemType;
+  result.shape = shape->shape;
+  for (size_t e = 0; e < shape->indices[0].size(); ++e) {
+    const bool pick = (*condition)->ints[shape->indices[0][e]].constantTerm() != 0;
+    const KnownTensor &from = pick ? **x : **y;
+    const int64_t at = shape->indices[pick ? 1 : 2][e];
+    if (result.isFloat())
+      result.floats.push_back(from.floats[at]);
+    else
+      result.ints.push_back(from.ints[at]);
+  }
+  return Results{std::move(result)};
+}
+
+FailureOr<Results> NodeFolder::foldUnary() {
+  auto data = required(0);
+  if (failed(data))
+    return failure();
+  const std::string &op = node.op_type();
+  KnownTensor result = **data;
+  if (result.isFloat()) {
+    if (op == "Not")
+      return error() << "Not takes booleans";
+    for (float &value : result.floats)
+      value = op == "Neg" ? -value : std::fabs(value);
+    return Results{std::move(result)};
+  }
+  for (DimExpr &value : result.ints) {
+    if (op == "Not") {
+      if (!value.isConstant())
+        return error() << "Not takes booleans";
+      value = DimExpr(value.constantTerm() == 0);
+      continue;
+    }
+    std::optional<int> sign = op == "Abs" ? DimExpr::compare(value, 0) : std::optional<int>(-1);
+    if (!sign)
+      return error() << "the sign of " << value.str() << " depends on the batch size";
+    if (*sign < 0) {
+      std::optional<DimExpr> negated = DimExpr::mul(value, -1);
+      if (!negated)
+        return error() << "-(" << value.str() << ") overflows 64-bit integers";
+      value = std::move(*negated);
+    }
+  }
   return Results{std::move(result)};
 }
 
@@ -774,8 +947,8 @@ FailureOr<Results> NodeFolder::foldScatterND() {
   if (update.shape != expected)
     return error() << "'updates' has shape " << fuse::shapeToString(update.shape) << ", but 'indices' and 'data' need "
                    << fuse::shapeToString(expected);
-  if (reduction != "none" && (source.dependsOnBatch() || update.dependsOnBatch()))
-    return error() << "a reduction over the batch size has no value";
+  if (reduction != "none" && (source.hasSymbols() || update.hasSymbols()))
+    return error() << "a reduction of symbolic sizes is not evaluated at import";
   const Shape strides = stridesOf(source.shape);
   const int64_t slice = numElements(ArrayRef<int64_t>(source.shape).drop_front(k));
   const int64_t tuples = numElements(ArrayRef<int64_t>(indexShape).drop_back());
@@ -803,12 +976,13 @@ FailureOr<Results> NodeFolder::foldScatterND() {
       } else if (reduction == "none") {
         result.ints[to] = update.ints[from];
       } else {
-        int64_t &value = result.ints[to].value;
-        const int64_t other = update.ints[from].value;
-        value = reduction == "add"   ? value + other
-                : reduction == "mul" ? value * other
-                : reduction == "max" ? std::max(value, other)
-                                     : std::min(value, other);
+        // Both are numbers (checked above); add and mul wrap as a run-time
+        // int64 would.
+        const int64_t value = result.ints[to].constantTerm(), other = update.ints[from].constantTerm();
+        result.ints[to] = DimExpr(reduction == "add"   ? int64_t(uint64_t(value) + uint64_t(other))
+                                  : reduction == "mul" ? int64_t(uint64_t(value) * uint64_t(other))
+                                  : reduction == "max" ? std::max(value, other)
+                                                       : std::min(value, other));
       }
     }
   }

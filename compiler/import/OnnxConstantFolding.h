@@ -4,9 +4,10 @@
 // (Shape -> Gather -> Concat -> Reshape -> ...). fuse ops compute floats
 // only, so the importer evaluates such nodes, and float ops on constants (a
 // linear layer's Transpose(W)), before building the graph; results keep their
-// inputs' element type (f16 and bf16 results rounded to it). Integer elements may be
-// the batch size (SymbolicInt); arithmetic keeps it only where the result is
-// still the batch size or a number (batch * 1, batch - batch, ...).
+// inputs' element type (f16 and bf16 results rounded to it). Integer elements may
+// mention the batch size (DimExpr): arithmetic, comparisons, Where, Max and
+// Min evaluate symbolically (batch * 4, 4*batch / 4, batch == -1), and what
+// has no polynomial value (batch / 3, batch > 2) is refused, naming the node.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_COMPILER_IMPORT_ONNXCONSTANTFOLDING_H

@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/OnnxImporter.h"
+#include "compiler/import/BatchGroup.h"
 #include "compiler/import/GraphBuilder.h"
+#include "compiler/import/OnnxBatchGroups.h"
 #include "compiler/import/OnnxConstantFolding.h"
 #include "compiler/import/OnnxOpBuilders.h"
 #include "compiler/import/OnnxProtoUtils.h"
@@ -102,17 +104,6 @@ std::string nodeName(const onnx::NodeProto &node, int index) {
   return node.op_type() + "_" + std::to_string(index);
 }
 
-/// The Reshape target fusec uses for a shape with static dimensions and the
-/// batch size: an input dimension at the same index is copied (0), a moved
-/// batch dimension is inferred (-1).
-std::vector<int64_t> reshapeTargetFor(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  std::vector<int64_t> target(to.begin(), to.end());
-  for (size_t i = 0; i < target.size(); ++i)
-    if (target[i] == kBatchDim)
-      target[i] = i < from.size() && from[i] == kBatchDim ? 0 : -1;
-  return target;
-}
-
 class OnnxGraphReader {
 public:
   OnnxGraphReader(const onnx::ModelProto &model, StringRef path, MLIRContext &context, const DimensionSizes &sizes)
@@ -130,7 +121,9 @@ private:
   LogicalResult importShapeQuery(const onnx::NodeProto &node, Location loc);
   LogicalResult importRuntimeNode(const onnx::NodeProto &node, const std::string &name, Location loc);
   LogicalResult convertImportTimeInputs(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc);
-  LogicalResult lowerNode(GraphNode &node, Location loc);
+  LogicalResult lowerNode(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc);
+  /// A Reshape of a tensor holding the batch, on logical shapes (OnnxBatchGroups).
+  LogicalResult importBatchReshape(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc);
   FailureOr<AttrValue> reshapeTarget(const KnownTensor &shape, const GraphNode &node, Location loc);
   FailureOr<AttrValue> expandTarget(const KnownTensor &shape, StringRef data, Location loc);
   /// The value of an import-time input as the attribute the fuse op takes;
@@ -141,6 +134,14 @@ private:
 
   /// The static shape of `tensor` (kBatchDim for the batch size).
   FailureOr<std::vector<int64_t>> requireShape(StringRef tensor, Location loc);
+  /// A dimension of a shape as an expression: kBatchDim is the batch symbol.
+  DimExpr dimExpr(int64_t dim) const {
+    return dim == kBatchDim ? DimExpr::symbol(dimensions.batchSymbol()) : DimExpr(dim);
+  }
+  /// A size a fuse op's attribute can hold: a number, or nullopt for the
+  /// batch size itself. Other expressions (4*batch) are refused, naming
+  /// `what`.
+  FailureOr<std::optional<int64_t>> batchOrStatic(const DimExpr &dim, const std::string &what, Location loc) const;
   /// Registers a tensor a node defines, rejecting a second definition.
   LogicalResult define(const std::string &tensor, Location loc);
   /// Makes the known tensor `name` a graph constant, after checking that
@@ -170,6 +171,8 @@ private:
   llvm::StringSet<> usedConstantSet;
   std::optional<RuntimeShapeInference> shapes;
   Graph graph;
+  /// Tensors whose ONNX dimensions merge the batch with others.
+  std::optional<OnnxBatchGroups> batchGroups;
   /// The files beside the model holding externally stored initializers.
   OnnxExternalData external;
 };
@@ -264,6 +267,10 @@ LogicalResult OnnxGraphReader::readInputs() {
   shapes.emplace(model, dimensions);
   for (auto &[input, shape] : runtimeInputs)
     shapes->addInput(*input, std::move(shape));
+  batchGroups.emplace(
+      OnnxImportState{known, runtime, *shapes, graph, dimensions.batchSymbol(), opset,
+                      [this](StringRef tensor, Location loc) { return requireShape(tensor, loc); },
+                      [this](const std::string &name, Location loc) { return useConstant(name, loc); }});
   return success();
 }
 
@@ -279,8 +286,9 @@ LogicalResult OnnxGraphReader::useConstant(const std::string &name, Location loc
     return emitError(loc) << "tensor '" << name << "' has element type " << onnxTypeName(tensor.elemType)
                           << ", which fusec does not support at run time (FLOAT, FLOAT16, BFLOAT16, INT64, INT32 "
                              "and BOOL are)";
-  if (tensor.dependsOnBatch())
-    return emitError(loc) << "tensor '" << name << "' depends on the batch size, which has no value at import";
+  if (tensor.hasSymbols())
+    return emitError(loc) << "tensor '" << name << "' holds sizes that depend on the batch size ("
+                          << intsToString(tensor) << "), which have no value at import";
   if (usedConstantSet.insert(name).second)
     usedConstants.push_back(name);
   return success();
@@ -290,7 +298,8 @@ FailureOr<std::string> OnnxGraphReader::floatConstant(const std::string &name, c
                                                       int32_t onnxType, Location loc) {
   auto values = tensor.staticInts();
   if (!values)
-    return emitError(loc) << "input '" << name << "' depends on the batch size, which has no value at import";
+    return emitError(loc) << "input '" << name << "' holds sizes that depend on the batch size ("
+                          << intsToString(tensor) << "), which have no value at import";
   std::string floatName = name + "@" + onnxTypeName(onnxType);
   if (!known.count(floatName)) {
     std::vector<float> floats;
@@ -391,22 +400,20 @@ LogicalResult OnnxGraphReader::importNode(const onnx::NodeProto &node, const std
 LogicalResult OnnxGraphReader::importShapeQuery(const onnx::NodeProto &node, Location loc) {
   if (node.input_size() != 1 || node.output_size() != 1 || node.input(0).empty())
     return emitError(loc) << node.op_type() << " takes one input and has one output";
-  auto shape = requireShape(node.input(0), loc);
+  // The ONNX shape: a dimension merging the batch with others is one.
+  auto shape = batchGroups->logicalShape(node.input(0), loc);
   if (failed(shape))
     return failure();
   int64_t rank = shape->size();
   if (node.op_type() == "Size") {
-    // The element count is the batch size only when every other dim is 1.
-    int64_t others = 1;
-    bool hasBatch = false;
-    for (int64_t dim : *shape) {
-      hasBatch |= dim == kBatchDim;
-      others *= dim == kBatchDim ? 1 : dim;
-    }
-    if (hasBatch && others != 1)
-      return emitError(loc) << "Size of '" << node.input(0)
-                            << "' is a multiple of the batch size, unknown until run time";
-    known[node.output(0)] = KnownTensor::ofInts({}, {hasBatch ? SymbolicInt::batch() : SymbolicInt::of(others)});
+    // The element count: a multiple of the batch size when the shape has it.
+    std::optional<DimExpr> count = DimExpr(1);
+    for (const DimExpr &dim : *shape)
+      if (count)
+        count = DimExpr::mul(*count, dim);
+    if (!count)
+      return emitError(loc) << "Size of '" << node.input(0) << "' overflows 64-bit integers";
+    known[node.output(0)] = KnownTensor::ofInts({}, std::vector<DimExpr>{*count});
     return success();
   }
   // Shape: `start` and `end` (opset 15) select a range of dimensions.
@@ -415,9 +422,9 @@ LogicalResult OnnxGraphReader::importShapeQuery(const onnx::NodeProto &node, Loc
   if (failed(start) || failed(end))
     return failure();
   auto clampAxis = [&](int64_t axis) { return std::clamp<int64_t>(axis < 0 ? axis + rank : axis, 0, rank); };
-  std::vector<SymbolicInt> dims;
+  std::vector<DimExpr> dims;
   for (int64_t d = clampAxis(*start); d < clampAxis(*end); ++d)
-    dims.push_back((*shape)[d] == kBatchDim ? SymbolicInt::batch() : SymbolicInt::of((*shape)[d]));
+    dims.push_back((*shape)[d]);
   int64_t count = dims.size();
   known[node.output(0)] = KnownTensor::ofInts({count}, std::move(dims));
   return success();
@@ -452,8 +459,51 @@ FailureOr<AttrValue> attributeFromTensor(const KnownTensor &tensor, StringRef wh
   }
   auto values = tensor.staticInts();
   if (!values)
-    return emitError(loc) << "the " << what << " depends on the batch size";
+    return emitError(loc) << "the " << what << " is " << intsToString(tensor) << ", which depends on the batch size";
   return AttrValue::ofInts(std::move(*values));
+}
+
+LogicalResult OnnxGraphReader::importBatchReshape(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc) {
+  if (node.opType != "Reshape" || node.inputs.size() < 2 || !runtime.contains(node.inputs[0]))
+    return success();
+  // ONNX's shape inference lacks some ops (Gelu-20 in the onnx library
+  // fusec links): without the input's shape, reshapeTarget handles the
+  // target as it is.
+  std::optional<std::vector<int64_t>> from = shapes->shapeOf(node.inputs[0]);
+  if (!from || llvm::is_contained(*from, RuntimeShapeInference::kUnknownDim) || !llvm::is_contained(*from, kBatchDim))
+    return success();
+  auto it = known.find(node.inputs[1]);
+  if (it == known.end() || !it->second.isInt())
+    return emitError(loc) << "Reshape input 1 ('shape') must be a constant known at import, but '" << node.inputs[1]
+                          << "' is computed at run time";
+  auto logical = batchGroups->logicalShape(node.inputs[0], loc);
+  if (failed(logical))
+    return failure();
+  auto allowZero = node.attrs.find("allowzero");
+  const bool zeroIsSize =
+      allowZero != node.attrs.end() && allowZero->second.kind == AttrValue::Kind::Int && allowZero->second.i == 1;
+  if (zeroIsSize && llvm::is_contained(it->second.ints, DimExpr(0)))
+    return emitError(loc) << "Reshape with allowzero = 1: the shape's 0 makes an empty tensor, which fusec does not "
+                             "compute";
+  std::string error;
+  std::optional<std::vector<DimExpr>> target = resolveReshape(*logical, it->second.ints, zeroIsSize, error);
+  if (!target)
+    return emitError(loc) << "Reshape of '" << node.inputs[0] << "': " << error;
+  if (llvm::is_contained(*target, DimExpr(0)))
+    return emitError(loc) << "Reshape to an empty tensor is not supported";
+  return batchGroups->reshapeTo(node, inferenceNode, *target, loc);
+}
+
+FailureOr<std::optional<int64_t>> OnnxGraphReader::batchOrStatic(const DimExpr &dim, const std::string &what,
+                                                                 Location loc) const {
+  if (std::optional<int64_t> value = dim.constant())
+    return value;
+  if (dim == dimExpr(kBatchDim))
+    return std::optional<int64_t>();
+  return emitError(loc) << what << " has the size " << dim.str()
+                        << ", which a fuse tensor cannot hold: its one dynamic dimension is the batch size itself, "
+                           "not merged with other dimensions (give the batch a size to compile it: fusec --dim "
+                        << dimensions.batchSymbol() << "=N)";
 }
 
 FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, const GraphNode &node, Location loc) {
@@ -465,17 +515,20 @@ FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, co
   // the shape both mean the same; the target below uses fusec's 0 (copy).
   auto allowZero = node.attrs.find("allowzero");
   if (allowZero != node.attrs.end() && allowZero->second.kind == AttrValue::Kind::Int && allowZero->second.i == 1 &&
-      llvm::any_of(shape.ints, [](const SymbolicInt &dim) { return !dim.isBatch && dim.value == 0; }))
+      llvm::any_of(shape.ints, [](const DimExpr &dim) { return dim == DimExpr(0); }))
     return emitError(loc) << "Reshape with allowzero = 1: the shape's 0 makes an empty tensor, which fusec does not "
                              "compute";
   std::vector<int64_t> target;
   std::optional<size_t> batchAt;
-  for (const SymbolicInt &dim : shape.ints) {
-    if (dim.isBatch && batchAt)
-      return emitError(loc) << "the new shape holds the batch size more than once";
-    if (dim.isBatch)
+  for (const DimExpr &dim : shape.ints) {
+    auto size = batchOrStatic(dim, "the new shape " + intsToString(shape), loc);
+    if (failed(size))
+      return failure();
+    if (!*size && batchAt)
+      return emitError(loc) << "the new shape " << intsToString(shape) << " holds the batch size more than once";
+    if (!*size)
       batchAt = target.size();
-    target.push_back(dim.value);
+    target.push_back(size->value_or(kBatchDim));
   }
   if (!batchAt)
     return AttrValue::ofInts(std::move(target));
@@ -498,20 +551,22 @@ FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, co
 FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, StringRef data, Location loc) {
   if (!shape.isInt())
     return emitError(loc) << "Expand's shape must be integers";
-  if (!shape.dependsOnBatch())
+  if (!shape.hasSymbols())
     return AttrValue::ofInts(*shape.staticInts());
   // The batch size in the target: the input's batch dimension, or a size-1
   // dimension broadcast to the batch.
   auto from = shapes->shapeOf(data);
   std::vector<int64_t> target;
   for (size_t i = 0; i < shape.ints.size(); ++i) {
-    const SymbolicInt &dim = shape.ints[i];
+    auto dim = batchOrStatic(shape.ints[i], "Expand's shape " + intsToString(shape), loc);
+    if (failed(dim))
+      return failure();
     size_t fromRank = from ? from->size() : 0;
     size_t aligned = i + fromRank;
     bool inputHasBatch = from && aligned >= shape.ints.size() && (*from)[aligned - shape.ints.size()] == kBatchDim;
     // 1 keeps an input's batch dimension; -1 broadcasts a 1 to the batch
     // size (a class token expanded over the batch).
-    target.push_back(dim.isBatch ? (inputHasBatch ? 1 : -1) : dim.value);
+    target.push_back(!*dim ? (inputHasBatch ? 1 : -1) : **dim);
   }
   return AttrValue::ofInts(std::move(target));
 }
@@ -526,16 +581,24 @@ FailureOr<AttrValue> OnnxGraphReader::importTimeAttribute(const GraphNode &node,
     // Sizes built from Shape(x) hold the batch size: Resize keeps it (-1).
     std::vector<int64_t> sizes;
     sizes.reserve(tensor.ints.size());
-    for (const SymbolicInt &dim : tensor.ints)
-      sizes.push_back(dim.isBatch ? -1 : dim.value);
+    for (const DimExpr &dim : tensor.ints) {
+      auto size = batchOrStatic(dim, "Resize's sizes " + intsToString(tensor), loc);
+      if (failed(size))
+        return failure();
+      sizes.push_back(size->value_or(-1));
+    }
     return AttrValue::ofInts(std::move(sizes));
   }
   if (node.opType == "Slice" && StringRef(entry.attribute) == "ends" && tensor.isInt()) {
     // x[:batch] along the batch axis is "to the end", as INT64_MAX is.
     std::vector<int64_t> ends;
     ends.reserve(tensor.ints.size());
-    for (const SymbolicInt &dim : tensor.ints)
-      ends.push_back(dim.isBatch ? rules::kSliceToEnd : dim.value);
+    for (const DimExpr &dim : tensor.ints) {
+      auto end = batchOrStatic(dim, "Slice's ends " + intsToString(tensor), loc);
+      if (failed(end))
+        return failure();
+      ends.push_back(end->value_or(rules::kSliceToEnd));
+    }
     return AttrValue::ofInts(std::move(ends));
   }
   return attributeFromTensor(tensor, entry.attribute, loc);
@@ -565,7 +628,7 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::No
     if (node.opType == "OneHot" && StringRef(entry.attribute) == "values")
       if (std::optional<DType> dtype = dtypeForOnnxType(tensor.elemType))
         node.attrs["values_dtype"] = AttrValue::ofString(runtime::elementTypeName(*dtype));
-    if (!tensor.dependsOnBatch()) {
+    if (!tensor.hasSymbols()) {
       shapes->addConstant(tensorName, tensor);
       continue;
     }
@@ -575,6 +638,29 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::No
     std::string inferenceName = tensorName + "@" + node.name;
     if (node.opType == "Expand" && llvm::is_contained(value->ints, -1)) {
       inferenceNode.set_input(entry.index, inferenceName);
+      // fusec knows the result: the target broadcast with the input, the
+      // batch where the target has -1.
+      auto data = known.find(node.inputs[0]);
+      if (std::optional<std::vector<int64_t>> from =
+              data != known.end() ? std::optional(data->second.shape) : shapes->shapeOf(node.inputs[0])) {
+        std::vector<int64_t> result = value->ints;
+        const size_t rank = std::max(result.size(), from->size());
+        result.insert(result.begin(), rank - result.size(), 1);
+        bool complete = true;
+        for (size_t d = 0; d < rank; ++d) {
+          const int64_t own = d + from->size() >= rank ? (*from)[d + from->size() - rank] : 1;
+          complete &= own != RuntimeShapeInference::kUnknownDim;
+          if (result[d] == -1)
+            result[d] = kBatchDim;
+          else if (result[d] == 1)
+            result[d] = own;
+        }
+        if (complete && node.outputs.size() == 1)
+          shapes->declareShape(node.outputs[0], result,
+                               data != known.end()
+                                   ? data->second.elemType
+                                   : shapes->elemTypeOf(node.inputs[0]).value_or(onnx::TensorProto::FLOAT));
+      }
       continue;
     }
     shapes->addConstant(inferenceName, KnownTensor::ofInts({static_cast<int64_t>(value->ints.size())}, value->ints));
@@ -584,7 +670,7 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::No
   return success();
 }
 
-LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, Location loc) {
+LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc) {
   if (node.opType == "Pad" && node.attrs.count("axes")) {
     // Pads for the listed axes only (opset 18): expand to every axis.
     auto shape = shapes->shapeOf(node.inputs[0]);
@@ -615,9 +701,28 @@ LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, Location loc) {
       axes = node.attrs["axes"].ints;
     if (node.opType == "Unsqueeze" && !axes)
       return emitError(loc) << "Unsqueeze needs 'axes'";
-    auto to = node.opType == "Squeeze" ? squeezeShape(*from, axes, loc) : unsqueezeShape(*from, *axes, loc);
+    // On the ONNX shape, where a size other than a number (the batch, or a
+    // dimension merging it) stands in as kBatchDim, which is never squeezed.
+    auto logical = batchGroups->logicalShape(node.inputs[0], loc);
+    if (failed(logical))
+      return failure();
+    std::vector<int64_t> proxy;
+    std::vector<DimExpr> symbolic;
+    for (const DimExpr &dim : *logical) {
+      proxy.push_back(dim.isConstant() ? dim.constantTerm() : kBatchDim);
+      if (!dim.isConstant())
+        symbolic.push_back(dim);
+    }
+    auto to = node.opType == "Squeeze" ? squeezeShape(proxy, axes, loc) : unsqueezeShape(proxy, *axes, loc);
     if (failed(to))
       return failure();
+    if (!symbolic.empty()) {
+      std::vector<DimExpr> target;
+      size_t next = 0;
+      for (int64_t dim : *to)
+        target.push_back(dim == kBatchDim ? symbolic[next++] : DimExpr(dim));
+      return batchGroups->reshapeTo(node, inferenceNode, target, loc);
+    }
     node.opType = "Reshape";
     node.attrs = {{"shape", AttrValue::ofInts(reshapeTargetFor(*from, *to))}};
     return success();
@@ -686,7 +791,10 @@ LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, co
     graphNode.attrs[attribute.name()] = std::move(*value);
   }
   onnx::NodeProto inferenceNode = node;
-  if (failed(convertImportTimeInputs(graphNode, inferenceNode, loc)) || failed(lowerNode(graphNode, loc)))
+  if (failed(batchGroups->checkSupported(graphNode, loc)) ||
+      failed(importBatchReshape(graphNode, inferenceNode, loc)) ||
+      failed(convertImportTimeInputs(graphNode, inferenceNode, loc)) ||
+      failed(lowerNode(graphNode, inferenceNode, loc)) || failed(batchGroups->rewrite(graphNode, inferenceNode, loc)))
     return failure();
 
   // The float type the node computes in: that of its first run-time input
@@ -727,6 +835,12 @@ LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, co
   for (const std::string &output : graphNode.outputs)
     if (!output.empty())
       runtime.insert(output);
+  // The onnx library fusec links may predate an op's shape inference (Gelu,
+  // opset 20): its output has its input's shape.
+  if (graphNode.opType == "Gelu" && !graphNode.inputs.empty() && graphNode.outputs.size() == 1)
+    if (std::optional<std::vector<int64_t>> shape = shapes->shapeOf(graphNode.inputs[0]))
+      shapes->declareShape(graphNode.outputs[0], *shape,
+                           shapes->elemTypeOf(graphNode.inputs[0]).value_or(onnx::TensorProto::FLOAT));
   shapes->addNode(inferenceNode);
   graph.nodes.push_back(std::move(graphNode));
   return success();
@@ -761,6 +875,12 @@ LogicalResult OnnxGraphReader::readOutputs() {
       graph.nodes.push_back(std::move(identity));
     } else if (!runtime.contains(name)) {
       return emitError(fileLoc) << "graph output '" << name << "' is not computed by any node";
+    } else if (std::optional<BatchGroup> group = batchGroups->groupOf(name)) {
+      auto shape = batchGroups->logicalShape(name, fileLoc);
+      return emitError(fileLoc) << "graph output '" << name << "' has dimension " << group->axis << " of size "
+                                << (succeeded(shape) ? (*shape)[group->axis].str() : std::string("?"))
+                                << ", which merges the batch size with other dimensions: a plan's outputs hold "
+                                   "the batch as a dimension of its own";
     }
     graph.outputs.push_back(name);
   }

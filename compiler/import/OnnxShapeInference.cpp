@@ -47,6 +47,21 @@ void RuntimeShapeInference::addConstant(llvm::StringRef name, const KnownTensor 
 
 void RuntimeShapeInference::addNode(const onnx::NodeProto &node) { *model.mutable_graph()->add_node() = node; }
 
+void RuntimeShapeInference::declareShape(const std::string &name, const std::vector<int64_t> &shape, int32_t elemType) {
+  shapes[name] = shape;
+  elemTypes[name] = elemType;
+  onnx::ValueInfoProto &info = *model.mutable_graph()->add_value_info();
+  info.set_name(name);
+  info.mutable_type()->mutable_tensor_type()->set_elem_type(elemType);
+  onnx::TensorShapeProto &dims = *info.mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (int64_t dim : shape) {
+    if (dim == kBatchDim)
+      dims.add_dim()->set_dim_param(dimensions.batchSymbol());
+    else
+      dims.add_dim()->set_dim_value(dim);
+  }
+}
+
 void RuntimeShapeInference::record(const onnx::ValueInfoProto &info) {
   if (!info.type().has_tensor_type())
     return;

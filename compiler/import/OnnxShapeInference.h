@@ -47,6 +47,13 @@ public:
   /// before (as inputs, constants or outputs of earlier nodes).
   void addNode(const onnx::NodeProto &node);
 
+  /// The shape of `name`, which a node added next computes, as the importer
+  /// knows it (a Reshape that moves the batch: ONNX cannot infer a -1
+  /// against a symbolic size). Recorded as is and declared to ONNX inference
+  /// for the nodes that read it, with element type `elemType` (ONNX infers
+  /// nothing from a tensor without one).
+  void declareShape(const std::string &name, const std::vector<int64_t> &shape, int32_t elemType);
+
   /// The shape of an added tensor, with kBatchDim for the batch size and
   /// kUnknownDim for what inference could not determine; std::nullopt when
   /// not even the rank is known.

@@ -24,7 +24,7 @@ KnownTensor KnownTensor::ofFloats(std::vector<int64_t> shape, std::vector<float>
   return tensor;
 }
 
-KnownTensor KnownTensor::ofInts(std::vector<int64_t> shape, std::vector<SymbolicInt> data, int32_t elemType) {
+KnownTensor KnownTensor::ofInts(std::vector<int64_t> shape, std::vector<DimExpr> data, int32_t elemType) {
   KnownTensor tensor;
   tensor.kind = Kind::Int;
   tensor.elemType = elemType;
@@ -34,25 +34,29 @@ KnownTensor KnownTensor::ofInts(std::vector<int64_t> shape, std::vector<Symbolic
 }
 
 KnownTensor KnownTensor::ofInts(std::vector<int64_t> shape, const std::vector<int64_t> &data, int32_t elemType) {
-  std::vector<SymbolicInt> ints;
-  ints.reserve(data.size());
-  for (int64_t value : data)
-    ints.push_back(SymbolicInt::of(value));
+  std::vector<DimExpr> ints(data.begin(), data.end());
   return ofInts(std::move(shape), std::move(ints), elemType);
 }
 
-bool KnownTensor::dependsOnBatch() const {
-  return llvm::any_of(ints, [](const SymbolicInt &v) { return v.isBatch; });
+bool KnownTensor::hasSymbols() const {
+  return llvm::any_of(ints, [](const DimExpr &v) { return !v.isConstant(); });
 }
 
 std::optional<std::vector<int64_t>> KnownTensor::staticInts() const {
-  if (!isInt() || dependsOnBatch())
+  if (!isInt() || hasSymbols())
     return std::nullopt;
   std::vector<int64_t> values;
   values.reserve(ints.size());
-  for (const SymbolicInt &v : ints)
-    values.push_back(v.value);
+  for (const DimExpr &v : ints)
+    values.push_back(v.constantTerm());
   return values;
+}
+
+std::string intsToString(const KnownTensor &tensor) {
+  std::string text = "[";
+  for (size_t i = 0; i < tensor.ints.size() && i < 8; ++i)
+    text += (i ? ", " : "") + tensor.ints[i].str();
+  return text + (tensor.ints.size() > 8 ? ", ...]" : "]");
 }
 
 std::optional<DType> dtypeForOnnxType(int32_t onnxType) {
@@ -240,7 +244,7 @@ FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location 
 }
 
 void writeTensorProto(const KnownTensor &tensor, StringRef name, onnx::TensorProto &proto) {
-  assert(!tensor.dependsOnBatch() && "the batch size has no value to write");
+  assert(!tensor.hasSymbols() && "a symbolic size has no value to write");
   proto.set_name(name.str());
   for (int64_t dim : tensor.shape)
     proto.add_dims(dim);
@@ -258,12 +262,12 @@ void writeTensorProto(const KnownTensor &tensor, StringRef name, onnx::TensorPro
     return;
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL:
-    for (const SymbolicInt &value : tensor.ints)
-      proto.add_int32_data(static_cast<int32_t>(value.value));
+    for (const DimExpr &value : tensor.ints)
+      proto.add_int32_data(static_cast<int32_t>(value.constantTerm()));
     return;
   case onnx::TensorProto::INT64:
-    for (const SymbolicInt &value : tensor.ints)
-      proto.add_int64_data(value.value);
+    for (const DimExpr &value : tensor.ints)
+      proto.add_int64_data(value.constantTerm());
     return;
   default:
     proto.set_data_type(onnx::TensorProto::FLOAT);

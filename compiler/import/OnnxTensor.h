@@ -2,14 +2,16 @@
 //
 // Initializers, Constant nodes and folded shape arithmetic give tensors whose
 // values are known before run time. Integer tensors come from shape
-// arithmetic, where one quantity is still unknown at import: the batch size.
-// An integer element may therefore stand for "the batch size", which lets
+// arithmetic, where a quantity may still be unknown at import: the batch
+// size. An integer element is therefore an expression over such symbols
+// (DimExpr: "batch", "4*batch"), which lets
 // `Reshape(x, Concat(Gather(Shape(x), 0), [-1]))` fold to a static reshape.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_COMPILER_IMPORT_ONNXTENSOR_H
 #define FUSEC_COMPILER_IMPORT_ONNXTENSOR_H
 
+#include "compiler/import/DimExpr.h"
 #include "compiler/import/Graph.h"
 #include "compiler/import/OnnxExternalData.h"
 
@@ -24,19 +26,6 @@
 
 namespace fusec::import {
 
-/// One element of an integer tensor: a number, or the batch size.
-struct SymbolicInt {
-  int64_t value = 0;
-  bool isBatch = false;
-
-  static SymbolicInt of(int64_t value) { return {value, false}; }
-  static SymbolicInt batch() { return {0, true}; }
-  bool operator==(const SymbolicInt &other) const {
-    return isBatch == other.isBatch && (isBatch || value == other.value);
-  }
-  bool operator!=(const SymbolicInt &other) const { return !(*this == other); }
-};
-
 /// A tensor known at import: float data (weights, folded float ops) or
 /// integer data (shape arithmetic). Data is in C order.
 struct KnownTensor {
@@ -47,12 +36,12 @@ struct KnownTensor {
   /// it (DOUBLE ones narrowed to float); INT64, INT32 or BOOL for Kind::Int.
   int32_t elemType = onnx::TensorProto::FLOAT;
   std::vector<int64_t> shape;
-  std::vector<float> floats;     ///< Kind::Float
-  std::vector<SymbolicInt> ints; ///< Kind::Int
+  std::vector<float> floats; ///< Kind::Float
+  std::vector<DimExpr> ints; ///< Kind::Int
 
   static KnownTensor ofFloats(std::vector<int64_t> shape, std::vector<float> data,
                               int32_t elemType = onnx::TensorProto::FLOAT);
-  static KnownTensor ofInts(std::vector<int64_t> shape, std::vector<SymbolicInt> data,
+  static KnownTensor ofInts(std::vector<int64_t> shape, std::vector<DimExpr> data,
                             int32_t elemType = onnx::TensorProto::INT64);
   static KnownTensor ofInts(std::vector<int64_t> shape, const std::vector<int64_t> &data,
                             int32_t elemType = onnx::TensorProto::INT64);
@@ -60,12 +49,16 @@ struct KnownTensor {
   bool isFloat() const { return kind == Kind::Float; }
   bool isInt() const { return kind == Kind::Int; }
   size_t size() const { return isFloat() ? floats.size() : ints.size(); }
-  /// Whether an element stands for the batch size.
-  bool dependsOnBatch() const;
+  /// Whether an element is symbolic (mentions the batch size).
+  bool hasSymbols() const;
   /// The integer values; std::nullopt for a float tensor or when an element
-  /// is the batch size.
+  /// is symbolic.
   std::optional<std::vector<int64_t>> staticInts() const;
 };
+
+/// An integer tensor's elements for diagnostics: "[batch, 4*batch, 8]"
+/// (the first eight, then "...").
+std::string intsToString(const KnownTensor &tensor);
 
 /// The dtype fusec gives ONNX element type `onnxType` (FLOAT, FLOAT16,
 /// BFLOAT16, INT64, INT32, BOOL); std::nullopt for the others.
@@ -92,7 +85,7 @@ bool isReadableTensorType(int32_t dataType);
 mlir::FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, mlir::Location loc,
                                              OnnxExternalData *external = nullptr);
 
-/// Writes a tensor without batch-dependent elements with its element type.
+/// Writes a tensor without symbolic elements with its element type.
 void writeTensorProto(const KnownTensor &tensor, llvm::StringRef name, onnx::TensorProto &proto);
 
 } // namespace fusec::import

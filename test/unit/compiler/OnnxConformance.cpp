@@ -227,8 +227,8 @@ std::optional<NamedTensor> readTensorFile(const std::string &path, mlir::MLIRCon
     return std::nullopt;
   }
   NamedTensor named{proto.name(), tensor->shape, std::move(tensor->floats), *type};
-  for (const import::SymbolicInt &value : tensor->ints)
-    named.data.push_back(static_cast<float>(value.value));
+  for (const import::DimExpr &value : tensor->ints)
+    named.data.push_back(static_cast<float>(value.constantTerm()));
   return named;
 }
 

@@ -71,7 +71,7 @@ KnownTensor floats(std::vector<int64_t> shape, std::vector<float> values) {
   return KnownTensor::ofFloats(std::move(shape), std::move(values));
 }
 
-const SymbolicInt kBatch = SymbolicInt::batch();
+const DimExpr kBatch = DimExpr::symbol("batch");
 
 } // namespace
 
@@ -180,23 +180,63 @@ TEST_CASE("Squeeze and Unsqueeze shapes", "[onnx][folding]") {
   CHECK(*unsqueezeShape({kBatchDim, 4}, {0, 3}, loc) == std::vector<int64_t>{1, kBatchDim, 4, 1});
 }
 
-TEST_CASE("arithmetic keeps the batch size only where the result is known", "[onnx][folding]") {
+TEST_CASE("shape arithmetic on the batch size folds to expressions over it", "[onnx][folding]") {
   Folder folder;
-  KnownTensor shape = KnownTensor::ofInts({2}, {kBatch, SymbolicInt::of(6)});
-  auto same = folder.fold(node("Mul"), {shape, ints({2}, {1, 2})});
+  KnownTensor shape = KnownTensor::ofInts({2}, {kBatch, DimExpr(6)});
+  auto same = folder.fold(node("Mul"), {shape, ints({2}, {4, 2})});
   REQUIRE(mlir::succeeded(same));
-  CHECK(same->ints == std::vector<SymbolicInt>{kBatch, SymbolicInt::of(12)});
+  CHECK(intsToString(*same) == "[4*batch, 12]");
 
   auto cancelled = folder.fold(node("Sub"), {shape, shape});
   REQUIRE(mlir::succeeded(cancelled));
   CHECK(cancelled->staticInts() == std::vector<int64_t>{0, 0});
 
-  CHECK(mlir::failed(folder.fold(node("Add"), {shape, ints({}, {1})})));
-  CHECK_THAT(folder.diagnostics, Catch::Contains("batch Add 1"));
+  auto plusOne = folder.fold(node("Add"), {shape, ints({}, {1})});
+  REQUIRE(mlir::succeeded(plusOne));
+  CHECK(intsToString(*plusOne) == "[batch + 1, 7]");
+
+  // (4*batch) / 4 is exact; batch / 4 has no polynomial value.
+  auto heads = folder.fold(node("Div"), {*same, ints({}, {4})});
+  REQUIRE(mlir::succeeded(heads));
+  CHECK(intsToString(*heads) == "[batch, 3]");
+  CHECK(mlir::failed(folder.fold(node("Div"), {shape, ints({}, {4})})));
+  CHECK_THAT(folder.diagnostics, Catch::Contains("batch Div 4 has no value before run time"));
+
+  // (4*batch + 6) mod 4 is 2 whatever the batch; batch mod 4 is not known.
+  KnownTensor offset = KnownTensor::ofInts({}, {*DimExpr::add(*DimExpr::mul(kBatch, 4), 6)});
+  auto remainder = folder.fold(node("Mod"), {offset, ints({}, {4})});
+  REQUIRE(mlir::succeeded(remainder));
+  CHECK(remainder->staticInts() == std::vector<int64_t>{2});
+  CHECK(mlir::failed(folder.fold(node("Mod"), {KnownTensor::ofInts({}, {kBatch}), ints({}, {4})})));
 
   onnx::NodeProto cast = node("Cast");
   withInt(cast, "to", onnx::TensorProto::FLOAT);
   CHECK(mlir::failed(folder.fold(cast, {shape})));
+}
+
+TEST_CASE("comparisons, Where, Max and Min on the batch size fold where every batch size agrees", "[onnx][folding]") {
+  Folder folder;
+  KnownTensor shape = KnownTensor::ofInts({2}, {kBatch, DimExpr(6)});
+  // The class token's Expand: Where(Equal(shape, -1), 1, shape).
+  auto unknown = folder.fold(node("Equal"), {shape, ints({2}, {-1, -1})});
+  REQUIRE(mlir::succeeded(unknown));
+  CHECK(unknown->staticInts() == std::vector<int64_t>{0, 0});
+  CHECK(unknown->elemType == onnx::TensorProto::BOOL);
+  auto target = folder.fold(node("Where"), {*unknown, ints({2}, {1, 1}), shape});
+  REQUIRE(mlir::succeeded(target));
+  CHECK(intsToString(*target) == "[batch, 6]");
+
+  // batch >= 1 holds for every batch size, batch > 1 does not.
+  auto atLeastOne = folder.fold(node("GreaterOrEqual"), {shape, ints({2}, {1, 1})});
+  REQUIRE(mlir::succeeded(atLeastOne));
+  CHECK(atLeastOne->staticInts() == std::vector<int64_t>{1, 1});
+  CHECK(mlir::failed(folder.fold(node("Greater"), {shape, ints({2}, {1, 1})})));
+  CHECK_THAT(folder.diagnostics, Catch::Contains("whether batch Greater 1 holds depends on the batch size"));
+
+  auto largest = folder.fold(node("Max"), {shape, ints({2}, {1, 7})});
+  REQUIRE(mlir::succeeded(largest));
+  CHECK(intsToString(*largest) == "[batch, 7]");
+  CHECK(mlir::failed(folder.fold(node("Min"), {shape, ints({2}, {2, 2})})));
 }
 
 // Found by fusec-fuzz-onnx (test/fuzz/regressions/onnx): a ConstantOfShape of
@@ -218,7 +258,7 @@ TEST_CASE("folding refuses tensors over its limits and integer overflow", "[onnx
   auto largestInts = folder.fold(intFill, {ints({1}, {kMaxInts})});
   REQUIRE(mlir::succeeded(largestInts));
   CHECK(largestInts->ints.size() == size_t(kMaxInts));
-  CHECK(largestInts->ints.back() == SymbolicInt::of(7));
+  CHECK(largestInts->ints.back() == DimExpr(7));
   CHECK(mlir::failed(folder.fold(node("ConstantOfShape"), {ints({2}, {1 << 13, 1 << 13 | 1})})));
   CHECK_THAT(folder.diagnostics, Catch::Contains("more than 67108864 floats"));
 

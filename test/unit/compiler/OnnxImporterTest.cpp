@@ -197,7 +197,7 @@ TEST_CASE("a Reshape target built from Shape keeps the batch dimension", "[onnx]
   REQUIRE(module);
   CHECK(computeOps(*module) == std::map<std::string, int>{{"Reshape", 1}});
   auto reshape = opsOfType<fuse::ReshapeOp>(*module).front();
-  CHECK(reshape.getShape() == ArrayRef<int64_t>{0, -1});
+  CHECK(reshape.getShape() == ArrayRef<int64_t>{0, 6});
   CHECK(shapeOf(reshape.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 6});
 }
 
@@ -254,7 +254,7 @@ TEST_CASE("Shape after a Pad with computed pads is static", "[onnx]") {
   INFO(test.diagnostics);
   REQUIRE(module);
   auto reshape = opsOfType<fuse::ReshapeOp>(*module).front();
-  CHECK(reshape.getShape() == ArrayRef<int64_t>{0, 3, 6, -1});
+  CHECK(reshape.getShape() == ArrayRef<int64_t>{0, 3, 6, 6});
   CHECK(shapeOf(reshape.getResult()) == std::vector<int64_t>{ShapedType::kDynamic, 3, 6, 6});
 }
 
@@ -402,18 +402,78 @@ TEST_CASE("named dimensions given sizes import as static sizes, through shape in
                                                "input has (they have 'batch', 'seq')"));
 }
 
-TEST_CASE("arithmetic on the batch size that fusec cannot track is an error", "[onnx][errors]") {
+TEST_CASE("arithmetic on the batch size without a polynomial value is an error", "[onnx][errors]") {
+  // batch / 4: no expression over the batch size says what it is.
   TestModel model;
   model.input("x", {"batch", "2", "3"});
   model.node("Shape", {"x"}, {"shape"});
-  model.constantInts("eight", {8});
-  model.node("Mul", {"shape", "eight"}, {"scaled"}, "scale");
+  model.constantInts("four", {4});
+  model.node("Div", {"shape", "four"}, {"scaled"}, "quarter");
   model.node("Reshape", {"x", "scaled"}, {"y"});
   model.output("y");
 
   TestContext test;
   CHECK_FALSE(model.import(test));
-  CHECK_THAT(test.diagnostics, Catch::Contains("scale") && Catch::Contains("batch Mul 8"));
+  CHECK_THAT(test.diagnostics,
+             Catch::Contains("quarter") && Catch::Contains("batch Div 4 has no value before run time"));
+}
+
+TEST_CASE("a reshape that merges the batch with the heads imports as one of the batch and the heads",
+          "[onnx][batchgroup]") {
+  // MultiheadAttention's [seq, batch, 8] -> [seq, batch*2, 4] -> transpose
+  // -> softmax -> transpose back -> [seq, batch, 8], with the sizes computed
+  // from Shape as the exporter writes them.
+  TestModel model;
+  model.input("x", {"5", "batch", "8"});
+  model.node("Shape", {"x"}, {"shape"});
+  model.constantInts("one", {1});
+  model.node("Gather", {"shape", "one"}, {"b"});
+  model.constantInts("two", {2});
+  model.node("Mul", {"b", "two"}, {"bh"});
+  model.constantInts("seq", {5});
+  model.constantInts("dim", {4});
+  TestModel::setInt(model.node("Concat", {"seq", "bh", "dim"}, {"target"}), "axis", 0);
+  model.node("Reshape", {"x", "target"}, {"heads"}, "split_heads");
+  TestModel::setInts(model.node("Transpose", {"heads"}, {"t"}), "perm", {1, 0, 2});
+  TestModel::setInt(model.node("Softmax", {"t"}, {"p"}), "axis", -1);
+  TestModel::setInts(model.node("Transpose", {"p"}, {"back"}), "perm", {1, 0, 2});
+  model.constantInts("merged", {5, -1, 8});
+  model.node("Reshape", {"back", "merged"}, {"y"});
+  model.output("y");
+
+  TestContext test;
+  auto module = model.import(test);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  // The merged dimension is kept as [batch, 2]: rank-4 tensors, the
+  // transposes permuting both, the softmax on the last axis.
+  CHECK_THAT(text, Catch::Contains("tensor<5x?x2x4xf32>") && Catch::Contains("tensor<?x2x5x4xf32>") &&
+                       Catch::Contains("array<i64: 1, 2, 0, 3>") && Catch::Contains("array<i64: 2, 0, 1, 3>"));
+
+  // The same graph returning the merged tensor is refused: a plan's outputs
+  // hold the batch as a dimension of its own.
+  TestModel merged;
+  merged.input("x", {"5", "batch", "8"});
+  merged.constantInts("target", {5, -1, 4});
+  merged.node("Reshape", {"x", "target"}, {"y"});
+  merged.output("y");
+  TestContext refused;
+  CHECK_FALSE(merged.import(refused));
+  CHECK_THAT(refused.diagnostics, Catch::Contains("graph output 'y' has dimension 1 of size 2*batch"));
+
+  // A Softmax along the merged dimension would normalise over the batch.
+  TestModel across;
+  across.input("x", {"5", "batch", "8"});
+  across.constantInts("target", {5, -1, 4});
+  across.node("Reshape", {"x", "target"}, {"heads"});
+  TestModel::setInt(across.node("Softmax", {"heads"}, {"y"}, "across"), "axis", 1);
+  across.output("y");
+  TestContext axis;
+  CHECK_FALSE(across.import(axis));
+  CHECK_THAT(axis.diagnostics, Catch::Contains("across") && Catch::Contains("Softmax along dimension 1"));
 }
 
 TEST_CASE("an opset outside the supported range is an error", "[onnx][errors]") {

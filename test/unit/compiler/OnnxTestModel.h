@@ -111,6 +111,13 @@ public:
     attribute.set_type(onnx::AttributeProto::INT);
     attribute.set_i(value);
   }
+  static void setInts(onnx::NodeProto &node, const std::string &name, const std::vector<int64_t> &values) {
+    onnx::AttributeProto &attribute = *node.add_attribute();
+    attribute.set_name(name);
+    attribute.set_type(onnx::AttributeProto::INTS);
+    for (int64_t value : values)
+      attribute.add_ints(value);
+  }
   OwningOpRef<ModuleOp> import(TestContext &test) const {
     return import::importOnnxModel(model, "test.onnx", test.context);
   }
