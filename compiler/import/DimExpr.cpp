@@ -57,6 +57,13 @@ DimExpr DimExpr::symbol(std::string name) {
 }
 
 std::optional<DimExpr> DimExpr::canonical(int64_t constant, std::vector<Term> terms) {
+  // Shape arithmetic needs a few low-degree terms; repeated squaring in a
+  // hostile model would otherwise grow them exponentially.
+  if (terms.size() > kMaxTerms)
+    return std::nullopt;
+  for (const Term &term : terms)
+    if (term.symbols.size() > kMaxDegree)
+      return std::nullopt;
   std::sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) { return a.symbols < b.symbols; });
   DimExpr expr(constant);
   for (Term &term : terms) {

@@ -34,6 +34,11 @@ namespace fusec::import {
 
 class DimExpr {
 public:
+  /// Bounds on what arithmetic builds (an operation past them returns
+  /// nullopt): shape graphs multiply a few sizes, not hundreds.
+  static constexpr size_t kMaxTerms = 64;
+  static constexpr size_t kMaxDegree = 8;
+
   /// `coefficient` times the product of `symbols` (sorted, not empty; a
   /// symbol repeats for a power).
   struct Term {

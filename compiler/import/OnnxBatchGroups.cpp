@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
 #include <numeric>
 
 using namespace mlir;
@@ -329,6 +330,8 @@ LogicalResult OnnxBatchGroups::rewriteMatMul(GraphNode &node, onnx::NodeProto &i
 LogicalResult OnnxBatchGroups::rewriteGemm(GraphNode &node, onnx::NodeProto &inference, Location loc) {
   // Gemm's A is a matrix; grouped, it is [rows merging the batch, K]. The
   // expanded A is no matrix, so Gemm becomes MatMul (and Add for C).
+  if (node.inputs.size() < 2)
+    return emitError(loc) << "Gemm takes two or three inputs";
   auto number = [&](const char *name, double fallback) {
     const AttrValue *value = findAttr(node, name);
     return !value ? fallback : value->kind == AttrValue::Kind::Float ? value->f : static_cast<double>(value->i);
@@ -441,8 +444,11 @@ LogicalResult OnnxBatchGroups::rewrite(GraphNode &node, onnx::NodeProto &inferen
     std::iota(perm.rbegin(), perm.rend(), 0);
     if (const AttrValue *given = findAttr(node, "perm"))
       perm = given->ints;
-    if (static_cast<int64_t>(perm.size()) != *rank)
-      return emitError(loc) << "Transpose's perm has " << perm.size() << " entries for rank " << *rank;
+    std::vector<int64_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t i = 0; i < static_cast<int64_t>(sorted.size()); ++i)
+      if (sorted[i] != i || static_cast<int64_t>(perm.size()) != *rank)
+        return emitError(loc) << "Transpose's perm is not a permutation of the " << *rank << " axes";
     auto [expanded, result] = expandPermutation(perm, group);
     setIntsAttribute(node, inference, "perm", expanded);
     groups[node.outputs[0]] = *result;
@@ -464,6 +470,8 @@ LogicalResult OnnxBatchGroups::rewrite(GraphNode &node, onnx::NodeProto &inferen
     const AttrValue *value = findAttr(node, "axis");
     int64_t axis = value ? value->i : 0;
     axis = axis < 0 ? axis + *rank : axis;
+    if (axis < 0 || axis >= *rank)
+      return emitError(loc) << "Gather axis " << axis << " is out of range for rank " << *rank;
     if (axis == group->axis)
       return emitError(loc) << "Gather along a dimension that merges the batch size is not supported";
     auto indices = logicalRank(node.inputs[1], loc);
@@ -489,11 +497,13 @@ LogicalResult OnnxBatchGroups::rewrite(GraphNode &node, onnx::NodeProto &inferen
     std::vector<int64_t> expanded;
     for (int64_t axis : axes->ints) {
       axis = axis < 0 ? axis + *rank : axis;
+      if (axis < 0 || axis >= *rank)
+        return emitError(loc) << "Slice axis " << axis << " is out of range for rank " << *rank;
       if (axis == group->axis)
         return emitError(loc) << "Slice along a dimension that merges the batch size is not supported";
       expanded.push_back(expandedAxis(group, axis));
     }
-    if (state.opset >= 10) {
+    if (state.opset >= 10 && inference.input_size() > 3) {
       // The axes are input 3 of the ONNX node.
       const std::string axesName = node.outputs[0] + "@axes";
       state.shapes.addConstant(axesName, KnownTensor::ofInts({static_cast<int64_t>(expanded.size())}, expanded));

@@ -90,3 +90,16 @@ TEST_CASE("comparisons of dimension expressions are decided only when every size
   CHECK(*DimExpr::min(batch * 2, batch) == batch);
   CHECK(!DimExpr::max(batch, DimExpr(2)));
 }
+
+TEST_CASE("dimension expressions stay small: repeated squaring is refused", "[onnx][dimexpr]") {
+  // A hostile shape graph squaring the batch 40 times would build a term of
+  // 2^40 symbols; past the degree bound the product has no value.
+  std::optional<DimExpr> power = batch;
+  int squarings = 0;
+  while (power && squarings < 40) {
+    power = DimExpr::mul(*power, *power);
+    ++squarings;
+  }
+  CHECK(!power);
+  CHECK(squarings <= 4); // batch^16 exceeds kMaxDegree = 8
+}
