@@ -73,23 +73,75 @@ class PaddedAttention(nn.Module):
         return self.attention(x, x, x, key_padding_mask=mask, need_weights=False)[0]
 
 
+class GptBlock(nn.Module):
+    """A GPT-2 block as nanoGPT writes it: pre-norm, one qkv Linear split in three, view(B, T, heads, d) and
+    transpose, causal scaled_dot_product_attention, tanh GELU MLP."""
+
+    def __init__(self, width=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+        self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+        self.fc, self.out = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+        y = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, c))
+        return x + self.out(nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class BertClassifier(nn.Module):
+    """Token embedding, a batch-first nn.TransformerEncoder with a boolean padding mask, the first token's head."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(100, 32)
+        layer = nn.TransformerEncoderLayer(32, 4, 64, 0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.head = nn.Linear(32, 2)
+
+    def forward(self, ids, padding):
+        return self.head(self.encoder(self.embedding(ids), src_key_padding_mask=padding)[:, 0])
+
+
+class Decoder(nn.Module):
+    """nn.TransformerDecoder (batch first): causal self-attention and cross-attention to a memory of 7 steps."""
+
+    def __init__(self):
+        super().__init__()
+        self.decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(32, 4, 64, 0.0, batch_first=True), 2)
+        self.register_buffer("causal", nn.Transformer.generate_square_subsequent_mask(10))
+
+    def forward(self, x, memory):
+        return self.decoder(x, memory, tgt_mask=self.causal, tgt_is_causal=True)
+
+
 class Model:
-    """A model to export: its inputs (name -> shape without the batch), the batch's axis, the exporter."""
+    """A model to export: its inputs (name -> (shape without the batch, kind)), the batch's axis, the exporter.
+    Kinds: "float" (normal samples), "mask" (a float key padding mask, -inf on padded keys), "ids" (int64 token ids
+    below 100), "padding" (a boolean key padding mask, True on padded keys)."""
 
     def __init__(self, module, inputs, description, batch_axis=0, dynamo=True, opset=None):
-        self.module, self.inputs, self.description = module, inputs, description
+        self.module, self.description = module, description
+        self.inputs = {name: spec if isinstance(spec[-1], str) else (spec, "float") for name, spec in inputs.items()}
         self.batch_axis, self.dynamo, self.opset = batch_axis, dynamo, opset
 
     def example(self, batch, generator):
         tensors = []
-        for name, shape in self.inputs.items():
+        for shape, kind in self.inputs.values():
             full = list(shape)
             full.insert(self.batch_axis, batch)
-            if name == "mask":
-                # Keys past a random length per sample are padding (-inf added to their scores); the first is
-                # always kept so no row is all padding.
+            if kind in ("mask", "padding"):
+                # Keys past a random length per sample are padding; the first is always kept so no row is all
+                # padding.
                 lengths = torch.randint(1, full[1] + 1, (batch,), generator=generator)
-                tensors.append(torch.where(torch.arange(full[1])[None, :] < lengths[:, None], 0.0, -float("inf")))
+                kept = torch.arange(full[1])[None, :] < lengths[:, None]
+                tensors.append(torch.where(kept, 0.0, -float("inf")) if kind == "mask" else ~kept)
+            elif kind == "ids":
+                tensors.append(torch.randint(0, 100, full, generator=generator))
             else:
                 tensors.append(torch.randn(*full, generator=generator))
         return tuple(tensors)
@@ -117,8 +169,15 @@ def models():
         "encoder_pre_ts17": Model(encoder(True, False), {"input": (10, 32)},
                                   encoder_text.format("pre", "sequence first, TorchScript exporter, opset 17"),
                                   batch_axis=1, dynamo=False, opset=17),
-        "mha_padding_mask": Model(PaddedAttention(), {"input": (10, 32), "mask": (10,)}, "nn.MultiheadAttention "
-                                  "with a key padding mask (a float input, -inf on padded keys)"),
+        "mha_padding_mask": Model(PaddedAttention(), {"input": (10, 32), "mask": ((10,), "mask")},
+                                  "nn.MultiheadAttention with a key padding mask (a float input, -inf on padded keys)"),
+        "gpt_block": Model(GptBlock(), {"input": (10, 32)}, "a GPT-2 block (nanoGPT's): qkv split, view(B, T, heads, "
+                           "d), causal scaled_dot_product_attention, tanh GELU"),
+        "bert_classifier": Model(BertClassifier(), {"ids": ((10,), "ids"), "padding": ((10,), "padding")},
+                                 "token ids (int64) through an Embedding, nn.TransformerEncoder with a boolean key "
+                                 "padding mask, the first token's Linear head"),
+        "decoder": Model(Decoder(), {"input": (10, 32), "memory": (7, 32)}, "nn.TransformerDecoder: causal "
+                         "self-attention and cross-attention to a 7-step memory"),
         "vit_tiny": Model(vit, {"input": (3, 16, 16)}, "torchvision VisionTransformer (16x16 images, patches of 4, "
                           "2 layers of width 32): patch Conv, the class token expanded over the batch, position "
                           "embedding, encoder layers, the class token's head"),
