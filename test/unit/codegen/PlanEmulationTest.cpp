@@ -140,9 +140,10 @@ private:
 /// CPU backend, and a last-bit difference before a rounding point can move
 /// the rounded value by one unit of the half type (and later values with
 /// it): the tolerance is a few units of f16 (2^-11) or bf16 (2^-8).
-void runPlan(const std::string &name, const std::string &precision = "fp32") {
+void runPlan(const std::string &name, const std::string &precision = "fp32",
+             const std::string &modelsDir = kModelsDir) {
   const double tolerance = precision == "fp16" ? 4e-3 : precision == "bf16" ? 3e-2 : 1e-4;
-  test::ModelReference reference = test::loadModelReference(kModelsDir + "/" + name);
+  test::ModelReference reference = test::loadModelReference(modelsDir + "/" + name);
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
@@ -210,6 +211,17 @@ TEST_CASE("emul: fp16 plans of every shared model through the GPU backend match 
 TEST_CASE("emul: bf16 plans through the GPU backend match the CPU backend", "[codegen][emul][plan][precision]") {
   for (const char *name : {"mlp", "pad_conv", "tiny_resnet"})
     runPlan(name, "bf16");
+}
+
+// Transformers from PyTorch's exporters, whose attention keeps the batch
+// merged with the heads split (docs/shapes.md): batched MatMuls over
+// [batch, heads, ...], softmax, layer norms and transposes around the batch.
+TEST_CASE("emul: plans of PyTorch-exported transformers through the GPU backend match the CPU backend",
+          "[codegen][emul][plan][pytorch]") {
+  for (const char *name : {"encoder_post", "gpt_block", "vit_tiny"}) {
+    INFO(name);
+    runPlan(name, "fp32", std::string(FUSEC_TEST_DATA_DIR) + "/pytorch");
+  }
 }
 
 namespace {
