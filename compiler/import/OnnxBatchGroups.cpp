@@ -206,7 +206,7 @@ void OnnxBatchGroups::setIntsAttribute(GraphNode &node, onnx::NodeProto &inferen
 
 FailureOr<std::string> OnnxBatchGroups::insertUnitDims(const std::string &tensor, int64_t axis, int64_t extra,
                                                        Location loc) {
-  const std::string name = tensor + "@units" + std::to_string(axis) + "x" + std::to_string(extra);
+  std::string name = tensor + "@units" + std::to_string(axis) + "x" + std::to_string(extra);
   if (state.known.count(name) || state.runtime.contains(name))
     return name;
   if (auto it = state.known.find(tensor); it != state.known.end()) {
