@@ -171,6 +171,7 @@ private:
   FailureOr<Results> foldArithmetic();
   FailureOr<Results> foldComparison();
   FailureOr<Results> foldWhere();
+  FailureOr<Results> foldExpand();
   FailureOr<Results> foldUnary();
   FailureOr<DimExpr> applyInt(const DimExpr &lhs, const DimExpr &rhs, bool fmod);
   float applyFloat(float lhs, float rhs, bool fmod) const;
@@ -197,6 +198,7 @@ const llvm::StringMap<NodeFolder::Method> &NodeFolder::methods() {
       {"Transpose", &NodeFolder::foldTranspose},
       {"Range", &NodeFolder::foldRange},
       {"ScatterND", &NodeFolder::foldScatterND},
+      {"Expand", &NodeFolder::foldExpand},
       // Shape arithmetic, symbolic where an operand mentions the batch size.
       {"Add", &NodeFolder::foldArithmetic},
       {"Sub", &NodeFolder::foldArithmetic},
@@ -878,6 +880,25 @@ FailureOr<Results> NodeFolder::foldWhere() {
       result.ints.push_back(from.ints[at]);
   }
   return Results{std::move(result)};
+}
+
+/// Expand: numpy broadcasting of the data with a tensor of `shape` (a 1
+/// keeps the data's dimension); symbolic elements move as they are.
+FailureOr<Results> NodeFolder::foldExpand() {
+  auto data = required(0);
+  auto shape = staticInts(1, "shape");
+  if (failed(data) || failed(shape))
+    return failure();
+  if (llvm::any_of(*shape, [](int64_t dim) { return dim < 0; }))
+    return error() << "the shape " << fuse::shapeToString(*shape) << " has a negative dimension";
+  KnownTensor target;
+  target.kind = (*data)->kind;
+  target.shape = *shape;
+  const KnownTensor *operands[] = {*data, &target};
+  auto broadcasted = broadcast(operands);
+  if (failed(broadcasted))
+    return failure();
+  return Results{takeElements(**data, broadcasted->shape, broadcasted->indices[0])};
 }
 
 FailureOr<Results> NodeFolder::foldUnary() {

@@ -382,7 +382,11 @@ LogicalResult OnnxGraphReader::importNode(const onnx::NodeProto &node, const std
       return success();
     }
   }
-  if (!runtimeInput && isFoldableOnnxOp(opType)) {
+  // An Expand to a size that depends on the batch (the class token's) is
+  // computed at run time: its result has no value before the batch does.
+  const bool expandsToBatch =
+      opType == "Expand" && knownInputs.size() > 1 && knownInputs[1] && knownInputs[1]->hasSymbols();
+  if (!runtimeInput && isFoldableOnnxOp(opType) && !expandsToBatch) {
     auto results = foldOnnxNode(node, opset, knownInputs, loc);
     if (failed(results))
       return failure();

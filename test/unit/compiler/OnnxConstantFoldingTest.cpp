@@ -289,3 +289,17 @@ TEST_CASE("folding refuses tensors over its limits and integer overflow", "[onnx
   }
   CHECK_THAT(folder.diagnostics, Catch::Contains("overflows 64-bit integers"));
 }
+
+TEST_CASE("Expand folds by numpy broadcasting, symbolic elements included", "[onnx][folding]") {
+  Folder folder;
+  KnownTensor row = KnownTensor::ofInts({1, 2}, {kBatch, DimExpr(6)});
+  auto tiled = folder.fold(node("Expand"), {row, ints({2}, {3, 1})});
+  REQUIRE(mlir::succeeded(tiled));
+  CHECK(tiled->shape == std::vector<int64_t>{3, 2});
+  CHECK(intsToString(*tiled) == "[batch, 6, batch, 6, batch, 6]");
+  auto grown = folder.fold(node("Expand"), {floats({3, 1}, {1, 2, 3}), ints({3}, {2, 1, 2})});
+  REQUIRE(mlir::succeeded(grown));
+  CHECK(grown->shape == std::vector<int64_t>{2, 3, 2});
+  CHECK(grown->floats == std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3});
+  CHECK(mlir::failed(folder.fold(node("Expand"), {row, ints({2}, {3, 4})})));
+}
