@@ -21,6 +21,8 @@
 #    heads of 60 (E = 120, 2 heads): the SIMT attention loop; and
 #    encoder_d64_seqs.plan, the d64 layer with a named sequence length
 #    compiled at S = 128 and 256 (shape variants, which check.sh runs each);
+#  - pytorch_{gpt_block,encoder_pre,vit_tiny}.plan: transformers exported by
+#    PyTorch with a dynamic batch (test/data/pytorch), in f32;
 #  - <name>.plan (or <name>_<precision>.plan) for each extra MODEL (.onnx or
 #    fusec-graph .json; <name> is its file name without the extension),
 #    compiled with --precision=PRECISION when given (fp32, tf32, fp16, bf16):
@@ -47,7 +49,7 @@ if [[ ${1:-} == --sizes ]]; then
   shift
 fi
 if [[ $# -lt 1 ]]; then
-  sed -n '5,41p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,43p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 out=$1
@@ -120,6 +122,12 @@ encoder encoder_d60 --embed 120 --heads 2 --ffn 480 --seq 256
 compile "$src/encoder_d60.json" encoder_d60 1
 encoder encoder_d64_seqs --embed 256 --heads 4 --ffn 1024 --seq seq
 compile "$src/encoder_d64_seqs.json" encoder_d64_seqs 1 --dim seq=128,256
+# Transformers from PyTorch's exporters with a dynamic batch, whose attention
+# runs on the batch and the heads kept split (docs/shapes.md). Their weights
+# are external data, so no ONNX copy goes along (--precision=fp32 says so).
+for model in gpt_block encoder_pre vit_tiny; do
+  compile "$root/test/data/pytorch/$model/model.onnx" "pytorch_$model" 1 --precision=fp32
+done
 for spec in "$@"; do
   model=${spec%:*} precision=
   [[ $spec == *:* ]] && precision=${spec##*:}
