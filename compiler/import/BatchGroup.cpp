@@ -14,13 +14,6 @@ std::optional<DimExpr> product(llvm::ArrayRef<DimExpr> dims) {
   return result;
 }
 
-std::string shapeText(llvm::ArrayRef<DimExpr> dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i)
-    text += (i ? ", " : "") + dims[i].str();
-  return text + "]";
-}
-
 } // namespace
 
 std::optional<std::vector<DimExpr>> resolveReshape(llvm::ArrayRef<DimExpr> input, llvm::ArrayRef<DimExpr> target,
@@ -31,27 +24,27 @@ std::optional<std::vector<DimExpr>> resolveReshape(llvm::ArrayRef<DimExpr> input
     const DimExpr &dim = target[i];
     if (dim == DimExpr(-1)) {
       if (inferred) {
-        error = "the new shape " + shapeText(target) + " infers more than one dimension (-1)";
+        error = "the new shape " + shapeString(target) + " infers more than one dimension (-1)";
         return std::nullopt;
       }
       inferred = i;
     } else if (dim == DimExpr(0) && !allowZero) {
       if (i >= input.size()) {
         error = "entry " + std::to_string(i) + " of the new shape copies an input dimension (0), but the input " +
-                shapeText(input) + " has rank " + std::to_string(input.size());
+                shapeString(input) + " has rank " + std::to_string(input.size());
         return std::nullopt;
       }
       output.push_back(input[i]);
       continue;
     } else if (DimExpr::compare(dim, 0).value_or(-1) < 0) {
-      error = "the new shape " + shapeText(target) + " has the size " + dim.str();
+      error = "the new shape " + shapeString(target) + " has the size " + dim.str();
       return std::nullopt;
     }
     output.push_back(dim);
   }
   std::optional<DimExpr> total = product(input);
   if (!total) {
-    error = "the element count of " + shapeText(input) + " overflows 64-bit integers";
+    error = "the element count of " + shapeString(input) + " overflows 64-bit integers";
     return std::nullopt;
   }
   if (inferred) {
@@ -59,7 +52,7 @@ std::optional<std::vector<DimExpr>> resolveReshape(llvm::ArrayRef<DimExpr> input
     std::optional<DimExpr> known = product(output);
     std::optional<DimExpr> rest = known ? DimExpr::div(*total, *known) : std::nullopt;
     if (!rest) {
-      error = "the new shape " + shapeText(target) + " leaves " + total->str() + " / " +
+      error = "the new shape " + shapeString(target) + " leaves " + total->str() + " / " +
               (known ? known->str() : std::string("?")) + " elements to its -1, which is not a whole size";
       return std::nullopt;
     }
@@ -67,8 +60,8 @@ std::optional<std::vector<DimExpr>> resolveReshape(llvm::ArrayRef<DimExpr> input
   }
   std::optional<DimExpr> count = product(output);
   if (!count || *count != *total) {
-    error = "the new shape " + shapeText(output) + " holds " + (count ? count->str() : std::string("too many")) +
-            " elements, the input " + shapeText(input) + " " + total->str();
+    error = "the new shape " + shapeString(output) + " holds " + (count ? count->str() : std::string("too many")) +
+            " elements, the input " + shapeString(input) + " " + total->str();
     return std::nullopt;
   }
   return output;

@@ -292,4 +292,11 @@ std::string DimExpr::str() const {
   return text;
 }
 
+std::string shapeString(llvm::ArrayRef<DimExpr> dims, size_t limit) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size() && i < limit; ++i)
+    text += (i ? ", " : "") + dims[i].str();
+  return text + (dims.size() > limit ? ", ...]" : "]");
+}
+
 } // namespace fusec::import

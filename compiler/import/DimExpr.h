@@ -17,14 +17,17 @@
 // Every symbol stands for a size, so it is at least 1: that decides
 // comparisons like `batch == -1` (false) and `4*batch + 2 > 0` (true).
 //
-// Pure C++ with no MLIR dependency: the dialect's types and the plan will
-// carry these expressions too.
+// No MLIR dependency (LLVM's ArrayRef only): the dialect's types and the
+// plan will carry these expressions too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_COMPILER_IMPORT_DIMEXPR_H
 #define FUSEC_COMPILER_IMPORT_DIMEXPR_H
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -114,6 +117,9 @@ private:
   int64_t constant_ = 0;
   std::vector<Term> terms_;
 };
+
+/// "[batch, 4*batch, 8]": the first `limit` expressions, then "...".
+std::string shapeString(llvm::ArrayRef<DimExpr> dims, size_t limit = std::numeric_limits<size_t>::max());
 
 template <typename ValueOf> std::optional<int64_t> DimExpr::evaluate(ValueOf valueOf) const {
   __int128 total = constant_;

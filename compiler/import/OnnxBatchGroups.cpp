@@ -83,13 +83,6 @@ bool isRewritten(StringRef opType) {
   return ops.contains(opType);
 }
 
-std::string shapeText(ArrayRef<DimExpr> dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i)
-    text += (i ? ", " : "") + dims[i].str();
-  return text + "]";
-}
-
 const AttrValue *findAttr(const GraphNode &node, const char *name) {
   auto it = node.attrs.find(name);
   return it == node.attrs.end() ? nullptr : &it->second;
@@ -137,7 +130,7 @@ LogicalResult OnnxBatchGroups::reshapeTo(GraphNode &node, onnx::NodeProto &infer
   std::string error;
   std::optional<ExpandedShape> to = expandShape(target, state.batch, beforeBatch, error);
   if (!to)
-    return emitError(loc) << node.opType << " to " << shapeText(target) << ": " << error;
+    return emitError(loc) << node.opType << " to " << shapeString(target) << ": " << error;
   const std::vector<int64_t> shape = reshapeTargetFor(*from, to->dims);
   node.opType = "Reshape";
   node.inputs.resize(1);
@@ -166,7 +159,7 @@ LogicalResult OnnxBatchGroups::checkSupported(const GraphNode &node, Location lo
     return success();
   auto shape = logicalShape(*grouped, loc);
   return emitError(loc) << node.opType << " reads '" << *grouped << "' of shape "
-                        << (succeeded(shape) ? shapeText(*shape) : std::string("?")) << ", whose dimension "
+                        << (succeeded(shape) ? shapeString(*shape) : std::string("?")) << ", whose dimension "
                         << groupOf(*grouped)->axis
                         << " merges the batch size with other dimensions; fusec splits such a dimension only "
                            "through elementwise ops, Reshape, Transpose, MatMul, Gemm, Softmax, LayerNormalization, "

@@ -4,6 +4,7 @@
 #include "compiler/import/OnnxProtoUtils.h"
 #include "ir/ShapeUtils.h"
 #include "runtime/support/CheckedMath.h"
+#include "runtime/support/ScalarOps.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
@@ -731,16 +732,10 @@ float NodeFolder::applyFloat(float x, float y, bool fmod) const {
   if (op == "Div")
     return x / y;
   if (op == "Max")
-    return (x > y || std::isnan(x)) ? x : y;
+    return scalar::max(x, y);
   if (op == "Min")
-    return (x < y || std::isnan(x)) ? x : y;
-  // Mod, as the CPU backend computes it.
-  float r = std::fmod(x, y);
-  if (!fmod && r != 0.0f && ((r < 0.0f) != (y < 0.0f)))
-    r += y;
-  else if (!fmod && r == 0.0f)
-    r = std::copysign(0.0f, y);
-  return r;
+    return scalar::min(x, y);
+  return scalar::mod(x, y, fmod);
 }
 
 FailureOr<DimExpr> NodeFolder::applyInt(const DimExpr &lhs, const DimExpr &rhs, bool fmod) {

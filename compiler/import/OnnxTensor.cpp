@@ -52,12 +52,7 @@ std::optional<std::vector<int64_t>> KnownTensor::staticInts() const {
   return values;
 }
 
-std::string intsToString(const KnownTensor &tensor) {
-  std::string text = "[";
-  for (size_t i = 0; i < tensor.ints.size() && i < 8; ++i)
-    text += (i ? ", " : "") + tensor.ints[i].str();
-  return text + (tensor.ints.size() > 8 ? ", ...]" : "]");
-}
+std::string intsToString(const KnownTensor &tensor) { return shapeString(tensor.ints, 8); }
 
 std::optional<DType> dtypeForOnnxType(int32_t onnxType) {
   switch (onnxType) {

@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/Broadcast.h"
 #include "runtime/cpu/OpRegistry.h"
+#include "runtime/support/ScalarOps.h"
 
 #include <algorithm>
 #include <cmath>
@@ -121,27 +122,18 @@ void powOp(const OpContext &context) {
 
 // Min and Max propagate NaN, as torch.minimum and torch.maximum do.
 void minOp(const OpContext &context) {
-  applyBinary(context, [](float a, float b) { return (a < b || std::isnan(a)) ? a : b; });
+  applyBinary(context, [](float a, float b) { return scalar::min(a, b); });
 }
 void maxOp(const OpContext &context) {
-  applyBinary(context, [](float a, float b) { return (a > b || std::isnan(a)) ? a : b; });
+  applyBinary(context, [](float a, float b) { return scalar::max(a, b); });
 }
 // x where x >= 0 (and NaN), else slope * x.
 void preluOp(const OpContext &context) {
   applyBinary(context, [](float x, float slope) { return x < 0.0f ? slope * x : x; });
 }
 void modOp(const OpContext &context) {
-  // fmod: the sign of the dividend (C); otherwise of the divisor (Python;
-  // Mod-28 spells it out: a zero result too).
   const bool fmod = context.flagAttr("fmod");
-  applyBinary(context, [=](float a, float b) {
-    float r = std::fmod(a, b);
-    if (!fmod && r != 0.0f && ((r < 0.0f) != (b < 0.0f)))
-      r += b;
-    else if (!fmod && r == 0.0f)
-      r = std::copysign(0.0f, b);
-    return r;
-  });
+  applyBinary(context, [=](float a, float b) { return scalar::mod(a, b, fmod); });
 }
 
 } // namespace

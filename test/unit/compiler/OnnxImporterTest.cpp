@@ -474,6 +474,33 @@ TEST_CASE("a reshape that merges the batch with the heads imports as one of the 
   TestContext axis;
   CHECK_FALSE(across.import(axis));
   CHECK_THAT(axis.diagnostics, Catch::Contains("across") && Catch::Contains("Softmax along dimension 1"));
+
+  // An op without a rewrite for the split dimension is refused before it
+  // reads the wrong shape.
+  TestModel reduced;
+  reduced.input("x", {"5", "batch", "8"});
+  reduced.constantInts("target", {5, -1, 4});
+  reduced.node("Reshape", {"x", "target"}, {"heads"});
+  TestModel::setInts(reduced.node("ReduceMax", {"heads"}, {"y"}, "reduce"), "axes", {2});
+  reduced.output("y");
+  TestContext unsupported;
+  CHECK_FALSE(reduced.import(unsupported));
+  CHECK_THAT(unsupported.diagnostics,
+             Catch::Contains("reduce") && Catch::Contains("ReduceMax reads 'heads' of shape [5, 2*batch, 4]"));
+
+  // A broadcast operand whose size on the merged dimension is not 1.
+  TestModel broadcast;
+  broadcast.input("x", {"5", "batch", "8"});
+  broadcast.constantInts("target", {5, -1, 4});
+  broadcast.node("Reshape", {"x", "target"}, {"heads"});
+  broadcast.input("bias", {"5", "2", "4"});
+  broadcast.node("Add", {"heads", "bias"}, {"y"}, "add_bias");
+  broadcast.output("y");
+  TestContext mismatch;
+  CHECK_FALSE(broadcast.import(mismatch));
+  CHECK_THAT(mismatch.diagnostics,
+             Catch::Contains("add_bias") && Catch::Contains("broadcasts 'bias' (dimension 1 of size 2) against a "
+                                                            "dimension that merges the batch size"));
 }
 
 TEST_CASE("an opset outside the supported range is an error", "[onnx][errors]") {
