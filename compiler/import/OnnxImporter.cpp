@@ -338,6 +338,10 @@ FailureOr<std::vector<int64_t>> OnnxGraphReader::requireShape(StringRef tensor, 
 
 LogicalResult OnnxGraphReader::importNode(const onnx::NodeProto &node, const std::string &name) {
   Location loc = nodeLocation(context, path, name);
+  // Every ONNX op has at least one output; what follows names results after
+  // the first.
+  if (node.output_size() == 0)
+    return emitError(loc) << node.op_type() << " has no outputs";
   SmallVector<const KnownTensor *> knownInputs;
   const std::string *runtimeInput = nullptr;
   for (const std::string &input : node.input()) {
@@ -777,6 +781,10 @@ LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, onnx::NodeProto &infer
 }
 
 LogicalResult OnnxGraphReader::importRuntimeNode(const onnx::NodeProto &node, const std::string &name, Location loc) {
+  // Every op fusec computes at run time has a required first output; the
+  // rewrites below name their results after it.
+  if (node.output(0).empty())
+    return emitError(loc) << node.op_type() << " has no first output";
   GraphNode graphNode;
   graphNode.name = name;
   graphNode.opType = node.op_type();

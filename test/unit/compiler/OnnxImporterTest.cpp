@@ -353,6 +353,25 @@ TEST_CASE("a Reshape shape known only at run time is an error naming the node", 
                                    Catch::Contains("'target' is computed at run time"));
 }
 
+TEST_CASE("a run-time node without its first output is an error naming the node", "[onnx][errors]") {
+  // Found by fusec-fuzz-onnx: a Reshape of a batch tensor with no outputs
+  // reached the batch-group rewrite, which names its results after output 0.
+  for (std::vector<std::string> outputs : {std::vector<std::string>{}, std::vector<std::string>{""}}) {
+    TestModel model;
+    model.input("x", {"batch", "4"});
+    model.constantInts("target", {-1, 2});
+    model.node("Reshape", {"x", "target"}, outputs, "reshape_node");
+    model.node("Relu", {"x"}, {"y"});
+    model.output("y");
+
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("reshape_node") &&
+                                     Catch::Contains(outputs.empty() ? "Reshape has no outputs"
+                                                                     : "Reshape has no first output"));
+  }
+}
+
 TEST_CASE("a second symbolic dimension needs a size", "[onnx][errors]") {
   TestModel model;
   model.input("x", {"batch", "4"});
