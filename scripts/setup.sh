@@ -51,13 +51,38 @@ else
   echo "setup: no CUDA toolkit at /usr/local/cuda: kernels are emitted but not compiled by NVRTC"
 fi
 
+# cuobjdump and nvdisasm (the CUDA image has neither) from the package index,
+# for the tests that read the SASS of kernels NVRTC compiled (HGMMA, UTMALDG):
+# .tools/bin. Without them those checks skip, saying so.
+sass_tools_version=13.5.37
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [[ ! -x $root/.tools/bin/nvdisasm || ! -f $root/.tools/sass-$sass_tools_version ]]; then
+  dpkg -s python3-venv >/dev/null 2>&1 || {
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv
+  }
+  rm -rf "$root/.tools"
+  if /usr/bin/python3 -m venv "$root/.tools/venv" &&
+    "$root/.tools/venv/bin/pip" install -q "nvidia-cuda-cuobjdump==$sass_tools_version" \
+      "nvidia-cuda-nvdisasm==$sass_tools_version"; then
+    mkdir -p "$root/.tools/bin"
+    for tool in cuobjdump nvdisasm; do
+      ln -sf "$(find "$root/.tools/venv" -path "*/nvidia/*/bin/$tool" -type f | head -1)" "$root/.tools/bin/$tool"
+    done
+    touch "$root/.tools/sass-$sass_tools_version"
+    echo "setup: cuobjdump and nvdisasm $sass_tools_version in .tools/bin"
+  else
+    echo "setup: could not install cuobjdump/nvdisasm from the package index: SASS checks will skip"
+  fi
+fi
+
 if ((python_tools)); then
   dpkg -s python3-venv >/dev/null 2>&1 || {
     sudo=""
     [[ $(id -u) -ne 0 ]] && sudo="sudo"
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv
   }
-  root=$(cd "$(dirname "$0")/.." && pwd)
   [[ -x $root/.venv/bin/python ]] || /usr/bin/python3 -m venv "$root/.venv"
   "$root/.venv/bin/pip" install -q --upgrade pip
   "$root/.venv/bin/pip" install -q 'torch>=2.9' torchvision 'onnx>=1.23' onnxscript numpy

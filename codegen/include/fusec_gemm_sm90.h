@@ -1,0 +1,130 @@
+// fusec_gemm_sm90.h - the Hopper GEMM: TMA, an mbarrier pipeline and wgmma.
+//
+// C = A B^T for f16 or bf16 A (M x K) and B (N x K), both K-major (rows of K
+// contiguous elements: a Linear's weight as stored, or a transposed
+// constant), f32 accumulation, the caller's epilogue on every element.
+// One block computes a BM x BN tile, BM = 64 x ConsumerGroups, BN = BlockN:
+//
+//  * Warp specialization: warpgroup 0 is the producer, the others the
+//    consumers (each 64 rows of the tile). The producer gives back registers
+//    (setmaxnreg.dec to 40) and one of its threads issues, per k-tile of 64,
+//    one TMA load of A's BM x 64 box and one of B's BN x 64 box into a
+//    stage of shared memory; the consumers take registers (setmaxnreg.inc
+//    to 232) for their BN/2 accumulators.
+//  * Stages form a ring guarded by two mbarriers each: `full` (one arrival,
+//    the producer's expect_tx, plus the TMA's bytes) and `empty` (one
+//    arrival per consumer thread, each after its own wait_group: no thread
+//    releases a stage another may still read). The producer waits for `empty` of the
+//    round before (parity ((kt / Stages) & 1) ^ 1: the first round passes),
+//    consumers for `full` of this round.
+//  * Each k-tile is four wgmma m64nBNk16 per consumer warpgroup, operands
+//    read straight from the 128-byte-swizzled stage (no ldmatrix, no
+//    registers for A or B); one commit group per k-tile, and wait_group 1
+//    keeps one k-tile in flight while the next is issued, so the stage of
+//    k-tile kt-1 is released (its `empty` arrival) once kt's wgmmas are
+//    queued.
+//  * Ragged M, N and K: TMA fills elements outside the tensors with zeros,
+//    so a K tail adds nothing and rows or columns past M or N are computed
+//    on zeros and never passed to the epilogue.
+//
+// The epilogue is called as epilogue(row, col, value) with the f32
+// accumulator for every element of C in [0, M) x [0, N), by the consumer
+// thread holding it (fusec_sm90.h's accumulator layout).
+//
+// Launch: kThreads threads, grid ceil(N / BN) x ceil(M / BM) (blockIdx.x
+// along N, so neighbouring blocks share A's rows in L2), kSmemBytes of
+// dynamic shared memory (above 48 KiB: the function attribute
+// MAX_DYNAMIC_SHARED_SIZE_BYTES must allow it). The tensor maps: A with
+// global dims {K, M}, B {K, N}, row strides K * 2 bytes (K a multiple of 8),
+// boxes {64, BM} and {64, BN}, CU_TENSOR_MAP_SWIZZLE_128B, zero fill.
+#pragma once
+
+#include "fusec_sm90.h"
+
+template <int BlockN, int Stages, bool Bf16, int ConsumerGroups = 2> struct FusecGemmSm90 {
+  static_assert(BlockN % 8 == 0 && BlockN >= 64 && BlockN <= 256, "wgmma tiles have N a multiple of 8 up to 256");
+  static_assert(ConsumerGroups == 1 || ConsumerGroups == 2, "a tile has 64 or 128 rows");
+  static_assert(Stages >= 2, "the pipeline needs at least two stages");
+
+  static constexpr int kBlockM = 64 * ConsumerGroups;
+  static constexpr int kBlockN = BlockN;
+  static constexpr int kBlockK = 64; // one 128-byte swizzle row of 16-bit elements
+  static constexpr int kThreads = 128 * (ConsumerGroups + 1);
+  static constexpr int kTileABytes = kBlockM * kBlockK * 2;
+  static constexpr int kTileBBytes = kBlockN * kBlockK * 2;
+  static constexpr int kStageBytes = kTileABytes + kTileBBytes;
+  static_assert(kTileABytes % 1024 == 0 && kTileBBytes % 1024 == 0, "every tile starts 1024-byte aligned");
+  // The stages, then the 2 x Stages mbarriers.
+  static constexpr int kSmemBytes = Stages * kStageBytes + 2 * Stages * 8;
+  static_assert(kSmemBytes <= 227 * 1024, "a Hopper block has at most 227 KiB of shared memory");
+  static constexpr int kAccumulators = BlockN / 2;
+
+  template <class Epilogue>
+  static __device__ __forceinline__ void run(const FusecTensorMap *mapA, const FusecTensorMap *mapB, int m, int n,
+                                             int k, int blockRow, int blockCol, Epilogue &epilogue) {
+    unsigned char *smem = fusec_dynamic_shared();
+    unsigned long long *full = reinterpret_cast<unsigned long long *>(smem + Stages * kStageBytes);
+    unsigned long long *empty = full + Stages;
+    const int warpgroup = threadIdx.x / 128;
+    const int kTiles = (k + kBlockK - 1) / kBlockK;
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < Stages; ++s) {
+        fusec_mbarrier_init(&full[s], 1);
+        fusec_mbarrier_init(&empty[s], 128 * ConsumerGroups);
+      }
+      fusec_mbarrier_init_fence();
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+      fusec_setmaxnreg_dec<40>();
+      if (threadIdx.x == 0)
+        for (int kt = 0; kt < kTiles; ++kt) {
+          const int s = kt % Stages;
+          fusec_mbarrier_wait(&empty[s], ((kt / Stages) & 1) ^ 1);
+          unsigned char *stage = smem + s * kStageBytes;
+          fusec_mbarrier_arrive_expect_tx(&full[s], kStageBytes);
+          fusec_tma_load_2d(stage, mapA, &full[s], kt * kBlockK, blockRow);
+          fusec_tma_load_2d(stage + kTileABytes, mapB, &full[s], kt * kBlockK, blockCol);
+        }
+      return;
+    }
+
+    fusec_setmaxnreg_inc<232>();
+    const int consumer = warpgroup - 1;
+    float acc[kAccumulators];
+#pragma unroll
+    for (int i = 0; i < kAccumulators; ++i)
+      acc[i] = 0.0f;
+    for (int kt = 0; kt < kTiles; ++kt) {
+      const int s = kt % Stages;
+      fusec_mbarrier_wait(&full[s], (kt / Stages) & 1);
+      unsigned char *stage = smem + s * kStageBytes;
+      const unsigned long long descA =
+          fusec_wgmma_descriptor(fusec_sm90_shared_address(stage + consumer * 64 * kBlockK * 2));
+      const unsigned long long descB = fusec_wgmma_descriptor(fusec_sm90_shared_address(stage + kTileABytes));
+      fusec_wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBlockK / 16; ++kk)
+        fusec_wgmma<BlockN, Bf16>(acc, descA + 2 * kk, descB + 2 * kk, 1); // +32 bytes along K per step
+      fusec_wgmma_commit();
+      // k-tile kt-1's wgmmas are done once at most kt's are in flight: its
+      // stage goes back to the producer.
+      fusec_wgmma_wait<1>();
+      if (kt > 0)
+        fusec_mbarrier_arrive(&empty[(kt - 1) % Stages]);
+    }
+    fusec_wgmma_wait<0>();
+    fusec_wgmma_fence_operands(acc);
+
+    const int thread = threadIdx.x % 128, warp = thread / 32, lane = thread % 32;
+    const int rowBase = blockRow + consumer * 64 + 16 * warp + lane / 4;
+    const int colBase = blockCol + 2 * (lane % 4);
+#pragma unroll
+    for (int i = 0; i < kAccumulators; ++i) {
+      const int row = rowBase + 8 * ((i / 2) % 2), col = colBase + 8 * (i / 4) + i % 2;
+      if (row < m && col < n)
+        epilogue(row, col, acc[i]);
+    }
+  }
+};
