@@ -15,7 +15,10 @@
 //    B tiles staged in shared memory, one output element per thread;
 //  * simt_gemv, fusec_gemv.h, for products of few rows (a variant the
 //    runtime may choose, see KernelConfig.h): shaped by B's layout, with
-//    the same generated epilogue as the tensor-core templates.
+//    the same generated epilogue as the tensor-core templates;
+//  * wgmma_gemm, fusec_gemm_sm90.h (sm_90a plans): the same epilogue, the
+//    operands read through two tensor maps (A: M x K, B: N x K) that the
+//    runtime encodes for each launch (KernelLaunch::tensorMaps).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
@@ -86,10 +89,27 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
   std::string code;
   const bool transB = fuse::matrixProductShape(core).transB;
   const bool gemv = config.kind == fuse::KernelTemplate::SimtGemv;
+  const bool wgmma = config.kind == fuse::KernelTemplate::WgmmaGemm;
   const std::string operand = "FusecDenseB<" + std::string(transB ? "true" : "false") + ", " +
                               std::to_string(config.bVector) + operandElementArgument(config) + ">";
   KernelLaunch launch;
-  if (gemv) {
+  if (wgmma) {
+    // Operands through TMA (tensor maps the runtime encodes), stages in
+    // dynamic shared memory; the launch reserves what the config says.
+    code += "  using Gemm = FusecGemmSm90<" + std::to_string(config.blockN) + ", " + std::to_string(config.stages) +
+            ", " + (config.operands == fuse::OperandType::BF16 ? "true" : "false") + ", " +
+            std::to_string(config.blockM / 64) + ">;\n";
+    code += "  static_assert(Gemm::kSmemBytes == " + std::to_string(config.sharedBytes(true)) +
+            ", \"the config's shared size\");\n";
+    launch.sharedBytes = config.sharedBytes(true);
+    const bool bf16 = config.operands == fuse::OperandType::BF16;
+    const BatchLinear rows = folded ? *folded : linearNumel(outShape.drop_back(1));
+    const int64_t k = lhsShape.back(), n = outShape[outRank - 1];
+    auto position = [](Value input) { return uint32_t(llvm::cast<BlockArgument>(input).getArgNumber()); };
+    launch.tensorMaps.push_back({position(lhs), bf16, rows, k, {64, uint32_t(config.blockM)}});
+    launch.tensorMaps.push_back({position(rhs), bf16, BatchLinear{0, n}, k, {64, uint32_t(config.blockN)}});
+    builder.setLaunchBounds(config.threads(), 1);
+  } else if (gemv) {
     code += "  using Gemm = FusecGemv<" + std::to_string(config.blockM) + ", " + std::to_string(config.blockN) + ", " +
             std::to_string(config.aVector) + ", " + (transB ? "true" : "false") + ", " +
             storageType(fuse::elementTypeOf(lhs)) + ">;\n";
@@ -144,7 +164,11 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
   if (failed(emitEpilogue(builder, code, "    ", core, epilogue, coords, storeOffset)))
     return failure();
   code += "  };\n";
-  if (gemv) {
+  if (wgmma) {
+    code += "  (void)A;\n  (void)B;\n";
+    code += "  Gemm::run(&fusec_map0, &fusec_map1, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
+            "epilogue);\n";
+  } else if (gemv) {
     code += "  Gemm::run(A, K, B, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, gemmShared, "
             "epilogue);\n";
   } else {
@@ -160,7 +184,10 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
   launch.grid[0] = gridFor(folded ? *folded : linearNumel(outShape.drop_back(1).take_back(1)), config.blockM);
   launch.grid[1] = gridFor(linearNumel(outShape.take_back(1)), config.blockN);
   launch.grid[2] = folded ? GridDim{} : gridFor(linearNumel(outShape.drop_back(2)), 1);
-  return builder.finish(code, launch, {gemv ? std::string("fusec_gemv.h") : tensorCoreGemmHeader(config)});
+  return builder.finish(code, launch,
+                        {wgmma  ? std::string("fusec_gemm_sm90.h")
+                         : gemv ? std::string("fusec_gemv.h")
+                                : tensorCoreGemmHeader(config)});
 }
 
 /// The SIMT kernel, for what the tensor-core template does not take.
@@ -222,6 +249,8 @@ FailureOr<GeneratedKernel> emitGemmKernel(KernelBuilder &builder) {
   auto config = kernelConfigFor(builder, core);
   if (failed(config))
     return failure();
+  if (config->kind == fuse::KernelTemplate::WgmmaGemm) // B is one matrix: A's rows always fold
+    return emitTemplateGemm(builder, core, epilogue, *config, linearNumel(shapeOf(core->getResult(0)).drop_back(1)));
   if (config->kind == fuse::KernelTemplate::TensorCoreGemm || config->kind == fuse::KernelTemplate::SimtGemv) {
     // The rows of every batch matrix as one matrix when B has no batch
     // dimensions: A's matrices are consecutive in memory, and so are C's, so

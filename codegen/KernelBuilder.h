@@ -18,7 +18,9 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fusec::codegen {
@@ -87,6 +89,10 @@ public:
   GeneratedKernel finish(const std::string &bodyCode, KernelLaunch launch,
                          llvm::ArrayRef<std::string> headers = {}) const;
 
+  /// Declares the kernel with __launch_bounds__(threads, minBlocks): the
+  /// register budget ptxas must keep to (templates whose blocks are large).
+  void setLaunchBounds(int64_t threads, int64_t minBlocks) { launchBounds = {threads, minBlocks}; }
+
   /// A fresh C identifier with `prefix`.
   std::string fresh(const std::string &prefix) { return prefix + std::to_string(counter++); }
 
@@ -121,6 +127,7 @@ private:
   llvm::DenseMap<mlir::Value, std::string> bound;
   unsigned counter = 0;
   std::vector<uint32_t> arguments;
+  std::optional<std::pair<int64_t, int64_t>> launchBounds;
   std::vector<int64_t> iterationShape;
   std::vector<std::string> iterationDims;
   /// emitLinearCoordinates' coordinates, shape and dense index.

@@ -10,6 +10,7 @@
 #define FUSEC_CODEGEN_KERNELSOURCE_H
 
 #include "runtime/support/BatchLinear.h"
+#include "runtime/support/TensorMapDesc.h"
 
 #include <array>
 #include <cstdint>
@@ -36,6 +37,9 @@ struct KernelLaunch {
   /// Scalar arguments (KernelBuilder::scalarArgument): the kernel takes
   /// them after `batch` as one `FusecArguments<N>` parameter.
   std::vector<uint32_t> arguments;
+  /// TMA descriptors the runtime encodes and passes after the scalar
+  /// arguments (or `batch`), as `const __grid_constant__ FusecTensorMap`s.
+  std::vector<TensorMapDesc> tensorMaps;
 };
 
 struct GeneratedKernel {

@@ -142,7 +142,10 @@ OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &o
   if (options.progress)
     llvm::errs() << "fusec: fusing (" << options.fusion.strategy << ")\n";
   PassManager pm(&context);
-  buildFusionPipeline(pm, options.fusion);
+  // The kernels' templates follow the architecture they are compiled for.
+  FusionOptions fusion = options.fusion;
+  fusion.target = options.plan.target;
+  buildFusionPipeline(pm, fusion);
   if (failed(pm.run(*module)))
     return nullptr;
   return module;

@@ -20,6 +20,10 @@ namespace {
 
 constexpr const char *kMmaTf32 = "m16n8k8";
 constexpr const char *kMmaHalf = "m16n8k16";
+/// wgmma_gemm's instruction: wgmma.mma_async m64nNk16, N the block's.
+constexpr const char *kMmaWgmma = "m64nNk16";
+/// The Hopper shared memory one block may use (sm_90's 227 KiB).
+constexpr int64_t kHopperSharedBytes = int64_t{227} * 1024;
 
 /// The operand type of a tensor-core template for operands of `type`.
 std::optional<OperandType> operandTypeOf(Type type) {
@@ -68,6 +72,7 @@ std::optional<KernelTemplate> parseTemplate(StringRef name) {
       .Case("direct_conv", KernelTemplate::DirectConv)
       .Case("tensor_core_attention", KernelTemplate::TensorCoreAttention)
       .Case("simt_attention", KernelTemplate::SimtAttention)
+      .Case("wgmma_gemm", KernelTemplate::WgmmaGemm)
       .Default(std::nullopt);
 }
 
@@ -161,6 +166,33 @@ std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
                       : tileLoadProblem("B", config.blockK, config.blockN, config.bVector, config.threads());
 }
 
+/// Why the Hopper GEMM (fusec_gemm_sm90.h) cannot compute the matrix
+/// product `core`, or "": its operands reach shared memory through 2-D TMA
+/// maps of A (M x K) and B (N x K), so B is one N x K matrix (a Gemm with
+/// transB), A's batch matrices fold into its rows, and rows are 16-byte
+/// aligned (K a multiple of 8).
+std::string wgmmaGemmProblem(Operation *core, const KernelConfig &config) {
+  const MatrixProductShape shape = matrixProductShape(core);
+  if (config.operands == OperandType::F32)
+    return "it multiplies f16 or bf16 operands";
+  if (std::string problem = operandProblem(config, elementTypeOf(core->getOperand(0))); !problem.empty())
+    return problem;
+  if (shape.transA)
+    return "it takes A untransposed only";
+  if (!shape.transB)
+    return "it takes B as N x K (a Gemm with transB), the layout wgmma reads without a transpose";
+  if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))
+    return "K and N must be static";
+  if (shapeOf(core->getOperand(1)).size() != 2 || (shapeOf(core->getResult(0)).size() > 2 && !shape.foldedBatch))
+    return "B must be one matrix and A's batch matrices fold into its rows (2-D tensor maps)";
+  if (shape.k % 8 != 0)
+    return "TMA needs rows of 16-byte multiples: K = " + str(shape.k) + " is not a multiple of 8";
+  if (shape.largestRows + config.blockM > kLargest32BitOffset || shape.n > kLargest32BitOffset)
+    return "its 32-bit TMA coordinates cannot count " + str(shape.largestRows) + " rows (at batch " +
+           str(kLargestIndexedBatch) + ")";
+  return "";
+}
+
 /// Why the few-row template (fusec_gemv.h) cannot compute the matrix
 /// product `core`, or "".
 std::string gemvProblem(Operation *core, const KernelConfig &config) {
@@ -225,6 +257,7 @@ std::string configProblem(Operation *core, const KernelConfig &config) {
   case KernelTemplate::TensorCoreGemm:
   case KernelTemplate::SimtGemm:
   case KernelTemplate::SimtGemv:
+  case KernelTemplate::WgmmaGemm:
     if (!isProduct)
       return "template " + templateName(config.kind).str() + " computes matrix products, not convolutions";
     break;
@@ -240,12 +273,16 @@ std::string configProblem(Operation *core, const KernelConfig &config) {
     problem = tensorCoreGemmProblem(core, config);
   else if (config.kind == KernelTemplate::SimtGemv)
     problem = gemvProblem(core, config);
+  else if (config.kind == KernelTemplate::WgmmaGemm)
+    problem = wgmmaGemmProblem(core, config);
   else if (config.kind == KernelTemplate::SimtConv && llvm::cast<ConvOp>(core).getGroup() != 1)
     problem = "it computes group-1 convolutions only";
   if (problem.empty() && config.splitK > 1)
     problem = splitKProblem(core, config);
   if (!problem.empty())
     return "template " + templateName(config.kind).str() + " cannot compute this op: " + problem;
+  if (config.kind == KernelTemplate::WgmmaGemm) // describeConfigProblem bounds it by sm_90's 227 KiB
+    return "";
   // B's tile is [BN][BK + pad] for transB products and channels-last convs.
   auto gemm = llvm::dyn_cast<GemmOp>(core);
   auto conv = llvm::dyn_cast<ConvOp>(core);
@@ -421,9 +458,31 @@ KernelConfig chooseConvConfig(ConvOp conv, ProductPrecision precision, const Til
   return simtConfig(KernelTemplate::SimtConv, simtTile(pixels, s.filters));
 }
 
+/// The Hopper GEMM's config: 128 x 128 tiles (two consumer warpgroups),
+/// 64 columns for narrow products, 4 stages of 32 KiB (3 for 128 x 256).
+KernelConfig wgmmaConfig(Operation *core, OperandType operands) {
+  const MatrixProductShape shape = matrixProductShape(core);
+  KernelConfig config;
+  config.kind = KernelTemplate::WgmmaGemm;
+  config.operands = operands;
+  config.blockM = 128;
+  config.blockN = !ShapedType::isDynamic(shape.n) && shape.n <= 64 ? 64 : 128;
+  config.blockK = 64;
+  config.warpM = 64;
+  config.warpN = config.blockN;
+  config.stages = 4;
+  config.aVector = config.bVector = 8;
+  return config;
+}
+
 KernelConfig chooseProductConfig(Operation *core, ProductPrecision precision, const TileTarget &target) {
   const MatrixProductShape shape = matrixProductShape(core);
   const OperandType operands = operandTypeOf(elementTypeOf(core->getOperand(0))).value_or(OperandType::F32);
+  if (target.hopper && operands != OperandType::F32) {
+    const KernelConfig hopper = wgmmaConfig(core, operands);
+    if (configProblem(core, hopper).empty())
+      return hopper;
+  }
   KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreGemm, precision, operands);
   if (!ShapedType::isDynamic(shape.n) && shape.n <= 32) { // a narrow product: half the columns, the same 4 warps
     config.blockN = 32;
@@ -469,6 +528,8 @@ StringRef templateName(KernelTemplate kind) {
     return "tensor_core_attention";
   case KernelTemplate::SimtAttention:
     return "simt_attention";
+  case KernelTemplate::WgmmaGemm:
+    return "wgmma_gemm";
   }
   return "";
 }
@@ -493,6 +554,8 @@ double waveUtilization(const KernelConfig &config, double blocks, int64_t smCoun
 }
 
 int64_t KernelConfig::threads() const {
+  if (kind == KernelTemplate::WgmmaGemm) // a producer warpgroup and one consumer per 64 rows
+    return 128 * (blockM / 64 + 1);
   if (kind == KernelTemplate::SimtAttention) // 4 rows per warp
     return 32 * blockM / warpM;
   if (usesTensorCores())
@@ -510,7 +573,9 @@ int64_t KernelConfig::estimatedRegisters() const {
   // the fit (docs/codegen.md, "Registers: the estimate against ptxas").
   if (kind == KernelTemplate::TensorCoreAttention) // heads of 64: 128-142
     return 140;
-  if (!usesTensorCores()) // SIMT and direct loops: few registers (not fitted)
+  if (kind == KernelTemplate::WgmmaGemm) // 65536 / 384 threads, what ptxas allocates at launch; setmaxnreg
+    return 168;                          // then moves registers from the producer to the consumers
+  if (!usesTensorCores())                // SIMT and direct loops: few registers (not fitted)
     return 40;
   // Per thread: the warp tile's f32 accumulators, one k step's A and B
   // fragments, and addresses, loop state and the epilogue; 3xTF32 keeps
@@ -522,6 +587,8 @@ int64_t KernelConfig::estimatedRegisters() const {
 int64_t KernelConfig::sharedBytes(bool bTransposed) const {
   if (isAttention())
     return 0;
+  if (kind == KernelTemplate::WgmmaGemm) // A and B stages of 64 halves per row, two mbarriers per stage
+    return stages * ((blockM + blockN) * blockK * 2 + 16);
   if (kind == KernelTemplate::SimtGemv) // the 8 warps' partial sums (B as K x N)
     return bTransposed ? 4 : int64_t{4} * 8 * blockM * 32;
   if (!usesTensorCores())
@@ -543,7 +610,10 @@ KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
                         : operands != OperandType::F32 ? operandTypeName(operands)
                         : passes == 3                  ? "3xtf32"
                                                        : "tf32";
-  StringRef mma = !usesTensorCores() ? "none" : operands == OperandType::F32 ? kMmaTf32 : kMmaHalf;
+  StringRef mma = !usesTensorCores()                  ? "none"
+                  : kind == KernelTemplate::WgmmaGemm ? kMmaWgmma
+                  : operands == OperandType::F32      ? kMmaTf32
+                                                      : kMmaHalf;
   return KernelConfigAttr::get(context, templateName(kind), block, warp, stages, mma, precision, splitK, vector);
 }
 
@@ -569,7 +639,7 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
   if (!parsed)
     return "unknown template '" + kind.str() +
            "' (expected tensor_core_gemm, tensor_core_conv, simt_gemm, simt_gemv, simt_conv, direct_conv, "
-           "tensor_core_attention or simt_attention)";
+           "tensor_core_attention, simt_attention or wgmma_gemm)";
   if (block.size() != 3 || warp.size() != 2 || vector.size() != 2)
     return "block has 3 sizes, warp 2 and vector 2";
   auto positive = [](int64_t value) { return value > 0; };
@@ -579,6 +649,28 @@ std::string describeConfigProblem(StringRef kind, ArrayRef<int64_t> block, Array
     return "split_k is 1 (no split) to " + str(kMaxSplitK) + " k-slices";
   if (*parsed == KernelTemplate::TensorCoreAttention || *parsed == KernelTemplate::SimtAttention)
     return describeAttentionConfigProblem(*parsed, block, warp, stages, mma, precision, splitK, vector);
+  if (*parsed == KernelTemplate::WgmmaGemm) {
+    if (precision != "f16" && precision != "bf16")
+      return "wgmma_gemm multiplies f16 or bf16 operands (precision \"f16\" or \"bf16\")";
+    if (mma != kMmaWgmma)
+      return std::string("wgmma_gemm uses mma \"") + kMmaWgmma + "\"";
+    if ((block[0] != 64 && block[0] != 128) || (block[1] != 64 && block[1] != 128 && block[1] != 256) || block[2] != 64)
+      return "wgmma_gemm's block is [64 or 128, 64, 128 or 256, 64]: 64 rows per consumer warpgroup, N the wgmma's, "
+             "64 halves (the 128-byte swizzle) per k-tile";
+    if (warp[0] != 64 || warp[1] != block[1])
+      return "wgmma_gemm's warp tile is a consumer warpgroup's: [64, BN]";
+    if (stages < 2 || stages > 8)
+      return "the pipeline has 2 to 8 stages";
+    if (splitK != 1)
+      return "wgmma_gemm does not split the reduction";
+    if (vector[0] != 8 || vector[1] != 8)
+      return "wgmma_gemm's copies are TMA boxes of 8-half (16-byte) units: vector [8, 8]";
+    const int64_t shared = stages * ((block[0] + block[1]) * block[2] * 2 + 16);
+    if (shared > kHopperSharedBytes)
+      return "the config needs " + str(shared) + " bytes of shared memory, above the " + str(kHopperSharedBytes) +
+             " a Hopper block may have";
+    return "";
+  }
   KernelConfig config;
   config.kind = *parsed;
   config.blockM = block[0], config.blockN = block[1], config.blockK = block[2];
@@ -659,6 +751,17 @@ std::vector<KernelConfig> kernelConfigVariants(Operation *core, const KernelConf
   std::vector<KernelConfig> variants;
   if (count <= 1 || !chosen.usesTensorCores())
     return variants;
+  if (chosen.kind == KernelTemplate::WgmmaGemm) {
+    // The sm_80 template's choice and its variants: the tuner measures the
+    // Hopper kernel against them (and the library).
+    TileTarget ampere = target;
+    ampere.hopper = false;
+    const KernelConfig fallback = chooseKernelConfig(core, ProductPrecision::Fp32, ampere);
+    variants.push_back(fallback);
+    for (KernelConfig &other : kernelConfigVariants(core, fallback, count - 1, ampere))
+      variants.push_back(other);
+    return variants;
+  }
   if (chosen.isAttention()) {
     // The other key tile, where the heads allow it, split as the rule says
     // for its key tiles.

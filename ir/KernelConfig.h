@@ -34,7 +34,10 @@ enum class KernelTemplate {
   DirectConv,
   /// fuse.attention's main loops (ir/AttentionConfig.h).
   TensorCoreAttention,
-  SimtAttention
+  SimtAttention,
+  /// The Hopper GEMM (fusec_gemm_sm90.h: TMA, mbarrier pipeline, wgmma;
+  /// sm_90a only): f16/bf16 products with B as N x K.
+  WgmmaGemm
 };
 
 /// What a conv/GEMM's products are computed with: fp32 accuracy (3xTF32 on
@@ -79,7 +82,7 @@ struct KernelConfig {
 
   bool usesTensorCores() const {
     return kind == KernelTemplate::TensorCoreGemm || kind == KernelTemplate::TensorCoreConv ||
-           kind == KernelTemplate::TensorCoreAttention;
+           kind == KernelTemplate::TensorCoreAttention || kind == KernelTemplate::WgmmaGemm;
   }
   /// One of fuse.attention's main loops.
   bool isAttention() const {
@@ -125,6 +128,9 @@ struct TileTarget {
   int64_t batch = 1;
   int64_t smCount = 132;
   int64_t sharedBytesPerSm = int64_t{227} * 1024;
+  /// The plan runs on sm_90a only (fusec --target=sm_90a): the Hopper
+  /// templates (wgmma_gemm) apply.
+  bool hopper = false;
 };
 
 /// The blocks of `threads` threads, `registers` registers each and

@@ -202,7 +202,9 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
     configs that can compute them (the few-row template for products of at
     most 16 rows, the chosen tile split or unsplit, other tiles), compiled
     into the plan beside the chosen one; variants already present are
-    checked like a pinned config.
+    checked like a pinned config. For `target` sm_90a, f16/bf16 products
+    that the Hopper GEMM can compute take it (`wgmma_gemm`), with the sm_80
+    template's choice among their variants.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"fp32\"",
@@ -213,6 +215,8 @@ def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp
            "Streaming multiprocessors of the target GPU (the device profile's)">,
     Option<"sharedBytesPerSm", "shared-bytes-per-sm", "int64_t", "232448",
            "Shared memory blocks on one SM may use together (the device profile's)">,
+    Option<"target", "target", "std::string", "\"sm_90\"",
+           "The architecture the plan is compiled for: sm_90a enables the Hopper templates (wgmma_gemm)">,
     Option<"variants", "variants", "int64_t", "1",
            "Configs per tensor-core kernel, its own included: above 1, `variants` lists other tiles the plan carries for the runtime to time (fuserun --tune)">,
   ];

@@ -84,6 +84,7 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   configs.precision = options.precision == "tf32" ? "tf32" : "fp32";
   configs.batch = options.costBatch;
   configs.variants = options.kernelVariants;
+  configs.target = options.target;
   // An unknown profile is reported by the planner; the default SM count stands.
   if (auto profile = loadDeviceProfile(options.deviceProfile)) {
     configs.smCount = profile->smCount;

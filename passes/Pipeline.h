@@ -38,6 +38,9 @@ struct FusionOptions {
   /// (fuse-convert-to-channels-last; model inputs and outputs keep their
   /// layout).
   std::string layout = "nchw";
+  /// The architecture kernels are compiled for (fusec --target): sm_90a
+  /// plans use the Hopper templates where they apply.
+  std::string target = "sm_90";
   /// Rule names (see fusionRuleNames) that must not apply.
   std::vector<std::string> disabled;
 

@@ -44,7 +44,7 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
       getOperation().emitError() << "batch, sm-count and variants must be positive";
       return signalPassFailure();
     }
-    const TileTarget target{batch, smCount, sharedBytesPerSm};
+    const TileTarget target{batch, smCount, sharedBytesPerSm, /*hopper=*/this->target == "sm_90a"};
     WalkResult result = getOperation().walk([&](SuperkernelOp kernel) {
       Operation *core = templateCore(kernel);
       if (!core)

@@ -202,6 +202,7 @@ void selectVariant(const Plan &plan, LaunchStep &step, size_t variant, int64_t s
     step.sharedBytes = 0;
     step.split = false;
     step.arguments.clear();
+    step.tensorMaps.clear();
     return;
   }
   step.grid = gridAt(kernel, step.batch, variant);
@@ -211,6 +212,7 @@ void selectVariant(const Plan &plan, LaunchStep &step, size_t variant, int64_t s
   const LaunchDesc &launch = kernel.launchOf(variant);
   step.split = launch.isSplit();
   step.arguments = launch.arguments;
+  step.tensorMaps = launch.tensorMaps;
   if (step.split) // the plan's grid z is 1 (verified): the slices go there
     step.grid.z = static_cast<uint32_t>(
         splitKSlices(int64_t(step.grid.x) * step.grid.y, launch.splitKTiles, launch.splitMaxSlices, smCount));

@@ -130,6 +130,9 @@ struct LaunchStep {
   /// The variant's scalar arguments (LaunchDesc::arguments), passed after
   /// `batch` as one parameter when there are any.
   std::vector<uint32_t> arguments;
+  /// The variant's TMA descriptors (LaunchDesc::tensorMaps): the driver
+  /// encodes each for its buffer in `args` at `batch` and passes them last.
+  std::vector<TensorMapDesc> tensorMaps;
 
   /// The pointer parameters the variant takes: args, then the split's two.
   size_t pointerCount() const { return args.size() + (split ? 2 : 0); }

@@ -73,6 +73,8 @@
 
 #define __global__
 #define __device__
+// Register budgets are the GPU compiler's business.
+#define __launch_bounds__(...)
 #define __forceinline__ inline __attribute__((always_inline))
 // One block runs at a time, so one static array per declaration is exactly
 // the per-block shared memory CUDA gives. All of them live in one section,

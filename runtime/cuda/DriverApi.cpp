@@ -21,6 +21,10 @@ template <typename Function> void DriverApi::resolve(Function &slot, std::initia
                         " (the driver is too old)");
 }
 
+template <typename Function> void DriverApi::resolveOptional(Function &slot, const char *symbol) {
+  slot = reinterpret_cast<Function>(dlsym(handle_, symbol));
+}
+
 std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   // RTLD_LOCAL: the driver's symbols stay out of the global namespace.
   // RTLD_NODELETE, and no dlclose: once initialized, the driver has threads
@@ -77,6 +81,7 @@ std::shared_ptr<const DriverApi> DriverApi::load(const std::string &library) {
   api->resolve(api->eventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   api->resolve(api->getErrorName, {"cuGetErrorName"});
   api->resolve(api->getErrorString, {"cuGetErrorString"});
+  api->resolveOptional(api->tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   return api;
 }
 

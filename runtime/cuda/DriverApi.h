@@ -30,6 +30,8 @@ struct CUstream_st;
 struct CUgraph_st;
 struct CUgraphExec_st;
 struct CUevent_st;
+/// cuda.h's CUtensorMap (128 opaque bytes, 64-byte aligned).
+struct CUtensorMap_st;
 
 namespace fusec::runtime::cuda {
 
@@ -66,6 +68,18 @@ inline constexpr CUstreamCaptureMode kCaptureModeThreadLocal = 1;
 inline constexpr unsigned kEventDefault = 0;
 inline constexpr unsigned kMemHostAllocDeviceMap = 2;
 inline constexpr unsigned kStreamWaitValueGeq = 0;
+/// cuTensorMapEncodeTiled's enums (CUtensorMapDataType, ...): the values
+/// fusec's tensor maps use.
+inline constexpr int kTensorMapFloat16 = 6;
+inline constexpr int kTensorMapBfloat16 = 9;
+inline constexpr int kTensorMapInterleaveNone = 0;
+inline constexpr int kTensorMapSwizzle128B = 3;
+inline constexpr int kTensorMapL2Promotion128B = 2;
+inline constexpr int kTensorMapOobFillNone = 0;
+/// A CUtensorMap's size, and the alignment the encoder's output gets
+/// (cuda.h declares 64 bytes up to CUDA 12, 128 from CUDA 13).
+inline constexpr size_t kTensorMapBytes = 128;
+inline constexpr size_t kTensorMapAlignment = 128;
 
 /// CUDA cannot be used here: no driver library, a driver without a needed
 /// entry point, a driver that fails to initialize, or no device. Device::Auto
@@ -144,11 +158,19 @@ public:
   CUresult (*eventElapsedTime)(float *milliseconds, CUevent start, CUevent end) = nullptr;
   CUresult (*getErrorName)(CUresult result, const char **name) = nullptr;
   CUresult (*getErrorString)(CUresult result, const char **text) = nullptr;
+  /// Optional (CUDA 12.0 drivers and later): null where the driver lacks
+  /// it, and then plans whose launches pass tensor maps cannot run.
+  CUresult (*tensorMapEncodeTiled)(CUtensorMap_st *tensorMap, int dataType, unsigned rank, void *globalAddress,
+                                   const unsigned long long *globalDim, const unsigned long long *globalStrides,
+                                   const unsigned *boxDim, const unsigned *elementStrides, int interleave, int swizzle,
+                                   int l2Promotion, int oobFill) = nullptr;
 
 private:
   DriverApi(std::string library, void *handle);
   /// Resolves `slot` from the first of `symbols` the library exports.
   template <typename Function> void resolve(Function &slot, std::initializer_list<const char *> symbols);
+  /// As resolve, leaving `slot` null if the library lacks the symbol.
+  template <typename Function> void resolveOptional(Function &slot, const char *symbol);
 
   std::string library_;
   void *handle_;

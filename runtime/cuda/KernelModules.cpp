@@ -229,9 +229,9 @@ void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, g
   void *inlineParams[kInline + 2];
   std::vector<void *> heapParams;
   void **params = inlineParams;
-  const size_t pointers = step.pointerCount();
-  if (pointers > kInline) {
-    heapParams.resize(pointers + 2);
+  const size_t pointers = step.pointerCount(), maps = step.tensorMaps.size();
+  if (pointers + maps > kInline) {
+    heapParams.resize(pointers + maps + 2);
     params = heapParams.data();
   }
   for (size_t i = 0; i < pointers; ++i)
@@ -240,14 +240,42 @@ void KernelModules::launch(const LaunchStep &step, const gpu::DevicePtr *args, g
   params[pointers] = &batch;
   // The scalar arguments are one parameter, a struct of unsigned ints laid
   // out as the array is.
+  size_t next = pointers + 1;
   if (!step.arguments.empty())
-    params[pointers + 1] = const_cast<uint32_t *>(step.arguments.data());
+    params[next++] = const_cast<uint32_t *>(step.arguments.data());
+  // The tensor maps, encoded for this launch's buffers and batch.
+  struct alignas(kTensorMapAlignment) EncodedMap {
+    unsigned char bytes[kTensorMapBytes];
+  };
+  std::vector<EncodedMap> encoded(maps);
+  for (size_t i = 0; i < maps; ++i) {
+    encodeTensorMap(step.tensorMaps[i], args[step.tensorMaps[i].buffer], step.batch, encoded[i].bytes, where);
+    params[next++] = encoded[i].bytes;
+  }
   const DriverApi &cu = driver_.api();
   const CUresult result = cu.launchKernel(functions_[step.kernel][step.variant], step.grid.x, step.grid.y, step.grid.z,
                                           step.block.x, step.block.y, step.block.z, step.sharedBytes,
                                           static_cast<CUstream>(stream), params, /*extra=*/nullptr);
   if (result != kCudaSuccess)
     cu.fail(result, "cuLaunchKernel", where.str());
+}
+
+void KernelModules::encodeTensorMap(const TensorMapDesc &map, gpu::DevicePtr buffer, int32_t batch, void *encoded,
+                                    gpu::Where where) const {
+  const DriverApi &cu = driver_.api();
+  if (!cu.tensorMapEncodeTiled)
+    throw Error("the CUDA driver '" + cu.library() + "' has no cuTensorMapEncodeTiled (CUDA 12.0 or newer needed), " +
+                "which the Hopper kernel " + where.str() + " reads its operands through");
+  const unsigned long long dims[2] = {static_cast<unsigned long long>(map.columns),
+                                      static_cast<unsigned long long>(map.rows.at(batch))};
+  const unsigned long long strides[1] = {static_cast<unsigned long long>(map.columns * TensorMapDesc::kElementBytes)};
+  const unsigned box[2] = {map.box[0], map.box[1]}, elementStrides[2] = {1, 1};
+  const CUresult result = cu.tensorMapEncodeTiled(
+      static_cast<CUtensorMap_st *>(encoded), map.bf16 ? kTensorMapBfloat16 : kTensorMapFloat16, 2,
+      reinterpret_cast<void *>(static_cast<uintptr_t>(buffer)), dims, strides, box, elementStrides,
+      kTensorMapInterleaveNone, kTensorMapSwizzle128B, kTensorMapL2Promotion128B, kTensorMapOobFillNone);
+  if (result != kCudaSuccess)
+    cu.fail(result, "cuTensorMapEncodeTiled", where.str());
 }
 
 KernelModules::~KernelModules() {

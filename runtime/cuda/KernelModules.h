@@ -56,6 +56,11 @@ public:
   std::string libraryUnavailable() const override;
 
 private:
+  /// Encodes `map` for `buffer` at `batch` into the 128 bytes at `encoded`
+  /// (64-byte aligned). Throws Error naming the kernel if the driver lacks
+  /// cuTensorMapEncodeTiled or refuses the map.
+  void encodeTensorMap(const TensorMapDesc &map, gpu::DevicePtr buffer, int32_t batch, void *encoded,
+                       gpu::Where where) const;
   /// Opens the libraries the plan's library variants call.
   void loadLibraries(const std::string &cublasLt, const std::string &cudnn);
 

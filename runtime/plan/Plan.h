@@ -18,6 +18,7 @@
 #include "runtime/support/ByteRange.h"
 #include "runtime/support/LibraryConv.h"
 #include "runtime/support/LibraryMatmul.h"
+#include "runtime/support/TensorMapDesc.h"
 
 #include <nlohmann/json.hpp>
 
@@ -99,6 +100,10 @@ struct LaunchDesc {
   /// after `batch`, as one parameter of `arguments.size()` unsigned ints
   /// (FusecArguments<N> of fusec_cuda_prelude.h).
   std::vector<uint32_t> arguments;
+  /// TMA descriptors (format 7.0): the runtime encodes each for its
+  /// buffer's address at the launch's batch and passes them by value, in
+  /// order, after the scalar arguments (after `batch` when there are none).
+  std::vector<TensorMapDesc> tensorMaps;
 
   bool isSplit() const { return splitMaxSlices > 1; }
 };

@@ -30,7 +30,10 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 6.0
+/// A reader accepts any minor version of 2.x to its own major version: 7.0
+/// added TMA descriptors to launches (a launch's `tensor_maps`, which the
+/// runtime encodes and passes after the other parameters), which an older
+/// reader would ignore and launch wrong, hence the major version; 6.0
 /// added cuDNN convolutions to the library variants (an entry holds a
 /// `conv` instead of a `matmul`), which a 5.2 reader would reject field by
 /// field rather than ignore, hence the major version; 5.2 added library
@@ -45,7 +48,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// carry one CUDA `image` (PTX and an optional CUBIN) instead of 3.0's
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
-inline constexpr uint32_t kMajorVersion = 6;
+inline constexpr uint32_t kMajorVersion = 7;
 inline constexpr uint32_t kMinorVersion = 0;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;

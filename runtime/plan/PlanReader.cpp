@@ -117,6 +117,27 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
         launch.fail("'arguments' holds " + std::to_string(value) + "; a kernel argument is a 32-bit unsigned value");
       desc.arguments.push_back(static_cast<uint32_t>(value));
     }
+  if (launch.has("tensor_maps"))
+    for (size_t i = 0; i < launch.getArray("tensor_maps").size(); ++i) {
+      const JsonFieldReader map = launch.element("tensor_maps", i);
+      TensorMapDesc tensorMap;
+      const int64_t buffer = map.getInt("buffer");
+      if (buffer < 0 || buffer > int64_t{UINT32_MAX})
+        map.fail("'buffer' is " + std::to_string(buffer) + ", not a buffer position");
+      tensorMap.buffer = static_cast<uint32_t>(buffer);
+      const std::string element = map.getString("element");
+      if (element != "f16" && element != "bf16")
+        map.fail("'element' is '" + element + "'; a tensor map reads f16 or bf16");
+      tensorMap.bf16 = element == "bf16";
+      const JsonFieldReader rows = map.getObject("rows");
+      tensorMap.rows = BatchLinear{rows.getInt("per_batch"), rows.getInt("fixed")};
+      tensorMap.columns = map.getInt("columns");
+      const std::vector<int64_t> box = map.getIntArray("box");
+      if (box.size() != 2 || box[0] < 1 || box[1] < 1 || box[0] > 256 || box[1] > 256)
+        map.fail("'box' must be two sizes in [1, 256]");
+      tensorMap.box = {static_cast<uint32_t>(box[0]), static_cast<uint32_t>(box[1])};
+      desc.tensorMaps.push_back(tensorMap);
+    }
   return desc;
 }
 

@@ -6,6 +6,7 @@
 #include "runtime/plan/LibraryCallVerifier.h"
 #include "runtime/plan/OpAttributeVerifier.h"
 #include "runtime/plan/OpTypeVerifier.h"
+#include "runtime/plan/TensorMapVerifier.h"
 #include "runtime/support/CheckedMath.h"
 #include "runtime/support/IndexedBatch.h"
 
@@ -363,6 +364,9 @@ private:
       if (variant > 0 && kernel.configOf(variant).empty())
         fail(what + " needs a non-empty 'config'");
       verifyLaunch(kernel.launchOf(variant), what);
+      for (const TensorMapDesc &map : kernel.launchOf(variant).tensorMaps)
+        if (std::string problem = checkTensorMap(manifest_, kernel, map, largestBucket()); !problem.empty())
+          fail(what + " " + problem);
       for (size_t i = 0; i < kernel.imagesOf(variant).size(); ++i)
         verifyImage(kernel.imagesOf(variant), i, what);
     }

@@ -32,8 +32,8 @@ func.func @warp_tiles(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x6
 // -----
 
 func.func @unknown_template(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
-  // expected-error @+1 {{unknown template 'wgmma_gemm'}}
-  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"wgmma_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{unknown template 'mfma_gemm'}}
+  %g = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"mfma_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
   ^bb0(%a0: tensor<?x64xf32>, %a1: tensor<64x64xf32>):
     %r = fuse.matmul %a0, %a1 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
     fuse.yield %r : tensor<?x64xf32>

@@ -1,5 +1,6 @@
 //===- KernelEmulation.cpp - Run a fused module's generated kernels -------===//
 #include "KernelEmulation.h"
+#include "EmulatedTensorMaps.h"
 #include "EmulationHarness.h"
 
 #include "codegen/KernelEmitter.h"
@@ -103,10 +104,14 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
     SplitScratch scratch(launch, size_t(grid.x) * grid.y, splitSlices);
     grid.z *= scratch.slices();
     scratch.appendTo(args, bytes);
+    const std::vector<void *> buffersOnly(args.begin(),
+                                          args.begin() + superkernel.getInputs().size() + superkernel.getNumResults());
+    EmulatedTensorMaps maps(launch.tensorMaps, buffersOnly, batchSize);
     args.push_back(&batchSize);
     std::vector<uint32_t> arguments = launch.arguments;
     if (!arguments.empty())
       args.push_back(arguments.data());
+    maps.appendTo(args);
     emulated.launch(kernel.name, grid, block, args, bytes);
     REQUIRE(scratch.countersCleared());
   }

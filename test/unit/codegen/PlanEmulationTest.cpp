@@ -17,6 +17,7 @@
 //    ungraphed (exact batch) schedules, against the CPU backend.
 //
 //===----------------------------------------------------------------------===//
+#include "EmulatedTensorMaps.h"
 #include "EmulationHarness.h"
 #include "FusedModule.h"
 #include "HostGpuDriver.h"
@@ -37,6 +38,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -69,10 +71,10 @@ std::string anonymous(const codegen::GeneratedKernel &kernel) {
   return text;
 }
 
-EmulatedPlan buildEmulatedPlan(mlir::ModuleOp module, const std::string &name) {
+EmulatedPlan buildEmulatedPlan(mlir::ModuleOp module, const std::string &name, const std::string &target = "sm_90") {
   EmulatedPlan result;
   PlanOptions options;
-  options.target = "sm_90";
+  options.target = target;
   bool emitted = true;
   std::map<std::string, std::string> firstWithCode;
   module.walk([&](fuse::SuperkernelOp superkernel) {
@@ -120,6 +122,8 @@ public:
            const std::vector<size_t> &bytes) const override {
     const KernelDesc &kernel = plan.kernels()[step.kernel];
     std::vector<void *> args = buffers;
+    test::EmulatedTensorMaps maps(step.tensorMaps, buffers, step.batch);
+    tensorMapLaunches_ += !step.tensorMaps.empty();
     int batch = step.batch;
     args.push_back(&batch);
     // The schedule's copy of the variant's scalar arguments: a kernel that
@@ -127,12 +131,17 @@ public:
     std::vector<uint32_t> arguments = step.arguments;
     if (!arguments.empty())
       args.push_back(arguments.data());
+    maps.appendTo(args);
     module_.launch(kernel.findImage(plan::kPtxImageFormat, "", step.variant)->entry,
                    {step.grid.x, step.grid.y, step.grid.z}, {step.block.x, step.block.y, step.block.z}, args, bytes);
   }
 
+  /// Launches that passed tensor maps (Hopper kernels).
+  size_t tensorMapLaunches() const { return tensorMapLaunches_; }
+
 private:
   const test::EmulatedModule &module_;
+  mutable std::atomic<size_t> tensorMapLaunches_{0};
 };
 
 /// `precision` is fusec's --precision. Half-precision plans round at the
@@ -140,8 +149,9 @@ private:
 /// CPU backend, and a last-bit difference before a rounding point can move
 /// the rounded value by one unit of the half type (and later values with
 /// it): the tolerance is a few units of f16 (2^-11) or bf16 (2^-8).
-void runPlan(const std::string &name, const std::string &precision = "fp32",
-             const std::string &modelsDir = kModelsDir) {
+/// `target` is fusec's --target: sm_90a plans use the Hopper templates.
+void runPlan(const std::string &name, const std::string &precision = "fp32", const std::string &modelsDir = kModelsDir,
+             const std::string &target = "sm_90") {
   const double tolerance = precision == "fp16" ? 4e-3 : precision == "bf16" ? 3e-2 : 1e-4;
   test::ModelReference reference = test::loadModelReference(modelsDir + "/" + name);
   auto context = createContext();
@@ -149,10 +159,17 @@ void runPlan(const std::string &name, const std::string &precision = "fp32",
   DriverOptions options;
   options.inputPath = reference.onnxPath;
   options.fusion.precision = precision;
+  options.plan.target = target;
   auto module = importAndFuse(*context, options);
   INFO(diagnostics.text());
   REQUIRE(module);
-  const EmulatedPlan emulated = buildEmulatedPlan(*module, name);
+  const EmulatedPlan emulated = buildEmulatedPlan(*module, name, target);
+  if (target == "sm_90a") { // the point of these runs: some kernel reads through tensor maps
+    bool hopper = false;
+    for (const KernelDesc &kernel : emulated.plan->kernels())
+      hopper = hopper || !kernel.launchOf(0).tensorMaps.empty();
+    CHECK(hopper);
+  }
   // tiny_resnet's layer3 downsample and second conv differ from layer2's
   // only in their sizes: they run layer2's functions.
   if (name == "tiny_resnet" && precision == "fp32")
@@ -160,7 +177,8 @@ void runPlan(const std::string &name, const std::string &precision = "fp32",
   const auto kernels = test::EmulatedModule::compile(emulated.source, "", {FUSEC_PRELUDE_DIR});
   test::HostGpuOptions host;
   host.fill = 0xff; // NaN: nothing may be read before it is written
-  host.runner = std::make_shared<EmulatedKernels>(kernels);
+  const auto runner = std::make_shared<EmulatedKernels>(kernels);
+  host.runner = runner;
   const auto driver = test::makeHostGpuDriver(host);
   Session cpu(emulated.plan, Device::Cpu);
   for (int64_t batch : {1, 3, 8}) {
@@ -182,6 +200,8 @@ void runPlan(const std::string &name, const std::string &precision = "fp32",
       }
     }
   }
+  if (target == "sm_90a")
+    CHECK(runner->tensorMapLaunches() > 0);
 }
 
 } // namespace
@@ -206,6 +226,12 @@ TEST_CASE("emul: fp16 plans of every shared model through the GPU backend match 
   for (const char *name :
        {"conv_bn_relu", "mlp", "multi_consumer", "pad_conv", "residual_block", "three_part", "tiny_resnet"})
     runPlan(name, "fp16");
+}
+
+TEST_CASE("emul: sm_90a plans, whose f16/bf16 Gemms run the Hopper template, match the CPU backend",
+          "[codegen][emul][plan][precision][sm90]") {
+  runPlan("tiny_resnet", "fp16", kModelsDir, "sm_90a");
+  runPlan("tiny_resnet", "bf16", kModelsDir, "sm_90a");
 }
 
 TEST_CASE("emul: bf16 plans through the GPU backend match the CPU backend", "[codegen][emul][plan][precision]") {

@@ -65,6 +65,7 @@ FUSEC_CHECK_ENTRY(eventRecord, cuEventRecord);
 FUSEC_CHECK_ENTRY(eventElapsedTime, cuEventElapsedTime);
 FUSEC_CHECK_ENTRY(getErrorName, cuGetErrorName);
 FUSEC_CHECK_ENTRY(getErrorString, cuGetErrorString);
+FUSEC_CHECK_ENTRY(tensorMapEncodeTiled, cuTensorMapEncodeTiled);
 
 static_assert(std::is_same_v<fc::CUdeviceptr, ::CUdeviceptr>);
 static_assert(std::is_same_v<fc::CUcontext, ::CUcontext>);
@@ -82,5 +83,12 @@ static_assert(fc::kCaptureModeThreadLocal == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
 static_assert(fc::kEventDefault == CU_EVENT_DEFAULT);
 static_assert(fc::kMemHostAllocDeviceMap == CU_MEMHOSTALLOC_DEVICEMAP);
 static_assert(fc::kStreamWaitValueGeq == CU_STREAM_WAIT_VALUE_GEQ);
+static_assert(fc::kTensorMapFloat16 == CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+static_assert(fc::kTensorMapBfloat16 == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+static_assert(fc::kTensorMapInterleaveNone == CU_TENSOR_MAP_INTERLEAVE_NONE);
+static_assert(fc::kTensorMapSwizzle128B == CU_TENSOR_MAP_SWIZZLE_128B);
+static_assert(fc::kTensorMapL2Promotion128B == CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+static_assert(fc::kTensorMapOobFillNone == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+static_assert(fc::kTensorMapBytes == sizeof(CUtensorMap) && fc::kTensorMapAlignment >= alignof(CUtensorMap));
 
 } // namespace

@@ -73,7 +73,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   const Plan plan = fromBytes(test::smallPlanBytes());
   CHECK(plan.sourceName() == kName);
   const PlanManifest &m = plan.manifest();
-  CHECK(m.formatVersion == "6.0");
+  CHECK(m.formatVersion == "7.0");
   CHECK(m.compilerVersion == "fusec test");
   CHECK(m.target == "cpu");
   CHECK(m.sourceHash == "0123456789abcdef");
@@ -153,8 +153,8 @@ TEST_CASE("trailing data, bad magic and version numbers") {
   std::vector<uint8_t> newerMajor = file;
   storeLE(newerMajor, 8, plan::kMajorVersion + 1, 4);
   storeLE(newerMajor, 12, 0, 4);
-  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 7.0 is newer than this "
-                                                    "runtime supports (2.x to 6.x)"));
+  CHECK_THROWS_WITH(fromBytes(newerMajor), Contains("plan format version 8.0 is newer than this "
+                                                    "runtime supports (2.x to 7.x)"));
 
   std::vector<uint8_t> olderMajor = file;
   storeLE(olderMajor, 8, 0, 4);
@@ -570,9 +570,9 @@ TEST_CASE("arena buffers live at the same time must not overlap") {
 
 TEST_CASE("the manifest's format_version must match the header") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "garbage"; })),
-                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 6.0"));
+                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 7.0"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "3.0"; })),
-                    Contains("does not match the header's version 6.0"));
+                    Contains("does not match the header's version 7.0"));
 }
 
 TEST_CASE("reserved header bytes must be zero") {
