@@ -17,8 +17,9 @@
 //    runtime may choose, see KernelConfig.h): shaped by B's layout, with
 //    the same generated epilogue as the tensor-core templates;
 //  * wgmma_gemm, fusec_gemm_sm90.h (sm_90a plans): the same epilogue, the
-//    operands read through two tensor maps (A: M x K, B: N x K) that the
-//    runtime encodes for each launch (KernelLaunch::tensorMaps).
+//    operands read through two tensor maps (A: M x K; B as stored, N x K or
+//    K x N) that the runtime encodes for each launch
+//    (KernelLaunch::tensorMaps).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
@@ -98,7 +99,7 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
     // dynamic shared memory; the launch reserves what the config says.
     code += "  using Gemm = FusecGemmSm90<" + std::to_string(config.blockN) + ", " + std::to_string(config.stages) +
             ", " + (config.operands == fuse::OperandType::BF16 ? "true" : "false") + ", " +
-            std::to_string(config.blockM / 64) + ">;\n";
+            std::to_string(config.blockM / 64) + ", " + (transB ? "false" : "true") + ">;\n";
     code += "  static_assert(Gemm::kSmemBytes == " + std::to_string(config.sharedBytes(true)) +
             ", \"the config's shared size\");\n";
     launch.sharedBytes = config.sharedBytes(true);
@@ -107,7 +108,12 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
     const int64_t k = lhsShape.back(), n = outShape[outRank - 1];
     auto position = [](Value input) { return uint32_t(llvm::cast<BlockArgument>(input).getArgNumber()); };
     launch.tensorMaps.push_back({position(lhs), bf16, rows, k, {64, uint32_t(config.blockM)}});
-    launch.tensorMaps.push_back({position(rhs), bf16, BatchLinear{0, n}, k, {64, uint32_t(config.blockN)}});
+    // B as stored: N x K (K-major) for transB, else K x N (N-major, read
+    // in 64-wide N blocks).
+    if (transB)
+      launch.tensorMaps.push_back({position(rhs), bf16, BatchLinear{0, n}, k, {64, uint32_t(config.blockN)}});
+    else
+      launch.tensorMaps.push_back({position(rhs), bf16, BatchLinear{0, k}, n, {64, 64}});
     builder.setLaunchBounds(config.threads(), 1);
   } else if (gemv) {
     code += "  using Gemm = FusecGemv<" + std::to_string(config.blockM) + ", " + std::to_string(config.blockN) + ", " +

@@ -168,9 +168,9 @@ std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
 
 /// Why the Hopper GEMM (fusec_gemm_sm90.h) cannot compute the matrix
 /// product `core`, or "": its operands reach shared memory through 2-D TMA
-/// maps of A (M x K) and B (N x K), so B is one N x K matrix (a Gemm with
-/// transB), A's batch matrices fold into its rows, and rows are 16-byte
-/// aligned (K a multiple of 8).
+/// maps of A (M x K) and B (N x K, or K x N, which wgmma reads N-major), so
+/// B is one matrix, A's batch matrices fold into its rows, and rows are
+/// 16-byte aligned (K, and N for a K x N B, multiples of 8).
 std::string wgmmaGemmProblem(Operation *core, const KernelConfig &config) {
   const MatrixProductShape shape = matrixProductShape(core);
   if (config.operands == OperandType::F32)
@@ -179,14 +179,13 @@ std::string wgmmaGemmProblem(Operation *core, const KernelConfig &config) {
     return problem;
   if (shape.transA)
     return "it takes A untransposed only";
-  if (!shape.transB)
-    return "it takes B as N x K (a Gemm with transB), the layout wgmma reads without a transpose";
   if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))
     return "K and N must be static";
   if (shapeOf(core->getOperand(1)).size() != 2 || (shapeOf(core->getResult(0)).size() > 2 && !shape.foldedBatch))
     return "B must be one matrix and A's batch matrices fold into its rows (2-D tensor maps)";
-  if (shape.k % 8 != 0)
-    return "TMA needs rows of 16-byte multiples: K = " + str(shape.k) + " is not a multiple of 8";
+  if (shape.k % 8 != 0 || (!shape.transB && shape.n % 8 != 0))
+    return "TMA needs rows of 16-byte multiples: K = " + str(shape.k) + (shape.transB ? "" : ", N = " + str(shape.n)) +
+           " must be multiples of 8";
   if (shape.largestRows + config.blockM > kLargest32BitOffset || shape.n > kLargest32BitOffset)
     return "its 32-bit TMA coordinates cannot count " + str(shape.largestRows) + " rows (at batch " +
            str(kLargestIndexedBatch) + ")";

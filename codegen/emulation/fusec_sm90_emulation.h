@@ -228,10 +228,10 @@ inline void loadTile2d(void *destination, const void *map, unsigned long long *b
 
 /// One element of a K-major 16-bit operand: row `row` (of M or N), column
 /// `k` (< 16) of the matrix `descriptor` describes (PTX ISA, "Matrix
-/// Descriptor Format" and "Shared Memory Matrix Layout"): with the 128-byte
-/// swizzle, atoms of 8 rows of 128 bytes, the stride-dimension offset apart,
-/// the swizzle applied to the address.
-inline uint16_t operandElement(uint64_t descriptor, uint32_t row, uint32_t k) {
+/// Descriptor Format" and "Shared Memory Matrix Layout", the canonical
+/// 128-byte-swizzle layouts, K-major or MN-major), the swizzle applied to
+/// the address.
+inline uint16_t operandElement(uint64_t descriptor, uint32_t row, uint32_t k, bool mnMajor) {
   const uint64_t start = (descriptor & 0x3fff) << 4, leading = ((descriptor >> 16) & 0x3fff) << 4,
                  stride = ((descriptor >> 32) & 0x3fff) << 4, baseOffset = (descriptor >> 49) & 0x7,
                  mode = descriptor >> 62;
@@ -240,8 +240,13 @@ inline uint16_t operandElement(uint64_t descriptor, uint32_t row, uint32_t k) {
   if (mode != 1)
     fail("wgmma: only the 128-byte swizzle (descriptor mode 1) is emulated, the layout fusec_wgmma_descriptor "
          "describes");
-  (void)leading; // unused by swizzled K-major layouts: K = 16 lies within one 128-byte row
-  const uint64_t address = swizzle(start + (row / 8) * stride + (row % 8) * 128 + k * 2, 128);
+  // K-major: 8-row atoms of 128-byte rows, `stride` apart; the leading
+  // offset is unused (K = 16 lies within one row). MN-major: rows of 64
+  // MN-elements, one per k, 8-k atoms `stride` apart, 64-wide MN blocks
+  // `leading` apart.
+  const uint64_t address =
+      mnMajor ? swizzle(start + (row / 64) * leading + (k / 8) * stride + (k % 8) * 128 + (row % 64) * 2, 128)
+              : swizzle(start + (row / 8) * stride + (row % 8) * 128 + k * 2, 128);
   uint16_t element;
   std::memcpy(&element, sharedAt(address, 2, "wgmma operand"), 2);
   return element;
@@ -251,7 +256,7 @@ struct QueuedMma {
   float *d;
   uint32_t n;
   uint64_t descA, descB;
-  bool accumulate, bf16;
+  bool accumulate, bf16, transB;
 };
 
 struct WgmmaQueue {
@@ -280,16 +285,16 @@ inline void execute(const QueuedMma &mma) {
     const uint32_t row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
     float sum = mma.accumulate ? mma.d[i] : 0.0f;
     for (uint32_t k = 0; k < 16; ++k)
-      sum += value(operandElement(mma.descA, row, k)) * value(operandElement(mma.descB, col, k));
+      sum += value(operandElement(mma.descA, row, k, false)) * value(operandElement(mma.descB, col, k, mma.transB));
     mma.d[i] = sum;
   }
 }
 
-inline void issue(float *d, uint32_t n, uint64_t descA, uint64_t descB, int accumulate, bool bf16) {
+inline void issue(float *d, uint32_t n, uint64_t descA, uint64_t descB, int accumulate, bool bf16, bool transB) {
   warpgroupThread();
   if (!wgmmaQueue.fenced)
     fail("wgmma.mma_async without a wgmma.fence since the thread's last wgmma.wait_group");
-  wgmmaQueue.open.push_back({d, n, descA, descB, accumulate != 0, bf16});
+  wgmmaQueue.open.push_back({d, n, descA, descB, accumulate != 0, bf16, transB});
 }
 
 } // namespace fusec_emulation::sm90
@@ -358,8 +363,9 @@ template <int Count> inline void fusec_setmaxnreg_dec() {
 
 template <int N, bool Bf16> struct FusecWgmma {
   static_assert(N % 8 == 0 && N >= 8 && N <= 256, "wgmma m64nNk16 has N a multiple of 8 in [8, 256]");
+  template <int TransB>
   static void run(float (&d)[N / 2], unsigned long long descA, unsigned long long descB, int accumulate) {
-    fusec_emulation::sm90::issue(d, N, descA, descB, accumulate, Bf16);
+    fusec_emulation::sm90::issue(d, N, descA, descB, accumulate, Bf16, TransB != 0);
   }
 };
 

@@ -1,15 +1,16 @@
 // fusec_gemm_sm90.h - the Hopper GEMM: TMA, an mbarrier pipeline and wgmma.
 //
-// C = A B^T for f16 or bf16 A (M x K) and B (N x K), both K-major (rows of K
-// contiguous elements: a Linear's weight as stored, or a transposed
-// constant), f32 accumulation, the caller's epilogue on every element.
+// C = A B for f16 or bf16 A (M x K, K-major) and B stored N x K (K-major:
+// a Linear's weight as stored) or, with BNMajor, K x N (N-major: a MatMul's
+// right operand), f32 accumulation, the caller's epilogue on every element.
 // One block computes a BM x BN tile, BM = 64 x ConsumerGroups, BN = BlockN:
 //
 //  * Warp specialization: warpgroup 0 is the producer, the others the
 //    consumers (each 64 rows of the tile). The producer gives back registers
 //    (setmaxnreg.dec to 40) and one of its threads issues, per k-tile of 64,
-//    one TMA load of A's BM x 64 box and one of B's BN x 64 box into a
-//    stage of shared memory; the consumers take registers (setmaxnreg.inc
+//    one TMA load of A's BM x 64 box and one of B's BN x 64 box (N-major:
+//    BN / 64 boxes of 64 N by 64 K, 8 KiB apart) into a stage of shared
+//    memory; the consumers take registers (setmaxnreg.inc
 //    to 232) for their BN/2 accumulators.
 //  * Stages form a ring guarded by two mbarriers each: `full` (one arrival,
 //    the producer's expect_tx, plus the TMA's bytes) and `empty` (one
@@ -35,14 +36,16 @@
 // along N, so neighbouring blocks share A's rows in L2), kSmemBytes of
 // dynamic shared memory (above 48 KiB: the function attribute
 // MAX_DYNAMIC_SHARED_SIZE_BYTES must allow it). The tensor maps: A with
-// global dims {K, M}, B {K, N}, row strides K * 2 bytes (K a multiple of 8),
-// boxes {64, BM} and {64, BN}, CU_TENSOR_MAP_SWIZZLE_128B, zero fill.
+// global dims {K, M}, box {64, BM}; B {K, N}, box {64, BN} (N-major: dims
+// {N, K}, box {64, 64}); rows 16-byte multiples (K, or N for an N-major B,
+// a multiple of 8); CU_TENSOR_MAP_SWIZZLE_128B, zero fill.
 #pragma once
 
 #include "fusec_sm90.h"
 
-template <int BlockN, int Stages, bool Bf16, int ConsumerGroups = 2> struct FusecGemmSm90 {
+template <int BlockN, int Stages, bool Bf16, int ConsumerGroups = 2, bool BNMajor = false> struct FusecGemmSm90 {
   static_assert(BlockN % 8 == 0 && BlockN >= 64 && BlockN <= 256, "wgmma tiles have N a multiple of 8 up to 256");
+  static_assert(!BNMajor || BlockN % 64 == 0, "an N-major B tile is made of 64-wide N blocks");
   static_assert(ConsumerGroups == 1 || ConsumerGroups == 2, "a tile has 64 or 128 rows");
   static_assert(Stages >= 2, "the pipeline needs at least two stages");
 
@@ -58,6 +61,8 @@ template <int BlockN, int Stages, bool Bf16, int ConsumerGroups = 2> struct Fuse
   static constexpr int kSmemBytes = Stages * kStageBytes + 2 * Stages * 8;
   static_assert(kSmemBytes <= 227 * 1024, "a Hopper block has at most 227 KiB of shared memory");
   static constexpr int kAccumulators = BlockN / 2;
+  /// An N-major B's 64-wide N block: 64 K rows of 128 bytes.
+  static constexpr int kNBlockBytes = 64 * kBlockK * 2;
 
   template <class Epilogue>
   static __device__ __forceinline__ void run(const FusecTensorMap *mapA, const FusecTensorMap *mapB, int m, int n,
@@ -85,7 +90,14 @@ template <int BlockN, int Stages, bool Bf16, int ConsumerGroups = 2> struct Fuse
           unsigned char *stage = smem + s * kStageBytes;
           fusec_mbarrier_arrive_expect_tx(&full[s], kStageBytes);
           fusec_tma_load_2d(stage, mapA, &full[s], kt * kBlockK, blockRow);
-          fusec_tma_load_2d(stage + kTileABytes, mapB, &full[s], kt * kBlockK, blockCol);
+          if constexpr (BNMajor) {
+#pragma unroll
+            for (int j = 0; j < BlockN / 64; ++j)
+              fusec_tma_load_2d(stage + kTileABytes + j * kNBlockBytes, mapB, &full[s], blockCol + 64 * j,
+                                kt * kBlockK);
+          } else {
+            fusec_tma_load_2d(stage + kTileABytes, mapB, &full[s], kt * kBlockK, blockCol);
+          }
         }
       return;
     }
@@ -102,11 +114,16 @@ template <int BlockN, int Stages, bool Bf16, int ConsumerGroups = 2> struct Fuse
       unsigned char *stage = smem + s * kStageBytes;
       const unsigned long long descA =
           fusec_wgmma_descriptor(fusec_sm90_shared_address(stage + consumer * 64 * kBlockK * 2));
-      const unsigned long long descB = fusec_wgmma_descriptor(fusec_sm90_shared_address(stage + kTileABytes));
+      const unsigned bAddress = fusec_sm90_shared_address(stage + kTileABytes);
+      const unsigned long long descB =
+          BNMajor ? fusec_wgmma_descriptor_mn(bAddress, kNBlockBytes) : fusec_wgmma_descriptor(bAddress);
+      // A k16 step: 32 bytes along a K-major row, 16 rows (2048 bytes) of an
+      // N-major tile; the address field counts 16 bytes.
+      constexpr unsigned long long kStepB = BNMajor ? 2048 / 16 : 32 / 16;
       fusec_wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kBlockK / 16; ++kk)
-        fusec_wgmma<BlockN, Bf16>(acc, descA + 2 * kk, descB + 2 * kk, 1); // +32 bytes along K per step
+        fusec_wgmma<BlockN, Bf16, BNMajor>(acc, descA + 2 * kk, descB + kStepB * kk, 1);
       fusec_wgmma_commit();
       // k-tile kt-1's wgmmas are done once at most kt's are in flight: its
       // stage goes back to the producer.

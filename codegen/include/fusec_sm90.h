@@ -33,7 +33,10 @@
 // That is the canonical layout "K-major, 128B swizzle" of the ISA's
 // "Shared Memory Matrix Layout"; fusec_wgmma_descriptor describes it, and
 // adding 32 bytes to the start address moves the descriptor 16 elements
-// along K.
+// along K. B may instead be N-major (fusec_wgmma's TransB, "MN-major, 128B
+// swizzle"): K rows of 64 N-elements, 64-wide N blocks one after another,
+// as TMA boxes of 64 N by 64 K write it; fusec_wgmma_descriptor_mn
+// describes it, and a k16 step adds 2048 bytes.
 //
 // The f32 accumulator of m64nNk16 is N/2 registers per thread of the
 // warpgroup: with w = warp % 4, g = lane / 4 and t = lane % 4,
@@ -63,6 +66,17 @@ struct alignas(64) FusecTensorMap {
 /// 1 = 128-byte.
 __device__ __forceinline__ unsigned long long fusec_wgmma_descriptor(unsigned sharedAddress) {
   return static_cast<unsigned long long>((sharedAddress & 0x3ffffu) >> 4) | (1ull << 16) |
+         (static_cast<unsigned long long>(1024 >> 4) << 32) | (1ull << 62);
+}
+
+/// The descriptor of an N-major (MN-major) operand with the 128-byte
+/// swizzle: K rows of 64 N-elements (128 bytes), 1024-byte atoms of 8 K
+/// rows (the stride-dimension offset), consecutive 64-wide N blocks
+/// `blockBytes` apart (the leading-dimension offset). A k16 step moves the
+/// start address 16 rows: 2048 bytes.
+__device__ __forceinline__ unsigned long long fusec_wgmma_descriptor_mn(unsigned sharedAddress, unsigned blockBytes) {
+  return static_cast<unsigned long long>((sharedAddress & 0x3ffffu) >> 4) |
+         (static_cast<unsigned long long>((blockBytes & 0x3ffffu) >> 4) << 16) |
          (static_cast<unsigned long long>(1024 >> 4) << 32) | (1ull << 62);
 }
 
@@ -177,45 +191,49 @@ template <int Count> __device__ __forceinline__ void fusec_setmaxnreg_dec() {
 }
 
 /// The wgmma.mma_async instructions, one per N and type: D = A B^T + D
-/// (or A B^T when `accumulate` is 0), A and B K-major in shared memory
-/// through their descriptors; scale-a and scale-b 1, no transposes.
+/// (or A B^T when `accumulate` is 0), A K-major and B K-major (TransB 0)
+/// or N-major (TransB 1) in shared memory through their descriptors;
+/// scale-a and scale-b 1.
 template <int N, bool Bf16> struct FusecWgmma;
 
 template <> struct FusecWgmma<64, false> {
+  template <int TransB>
   static __device__ __forceinline__ void run(float (&d)[32], unsigned long long descA, unsigned long long descB,
                                              int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
                  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17,"
                  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-                 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 "}, %32, %33, p, 1, 1, 0, %35;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
                    "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
                    "+f"(d[30]), "+f"(d[31])
-                 : "l"(descA), "l"(descB), "r"(accumulate));
+                 : "l"(descA), "l"(descB), "r"(accumulate), "n"(TransB));
   }
 };
 
 template <> struct FusecWgmma<64, true> {
+  template <int TransB>
   static __device__ __forceinline__ void run(float (&d)[32], unsigned long long descA, unsigned long long descB,
                                              int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
                  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17,"
                  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-                 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 "}, %32, %33, p, 1, 1, 0, %35;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
                    "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
                    "+f"(d[30]), "+f"(d[31])
-                 : "l"(descA), "l"(descB), "r"(accumulate));
+                 : "l"(descA), "l"(descB), "r"(accumulate), "n"(TransB));
   }
 };
 
 template <> struct FusecWgmma<128, false> {
+  template <int TransB>
   static __device__ __forceinline__ void run(float (&d)[64], unsigned long long descA, unsigned long long descB,
                                              int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
@@ -224,7 +242,7 @@ template <> struct FusecWgmma<128, false> {
                  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33,"
                  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
                  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-                 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
@@ -234,11 +252,12 @@ template <> struct FusecWgmma<128, false> {
                    "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]),
                    "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]),
                    "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(descA), "l"(descB), "r"(accumulate));
+                 : "l"(descA), "l"(descB), "r"(accumulate), "n"(TransB));
   }
 };
 
 template <> struct FusecWgmma<128, true> {
+  template <int TransB>
   static __device__ __forceinline__ void run(float (&d)[64], unsigned long long descA, unsigned long long descB,
                                              int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
@@ -247,7 +266,7 @@ template <> struct FusecWgmma<128, true> {
                  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33,"
                  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49,"
                  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-                 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
@@ -257,11 +276,12 @@ template <> struct FusecWgmma<128, true> {
                    "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]),
                    "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]),
                    "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(descA), "l"(descB), "r"(accumulate));
+                 : "l"(descA), "l"(descB), "r"(accumulate), "n"(TransB));
   }
 };
 
 template <> struct FusecWgmma<256, false> {
+  template <int TransB>
   static __device__ __forceinline__ void run(float (&d)[128], unsigned long long descA, unsigned long long descB,
                                              int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
@@ -275,7 +295,7 @@ template <> struct FusecWgmma<256, false> {
                  "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
                  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124,"
                  "%125, %126, %127"
-                 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+                 "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
@@ -294,11 +314,12 @@ template <> struct FusecWgmma<256, false> {
                    "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
                    "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),
                    "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(descA), "l"(descB), "r"(accumulate));
+                 : "l"(descA), "l"(descB), "r"(accumulate), "n"(TransB));
   }
 };
 
 template <> struct FusecWgmma<256, true> {
+  template <int TransB>
   static __device__ __forceinline__ void run(float (&d)[128], unsigned long long descA, unsigned long long descB,
                                              int accumulate) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
@@ -312,7 +333,7 @@ template <> struct FusecWgmma<256, true> {
                  "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
                  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124,"
                  "%125, %126, %127"
-                 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+                 "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
@@ -331,16 +352,17 @@ template <> struct FusecWgmma<256, true> {
                    "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
                    "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),
                    "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(descA), "l"(descB), "r"(accumulate));
+                 : "l"(descA), "l"(descB), "r"(accumulate), "n"(TransB));
   }
 };
 
 #endif // FUSEC_EMULATION
 
-/// d (+)= A B^T for a 64 x N tile, k = 16: f16 (or bf16) operands, f32
-/// accumulation. Issued by all 128 threads of a warpgroup alike.
-template <int N, bool Bf16>
+/// d (+)= A B for a 64 x N tile, k = 16: f16 (or bf16) operands, f32
+/// accumulation; B's descriptor describes it N x K (K-major) or, with
+/// TransB, K x N (N-major). Issued by all 128 threads of a warpgroup alike.
+template <int N, bool Bf16, bool TransB = false>
 __device__ __forceinline__ void fusec_wgmma(float (&d)[N / 2], unsigned long long descA, unsigned long long descB,
                                             int accumulate) {
-  FusecWgmma<N, Bf16>::run(d, descA, descB, accumulate);
+  FusecWgmma<N, Bf16>::template run<TransB ? 1 : 0>(d, descA, descB, accumulate);
 }

@@ -43,7 +43,9 @@ extern "C" __global__ void gemm(float *c, const FusecTensorMap *a, const FusecTe
   switch (variant) {
   case 0: gemmCase<FusecGemmSm90<128, 4, false, 2>>(c, a, b, m, n, k); break;
   case 1: gemmCase<FusecGemmSm90<64, 3, true, 1>>(c, a, b, m, n, k); break;
-  default: gemmCase<FusecGemmSm90<256, 3, false, 2>>(c, a, b, m, n, k); break;
+  case 2: gemmCase<FusecGemmSm90<256, 3, false, 2>>(c, a, b, m, n, k); break;
+  case 3: gemmCase<FusecGemmSm90<128, 4, false, 2, true>>(c, a, b, m, n, k); break;
+  default: gemmCase<FusecGemmSm90<64, 3, true, 1, true>>(c, a, b, m, n, k); break;
   }
 }
 
@@ -93,10 +95,13 @@ struct alignas(64) TensorMap {
 struct Variant {
   int index, blockM, blockN;
   bool bf16;
+  /// B stored K x N.
+  bool nMajor = false;
 };
 
 /// C = A B^T for A (m x k) and B (n x k), through the template's tensor
-/// maps (boxes of 64 x blockM and 64 x blockN, 128-byte swizzle).
+/// maps (boxes of 64 x blockM and 64 x blockN, 128-byte swizzle; an
+/// N-major B is stored k x n, boxes of 64 x 64).
 void checkGemm(const Variant &variant, int m, int n, int k) {
   const std::vector<float> a = eighths(size_t(m) * k, 1 + m), b = eighths(size_t(n) * k, 2 + n);
   std::vector<uint16_t> aBits(a.size()), bBits(b.size());
@@ -104,12 +109,21 @@ void checkGemm(const Variant &variant, int m, int n, int k) {
     aBits[i] = toBits(a[i], variant.bf16);
   for (size_t i = 0; i < b.size(); ++i)
     bBits[i] = toBits(b[i], variant.bf16);
+  if (variant.nMajor) { // the same B stored k x n
+    std::vector<uint16_t> stored(bBits.size());
+    for (int col = 0; col < n; ++col)
+      for (int kk = 0; kk < k; ++kk)
+        stored[size_t(kk) * n + col] = bBits[size_t(col) * k + kk];
+    bBits = stored;
+  }
   TensorMap mapA, mapB;
-  const uint64_t dimsA[2] = {uint64_t(k), uint64_t(m)}, dimsB[2] = {uint64_t(k), uint64_t(n)};
-  const uint64_t strides[1] = {uint64_t(k) * 2};
-  const uint32_t boxA[2] = {64, uint32_t(variant.blockM)}, boxB[2] = {64, uint32_t(variant.blockN)};
-  tma::encodeTiled(mapA.bytes, 2, 2, aBits.data(), dimsA, strides, boxA, tma::Swizzle::Bytes128);
-  tma::encodeTiled(mapB.bytes, 2, 2, bBits.data(), dimsB, strides, boxB, tma::Swizzle::Bytes128);
+  const uint64_t dimsA[2] = {uint64_t(k), uint64_t(m)};
+  const uint64_t dimsB[2] = {uint64_t(variant.nMajor ? n : k), uint64_t(variant.nMajor ? k : n)};
+  const uint64_t stridesA[1] = {uint64_t(k) * 2}, stridesB[1] = {uint64_t(variant.nMajor ? n : k) * 2};
+  const uint32_t boxA[2] = {64, uint32_t(variant.blockM)};
+  const uint32_t boxB[2] = {64, uint32_t(variant.nMajor ? 64 : variant.blockN)};
+  tma::encodeTiled(mapA.bytes, 2, 2, aBits.data(), dimsA, stridesA, boxA, tma::Swizzle::Bytes128);
+  tma::encodeTiled(mapB.bytes, 2, 2, bBits.data(), dimsB, stridesB, boxB, tma::Swizzle::Bytes128);
   std::vector<float> c(size_t(m) * n, NAN);
   int mArg = m, nArg = n, kArg = k, index = variant.index;
   const unsigned threads = 128 * (variant.blockM / 64 + 1);
@@ -135,4 +149,8 @@ TEST_CASE("the Hopper GEMM template matches the reference on ragged shapes in em
   }
   SECTION("bf16, 64 x 64 tiles, 3 stages, one consumer warpgroup") { checkGemm({1, 64, 64, true}, 70, 130, 456); }
   SECTION("f16, 128 x 256 tiles: K shorter than one k-tile") { checkGemm({2, 128, 256, false}, 129, 260, 24); }
+  SECTION("f16, N-major B, 128 x 128 tiles: N not a multiple of 64") {
+    checkGemm({3, 128, 128, false, true}, 150, 200, 3 * 64 + 16);
+  }
+  SECTION("bf16, N-major B, 64 x 64 tiles") { checkGemm({4, 64, 64, true, true}, 65, 72, 200); }
 }

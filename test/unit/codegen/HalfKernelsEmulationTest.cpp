@@ -276,8 +276,7 @@ TEST_CASE("generated f16/bf16 Gemms on the half template match a float64 referen
 }
 
 TEST_CASE("generated f16/bf16 Gemms on the Hopper template match a float64 reference", "[codegen][emul][half][sm90]") {
-  // B as N x K (transB), the layout wgmma reads; ragged M, N and K tails,
-  // rows at batch 2 and 3, a bias epilogue.
+  // Ragged M, N and K tails, rows at batch 2 and 3, a bias epilogue.
   for (bool bf16 : {false, true}) {
     isBf16 = bf16;
     const std::string precision = bf16 ? "\"bf16\"" : "\"f16\"";
@@ -287,9 +286,11 @@ TEST_CASE("generated f16/bf16 Gemms on the Hopper template match a float64 refer
              ", mma = \"m64nNk16\", precision = " + precision + ", split_k = 1, vector = [8, 8]>";
     };
     unsigned seed = bf16 ? 250 : 200;
-    const Product wide{37, 136, 70, true}, narrow{5, 56, 10, true};
-    runProduct(wide, config(128, 128, 4).c_str(), 2, ++seed);
-    runProduct(wide, config(64, 64, 2).c_str(), 3, ++seed);
-    runProduct(narrow, config(128, 64, 3).c_str(), 3, ++seed);
+    for (bool transB : {true, false}) { // B as N x K (K-major) and as K x N (N-major)
+      const Product wide{37, 136, transB ? 70 : 72, transB}, narrow{5, 56, transB ? 10 : 16, transB};
+      runProduct(wide, config(128, 128, 4).c_str(), 2, ++seed);
+      runProduct(wide, config(64, 64, 2).c_str(), 3, ++seed);
+      runProduct(narrow, config(128, 64, 3).c_str(), 3, ++seed);
+    }
   }
 }

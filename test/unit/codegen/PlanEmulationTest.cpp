@@ -230,8 +230,12 @@ TEST_CASE("emul: fp16 plans of every shared model through the GPU backend match 
 
 TEST_CASE("emul: sm_90a plans, whose f16/bf16 Gemms run the Hopper template, match the CPU backend",
           "[codegen][emul][plan][precision][sm90]") {
+  // A Gemm with B as N x K (tiny_resnet's classifier), MatMuls with B as
+  // K x N (mlp), and a GPT-2 block's four projections on 3-D activations.
   runPlan("tiny_resnet", "fp16", kModelsDir, "sm_90a");
   runPlan("tiny_resnet", "bf16", kModelsDir, "sm_90a");
+  runPlan("mlp", "fp16", kModelsDir, "sm_90a");
+  runPlan("gpt_block", "bf16", std::string(FUSEC_TEST_DATA_DIR) + "/pytorch", "sm_90a");
 }
 
 TEST_CASE("emul: bf16 plans through the GPU backend match the CPU backend", "[codegen][emul][plan][precision]") {

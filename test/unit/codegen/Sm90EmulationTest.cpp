@@ -99,6 +99,45 @@ __device__ void wgmmaCase(const unsigned short *a, const unsigned short *b, cons
       d[threadIdx.x * (N / 2) + i] = acc[i];
 }
 
+// B given K x N (row-major, N contiguous) into N-major tiles: 64-wide N
+// blocks of 64 K rows (128 bytes each, 8 KiB a block), chunk c of row k at
+// chunk c ^ (k % 8); the descriptor's blocks 8 KiB apart, 2048 bytes (16
+// rows) per k16 step. D = A B (+ C).
+template <int N, bool Bf16>
+__device__ void wgmmaNMajorCase(const unsigned short *a, const unsigned short *b, const float *c, float *d) {
+  unsigned char *smem = fusec_dynamic_shared();
+  unsigned char *tileA = smem, *tileB = smem + 64 * 128;
+  for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x)
+    *reinterpret_cast<unsigned short *>(tileA + swizzledOffset(i / 64, i % 64)) = a[i];
+  for (int i = threadIdx.x; i < 64 * N; i += blockDim.x) {
+    const int k = i / N, n = i % N;
+    *reinterpret_cast<unsigned short *>(tileB + (n / 64) * 8192 + swizzledOffset(k, n % 64)) = b[i];
+  }
+  fusec_fence_proxy_async();
+  __syncthreads();
+  float acc[N / 2];
+  for (int i = 0; i < N / 2; ++i)
+    acc[i] = c[threadIdx.x * (N / 2) + i];
+  const unsigned long long descA = fusec_wgmma_descriptor(fusec_sm90_shared_address(tileA));
+  const unsigned long long descB = fusec_wgmma_descriptor_mn(fusec_sm90_shared_address(tileB), 8192);
+  fusec_wgmma_fence();
+  for (int kk = 0; kk < 4; ++kk)
+    fusec_wgmma<N, Bf16, true>(acc, descA + 2 * kk, descB + 128 * kk, 1);
+  fusec_wgmma_commit();
+  fusec_wgmma_wait<0>();
+  fusec_wgmma_fence_operands(acc);
+  for (int i = 0; i < N / 2; ++i)
+    d[threadIdx.x * (N / 2) + i] = acc[i];
+}
+
+extern "C" __global__ void wgmma_nmajor(const unsigned short *a, const unsigned short *b, const float *c, float *d,
+                                        int n, int bf16) {
+  if (n == 128 && !bf16)
+    wgmmaNMajorCase<128, false>(a, b, c, d);
+  else
+    wgmmaNMajorCase<64, true>(a, b, c, d);
+}
+
 extern "C" __global__ void wgmma(const unsigned short *a, const unsigned short *b, const float *c, float *d, int n,
                                  int bf16, int accumulate, int groups) {
   if (n == 64 && !bf16)
@@ -160,6 +199,11 @@ extern "C" void wgmma__emulated(void **args) {
   wgmma(static_cast<const unsigned short *>(args[0]), static_cast<const unsigned short *>(args[1]),
         static_cast<const float *>(args[2]), static_cast<float *>(args[3]), *static_cast<int *>(args[4]),
         *static_cast<int *>(args[5]), *static_cast<int *>(args[6]), *static_cast<int *>(args[7]));
+}
+extern "C" void wgmma_nmajor__emulated(void **args) {
+  wgmma_nmajor(static_cast<const unsigned short *>(args[0]), static_cast<const unsigned short *>(args[1]),
+               static_cast<const float *>(args[2]), static_cast<float *>(args[3]), *static_cast<int *>(args[4]),
+               *static_cast<int *>(args[5]));
 }
 extern "C" void ring__emulated(void **args) { ring(static_cast<float *>(args[0]), *static_cast<int *>(args[1])); }
 #endif
@@ -271,7 +315,7 @@ namespace {
 /// against D = A B^T (+ C) by the fragment table: register i of thread t
 /// (warp w = t / 32, g = lane / 4, q = lane % 4) is
 /// D(16w + g + 8 ((i / 2) % 2), 8 (i / 4) + 2q + i % 2).
-void checkWgmma(int n, bool bf16, bool accumulate, int groups) {
+void checkWgmma(int n, bool bf16, bool accumulate, int groups, bool nMajor = false) {
   const std::vector<float> a = eighths(64 * 64, 10 + n), b = eighths(size_t(n) * 64, 20 + n), c = eighths(64 * n, 30);
   std::vector<uint16_t> aBits(a.size()), bBits(b.size());
   for (size_t i = 0; i < a.size(); ++i)
@@ -290,10 +334,21 @@ void checkWgmma(int n, bool bf16, bool accumulate, int groups) {
       cFragments[t * registers + i] = c[row * n + col];
     }
   int nArg = n, bf16Arg = bf16, accumulateArg = accumulate, groupsArg = groups;
-  kernels().launch(
-      "wgmma", {1}, {128},
-      {aBits.data(), bBits.data(), cFragments.data(), d.data(), &nArg, &bf16Arg, &accumulateArg, &groupsArg},
-      {aBits.size() * 2, bBits.size() * 2, cFragments.size() * 4, d.size() * 4});
+  if (nMajor) {
+    // The same B, stored K x N.
+    std::vector<uint16_t> bKN(bBits.size());
+    for (int col = 0; col < n; ++col)
+      for (int k = 0; k < 64; ++k)
+        bKN[size_t(k) * n + col] = bBits[size_t(col) * 64 + k];
+    kernels().launch("wgmma_nmajor", {1}, {128},
+                     {aBits.data(), bKN.data(), cFragments.data(), d.data(), &nArg, &bf16Arg},
+                     {aBits.size() * 2, bKN.size() * 2, cFragments.size() * 4, d.size() * 4});
+  } else {
+    kernels().launch(
+        "wgmma", {1}, {128},
+        {aBits.data(), bBits.data(), cFragments.data(), d.data(), &nArg, &bf16Arg, &accumulateArg, &groupsArg},
+        {aBits.size() * 2, bBits.size() * 2, cFragments.size() * 4, d.size() * 4});
+  }
   for (int t = 0; t < 128; ++t)
     for (int i = 0; i < registers; ++i) {
       auto [row, col] = element(t, i);
@@ -314,6 +369,11 @@ TEST_CASE("emulated wgmma m64nNk16 reads swizzled K-major operands and follows t
   SECTION("f16, N 128, scale-d 0 on the first step") { checkWgmma(128, false, false, 1); }
   SECTION("bf16, N 256, accumulating") { checkWgmma(256, true, true, 1); }
   SECTION("bf16, N 64, scale-d 0 on the first step, one group per step") { checkWgmma(64, true, false, 4); }
+}
+
+TEST_CASE("emulated wgmma reads an N-major B (imm-trans-b 1) through its MN-major descriptor", "[codegen][sm90]") {
+  SECTION("f16, N 128: two 64-wide N blocks") { checkWgmma(128, false, true, 1, true); }
+  SECTION("bf16, N 64") { checkWgmma(64, true, true, 1, true); }
 }
 
 TEST_CASE("emulated wgmma is asynchronous: accumulators read before wgmma.wait_group are unchanged",
