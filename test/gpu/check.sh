@@ -24,7 +24,9 @@
 # which --time-kernels and --tune hold the stream with) probed once, with a
 # deadline; where it fails, every later run uses --timing-gate=none. Then per
 # plan at batch 1: graph replay with each kernel timed on its own
-# (--time-kernels), plain launches; and fuserun --serve-bench, briefly.
+# (--time-kernels), plain launches; gemm4096_sm90a (the Hopper GEMM, 4096^3
+# f16) at batch 4096, generated and cuBLASLt; and fuserun --serve-bench,
+# briefly.
 # Phase 3, optional: fuserun --tune --check at batch 1 on every plan with
 # compiled variants (choices in RESULTS/tuning.json), and
 # bench/gpu/compare.py where python3 is found, each under its own deadline.
@@ -482,6 +484,16 @@ if wants 2; then
           tactics_ms+=("$name $tactics: $(median_of "timing execute" "$step_output") ms per run")
       done
     done
+    # The Hopper GEMM at full size (docs/hopper.md): a 4096^3 f16 product,
+    # 137.4 GFLOP per run, its wgmma kernel (generated) against cuBLASLt.
+    if [[ -f $plans/gemm4096_sm90a.plan ]]; then
+      for tactics in generated library; do
+        step "2: gemm4096_sm90a batch 4096 graph timing, --tactics=$tactics" "$fuserun" "$plans/gemm4096_sm90a.plan" \
+          --device=cuda --batch=4096 --random-inputs=1 --iters=20 --warmup=3 --time-kernels --timing-gate="$gate" \
+          --tactics="$tactics" &&
+          tactics_ms+=("gemm4096_sm90a@4096 $tactics: $(median_of "timing execute" "$step_output") ms per run")
+      done
+    fi
     for bench in mlp resnet18_fp16; do
       [[ -f $plans/$bench.plan ]] || continue
       limit=45 step "2: serve bench ($bench, 4 clients)" "$fuserun" "$plans/$bench.plan" --device=cuda --serve-bench \

@@ -23,6 +23,9 @@
 #    compiled at S = 128 and 256 (shape variants, which check.sh runs each);
 #  - pytorch_{gpt_block,encoder_pre,vit_tiny}.plan: transformers exported by
 #    PyTorch with a dynamic batch (test/data/pytorch), in f32;
+#  - for the Hopper templates (--target=sm_90a, docs/hopper.md):
+#    gemm4096_sm90a.plan (a 4096^3 f16 product at batch 4096, its operands
+#    graph inputs) and pytorch_gpt_block_bf16_sm90a.plan;
 #  - <name>.plan (or <name>_<precision>.plan) for each extra MODEL (.onnx or
 #    fusec-graph .json; <name> is its file name without the extension),
 #    compiled with --precision=PRECISION when given (fp32, tf32, fp16, bf16):
@@ -49,7 +52,7 @@ if [[ ${1:-} == --sizes ]]; then
   shift
 fi
 if [[ $# -lt 1 ]]; then
-  sed -n '5,43p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,46p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 out=$1
@@ -128,6 +131,21 @@ compile "$src/encoder_d64_seqs.json" encoder_d64_seqs 1 --dim seq=128,256
 for model in gpt_block encoder_pre vit_tiny; do
   compile "$root/test/data/pytorch/$model/model.onnx" "pytorch_$model" 1 --precision=fp32
 done
+# Hopper plans (--target=sm_90a, whatever FUSEC_TARGET says: docs/hopper.md):
+# the GPT-2 block in bf16, whose four projections run the wgmma GEMM, and
+# gemm4096_sm90a: Y = A B with A [batch, 4096] and B [4096, 4096] f16 graph
+# inputs (no weights to carry), a 4096^3 product at batch 4096, beside its
+# cuBLASLt variant.
+cat > "$src/gemm4096.json" <<'JSON'
+{"format": "fusec-graph", "version": 1,
+ "inputs": [{"name": "a", "dtype": "f16", "shape": ["batch", 4096]},
+            {"name": "b", "dtype": "f16", "shape": [4096, 4096]}],
+ "outputs": ["y"],
+ "nodes": [{"name": "product", "op": "MatMul", "inputs": ["a", "b"], "outputs": ["y"]}]}
+JSON
+target=sm_90a compile "$src/gemm4096.json" gemm4096_sm90a "$variants" --batch-buckets=1,4,4096 --cost-batch=4096
+target=sm_90a compile "$root/test/data/pytorch/gpt_block/model.onnx" pytorch_gpt_block_bf16_sm90a "$variants" \
+  --precision=bf16
 for spec in "$@"; do
   model=${spec%:*} precision=
   [[ $spec == *:* ]] && precision=${spec##*:}

@@ -366,9 +366,9 @@ TEST_CASE("a run-time node without its first output is an error naming the node"
 
     TestContext test;
     CHECK_FALSE(model.import(test));
-    CHECK_THAT(test.diagnostics, Catch::Contains("reshape_node") &&
-                                     Catch::Contains(outputs.empty() ? "Reshape has no outputs"
-                                                                     : "Reshape has no first output"));
+    CHECK_THAT(test.diagnostics,
+               Catch::Contains("reshape_node") &&
+                   Catch::Contains(outputs.empty() ? "Reshape has no outputs" : "Reshape has no first output"));
   }
 }
 
