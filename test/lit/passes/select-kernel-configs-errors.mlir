@@ -397,3 +397,28 @@ func.func @b_past_32_bit_offsets(%a: tensor<?x65536xf16>, %b: tensor<65536x32768
   }
   return %g : tensor<?x32768xf16>
 }
+
+// -----
+
+// A wgmma_gemm config pinned where TMA cannot read the rows (K = 100 halves).
+func.func @wgmma_unaligned(%a: tensor<?x100xf16>, %b: tensor<100x64xf16>) -> tensor<?x64xf16> {
+  %k = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"wgmma_gemm", block = [128, 64, 64], warp = [64, 64], stages = 4, mma = "m64nNk16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x100xf16>, tensor<100x64xf16>) -> tensor<?x64xf16> {
+  ^bb0(%a0: tensor<?x100xf16>, %a1: tensor<100x64xf16>):
+    // expected-error @+1 {{template wgmma_gemm cannot compute this op: TMA needs rows of 16-byte multiples: K = 100, N = 64 must be multiples of 8}}
+    %r = fuse.matmul %a0, %a1 : (tensor<?x100xf16>, tensor<100x64xf16>) -> tensor<?x64xf16>
+    fuse.yield %r : tensor<?x64xf16>
+  }
+  return %k : tensor<?x64xf16>
+}
+
+// -----
+
+func.func @wgmma_bad_block(%a: tensor<?x128xf16>, %b: tensor<128x64xf16>) -> tensor<?x64xf16> {
+  // expected-error @+1 {{wgmma_gemm's warp tile is a consumer warpgroup's: [64, BN]}}
+  %k = fuse.superkernel "matmul" kind "gemm" (%a, %b) attributes {config = #fuse.config<"wgmma_gemm", block = [128, 64, 64], warp = [32, 64], stages = 4, mma = "m64nNk16", precision = "f16", split_k = 1, vector = [8, 8]>} : (tensor<?x128xf16>, tensor<128x64xf16>) -> tensor<?x64xf16> {
+  ^bb0(%a0: tensor<?x128xf16>, %a1: tensor<128x64xf16>):
+    %r = fuse.matmul %a0, %a1 : (tensor<?x128xf16>, tensor<128x64xf16>) -> tensor<?x64xf16>
+    fuse.yield %r : tensor<?x64xf16>
+  }
+  return %k : tensor<?x64xf16>
+}

@@ -487,6 +487,40 @@ TEST_CASE("launch and image fields are checked") {
          m["kernels"][0]["launch"]["grid"][2]["fixed"] = 2;
        },
        "kernel 'k0_mul' splits K, so its grid z must be one block"},
+      // Tensor maps (7.0): their fields, then the rules of
+      // runtime/plan/TensorMapVerifier.cpp (the buffers here are f32).
+      {[](json &m) {
+         m["kernels"][0]["launch"]["tensor_maps"] = {{{"buffer", 0},
+                                                      {"element", "f32"},
+                                                      {"rows", {{"per_batch", 1}, {"fixed", 0}}},
+                                                      {"columns", 8},
+                                                      {"box", {64, 64}}}};
+       },
+       "'element' is 'f32'; a tensor map reads f16 or bf16"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["tensor_maps"] = {{{"buffer", 0},
+                                                      {"element", "f16"},
+                                                      {"rows", {{"per_batch", 1}, {"fixed", 0}}},
+                                                      {"columns", 8},
+                                                      {"box", {0, 64}}}};
+       },
+       "'box' must be two sizes in [1, 256]"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["tensor_maps"] = {{{"buffer", 9},
+                                                      {"element", "f16"},
+                                                      {"rows", {{"per_batch", 1}, {"fixed", 0}}},
+                                                      {"columns", 8},
+                                                      {"box", {64, 64}}}};
+       },
+       "kernel 'k0_mul' tensor map names buffer 9, but the kernel has 3"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["tensor_maps"] = {{{"buffer", 0},
+                                                      {"element", "f16"},
+                                                      {"rows", {{"per_batch", 1}, {"fixed", 0}}},
+                                                      {"columns", 8},
+                                                      {"box", {64, 64}}}};
+       },
+       "kernel 'k0_mul' tensor map reads f16 from a buffer of dtype f32"},
       {[](json &m) { m["kernels"][0]["images"][0]["size"] = 1 << 20; },
        "kernel 'k0_mul' 'ptx' image (offset 0, 1048576 bytes) must be "
        "non-empty and lie inside the kernel_images section"},

@@ -1,0 +1,72 @@
+//===- TensorMapVerifierTest.cpp - The rules a launch's tensor maps follow -===//
+
+#include "runtime/plan/TensorMapVerifier.h"
+
+#include <catch2/catch.hpp>
+
+using namespace fusec;
+using namespace fusec::runtime;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// A GEMM's buffers: A [batch * 128, 768] f16, B [768, 2304] f16, C
+/// [batch * 128, 2304] bf16, the kernel reading A and B and writing C.
+struct Fixture {
+  PlanManifest manifest;
+  KernelDesc kernel;
+
+  Fixture() {
+    auto buffer = [](ElementType type, Shape shape) {
+      BufferDesc desc;
+      desc.dtype = type;
+      desc.shape = std::move(shape);
+      return desc;
+    };
+    manifest.buffers = {buffer(ElementType::F16, {plan::kBatchDim, 128, 768}), buffer(ElementType::F16, {768, 2304}),
+                        buffer(ElementType::BF16, {plan::kBatchDim, 128, 2304})};
+    kernel.inputs = {0, 1};
+    kernel.outputs = {2};
+  }
+
+  std::string check(const TensorMapDesc &map, int64_t largestBatch = 16) const {
+    return checkTensorMap(manifest, kernel, map, largestBatch);
+  }
+};
+
+TensorMapDesc mapOf(uint32_t buffer, BatchLinear rows, int64_t columns, uint32_t boxRows = 128, bool bf16 = false) {
+  TensorMapDesc map;
+  map.buffer = buffer;
+  map.bf16 = bf16;
+  map.rows = rows;
+  map.columns = columns;
+  map.box = {64, boxRows};
+  return map;
+}
+
+} // namespace
+
+TEST_CASE("tensor maps that fit their buffers pass", "[plan][tensormap]") {
+  const Fixture f;
+  CHECK(f.check(mapOf(0, {128, 0}, 768)).empty());             // A: batch * 128 rows of K
+  CHECK(f.check(mapOf(1, {0, 768}, 2304, 64)).empty());        // B stored K x N
+  CHECK(f.check(mapOf(1, {0, 2304}, 768)).empty());            // the same bytes viewed N x K
+  CHECK(f.check(mapOf(2, {128, 0}, 2304, 256, true)).empty()); // an output
+}
+
+TEST_CASE("tensor maps are refused where TMA or the buffer cannot hold them", "[plan][tensormap]") {
+  const Fixture f;
+  CHECK_THAT(f.check(mapOf(3, {128, 0}, 768)), Contains("names buffer 3, but the kernel has 3"));
+  CHECK_THAT(f.check(mapOf(2, {128, 0}, 2304)), Contains("reads f16 from a buffer of dtype bf16"));
+  CHECK_THAT(f.check(mapOf(0, {128, 0}, 764)), Contains("764 columns; TMA needs a positive multiple of 8"));
+  CHECK_THAT(f.check(mapOf(0, {128, 0}, 768, 512)), Contains("box is 64 x 512"));
+  TensorMapDesc narrowBox = mapOf(0, {128, 0}, 768);
+  narrowBox.box[0] = 32;
+  CHECK_THAT(f.check(narrowBox), Contains("box is 32 x 128"));
+  CHECK_THAT(f.check(mapOf(0, {0, 0}, 768)), Contains("0 rows at batch 1"));
+  // One row too many at batch 1, and rows growing faster than the buffer,
+  // which only the largest bucket shows.
+  CHECK_THAT(f.check(mapOf(0, {128, 1}, 768)), Contains("reaches past its buffer at batch 1"));
+  CHECK_THAT(f.check(mapOf(0, {129, -1}, 768)), Contains("reaches past its buffer at batch 16"));
+  CHECK(f.check(mapOf(0, {129, -1}, 768), 1).empty());
+}
