@@ -270,10 +270,12 @@ void KernelModules::encodeTensorMap(const TensorMapDesc &map, gpu::DevicePtr buf
                                       static_cast<unsigned long long>(map.rows.at(batch))};
   const unsigned long long strides[1] = {static_cast<unsigned long long>(map.columns * TensorMapDesc::kElementBytes)};
   const unsigned box[2] = {map.box[0], map.box[1]}, elementStrides[2] = {1, 1};
-  const CUresult result = cu.tensorMapEncodeTiled(
-      static_cast<CUtensorMap_st *>(encoded), map.bf16 ? kTensorMapBfloat16 : kTensorMapFloat16, 2,
-      reinterpret_cast<void *>(static_cast<uintptr_t>(buffer)), dims, strides, box, elementStrides,
-      kTensorMapInterleaveNone, kTensorMapSwizzle128B, kTensorMapL2Promotion128B, kTensorMapOobFillNone);
+  // The driver takes the device address as a pointer.
+  void *address = reinterpret_cast<void *>(static_cast<uintptr_t>(buffer)); // NOLINT(performance-no-int-to-ptr)
+  const CUresult result =
+      cu.tensorMapEncodeTiled(static_cast<CUtensorMap_st *>(encoded), map.bf16 ? kTensorMapBfloat16 : kTensorMapFloat16,
+                              2, address, dims, strides, box, elementStrides, kTensorMapInterleaveNone,
+                              kTensorMapSwizzle128B, kTensorMapL2Promotion128B, kTensorMapOobFillNone);
   if (result != kCudaSuccess)
     cu.fail(result, "cuTensorMapEncodeTiled", where.str());
 }
