@@ -375,8 +375,13 @@ FailureOr<Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass co
 
 FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, Operation *core) {
   fuse::KernelConfigAttr attr = builder.config();
+  // Configs are chosen once, by fuse-select-kernel-configs with the
+  // compile's precision and target; codegen choosing again here could
+  // compile a kernel other than the one the plan was priced and tuned for.
   if (!attr)
-    return fuse::chooseKernelConfig(core);
+    return builder.getKernel().emitError()
+           << "superkernel '" << builder.getKernel().getSymName()
+           << "' has no #fuse.config: run fuse-select-kernel-configs before emitting CUDA";
   fuse::KernelConfig config = fuse::KernelConfig::fromAttr(attr);
   if (failed(fuse::checkKernelConfig(core, config)))
     return failure();
@@ -405,7 +410,7 @@ std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int6
                        int64_t partialFloats) {
   if (config.splitK <= 1)
     return "";
-  // The runtime chooses the slices per launch (runtime/support/SplitK.h).
+  // The runtime chooses the slices per launch (support/SplitK.h).
   code += "  FusecSplitK split;\n";
   code += "  split.slices = gridDim.z;\n";
   code += "  split.slice = blockIdx.z;\n";

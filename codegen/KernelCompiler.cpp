@@ -1,8 +1,8 @@
 //===- KernelCompiler.cpp - NVRTC compilation with a kernel cache ---------===//
 #include "codegen/KernelCompiler.h"
 
-#include "runtime/support/FileIO.h"
-#include "runtime/support/Hash.h"
+#include "support/FileIO.h"
+#include "support/Hash.h"
 
 #include <algorithm>
 #include <atomic>

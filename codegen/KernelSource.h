@@ -9,8 +9,8 @@
 #ifndef FUSEC_CODEGEN_KERNELSOURCE_H
 #define FUSEC_CODEGEN_KERNELSOURCE_H
 
-#include "runtime/support/BatchLinear.h"
-#include "runtime/support/TensorMapDesc.h"
+#include "support/BatchLinear.h"
+#include "support/TensorMapDesc.h"
 
 #include <array>
 #include <cstdint>

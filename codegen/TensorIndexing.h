@@ -8,7 +8,7 @@
 #ifndef FUSEC_CODEGEN_TENSORINDEXING_H
 #define FUSEC_CODEGEN_TENSORINDEXING_H
 
-#include "runtime/support/BatchLinear.h"
+#include "support/BatchLinear.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 

@@ -14,8 +14,8 @@
 
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanFormat.h"
-#include "runtime/support/FileIO.h"
-#include "runtime/support/IndexedBatch.h"
+#include "support/FileIO.h"
+#include "support/IndexedBatch.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -10,7 +10,7 @@
 #ifndef FUSEC_COMPILER_MEMORYPLANNER_H
 #define FUSEC_COMPILER_MEMORYPLANNER_H
 
-#include "runtime/support/BatchLinear.h"
+#include "support/BatchLinear.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -15,7 +15,7 @@
 #include "runtime/plan/LibraryCallJson.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanContainer.h"
-#include "runtime/support/CheckedMath.h"
+#include "support/CheckedMath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -6,7 +6,7 @@
 #include "runtime/Error.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanContainer.h"
-#include "runtime/support/Hash.h"
+#include "support/Hash.h"
 
 #include <cstring>
 #include <unordered_map>

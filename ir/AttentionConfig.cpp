@@ -12,13 +12,7 @@ using namespace mlir;
 namespace fusec::fuse {
 namespace {
 
-constexpr int64_t kTensorCoreRows = 64, kSimtRows = 16, kSimtKeys = 32;
-
 int64_t headDimOf(Value value) { return llvm::cast<ShapedType>(value.getType()).getShape().back(); }
-
-/// The keys per tile fusec picks for heads of D and Dv: 64, or 32 for heads
-/// above 64 (the largest whose accumulators stay in registers).
-int64_t tensorCoreKeys(int64_t headDim, int64_t valueDim) { return headDim > 64 || valueDim > 64 ? 32 : 64; }
 
 std::string str(int64_t value) { return std::to_string(value); }
 
@@ -55,41 +49,6 @@ int64_t attentionRowAlignment(AttentionOp attention) {
       alignment = std::gcd(alignment, view->strides[d]);
   }
   return alignment == 0 ? 1 : alignment;
-}
-
-KernelConfig chooseAttentionConfig(AttentionOp attention, ProductPrecision precision) {
-  KernelConfig config;
-  const int64_t vector = attentionVectorElements(attention);
-  if (attentionTakesTensorCores(attention) && attentionRowAlignment(attention) % vector == 0) {
-    config.kind = KernelTemplate::TensorCoreAttention;
-    config.blockM = kTensorCoreRows;
-    config.stages = 2;
-    config.aVector = config.bVector = vector;
-    const Type type = elementTypeOf(attention.getQuery());
-    if (type.isF32()) { // 3xTF32 (f32 accuracy), or tf32 as --precision asks
-      config.operands = OperandType::F32;
-      config.passes = precision == ProductPrecision::Tf32 ? 1 : 3;
-      // 32 keys per tile, or 16 where 32 would need more shared memory than
-      // a block may have (heads of about 124 and more).
-      config.blockK = 8;
-      config.blockN = 32;
-      if (attentionSharedBytes(config, headDimOf(attention.getQuery()), headDimOf(attention.getValue())) >
-          kMaxSharedBytes)
-        config.blockN = 16;
-    } else {
-      config.operands = type.isF16() ? OperandType::F16 : OperandType::BF16;
-      config.blockN = tensorCoreKeys(headDimOf(attention.getQuery()), headDimOf(attention.getValue()));
-      config.blockK = 16;
-    }
-    config.warpM = 16, config.warpN = config.blockN;
-    if (attentionConfigProblem(attention, config).empty())
-      return config;
-    config = KernelConfig();
-  }
-  config.kind = KernelTemplate::SimtAttention;
-  config.blockM = kSimtRows, config.blockN = kSimtKeys, config.blockK = 1;
-  config.warpM = 4, config.warpN = kSimtKeys;
-  return config;
 }
 
 std::string attentionConfigProblem(AttentionOp attention, const KernelConfig &config) {
@@ -133,19 +92,19 @@ std::string describeAttentionConfigProblem(KernelTemplate kind, ArrayRef<int64_t
     return llvm::equal(values, expected);
   };
   if (kind == KernelTemplate::SimtAttention)
-    return is(block, {kSimtRows, kSimtKeys, 1}) && is(warp, {4, kSimtKeys}) && stages == 1 && mma == "none" &&
-                   precision == "f32" && is(vector, {1, 1})
+    return is(block, {kAttentionSimtRows, kAttentionSimtKeys, 1}) && is(warp, {4, kAttentionSimtKeys}) && stages == 1 &&
+                   mma == "none" && precision == "f32" && is(vector, {1, 1})
                ? ""
                : "simt_attention is block [16, 32, 1], warp [4, 32], 1 stage, mma \"none\", precision \"f32\", "
                  "vector [1, 1]";
   const int64_t keys = block.size() == 3 ? block[1] : 0;
   if (precision == "3xtf32" || precision == "tf32")
-    return block.size() == 3 && block[0] == kTensorCoreRows && (keys == 16 || keys == 32) && block[2] == 8 &&
+    return block.size() == 3 && block[0] == kAttentionTensorCoreRows && (keys == 16 || keys == 32) && block[2] == 8 &&
                    is(warp, {16, keys}) && stages == 2 && mma == "m16n8k8" && is(vector, {4, 4})
                ? ""
                : "tensor_core_attention on f32 heads is block [64, 16 or 32, 8], warp [16, block N], 2 stages, mma "
                  "\"m16n8k8\", precision \"3xtf32\" or \"tf32\", vector [4, 4]";
-  return block.size() == 3 && block[0] == kTensorCoreRows && (keys == 32 || keys == 64) && block[2] == 16 &&
+  return block.size() == 3 && block[0] == kAttentionTensorCoreRows && (keys == 32 || keys == 64) && block[2] == 16 &&
                  is(warp, {16, keys}) && stages == 2 && mma == "m16n8k16" &&
                  (precision == "f16" || precision == "bf16") && is(vector, {8, 8})
              ? ""

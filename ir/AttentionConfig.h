@@ -21,8 +21,7 @@
 //
 // Both have 128 threads. split_k above 1 splits the key sequence
 // (flash-decoding): the most key slices the runtime may run a query tile
-// with, chosen by the split-K rule (ir/KernelConfig.h, kernelConfigFor's
-// withSplitK) for grids too small for the GPU. The shared memory depends
+// with, chosen by the split-K rule (config/TileSelection.h) for grids too small for the GPU. The shared memory depends
 // on the head dimensions (attentionSharedBytes), not on the config alone.
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +33,10 @@
 namespace fusec::fuse {
 
 class AttentionOp;
+
+/// The tiles the loops are written for: the tensor-core loop's query rows;
+/// the SIMT loop's query rows and keys per tile.
+inline constexpr int64_t kAttentionTensorCoreRows = 64, kAttentionSimtRows = 16, kAttentionSimtKeys = 32;
 
 /// Whether `attention`'s operands suit a tensor-core loop: Q, K and V of
 /// one type, f16 or bf16 with head dimensions that are multiples of 16, or
@@ -50,11 +53,6 @@ int64_t attentionVectorElements(AttentionOp attention);
 /// back to the tensor they read (a superkernel's input): the head dimension
 /// for dense operands; 1 where a view does not compose.
 int64_t attentionRowAlignment(AttentionOp attention);
-
-/// The config fusec uses for `attention`: a tensor-core loop where it takes
-/// the op and its rows are 16-byte aligned (f32 heads in 3xTF32, or tf32
-/// with `precision` Tf32), else the SIMT loop.
-KernelConfig chooseAttentionConfig(AttentionOp attention, ProductPrecision precision = ProductPrecision::Fp32);
 
 /// Why `config` cannot compute `attention`, or "".
 std::string attentionConfigProblem(AttentionOp attention, const KernelConfig &config);

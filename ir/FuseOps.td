@@ -313,7 +313,7 @@ def Fuse_GlobalAveragePoolOp
 
 // Reductions over `axes` (sorted, non-negative, not empty): ONNX's
 // Reduce* ops, each an initial value, a step and a final map
-// (runtime/support/Reductions.h).
+// (support/Reductions.h).
 class Fuse_ReduceOp<string mnemonic, string onnxName, string what>
     : Fuse_OnnxOp<mnemonic, onnxName> {
   let summary = what # " over `axes` (sorted, non-negative)";
@@ -504,7 +504,7 @@ def Fuse_ResizeOp : Fuse_OnnxOp<"resize", "Resize"> {
     `sizes` is the output extent of each axis (-1 keeps the batch
     dimension); `scales` the factor of each axis's coordinate transform
     (ONNX's scale, or output / input extent when the model gave sizes). The
-    modes are ONNX's (runtime/support/OpRules.h: rules::checkResizeModes);
+    modes are ONNX's (support/OpRules.h: rules::checkResizeModes);
     linear interpolates every resized axis, reading neighbours clamped into
     the input as ONNX's reference does; cubic reads four per axis, weighed
     by Keys' kernel with `cubic_coeff_a` (rules::resizeCubicTaps), with

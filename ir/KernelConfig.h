@@ -1,13 +1,12 @@
 //===- KernelConfig.h - How conv and GEMM superkernels are instantiated -*- C++ -*-===//
 //
-// The kernel-config layer between fusion and code emission. For a conv,
-// Gemm or MatMul op it answers, in one place for the whole compiler:
-//  * which templates can compute it (checkKernelConfig: shapes a template
-//    takes, its 32-bit index limits, its shared memory), so a config pinned
-//    by hand in the IR is refused with a reason rather than miscompiled;
-//  * which config fusec uses (chooseKernelConfig), which
-//    fuse-select-kernel-configs stores on the superkernel as #fuse.config,
-//    codegen instantiates and launches, and the cost model prices.
+// The C++ view of #fuse.config and what each template can compute. For a
+// conv, Gemm or MatMul op it answers which templates can compute it
+// (checkKernelConfig: shapes a template takes, its 32-bit index limits, its
+// shared memory), so a config pinned by hand in the IR is refused with a
+// reason rather than miscompiled. Which config fusec compiles is the
+// config library's choice (config/TileSelection.h), made once by
+// fuse-select-kernel-configs; codegen instantiates the attribute.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_IR_KERNELCONFIG_H
@@ -74,7 +73,7 @@ struct KernelConfig {
   int64_t passes = 1;
   /// Tensor-core templates: above 1, the kernel is split-capable and the
   /// runtime may split each output tile's k-range into up to this many
-  /// slices (runtime/support/SplitK.h picks them per launch); 1: no split.
+  /// slices (support/SplitK.h picks them per launch); 1: no split.
   int64_t splitK = 1;
   /// Elements per copy (a 16-byte copy is 4 floats or 8 halves).
   int64_t aVector = 1, bVector = 1;
@@ -112,72 +111,23 @@ struct KernelConfig {
 
 llvm::StringRef templateName(KernelTemplate kind);
 
+/// The operand type of a tensor-core template for operands of `type`; none
+/// for types no tensor-core template multiplies.
+std::optional<OperandType> operandTypeOf(mlir::Type type);
+
 /// Why these #fuse.config fields describe no instantiable template, or ""
 /// (structure only: the shapes are checkKernelConfig's).
 std::string describeConfigProblem(llvm::StringRef kind, llvm::ArrayRef<int64_t> block, llvm::ArrayRef<int64_t> warp,
                                   int64_t stages, llvm::StringRef mma, llvm::StringRef precision, int64_t splitK,
                                   llvm::ArrayRef<int64_t> vector);
 
-/// What tiles are chosen for: the batch a plan is tuned for (fusec's
-/// --cost-batch) and the GPU's SM count. A larger tile (128 x 128, then
-/// 128 x 64) replaces the 64 x 64 one where it still gives every SM a block
-/// at that batch and its waves fill the GPU at least as well (fewer bytes
-/// per FLOP from L2 and fewer instructions per mma, which the cost model
-/// does not price yet, so it must not lose on waves).
-struct TileTarget {
-  int64_t batch = 1;
-  int64_t smCount = 132;
-  int64_t sharedBytesPerSm = int64_t{227} * 1024;
-  /// The plan runs on sm_90a only (fusec --target=sm_90a): the Hopper
-  /// templates (wgmma_gemm) apply.
-  bool hopper = false;
-};
-
-/// The blocks of `threads` threads, `registers` registers each and
-/// `sharedBytes` of shared memory one SM holds (sm_80 and sm_90): at most
-/// 2048 threads, 32 blocks, `sharedBytesPerSm` bytes of shared memory and
-/// 65536 registers, allocated per warp in units of 256.
-int64_t blocksPerSm(int64_t threads, int64_t registers, int64_t sharedBytes, int64_t sharedBytesPerSm);
-
-/// The share of the GPU's block slots that a grid of `blocks` blocks of
-/// `config` keeps busy, averaged over its waves: slots are SMs x the blocks
-/// one SM holds (blocksPerSm, by threads, estimated registers and shared
-/// memory, `sharedBytesPerSm`).
-double waveUtilization(const KernelConfig &config, double blocks, int64_t smCount, int64_t sharedBytesPerSm);
-
-/// The config fusec uses for a conv, Gemm, MatMul or Attention op
-/// (attention: chooseAttentionConfig). Conv and products: on f16/bf16
-/// operands the half template (`precision` applies to f32 operands only).
-/// A tensor-core config whose tiles at batch 1 give fewer than half of
-/// `target`'s SMs a block, with a long enough K, is split-capable (split_k
-/// is the most slices the runtime may use, see withSplitK).
-KernelConfig chooseKernelConfig(mlir::Operation *core, ProductPrecision precision = ProductPrecision::Fp32,
-                                TileTarget target = {});
-
-/// Up to `count` - 1 other configs that can compute `core`, for the plan
-/// to carry as variants the runtime may time and choose among (fuserun
-/// --tune): for a tensor-core `chosen`, first for a product of at most 16
-/// rows at `target.batch` the few-row template (simt_gemv; exact SIMT 8 x 8
-/// where it does not apply), then the other block tiles that fit
-/// the output (each split-capable by the same rule as `chosen`), nearest in size first (of equally near ones the
-/// smaller where `chosen` leaves SMs idle at `target.batch`, else the larger). None for SIMT and direct configs, which
-/// are chosen only where no tensor-core template can compute the op. For the tensor-core attention loop, the other
-/// number of keys per tile where the heads allow it (32 for 64, 64 for 32 on heads up to 64).
-std::vector<KernelConfig> kernelConfigVariants(mlir::Operation *core, const KernelConfig &chosen, int64_t count,
-                                               TileTarget target = {});
-
 /// The k-tiles of `core`'s reduction for `config` (K / BK, rounded up; 0
 /// for a K known only at run time, which no tensor-core template takes).
 int64_t kTileCount(mlir::Operation *core, const KernelConfig &config);
 
-/// The k-slices the runtime runs a launch of `config` for `core` with at
-/// `batch` on a GPU of `smCount` SMs (runtime/support/SplitK.h): 1 unless
-/// `config` is split-capable and its tiles leave SMs idle.
-int64_t splitSlicesAt(mlir::Operation *core, const KernelConfig &config, int64_t batch, int64_t smCount);
-
-/// The blocks an attention kernel launches unsplit at `batch`: one per
-/// query tile of each (batch, head) matrix.
-double attentionBlocksAt(mlir::Operation *attention, const KernelConfig &config, int64_t batch);
+/// Why `config`'s template cannot compute `core` (see checkKernelConfig),
+/// or "".
+std::string kernelConfigProblem(mlir::Operation *core, const KernelConfig &config);
 
 /// Fails, reporting on `core` why, when `config`'s template cannot compute
 /// `core`: the wrong kind of op, a precision that is not its operands' type

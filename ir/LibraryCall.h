@@ -10,8 +10,8 @@
 
 #include "ir/FuseOps.h"
 
-#include "runtime/support/LibraryConv.h"
-#include "runtime/support/LibraryMatmul.h"
+#include "support/LibraryConv.h"
+#include "support/LibraryMatmul.h"
 
 #include <optional>
 #include <string>

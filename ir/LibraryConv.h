@@ -7,7 +7,7 @@
 // kernel (docs/fusion.md "Library variants"). As ir/LibraryMatmul.h for
 // products, this answers in one place, for the pass that decides and the
 // plan writer that writes the call, whether a kernel can and what the call
-// is (runtime/support/LibraryConv.h), or why it cannot.
+// is (support/LibraryConv.h), or why it cannot.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_IR_LIBRARYCONV_H
@@ -15,7 +15,7 @@
 
 #include "ir/FuseOps.h"
 
-#include "runtime/support/LibraryConv.h"
+#include "support/LibraryConv.h"
 
 #include <optional>
 #include <string>

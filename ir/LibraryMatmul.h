@@ -6,7 +6,7 @@
 // a library variant beside its generated kernel (docs/fusion.md "Library
 // variants"). This answers, in one place for the pass that decides and the
 // plan writer that writes the call, whether a kernel can and what the call
-// is (runtime/support/LibraryMatmul.h), or why it cannot.
+// is (support/LibraryMatmul.h), or why it cannot.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_IR_LIBRARYMATMUL_H
@@ -14,7 +14,7 @@
 
 #include "ir/FuseOps.h"
 
-#include "runtime/support/LibraryMatmul.h"
+#include "support/LibraryMatmul.h"
 
 #include <optional>
 #include <string>

@@ -9,8 +9,8 @@
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/OpRules.h"
+#include "support/CheckedMath.h"
+#include "support/OpRules.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -48,7 +48,7 @@ LogicalResult success(SmallVectorImpl<Type> &inferred, Operation *op, ArrayRef<i
   return mlir::success();
 }
 
-/// Reports a violated rule of runtime/support/OpRules.h; success if `error`
+/// Reports a violated rule of support/OpRules.h; success if `error`
 /// is empty.
 LogicalResult checkRule(Operation *op, const std::string &error) {
   if (error.empty())

@@ -13,7 +13,7 @@
 #include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"

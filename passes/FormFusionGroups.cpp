@@ -30,7 +30,14 @@ struct FormFusionGroupsPass : fusec::impl::FormFusionGroupsBase<FormFusionGroups
       func.emitError() << "cost-batch must be >= 1, got " << static_cast<int64_t>(costBatch);
       return signalPassFailure();
     }
-    auto model = registry.createCostModel(costModel, *profile, costBatch);
+    const std::optional<fusec::fuse::ProductPrecision> productPrecision =
+        fusec::config::productPrecisionNamed(precision);
+    if (!productPrecision) {
+      func.emitError() << "unknown precision '" << precision << "' (expected fp32 or tf32)";
+      return signalPassFailure();
+    }
+    const fusec::CostTarget target{*profile, costBatch, *productPrecision, fusec::config::isHopperTarget(this->target)};
+    auto model = registry.createCostModel(costModel, target);
     if (!model) {
       func.emitError() << "unknown cost model '" << costModel
                        << "' (known: " << llvm::join(registry.costModelNames(), ", ") << ")";

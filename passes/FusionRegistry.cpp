@@ -23,9 +23,7 @@ FusionRegistry::FusionRegistry() {
   strategies["greedy"] = createGreedyStrategy;
   strategies["dp"] = createDynamicProgrammingStrategy;
   strategies["none"] = createNoFusionStrategy;
-  costModels["roofline"] = [](const DeviceProfile &profile, int64_t batch) {
-    return std::make_unique<RooflineCostModel>(profile, batch);
-  };
+  costModels["roofline"] = [](const CostTarget &target) { return std::make_unique<RooflineCostModel>(target); };
 }
 
 FusionRegistry &FusionRegistry::instance() {
@@ -54,11 +52,10 @@ std::unique_ptr<FusionStrategy> FusionRegistry::createStrategy(const std::string
   return it == strategies.end() ? nullptr : it->second();
 }
 
-std::unique_ptr<CostModel> FusionRegistry::createCostModel(const std::string &name, const DeviceProfile &profile,
-                                                           int64_t batch) const {
+std::unique_ptr<CostModel> FusionRegistry::createCostModel(const std::string &name, const CostTarget &target) const {
   std::lock_guard<std::mutex> lock(registryMutex());
   auto it = costModels.find(name);
-  return it == costModels.end() ? nullptr : it->second(profile, batch);
+  return it == costModels.end() ? nullptr : it->second(target);
 }
 
 void FusionRegistry::populatePatterns(mlir::RewritePatternSet &set, const std::vector<std::string> &disabled) const {

@@ -25,8 +25,9 @@ namespace fusec {
 class FusionRegistry {
 public:
   using StrategyFactory = std::function<std::unique_ptr<FusionStrategy>()>;
-  /// Makes a cost model for a device, pricing tensors at a batch size.
-  using CostModelFactory = std::function<std::unique_ptr<CostModel>(const DeviceProfile &, int64_t batch)>;
+  /// Makes a cost model for a target: a device, the batch tensors are
+  /// priced at, and the compile's product precision and kernel target.
+  using CostModelFactory = std::function<std::unique_ptr<CostModel>(const CostTarget &)>;
   /// Adds rewrite patterns that run before fusion groups are formed (pass
   /// `fuse-apply-plugin-patterns`), e.g. to rewrite a custom activation.
   using PatternPopulator = std::function<void(mlir::RewritePatternSet &)>;
@@ -40,8 +41,7 @@ public:
 
   /// Null when no strategy or cost model has that name.
   std::unique_ptr<FusionStrategy> createStrategy(const std::string &name) const;
-  std::unique_ptr<CostModel> createCostModel(const std::string &name, const DeviceProfile &profile,
-                                             int64_t batch) const;
+  std::unique_ptr<CostModel> createCostModel(const std::string &name, const CostTarget &target) const;
   void populatePatterns(mlir::RewritePatternSet &patterns, const std::vector<std::string> &disabled) const;
 
   std::vector<std::string> strategyNames() const;

@@ -162,6 +162,10 @@ def FormFusionGroups : Pass<"fuse-form-fusion-groups", "mlir::func::FuncOp"> {
            "Cost model: roofline or a plugin's">,
     Option<"costBatch", "cost-batch", "int64_t", "1",
            "Batch size at which the cost model prices tensors">,
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "f32 products priced as fuse-select-kernel-configs will compile them: fp32 (3xTF32) or tf32">,
+    Option<"target", "target", "std::string", "\"sm_90\"",
+           "The architecture kernels are compiled for (sm_90a: the Hopper templates are priced)">,
     ListOption<"disabledRules", "disabled-rules", "std::string",
                "Rules not to apply (elementwise-fusion, epilogue-fusion, reduction-fusion, sibling-fusion)">,
   ];

@@ -75,6 +75,8 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   planner.deviceProfile = options.deviceProfile;
   planner.costModel = options.costModel;
   planner.costBatch = options.costBatch;
+  planner.precision = options.precision == "tf32" ? "tf32" : "fp32";
+  planner.target = options.target;
   planner.disabledRules = options.disabled;
   funcPm.addPass(createFormFusionGroups(planner));
   funcPm.addPass(createOutlineSuperkernels());

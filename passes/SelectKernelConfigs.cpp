@@ -1,6 +1,7 @@
 //===- SelectKernelConfigs.cpp - #fuse.config on conv and GEMM kernels ----===//
 #include "passes/Passes.h"
 
+#include "config/TileSelection.h"
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
 #include "ir/OpClassification.h"
@@ -31,12 +32,8 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
   using Base::Base;
 
   void runOnOperation() override {
-    ProductPrecision productPrecision;
-    if (precision == "fp32") {
-      productPrecision = ProductPrecision::Fp32;
-    } else if (precision == "tf32") {
-      productPrecision = ProductPrecision::Tf32;
-    } else {
+    const std::optional<ProductPrecision> productPrecision = fusec::config::productPrecisionNamed(precision);
+    if (!productPrecision) {
       getOperation().emitError() << "unknown precision '" << precision << "' (expected fp32 or tf32)";
       return signalPassFailure();
     }
@@ -44,7 +41,8 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
       getOperation().emitError() << "batch, sm-count and variants must be positive";
       return signalPassFailure();
     }
-    const TileTarget target{batch, smCount, sharedBytesPerSm, /*hopper=*/this->target == "sm_90a"};
+    const fusec::config::ConfigTarget target{*productPrecision, batch, smCount, sharedBytesPerSm,
+                                             fusec::config::isHopperTarget(this->target)};
     WalkResult result = getOperation().walk([&](SuperkernelOp kernel) {
       Operation *core = templateCore(kernel);
       if (!core)
@@ -55,7 +53,7 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
         if (failed(checkKernelConfig(core, config)))
           return WalkResult::interrupt();
       } else {
-        config = chooseKernelConfig(core, productPrecision, target);
+        config = fusec::config::chooseKernelConfig(core, target);
         kernel.setConfigAttr(config.toAttr(kernel.getContext()));
       }
       ++(config.usesTensorCores() ? numTensorCore : numSimt);
@@ -75,7 +73,7 @@ struct SelectKernelConfigs : fusec::impl::SelectKernelConfigsBase<SelectKernelCo
         numVariants += pinned.size();
       } else if (variants > 1) {
         SmallVector<Attribute> listed;
-        for (const KernelConfig &variant : kernelConfigVariants(core, config, variants, target))
+        for (const KernelConfig &variant : fusec::config::kernelConfigVariants(core, config, variants, target))
           listed.push_back(variant.toAttr(kernel.getContext()));
         if (!listed.empty())
           kernel.setVariantsAttr(ArrayAttr::get(kernel.getContext(), listed));

@@ -3,8 +3,8 @@
 #include "runtime/BatchLimit.h"
 
 #include "runtime/Error.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/IndexedBatch.h"
+#include "support/CheckedMath.h"
+#include "support/IndexedBatch.h"
 
 #include <algorithm>
 #include <limits>

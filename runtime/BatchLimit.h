@@ -24,7 +24,7 @@ struct BatchLimit {
   uint64_t availableBytes = 0;
   /// The largest batch whose run fits availableBytes (0 if even the fixed
   /// part does not), at most kLargestIndexedBatch (the batch the kernels'
-  /// index math is checked at, runtime/support/IndexedBatch.h).
+  /// index math is checked at, support/IndexedBatch.h).
   int64_t maxBatch = 0;
 };
 

@@ -2,7 +2,7 @@
 
 #include "runtime/ElementConversion.h"
 
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <cmath>
 #include <cstring>

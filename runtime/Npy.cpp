@@ -11,8 +11,8 @@
 #include "runtime/Npy.h"
 
 #include "runtime/Error.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/FileIO.h"
+#include "support/CheckedMath.h"
+#include "support/FileIO.h"
 
 #include <cstring>
 #include <map>

@@ -3,7 +3,7 @@
 #include "runtime/Schedule.h"
 
 #include "runtime/Error.h"
-#include "runtime/support/SplitK.h"
+#include "support/SplitK.h"
 
 #include <algorithm>
 #include <limits>

@@ -5,7 +5,7 @@
 #include "runtime/ElementConversion.h"
 #include "runtime/Error.h"
 #include "runtime/plan/PlanFormat.h"
-#include "runtime/support/CheckedMath.h"
+#include "support/CheckedMath.h"
 
 #include <algorithm>
 #include <cstring>

@@ -2,7 +2,7 @@
 #include "runtime/TuningCache.h"
 
 #include "runtime/Error.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include <nlohmann/json.hpp>
 

@@ -25,7 +25,7 @@
 #define FUSEC_CODEGEN_EMULATION_FUSEC_MMA_EMULATION_H
 
 #include "fusec_cuda_emulation.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <cmath>
 #include <cstdio>

@@ -42,7 +42,7 @@
 
 #include "fusec_cuda_emulation.h"
 #include "fusec_tensor_map_emulation.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <chrono>
 #include <condition_variable>

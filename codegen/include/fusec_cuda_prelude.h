@@ -7,7 +7,7 @@
 #pragma once
 #ifdef FUSEC_EMULATION
 #include "fusec_cuda_emulation.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 #endif
 
 #define FUSEC_WARP_SIZE 32

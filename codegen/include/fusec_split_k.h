@@ -28,7 +28,7 @@
 // output, and the last block merges them (fusec_attention*.h).
 //
 // The slice count is gridDim.z, set by the runtime per launch
-// (runtime/support/SplitK.h): 1 runs the kernel unsplit, touching neither
+// (support/SplitK.h): 1 runs the kernel unsplit, touching neither
 // scratch buffer. Cost of a split: 2 x slices x BM x BN x 4 bytes of L2
 // traffic per output tile, which the cost model charges
 // (passes/cost/CostModel.cpp); worth it when the unsplit grid fills a small

@@ -9,8 +9,8 @@
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 
-#include "runtime/support/FileIO.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/FileIO.h"
+#include "support/HalfFloat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Path.h"

@@ -1,7 +1,7 @@
 //===- DimExpr.cpp - Symbolic sizes of shape arithmetic -------------------===//
 #include "compiler/import/DimExpr.h"
 
-#include "runtime/support/CheckedMath.h"
+#include "support/CheckedMath.h"
 
 #include <algorithm>
 #include <limits>

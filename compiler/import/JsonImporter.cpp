@@ -2,8 +2,8 @@
 #include "compiler/import/JsonImporter.h"
 #include "compiler/import/GraphBuilder.h"
 #include "compiler/import/Safetensors.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/CheckedMath.h"
+#include "support/HalfFloat.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallString.h"

@@ -13,8 +13,8 @@
 #include "compiler/import/OnnxOpBuilders.h"
 
 #include "ir/FuseOps.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/OpRules.h"
+#include "support/CheckedMath.h"
+#include "support/OpRules.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"

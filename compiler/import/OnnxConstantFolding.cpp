@@ -3,8 +3,8 @@
 #include "compiler/import/Graph.h"
 #include "compiler/import/OnnxProtoUtils.h"
 #include "ir/ShapeUtils.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/ScalarOps.h"
+#include "support/CheckedMath.h"
+#include "support/ScalarOps.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"

@@ -16,8 +16,8 @@
 #include "compiler/import/OnnxProtoUtils.h"
 #include "compiler/import/OnnxShapeInference.h"
 #include "compiler/import/OnnxTensor.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/OpRules.h"
+#include "support/CheckedMath.h"
+#include "support/OpRules.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"

@@ -7,8 +7,8 @@
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/OpRules.h"
+#include "support/CheckedMath.h"
+#include "support/OpRules.h"
 
 #include "llvm/ADT/StringMap.h"
 

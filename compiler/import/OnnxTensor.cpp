@@ -2,8 +2,8 @@
 #include "compiler/import/OnnxTensor.h"
 #include "compiler/import/OnnxProtoUtils.h"
 #include "ir/ShapeUtils.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/CheckedMath.h"
+#include "support/HalfFloat.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"

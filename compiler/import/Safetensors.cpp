@@ -1,8 +1,8 @@
 //===- Safetensors.cpp - Read and write .safetensors weights ---------------===//
 #include "compiler/import/Safetensors.h"
 
-#include "runtime/support/FileIO.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/FileIO.h"
+#include "support/HalfFloat.h"
 
 #include "mlir/IR/Diagnostics.h"
 

@@ -5,7 +5,7 @@
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/NodeNames.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"

@@ -1,6 +1,8 @@
 //===- CostModel.cpp - Pricing a kernel -----------------------------------===//
 #include "passes/cost/CostModel.h"
 
+#include "config/Occupancy.h"
+#include "config/TileSelection.h"
 #include "ir/AttentionConfig.h"
 #include "ir/ConvShape.h"
 #include "ir/ElementTypes.h"
@@ -99,15 +101,13 @@ double templateRate(const fuse::KernelConfig &config, const DeviceProfile &profi
   return peak * 1e6 * profile.efficiencyOf(efficiencyName);
 }
 
-/// The config `core`'s superkernel has, or the one it would get at `batch`
-/// on `profile`'s GPU.
-fuse::KernelConfig configOf(Operation *core, const DeviceProfile &profile, int64_t batch) {
+/// The config `core`'s superkernel has, or the one
+/// fuse-select-kernel-configs will give it for `target`.
+fuse::KernelConfig configOf(Operation *core, const CostTarget &target) {
   auto kernel = core->getParentOfType<fuse::SuperkernelOp>();
   if (kernel && kernel.getConfigAttr())
     return fuse::KernelConfig::fromAttr(kernel.getConfigAttr());
-  return fuse::chooseKernelConfig(
-      core, fuse::ProductPrecision::Fp32,
-      fuse::TileTarget{batch, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024});
+  return config::chooseKernelConfig(core, target.configTarget());
 }
 
 /// Microseconds the conv or matrix product `core` (`flops` at the cost
@@ -115,8 +115,10 @@ fuse::KernelConfig configOf(Operation *core, const DeviceProfile &profile, int64
 /// share of its peak, on the work of whole block tiles (ragged tiles compute
 /// their padding too), spread over the SMs in waves (a grid of fewer blocks
 /// than the GPU holds leaves SMs idle: batch-1 convolutions on small images).
-double templateTimeUs(Operation *core, double flops, const DeviceProfile &profile, int64_t batch) {
-  const fuse::KernelConfig config = configOf(core, profile, batch);
+double templateTimeUs(Operation *core, double flops, const CostTarget &target) {
+  const DeviceProfile &profile = target.profile;
+  const int64_t batch = target.batch;
+  const fuse::KernelConfig config = configOf(core, target);
   auto out = llvm::cast<RankedTensorType>(core->getResult(0).getType()).getShape();
   auto at = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
   // The product's rows x columns as the template tiles them.
@@ -136,14 +138,14 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
   const double tiles = std::ceil(rows / tileRows) * std::ceil(columns / tileColumns);
   const double padded = flops * (tiles * tileRows * tileColumns) / std::max(rows * columns, 1.0);
   // Split-K: at this batch the runtime gives every tile `slices` blocks
-  // (runtime/support/SplitK.h), each storing its partial sums, which the
+  // (support/SplitK.h), each storing its partial sums, which the
   // tile's last block reads back (fusec_split_k.h): L2 traffic the kernel's
   // HBM figures do not count, charged here at HBM speed.
-  const double slices = double(fuse::splitSlicesAt(core, config, batch, profile.smCount));
+  const double slices = double(config::splitSlicesAt(core, config, batch, profile.smCount));
   const double splitUs =
       slices > 1 ? 2 * slices * tiles * tileRows * tileColumns * 4 / (profile.hbmBandwidthGBps * 1e3) : 0;
   const double utilization =
-      fuse::waveUtilization(config, tiles * slices, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024);
+      config::waveUtilization(config, tiles * slices, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024);
   return padded / (templateRate(config, profile) * utilization) + splitUs;
 }
 
@@ -154,10 +156,12 @@ double templateTimeUs(Operation *core, double flops, const DeviceProfile &profil
 /// (batch, head) matrix, times the key slices the runtime splits a small
 /// grid into (fusec_split_k.h), whose partial rows the last block reads
 /// back (L2 traffic, charged at HBM speed).
-double attentionTimeUs(Operation *attention, double flops, const DeviceProfile &profile, int64_t batch) {
-  const fuse::KernelConfig config = configOf(attention, profile, batch);
-  const double tiles = fuse::attentionBlocksAt(attention, config, batch);
-  const double slices = double(fuse::splitSlicesAt(attention, config, batch, profile.smCount));
+double attentionTimeUs(Operation *attention, double flops, const CostTarget &target) {
+  const DeviceProfile &profile = target.profile;
+  const int64_t batch = target.batch;
+  const fuse::KernelConfig config = configOf(attention, target);
+  const double tiles = config::outputTilesAt(attention, config, batch);
+  const double slices = double(config::splitSlicesAt(attention, config, batch, profile.smCount));
   const int64_t valueDim = llvm::cast<RankedTensorType>(attention->getResult(0).getType()).getShape().back();
   // Per slice: the block's rows' unnormalised outputs, maxima and sums.
   const double splitFloats = double(fuse::attentionSplitFloats(config, valueDim));
@@ -172,8 +176,15 @@ double attentionTimeUs(Operation *attention, double flops, const DeviceProfile &
 
 } // namespace
 
+config::ConfigTarget CostTarget::configTarget() const {
+  return config::ConfigTarget{precision, batch, profile.smCount, int64_t(profile.sharedMemoryPerBlockKB) * 1024,
+                              hopper};
+}
+
 CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
                                                function_ref<bool(Operation *)> contains) const {
+  const DeviceProfile &profile = target.profile;
+  const int64_t batch = target.batch;
   CostEstimate cost;
   cost.launches = 1;
   llvm::SmallDenseSet<Value, 16> read;
@@ -190,9 +201,9 @@ CostEstimate RooflineCostModel::estimateKernel(ArrayRef<Operation *> ops,
     const double flops = opFlops(op, batch);
     cost.flops += flops;
     if (llvm::isa<fuse::ConvOp, fuse::GemmOp, fuse::MatMulOp>(op))
-      computeUs += templateTimeUs(op, flops, profile, batch);
+      computeUs += templateTimeUs(op, flops, target);
     else if (llvm::isa<fuse::AttentionOp>(op))
-      computeUs += attentionTimeUs(op, flops, profile, batch);
+      computeUs += attentionTimeUs(op, flops, target);
     else // epilogue arithmetic in registers, at the SIMT rate
       computeUs += flops / (profile.peakFp32Tflops * 1e6);
   }
@@ -219,6 +230,8 @@ CostEstimate RooflineCostModel::estimateUnfused(Operation *op) const {
   auto attention = llvm::dyn_cast<fuse::AttentionOp>(op);
   if (!attention)
     return CostModel::estimateUnfused(op);
+  const DeviceProfile &profile = target.profile;
+  const int64_t batch = target.batch;
   auto shape = [](Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); };
   const double element = fuse::elementByteSize(fuse::elementTypeOf(attention.getQuery()));
   const double headDim = shape(attention.getQuery()).back(), valueDim = shape(attention.getValue()).back();

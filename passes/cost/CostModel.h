@@ -10,9 +10,10 @@
 #ifndef FUSEC_PASSES_COST_COSTMODEL_H
 #define FUSEC_PASSES_COST_COSTMODEL_H
 
+#include "config/ConfigTarget.h"
 #include "passes/cost/DeviceProfile.h"
 
-#include "runtime/support/LibraryMatmul.h"
+#include "support/LibraryMatmul.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -33,6 +34,20 @@ struct CostEstimate {
   CostEstimate &operator+=(const CostEstimate &other);
 };
 
+/// What a cost model prices kernels for: the GPU, the batch the plan is
+/// tuned for (fusec --cost-batch), and the compile's product precision and
+/// target, so that a conv or product is priced on the kernel config
+/// fuse-select-kernel-configs will compile it with.
+struct CostTarget {
+  DeviceProfile profile;
+  int64_t batch = 1;
+  fuse::ProductPrecision precision = fuse::ProductPrecision::Fp32;
+  bool hopper = false;
+
+  /// The config library's view of this target (config/ConfigTarget.h).
+  config::ConfigTarget configTarget() const;
+};
+
 class CostModel {
 public:
   virtual ~CostModel();
@@ -49,21 +64,24 @@ public:
 };
 
 /// Roofline: time = max(bytes / bandwidth, flops / peak) + launch overhead,
-/// with the batch dimension at `batch`.
+/// with the batch dimension at the target's batch; convs and products at
+/// their template's share of the peak.
 class RooflineCostModel : public CostModel {
 public:
-  explicit RooflineCostModel(DeviceProfile profile, int64_t batch = 1) : profile(std::move(profile)), batch(batch) {}
+  explicit RooflineCostModel(CostTarget target) : target(std::move(target)) {}
+  /// fp32 products, no Hopper templates.
+  explicit RooflineCostModel(DeviceProfile profile, int64_t batch = 1)
+      : RooflineCostModel(CostTarget{std::move(profile), batch}) {}
   std::string name() const override { return "roofline"; }
   CostEstimate estimateKernel(llvm::ArrayRef<mlir::Operation *> ops,
                               llvm::function_ref<bool(mlir::Operation *)> contains) const override;
   /// fuse.attention as the MatMul, scale, [mask Add], Softmax, MatMul
   /// kernels it replaced, each writing or reading the S x Sk scores.
   CostEstimate estimateUnfused(mlir::Operation *op) const override;
-  const DeviceProfile &getProfile() const { return profile; }
+  const DeviceProfile &getProfile() const { return target.profile; }
 
 private:
-  DeviceProfile profile;
-  int64_t batch;
+  CostTarget target;
 };
 
 /// The time of one call of vendor library `library` ("cublaslt", "cudnn")

@@ -29,6 +29,8 @@ const std::map<std::string, double> kDefaultTemplateEfficiency = {
     {"simt_attention", 0.4},
     {"tensor_core_attention_half", 0.35},
     {"tensor_core_attention", 0.35},
+    // The Hopper GEMM (sm_90a), until measured: docs/hopper.md's speed model.
+    {"wgmma_gemm_half", 0.6},
     // cuBLASLt on whole problems, until measured: what vendor GEMMs are
     // commonly seen to reach of the peak their arithmetic runs on.
     {"cublaslt_half", 0.7},

@@ -7,7 +7,7 @@
 #include "runtime/PlanInfo.h"
 #include "runtime/Session.h"
 #include "runtime/plan/PlanFormat.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include <nlohmann/json.hpp>
 #include <pybind11/stl.h>

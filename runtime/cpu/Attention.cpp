@@ -10,7 +10,7 @@
 
 #include "runtime/cpu/Broadcast.h"
 #include "runtime/cpu/OpRegistry.h"
-#include "runtime/support/OpRules.h"
+#include "support/OpRules.h"
 
 #include <algorithm>
 #include <cmath>

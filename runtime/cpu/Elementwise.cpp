@@ -8,7 +8,7 @@
 
 #include "runtime/cpu/Broadcast.h"
 #include "runtime/cpu/OpRegistry.h"
-#include "runtime/support/ScalarOps.h"
+#include "support/ScalarOps.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,8 +3,8 @@
 #include "runtime/cpu/OpContext.h"
 
 #include "runtime/Error.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/OpRules.h"
+#include "support/CheckedMath.h"
+#include "support/OpRules.h"
 
 namespace fusec::runtime::cpu {
 

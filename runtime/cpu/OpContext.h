@@ -76,7 +76,7 @@ public:
   void expectResultShape(const Shape &computed) const;
 
   [[noreturn]] void fail(const std::string &reason) const;
-  /// Fails with `error` unless it is empty (a rule of runtime/support/OpRules.h).
+  /// Fails with `error` unless it is empty (a rule of support/OpRules.h).
   void check(const std::string &error) const {
     if (!error.empty())
       fail(error);

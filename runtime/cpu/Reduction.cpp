@@ -2,7 +2,7 @@
 
 #include "runtime/cpu/Broadcast.h"
 #include "runtime/cpu/OpRegistry.h"
-#include "runtime/support/Reductions.h"
+#include "support/Reductions.h"
 
 namespace fusec::runtime::cpu {
 

@@ -10,7 +10,7 @@
 #define FUSEC_RUNTIME_CPU_SLIDINGWINDOW_H
 
 #include "runtime/cpu/OpContext.h"
-#include "runtime/support/OpRules.h"
+#include "support/OpRules.h"
 
 #include <cstdint>
 #include <utility>

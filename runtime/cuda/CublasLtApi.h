@@ -1,6 +1,6 @@
 //===- CublasLtApi.h - cuBLASLt, loaded with dlopen -------------------------===//
 //
-// Library variants of GEMM kernels (runtime/support/LibraryMatmul.h) run on
+// Library variants of GEMM kernels (support/LibraryMatmul.h) run on
 // cuBLASLt. Like the driver (DriverApi.h), the library is never linked: a
 // runtime without it still runs every plan on its generated kernels.
 // CublasLtApi::load() opens it and resolves the few entry points used.

@@ -1,6 +1,6 @@
 //===- CublasLtMatmul.h - Library variants run on cuBLASLt ------------------===//
 //
-// A plan's cuBLASLt variants (runtime/support/LibraryMatmul.h) on one
+// A plan's cuBLASLt variants (support/LibraryMatmul.h) on one
 // device. Everything cuBLASLt decides is decided once per kernel, variant,
 // batch and operand alignment, the first time a launch of it is enqueued:
 // when a bucket's CUDA graph is captured, or a plain run at a new batch

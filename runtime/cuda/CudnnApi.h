@@ -1,6 +1,6 @@
 //===- CudnnApi.h - cuDNN's backend (graph) API, loaded with dlopen -------===//
 //
-// Library variants of convolution kernels (runtime/support/LibraryConv.h)
+// Library variants of convolution kernels (support/LibraryConv.h)
 // run on cuDNN 9. Like the driver (DriverApi.h) and cuBLASLt
 // (CublasLtApi.h), the library is never linked: a runtime without it still
 // runs every plan on its generated kernels. CudnnApi::load() opens it and

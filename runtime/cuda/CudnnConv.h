@@ -1,6 +1,6 @@
 //===- CudnnConv.h - Library variants run on cuDNN ------------------------===//
 //
-// A plan's cuDNN variants (runtime/support/LibraryConv.h) on one device,
+// A plan's cuDNN variants (support/LibraryConv.h) on one device,
 // through cuDNN 9's backend (graph) API. Everything cuDNN decides is decided
 // once per kernel, variant, batch and operand alignment, the first time it
 // is needed: when unsupported() asks, when a bucket's CUDA graph is

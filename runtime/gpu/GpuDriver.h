@@ -93,7 +93,7 @@ public:
   /// 13.0").
   virtual std::string performanceIdentity() const { return describeDevice(); }
   /// The device's streaming multiprocessors: the runtime splits the k-range
-  /// of split-K kernels whose tiles leave some idle (runtime/support/SplitK.h).
+  /// of split-K kernels whose tiles leave some idle (support/SplitK.h).
   virtual int multiprocessorCount() const = 0;
 
   /// Makes the device usable by this thread's calls and returns what to

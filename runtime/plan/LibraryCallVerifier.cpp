@@ -2,7 +2,7 @@
 
 #include "runtime/plan/LibraryCallVerifier.h"
 
-#include "runtime/support/CheckedMath.h"
+#include "support/CheckedMath.h"
 
 #include <limits>
 

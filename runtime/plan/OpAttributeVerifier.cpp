@@ -4,9 +4,9 @@
 
 #include "runtime/Error.h"
 #include "runtime/plan/PlanFormat.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/OpRules.h"
-#include "runtime/support/Reductions.h"
+#include "support/CheckedMath.h"
+#include "support/OpRules.h"
+#include "support/Reductions.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 //
 // The plan verifier's per-op part: before anything runs, every attribute the
 // backends size memory or loops by is checked with the rules the fuse
-// dialect's verifier applies (runtime/support/OpRules.h), and the result
+// dialect's verifier applies (support/OpRules.h), and the result
 // shape those attributes give must be the one the plan records. A plan that
 // fusec could not have written is rejected at load time instead of
 // misbehaving (overflowing, hanging, allocating) when it runs.

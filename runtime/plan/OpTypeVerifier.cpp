@@ -3,7 +3,7 @@
 #include "runtime/plan/OpTypeVerifier.h"
 
 #include "runtime/Error.h"
-#include "runtime/support/OpRules.h"
+#include "support/OpRules.h"
 
 namespace fusec::runtime {
 

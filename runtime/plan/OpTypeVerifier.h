@@ -1,7 +1,7 @@
 //===- OpTypeVerifier.h - Element types of a plan's ops, checked at load ---===//
 //
 // The element-type rules of docs/plan-format.md ("Element types"), one per
-// rules::TypeRule (runtime/support/OpRules.h): Cast converts one value into
+// rules::TypeRule (support/OpRules.h): Cast converts one value into
 // the type its "to" attribute names; comparisons, logic and Where build and
 // apply masks; data movement (Identity, Reshape, Slice, Gather, ...) keeps
 // the type; every other op takes and gives float values (f32, f16, bf16,

@@ -5,7 +5,7 @@
 #include "runtime/Error.h"
 #include "runtime/plan/PlanReader.h"
 #include "runtime/plan/PlanVerifier.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include <algorithm>
 #include <limits>

@@ -14,11 +14,11 @@
 #include "runtime/Tensor.h"
 #include "runtime/plan/PlanContainer.h"
 
-#include "runtime/support/BatchLinear.h"
-#include "runtime/support/ByteRange.h"
-#include "runtime/support/LibraryConv.h"
-#include "runtime/support/LibraryMatmul.h"
-#include "runtime/support/TensorMapDesc.h"
+#include "support/BatchLinear.h"
+#include "support/ByteRange.h"
+#include "support/LibraryConv.h"
+#include "support/LibraryMatmul.h"
+#include "support/TensorMapDesc.h"
 
 #include <nlohmann/json.hpp>
 
@@ -86,7 +86,7 @@ struct LaunchDesc {
   /// Split-K (format 4.0): above 1, the kernel is split-capable: each launch
   /// runs grid.z = 1 to splitMaxSlices k-slices per output tile, which the
   /// runtime picks from the tiles, splitKTiles and the device's SMs
-  /// (runtime/support/SplitK.h); the plan's grid z is 1. Such a kernel takes
+  /// (support/SplitK.h); the plan's grid z is 1. Such a kernel takes
   /// two more pointers after its buffers: the partial sums (blocks x
   /// splitPartialFloats floats) and one unsigned counter per output tile
   /// (grid.x x grid.y), zero before its first launch (the kernel leaves them

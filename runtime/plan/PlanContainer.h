@@ -11,8 +11,8 @@
 #define FUSEC_RUNTIME_PLAN_PLANCONTAINER_H
 
 #include "runtime/plan/PlanFormat.h"
-#include "runtime/support/ByteRange.h"
-#include "runtime/support/FileIO.h"
+#include "support/ByteRange.h"
+#include "support/FileIO.h"
 
 #include <nlohmann/json.hpp>
 
@@ -108,7 +108,7 @@ DecodedContainer decodePlan(const uint8_t *data, size_t size, const std::string 
 /// checksums, which need their bytes.
 DecodedContainer decodePlanHead(const uint8_t *head, size_t headSize, uint64_t fileSize, const std::string &sourceName);
 
-/// Plan writers write their file with this (see runtime/support/FileIO.h).
+/// Plan writers write their file with this (see support/FileIO.h).
 using runtime::writeFileAtomically;
 
 } // namespace fusec::plan

@@ -21,7 +21,7 @@
 #ifndef FUSEC_RUNTIME_PLAN_PLANFORMAT_H
 #define FUSEC_RUNTIME_PLAN_PLANFORMAT_H
 
-#include "runtime/support/Hash.h"
+#include "support/Hash.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -7,8 +7,8 @@
 #include "runtime/plan/OpAttributeVerifier.h"
 #include "runtime/plan/OpTypeVerifier.h"
 #include "runtime/plan/TensorMapVerifier.h"
-#include "runtime/support/CheckedMath.h"
-#include "runtime/support/IndexedBatch.h"
+#include "support/CheckedMath.h"
+#include "support/IndexedBatch.h"
 
 #include <algorithm>
 #include <set>

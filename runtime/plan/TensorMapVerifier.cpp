@@ -2,7 +2,7 @@
 
 #include "runtime/plan/TensorMapVerifier.h"
 
-#include "runtime/support/CheckedMath.h"
+#include "support/CheckedMath.h"
 
 namespace fusec::runtime {
 

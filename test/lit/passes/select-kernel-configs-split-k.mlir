@@ -2,7 +2,7 @@
 // half the SMs a block, with a long enough K, is compiled split-capable:
 // split_k is the most k-slices (at most 16, each at least 4 k-tiles) the
 // runtime may split each output tile into; the runtime picks the slices per
-// launch (runtime/support/SplitK.h), so the same kernel runs unsplit at a
+// launch (support/SplitK.h), so the same kernel runs unsplit at a
 // batch whose tiles fill the GPU. Errors: select-kernel-configs-errors.mlir.
 // RUN: fusec-opt %s -split-input-file \
 // RUN:   -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs{variants=2}))' | FileCheck %s

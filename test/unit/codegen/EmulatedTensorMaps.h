@@ -10,7 +10,7 @@
 #ifndef FUSEC_TEST_UNIT_CODEGEN_EMULATEDTENSORMAPS_H
 #define FUSEC_TEST_UNIT_CODEGEN_EMULATEDTENSORMAPS_H
 
-#include "runtime/support/TensorMapDesc.h"
+#include "support/TensorMapDesc.h"
 
 #include <vector>
 

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EmulationHarness.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <catch2/catch.hpp>
 

@@ -20,7 +20,7 @@
 #include "compiler/Driver.h"
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"

@@ -7,7 +7,7 @@
 #include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
-#include "runtime/support/SplitK.h"
+#include "support/SplitK.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -28,6 +28,7 @@
 #include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
 #include "compiler/import/GraphBuilder.h"
+#include "config/Occupancy.h"
 #include "ir/KernelConfig.h"
 #include "test/unit/TestSkip.h"
 
@@ -72,8 +73,8 @@ struct RegisterFit {
     ++kernels;
     within24 += std::abs(estimate - actual) <= 24;
     if (threads == 256) {
-      const int64_t estimated = fuse::blocksPerSm(threads, estimate, 0, 1 << 30);
-      const int64_t measured = fuse::blocksPerSm(threads, actual, 0, 1 << 30);
+      const int64_t estimated = config::blocksPerSm(threads, estimate, 0, 1 << 30);
+      const int64_t measured = config::blocksPerSm(threads, actual, 0, 1 << 30);
       CHECK(std::abs(estimated - measured) <= 1);
     }
   }

@@ -6,7 +6,7 @@
 #include "compiler/import/OnnxOpBuilders.h"
 #include "compiler/import/OnnxProtoUtils.h"
 #include "compiler/import/OnnxTensor.h"
-#include "runtime/support/OpRules.h"
+#include "support/OpRules.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"

@@ -10,7 +10,7 @@
 #include "ir/FuseDialect.h"
 #include "ir/FuseOps.h"
 #include "runtime/Session.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"

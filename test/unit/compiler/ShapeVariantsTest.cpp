@@ -16,7 +16,7 @@
 #include "runtime/cpu/CpuBackend.h"
 #include "runtime/gpu/DeviceWeights.h"
 #include "runtime/plan/PlanContainer.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include "test/unit/runtime/HostGpuDriver.h"
 #include "llvm/Support/FileSystem.h"

@@ -114,44 +114,24 @@ TEST_CASE("attention is priced on its main loop: the tensor cores for heads of w
   CHECK(oddF32 / f32 == Approx(tf32Rate / simtRate * (2.0 * 120 + 5) / (2.0 * 128 + 5)).epsilon(0.01));
 }
 
-// Occupancy: what limits the blocks an SM holds (sm_80/sm_90: 2048
-// threads, 32 blocks, 64K registers allocated per warp in units of 256).
-TEST_CASE("blocks per SM count registers as well as threads and shared memory", "[cost]") {
-  const int64_t shared = int64_t{227} * 1024;
-  // 256 threads: 8 by threads alone; 64 registers leave 4, 138 leave 1
-  // (138 rounds to 144 per thread, 4608 per warp, 14 warps).
-  CHECK(fuse::blocksPerSm(256, 32, 0, shared) == 8);
-  CHECK(fuse::blocksPerSm(256, 64, 0, shared) == 4);
-  CHECK(fuse::blocksPerSm(256, 128, 0, shared) == 2);
-  CHECK(fuse::blocksPerSm(256, 138, 0, shared) == 1);
-  // 128 threads, 96 registers: 5 (21 warps of 3072 registers, 4 each).
-  CHECK(fuse::blocksPerSm(128, 96, 0, shared) == 5);
-  // Shared memory and the 32-block cap.
-  CHECK(fuse::blocksPerSm(128, 32, 100 * 1024, shared) == 2);
-  CHECK(fuse::blocksPerSm(32, 16, 0, shared) == 32);
-}
-
-TEST_CASE("the wave model gives a 128x128 3xTF32 tile one block per SM, by its registers", "[cost]") {
-  fuse::KernelConfig config;
-  config.kind = fuse::KernelTemplate::TensorCoreGemm;
-  config.blockM = 128, config.blockN = 128, config.blockK = 16;
-  config.warpM = 64, config.warpN = 32, config.stages = 3, config.passes = 3;
-  config.aVector = config.bVector = 4;
-  REQUIRE(config.threads() == 256);
-  // 4 x 4 m16n8 accumulators (64 floats), 3xTF32 fragments (48), addresses.
-  CHECK(config.estimatedRegisters() >= 128);
-  const int64_t sharedPerSm = int64_t{227} * 1024;
-  // 68 KB of shared memory (the pipeline's 55.5 KB, then the staged output
-  // tile) alone would let 3 blocks share an SM, and its threads 8; its
-  // registers leave room for one: 132 blocks are one full wave.
-  REQUIRE(config.sharedBytes(false) == 128 * 136 * 4);
-  REQUIRE(sharedPerSm / config.sharedBytes(false) >= 3);
-  CHECK(fuse::blocksPerSm(config.threads(), config.estimatedRegisters(), config.sharedBytes(false), sharedPerSm) == 1);
-  CHECK(fuse::waveUtilization(config, 132, 132, sharedPerSm) == Approx(1.0));
-  // The 64x64 tile (4 warps of 32x32): 2 x 4 accumulators, fewer
-  // registers, more blocks per SM.
-  fuse::KernelConfig small = config;
-  small.blockM = small.blockN = 64, small.warpM = small.warpN = 32, small.stages = 4;
-  CHECK(small.estimatedRegisters() < 128);
-  CHECK(fuse::blocksPerSm(small.threads(), small.estimatedRegisters(), small.sharedBytes(false), sharedPerSm) >= 3);
+// The cost model prices a conv or product on the config
+// fuse-select-kernel-configs will compile it with: the compile's precision
+// and target, not fp32 on sm_80 templates whatever the compile asks.
+TEST_CASE("products are priced at the precision and on the target the compile uses", "[cost]") {
+  auto profile = loadDeviceProfile("h200");
+  REQUIRE(bool(profile));
+  const RooflineCostModel fp32(CostTarget{*profile, 1, fuse::ProductPrecision::Fp32, false});
+  const RooflineCostModel tf32(CostTarget{*profile, 1, fuse::ProductPrecision::Tf32, false});
+  // One TF32 pass instead of the 3xTF32 split, on the same tile.
+  CHECK(productTimeUs(fp32, largeMatMul("f32")) / productTimeUs(tf32, largeMatMul("f32")) == Approx(3.0).epsilon(0.01));
+  // f16 operands take their own type whatever the precision.
+  CHECK(productTimeUs(tf32, largeMatMul("f16")) == Approx(productTimeUs(fp32, largeMatMul("f16"))));
+  // sm_90a: the Hopper GEMM at its own efficiency (both tiles are 128 x 128,
+  // and their 1024 blocks fill the waves alike).
+  const RooflineCostModel hopper(CostTarget{*profile, 1, fuse::ProductPrecision::Fp32, true});
+  CHECK(
+      productTimeUs(fp32, largeMatMul("f16")) / productTimeUs(hopper, largeMatMul("f16")) ==
+      Approx(profile->efficiencyOf("wgmma_gemm_half") / profile->efficiencyOf("tensor_core_gemm_half")).epsilon(0.05));
+  // f32 products have no Hopper template: priced as on sm_90.
+  CHECK(productTimeUs(hopper, largeMatMul("f32")) == Approx(productTimeUs(fp32, largeMatMul("f32"))));
 }

@@ -12,7 +12,7 @@
 #include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
 #include "runtime/c_api/runtime_c.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include <atomic>
 #include <string>

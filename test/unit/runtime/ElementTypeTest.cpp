@@ -15,8 +15,8 @@
 #include "runtime/Session.h"
 #include "runtime/c_api/runtime_c.h"
 #include "runtime/cpu/KernelInterpreter.h"
-#include "runtime/support/FileIO.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/FileIO.h"
+#include "support/HalfFloat.h"
 
 #include <cmath>
 #include <cstring>

@@ -3,7 +3,7 @@
 #include "TestSupport.h"
 
 #include "runtime/Error.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include <csignal>
 #include <cstdlib>

@@ -10,7 +10,7 @@
 #include "TestSupport.h"
 
 #include "runtime/Backend.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 #include "tools/fuserun/FuserunRun.h"
 
 #include <cmath>

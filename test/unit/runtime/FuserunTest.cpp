@@ -3,7 +3,7 @@
 #include "TestSupport.h"
 
 #include "runtime/Npy.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include <cstdlib>
 #include <sys/wait.h>

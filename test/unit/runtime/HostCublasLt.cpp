@@ -40,7 +40,7 @@
 #include "HostCudaDriver.h"
 
 #include "runtime/cuda/CublasLtApi.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <algorithm>
 #include <cmath>

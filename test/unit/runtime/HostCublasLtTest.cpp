@@ -15,7 +15,7 @@
 
 #include "runtime/cuda/CublasLtApi.h"
 #include "runtime/cuda/DriverApi.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <catch2/catch.hpp>
 

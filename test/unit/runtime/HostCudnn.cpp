@@ -63,7 +63,7 @@
 #include "HostCudaDriver.h"
 
 #include "runtime/cuda/CudnnApi.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <algorithm>
 #include <array>

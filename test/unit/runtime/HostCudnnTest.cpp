@@ -23,7 +23,7 @@
 #include "runtime/plan/LibraryCallJson.h"
 #include "runtime/plan/PlanContainer.h"
 #include "runtime/plan/PlanFormat.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 #include "HostLibraryCalls.h"
 
 #include "runtime/Error.h"
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <algorithm>
 #include <cmath>

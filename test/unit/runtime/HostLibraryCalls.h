@@ -2,7 +2,7 @@
 //
 // The in-process GPU double (HostGpuDriver.h) runs a plan's library variants
 // when HostGpuOptions::runsLibraryVariants is set: each launch computes the
-// plan's own description of the call (runtime/support/LibraryMatmul.h,
+// plan's own description of the call (support/LibraryMatmul.h,
 // LibraryConv.h) with plain loops, not the kernel's ops. A description the
 // compiler derived wrongly (a padding order, a stride, a missed epilogue op)
 // then computes something other than the CPU backend does, with no vendor

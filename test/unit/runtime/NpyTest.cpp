@@ -4,7 +4,7 @@
 
 #include "runtime/Error.h"
 #include "runtime/Npy.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include <cstring>
 #include <filesystem>

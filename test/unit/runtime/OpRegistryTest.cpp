@@ -3,7 +3,7 @@
 #include "TestSupport.h"
 
 #include "runtime/cpu/OpRegistry.h"
-#include "runtime/support/OpRules.h"
+#include "support/OpRules.h"
 
 using namespace fusec;
 using namespace fusec::runtime;

@@ -6,8 +6,8 @@
 #include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
 #include "runtime/c_api/runtime_c.h"
-#include "runtime/support/FileIO.h"
-#include "runtime/support/IndexedBatch.h"
+#include "support/FileIO.h"
+#include "support/IndexedBatch.h"
 
 using namespace fusec;
 using namespace fusec::runtime;

@@ -14,7 +14,7 @@
 #include "runtime/TuningCache.h"
 #include "runtime/gpu/GpuBackend.h"
 #include "runtime/plan/PlanContainer.h"
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 #include "tools/fuserun/FuserunRun.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 //===- BatchLinearTest.cpp - Quantities linear in the batch size -----------===//
-#include "runtime/support/BatchLinear.h"
+#include "support/BatchLinear.h"
 
 #include <catch2/catch.hpp>
 

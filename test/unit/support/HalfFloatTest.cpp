@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/support/HalfFloat.h"
+#include "support/HalfFloat.h"
 
 #include <catch2/catch.hpp>
 

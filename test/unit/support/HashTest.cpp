@@ -4,7 +4,7 @@
 // test vectors, so a change to the function cannot go unnoticed.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/support/Hash.h"
+#include "support/Hash.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 //===- SplitKTest.cpp - The k-slices a split-K launch runs with -----------===//
-#include "runtime/support/SplitK.h"
+#include "support/SplitK.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Codegen must not include passes/ or the runtime beyond runtime/support/.
+// Codegen must not include passes/ or the runtime beyond support/.
 #include "passes/Passes.h"
 #include "runtime/plan/PlanFormat.h"
-#include "runtime/support/Hash.h"
+#include "support/Hash.h"

@@ -17,10 +17,10 @@
 // name; C, when present, has D's.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_SUPPORT_LIBRARYMATMUL_H
-#define FUSEC_RUNTIME_SUPPORT_LIBRARYMATMUL_H
+#ifndef FUSEC_SUPPORT_LIBRARYMATMUL_H
+#define FUSEC_SUPPORT_LIBRARYMATMUL_H
 
-#include "runtime/support/BatchLinear.h"
+#include "support/BatchLinear.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -95,4 +95,4 @@ inline const char *computeName(LibraryMatmul::Compute compute) {
 
 } // namespace fusec
 
-#endif // FUSEC_RUNTIME_SUPPORT_LIBRARYMATMUL_H
+#endif // FUSEC_SUPPORT_LIBRARYMATMUL_H

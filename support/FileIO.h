@@ -5,10 +5,10 @@
 // partially written file, whatever fails on the way.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_SUPPORT_FILEIO_H
-#define FUSEC_RUNTIME_SUPPORT_FILEIO_H
+#ifndef FUSEC_SUPPORT_FILEIO_H
+#define FUSEC_SUPPORT_FILEIO_H
 
-#include "runtime/support/ByteRange.h"
+#include "support/ByteRange.h"
 
 #include <cstdint>
 #include <memory>
@@ -63,4 +63,4 @@ std::string userCachePath(const char *overrideVariable, const std::string &entry
 
 } // namespace fusec::runtime
 
-#endif // FUSEC_RUNTIME_SUPPORT_FILEIO_H
+#endif // FUSEC_SUPPORT_FILEIO_H

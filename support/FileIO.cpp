@@ -1,6 +1,6 @@
 //===- FileIO.cpp - Whole-file reads and atomic writes ----------------------===//
 
-#include "runtime/support/FileIO.h"
+#include "support/FileIO.h"
 
 #include "runtime/Error.h"
 

@@ -20,11 +20,11 @@
 // the operands name; the residual, when present, has the output's.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_SUPPORT_LIBRARYCONV_H
-#define FUSEC_RUNTIME_SUPPORT_LIBRARYCONV_H
+#ifndef FUSEC_SUPPORT_LIBRARYCONV_H
+#define FUSEC_SUPPORT_LIBRARYCONV_H
 
-#include "runtime/support/BatchLinear.h"
-#include "runtime/support/LibraryMatmul.h"
+#include "support/BatchLinear.h"
+#include "support/LibraryMatmul.h"
 
 #include <array>
 #include <cstddef>
@@ -91,4 +91,4 @@ inline const char *layoutName(LibraryConv::Layout layout) {
 
 } // namespace fusec
 
-#endif // FUSEC_RUNTIME_SUPPORT_LIBRARYCONV_H
+#endif // FUSEC_SUPPORT_LIBRARYCONV_H

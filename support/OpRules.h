@@ -12,10 +12,10 @@
 // safe on hostile values such as a dilation of 2^62.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_SUPPORT_OPRULES_H
-#define FUSEC_RUNTIME_SUPPORT_OPRULES_H
+#ifndef FUSEC_SUPPORT_OPRULES_H
+#define FUSEC_SUPPORT_OPRULES_H
 
-#include "runtime/support/CheckedMath.h"
+#include "support/CheckedMath.h"
 
 #include <cmath>
 #include <cstdint>
@@ -347,4 +347,4 @@ std::string checkAttention(const Dims &query, const Dims &key, const Dims &value
 
 } // namespace fusec::rules
 
-#endif // FUSEC_RUNTIME_SUPPORT_OPRULES_H
+#endif // FUSEC_SUPPORT_OPRULES_H

@@ -15,10 +15,10 @@
 // and reader (runtime/).
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_SUPPORT_TENSORMAPDESC_H
-#define FUSEC_RUNTIME_SUPPORT_TENSORMAPDESC_H
+#ifndef FUSEC_SUPPORT_TENSORMAPDESC_H
+#define FUSEC_SUPPORT_TENSORMAPDESC_H
 
-#include "runtime/support/BatchLinear.h"
+#include "support/BatchLinear.h"
 
 #include <array>
 #include <cstdint>
@@ -50,4 +50,4 @@ struct TensorMapDesc {
 
 } // namespace fusec
 
-#endif // FUSEC_RUNTIME_SUPPORT_TENSORMAPDESC_H
+#endif // FUSEC_SUPPORT_TENSORMAPDESC_H

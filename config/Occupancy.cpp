@@ -1,0 +1,74 @@
+//===- Occupancy.cpp - How a kernel config fills the GPU ------------------===//
+#include "config/Occupancy.h"
+
+#include "ir/ConvShape.h"
+#include "ir/FuseOps.h"
+#include "support/SplitK.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+
+namespace fusec::config {
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); }
+
+} // namespace
+
+int64_t blocksPerSm(int64_t threads, int64_t registers, int64_t sharedBytes, int64_t sharedBytesPerSm) {
+  constexpr int64_t kThreadsPerSm = 2048, kBlocksPerSm = 32, kRegistersPerSm = 65536, kRegisterUnit = 256;
+  const int64_t warps = (threads + 31) / 32;
+  int64_t blocks = std::min(kBlocksPerSm, kThreadsPerSm / std::max<int64_t>(threads, 1));
+  const int64_t registersPerWarp =
+      (std::max<int64_t>(registers, 1) * 32 + kRegisterUnit - 1) / kRegisterUnit * kRegisterUnit;
+  blocks = std::min(blocks, kRegistersPerSm / registersPerWarp / warps);
+  if (sharedBytes > 0)
+    blocks = std::min(blocks, sharedBytesPerSm / sharedBytes);
+  return blocks;
+}
+
+double waveUtilization(const fuse::KernelConfig &config, double blocks, int64_t smCount, int64_t sharedBytesPerSm) {
+  const int64_t perSm =
+      blocksPerSm(config.threads(), config.estimatedRegisters(), config.sharedBytes(false), sharedBytesPerSm);
+  const double slots = double(std::max<int64_t>(1, perSm)) * double(smCount);
+  return blocks <= 0 ? 0 : blocks / (std::ceil(blocks / slots) * slots);
+}
+
+OutputExtent outputExtent(Operation *core, int64_t batch) {
+  auto sized = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
+  auto out = shapeOf(core->getResult(0));
+  if (auto conv = llvm::dyn_cast<fuse::ConvOp>(core)) {
+    const fuse::ConvShape s = fuse::convShapeOf(conv);
+    return {double(s.filters), sized(s.batch) * double(s.pixels()), false, ShapedType::isDynamic(s.batch)};
+  }
+  const fuse::MatrixProductShape shape = fuse::matrixProductShape(core);
+  OutputExtent extent{1, double(shape.n), false, false};
+  for (int64_t dim : shape.foldedBatch ? out.drop_back() : out.drop_back().take_back()) {
+    extent.rows *= sized(dim);
+    extent.rowsGrow |= ShapedType::isDynamic(dim);
+  }
+  return extent;
+}
+
+double outputTilesAt(Operation *core, const fuse::KernelConfig &config, int64_t batch) {
+  if (llvm::isa<fuse::AttentionOp>(core)) { // a block per query tile of each (batch, head) matrix
+    auto out = shapeOf(core->getResult(0));
+    double matrices = 1;
+    for (int64_t dim : out.drop_back(2))
+      matrices *= ShapedType::isDynamic(dim) ? double(batch) : double(dim);
+    return matrices * std::ceil(double(out[out.size() - 2]) / double(config.blockM));
+  }
+  const OutputExtent extent = outputExtent(core, batch);
+  return std::ceil(extent.rows / double(config.blockM)) * std::ceil(extent.columns / double(config.blockN));
+}
+
+int64_t splitSlicesAt(Operation *core, const fuse::KernelConfig &config, int64_t batch, int64_t smCount) {
+  if (config.splitK < 2)
+    return 1;
+  return splitKSlices(int64_t(outputTilesAt(core, config, batch)), fuse::kTileCount(core, config), config.splitK,
+                      smCount);
+}
+
+} // namespace fusec::config

@@ -1,0 +1,2 @@
+// Planted: the dialect depending on the policy built on it.
+#include "config/TileSelection.h"

@@ -1,0 +1,2 @@
+// Planted: the ground floor reaching up into the runtime.
+#include "runtime/Session.h"
