@@ -1,41 +1,65 @@
 //===- ReductionKernels.cpp - Softmax, LayerNorm, Reduce*, GAP ------------===//
 //
-// One 256-thread block per reduced row (or output element): each thread
-// strides over the row, a warp-shuffle + shared-memory block reduction
-// combines the partial results, and the fused elementwise prologue (on the
-// reduction's input) and epilogue (on its output) are evaluated inline.
+// One 256-thread block per reduced row (or output element), on the typed
+// device template of codegen/include/fusec_reduction.h, which holds every
+// loop and block reduction. This file generates only what the template
+// cannot know: the row's sizes, the functors that read an element of the
+// row with the fused elementwise prologue evaluated there (`load`) and that
+// evaluate the fused epilogue on a result and store it (`output`, `store`),
+// the Reduce* arithmetic of support/Reductions.h as a type (`Op`, `Choice`),
+// and one call of the template.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
 #include "ir/ElementTypes.h"
 #include "ir/OpClassification.h"
-#include "runtime/support/Reductions.h"
+#include "support/Reductions.h"
 
-#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 using namespace mlir;
 
 namespace fusec::codegen {
 namespace {
 
+/// Threads per block: FusecRowReduction's kThreads.
 constexpr int64_t kThreads = 256;
+/// Functor bodies are indented once inside the kernel, twice in the text.
+const char *const kIndent = "    ";
 
-/// Emits `float <name> = <core input at linear input index `linear`>`,
-/// evaluating the prologue there.
-LogicalResult emitInputValue(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> prologue, std::string &code,
-                             const std::string &indent, const std::string &linear, const std::string &name,
-                             bool keepPrologueBound = false, bool storePrologueOutputs = false) {
+/// The template instance every reduction kernel calls, as `Rows`.
+std::string rowsAlias() { return "  using Rows = FusecRowReduction</*kThreads=*/" + std::to_string(kThreads) + ">;\n"; }
+
+/// `auto name = [&](parameters) { body };`.
+std::string functor(const std::string &name, const std::string &parameters, const std::string &body) {
+  return "  auto " + name + " = [&](" + parameters + ") {\n" + body + "  };\n";
+}
+
+/// A type named `name` with the static device functions `functions` (each
+/// "signature", "return expression").
+std::string staticFunctions(const std::string &name, ArrayRef<std::pair<std::string, std::string>> functions) {
+  std::string text = "  struct " + name + " {\n";
+  for (const auto &[signature, expression] : functions)
+    text += std::string(kIndent) + "__device__ static " + signature + " { return " + expression + "; }\n";
+  return text + "  };\n";
+}
+
+/// Appends to `body` the prologue evaluated at the core's linear input
+/// index `linear` and `const float x = <input there>;`. Prologue values read
+/// outside the kernel are stored at `linear` with `storePrologueOutputs`
+/// (kernels whose output shape differs from the input's). The prologue's
+/// values stay bound for an epilogue with `keepPrologueBound`.
+LogicalResult emitInputValue(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> prologue, std::string &body,
+                             const std::string &linear, bool keepPrologueBound, bool storePrologueOutputs) {
   Value input = core->getOperand(0);
-  auto coords = builder.emitLinearCoordinates(code, indent, shapeOf(input), linear, builder.fresh("x"));
-  if (failed(builder.emitElementwise(code, indent, prologue, coords)))
+  auto coords = builder.emitLinearCoordinates(body, kIndent, shapeOf(input), linear, builder.fresh("x"));
+  if (failed(builder.emitElementwise(body, kIndent, prologue, coords)))
     return failure();
-  code += indent + "float " + name + " = " + builder.valueAt(input, coords) + ";\n";
-  // Prologue values read outside the kernel are written where they are
-  // computed (kernels whose output shape differs from the input's).
+  body += std::string(kIndent) + "const float x = " + builder.valueAt(input, coords) + ";\n";
   if (storePrologueOutputs)
     for (auto [index, value] : llvm::enumerate(builder.yields()))
       if (Operation *producer = value.getDefiningOp(); producer && llvm::is_contained(prologue, producer))
-        code += indent + "out" + std::to_string(index) + "[" + linear +
+        body += std::string(kIndent) + "out" + std::to_string(index) + "[" + linear +
                 "] = " + storeExpression(fuse::elementTypeOf(value), builder.valueAt(value, coords)) + ";\n";
   if (!keepPrologueBound)
     for (Operation *op : prologue)
@@ -43,18 +67,202 @@ LogicalResult emitInputValue(KernelBuilder &builder, Operation *core, ArrayRef<O
   return success();
 }
 
-/// Stores the core result `value` at output index `linear` after the epilogue.
-LogicalResult emitOutput(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue, std::string &code,
-                         const std::string &indent, const std::string &linear, const std::string &value) {
+/// Appends to `body` the epilogue on the core's result `value` at output
+/// index `linear`, and the stores there.
+LogicalResult emitEpilogue(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue, std::string &body,
+                           const std::string &linear, const std::string &value) {
   auto shape = shapeOf(core->getResult(0));
-  auto coords = builder.emitLinearCoordinates(code, indent, shape, linear, builder.fresh("y"));
+  auto coords = builder.emitLinearCoordinates(body, kIndent, shape, linear, builder.fresh("y"));
   builder.bind(core->getResult(0), roundedTo(fuse::elementTypeOf(core->getResult(0)), value));
-  if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
+  if (failed(builder.emitElementwise(body, kIndent, epilogue, coords)))
     return failure();
-  builder.emitStores(code, indent, shape, linear, coords);
+  builder.emitStores(body, kIndent, shape, linear, coords);
   for (Operation *op : epilogue)
     builder.unbind(op->getResult(0));
   return success();
+}
+
+/// The functor `load(position) -> float`: the core's input at `linear`, an
+/// expression of `position` (after `preamble`, lines that define what it
+/// uses).
+FailureOr<std::string> loadFunctor(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> prologue,
+                                   const std::string &position, const std::string &linear, std::string preamble = "",
+                                   bool storePrologueOutputs = false) {
+  std::string body = std::move(preamble);
+  if (failed(emitInputValue(builder, core, prologue, body, linear, /*keepPrologueBound=*/false, storePrologueOutputs)))
+    return failure();
+  return functor("load", "long long " + position, body + kIndent + "return x;\n");
+}
+
+/// The functor `output(l, normalize)` of the row templates (normalize: a
+/// Rows::<normalizer>): x read at `linear` (an expression of l),
+/// `const float y = <result(body)>` (which may append lines to the body
+/// first), the epilogue on y at `at`, the same index, and the stores.
+FailureOr<std::string> outputFunctor(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> prologue,
+                                     ArrayRef<Operation *> epilogue, const std::string &normalizer,
+                                     const std::string &linear, llvm::function_ref<std::string(std::string &)> result) {
+  std::string body;
+  if (failed(emitInputValue(builder, core, prologue, body, linear, /*keepPrologueBound=*/true,
+                            /*storePrologueOutputs=*/false)))
+    return failure();
+  body += std::string(kIndent) + "const long long at = " + linear + ";\n";
+  body += std::string(kIndent) + "const float y = " + result(body) + ";\n";
+  if (failed(emitEpilogue(builder, core, epilogue, body, "at", "y")))
+    return failure();
+  for (Operation *op : prologue)
+    builder.unbind(op->getResult(0));
+  return functor("output", "long long l, const Rows::" + normalizer + " &normalize", body);
+}
+
+/// The functor `store(result)` of the one-result templates: the epilogue
+/// on `result` (of C type `type`) at output index `outIndex`, and the
+/// stores.
+FailureOr<std::string> storeFunctor(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
+                                    const std::string &type) {
+  std::string body;
+  if (failed(emitEpilogue(builder, core, epilogue, body, "outIndex", "result")))
+    return failure();
+  return functor("store", type + " result", body);
+}
+
+/// Softmax: a block per row of the axis, element l at base + l * inner.
+FailureOr<GeneratedKernel> emitSoftmax(KernelBuilder &builder, fuse::SoftmaxOp softmax, ArrayRef<Operation *> prologue,
+                                       ArrayRef<Operation *> epilogue) {
+  Operation *core = softmax;
+  auto in = shapeOf(core->getOperand(0));
+  const size_t axis = softmax.getAxis();
+  auto load = loadFunctor(builder, core, prologue, "l", "base + l * inner");
+  if (failed(load))
+    return failure();
+  auto output = outputFunctor(builder, core, prologue, epilogue, "SoftmaxNormalizer", "base + l * inner",
+                              [](std::string &) { return std::string("normalize(x)"); });
+  if (failed(output))
+    return failure();
+  KernelLaunch launch;
+  launch.block = {kThreads, 1, 1};
+  const BatchLinear rows = linearNumel(in);
+  launch.grid[0] = {{rows.perBatch / in[axis], rows.fixed / in[axis]}, 1};
+  return builder.finish(rowsAlias() + "  __shared__ float scratch[Rows::kScratchFloats];\n" + "  const long long L = " +
+                            dimExpr(in[axis]) + ", inner = " + productExpr(in, axis + 1, in.size()) + ";\n" +
+                            "  const long long base = Rows::rowBase(blockIdx.x, L, inner);\n" + *load + *output +
+                            "  Rows::softmax(L, scratch, load, output);\n",
+                        launch, {"fusec_reduction.h"});
+}
+
+/// LayerNormalization: a block per row of the axes from `axis` on (one
+/// contiguous run), element l at base + l; scale and bias applied to the
+/// normalized value at its coordinates.
+FailureOr<GeneratedKernel> emitLayerNorm(KernelBuilder &builder, fuse::LayerNormOp norm, ArrayRef<Operation *> prologue,
+                                         ArrayRef<Operation *> epilogue) {
+  Operation *core = norm;
+  auto in = shapeOf(core->getOperand(0));
+  const size_t axis = norm.getAxis();
+  auto load = loadFunctor(builder, core, prologue, "l", "base + l");
+  if (failed(load))
+    return failure();
+  auto output =
+      outputFunctor(builder, core, prologue, epilogue, "LayerNormNormalizer", "base + l", [&](std::string &body) {
+        auto coords = emitCoordinates(body, kIndent, in, "at", "n");
+        std::string y = "normalize(x) * " + builder.valueAt(norm.getScale(), coords);
+        if (norm.getBias())
+          y += " + " + builder.valueAt(norm.getBias(), coords);
+        return y;
+      });
+  if (failed(output))
+    return failure();
+  KernelLaunch launch;
+  launch.block = {kThreads, 1, 1};
+  launch.grid[0] = gridFor(linearNumel(in.take_front(axis)), 1);
+  return builder.finish(rowsAlias() + "  __shared__ float scratch[Rows::kScratchFloats];\n" +
+                            "  const long long L = " + productExpr(in, axis, in.size()) + ";\n" +
+                            "  const long long base = Rows::rowBase(blockIdx.x, L, 1);\n" + *load + *output +
+                            "  Rows::layerNorm(L, " + floatLiteral(norm.getEpsilon().convertToDouble()) +
+                            ", scratch, load, output);\n",
+                        launch, {"fusec_reduction.h"});
+}
+
+/// ArgMax / ArgMin: a block per output element, element l of its axis at
+/// base + l * inner; the choice is support/Reductions.h's argPrefers.
+FailureOr<GeneratedKernel> emitArgReduce(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> prologue,
+                                         ArrayRef<Operation *> epilogue) {
+  auto in = shapeOf(core->getOperand(0));
+  const bool largest = llvm::isa<fuse::ArgMaxOp>(core);
+  const size_t axis = core->getAttrOfType<IntegerAttr>("axis").getInt();
+  const bool last = core->getAttrOfType<BoolAttr>("select_last_index").getValue();
+  const std::string choice = staticFunctions(
+      "Choice", {{"bool prefers(float value, long long index, float current, long long currentIndex)",
+                  reductions::argPrefersExpression(largest, last, "value", "index", "current", "currentIndex")}});
+  auto load = loadFunctor(builder, core, prologue, "l", "base + l * inner");
+  if (failed(load))
+    return failure();
+  auto store = storeFunctor(builder, core, epilogue, "long long");
+  if (failed(store))
+    return failure();
+  KernelLaunch launch;
+  launch.block = {kThreads, 1, 1};
+  launch.grid[0] = gridFor(linearNumel(shapeOf(core->getResult(0))), 1);
+  return builder.finish(
+      rowsAlias() + "  __shared__ float choiceValue[Rows::kThreads];\n" +
+          "  __shared__ long long choiceIndex[Rows::kThreads];\n" + "  const long long outIndex = blockIdx.x;\n" +
+          "  const long long L = " + dimExpr(in[axis]) + ", inner = " + productExpr(in, axis + 1, in.size()) + ";\n" +
+          "  const long long base = Rows::rowBase(outIndex, L, inner);\n" + choice + *load + *store +
+          "  Rows::argReduce<Choice>(L, choiceValue, choiceIndex, load, store);\n",
+      launch, {"fusec_reduction.h"});
+}
+
+/// Reduce* and GlobalAveragePool (a ReduceMean over H and W): a block per
+/// output element, whose kept coordinates come from outIndex; element r is
+/// the r-th of the reduced dimensions. The arithmetic is
+/// support/Reductions.h's.
+FailureOr<GeneratedKernel> emitReduce(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> prologue,
+                                      ArrayRef<Operation *> epilogue) {
+  auto in = shapeOf(core->getOperand(0));
+  SmallVector<int64_t> axes;
+  reductions::Kind kind = reductions::Kind::Mean;
+  if (auto reduceAxes = core->getAttrOfType<DenseI64ArrayAttr>("axes")) {
+    axes.assign(reduceAxes.asArrayRef().begin(), reduceAxes.asArrayRef().end());
+    auto named = reductions::kindOf(llvm::cast<fuse::OnnxOpInterface>(core).getOnnxName().str());
+    if (!named)
+      return core->emitError() << "codegen has no reduction for this op";
+    kind = *named;
+  } else {
+    for (size_t d = 2; d < in.size(); ++d)
+      axes.push_back(d);
+  }
+  SmallVector<int64_t> kept, reduced;
+  for (size_t d = 0; d < in.size(); ++d)
+    (llvm::is_contained(axes, int64_t(d)) ? reduced : kept).push_back(in[d]);
+  std::string sizes = "  const long long outIndex = blockIdx.x;\n  const long long R = " + numelExpr(reduced) + ";\n";
+  auto keptCoords = emitCoordinates(sizes, "  ", kept, "outIndex", "k");
+
+  // The input's coordinates: the kept ones of the block, the reduced ones
+  // of element r.
+  std::string preamble;
+  auto reducedCoords = emitCoordinates(preamble, kIndent, reduced, "r", "q");
+  std::vector<std::string> inputCoords;
+  inputCoords.reserve(in.size());
+  size_t nextKept = 0, nextReduced = 0;
+  for (size_t d = 0; d < in.size(); ++d)
+    inputCoords.push_back(llvm::is_contained(axes, int64_t(d)) ? reducedCoords[nextReduced++] : keptCoords[nextKept++]);
+  preamble += std::string(kIndent) + "const long long at = " + linearOffset(in, inputCoords) + ";\n";
+  auto load = loadFunctor(builder, core, prologue, "r", "at", preamble, /*storePrologueOutputs=*/true);
+  if (failed(load))
+    return failure();
+  auto store = storeFunctor(builder, core, epilogue, "float");
+  if (failed(store))
+    return failure();
+  const std::string op = staticFunctions(
+      "Op",
+      {{"float identity()", reductions::initialExpression(kind)},
+       {"float contribution(float x)", reductions::contributionExpression(kind, "x")},
+       {"float combine(float a, float b)", reductions::combineExpression(kind, "a", "b")},
+       {"float finish(float v, [[maybe_unused]] long long count)", reductions::finishExpression(kind, "v", "count")}});
+  KernelLaunch launch;
+  launch.block = {kThreads, 1, 1};
+  launch.grid[0] = gridFor(linearNumel(shapeOf(core->getResult(0))), 1);
+  return builder.finish(rowsAlias() + "  __shared__ float scratch[Rows::kScratchFloats];\n" + sizes + op + *load +
+                            *store + "  Rows::reduce<Op>(R, scratch, load, store);\n",
+                        launch, {"fusec_reduction.h"});
 }
 
 } // namespace
@@ -68,166 +276,13 @@ FailureOr<GeneratedKernel> emitReductionKernel(KernelBuilder &builder) {
     return builder.getKernel().emitError() << "reduction kernel without a reduction";
   std::vector<Operation *> prologue, epilogue;
   splitAroundCore(builder, core, prologue, epilogue);
-  auto in = shapeOf(core->getOperand(0));
-  std::string code = "  __shared__ float scratch[32];\n";
-  const std::string i1 = "  ", i2 = "    ";
-  KernelLaunch launch;
-  launch.block = {kThreads, 1, 1};
-
-  if (auto softmax = llvm::dyn_cast<fuse::SoftmaxOp>(core)) {
-    size_t axis = softmax.getAxis();
-    std::string length = dimExpr(in[axis]), inner = productExpr(in, axis + 1, in.size());
-    code += i1 + "const long long row = blockIdx.x;\n";
-    code += i1 + "const long long L = " + length + ", inner = " + inner + ";\n";
-    code += i1 + "const long long base = (row / inner) * L * inner + row % inner;\n";
-    code += i1 + "float localMax = -INFINITY;\n";
-    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l * inner", "x")))
-      return failure();
-    code += i2 + "localMax = fmaxf(localMax, x);\n" + i1 + "}\n";
-    code += i1 + "const float rowMax = fusec_block_max(localMax, scratch);\n";
-    code += i1 + "float localSum = 0.0f;\n";
-    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l * inner", "x")))
-      return failure();
-    code += i2 + "localSum += expf(x - rowMax);\n" + i1 + "}\n";
-    code += i1 + "const float rowSum = fusec_block_sum(localSum, scratch);\n";
-    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l * inner", "x",
-                              /*keepPrologueBound=*/true)))
-      return failure();
-    code += i2 + "const float y = expf(x - rowMax) / rowSum;\n";
-    code += i2 + "const long long at = base + l * inner;\n";
-    if (failed(emitOutput(builder, core, epilogue, code, i2, "at", "y")))
-      return failure();
-    code += i1 + "}\n";
-    BatchLinear rows = linearNumel(in);
-    int64_t length_ = in[axis];
-    launch.grid[0] = {{rows.perBatch / length_, rows.fixed / length_}, 1};
-  } else if (auto norm = llvm::dyn_cast<fuse::LayerNormOp>(core)) {
-    size_t axis = norm.getAxis();
-    code += i1 + "const long long row = blockIdx.x;\n";
-    code += i1 + "const long long L = " + productExpr(in, axis, in.size()) + ";\n";
-    code += i1 + "const long long base = row * L;\n";
-    code += i1 + "float localSum = 0.0f;\n";
-    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l", "x")))
-      return failure();
-    code += i2 + "localSum += x;\n" + i1 + "}\n";
-    code += i1 + "const float mean = fusec_block_sum(localSum, scratch) / (float)L;\n";
-    code += i1 + "float localSquares = 0.0f;\n";
-    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l", "x")))
-      return failure();
-    code += i2 + "localSquares += (x - mean) * (x - mean);\n" + i1 + "}\n";
-    code += i1 + "const float invStd = 1.0f / sqrtf(fusec_block_sum(localSquares, scratch) / (float)L + " +
-            floatLiteral(norm.getEpsilon().convertToDouble()) + ");\n";
-    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l", "x",
-                              /*keepPrologueBound=*/true)))
-      return failure();
-    code += i2 + "const long long at = base + l;\n";
-    auto coords = emitCoordinates(code, i2, in, "at", "n");
-    std::string y = "(x - mean) * invStd * " + builder.valueAt(norm.getScale(), coords);
-    if (norm.getBias())
-      y += " + " + builder.valueAt(norm.getBias(), coords);
-    code += i2 + "const float y = " + y + ";\n";
-    if (failed(emitOutput(builder, core, epilogue, code, i2, "at", "y")))
-      return failure();
-    code += i1 + "}\n";
-    launch.grid[0] = gridFor(linearNumel(in.take_front(axis)), 1);
-  } else if (llvm::isa<fuse::ArgMaxOp, fuse::ArgMinOp>(core)) {
-    // One block per output element: each thread keeps its choice over a
-    // strided share of the axis, then a shared-memory tree combines the
-    // choices with reductions::argPrefers (associative, so any order).
-    const bool largest = llvm::isa<fuse::ArgMaxOp>(core);
-    const size_t axis = core->getAttrOfType<IntegerAttr>("axis").getInt();
-    const bool last = core->getAttrOfType<BoolAttr>("select_last_index").getValue();
-    auto prefers = [&](const std::string &value, const std::string &index, const std::string &current,
-                       const std::string &currentIndex) {
-      return reductions::argPrefersExpression(largest, last, value, index, current, currentIndex);
-    };
-    code += i1 + "__shared__ float choiceValue[" + std::to_string(kThreads) + "];\n";
-    code += i1 + "__shared__ long long choiceIndex[" + std::to_string(kThreads) + "];\n";
-    code += i1 + "const long long outIndex = blockIdx.x;\n";
-    code +=
-        i1 + "const long long L = " + dimExpr(in[axis]) + ", inner = " + productExpr(in, axis + 1, in.size()) + ";\n";
-    code += i1 + "const long long base = (outIndex / inner) * L * inner + outIndex % inner;\n";
-    code += i1 + "float best = 0.0f;\n" + i1 + "long long bestIndex = -1;\n";
-    code += i1 + "for (long long l = threadIdx.x; l < L; l += blockDim.x) {\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "base + l * inner", "x")))
-      return failure();
-    code += i2 + "if " + prefers("x", "l", "best", "bestIndex") + " { best = x; bestIndex = l; }\n" + i1 + "}\n";
-    code += i1 + "choiceValue[threadIdx.x] = best;\n" + i1 + "choiceIndex[threadIdx.x] = bestIndex;\n";
-    code += i1 + "__syncthreads();\n";
-    code += i1 + "for (int half = blockDim.x / 2; half > 0; half /= 2) {\n";
-    code += i2 + "if (threadIdx.x < half) {\n";
-    code += i2 + "  const float other = choiceValue[threadIdx.x + half], mine = choiceValue[threadIdx.x];\n";
-    code += i2 + "  const long long otherIndex = choiceIndex[threadIdx.x + half], mineIndex = " +
-            "choiceIndex[threadIdx.x];\n";
-    code += i2 + "  if " + prefers("other", "otherIndex", "mine", "mineIndex") +
-            " { choiceValue[threadIdx.x] = other; choiceIndex[threadIdx.x] = otherIndex; }\n";
-    code += i2 + "}\n" + i2 + "__syncthreads();\n" + i1 + "}\n";
-    code += i1 + "if (threadIdx.x == 0) {\n";
-    if (failed(emitOutput(builder, core, epilogue, code, i2, "outIndex", "choiceIndex[0]")))
-      return failure();
-    code += i1 + "}\n";
-    launch.grid[0] = gridFor(linearNumel(shapeOf(core->getResult(0))), 1);
-  } else {
-    // Reduce* / GlobalAveragePool (a mean over H, W): one block per output
-    // element; the arithmetic is runtime/support/Reductions.h's.
-    SmallVector<int64_t> axes;
-    reductions::Kind kind = reductions::Kind::Mean;
-    if (auto reduceAxes = core->getAttrOfType<DenseI64ArrayAttr>("axes")) {
-      axes.assign(reduceAxes.asArrayRef().begin(), reduceAxes.asArrayRef().end());
-      auto named = reductions::kindOf(llvm::cast<fuse::OnnxOpInterface>(core).getOnnxName().str());
-      if (!named)
-        return core->emitError() << "codegen has no reduction for this op";
-      kind = *named;
-    } else {
-      for (size_t d = 2; d < in.size(); ++d)
-        axes.push_back(d);
-    }
-    SmallVector<int64_t> kept, reduced;
-    for (size_t d = 0; d < in.size(); ++d)
-      (llvm::is_contained(axes, int64_t(d)) ? reduced : kept).push_back(in[d]);
-    auto out = shapeOf(core->getResult(0));
-    code += i1 + "const long long outIndex = blockIdx.x;\n";
-    code += i1 + "const long long R = " + numelExpr(reduced) + ";\n";
-    auto keptCoords = emitCoordinates(code, i1, kept, "outIndex", "k");
-    code += i1 + "float local = " + reductions::initialExpression(kind) + ";\n";
-    code += i1 + "for (long long r = threadIdx.x; r < R; r += blockDim.x) {\n";
-    auto reducedCoords = emitCoordinates(code, i2, reduced, "r", "q");
-    std::vector<std::string> inputCoords;
-    inputCoords.reserve(in.size());
-    size_t nextKept = 0, nextReduced = 0;
-    for (size_t d = 0; d < in.size(); ++d)
-      inputCoords.push_back(llvm::is_contained(axes, int64_t(d)) ? reducedCoords[nextReduced++]
-                                                                 : keptCoords[nextKept++]);
-    code += i2 + "const long long at = " + linearOffset(in, inputCoords) + ";\n";
-    if (failed(emitInputValue(builder, core, prologue, code, i2, "at", "x",
-                              /*keepPrologueBound=*/false, /*storePrologueOutputs=*/true)))
-      return failure();
-    // Sums of any contribution use the shuffle-add reduction; Max, Min and
-    // Prod combine through fusec_block_reduce.
-    const bool additive = reductions::initial(kind) == 0.0;
-    const std::string contribution = reductions::contributionExpression(kind, "x");
-    if (additive)
-      code += i2 + "local += " + contribution + ";\n" + i1 + "}\n";
-    else
-      code += i2 + "local = " + reductions::combineExpression(kind, "local", contribution) + ";\n" + i1 + "}\n";
-    const std::string combined = additive ? "fusec_block_sum(local, scratch)"
-                                          : "fusec_block_reduce(local, " + reductions::initialExpression(kind) +
-                                                ", scratch, [](float a, float b) { return " +
-                                                reductions::combineExpression(kind, "a", "b") + "; })";
-    code += i1 + "const float result = " + reductions::finishExpression(kind, combined, "R") + ";\n";
-    code += i1 + "if (threadIdx.x == 0) {\n";
-    if (failed(emitOutput(builder, core, epilogue, code, i2, "outIndex", "result")))
-      return failure();
-    code += i1 + "}\n";
-    launch.grid[0] = gridFor(linearNumel(out), 1);
-  }
-  return builder.finish(code, launch);
+  if (auto softmax = llvm::dyn_cast<fuse::SoftmaxOp>(core))
+    return emitSoftmax(builder, softmax, prologue, epilogue);
+  if (auto norm = llvm::dyn_cast<fuse::LayerNormOp>(core))
+    return emitLayerNorm(builder, norm, prologue, epilogue);
+  if (llvm::isa<fuse::ArgMaxOp, fuse::ArgMinOp>(core))
+    return emitArgReduce(builder, core, prologue, epilogue);
+  return emitReduce(builder, core, prologue, epilogue);
 }
 
 } // namespace fusec::codegen
