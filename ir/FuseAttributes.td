@@ -10,8 +10,8 @@ def Fuse_KernelConfigAttr : AttrDef<Fuse_Dialect, "KernelConfig"> {
   let summary = "How codegen instantiates a conv, matrix-product or attention superkernel";
   let description = [{
     The one description of a conv/GEMM/attention kernel's code shape, chosen once
-    (`fuse-select-kernel-configs`, or codegen for a superkernel that has
-    none) and the only source of its launch geometry:
+    (`fuse-select-kernel-configs`, by the policy in config/; codegen refuses
+    a superkernel that has none) and the only source of its launch geometry:
 
     - `kind`: the template. `tensor_core_gemm` (fusec_gemm.h, or
       fusec_gemm_half.h for f16/bf16 operands, on a dense B),

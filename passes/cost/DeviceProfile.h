@@ -48,7 +48,7 @@ struct DeviceProfile {
 };
 
 /// The efficiencies a profile without "template_efficiency" gets: what the
-/// templates are designed to reach (docs/codegen.md), until measured.
+/// templates are designed to reach (docs/codegen-design.md), until measured.
 extern const std::map<std::string, double> kDefaultTemplateEfficiency;
 
 /// Parses a profile; errors name `sourceName` and the missing or bad field.

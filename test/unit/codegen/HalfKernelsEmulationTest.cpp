@@ -18,6 +18,7 @@
 #include "codegen/KernelEmitter.h"
 #include "compiler/Diagnostics.h"
 #include "compiler/Driver.h"
+#include "config/TileSelection.h"
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
 #include "support/HalfFloat.h"
@@ -55,6 +56,11 @@ void emitAndRun(const std::string &ir, const char *config, std::vector<std::vect
   fuse::SuperkernelOp superkernel;
   module->walk([&](fuse::SuperkernelOp op) { superkernel = op; });
   REQUIRE(superkernel);
+  if (!config) // the config fuse-select-kernel-configs would choose
+    superkernel.getBody().walk([&](mlir::Operation *op) {
+      if (llvm::isa<fuse::ConvOp, fuse::GemmOp>(op))
+        superkernel.setConfigAttr(fusec::config::chooseKernelConfig(op, {}).toAttr(context.get()));
+    });
   auto kernel = codegen::emitKernel(superkernel);
   INFO(diagnostics.text());
   REQUIRE(mlir::succeeded(kernel));
