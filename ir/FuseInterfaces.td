@@ -31,4 +31,25 @@ def Fuse_OnnxOpInterface : OpInterface<"OnnxOpInterface"> {
   ];
 }
 
+def Fuse_OpFactsInterface : OpInterface<"OpFactsInterface"> {
+  let cppNamespace = "::fusec::fuse";
+  let description = [{
+    The facts an op declares once in ODS (Fuse_Facts, FuseOps.td) and every
+    stage reads (ir/OpFacts.h): classification, the cost model, epilogue
+    formation and mixed precision.
+  }];
+  let methods = [
+    StaticInterfaceMethod<"The kind of kernel the op needs.",
+      "::fusec::fuse::OpClass", "getKernelClass">,
+    StaticInterfaceMethod<[{Floating-point operations per element: of the
+      output, or of the input for reductions. Convolutions, products,
+      attention and pooling are priced from their shapes instead.}],
+      "double", "getFlopsPerElement">,
+    StaticInterfaceMethod<"What mixed precision does with the op.",
+      "::fusec::fuse::AmpPrecision", "getAmpPrecision">,
+    StaticInterfaceMethod<"Whether a conv/GEMM epilogue applies the op as its activation.",
+      "bool", "isEpilogueActivation">,
+  ];
+}
+
 #endif // FUSE_INTERFACES_TD

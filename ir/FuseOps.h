@@ -4,6 +4,7 @@
 
 #include "ir/FuseAttributes.h"
 #include "ir/FuseDialect.h"
+#include "ir/OpFacts.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"

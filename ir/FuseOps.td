@@ -24,14 +24,49 @@ def Fuse_AnyTensor : RankedTensorOf<[F32, F16, BF16, I64, I32, I1]>;
 class Fuse_Op<string mnemonic, list<Trait> traits = []>
     : Op<Fuse_Dialect, mnemonic, traits>;
 
-// An operator with ONNX semantics: pure, shape-inferred, named after ONNX.
-class Fuse_OnnxOp<string mnemonic, string onnxName, list<Trait> traits = []>
+// What the compiler knows of an op (ir/OpFacts.h), declared once here and
+// read through Fuse_OpFactsInterface by classification, the cost model,
+// epilogue formation and mixed precision:
+//  * kernelClass: the OpClass of the kernel it needs;
+//  * flops: floating-point operations per element (of the output; of the
+//    input for reductions), for the cost model;
+//  * amp: the AmpPrecision fuse-auto-mixed-precision gives it;
+//  * activation: a conv/GEMM epilogue applies it as its activation.
+class Fuse_Facts<string opClass, int flopsPerElement = 1, string ampPrecision = "Follow",
+                 bit epilogueActivation = 0> {
+  string kernelClass = opClass;
+  int flops = flopsPerElement;
+  string amp = ampPrecision;
+  bit activation = epilogueActivation;
+}
+def Fuse_ElementwiseFacts : Fuse_Facts<"Elementwise">;
+// Piecewise-linear activations: exact in f16/bf16.
+def Fuse_ActivationFacts : Fuse_Facts<"Elementwise", 1, "Follow", 1>;
+// Activations through exp or tanh, stable in f16/bf16.
+def Fuse_SmoothActivationFacts : Fuse_Facts<"Elementwise", 4, "Follow", 1>;
+// Transcendental functions, kept in f32 under mixed precision.
+def Fuse_MathFacts : Fuse_Facts<"Elementwise", 4, "F32">;
+// Products: f16/bf16 operands, f32 accumulators.
+def Fuse_ProductFacts : Fuse_Facts<"Gemm", 1, "Half">;
+def Fuse_DataMovementFacts : Fuse_Facts<"DataMovement", 0>;
+
+// An operator with ONNX semantics: pure, shape-inferred, named after ONNX,
+// with its facts.
+class Fuse_OnnxOp<string mnemonic, string onnxName, Fuse_Facts facts, list<Trait> traits = []>
     : Fuse_Op<mnemonic, traits # [Pure,
         DeclareOpInterfaceMethods<Fuse_ShapeInferenceOpInterface>,
-        Fuse_OnnxOpInterface]> {
+        Fuse_OnnxOpInterface, Fuse_OpFactsInterface]> {
   string onnxOpName = onnxName;
   let extraClassDeclaration = [{
     static ::llvm::StringRef getOnnxName() { return "}] # onnxName # [{"; }
+    static ::fusec::fuse::OpClass getKernelClass() {
+      return ::fusec::fuse::OpClass::}] # facts.kernelClass # [{;
+    }
+    static double getFlopsPerElement() { return }] # !cast<string>(facts.flops) # [{; }
+    static ::fusec::fuse::AmpPrecision getAmpPrecision() {
+      return ::fusec::fuse::AmpPrecision::}] # facts.amp # [{;
+    }
+    static bool isEpilogueActivation() { return }] # !if(facts.activation, "true", "false") # [{; }
   }];
 }
 
@@ -58,49 +93,50 @@ def Fuse_ConstantOp : Fuse_Op<"constant", [ConstantLike, Pure,
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Fuse_UnaryOp<string mnemonic, string onnxName, list<Trait> traits = []>
-    : Fuse_OnnxOp<mnemonic, onnxName, traits> {
+class Fuse_UnaryOp<string mnemonic, string onnxName, Fuse_Facts facts = Fuse_ElementwiseFacts,
+                   list<Trait> traits = []>
+    : Fuse_OnnxOp<mnemonic, onnxName, facts, traits> {
   let arguments = (ins Fuse_Tensor:$input);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_ReluOp : Fuse_UnaryOp<"relu", "Relu"> { let summary = "max(x, 0)"; }
-def Fuse_SigmoidOp : Fuse_UnaryOp<"sigmoid", "Sigmoid"> { let summary = "1 / (1 + exp(-x))"; }
-def Fuse_TanhOp : Fuse_UnaryOp<"tanh", "Tanh"> { let summary = "tanh(x)"; }
-def Fuse_ErfOp : Fuse_UnaryOp<"erf", "Erf"> { let summary = "erf(x)"; }
-def Fuse_SqrtOp : Fuse_UnaryOp<"sqrt", "Sqrt"> { let summary = "sqrt(x)"; }
+def Fuse_ReluOp : Fuse_UnaryOp<"relu", "Relu", Fuse_ActivationFacts> { let summary = "max(x, 0)"; }
+def Fuse_SigmoidOp : Fuse_UnaryOp<"sigmoid", "Sigmoid", Fuse_SmoothActivationFacts> { let summary = "1 / (1 + exp(-x))"; }
+def Fuse_TanhOp : Fuse_UnaryOp<"tanh", "Tanh", Fuse_SmoothActivationFacts> { let summary = "tanh(x)"; }
+def Fuse_ErfOp : Fuse_UnaryOp<"erf", "Erf", Fuse_MathFacts> { let summary = "erf(x)"; }
+def Fuse_SqrtOp : Fuse_UnaryOp<"sqrt", "Sqrt", Fuse_Facts<"Elementwise", 1, "F32">> { let summary = "sqrt(x)"; }
 def Fuse_NegOp : Fuse_UnaryOp<"neg", "Neg"> { let summary = "-x"; }
-def Fuse_ExpOp : Fuse_UnaryOp<"exp", "Exp"> { let summary = "exp(x)"; }
-def Fuse_LogOp : Fuse_UnaryOp<"log", "Log"> { let summary = "log(x)"; }
+def Fuse_ExpOp : Fuse_UnaryOp<"exp", "Exp", Fuse_MathFacts> { let summary = "exp(x)"; }
+def Fuse_LogOp : Fuse_UnaryOp<"log", "Log", Fuse_MathFacts> { let summary = "log(x)"; }
 def Fuse_AbsOp : Fuse_UnaryOp<"abs", "Abs"> { let summary = "|x|"; }
-def Fuse_ReciprocalOp : Fuse_UnaryOp<"reciprocal", "Reciprocal"> { let summary = "1 / x"; }
+def Fuse_ReciprocalOp : Fuse_UnaryOp<"reciprocal", "Reciprocal", Fuse_Facts<"Elementwise", 1, "F32">> { let summary = "1 / x"; }
 // Rounding and trigonometry, computed in f32 (their f16/bf16 inputs widened).
 def Fuse_FloorOp : Fuse_UnaryOp<"floor", "Floor"> { let summary = "the largest integer <= x"; }
 def Fuse_CeilOp : Fuse_UnaryOp<"ceil", "Ceil"> { let summary = "the smallest integer >= x"; }
 def Fuse_RoundOp : Fuse_UnaryOp<"round", "Round"> { let summary = "x rounded to the nearest integer, halves to even"; }
 def Fuse_SignOp : Fuse_UnaryOp<"sign", "Sign"> { let summary = "-1, 0 or 1 by the sign of x (NaN stays NaN)"; }
-def Fuse_SinOp : Fuse_UnaryOp<"sin", "Sin"> { let summary = "sin(x)"; }
-def Fuse_CosOp : Fuse_UnaryOp<"cos", "Cos"> { let summary = "cos(x)"; }
-def Fuse_TanOp : Fuse_UnaryOp<"tan", "Tan"> { let summary = "tan(x)"; }
-def Fuse_AsinOp : Fuse_UnaryOp<"asin", "Asin"> { let summary = "asin(x)"; }
-def Fuse_AcosOp : Fuse_UnaryOp<"acos", "Acos"> { let summary = "acos(x)"; }
-def Fuse_AtanOp : Fuse_UnaryOp<"atan", "Atan"> { let summary = "atan(x)"; }
-def Fuse_SinhOp : Fuse_UnaryOp<"sinh", "Sinh"> { let summary = "sinh(x)"; }
-def Fuse_CoshOp : Fuse_UnaryOp<"cosh", "Cosh"> { let summary = "cosh(x)"; }
-def Fuse_AsinhOp : Fuse_UnaryOp<"asinh", "Asinh"> { let summary = "asinh(x)"; }
-def Fuse_AcoshOp : Fuse_UnaryOp<"acosh", "Acosh"> { let summary = "acosh(x)"; }
-def Fuse_AtanhOp : Fuse_UnaryOp<"atanh", "Atanh"> { let summary = "atanh(x)"; }
-def Fuse_HardSwishOp : Fuse_UnaryOp<"hard_swish", "HardSwish"> {
+def Fuse_SinOp : Fuse_UnaryOp<"sin", "Sin", Fuse_MathFacts> { let summary = "sin(x)"; }
+def Fuse_CosOp : Fuse_UnaryOp<"cos", "Cos", Fuse_MathFacts> { let summary = "cos(x)"; }
+def Fuse_TanOp : Fuse_UnaryOp<"tan", "Tan", Fuse_MathFacts> { let summary = "tan(x)"; }
+def Fuse_AsinOp : Fuse_UnaryOp<"asin", "Asin", Fuse_MathFacts> { let summary = "asin(x)"; }
+def Fuse_AcosOp : Fuse_UnaryOp<"acos", "Acos", Fuse_MathFacts> { let summary = "acos(x)"; }
+def Fuse_AtanOp : Fuse_UnaryOp<"atan", "Atan", Fuse_MathFacts> { let summary = "atan(x)"; }
+def Fuse_SinhOp : Fuse_UnaryOp<"sinh", "Sinh", Fuse_MathFacts> { let summary = "sinh(x)"; }
+def Fuse_CoshOp : Fuse_UnaryOp<"cosh", "Cosh", Fuse_MathFacts> { let summary = "cosh(x)"; }
+def Fuse_AsinhOp : Fuse_UnaryOp<"asinh", "Asinh", Fuse_MathFacts> { let summary = "asinh(x)"; }
+def Fuse_AcoshOp : Fuse_UnaryOp<"acosh", "Acosh", Fuse_MathFacts> { let summary = "acosh(x)"; }
+def Fuse_AtanhOp : Fuse_UnaryOp<"atanh", "Atanh", Fuse_MathFacts> { let summary = "atanh(x)"; }
+def Fuse_HardSwishOp : Fuse_UnaryOp<"hard_swish", "HardSwish", Fuse_SmoothActivationFacts> {
   let summary = "x * max(0, min(1, x / 6 + 1 / 2))";
 }
 
-def Fuse_LeakyReluOp : Fuse_UnaryOp<"leaky_relu", "LeakyRelu"> {
+def Fuse_LeakyReluOp : Fuse_UnaryOp<"leaky_relu", "LeakyRelu", Fuse_ActivationFacts> {
   let summary = "x if x >= 0, else alpha * x";
   let arguments = (ins Fuse_Tensor:$input, DefaultValuedAttr<F32Attr, "0.01f">:$alpha);
 }
 
-def Fuse_TriluOp : Fuse_OnnxOp<"trilu", "Trilu"> {
+def Fuse_TriluOp : Fuse_OnnxOp<"trilu", "Trilu", Fuse_ElementwiseFacts> {
   let summary = "Keep the upper (or lower) triangle of each matrix, zero the rest";
   let description = [{
     Over the last two dimensions: element (i, j) is kept where j - i >= k
@@ -112,13 +148,13 @@ def Fuse_TriluOp : Fuse_OnnxOp<"trilu", "Trilu"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_HardSigmoidOp : Fuse_UnaryOp<"hard_sigmoid", "HardSigmoid"> {
+def Fuse_HardSigmoidOp : Fuse_UnaryOp<"hard_sigmoid", "HardSigmoid", Fuse_ActivationFacts> {
   let summary = "max(0, min(1, alpha * x + beta))";
   let arguments = (ins Fuse_Tensor:$input, DefaultValuedAttr<F32Attr, "0.2f">:$alpha,
                    DefaultValuedAttr<F32Attr, "0.5f">:$beta);
 }
 
-def Fuse_CastOp : Fuse_OnnxOp<"cast", "Cast"> {
+def Fuse_CastOp : Fuse_OnnxOp<"cast", "Cast", Fuse_ElementwiseFacts> {
   let summary = "Convert each element to the element type `to`";
   let description = [{
     `to` names the result's element type as plans spell it: "f32", "f16",
@@ -133,21 +169,22 @@ def Fuse_CastOp : Fuse_OnnxOp<"cast", "Cast"> {
   let hasFolder = 1;
 }
 
-def Fuse_GeluOp : Fuse_UnaryOp<"gelu", "Gelu"> {
+def Fuse_GeluOp : Fuse_UnaryOp<"gelu", "Gelu", Fuse_Facts<"Elementwise", 4, "F32", 1>> {
   let summary = "Gaussian error linear unit";
   let description = [{ `approximate` is "none" (erf form) or "tanh". }];
   let arguments = (ins Fuse_Tensor:$input,
                    DefaultValuedStrAttr<StrAttr, "none">:$approximate);
 }
 
-def Fuse_ClipOp : Fuse_UnaryOp<"clip", "Clip"> {
+def Fuse_ClipOp : Fuse_UnaryOp<"clip", "Clip", Fuse_ActivationFacts> {
   let summary = "min(max(x, min), max); an absent bound is unbounded";
   let arguments = (ins Fuse_Tensor:$input, OptionalAttr<F32Attr>:$min,
                    OptionalAttr<F32Attr>:$max);
 }
 
-class Fuse_BinaryOp<string mnemonic, string onnxName, list<Trait> traits = []>
-    : Fuse_OnnxOp<mnemonic, onnxName, traits> {
+class Fuse_BinaryOp<string mnemonic, string onnxName, list<Trait> traits = [],
+                    Fuse_Facts facts = Fuse_ElementwiseFacts>
+    : Fuse_OnnxOp<mnemonic, onnxName, facts, traits> {
   let description = [{ Elementwise with numpy broadcasting. }];
   let arguments = (ins Fuse_Tensor:$lhs, Fuse_Tensor:$rhs);
   let results = (outs Fuse_Tensor:$output);
@@ -158,7 +195,7 @@ def Fuse_AddOp : Fuse_BinaryOp<"add", "Add", [Commutative]> { let summary = "lhs
 def Fuse_SubOp : Fuse_BinaryOp<"sub", "Sub"> { let summary = "lhs - rhs"; }
 def Fuse_MulOp : Fuse_BinaryOp<"mul", "Mul", [Commutative]> { let summary = "lhs * rhs"; }
 def Fuse_DivOp : Fuse_BinaryOp<"div", "Div"> { let summary = "lhs / rhs"; }
-def Fuse_PowOp : Fuse_BinaryOp<"pow", "Pow"> { let summary = "lhs ^ rhs"; }
+def Fuse_PowOp : Fuse_BinaryOp<"pow", "Pow", [], Fuse_MathFacts> { let summary = "lhs ^ rhs"; }
 def Fuse_PReluOp : Fuse_BinaryOp<"prelu", "PRelu"> {
   let summary = "lhs where lhs >= 0, else rhs * lhs (rhs: the broadcast slope)";
 }
@@ -168,7 +205,7 @@ def Fuse_MinOp : Fuse_BinaryOp<"min", "Min", [Commutative]> {
 def Fuse_MaxOp : Fuse_BinaryOp<"max", "Max", [Commutative]> {
   let summary = "max(lhs, rhs); NaN if either is NaN";
 }
-def Fuse_ModOp : Fuse_BinaryOp<"mod", "Mod"> {
+def Fuse_ModOp : Fuse_BinaryOp<"mod", "Mod", [], Fuse_Facts<"Elementwise", 4>> {
   let summary = "Remainder of lhs / rhs";
   let description = [{
     With `fmod` = 1 the remainder has the sign of `lhs` (C's fmod); with 0
@@ -184,7 +221,7 @@ def Fuse_ModOp : Fuse_BinaryOp<"mod", "Mod"> {
 def Fuse_BoolTensor : RankedTensorOf<[I1]>;
 
 class Fuse_CompareOp<string mnemonic, string onnxName, list<Trait> traits = []>
-    : Fuse_OnnxOp<mnemonic, onnxName, traits> {
+    : Fuse_OnnxOp<mnemonic, onnxName, Fuse_ElementwiseFacts, traits> {
   let description = [{
     Elementwise with numpy broadcasting; operands of one element type (float,
     integer or bool), an i1 result.
@@ -201,7 +238,7 @@ def Fuse_GreaterOp : Fuse_CompareOp<"greater", "Greater"> { let summary = "lhs >
 def Fuse_GreaterOrEqualOp : Fuse_CompareOp<"greater_or_equal", "GreaterOrEqual"> { let summary = "lhs >= rhs"; }
 
 class Fuse_LogicalOp<string mnemonic, string onnxName, list<Trait> traits = []>
-    : Fuse_OnnxOp<mnemonic, onnxName, traits> {
+    : Fuse_OnnxOp<mnemonic, onnxName, Fuse_ElementwiseFacts, traits> {
   let description = [{ Elementwise on i1 tensors with numpy broadcasting. }];
   let arguments = (ins Fuse_BoolTensor:$lhs, Fuse_BoolTensor:$rhs);
   let results = (outs Fuse_BoolTensor:$output);
@@ -212,14 +249,14 @@ def Fuse_AndOp : Fuse_LogicalOp<"and", "And", [Commutative]> { let summary = "lh
 def Fuse_OrOp : Fuse_LogicalOp<"or", "Or", [Commutative]> { let summary = "lhs or rhs"; }
 def Fuse_XorOp : Fuse_LogicalOp<"xor", "Xor", [Commutative]> { let summary = "lhs xor rhs"; }
 
-def Fuse_NotOp : Fuse_OnnxOp<"not", "Not"> {
+def Fuse_NotOp : Fuse_OnnxOp<"not", "Not", Fuse_ElementwiseFacts> {
   let summary = "not x, on an i1 tensor";
   let arguments = (ins Fuse_BoolTensor:$input);
   let results = (outs Fuse_BoolTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_WhereOp : Fuse_OnnxOp<"where", "Where"> {
+def Fuse_WhereOp : Fuse_OnnxOp<"where", "Where", Fuse_ElementwiseFacts> {
   let summary = "condition ? lhs : rhs, elementwise with numpy broadcasting";
   let description = [{
     `condition` is an i1 tensor; `lhs` and `rhs` share any element type,
@@ -234,7 +271,7 @@ def Fuse_WhereOp : Fuse_OnnxOp<"where", "Where"> {
 // Convolution, normalisation, pooling
 //===----------------------------------------------------------------------===//
 
-def Fuse_ConvOp : Fuse_OnnxOp<"conv", "Conv"> {
+def Fuse_ConvOp : Fuse_OnnxOp<"conv", "Conv", Fuse_Facts<"Conv", 1, "Half">> {
   let summary = "2-D convolution (NCHW input, OIHW weights; or NHWC and OHWI)";
   let description = [{
     `pads` is [top, left, bottom, right]. `group` divides both the input and
@@ -254,7 +291,7 @@ def Fuse_ConvOp : Fuse_OnnxOp<"conv", "Conv"> {
   }];
 }
 
-def Fuse_BatchNormOp : Fuse_OnnxOp<"batch_norm", "BatchNormalization"> {
+def Fuse_BatchNormOp : Fuse_OnnxOp<"batch_norm", "BatchNormalization", Fuse_Facts<"Elementwise", 4, "F32">> {
   let summary = "Inference batch normalisation over channel axis 1";
   let arguments = (ins Fuse_Tensor:$input, Fuse_Tensor:$scale, Fuse_Tensor:$bias,
                    Fuse_Tensor:$mean, Fuse_Tensor:$variance, F32Attr:$epsilon);
@@ -264,7 +301,7 @@ def Fuse_BatchNormOp : Fuse_OnnxOp<"batch_norm", "BatchNormalization"> {
   }];
 }
 
-def Fuse_LayerNormOp : Fuse_OnnxOp<"layer_norm", "LayerNormalization"> {
+def Fuse_LayerNormOp : Fuse_OnnxOp<"layer_norm", "LayerNormalization", Fuse_Facts<"Reduction", 5, "F32">> {
   let summary = "Normalise over axes [axis, rank), then scale and shift";
   let arguments = (ins Fuse_Tensor:$input, Fuse_Tensor:$scale,
                    Fuse_OptionalTensor:$bias, I64Attr:$axis, F32Attr:$epsilon);
@@ -274,14 +311,14 @@ def Fuse_LayerNormOp : Fuse_OnnxOp<"layer_norm", "LayerNormalization"> {
   }];
 }
 
-def Fuse_SoftmaxOp : Fuse_OnnxOp<"softmax", "Softmax"> {
+def Fuse_SoftmaxOp : Fuse_OnnxOp<"softmax", "Softmax", Fuse_Facts<"Reduction", 5, "F32">> {
   let summary = "Softmax along one axis";
   let arguments = (ins Fuse_Tensor:$input, I64Attr:$axis);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_MaxPoolOp : Fuse_OnnxOp<"max_pool", "MaxPool"> {
+def Fuse_MaxPoolOp : Fuse_OnnxOp<"max_pool", "MaxPool", Fuse_Facts<"Pool">> {
   let summary = "2-D max pooling; padded positions are -inf";
   let description = [{ With `channels_last` the input and result are NHWC. }];
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
@@ -292,7 +329,7 @@ def Fuse_MaxPoolOp : Fuse_OnnxOp<"max_pool", "MaxPool"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_AveragePoolOp : Fuse_OnnxOp<"average_pool", "AveragePool"> {
+def Fuse_AveragePoolOp : Fuse_OnnxOp<"average_pool", "AveragePool", Fuse_Facts<"Pool">> {
   let summary = "2-D average pooling";
   let description = [{ With `channels_last` the input and result are NHWC. }];
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
@@ -304,7 +341,7 @@ def Fuse_AveragePoolOp : Fuse_OnnxOp<"average_pool", "AveragePool"> {
 }
 
 def Fuse_GlobalAveragePoolOp
-    : Fuse_OnnxOp<"global_average_pool", "GlobalAveragePool"> {
+    : Fuse_OnnxOp<"global_average_pool", "GlobalAveragePool", Fuse_Facts<"Reduction", 1, "F32">> {
   let summary = "Mean over all spatial axes (N, C, ... -> N, C, 1, ...)";
   let arguments = (ins Fuse_Tensor:$input);
   let results = (outs Fuse_Tensor:$output);
@@ -314,8 +351,8 @@ def Fuse_GlobalAveragePoolOp
 // Reductions over `axes` (sorted, non-negative, not empty): ONNX's
 // Reduce* ops, each an initial value, a step and a final map
 // (support/Reductions.h).
-class Fuse_ReduceOp<string mnemonic, string onnxName, string what>
-    : Fuse_OnnxOp<mnemonic, onnxName> {
+class Fuse_ReduceOp<string mnemonic, string onnxName, string what, string amp = "F32">
+    : Fuse_OnnxOp<mnemonic, onnxName, Fuse_Facts<"Reduction", 1, amp>> {
   let summary = what # " over `axes` (sorted, non-negative)";
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$axes,
                    BoolAttr:$keepdims);
@@ -325,8 +362,8 @@ class Fuse_ReduceOp<string mnemonic, string onnxName, string what>
 
 def Fuse_ReduceMeanOp : Fuse_ReduceOp<"reduce_mean", "ReduceMean", "Mean">;
 def Fuse_ReduceSumOp : Fuse_ReduceOp<"reduce_sum", "ReduceSum", "Sum">;
-def Fuse_ReduceMaxOp : Fuse_ReduceOp<"reduce_max", "ReduceMax", "Maximum (NaN propagates)">;
-def Fuse_ReduceMinOp : Fuse_ReduceOp<"reduce_min", "ReduceMin", "Minimum (NaN propagates)">;
+def Fuse_ReduceMaxOp : Fuse_ReduceOp<"reduce_max", "ReduceMax", "Maximum (NaN propagates)", "Follow">;
+def Fuse_ReduceMinOp : Fuse_ReduceOp<"reduce_min", "ReduceMin", "Minimum (NaN propagates)", "Follow">;
 def Fuse_ReduceProdOp : Fuse_ReduceOp<"reduce_prod", "ReduceProd", "Product">;
 def Fuse_ReduceSumSquareOp : Fuse_ReduceOp<"reduce_sum_square", "ReduceSumSquare", "Sum of squares">;
 def Fuse_ReduceL1Op : Fuse_ReduceOp<"reduce_l1", "ReduceL1", "Sum of absolute values">;
@@ -337,7 +374,7 @@ def Fuse_ReduceLogSumOp : Fuse_ReduceOp<"reduce_log_sum", "ReduceLogSum", "Log o
 // as i64. Ties go to the first index, or the last with `select_last_index`;
 // NaN counts as larger (and smaller) than every number, as in numpy.
 class Fuse_ArgReduceOp<string mnemonic, string onnxName, string what>
-    : Fuse_OnnxOp<mnemonic, onnxName> {
+    : Fuse_OnnxOp<mnemonic, onnxName, Fuse_Facts<"Reduction">> {
   let summary = "Index of the " # what # " element along `axis` (i64)";
   let arguments = (ins Fuse_Tensor:$input, I64Attr:$axis, BoolAttr:$keepdims,
                    BoolAttr:$select_last_index);
@@ -352,14 +389,14 @@ def Fuse_ArgMinOp : Fuse_ArgReduceOp<"arg_min", "ArgMin", "smallest">;
 // Matrix products
 //===----------------------------------------------------------------------===//
 
-def Fuse_MatMulOp : Fuse_OnnxOp<"matmul", "MatMul"> {
+def Fuse_MatMulOp : Fuse_OnnxOp<"matmul", "MatMul", Fuse_ProductFacts> {
   let summary = "numpy matmul with batch broadcasting";
   let arguments = (ins Fuse_Tensor:$lhs, Fuse_Tensor:$rhs);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_GemmOp : Fuse_OnnxOp<"gemm", "Gemm"> {
+def Fuse_GemmOp : Fuse_OnnxOp<"gemm", "Gemm", Fuse_ProductFacts> {
   let summary = "alpha * op(A) * op(B) + beta * C on 2-D operands";
   let arguments = (ins Fuse_Tensor:$a, Fuse_Tensor:$b, Fuse_OptionalTensor:$c,
                    F32Attr:$alpha, F32Attr:$beta, BoolAttr:$transA,
@@ -374,7 +411,7 @@ def Fuse_GemmOp : Fuse_OnnxOp<"gemm", "Gemm"> {
 // Attention (formed by fuse-form-attention; no importer creates it)
 //===----------------------------------------------------------------------===//
 
-def Fuse_AttentionOp : Fuse_OnnxOp<"attention", "Attention"> {
+def Fuse_AttentionOp : Fuse_OnnxOp<"attention", "Attention", Fuse_Facts<"Attention", 1, "Half">> {
   let summary = "softmax(scale * Q Kt + mask, causal) V in one op";
   let description = [{
     query [..., S, D], key [..., Sk, D], value [..., Sk, Dv] share their
@@ -396,7 +433,7 @@ def Fuse_AttentionOp : Fuse_OnnxOp<"attention", "Attention"> {
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Fuse_PadOp : Fuse_OnnxOp<"pad", "Pad"> {
+def Fuse_PadOp : Fuse_OnnxOp<"pad", "Pad", Fuse_DataMovementFacts> {
   let summary = "Pad with a constant, by reflection, or by repeating the edge";
   let description = [{
     `pads` holds all begin amounts, then all end amounts (2 x rank, each >= 0).
@@ -409,7 +446,7 @@ def Fuse_PadOp : Fuse_OnnxOp<"pad", "Pad"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_ReshapeOp : Fuse_OnnxOp<"reshape", "Reshape"> {
+def Fuse_ReshapeOp : Fuse_OnnxOp<"reshape", "Reshape", Fuse_DataMovementFacts> {
   let summary = "Reinterpret the shape; 0 copies an input dim, -1 is inferred";
   let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape);
   let results = (outs Fuse_AnyTensor:$output);
@@ -417,14 +454,14 @@ def Fuse_ReshapeOp : Fuse_OnnxOp<"reshape", "Reshape"> {
   let hasFolder = 1;
 }
 
-def Fuse_FlattenOp : Fuse_OnnxOp<"flatten", "Flatten"> {
+def Fuse_FlattenOp : Fuse_OnnxOp<"flatten", "Flatten", Fuse_DataMovementFacts> {
   let summary = "Collapse to 2-D: [d0*..*d(axis-1), d(axis)*..]";
   let arguments = (ins Fuse_AnyTensor:$input, I64Attr:$axis);
   let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_TransposeOp : Fuse_OnnxOp<"transpose", "Transpose"> {
+def Fuse_TransposeOp : Fuse_OnnxOp<"transpose", "Transpose", Fuse_DataMovementFacts> {
   let summary = "Permute dimensions: output dim i is input dim perm[i]";
   let description = [{
     Folds when its input is a constant (e.g. a linear layer's weight), when
@@ -437,14 +474,14 @@ def Fuse_TransposeOp : Fuse_OnnxOp<"transpose", "Transpose"> {
   let hasFolder = 1;
 }
 
-def Fuse_ConcatOp : Fuse_OnnxOp<"concat", "Concat"> {
+def Fuse_ConcatOp : Fuse_OnnxOp<"concat", "Concat", Fuse_DataMovementFacts> {
   let summary = "Concatenate along `axis`";
   let arguments = (ins Variadic<Fuse_AnyTensor>:$inputs, I64Attr:$axis);
   let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_SliceOp : Fuse_OnnxOp<"slice", "Slice"> {
+def Fuse_SliceOp : Fuse_OnnxOp<"slice", "Slice", Fuse_DataMovementFacts> {
   let summary = "Strided window: elements starts[d], starts[d] + steps[d], ... before ends[d]";
   let description = [{
     One entry per input dimension, normalised as ONNX clamps them (see
@@ -462,7 +499,7 @@ def Fuse_SliceOp : Fuse_OnnxOp<"slice", "Slice"> {
 
 def Fuse_IndexTensor : RankedTensorOf<[I64, I32]>;
 
-def Fuse_GatherOp : Fuse_OnnxOp<"gather", "Gather"> {
+def Fuse_GatherOp : Fuse_OnnxOp<"gather", "Gather", Fuse_DataMovementFacts> {
   let summary = "Select entries of `axis` by index (embedding lookups, x[:, i])";
   let description = [{
     The result's shape is input[:axis] + indices + input[axis + 1:]. Negative
@@ -475,7 +512,7 @@ def Fuse_GatherOp : Fuse_OnnxOp<"gather", "Gather"> {
   let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_GatherElementsOp : Fuse_OnnxOp<"gather_elements", "GatherElements"> {
+def Fuse_GatherElementsOp : Fuse_OnnxOp<"gather_elements", "GatherElements", Fuse_DataMovementFacts> {
   let summary = "Select one entry of `axis` per index (torch.gather, take_along_axis)";
   let description = [{
     `indices` has the input's rank and the result's shape: the result at
@@ -490,7 +527,7 @@ def Fuse_GatherElementsOp : Fuse_OnnxOp<"gather_elements", "GatherElements"> {
   let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
-def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand"> {
+def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand", Fuse_DataMovementFacts> {
   let summary = "Broadcast to `shape` with numpy rules (1 keeps the input's extent, -1 is the batch size)";
   let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape);
   let results = (outs Fuse_AnyTensor:$output);
@@ -498,7 +535,7 @@ def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand"> {
   let hasFolder = 1;
 }
 
-def Fuse_ResizeOp : Fuse_OnnxOp<"resize", "Resize"> {
+def Fuse_ResizeOp : Fuse_OnnxOp<"resize", "Resize", Fuse_DataMovementFacts> {
   let summary = "Resample with nearest, (multi)linear or cubic interpolation, as ONNX Resize";
   let description = [{
     `sizes` is the output extent of each axis (-1 keeps the batch

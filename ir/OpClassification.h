@@ -7,29 +7,14 @@
 #ifndef FUSEC_IR_OPCLASSIFICATION_H
 #define FUSEC_IR_OPCLASSIFICATION_H
 
+#include "ir/OpFacts.h"
+
 #include "mlir/IR/Operation.h"
 
 namespace fusec::fuse {
 
-enum class OpClass {
-  /// Convolution (implicit GEMM or direct).
-  Conv,
-  /// Matrix products: Gemm, MatMul.
-  Gemm,
-  /// One output element from the same-index input elements (with broadcasting).
-  Elementwise,
-  /// Reductions along axes: Softmax, LayerNormalization, Reduce*, GAP.
-  Reduction,
-  /// Sliding-window pooling.
-  Pool,
-  /// Copies and index shuffles: Pad, Reshape, Flatten, Transpose, Concat.
-  DataMovement,
-  /// Fused scaled dot-product attention (flash-attention template).
-  Attention,
-  /// Not a compute op (constants, terminators, superkernels).
-  Other,
-};
-
+/// The facts-declared kind of kernel `op` needs (OpFacts.h); Other for ops
+/// without facts (constants, terminators, superkernels, func ops).
 OpClass classifyOp(mlir::Operation *op);
 
 /// The op among a kernel's `ops` that decides its template: its conv, gemm,

@@ -30,17 +30,11 @@ using namespace fusec::fuse;
 
 namespace {
 
-enum class PrecisionList { Half, F32, Follow };
-
-PrecisionList listOf(Operation *op) {
-  // Attention accumulates its scores and softmax in f32 whatever its type.
-  if (isa<ConvOp, GemmOp, MatMulOp, AttentionOp>(op))
-    return PrecisionList::Half;
-  if (isa<SoftmaxOp, LayerNormOp, BatchNormOp, ReduceMeanOp, GlobalAveragePoolOp, PowOp, ErfOp, GeluOp, SqrtOp, ExpOp,
-          LogOp, ReciprocalOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp,
-          ReduceSumOp, ReduceProdOp, ReduceSumSquareOp, ReduceL1Op, ReduceL2Op, ReduceLogSumOp>(op))
-    return PrecisionList::F32;
-  return PrecisionList::Follow;
+/// What the op's facts say mixed precision does with it (FuseOps.td); ops
+/// without facts follow their inputs.
+AmpPrecision listOf(Operation *op) {
+  auto facts = dyn_cast<OpFactsInterface>(op);
+  return facts ? facts.getAmpPrecision() : AmpPrecision::Follow;
 }
 
 /// `data` (f32) rounded to `type` (f16 or bf16), as raw bits.
@@ -108,11 +102,11 @@ private:
   /// The type `op` computes in.
   Type computeType(Operation *op) {
     switch (listOf(op)) {
-    case PrecisionList::Half:
+    case AmpPrecision::Half:
       return half;
-    case PrecisionList::F32:
+    case AmpPrecision::F32:
       return f32;
-    case PrecisionList::Follow:
+    case AmpPrecision::Follow:
       break;
     }
     bool anyHalf = false;

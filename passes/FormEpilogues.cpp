@@ -16,8 +16,10 @@ using namespace fusec::fuse;
 
 namespace {
 
+/// An op its facts declare a conv/GEMM epilogue's activation (FuseOps.td).
 bool isActivation(Operation *op) {
-  return llvm::isa<ReluOp, ClipOp, SigmoidOp, TanhOp, GeluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp>(op);
+  auto facts = llvm::dyn_cast<OpFactsInterface>(op);
+  return facts && facts.isEpilogueActivation();
 }
 
 bool isArithmetic(Operation *op) { return llvm::isa<AddOp, SubOp, MulOp, DivOp>(op); }

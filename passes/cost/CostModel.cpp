@@ -75,16 +75,16 @@ double opFlops(Operation *op, int64_t batch) {
         auto kernel = pool.getKernelShape();
         return out * kernel[0] * kernel[1];
       })
-      .Case<fuse::SoftmaxOp, fuse::LayerNormOp>([&](auto) { return 5.0 * out; })
-      .Case<fuse::ReduceMeanOp, fuse::ReduceSumOp, fuse::ReduceMaxOp, fuse::ReduceMinOp, fuse::ReduceProdOp,
-            fuse::ReduceSumSquareOp, fuse::ReduceL1Op, fuse::ReduceL2Op, fuse::ReduceLogSumOp,
-            fuse::GlobalAveragePoolOp, fuse::ArgMaxOp, fuse::ArgMinOp>(
-          [&](auto reduce) { return elementsOf(reduce.getInput().getType(), batch); })
-      .Case<fuse::ErfOp, fuse::GeluOp, fuse::TanhOp, fuse::SigmoidOp, fuse::PowOp, fuse::BatchNormOp, fuse::ExpOp,
-            fuse::LogOp, fuse::ModOp, fuse::HardSwishOp, fuse::SinOp, fuse::CosOp, fuse::TanOp, fuse::AsinOp,
-            fuse::AcosOp, fuse::AtanOp, fuse::SinhOp, fuse::CoshOp, fuse::AsinhOp, fuse::AcoshOp, fuse::AtanhOp>(
-          [&](auto) { return 4.0 * out; })
-      .Default([&](Operation *) { return fuse::classifyOp(op) == fuse::OpClass::DataMovement ? 0.0 : out; });
+      .Default([&](Operation *) {
+        // Everything else at its declared FLOPs per element (ODS facts): of
+        // the input for reductions, of the output otherwise.
+        auto facts = llvm::dyn_cast<fuse::OpFactsInterface>(op);
+        if (!facts)
+          return out;
+        if (facts.getKernelClass() == fuse::OpClass::Reduction)
+          return facts.getFlopsPerElement() * elementsOf(op->getOperand(0).getType(), batch);
+        return facts.getFlopsPerElement() * out;
+      });
 }
 
 namespace {
