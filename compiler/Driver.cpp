@@ -177,9 +177,9 @@ LogicalResult writeInto(MLIRContext &context, const std::string &dir, const std:
 }
 
 /// The plan for a fused `module`; its weights stay in `module`.
-FailureOr<plan::EncodedPlan> lowerToPlan(MLIRContext &context, ModuleOp module, const DriverOptions &options,
-                                         const import::DimensionSizes &sizes = {},
-                                         std::map<uint64_t, codegen::CompiledKernel> *memo = nullptr) {
+FailureOr<PlanContents> lowerToContents(MLIRContext &context, ModuleOp module, const DriverOptions &options,
+                                        const import::DimensionSizes &sizes = {},
+                                        std::map<uint64_t, codegen::CompiledKernel> *memo = nullptr) {
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
   planOptions.dims = sizes;
@@ -234,7 +234,16 @@ FailureOr<plan::EncodedPlan> lowerToPlan(MLIRContext &context, ModuleOp module, 
                    << codegen::nvrtcVersion() << ", " << stats.cached << " from the cache, " << stats.deduplicated
                    << " duplicates (" << llvm::format("%.2f", stats.nvrtcSeconds) << " s)\n";
   }
-  return encodePlanOf(module, planOptions);
+  return planContentsOf(module, planOptions);
+}
+
+/// lowerToContents' plan, encoded and verified.
+FailureOr<plan::EncodedPlan> lowerToPlan(MLIRContext &context, ModuleOp module, const DriverOptions &options,
+                                         const import::DimensionSizes &sizes = {}) {
+  FailureOr<PlanContents> contents = lowerToContents(context, module, options, sizes);
+  if (failed(contents))
+    return failure();
+  return encodeVerifiedPlan(module.getLoc(), std::move(*contents));
 }
 
 FailureOr<std::vector<uint8_t>> bytesOf(FailureOr<plan::EncodedPlan> plan) {
@@ -323,7 +332,8 @@ FailureOr<std::vector<uint8_t>>
 compileShapeVariants(MLIRContext &context, const DriverOptions &options,
                      llvm::function_ref<LogicalResult(ModuleOp)> reportFusion = nullptr) {
   const std::vector<import::DimensionSizes> combinations = dimensionCombinations(options.dimensionSizes);
-  std::vector<std::vector<uint8_t>> plans;
+  const Location location = FileLineColLoc::get(&context, options.inputPath, 0, 0);
+  ShapeVariantMerger merger;
   // Kernels whose sizes are arguments compile once for every variant.
   std::map<uint64_t, codegen::CompiledKernel> memo;
   for (size_t i = 0; i < combinations.size(); ++i) {
@@ -336,21 +346,26 @@ compileShapeVariants(MLIRContext &context, const DriverOptions &options,
       return failure();
     if (i == 0 && reportFusion && failed(reportFusion(*module)))
       return failure();
-    FailureOr<std::vector<uint8_t>> bytes = bytesOf(lowerToPlan(context, *module, options, combinations[i], &memo));
-    if (failed(bytes))
+    FailureOr<PlanContents> contents = lowerToContents(context, *module, options, combinations[i], &memo);
+    if (failed(contents))
       return failure();
-    plans.push_back(std::move(*bytes));
+    if (combinations.size() == 1)
+      return bytesOf(encodeVerifiedPlan(location, std::move(*contents)));
+    // The variant's weights and images are copied into the merged sections
+    // here, before its module (which its weight pieces view) is dropped.
+    try {
+      merger.add(*contents);
+    } catch (const std::exception &error) {
+      return emitError(location) << "cannot join the shape variants into one plan: " << error.what();
+    }
   }
-  if (plans.size() == 1)
-    return std::move(plans.front());
+  PlanContents merged;
   try {
-    std::vector<uint8_t> merged = mergeShapeVariants(plans);
-    runtime::Plan::verifyBytes(merged.data(), merged.size(), "plan");
-    return merged;
+    merged = merger.finish();
   } catch (const std::exception &error) {
-    return emitError(FileLineColLoc::get(&context, options.inputPath, 0, 0))
-           << "cannot join the shape variants into one plan: " << error.what();
+    return emitError(location) << "cannot join the shape variants into one plan: " << error.what();
   }
+  return bytesOf(encodeVerifiedPlan(location, std::move(merged)));
 }
 } // namespace
 

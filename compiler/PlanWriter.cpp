@@ -70,7 +70,7 @@ class PlanBuilder {
 public:
   PlanBuilder(func::FuncOp func, const PlanOptions &options) : func(func), options(options), names(func) {}
 
-  FailureOr<plan::EncodedPlan> build();
+  FailureOr<PlanContents> build();
 
 private:
   struct Buffer {
@@ -326,7 +326,7 @@ LogicalResult PlanBuilder::addCopyKernel(Value from, size_t toBuffer) {
   return success();
 }
 
-FailureOr<plan::EncodedPlan> PlanBuilder::build() {
+FailureOr<PlanContents> PlanBuilder::build() {
   json inputs = json::array(), outputs = json::array();
   for (BlockArgument arg : func.getArguments()) {
     size_t id = addBuffer(names[arg], "input", arg.getType());
@@ -426,19 +426,33 @@ FailureOr<plan::EncodedPlan> PlanBuilder::build() {
   };
   if (!options.dims.empty())
     manifest["dims"] = options.dims;
-  std::vector<plan::SectionPieces> sections;
-  sections.push_back(std::move(weights));
+  PlanContents contents;
+  contents.manifest = std::move(manifest);
+  contents.sections.push_back(std::move(weights));
   if (options.target != "cpu") {
     plan::SectionPieces section{std::string(plan::kKernelImagesSection), images.size()};
     section.pieces.push_back({0, {images.data(), images.size()}});
     section.storage.push_back(std::move(images));
-    sections.push_back(std::move(section));
+    contents.sections.push_back(std::move(section));
   }
+  return contents;
+}
+
+} // namespace
+
+FailureOr<PlanContents> planContentsOf(ModuleOp module, const PlanOptions &options) {
+  auto func = module.lookupSymbol<func::FuncOp>(import::kEntryFunction);
+  if (!func)
+    return emitError(module.getLoc()) << "the module has no @" << import::kEntryFunction << " function";
+  return PlanBuilder(func, options).build();
+}
+
+FailureOr<plan::EncodedPlan> encodeVerifiedPlan(Location loc, PlanContents contents) {
   std::optional<plan::EncodedPlan> encoded;
   try {
-    encoded = plan::encodePlanPieces(manifest, std::move(sections));
+    encoded = plan::encodePlanPieces(contents.manifest, std::move(contents.sections));
   } catch (const std::exception &error) {
-    return emitError(func.getLoc()) << "cannot encode the plan: " << error.what();
+    return emitError(loc) << "cannot encode the plan: " << error.what();
   }
   // The runtime's own verifier: fusec never writes a plan its runtime
   // rejects, whatever the model held. (The sections' checksums were just
@@ -446,18 +460,16 @@ FailureOr<plan::EncodedPlan> PlanBuilder::build() {
   try {
     runtime::Plan::verifyEncoded(*encoded, "plan");
   } catch (const std::exception &error) {
-    return emitError(func.getLoc()) << "the runtime would reject this plan, so it is not written: " << error.what();
+    return emitError(loc) << "the runtime would reject this plan, so it is not written: " << error.what();
   }
   return std::move(*encoded);
 }
 
-} // namespace
-
 FailureOr<plan::EncodedPlan> encodePlanOf(ModuleOp module, const PlanOptions &options) {
-  auto func = module.lookupSymbol<func::FuncOp>(import::kEntryFunction);
-  if (!func)
-    return emitError(module.getLoc()) << "the module has no @" << import::kEntryFunction << " function";
-  return PlanBuilder(func, options).build();
+  FailureOr<PlanContents> contents = planContentsOf(module, options);
+  if (failed(contents))
+    return failure();
+  return encodeVerifiedPlan(module.getLoc(), std::move(*contents));
 }
 
 FailureOr<std::vector<uint8_t>> buildPlan(ModuleOp module, const PlanOptions &options) {

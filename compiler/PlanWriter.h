@@ -46,6 +46,23 @@ struct PlanOptions {
 /// module and options give the same bytes.
 mlir::FailureOr<std::vector<uint8_t>> buildPlan(mlir::ModuleOp module, const PlanOptions &options);
 
+/// A plan before it is encoded: its manifest (without "sections") and its
+/// sections as pieces, which view the module's constants (weights) or the
+/// contents' own storage (kernel images), so it must not outlive the module.
+struct PlanContents {
+  nlohmann::json manifest;
+  std::vector<plan::SectionPieces> sections;
+};
+
+/// buildPlan's manifest and sections, not encoded (shape variants merge
+/// several before encoding once, compiler/ShapeVariants.h).
+mlir::FailureOr<PlanContents> planContentsOf(mlir::ModuleOp module, const PlanOptions &options);
+
+/// `contents` encoded, and verified as the runtime verifies a plan it loads
+/// (an error at `loc` if it would be rejected: fusec never writes such a
+/// plan).
+mlir::FailureOr<plan::EncodedPlan> encodeVerifiedPlan(mlir::Location loc, PlanContents contents);
+
 /// buildPlan's plan, not assembled: its weights stay in `module`'s constants
 /// (see plan::EncodedPlan), so it must not outlive the module. The driver
 /// writes it to a file from there.

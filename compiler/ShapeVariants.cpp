@@ -4,10 +4,11 @@
 
 #include "runtime/ElementType.h"
 #include "runtime/Error.h"
-#include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanContainer.h"
+#include "runtime/plan/PlanFormat.h"
 #include "support/Hash.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -71,86 +72,118 @@ private:
   std::unordered_map<uint64_t, uint64_t> sizes_;
 };
 
-/// The bytes of section `name` in a decoded plan file (empty if none).
-runtime::ByteRange sectionOf(const std::vector<uint8_t> &file, const plan::DecodedContainer &container,
-                             const char *name) {
-  for (const plan::SectionRef &section : container.sections)
+/// The section named `name` of `contents`, or null.
+const plan::SectionPieces *sectionOf(const PlanContents &contents, const char *name) {
+  for (const plan::SectionPieces &section : contents.sections)
     if (section.name == name)
-      return {file.data() + section.offset, static_cast<size_t>(section.size)};
-  return {};
+      return &section;
+  return nullptr;
+}
+
+/// The `size` bytes at `offset` of `section`: where one piece holds them
+/// (every weight and kernel image is a piece of its own), a view of it;
+/// else assembled in `scratch`, the gaps between pieces zero.
+const uint8_t *bytesAt(const plan::SectionPieces &section, uint64_t offset, uint64_t size,
+                       std::vector<uint8_t> &scratch) {
+  if (offset > section.size || size > section.size - offset)
+    throw Error("section '" + section.name + "': bytes [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                ") lie beyond its " + std::to_string(section.size) + " bytes");
+  for (const plan::SectionPieces::Piece &piece : section.pieces)
+    if (piece.offset <= offset && offset + size <= piece.offset + piece.bytes.size)
+      return piece.bytes.data + (offset - piece.offset);
+  scratch.assign(size, 0);
+  for (const plan::SectionPieces::Piece &piece : section.pieces) {
+    const uint64_t begin = std::max(offset, piece.offset);
+    const uint64_t end = std::min(offset + size, piece.offset + piece.bytes.size);
+    if (begin < end)
+      std::memcpy(scratch.data() + (begin - offset), piece.bytes.data + (begin - piece.offset), end - begin);
+  }
+  return scratch.data();
 }
 
 /// Moves the image ranges of `images` (a manifest "images" array) into
 /// `shared`.
-void relocateImages(json &images, runtime::ByteRange section, SharedSection &shared) {
+void relocateImages(json &images, const plan::SectionPieces &section, SharedSection &shared) {
+  std::vector<uint8_t> scratch;
   for (json &image : images) {
     const uint64_t offset = image.at("offset").get<uint64_t>();
     const uint64_t size = image.at("size").get<uint64_t>();
-    image["offset"] = shared.add(section.data + offset, size);
+    image["offset"] = shared.add(bytesAt(section, offset, size, scratch), size);
   }
 }
 
 } // namespace
 
-std::vector<uint8_t> mergeShapeVariants(const std::vector<std::vector<uint8_t>> &plans) {
-  if (plans.empty())
-    throw Error("no plans to merge");
-  SharedSection weights(plan::kWeightsSection);
-  SharedSection images(plan::kKernelImagesSection);
-  bool hasImages = false;
-  json root;
-  json variants = json::array();
-  for (size_t index = 0; index < plans.size(); ++index) {
-    const std::vector<uint8_t> &file = plans[index];
-    const std::string name = "shape variant " + std::to_string(index);
-    // Every range read below lies inside its section.
-    runtime::Plan::verifyBytes(file.data(), file.size(), name);
-    plan::DecodedContainer container = plan::decodePlan(file.data(), file.size(), name);
-    json manifest = std::move(container.manifest);
-    manifest.erase("sections");
+struct ShapeVariantMerger::Shared {
+  SharedSection weights{plan::kWeightsSection};
+  SharedSection images{plan::kKernelImagesSection};
+};
 
-    const runtime::ByteRange weightBytes = sectionOf(file, container, plan::kWeightsSection);
-    for (json &buffer : manifest.at("buffers")) {
-      if (buffer.at("kind") != "weight")
-        continue;
-      std::optional<runtime::ElementType> type = runtime::parseElementType(buffer.at("dtype").get<std::string>());
-      if (!type)
-        throw Error(name + ": weight '" + buffer.at("name").get<std::string>() + "' has an unknown dtype");
-      uint64_t size = runtime::elementSize(*type);
-      for (const json &dim : buffer.at("shape"))
-        size *= dim.get<uint64_t>();
-      buffer["offset"] = weights.add(weightBytes.data + buffer.at("offset").get<uint64_t>(), size);
-    }
-    const runtime::ByteRange imageBytes = sectionOf(file, container, plan::kKernelImagesSection);
-    hasImages |= imageBytes.data != nullptr;
+ShapeVariantMerger::ShapeVariantMerger() : shared(std::make_unique<Shared>()) {}
+ShapeVariantMerger::~ShapeVariantMerger() = default;
+
+void ShapeVariantMerger::add(const PlanContents &variant) {
+  const std::string name = "shape variant " + std::to_string(count);
+  json manifest = variant.manifest;
+  manifest.erase("sections");
+  std::vector<uint8_t> scratch;
+  const plan::SectionPieces *weights = sectionOf(variant, plan::kWeightsSection);
+  for (json &buffer : manifest.at("buffers")) {
+    if (buffer.at("kind") != "weight")
+      continue;
+    std::optional<runtime::ElementType> type = runtime::parseElementType(buffer.at("dtype").get<std::string>());
+    if (!type)
+      throw Error(name + ": weight '" + buffer.at("name").get<std::string>() + "' has an unknown dtype");
+    if (!weights)
+      throw Error(name + ": weight '" + buffer.at("name").get<std::string>() + "' but no weights section");
+    uint64_t size = runtime::elementSize(*type);
+    for (const json &dim : buffer.at("shape"))
+      size *= dim.get<uint64_t>();
+    const uint64_t offset = buffer.at("offset").get<uint64_t>();
+    buffer["offset"] = shared->weights.add(bytesAt(*weights, offset, size, scratch), size);
+  }
+  if (const plan::SectionPieces *images = sectionOf(variant, plan::kKernelImagesSection)) {
+    hasImages = true;
     for (json &kernel : manifest.at("kernels")) {
       if (kernel.contains("images"))
-        relocateImages(kernel["images"], imageBytes, images);
+        relocateImages(kernel["images"], *images, shared->images);
       if (kernel.contains("variants"))
-        for (json &variant : kernel["variants"])
-          relocateImages(variant.at("images"), imageBytes, images);
+        for (json &compiled : kernel["variants"])
+          relocateImages(compiled.at("images"), *images, shared->images);
     }
-
-    if (index == 0) {
-      root = std::move(manifest);
-      continue;
-    }
-    for (const char *field : plan::kSharedManifestFields) {
-      if (field == std::string("sections"))
-        continue;
-      if (manifest.value(field, json()) != root.value(field, json()))
-        throw Error(name + ": its '" + field + "' differs from the first variant's");
-      manifest.erase(field);
-    }
-    variants.push_back(std::move(manifest));
   }
+  ++count;
+  if (count == 1) {
+    root = std::move(manifest);
+    return;
+  }
+  for (const char *field : plan::kSharedManifestFields) {
+    if (field == std::string("sections"))
+      continue;
+    if (manifest.value(field, json()) != root.value(field, json()))
+      throw Error(name + ": its '" + field + "' differs from the first variant's");
+    manifest.erase(field);
+  }
+  variants.push_back(std::move(manifest));
+}
+
+PlanContents ShapeVariantMerger::finish() {
+  if (count == 0)
+    throw Error("no shape variants to merge");
+  PlanContents merged;
+  merged.manifest = std::move(root);
   if (!variants.empty())
-    root[plan::kShapeVariantsField] = std::move(variants);
-  std::vector<plan::Section> sections;
-  sections.push_back(weights.take());
+    merged.manifest[plan::kShapeVariantsField] = std::move(variants);
+  auto asPieces = [](plan::Section section) {
+    plan::SectionPieces pieces{section.name, section.bytes.size()};
+    pieces.pieces.push_back({0, {section.bytes.data(), section.bytes.size()}});
+    pieces.storage.push_back(std::move(section.bytes));
+    return pieces;
+  };
+  merged.sections.push_back(asPieces(shared->weights.take()));
   if (hasImages)
-    sections.push_back(images.take());
-  return plan::encodePlan(root, sections);
+    merged.sections.push_back(asPieces(shared->images.take()));
+  return merged;
 }
 
 } // namespace fusec

@@ -8,16 +8,19 @@
 // to its exact shapes, and stores the results in one plan as shape variants
 // (format 5.1, docs/plan-format.md). The variants share the plan's
 // sections, where a weight or kernel image that several compiled alike is
-// stored once; the runtime picks the variant by its inputs' shapes.
+// stored once; the runtime picks the variant by its inputs' shapes. The
+// variants are merged in memory and the plan is encoded and verified once.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_COMPILER_SHAPEVARIANTS_H
 #define FUSEC_COMPILER_SHAPEVARIANTS_H
 
+#include "compiler/PlanWriter.h"
 #include "compiler/import/SymbolicDimensions.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,13 +41,33 @@ std::vector<import::DimensionSizes> dimensionCombinations(const DimensionChoices
 /// The number of combinations, saturating at kMaxShapeVariants + 1.
 size_t countDimensionCombinations(const DimensionChoices &choices);
 
-/// One plan file holding `plans`, complete plans of one model compiled for
-/// the sizes in their manifests' `dims`: the first plan's manifest with
-/// the others as its shape variants, weights and kernel images stored once
-/// per distinct content. Throws runtime::Error if a plan is not a valid
-/// container or the plans disagree on what variants share (target, batch
-/// buckets, source).
-std::vector<uint8_t> mergeShapeVariants(const std::vector<std::vector<uint8_t>> &plans);
+/// Builds one plan of shape variants from complete plans of one model
+/// compiled for the sizes in their manifests' `dims`, one variant at a
+/// time and in memory: add() copies a variant's weights and kernel images
+/// into the merged sections (each distinct content once), so the variant's
+/// module can be dropped before the next is compiled; finish() gives the
+/// first variant's manifest with the others as its shape variants, to be
+/// encoded once (encodeVerifiedPlan).
+class ShapeVariantMerger {
+public:
+  ShapeVariantMerger();
+  ~ShapeVariantMerger();
+
+  /// Throws runtime::Error if `variant` disagrees with the first on what
+  /// variants share (target, batch buckets, source, versions), or its
+  /// manifest and sections do not agree.
+  void add(const PlanContents &variant);
+  /// Throws runtime::Error if no variant was added.
+  PlanContents finish();
+
+private:
+  struct Shared;
+  std::unique_ptr<Shared> shared;
+  nlohmann::json root;
+  nlohmann::json variants = nlohmann::json::array();
+  size_t count = 0;
+  bool hasImages = false;
+};
 
 } // namespace fusec
 

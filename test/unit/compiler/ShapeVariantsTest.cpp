@@ -172,7 +172,22 @@ TEST_CASE("a session keeps at most shapeCacheSize variants' backends", "[shape-v
 TEST_CASE("shape variants merge only plans that share what they must", "[shape-variants]") {
   const std::vector<uint8_t> cpu = compileSequence({3});
   const std::vector<uint8_t> gpu = compileSequence({8}, "sm_90");
-  CHECK_THROWS_WITH(mergeShapeVariants({cpu, gpu}), Contains("shape variant 1: its 'target' differs"));
+  // A plan file's manifest and sections as its writer holds them.
+  auto contentsOf = [](const std::vector<uint8_t> &file) {
+    plan::DecodedContainer container = plan::decodePlan(file.data(), file.size(), "plan");
+    PlanContents contents{container.manifest, {}};
+    contents.manifest.erase("sections");
+    for (const plan::SectionRef &section : container.sections) {
+      plan::SectionPieces pieces{section.name, section.size};
+      pieces.pieces.push_back({0, {file.data() + section.offset, static_cast<size_t>(section.size)}});
+      contents.sections.push_back(std::move(pieces));
+    }
+    return contents;
+  };
+  ShapeVariantMerger merger;
+  merger.add(contentsOf(cpu));
+  CHECK_THROWS_WITH(merger.add(contentsOf(gpu)), Contains("shape variant 1: its 'target' differs"));
+  CHECK_THROWS_WITH(ShapeVariantMerger().finish(), Contains("no shape variants"));
 
   // The reader holds the merged manifest to the same rules.
   const std::vector<uint8_t> eight = compileSequence({8});
