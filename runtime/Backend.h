@@ -5,7 +5,7 @@
 // device-specific (arena memory, compiled kernels, graphs per batch bucket)
 // and moves data between the host buffers and the device. Backends are
 // registered by name (BackendRegistry.h); every GPU is the one schedule
-// runner, gpu::GpuBackend, over its own GpuDriver.
+// runner, gpu::GpuBackend, over its own GpuDevice.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_BACKEND_H

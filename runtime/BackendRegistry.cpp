@@ -4,7 +4,7 @@
 
 #include "runtime/Error.h"
 #include "runtime/cpu/CpuBackend.h"
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/gpu/GpuBackend.h"
 
 #include <iostream>
@@ -27,8 +27,8 @@ public:
     add("cpu", [](std::shared_ptr<const Plan> plan, const DeviceOptions &) {
       return std::make_unique<cpu::CpuBackend>(std::move(plan));
     });
-    add("cuda", gpuFactory("cuda", [](const DeviceOptions &options) -> std::shared_ptr<const gpu::GpuDriver> {
-          return cuda::CudaDriver::open(options);
+    add("cuda", gpuFactory("cuda", [](const DeviceOptions &options) -> std::shared_ptr<const gpu::GpuDevice> {
+          return cuda::CudaDevice::open(options);
         }));
   }
 
@@ -60,12 +60,12 @@ public:
     return result;
   }
 
-  static BackendFactory gpuFactory(const std::string &name, GpuDriverOpener open) {
+  static BackendFactory gpuFactory(const std::string &name, GpuDeviceOpener open) {
     return [name, open = std::move(open)](std::shared_ptr<const Plan> plan, const DeviceOptions &options) {
       // Before touching the driver: a plan for the CPU is not a device
       // problem, and must not fall back silently.
       gpu::checkPlanHasGpuImages(*plan, name);
-      std::shared_ptr<const gpu::GpuDriver> driver = open(options);
+      std::shared_ptr<const gpu::GpuDevice> driver = open(options);
       return std::unique_ptr<Backend>(std::make_unique<gpu::GpuBackend>(std::move(plan), std::move(driver), options));
     };
   }
@@ -119,7 +119,7 @@ std::unique_ptr<Backend> createAuto(std::shared_ptr<const Plan> plan, const Devi
 
 void registerBackend(const std::string &name, BackendFactory factory) { registry().add(name, std::move(factory)); }
 
-void registerGpuBackend(const std::string &name, GpuDriverOpener open) {
+void registerGpuBackend(const std::string &name, GpuDeviceOpener open) {
   registry().add(name, Registry::gpuFactory(name, std::move(open)));
 }
 

@@ -4,7 +4,7 @@
 // interpreter), "cuda" (the GPU backend over CUDA's driver API), any name a
 // program registers (a GPU backend over a driver of its own, a test
 // double), or "auto". The built-in backends are registered on first use of
-// the registry; adding a GPU needs a GpuDriver and one registerGpuBackend
+// the registry; adding a GPU needs a GpuDevice and one registerGpuBackend
 // line, nothing in the code that runs schedules.
 //
 //===----------------------------------------------------------------------===//
@@ -12,7 +12,7 @@
 #define FUSEC_RUNTIME_BACKENDREGISTRY_H
 
 #include "runtime/Backend.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 
 #include <functional>
 #include <memory>
@@ -27,8 +27,8 @@ namespace fusec::runtime {
 using BackendFactory = std::function<std::unique_ptr<Backend>(std::shared_ptr<const Plan>, const DeviceOptions &)>;
 
 /// Opens the device a GPU backend runs on; drivers share one object per
-/// device (see GpuDriver).
-using GpuDriverOpener = std::function<std::shared_ptr<const gpu::GpuDriver>(const DeviceOptions &)>;
+/// device (see GpuDevice).
+using GpuDeviceOpener = std::function<std::shared_ptr<const gpu::GpuDevice>(const DeviceOptions &)>;
 
 /// Registers a backend. Throws Error if `name` is taken, is "auto" or is
 /// not a lowercase identifier ([a-z][a-z0-9_-]*). Thread-safe.
@@ -37,7 +37,7 @@ void registerBackend(const std::string &name, BackendFactory factory);
 /// Registers a GPU backend: the schedule runner (gpu::GpuBackend) over the
 /// driver `open` returns. A plan without GPU images is refused before the
 /// driver is opened.
-void registerGpuBackend(const std::string &name, GpuDriverOpener open);
+void registerGpuBackend(const std::string &name, GpuDeviceOpener open);
 
 /// The registered names, in registration order ("cpu", "cuda", ...).
 std::vector<std::string> backendNames();

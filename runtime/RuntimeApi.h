@@ -9,7 +9,7 @@
 //   auto outputs = session.run(batch, {{"input", tensor}});
 //
 // A session runs on a backend chosen by name (BackendRegistry.h): "cpu",
-// "cuda", "auto", or one the program registers over a GpuDriver of its own.
+// "cuda", "auto", or one the program registers over a GpuDevice of its own.
 //
 // Errors are thrown as fusec::runtime::Error with a complete message.
 //

@@ -50,7 +50,7 @@ struct CublasLtMatmuls::Prepared {
   }
 };
 
-CublasLtMatmuls::CublasLtMatmuls(const CudaDriver &driver, const Plan &plan, const std::string &library)
+CublasLtMatmuls::CublasLtMatmuls(const CudaDevice &driver, const Plan &plan, const std::string &library)
     : driver_(driver), plan_(plan), api_(CublasLtApi::load(library)) {
   api_->check(api_->create(&handle_), "cublasLtCreate", "while loading cuBLASLt '" + library + "'");
   try {

@@ -18,10 +18,10 @@
 #ifndef FUSEC_RUNTIME_CUDA_CUBLASLTMATMUL_H
 #define FUSEC_RUNTIME_CUDA_CUBLASLTMATMUL_H
 
-#include "runtime/Schedule.h"
 #include "runtime/cuda/CublasLtApi.h"
-#include "runtime/cuda/CudaDriver.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/cuda/CudaDevice.h"
+#include "runtime/gpu/GpuDevice.h"
+#include "runtime/gpu/Schedule.h"
 #include "runtime/plan/Plan.h"
 
 #include <map>
@@ -41,7 +41,7 @@ public:
   /// Opens cuBLASLt from `library` and allocates the workspace on `driver`'s
   /// device (entered by the caller). Throws Error if the library cannot be
   /// loaded or a call fails.
-  CublasLtMatmuls(const CudaDriver &driver, const Plan &plan, const std::string &library);
+  CublasLtMatmuls(const CudaDevice &driver, const Plan &plan, const std::string &library);
   ~CublasLtMatmuls();
   CublasLtMatmuls(const CublasLtMatmuls &) = delete;
   CublasLtMatmuls &operator=(const CublasLtMatmuls &) = delete;
@@ -59,7 +59,7 @@ private:
 
   const Prepared &prepare(const Key &key, const LibraryMatmul &matmul, const LaunchStep &step, gpu::Where where) const;
 
-  const CudaDriver &driver_;
+  const CudaDevice &driver_;
   const Plan &plan_;
   std::shared_ptr<const CublasLtApi> api_;
   cublasLtHandle_t handle_ = nullptr;

@@ -205,7 +205,7 @@ struct CudnnConvs::Prepared {
   }
 };
 
-CudnnConvs::CudnnConvs(const CudaDriver &driver, const Plan &plan, const std::string &library)
+CudnnConvs::CudnnConvs(const CudaDevice &driver, const Plan &plan, const std::string &library)
     : driver_(driver), plan_(plan), api_(CudnnApi::load(library)) {
   api_->check(api_->create(&handle_), "cudnnCreate", "while loading cuDNN '" + library + "'");
   try {

@@ -35,10 +35,10 @@
 #ifndef FUSEC_RUNTIME_CUDA_CUDNNCONV_H
 #define FUSEC_RUNTIME_CUDA_CUDNNCONV_H
 
-#include "runtime/Schedule.h"
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudnnApi.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
+#include "runtime/gpu/Schedule.h"
 #include "runtime/plan/Plan.h"
 
 #include <map>
@@ -68,7 +68,7 @@ public:
   /// Opens cuDNN from `library`, creates a handle and allocates the
   /// workspace on `driver`'s device (entered by the caller). Throws Error
   /// if the library cannot be loaded or a call fails.
-  CudnnConvs(const CudaDriver &driver, const Plan &plan, const std::string &library);
+  CudnnConvs(const CudaDevice &driver, const Plan &plan, const std::string &library);
   ~CudnnConvs();
   CudnnConvs(const CudnnConvs &) = delete;
   CudnnConvs &operator=(const CudnnConvs &) = delete;
@@ -97,7 +97,7 @@ private:
   const Prepared &prepared(const Key &key, gpu::Where where) const;
   std::unique_ptr<Prepared> prepare(const Key &key, const std::string &where) const;
 
-  const CudaDriver &driver_;
+  const CudaDevice &driver_;
   const Plan &plan_;
   std::shared_ptr<const CudnnApi> api_;
   cudnnHandle_t handle_ = nullptr;

@@ -15,7 +15,7 @@
 #define FUSEC_RUNTIME_CUDA_DRIVERAPI_H
 
 #include "runtime/Error.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 
 #include <cstddef>
 #include <initializer_list>

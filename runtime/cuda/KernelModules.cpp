@@ -33,7 +33,7 @@ CUmodule loadModule(const DriverApi &cu, const void *image, const std::string &w
 /// Throws "driver too old" if the driver cannot load `chosen`, the image of
 /// `kernel` it will use (the PTX's `.version` says which toolkit built the
 /// kernel's images; without PTX there is nothing to compare).
-void checkDriverVersion(const CudaDriver &driver, const Plan &plan, const KernelDesc &kernel, size_t variant,
+void checkDriverVersion(const CudaDevice &driver, const Plan &plan, const KernelDesc &kernel, size_t variant,
                         const KernelImage &chosen) {
   const KernelImage *ptx = kernel.findImage(plan::kPtxImageFormat, "", variant);
   if (!ptx)
@@ -61,7 +61,7 @@ void checkDriverVersion(const CudaDriver &driver, const Plan &plan, const Kernel
 /// CUBIN built for its architecture, else PTX, which the driver
 /// JIT-compiles. Throws Error naming the images the kernel has if there is
 /// neither.
-const KernelImage &chooseImage(const CudaDriver &driver, const KernelDesc &kernel, size_t variant) {
+const KernelImage &chooseImage(const CudaDevice &driver, const KernelDesc &kernel, size_t variant) {
   for (const KernelImage &image : kernel.imagesOf(variant))
     if (image.format == plan::kCubinImageFormat && cubinMatchesDevice(image.target, driver.computeCapability()))
       return image;
@@ -85,7 +85,7 @@ bool cubinMatchesDevice(const std::string &arch, int computeCapability) {
          std::isalpha(static_cast<unsigned char>(arch.back()));
 }
 
-KernelModules::KernelModules(const CudaDriver &driver, const Plan &plan, const std::string &cublasLt,
+KernelModules::KernelModules(const CudaDevice &driver, const Plan &plan, const std::string &cublasLt,
                              const std::string &cudnn)
     : driver_(driver), plan_(plan), functions_(plan.kernels().size()) {
   const DriverApi &cu = driver_.api();

@@ -11,9 +11,9 @@
 #define FUSEC_RUNTIME_CUDA_KERNELMODULES_H
 
 #include "runtime/cuda/CublasLtMatmul.h"
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudnnConv.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 #include "runtime/plan/Plan.h"
 
 #include <memory>
@@ -29,7 +29,7 @@ namespace fusec::runtime::cuda {
 /// (90). Only an exact match is trusted.
 bool cubinMatchesDevice(const std::string &arch, int computeCapability);
 
-class KernelModules final : public gpu::KernelSet {
+class KernelModules final : public gpu::DeviceExecutable {
 public:
   /// Throws Error naming the kernel (with the JIT log for PTX) if an image
   /// does not load or lacks its entry point. When the plan has library
@@ -38,7 +38,7 @@ public:
   /// convolution; a library that does not load, or a convolution without
   /// an engine, leaves those variants unrun here (libraryUnavailable() says
   /// why).
-  KernelModules(const CudaDriver &driver, const Plan &plan, const std::string &cublasLt, const std::string &cudnn);
+  KernelModules(const CudaDevice &driver, const Plan &plan, const std::string &cublasLt, const std::string &cudnn);
   ~KernelModules() override;
   KernelModules(const KernelModules &) = delete;
   KernelModules &operator=(const KernelModules &) = delete;
@@ -64,7 +64,7 @@ private:
   /// Opens the libraries the plan's library variants call.
   void loadLibraries(const std::string &cublasLt, const std::string &cudnn);
 
-  const CudaDriver &driver_;
+  const CudaDevice &driver_;
   const Plan &plan_;
   /// Set when the plan has variants of the library and it loaded.
   std::unique_ptr<CublasLtMatmuls> matmuls_;

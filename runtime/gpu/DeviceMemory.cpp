@@ -14,7 +14,7 @@ std::string describe(const std::string &what, uint64_t bytes) {
 
 } // namespace
 
-DeviceBuffer::DeviceBuffer(const GpuDriver &driver, uint64_t bytes, const std::string &what)
+DeviceBuffer::DeviceBuffer(const GpuDevice &driver, uint64_t bytes, const std::string &what)
     : driver_(&driver), bytes_(bytes) {
   // Drivers reject 0 bytes; an empty region is never dereferenced.
   if (bytes > 0)
@@ -42,7 +42,7 @@ void DeviceBuffer::release() {
   address_ = 0;
 }
 
-PinnedBuffer::PinnedBuffer(const GpuDriver &driver, size_t bytes, const std::string &what)
+PinnedBuffer::PinnedBuffer(const GpuDevice &driver, size_t bytes, const std::string &what)
     : driver_(&driver), bytes_(bytes) {
   if (bytes > 0)
     data_ = static_cast<uint8_t *>(driver.allocateHost(bytes, [&] { return describe(what, bytes); }));

@@ -2,7 +2,7 @@
 #ifndef FUSEC_RUNTIME_GPU_DEVICEMEMORY_H
 #define FUSEC_RUNTIME_GPU_DEVICEMEMORY_H
 
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 
 #include <cstdint>
 #include <string>
@@ -15,7 +15,7 @@ public:
   DeviceBuffer() = default;
   /// Allocates `bytes` (nothing for 0: address() is then 0). `what` names
   /// the buffer in an error, e.g. "the workspace for batch 16".
-  DeviceBuffer(const GpuDriver &driver, uint64_t bytes, const std::string &what);
+  DeviceBuffer(const GpuDevice &driver, uint64_t bytes, const std::string &what);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer &&other) noexcept;
   DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
@@ -28,17 +28,17 @@ public:
 private:
   void release();
 
-  const GpuDriver *driver_ = nullptr;
+  const GpuDevice *driver_ = nullptr;
   DevicePtr address_ = 0;
   uint64_t bytes_ = 0;
 };
 
-/// Page-locked host memory (GpuDriver::allocateHost).
+/// Page-locked host memory (GpuDevice::allocateHost).
 class PinnedBuffer {
 public:
   PinnedBuffer() = default;
   /// Throws Error naming `what` if the driver cannot allocate it.
-  PinnedBuffer(const GpuDriver &driver, size_t bytes, const std::string &what);
+  PinnedBuffer(const GpuDevice &driver, size_t bytes, const std::string &what);
   ~PinnedBuffer();
   PinnedBuffer(PinnedBuffer &&other) noexcept;
   PinnedBuffer &operator=(PinnedBuffer &&other) noexcept;
@@ -51,7 +51,7 @@ public:
 private:
   void release();
 
-  const GpuDriver *driver_ = nullptr;
+  const GpuDevice *driver_ = nullptr;
   uint8_t *data_ = nullptr;
   size_t bytes_ = 0;
 };

@@ -17,7 +17,7 @@ namespace {
 /// names the device. A plan's shape variants share its bytes (and their
 /// offsets point into its one weights section), so they share one copy; the
 /// entry's copy keeps those bytes alive, so no other plan has that address.
-using Key = std::pair<const void *, const GpuDriver *>;
+using Key = std::pair<const void *, const GpuDevice *>;
 
 std::mutex registryMutex;
 std::map<Key, std::weak_ptr<const DeviceWeights>> &registry() {
@@ -27,7 +27,7 @@ std::map<Key, std::weak_ptr<const DeviceWeights>> &registry() {
 
 } // namespace
 
-std::shared_ptr<const DeviceWeights> DeviceWeights::acquire(const std::shared_ptr<const GpuDriver> &driver,
+std::shared_ptr<const DeviceWeights> DeviceWeights::acquire(const std::shared_ptr<const GpuDevice> &driver,
                                                             Stream stream, const std::shared_ptr<const Plan> &plan) {
   // Held while uploading: two sessions made at once upload one copy.
   std::lock_guard<std::mutex> lock(registryMutex);
@@ -44,7 +44,7 @@ std::shared_ptr<const DeviceWeights> DeviceWeights::acquire(const std::shared_pt
   return created;
 }
 
-DeviceWeights::DeviceWeights(std::shared_ptr<const GpuDriver> driver, Stream stream, std::shared_ptr<const Plan> plan)
+DeviceWeights::DeviceWeights(std::shared_ptr<const GpuDevice> driver, Stream stream, std::shared_ptr<const Plan> plan)
     : driver_(std::move(driver)), plan_(std::move(plan)) {
   const ByteRange weights = plan_->sectionBytes(plan::kWeightsSection);
   if (weights.size == 0)

@@ -9,7 +9,7 @@
 #ifndef FUSEC_RUNTIME_GPU_DEVICEWEIGHTS_H
 #define FUSEC_RUNTIME_GPU_DEVICEWEIGHTS_H
 
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 #include "runtime/plan/Plan.h"
 
 #include <memory>
@@ -21,7 +21,7 @@ public:
   /// The weights of `plan` on `driver`'s device: the copy a live session
   /// already uploaded, else a new one, uploaded on `stream` before this
   /// returns. The caller has entered the device. Thread-safe.
-  static std::shared_ptr<const DeviceWeights> acquire(const std::shared_ptr<const GpuDriver> &driver, Stream stream,
+  static std::shared_ptr<const DeviceWeights> acquire(const std::shared_ptr<const GpuDevice> &driver, Stream stream,
                                                       const std::shared_ptr<const Plan> &plan);
 
   ~DeviceWeights();
@@ -32,9 +32,9 @@ public:
   DevicePtr address() const { return address_; }
 
 private:
-  DeviceWeights(std::shared_ptr<const GpuDriver> driver, Stream stream, std::shared_ptr<const Plan> plan);
+  DeviceWeights(std::shared_ptr<const GpuDevice> driver, Stream stream, std::shared_ptr<const Plan> plan);
 
-  std::shared_ptr<const GpuDriver> driver_;
+  std::shared_ptr<const GpuDevice> driver_;
   /// Keeps the plan (and so the registry's key) alive while the copy is.
   std::shared_ptr<const Plan> plan_;
   DevicePtr address_ = 0;

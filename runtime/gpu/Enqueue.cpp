@@ -44,7 +44,7 @@ void enqueueCopy(const StreamTarget &target, const KernelDesc &kernel, const Cop
 
 void enqueueInputs(const StreamTarget &target, const Plan &plan, const Schedule &schedule, const DeviceRegions &regions,
                    const std::vector<const void *> &inputs, CallerMemory memory) {
-  const GpuDriver &driver = target.driver;
+  const GpuDevice &driver = target.driver;
   for (const IoTransfer &transfer : schedule.inputs) {
     auto describe = [&] { return where("input '" + plan.inputs()[transfer.index].name + "'", schedule.mode); };
     const auto *caller = reinterpret_cast<const uint8_t *>(inputs[transfer.index]);
@@ -68,7 +68,7 @@ void enqueueInputs(const StreamTarget &target, const Plan &plan, const Schedule 
 
 void enqueueOutputs(const StreamTarget &target, const Plan &plan, const Schedule &schedule,
                     const DeviceRegions &regions, const std::vector<void *> &outputs, CallerMemory memory) {
-  const GpuDriver &driver = target.driver;
+  const GpuDevice &driver = target.driver;
   for (const IoTransfer &transfer : schedule.outputs) {
     auto describe = [&] { return where("output '" + plan.outputs()[transfer.index].name + "'", schedule.mode); };
     auto *caller = reinterpret_cast<uint8_t *>(outputs[transfer.index]);

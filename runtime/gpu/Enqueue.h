@@ -8,8 +8,8 @@
 #ifndef FUSEC_RUNTIME_GPU_ENQUEUE_H
 #define FUSEC_RUNTIME_GPU_ENQUEUE_H
 
-#include "runtime/Schedule.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
+#include "runtime/gpu/Schedule.h"
 
 #include <vector>
 
@@ -32,8 +32,8 @@ enum class CallerMemory { Host, Device };
 /// What enqueued work runs on: a driver, the plan's kernels on its device,
 /// and a stream.
 struct StreamTarget {
-  const GpuDriver &driver;
-  const KernelSet &kernels;
+  const GpuDevice &driver;
+  const DeviceExecutable &kernels;
   Stream stream;
 };
 

@@ -1,4 +1,4 @@
-//===- GpuBackend.cpp - Run a plan's schedule on a GPU through a GpuDriver --===//
+//===- GpuBackend.cpp - Run a plan's schedule on a GPU through a GpuDevice --===//
 
 #include "runtime/gpu/GpuBackend.h"
 
@@ -32,12 +32,12 @@ void checkPlanHasGpuImages(const Plan &plan, const std::string &backend) {
 }
 
 struct GpuBackend::RunEvents {
-  explicit RunEvents(const GpuDriver &driver) : start(driver), executeStart(driver), executeEnd(driver), end(driver) {}
+  explicit RunEvents(const GpuDevice &driver) : start(driver), executeStart(driver), executeEnd(driver), end(driver) {}
 
   OwnedEvent start, executeStart, executeEnd, end;
 };
 
-GpuBackend::GpuBackend(std::shared_ptr<const Plan> plan, std::shared_ptr<const GpuDriver> driver,
+GpuBackend::GpuBackend(std::shared_ptr<const Plan> plan, std::shared_ptr<const GpuDevice> driver,
                        const DeviceOptions &options)
     : plan_(std::move(plan)), driver_(std::move(driver)), options_(options), buckets_(batchBuckets(*plan_)),
       constructing_((checkPlanHasGpuImages(*plan_, driver_->name()), std::in_place), *driver_), stream_(*driver_),

@@ -1,4 +1,4 @@
-//===- GpuBackend.h - Run a plan's schedule on a GPU through a GpuDriver ----===//
+//===- GpuBackend.h - Run a plan's schedule on a GPU through a GpuDevice ----===//
 //
 // Device memory: the weights (uploaded once per device, see DeviceWeights)
 // and one workspace holding the arena and static input/output buffers for
@@ -11,20 +11,20 @@
 // the run batch (runs above the largest bucket: the compiler's choice).
 //
 // Nothing here knows which GPU it drives: every device call goes through the
-// GpuDriver the backend was made with (CUDA's, or a test double).
+// GpuDevice the backend was made with (CUDA's, or a test double).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_GPU_GPUBACKEND_H
 #define FUSEC_RUNTIME_GPU_GPUBACKEND_H
 
 #include "runtime/Backend.h"
-#include "runtime/Schedule.h"
 #include "runtime/gpu/DeviceMemory.h"
 #include "runtime/gpu/DeviceWeights.h"
 #include "runtime/gpu/Enqueue.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 #include "runtime/gpu/GraphCache.h"
 #include "runtime/gpu/HostStaging.h"
+#include "runtime/gpu/Schedule.h"
 #include "runtime/gpu/StreamObjects.h"
 #include "runtime/gpu/VariantTuner.h"
 
@@ -46,7 +46,7 @@ class GpuBackend final : public Backend {
 public:
   /// Throws Error if the plan has no GPU kernels or anything fails on the
   /// device.
-  GpuBackend(std::shared_ptr<const Plan> plan, std::shared_ptr<const GpuDriver> driver, const DeviceOptions &options);
+  GpuBackend(std::shared_ptr<const Plan> plan, std::shared_ptr<const GpuDevice> driver, const DeviceOptions &options);
   ~GpuBackend() override;
 
   std::string name() const override { return driver_->name(); }
@@ -63,7 +63,7 @@ public:
 
   std::vector<KernelTuning> tuning() const override;
 
-  const GpuDriver &driver() const { return *driver_; }
+  const GpuDevice &driver() const { return *driver_; }
   /// How many kernels were compiled at load time from a portable image.
   size_t jitCompiled() const { return kernels_->jitCompiled(); }
 
@@ -105,7 +105,7 @@ private:
   void synchronize(const std::string &where) const { driver_->synchronize(stream_.get(), where); }
 
   std::shared_ptr<const Plan> plan_;
-  std::shared_ptr<const GpuDriver> driver_;
+  std::shared_ptr<const GpuDevice> driver_;
   DeviceOptions options_;
   std::vector<int64_t> buckets_;
   /// The device is entered while the members below are made and while
@@ -113,7 +113,7 @@ private:
   /// destroyed in reverse).
   std::optional<DeviceScope> constructing_;
   OwnedStream stream_;
-  std::unique_ptr<KernelSet> kernels_;
+  std::unique_ptr<DeviceExecutable> kernels_;
   /// Shared with every other session of this plan on this device.
   std::shared_ptr<const DeviceWeights> weights_;
   WorkspaceLayout layout_;

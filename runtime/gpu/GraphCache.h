@@ -10,8 +10,8 @@
 #ifndef FUSEC_RUNTIME_GPU_GRAPHCACHE_H
 #define FUSEC_RUNTIME_GPU_GRAPHCACHE_H
 
-#include "runtime/Schedule.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
+#include "runtime/gpu/Schedule.h"
 
 #include <functional>
 #include <map>
@@ -24,7 +24,7 @@ public:
   /// Enqueues one segment's device steps on the stream.
   using RecordSegment = std::function<void(const Segment &)>;
 
-  GraphCache(const GpuDriver &driver, Stream stream) : driver_(driver), stream_(stream) {}
+  GraphCache(const GpuDevice &driver, Stream stream) : driver_(driver), stream_(stream) {}
   ~GraphCache();
   GraphCache(const GraphCache &) = delete;
   GraphCache &operator=(const GraphCache &) = delete;
@@ -36,7 +36,7 @@ public:
 private:
   Graph capture(const Segment &segment, const RecordSegment &record, const std::string &where);
 
-  const GpuDriver &driver_;
+  const GpuDevice &driver_;
   Stream stream_;
   /// By run batch (the bucket).
   std::map<int64_t, std::vector<Graph>> graphs_;

@@ -11,8 +11,8 @@
 #ifndef FUSEC_RUNTIME_GPU_HOSTSTAGING_H
 #define FUSEC_RUNTIME_GPU_HOSTSTAGING_H
 
-#include "runtime/Schedule.h"
 #include "runtime/gpu/DeviceMemory.h"
+#include "runtime/gpu/Schedule.h"
 
 #include <vector>
 
@@ -37,7 +37,7 @@ inline size_t callerBytes(const IoTransfer &transfer) {
 /// A session's staging buffer, grown when a schedule needs more.
 class HostStaging {
 public:
-  explicit HostStaging(const GpuDriver &driver) : driver_(driver) {}
+  explicit HostStaging(const GpuDevice &driver) : driver_(driver) {}
 
   /// Copies the caller's inputs into the staging buffer and returns where
   /// they are, in plan order, for enqueueInputs. The stream must be idle:
@@ -51,7 +51,7 @@ public:
   void unstageOutputs(const Schedule &schedule, const std::vector<void *> &outputs) const;
 
 private:
-  const GpuDriver &driver_;
+  const GpuDevice &driver_;
   PinnedBuffer buffer_;
   StagingLayout layout_;
 };

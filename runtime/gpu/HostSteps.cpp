@@ -6,7 +6,7 @@
 
 namespace fusec::runtime::gpu {
 
-void runHostStep(const GpuDriver &driver, Stream stream, const Plan &plan, const HostStep &step,
+void runHostStep(const GpuDevice &driver, Stream stream, const Plan &plan, const HostStep &step,
                  const DeviceRegions &regions, const RunMode &mode, uint8_t *scratch) {
   const KernelDesc &kernel = plan.kernels()[step.kernel];
   const std::string where = "for host step '" + kernel.name + "' (" + describeRunMode(mode) + ")";

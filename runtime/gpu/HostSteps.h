@@ -8,8 +8,8 @@
 #ifndef FUSEC_RUNTIME_GPU_HOSTSTEPS_H
 #define FUSEC_RUNTIME_GPU_HOSTSTEPS_H
 
-#include "runtime/Schedule.h"
 #include "runtime/gpu/Enqueue.h"
+#include "runtime/gpu/Schedule.h"
 
 namespace fusec::runtime::gpu {
 
@@ -19,7 +19,7 @@ namespace fusec::runtime::gpu {
 /// asynchronously, so nothing may write it before the stream has caught up
 /// (the next host step synchronizes before its ops run, a run ends with a
 /// synchronize).
-void runHostStep(const GpuDriver &driver, Stream stream, const Plan &plan, const HostStep &step,
+void runHostStep(const GpuDevice &driver, Stream stream, const Plan &plan, const HostStep &step,
                  const DeviceRegions &regions, const RunMode &mode, uint8_t *scratch);
 
 } // namespace fusec::runtime::gpu

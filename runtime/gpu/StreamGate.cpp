@@ -31,7 +31,7 @@ void park(Stream stream, void *flag) {
 
 } // namespace
 
-HostFlagWaitProbe probeHostFlagWait(const GpuDriver &driver, std::chrono::milliseconds deadline) {
+HostFlagWaitProbe probeHostFlagWait(const GpuDevice &driver, std::chrono::milliseconds deadline) {
   using Clock = std::chrono::steady_clock;
   const char *const where = "while probing the wait on host memory";
   HostFlagWaitProbe probe;
@@ -86,9 +86,9 @@ HostFlagWaitProbe probeHostFlagWait(const GpuDriver &driver, std::chrono::millis
   return probe;
 }
 
-HostFlagWaitProbe hostFlagWaitOf(const std::shared_ptr<const GpuDriver> &driver) {
+HostFlagWaitProbe hostFlagWaitOf(const std::shared_ptr<const GpuDevice> &driver) {
   static std::mutex mutex;
-  static std::vector<std::pair<std::weak_ptr<const GpuDriver>, HostFlagWaitProbe>> probes;
+  static std::vector<std::pair<std::weak_ptr<const GpuDevice>, HostFlagWaitProbe>> probes;
   std::lock_guard<std::mutex> lock(mutex);
   probes.erase(std::remove_if(probes.begin(), probes.end(), [](const auto &entry) { return entry.first.expired(); }),
                probes.end());
@@ -110,7 +110,7 @@ std::vector<StepChunk> chunkSteps(size_t steps, size_t maxPerChunk) {
   return chunks;
 }
 
-StreamGate::StreamGate(const GpuDriver &driver, Stream stream, bool holds)
+StreamGate::StreamGate(const GpuDevice &driver, Stream stream, bool holds)
     : driver_(driver), stream_(stream), holds_(holds) {
   if (!holds_)
     return;

@@ -3,7 +3,7 @@
 // Timing a kernel between two events measures its launch latency too when
 // the GPU is idle, waiting for the host to enqueue it: for the small kernels
 // of a batch-1 model that latency is most of the measurement. A gate makes
-// the stream wait on a flag in pinned host memory (GpuDriver::waitForHostFlag);
+// the stream wait on a flag in pinned host memory (GpuDevice::waitForHostFlag);
 // everything enqueued while it is closed then runs back to back once it
 // opens, and the events between the kernels measure the kernels alone. Work
 // goes behind the gate in bounded chunks (chunkSteps).
@@ -58,25 +58,25 @@ struct HostFlagWaitProbe {
   double releaseMs = 0.0;
 };
 
-/// Whether GpuDriver::waitForHostFlag holds a stream until the flag is
+/// Whether GpuDevice::waitForHostFlag holds a stream until the flag is
 /// written and then releases it, tried on a new stream: it must not pass
 /// before the write and must pass within `deadline` after it (polled with
-/// GpuDriver::finished, never blocking). Never throws; a failing call is
+/// GpuDevice::finished, never blocking). Never throws; a failing call is
 /// the reason. A stream that is never released is left to the driver, with
 /// its flag memory, rather than freed while the device may read it. The
 /// caller has entered the device.
-HostFlagWaitProbe probeHostFlagWait(const GpuDriver &driver,
+HostFlagWaitProbe probeHostFlagWait(const GpuDevice &driver,
                                     std::chrono::milliseconds deadline = std::chrono::milliseconds(2000));
 
 /// probeHostFlagWait(*driver), once per driver object (and process); the
 /// first probe that fails writes one line on stderr saying why.
-HostFlagWaitProbe hostFlagWaitOf(const std::shared_ptr<const GpuDriver> &driver);
+HostFlagWaitProbe hostFlagWaitOf(const std::shared_ptr<const GpuDevice> &driver);
 
 class StreamGate {
 public:
   /// `holds` false: close() and open() do nothing and no flag memory is
   /// allocated (where the host-flag wait is unusable).
-  StreamGate(const GpuDriver &driver, Stream stream, bool holds = true);
+  StreamGate(const GpuDevice &driver, Stream stream, bool holds = true);
   /// Opens the gate if closed (a failure may leave it so) and waits for the
   /// stream before freeing the flag the device polls.
   ~StreamGate();
@@ -89,7 +89,7 @@ public:
   bool holds() const { return holds_; }
 
 private:
-  const GpuDriver &driver_;
+  const GpuDevice &driver_;
   Stream stream_;
   bool holds_;
   PinnedBuffer flagMemory_;

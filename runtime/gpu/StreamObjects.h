@@ -2,14 +2,14 @@
 #ifndef FUSEC_RUNTIME_GPU_STREAMOBJECTS_H
 #define FUSEC_RUNTIME_GPU_STREAMOBJECTS_H
 
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 
 namespace fusec::runtime::gpu {
 
 /// A stream of the driver's device, destroyed with its owner.
 class OwnedStream {
 public:
-  explicit OwnedStream(const GpuDriver &driver)
+  explicit OwnedStream(const GpuDevice &driver)
       : driver_(driver), stream_(driver.createStream("for the session's stream")) {}
   ~OwnedStream() { driver_.destroyStream(stream_); }
   OwnedStream(const OwnedStream &) = delete;
@@ -18,14 +18,14 @@ public:
   Stream get() const { return stream_; }
 
 private:
-  const GpuDriver &driver_;
+  const GpuDevice &driver_;
   Stream stream_;
 };
 
 /// An event: timing, and ordering between streams.
 class OwnedEvent {
 public:
-  explicit OwnedEvent(const GpuDriver &driver) : driver_(driver), event_(driver.createEvent("for an event")) {}
+  explicit OwnedEvent(const GpuDevice &driver) : driver_(driver), event_(driver.createEvent("for an event")) {}
   ~OwnedEvent() { driver_.destroyEvent(event_); }
   OwnedEvent(const OwnedEvent &) = delete;
   OwnedEvent &operator=(const OwnedEvent &) = delete;
@@ -45,7 +45,7 @@ public:
   }
 
 private:
-  const GpuDriver &driver_;
+  const GpuDevice &driver_;
   Event event_;
 };
 

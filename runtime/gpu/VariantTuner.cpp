@@ -39,7 +39,8 @@ bool hasVariants(const Plan &plan) {
                      [](const KernelDesc &kernel) { return kernel.launch && kernel.variantCount() > 1; });
 }
 
-std::vector<size_t> variantCandidates(const Plan &plan, size_t index, const KernelSet &kernels, Tactics tactics) {
+std::vector<size_t> variantCandidates(const Plan &plan, size_t index, const DeviceExecutable &kernels,
+                                      Tactics tactics) {
   const KernelDesc &kernel = plan.kernels()[index];
   std::vector<size_t> compiled, library;
   for (size_t variant = 0; variant < kernel.variantCount(); ++variant) {
@@ -60,7 +61,7 @@ std::vector<size_t> variantCandidates(const Plan &plan, size_t index, const Kern
   return compiled;
 }
 
-VariantChoice untunedVariants(const Plan &plan, const KernelSet &kernels, Tactics tactics) {
+VariantChoice untunedVariants(const Plan &plan, const DeviceExecutable &kernels, Tactics tactics) {
   VariantChoice choice(plan.kernels().size(), 0);
   for (size_t k = 0; k < plan.kernels().size(); ++k) {
     const KernelDesc &kernel = plan.kernels()[k];

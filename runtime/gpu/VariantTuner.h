@@ -18,9 +18,9 @@
 
 #include "runtime/Backend.h"
 #include "runtime/Device.h"
-#include "runtime/Schedule.h"
 #include "runtime/TuningCache.h"
 #include "runtime/gpu/Enqueue.h"
+#include "runtime/gpu/Schedule.h"
 
 #include <functional>
 #include <string>
@@ -36,11 +36,11 @@ bool hasVariants(const Plan &plan);
 /// engine for it) that `tactics` allows. Never empty: a kernel's compiled
 /// variant 0 always runs, and Tactics::Library keeps the compiled variants
 /// of a kernel without a runnable library one.
-std::vector<size_t> variantCandidates(const Plan &plan, size_t index, const KernelSet &kernels, Tactics tactics);
+std::vector<size_t> variantCandidates(const Plan &plan, size_t index, const DeviceExecutable &kernels, Tactics tactics);
 
 /// Each kernel's variant when none is timed or cached: the plan's default
 /// (KernelDesc::defaultVariant) if it is a candidate, else the first.
-VariantChoice untunedVariants(const Plan &plan, const KernelSet &kernels, Tactics tactics);
+VariantChoice untunedVariants(const Plan &plan, const DeviceExecutable &kernels, Tactics tactics);
 
 class VariantTuner {
 public:

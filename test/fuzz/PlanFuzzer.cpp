@@ -10,9 +10,9 @@
 
 #include "runtime/BatchLimit.h"
 #include "runtime/Error.h"
-#include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
 #include "runtime/plan/Plan.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -12,7 +12,7 @@
 
 #include "runtime/Error.h"
 #include "runtime/Session.h"
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/gpu/DeviceMemory.h"
 #include "runtime/gpu/StreamGate.h"
 #include "runtime/gpu/StreamObjects.h"
@@ -73,7 +73,7 @@ TEST_CASE("the CUDA backend times whole runs, execution and kernels") {
 TEST_CASE("kernels are timed with the host-memory wait where its probe passes, and without it") {
   // On a GPU: whether the stream gate's wait works here (the probe, within
   // its deadline), and that timing without the gate works either way.
-  const auto driver = cuda::CudaDriver::open(test::cudaTestOptions());
+  const auto driver = cuda::CudaDevice::open(test::cudaTestOptions());
   {
     const gpu::DeviceScope scope(*driver);
     const gpu::HostFlagWaitProbe probe = gpu::probeHostFlagWait(*driver);
@@ -115,7 +115,7 @@ TEST_CASE("runs on device buffers, ordered on the caller's stream") {
   // for x, y and z, sized for the largest batch used.
   const auto plan = planFrom(test::hostStepPlanManifest());
   Session session(plan, Device::Cuda, test::cudaTestOptions());
-  const auto caller = cuda::CudaDriver::open(test::cudaTestOptions());
+  const auto caller = cuda::CudaDevice::open(test::cudaTestOptions());
   gpu::DeviceScope current(*caller);
   const gpu::OwnedStream callerStream(*caller);
   auto *const stream = static_cast<cuda::CUstream>(callerStream.get());

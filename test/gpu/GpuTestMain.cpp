@@ -16,7 +16,7 @@
 #include "CudaTestDriver.h"
 
 #include "runtime/Device.h"
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 
 #include <iostream>
 
@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
   const bool listing = config.listTests || config.listTestNamesOnly || config.listTags || config.listReporters;
   if (!listing && !config.showHelp) {
     try {
-      const auto probe = fusec::runtime::cuda::CudaDriver::open(fusec::test::cudaTestOptions());
+      const auto probe = fusec::runtime::cuda::CudaDevice::open(fusec::test::cudaTestOptions());
       std::cout << "running the GPU tests on " << probe->describeDevice() << "\n";
     } catch (const fusec::runtime::cuda::CudaUnavailable &unavailable) {
       std::cout << "SKIPPED: no usable CUDA device: " << unavailable.what() << "\n";

@@ -46,7 +46,7 @@ struct FuserunOptions {
   double rtol = 1e-4;
   double atol = 1e-4;
   InfoFormat info = InfoFormat::None;
-  /// --serve-bench: concurrent clients (runtime/ServeBench.h) instead of one run.
+  /// --serve-bench: concurrent clients (tools/fuserun/ServeBench.h) instead of one run.
   bool serveBench = false;
   int clients = 4;
   int requestsPerClient = 50;

@@ -7,11 +7,11 @@
 #include "runtime/Error.h"
 #include "runtime/Npy.h"
 #include "runtime/PlanInfo.h"
-#include "runtime/RandomInputs.h"
-#include "runtime/ServeBench.h"
 #include "runtime/Session.h"
 #include "runtime/Timing.h"
 #include "tools/fuserun/OutputCheck.h"
+#include "tools/fuserun/RandomInputs.h"
+#include "tools/fuserun/ServeBench.h"
 
 #include <algorithm>
 #include <cmath>

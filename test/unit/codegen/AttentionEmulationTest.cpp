@@ -19,8 +19,8 @@
 #include "compiler/PlanWriter.h"
 #include "ir/FuseOps.h"
 #include "ir/KernelConfig.h"
-#include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include "../../models/ModelReference.h"
 

@@ -28,8 +28,8 @@
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
 #include "ir/FuseOps.h"
-#include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include <nlohmann/json.hpp>
 

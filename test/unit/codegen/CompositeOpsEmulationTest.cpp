@@ -20,8 +20,8 @@
 
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
-#include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include <catch2/catch.hpp>
 

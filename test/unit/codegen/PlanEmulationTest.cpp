@@ -4,7 +4,7 @@
 // GPU runs them on the plan's memory. Here each shared model becomes a GPU
 // plan (the kernels' PTX and CUBIN replaced by stubs: nothing loads them),
 // and the runtime's own GPU backend (gpu::GpuBackend) runs it on the
-// CPU-hosted driver (HostGpuDriver.h), whose launches run the kernels'
+// CPU-hosted driver (HostGpuDevice.h), whose launches run the kernels'
 // exact CUDA text in emulation: the bucket padding, arena and I/O offsets,
 // argument order, copies, host steps, graph capture and replay are the
 // backend's own code.
@@ -20,7 +20,7 @@
 #include "EmulatedTensorMaps.h"
 #include "EmulationHarness.h"
 #include "FusedModule.h"
-#include "HostGpuDriver.h"
+#include "HostGpuDevice.h"
 
 #include "../../models/ModelReference.h"
 
@@ -29,12 +29,12 @@
 #include "compiler/Driver.h"
 #include "compiler/PlanWriter.h"
 #include "ir/FuseOps.h"
-#include "runtime/RandomInputs.h"
-#include "runtime/Schedule.h"
 #include "runtime/Session.h"
 #include "runtime/TuningCache.h"
 #include "runtime/gpu/GpuBackend.h"
+#include "runtime/gpu/Schedule.h"
 #include "runtime/gpu/VariantTuner.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include <catch2/catch.hpp>
 
@@ -179,7 +179,7 @@ void runPlan(const std::string &name, const std::string &precision = "fp32", con
   host.fill = 0xff; // NaN: nothing may be read before it is written
   const auto runner = std::make_shared<EmulatedKernels>(kernels);
   host.runner = runner;
-  const auto driver = test::makeHostGpuDriver(host);
+  const auto driver = test::makeHostGpuDevice(host);
   Session cpu(emulated.plan, Device::Cpu);
   for (int64_t batch : {1, 3, 8}) {
     const auto inputs = makeRandomInputs(*emulated.plan, batch, /*seed=*/static_cast<uint64_t>(batch));
@@ -322,7 +322,7 @@ TEST_CASE("emul: tuning runs each kernel's fastest variant and later sessions re
       const size_t last = lastCompiledVariant(plan.kernels()[step.kernel]);
       return step.variant == last ? 5.0 : step.variant == 0 ? 10.0 : 20.0;
     };
-    const auto driver = test::makeHostGpuDriver(host);
+    const auto driver = test::makeHostGpuDevice(host);
     const std::string cache = freshTempPath("fusec-tuning-test");
 
     const int64_t batch = 3;
@@ -393,7 +393,7 @@ TEST_CASE("emul: the variants a tuning cache chooses run and match the CPU backe
   test::HostGpuOptions host;
   host.fill = 0xff;
   host.runner = std::make_shared<EmulatedKernels>(kernels);
-  const auto driver = test::makeHostGpuDriver(host);
+  const auto driver = test::makeHostGpuDevice(host);
 
   const std::string path = freshTempPath("fusec-tuning-cache-test");
   const int64_t bucket = 2;
@@ -471,7 +471,7 @@ func.func @main(%x: tensor<1x64x4x4xf32> {fuse.name = "x"}, %w: tensor<64x64x3x3
   test::HostGpuOptions host;
   host.fill = 0xff;
   host.runner = std::make_shared<EmulatedKernels>(kernels);
-  const auto driver = test::makeHostGpuDriver(host);
+  const auto driver = test::makeHostGpuDevice(host);
   Session session(emulated.plan, std::make_unique<gpu::GpuBackend>(emulated.plan, driver, DeviceOptions()));
   for (uint64_t seed : {1, 2, 3}) {
     INFO("run " << seed);
@@ -550,7 +550,7 @@ TEST_CASE("library variants of the shared models compute what their kernels comp
       libraryLaunches += plan.kernels()[step.kernel].libraryOf(step.variant) ? 1 : 0;
       return 1.0;
     };
-    const auto driver = test::makeHostGpuDriver(host);
+    const auto driver = test::makeHostGpuDevice(host);
     Session cpu(built.plan, Device::Cpu);
     for (int64_t batch : {1, 3}) {
       const auto inputs = makeRandomInputs(*built.plan, batch, /*seed=*/static_cast<uint64_t>(batch) + 11);
@@ -588,7 +588,7 @@ TEST_CASE("tuning times library variants beside the compiled ones", "[codegen][p
       const bool library = plan.kernels()[step.kernel].libraryOf(step.variant) != nullptr;
       return library == libraryFaster ? 2.0 : 9.0;
     };
-    const auto driver = test::makeHostGpuDriver(host);
+    const auto driver = test::makeHostGpuDevice(host);
     DeviceOptions options;
     options.tune = true;
     options.tuningCache = "none";

@@ -18,7 +18,7 @@
 #include "runtime/plan/PlanContainer.h"
 #include "support/FileIO.h"
 
-#include "test/unit/runtime/HostGpuDriver.h"
+#include "test/unit/runtime/HostGpuDevice.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <catch2/catch.hpp>
@@ -328,7 +328,7 @@ TEST_CASE("a transformer layer's shape variants share its GEMM and attention pro
 
 TEST_CASE("a GPU session runs each shape variant on one copy of the weights", "[shape-variants]") {
   auto both = load(compileSequence({3, 8}, "sm_90"), "both");
-  const std::shared_ptr<runtime::gpu::GpuDriver> driver = test::registerHostGpuBackend();
+  const std::shared_ptr<runtime::gpu::GpuDevice> driver = test::registerHostGpuBackend();
   // The variants share the plan's bytes, and so one device copy; another
   // load of the same bytes has its own.
   {

@@ -9,10 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "TestSupport.h"
 
-#include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
 #include "runtime/c_api/runtime_c.h"
 #include "support/FileIO.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include <atomic>
 #include <string>

@@ -13,7 +13,7 @@
 
 #include "runtime/PlanInfo.h"
 #include "runtime/Session.h"
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/DriverApi.h"
 #include "runtime/cuda/DriverVersion.h"
 #include "runtime/gpu/StreamGate.h"
@@ -189,7 +189,7 @@ TEST_CASE("kernels are timed in chunks a stream can queue") {
 
 TEST_CASE("the host-memory wait is probed under a deadline, and kernel timing falls back where it misbehaves") {
   using Clock = std::chrono::steady_clock;
-  const auto driver = cuda::CudaDriver::open(hostDoubleDriver());
+  const auto driver = cuda::CudaDevice::open(hostDoubleDriver());
   const gpu::DeviceScope scope(*driver);
   {
     hostDouble();

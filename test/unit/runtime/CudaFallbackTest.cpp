@@ -10,7 +10,7 @@
 
 #include "runtime/Error.h"
 #include "runtime/Session.h"
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/KernelModules.h"
 
 #include <iostream>
@@ -103,8 +103,8 @@ TEST_CASE("the toolkit's stub driver resolves every symbol, then fails") {
 #else
   std::shared_ptr<const cuda::DriverApi> api;
   REQUIRE_NOTHROW(api = cuda::DriverApi::load(FUSEC_CUDA_STUB_DRIVER));
-  CHECK_THROWS_AS(cuda::CudaDriver(api, 0), cuda::CudaUnavailable);
-  CHECK_THROWS_WITH(cuda::CudaDriver(api, 0), Contains("' failed to initialize: "));
+  CHECK_THROWS_AS(cuda::CudaDevice(api, 0), cuda::CudaUnavailable);
+  CHECK_THROWS_WITH(cuda::CudaDevice(api, 0), Contains("' failed to initialize: "));
   CerrCapture capture;
   Session session(test::hostStepPlan(), Device::Auto, driver(FUSEC_CUDA_STUB_DRIVER));
   CHECK(session.device() == "cpu");

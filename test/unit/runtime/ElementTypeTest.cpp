@@ -11,12 +11,12 @@
 
 #include "runtime/ElementConversion.h"
 #include "runtime/Error.h"
-#include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
 #include "runtime/c_api/runtime_c.h"
 #include "runtime/cpu/KernelInterpreter.h"
 #include "support/FileIO.h"
 #include "support/HalfFloat.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,14 +1,14 @@
 //===- GpuBackendTest.cpp - The GPU backend on a driver of its own ----------===//
 //
 // The schedule runner (gpu::GpuBackend) on the CPU-hosted driver
-// (HostGpuDriver.h), registered by name as a program would register a new
+// (HostGpuDevice.h), registered by name as a program would register a new
 // GPU: graphed, padded, prebuilt, ungraphed and oversized runs, device
 // buffers ordered on a caller's stream, timing, teardown of every device
 // object, concurrent sessions, and the registry's own rules.
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostGpuDriver.h"
+#include "HostGpuDevice.h"
 #include "TestSupport.h"
 
 #include "runtime/BackendRegistry.h"
@@ -30,7 +30,7 @@ using Catch::Contains;
 
 namespace {
 
-Session sessionOn(const std::shared_ptr<gpu::GpuDriver> &driver, const DeviceOptions &options = {}) {
+Session sessionOn(const std::shared_ptr<gpu::GpuDevice> &driver, const DeviceOptions &options = {}) {
   const auto plan = test::hostStepPlan();
   return Session(plan, std::make_unique<gpu::GpuBackend>(plan, driver, options));
 }
@@ -71,7 +71,7 @@ TEST_CASE("a registered GPU driver runs graphed, padded and oversized batches") 
 }
 
 TEST_CASE("device-buffer runs are ordered on the caller's stream of a registered driver") {
-  const auto driver = test::makeHostGpuDriver();
+  const auto driver = test::makeHostGpuDevice();
   Session session = sessionOn(driver);
   gpu::DeviceScope scope(*driver);
   const gpu::OwnedStream caller(*driver);
@@ -103,7 +103,7 @@ TEST_CASE("device-buffer runs are ordered on the caller's stream of a registered
 }
 
 TEST_CASE("the GPU backend times runs and each device step on a registered driver") {
-  const auto driver = test::makeHostGpuDriver();
+  const auto driver = test::makeHostGpuDevice();
   Session session = sessionOn(driver);
   const Tensor x = test::hostStepInputRows(3, 1.0f);
   std::vector<float> y(12), z(12);
@@ -125,7 +125,7 @@ TEST_CASE("the GPU backend times runs and each device step on a registered drive
 }
 
 TEST_CASE("the last session on a driver frees every device object, the weights last") {
-  const auto driver = test::makeHostGpuDriver();
+  const auto driver = test::makeHostGpuDevice();
   {
     Session first = sessionOn(driver);
     {
@@ -156,7 +156,7 @@ TEST_CASE("a kernel that fails on the device fails the run with the driver's mes
   };
   test::HostGpuOptions options;
   options.runner = std::make_shared<FailingRunner>();
-  Session session = sessionOn(test::makeHostGpuDriver(options));
+  Session session = sessionOn(test::makeHostGpuDevice(options));
   CHECK_THROWS_WITH(session.run(2, {{"x", test::hostStepInputRows(2, 0.0f)}}), Contains("kernel 'k0_mul' trapped"));
   // The session stays usable for the next request.
   CHECK_THROWS_WITH(session.run(1, {{"x", test::hostStepInputRows(1, 0.0f)}}), Contains("trapped"));
@@ -204,7 +204,7 @@ TEST_CASE("backends register by name, under rules") {
 
 TEST_CASE("a GPU backend refuses a CPU plan before opening its driver, and reports an unavailable device") {
   static std::atomic<int> opened{0};
-  registerGpuBackend("refusing-test-gpu", [](const DeviceOptions &) -> std::shared_ptr<const gpu::GpuDriver> {
+  registerGpuBackend("refusing-test-gpu", [](const DeviceOptions &) -> std::shared_ptr<const gpu::GpuDevice> {
     ++opened;
     throw gpu::GpuUnavailable("the test device is switched off");
   });

@@ -16,7 +16,7 @@
 #include "HostCudaDriver.h"
 #include "TestSupport.h"
 
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudnnApi.h"
 #include "runtime/cuda/CudnnConv.h"
 #include "runtime/cuda/DriverApi.h"
@@ -283,7 +283,7 @@ public:
   }
 
   HostCudaState &record;
-  cuda::CudaDriver driver;
+  cuda::CudaDevice driver;
 
 private:
   void *saved_;

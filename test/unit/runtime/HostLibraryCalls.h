@@ -1,6 +1,6 @@
 //===- HostLibraryCalls.h - Library variants computed from their description ===//
 //
-// The in-process GPU double (HostGpuDriver.h) runs a plan's library variants
+// The in-process GPU double (HostGpuDevice.h) runs a plan's library variants
 // when HostGpuOptions::runsLibraryVariants is set: each launch computes the
 // plan's own description of the call (support/LibraryMatmul.h,
 // LibraryConv.h) with plain loops, not the kernel's ops. A description the

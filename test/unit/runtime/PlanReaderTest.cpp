@@ -3,7 +3,7 @@
 #include "TestSupport.h"
 
 #include "runtime/Error.h"
-#include "runtime/Schedule.h"
+#include "runtime/gpu/Schedule.h"
 #include "runtime/plan/Plan.h"
 
 #include <cstring>

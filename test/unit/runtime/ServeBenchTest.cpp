@@ -3,8 +3,8 @@
 #include "TestSupport.h"
 
 #include "runtime/Error.h"
-#include "runtime/ServeBench.h"
 #include "runtime/cpu/CpuBackend.h"
+#include "tools/fuserun/ServeBench.h"
 
 using namespace fusec;
 using namespace fusec::runtime;

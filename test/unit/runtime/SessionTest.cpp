@@ -3,11 +3,11 @@
 #include "TestSupport.h"
 
 #include "runtime/Error.h"
-#include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
 #include "runtime/c_api/runtime_c.h"
 #include "support/FileIO.h"
 #include "support/IndexedBatch.h"
+#include "tools/fuserun/RandomInputs.h"
 
 using namespace fusec;
 using namespace fusec::runtime;

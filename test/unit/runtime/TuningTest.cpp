@@ -7,7 +7,7 @@
 // second variant each (another block size for the same PTX entry).
 //
 //===----------------------------------------------------------------------===//
-#include "HostGpuDriver.h"
+#include "HostGpuDevice.h"
 #include "TestSupport.h"
 
 #include "runtime/Session.h"
@@ -55,16 +55,16 @@ std::shared_ptr<const Plan> planOf(const json &manifest) {
 
 /// A host driver on which variant `fastK0` of k0_mul and `fastK2` of k2_add
 /// take 2 µs a launch and the others 9 µs.
-std::shared_ptr<gpu::GpuDriver> clockedDriver(size_t fastK0, size_t fastK2) {
+std::shared_ptr<gpu::GpuDevice> clockedDriver(size_t fastK0, size_t fastK2) {
   test::HostGpuOptions options;
   options.launchMicroseconds = [=](const Plan &plan, const LaunchStep &step) {
     const size_t fast = plan.kernels()[step.kernel].name == "k0_mul" ? fastK0 : fastK2;
     return step.variant == fast ? 2.0 : 9.0;
   };
-  return test::makeHostGpuDriver(options);
+  return test::makeHostGpuDevice(options);
 }
 
-Session sessionOn(const std::shared_ptr<const Plan> &plan, const std::shared_ptr<gpu::GpuDriver> &driver,
+Session sessionOn(const std::shared_ptr<const Plan> &plan, const std::shared_ptr<gpu::GpuDevice> &driver,
                   const DeviceOptions &options) {
   return Session(plan, std::make_unique<gpu::GpuBackend>(plan, driver, options));
 }

@@ -1,6 +1,6 @@
 //===- RandomInputs.h - Deterministic inputs for smoke tests and benchmarks ===//
-#ifndef FUSEC_RUNTIME_RANDOMINPUTS_H
-#define FUSEC_RUNTIME_RANDOMINPUTS_H
+#ifndef FUSEC_TOOLS_FUSERUN_RANDOMINPUTS_H
+#define FUSEC_TOOLS_FUSERUN_RANDOMINPUTS_H
 
 #include "runtime/Tensor.h"
 #include "runtime/plan/Plan.h"
@@ -19,4 +19,4 @@ std::map<std::string, Tensor> makeRandomInputs(const Plan &plan, int64_t batch, 
 
 } // namespace fusec::runtime
 
-#endif // FUSEC_RUNTIME_RANDOMINPUTS_H
+#endif // FUSEC_TOOLS_FUSERUN_RANDOMINPUTS_H

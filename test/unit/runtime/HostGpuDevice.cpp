@@ -1,6 +1,6 @@
-//===- HostGpuDriver.cpp - A CPU-hosted implementation of gpu::GpuDriver ----===//
+//===- HostGpuDevice.cpp - A CPU-hosted implementation of gpu::GpuDevice ----===//
 
-#include "HostGpuDriver.h"
+#include "HostGpuDevice.h"
 
 #include "HostLibraryCalls.h"
 
@@ -53,19 +53,19 @@ struct EventState {
   double milliseconds = -1.0;
 };
 
-class HostGpuDriver;
-thread_local const HostGpuDriver *enteredDevice = nullptr;
+class HostGpuDevice;
+thread_local const HostGpuDevice *enteredDevice = nullptr;
 
 class HostKernels;
 
-class HostGpuDriver final : public gpu::GpuDriver {
+class HostGpuDevice final : public gpu::GpuDevice {
 public:
-  explicit HostGpuDriver(HostGpuOptions options) : options_(std::move(options)) {
+  explicit HostGpuDevice(HostGpuOptions options) : options_(std::move(options)) {
     if (!options_.runner)
       options_.runner = interpretingKernelRunner();
   }
 
-  ~HostGpuDriver() override {
+  ~HostGpuDevice() override {
     for (auto &[address, bytes] : device_)
       std::free(reinterpret_cast<void *>(address));
     for (auto &[address, bytes] : pinned_)
@@ -77,11 +77,11 @@ public:
   int multiprocessorCount() const override { return options_.multiprocessors; }
 
   void *enter() const override {
-    const HostGpuDriver *saved = enteredDevice;
+    const HostGpuDevice *saved = enteredDevice;
     enteredDevice = this;
-    return const_cast<HostGpuDriver *>(saved);
+    return const_cast<HostGpuDevice *>(saved);
   }
-  void leave(void *saved) const noexcept override { enteredDevice = static_cast<const HostGpuDriver *>(saved); }
+  void leave(void *saved) const noexcept override { enteredDevice = static_cast<const HostGpuDevice *>(saved); }
 
   DevicePtr allocate(uint64_t bytes, Where where) const override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -115,7 +115,7 @@ public:
       std::free(address);
   }
 
-  std::unique_ptr<gpu::KernelSet> loadKernels(const Plan &plan, const DeviceOptions &options) const override;
+  std::unique_ptr<gpu::DeviceExecutable> loadKernels(const Plan &plan, const DeviceOptions &options) const override;
 
   gpu::Stream createStream(Where where) const override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -429,9 +429,9 @@ private:
   mutable double clockMs_ = 0.0;
 };
 
-class HostKernels final : public gpu::KernelSet {
+class HostKernels final : public gpu::DeviceExecutable {
 public:
-  HostKernels(const HostGpuDriver &driver, const Plan &plan) : driver_(driver), plan_(plan) {
+  HostKernels(const HostGpuDevice &driver, const Plan &plan) : driver_(driver), plan_(plan) {
     for (const KernelDesc &kernel : plan.kernels()) {
       if (kernel.isCopy() || kernel.isHostStep())
         continue;
@@ -498,7 +498,7 @@ public:
     driver_.countLaunch();
     const HostKernelRunner &runner = driver_.runner();
     const Plan &plan = plan_;
-    const HostGpuDriver &driver = driver_;
+    const HostGpuDevice &driver = driver_;
     const double extra = driver_.extraLaunchMilliseconds(plan, step);
     if (const LibraryCall *call = kernel.libraryOf(step.variant)) {
       if (!runsLibraryVariant(step.kernel, step.variant))
@@ -520,11 +520,11 @@ public:
   }
 
 private:
-  const HostGpuDriver &driver_;
+  const HostGpuDevice &driver_;
   const Plan &plan_;
 };
 
-std::unique_ptr<gpu::KernelSet> HostGpuDriver::loadKernels(const Plan &plan, const DeviceOptions &) const {
+std::unique_ptr<gpu::DeviceExecutable> HostGpuDevice::loadKernels(const Plan &plan, const DeviceOptions &) const {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   requireEntered("loadKernels", "while loading the plan's kernels");
   return std::make_unique<HostKernels>(*this, plan);
@@ -549,17 +549,17 @@ public:
 
 std::shared_ptr<const HostKernelRunner> interpretingKernelRunner() { return std::make_shared<InterpretingRunner>(); }
 
-std::shared_ptr<gpu::GpuDriver> makeHostGpuDriver(const HostGpuOptions &options) {
-  return std::make_shared<HostGpuDriver>(options);
+std::shared_ptr<gpu::GpuDevice> makeHostGpuDevice(const HostGpuOptions &options) {
+  return std::make_shared<HostGpuDevice>(options);
 }
 
-HostGpuCounters hostGpuCounters(const gpu::GpuDriver &driver) {
-  return dynamic_cast<const HostGpuDriver &>(driver).counters();
+HostGpuCounters hostGpuCounters(const gpu::GpuDevice &driver) {
+  return dynamic_cast<const HostGpuDevice &>(driver).counters();
 }
 
-std::shared_ptr<gpu::GpuDriver> registerHostGpuBackend() {
-  static const std::shared_ptr<gpu::GpuDriver> driver = [] {
-    std::shared_ptr<gpu::GpuDriver> shared = makeHostGpuDriver();
+std::shared_ptr<gpu::GpuDevice> registerHostGpuBackend() {
+  static const std::shared_ptr<gpu::GpuDevice> driver = [] {
+    std::shared_ptr<gpu::GpuDevice> shared = makeHostGpuDevice();
     registerGpuBackend("host-gpu", [shared](const DeviceOptions &) { return shared; });
     return shared;
   }();

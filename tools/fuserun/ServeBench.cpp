@@ -1,9 +1,9 @@
 //===- ServeBench.cpp - Concurrent clients against one plan ---------------===//
-#include "runtime/ServeBench.h"
+#include "tools/fuserun/ServeBench.h"
 
 #include "runtime/Error.h"
-#include "runtime/RandomInputs.h"
 #include "runtime/Session.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include <algorithm>
 #include <chrono>

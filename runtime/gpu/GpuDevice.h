@@ -1,15 +1,15 @@
-//===- GpuDriver.h - What the GPU backend needs from a device driver --------===//
+//===- GpuDevice.h - What the GPU backend needs from a device -------------===//
 //
 // The GPU backend (GpuBackend) runs a plan's Schedule: it lays out device
 // memory, captures and replays graphs, stages host steps and orders its
 // stream with a caller's. Everything it asks of the device goes through this
 // interface, which is small enough to implement on any driver with streams
 // (CUDA's driver API in runtime/cuda/; a CPU-hosted test double in the unit
-// tests). A new kind of GPU is one new driver folder: a GpuDriver, a kernel
+// tests). A new kind of GPU is one new driver folder: a GpuDevice, a kernel
 // loader for the image format it runs, and a line registering its backend.
 //
-// One GpuDriver object stands for one opened device and is shared by every
-// session on it (the plan's weights are uploaded once per driver object), so
+// One GpuDevice object stands for one opened device and is shared by every
+// session on it (the plan's weights are uploaded once per device object), so
 // its methods must be safe to call from several threads at once. Each
 // session works on streams of its own.
 //
@@ -19,12 +19,12 @@
 // description is built only when a call fails.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_GPU_GPUDRIVER_H
-#define FUSEC_RUNTIME_GPU_GPUDRIVER_H
+#ifndef FUSEC_RUNTIME_GPU_GPUDEVICE_H
+#define FUSEC_RUNTIME_GPU_GPUDEVICE_H
 
 #include "runtime/Device.h"
 #include "runtime/Error.h"
-#include "runtime/Schedule.h"
+#include "runtime/gpu/Schedule.h"
 #include "runtime/gpu/Where.h"
 #include "runtime/plan/Plan.h"
 
@@ -52,10 +52,11 @@ public:
   using Error::Error;
 };
 
-/// A plan's device kernels, loaded onto one device.
-class KernelSet {
+/// A plan's device kernels (and the vendor libraries its library variants
+/// call), loaded onto one device: IREE's HAL calls this an executable.
+class DeviceExecutable {
 public:
-  virtual ~KernelSet() = default;
+  virtual ~DeviceExecutable() = default;
 
   /// Enqueues `step` (a launch of one of the plan's device kernels) on
   /// `stream`. `args` holds step.pointerCount() device addresses: each of
@@ -80,9 +81,9 @@ public:
   virtual std::string libraryUnavailable() const { return ""; }
 };
 
-class GpuDriver {
+class GpuDevice {
 public:
-  virtual ~GpuDriver() = default;
+  virtual ~GpuDevice() = default;
 
   /// The backend's name: "cuda".
   virtual std::string name() const = 0;
@@ -115,8 +116,8 @@ public:
   /// result's), and the vendor libraries its library variants call, from
   /// where `options` says. Throws Error naming the kernel if an image does
   /// not load; a library that does not load leaves its variants unrunnable
-  /// (KernelSet::libraryUnavailable), since every kernel has a compiled form.
-  virtual std::unique_ptr<KernelSet> loadKernels(const Plan &plan, const DeviceOptions &options) const = 0;
+  /// (DeviceExecutable::libraryUnavailable), since every kernel has a compiled form.
+  virtual std::unique_ptr<DeviceExecutable> loadKernels(const Plan &plan, const DeviceOptions &options) const = 0;
 
   // Streams, and the work enqueued on them.
   virtual Stream createStream(Where where) const = 0;
@@ -161,19 +162,19 @@ public:
   virtual double elapsedMilliseconds(Event start, Event end, Where where) const = 0;
 };
 
-/// Enters a driver's device for a scope (GpuDriver::enter/leave).
+/// Enters a driver's device for a scope (GpuDevice::enter/leave).
 class DeviceScope {
 public:
-  explicit DeviceScope(const GpuDriver &driver) : driver_(driver), saved_(driver.enter()) {}
+  explicit DeviceScope(const GpuDevice &driver) : driver_(driver), saved_(driver.enter()) {}
   ~DeviceScope() { driver_.leave(saved_); }
   DeviceScope(const DeviceScope &) = delete;
   DeviceScope &operator=(const DeviceScope &) = delete;
 
 private:
-  const GpuDriver &driver_;
+  const GpuDevice &driver_;
   void *saved_;
 };
 
 } // namespace fusec::runtime::gpu
 
-#endif // FUSEC_RUNTIME_GPU_GPUDRIVER_H
+#endif // FUSEC_RUNTIME_GPU_GPUDEVICE_H

@@ -1,6 +1,6 @@
-//===- CudaDriver.h - The GPU driver seam implemented on CUDA's driver API --===//
+//===- CudaDevice.h - A GpuDevice on CUDA's driver API ------------------===//
 //
-// One CudaDriver is one CUDA device opened through one driver library: it
+// One CudaDevice is one CUDA device opened through one driver library: it
 // retains the device's primary context (shared with any other user of the
 // device in this process, e.g. a framework) for as long as a session or a
 // weight copy uses it. Opening a device is where "CUDA is unavailable" is
@@ -9,29 +9,29 @@
 // an ordinary Error.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_CUDA_CUDADRIVER_H
-#define FUSEC_RUNTIME_CUDA_CUDADRIVER_H
+#ifndef FUSEC_RUNTIME_CUDA_CUDADEVICE_H
+#define FUSEC_RUNTIME_CUDA_CUDADEVICE_H
 
 #include "runtime/Device.h"
 #include "runtime/cuda/DriverApi.h"
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 
 #include <memory>
 #include <string>
 
 namespace fusec::runtime::cuda {
 
-class CudaDriver final : public gpu::GpuDriver {
+class CudaDevice final : public gpu::GpuDevice {
 public:
   /// The device `options.cudaDevice` through `options.cudaDriver`: the
   /// object a live session already opened, else a new one. Throws
   /// CudaUnavailable as described above. Thread-safe.
-  static std::shared_ptr<const CudaDriver> open(const DeviceOptions &options);
+  static std::shared_ptr<const CudaDevice> open(const DeviceOptions &options);
 
-  CudaDriver(std::shared_ptr<const DriverApi> api, int ordinal);
-  ~CudaDriver() override;
-  CudaDriver(const CudaDriver &) = delete;
-  CudaDriver &operator=(const CudaDriver &) = delete;
+  CudaDevice(std::shared_ptr<const DriverApi> api, int ordinal);
+  ~CudaDevice() override;
+  CudaDevice(const CudaDevice &) = delete;
+  CudaDevice &operator=(const CudaDevice &) = delete;
 
   const DriverApi &api() const { return *api_; }
   CUcontext context() const { return context_; }
@@ -51,7 +51,7 @@ public:
   void free(gpu::DevicePtr address) const noexcept override;
   void *allocateHost(size_t bytes, gpu::Where where) const override;
   void freeHost(void *address) const noexcept override;
-  std::unique_ptr<gpu::KernelSet> loadKernels(const Plan &plan, const DeviceOptions &options) const override;
+  std::unique_ptr<gpu::DeviceExecutable> loadKernels(const Plan &plan, const DeviceOptions &options) const override;
 
   gpu::Stream createStream(gpu::Where where) const override;
   void destroyStream(gpu::Stream stream) const noexcept override;
@@ -97,4 +97,4 @@ private:
 
 } // namespace fusec::runtime::cuda
 
-#endif // FUSEC_RUNTIME_CUDA_CUDADRIVER_H
+#endif // FUSEC_RUNTIME_CUDA_CUDADEVICE_H

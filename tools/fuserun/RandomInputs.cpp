@@ -1,6 +1,6 @@
 //===- RandomInputs.cpp - Deterministic inputs for smoke tests and benchmarks ===//
 
-#include "runtime/RandomInputs.h"
+#include "tools/fuserun/RandomInputs.h"
 
 #include "runtime/ElementConversion.h"
 

@@ -1,6 +1,6 @@
 //===- Schedule.cpp - What a GPU run does, as plain data --------------------===//
 
-#include "runtime/Schedule.h"
+#include "runtime/gpu/Schedule.h"
 
 #include "runtime/Error.h"
 #include "support/SplitK.h"

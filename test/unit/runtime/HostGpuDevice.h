@@ -1,11 +1,11 @@
-//===- HostGpuDriver.h - A CPU-hosted implementation of gpu::GpuDriver ------===//
+//===- HostGpuDevice.h - A CPU-hosted implementation of gpu::GpuDevice ------===//
 //
 // A second GPU driver, in process, with host memory for device memory: the
 // GPU backend (gpu::GpuBackend) runs every plan on it exactly as it runs on
 // CUDA (schedules, graph capture and replay, staging, padding rows, host
 // steps, event joins with a caller's stream, the timing gate), so all of that
 // is tested on machines without a GPU. It is also the proof of the seam: a
-// new GPU is a GpuDriver and one registerGpuBackend line.
+// new GPU is a GpuDevice and one registerGpuBackend line.
 //
 // What it checks, beyond the results:
 //  * memory starts filled with a chosen byte (0xCD; NaN bytes for the
@@ -16,7 +16,7 @@
 //    pending work of every stream one command at a time, so work the
 //    backend left unordered runs out of order; waiting on an event or a
 //    host flag that can never be reached is an error, not a hang;
-//  * the device must be entered (GpuDriver::enter) for every call that
+//  * the device must be entered (GpuDevice::enter) for every call that
 //    creates, enqueues or loads, and no stream may be synchronized while it
 //    is being captured.
 // Kernels run through a HostKernelRunner: the CPU interpreter over each
@@ -26,10 +26,10 @@
 // measure how much work lay between them.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_TEST_UNIT_RUNTIME_HOSTGPUDRIVER_H
-#define FUSEC_TEST_UNIT_RUNTIME_HOSTGPUDRIVER_H
+#ifndef FUSEC_TEST_UNIT_RUNTIME_HOSTGPUDEVICE_H
+#define FUSEC_TEST_UNIT_RUNTIME_HOSTGPUDEVICE_H
 
-#include "runtime/gpu/GpuDriver.h"
+#include "runtime/gpu/GpuDevice.h"
 
 #include <cstdint>
 #include <functional>
@@ -85,15 +85,15 @@ struct HostGpuCounters {
 };
 
 /// A new driver object: one simulated device.
-std::shared_ptr<runtime::gpu::GpuDriver> makeHostGpuDriver(const HostGpuOptions &options = {});
+std::shared_ptr<runtime::gpu::GpuDevice> makeHostGpuDevice(const HostGpuOptions &options = {});
 
-/// The counters of a driver made by makeHostGpuDriver.
-HostGpuCounters hostGpuCounters(const runtime::gpu::GpuDriver &driver);
+/// The counters of a driver made by makeHostGpuDevice.
+HostGpuCounters hostGpuCounters(const runtime::gpu::GpuDevice &driver);
 
 /// Registers the backend "host-gpu" (once per process): a GPU backend over
 /// one shared host driver with the default options, which it returns.
-std::shared_ptr<runtime::gpu::GpuDriver> registerHostGpuBackend();
+std::shared_ptr<runtime::gpu::GpuDevice> registerHostGpuBackend();
 
 } // namespace fusec::test
 
-#endif // FUSEC_TEST_UNIT_RUNTIME_HOSTGPUDRIVER_H
+#endif // FUSEC_TEST_UNIT_RUNTIME_HOSTGPUDEVICE_H

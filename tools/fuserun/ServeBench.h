@@ -6,8 +6,8 @@
 // overall and per batch size. `fuserun --serve-bench` prints it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_SERVEBENCH_H
-#define FUSEC_RUNTIME_SERVEBENCH_H
+#ifndef FUSEC_TOOLS_FUSERUN_SERVEBENCH_H
+#define FUSEC_TOOLS_FUSERUN_SERVEBENCH_H
 
 #include "runtime/Backend.h"
 
@@ -76,4 +76,4 @@ std::string formatServeBench(const ServeBenchResult &result);
 
 } // namespace fusec::runtime
 
-#endif // FUSEC_RUNTIME_SERVEBENCH_H
+#endif // FUSEC_TOOLS_FUSERUN_SERVEBENCH_H

@@ -1,6 +1,6 @@
-//===- CudaDriver.cpp - The GPU driver seam implemented on CUDA's driver API ===//
+//===- CudaDevice.cpp - A GpuDevice on CUDA's driver API ----------------===//
 
-#include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/DriverVersion.h"
 
 #include "runtime/cuda/KernelModules.h"
@@ -19,26 +19,26 @@ CUgraphExec asGraph(gpu::Graph graph) { return static_cast<CUgraphExec>(graph); 
 
 /// Opened devices by driver library and ordinal, while anyone uses them.
 std::mutex openedMutex;
-std::map<std::pair<std::string, int>, std::weak_ptr<const CudaDriver>> &opened() {
-  static std::map<std::pair<std::string, int>, std::weak_ptr<const CudaDriver>> drivers;
+std::map<std::pair<std::string, int>, std::weak_ptr<const CudaDevice>> &opened() {
+  static std::map<std::pair<std::string, int>, std::weak_ptr<const CudaDevice>> drivers;
   return drivers;
 }
 
 } // namespace
 
-std::shared_ptr<const CudaDriver> CudaDriver::open(const DeviceOptions &options) {
+std::shared_ptr<const CudaDevice> CudaDevice::open(const DeviceOptions &options) {
   std::lock_guard<std::mutex> lock(openedMutex);
   auto &drivers = opened();
   const std::pair<std::string, int> key{options.cudaDriver, options.cudaDevice};
   if (auto it = drivers.find(key); it != drivers.end())
-    if (std::shared_ptr<const CudaDriver> shared = it->second.lock())
+    if (std::shared_ptr<const CudaDevice> shared = it->second.lock())
       return shared;
-  auto driver = std::make_shared<const CudaDriver>(DriverApi::load(options.cudaDriver), options.cudaDevice);
+  auto driver = std::make_shared<const CudaDevice>(DriverApi::load(options.cudaDriver), options.cudaDevice);
   drivers[key] = driver;
   return driver;
 }
 
-CudaDriver::CudaDriver(std::shared_ptr<const DriverApi> api, int ordinal) : api_(std::move(api)) {
+CudaDevice::CudaDevice(std::shared_ptr<const DriverApi> api, int ordinal) : api_(std::move(api)) {
   const DriverApi &cu = *api_;
   const std::string driver = "the CUDA driver '" + cu.library() + "'";
   if (CUresult result = cu.init(0); result != kCudaSuccess)
@@ -67,19 +67,19 @@ CudaDriver::CudaDriver(std::shared_ptr<const DriverApi> api, int ordinal) : api_
   cu.check(cu.devicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain", where);
 }
 
-CudaDriver::~CudaDriver() {
+CudaDevice::~CudaDevice() {
   // A destructor cannot report a failure, and the process can do nothing
   // about a failing device at this point.
   api_->devicePrimaryCtxRelease(device_);
 }
 
-std::string CudaDriver::describeDevice() const { return name_ + " (sm_" + std::to_string(computeCapability_) + ")"; }
+std::string CudaDevice::describeDevice() const { return name_ + " (sm_" + std::to_string(computeCapability_) + ")"; }
 
-std::string CudaDriver::performanceIdentity() const {
+std::string CudaDevice::performanceIdentity() const {
   return describeDevice() + ", driver " + formatCudaVersion(driverVersion_);
 }
 
-void *CudaDriver::enter() const {
+void *CudaDevice::enter() const {
   // A session may be used from any thread (one at a time), and a CUDA
   // context is current per thread. The caller's context (a framework's, or
   // none) is put back by leave(): an application that uses CUDA itself finds
@@ -91,34 +91,34 @@ void *CudaDriver::enter() const {
   return saved;
 }
 
-void CudaDriver::leave(void *saved) const noexcept {
+void CudaDevice::leave(void *saved) const noexcept {
   auto *caller = static_cast<CUcontext>(saved);
   if (caller != context_)
     api_->ctxSetCurrent(caller);
 }
 
-gpu::DevicePtr CudaDriver::allocate(uint64_t bytes, gpu::Where where) const {
+gpu::DevicePtr CudaDevice::allocate(uint64_t bytes, gpu::Where where) const {
   CUdeviceptr address = 0;
   check(api_->memAlloc(&address, static_cast<size_t>(bytes)), "cuMemAlloc", where);
   return address;
 }
 
-void CudaDriver::free(gpu::DevicePtr address) const noexcept { api_->memFree(address); }
+void CudaDevice::free(gpu::DevicePtr address) const noexcept { api_->memFree(address); }
 
-void *CudaDriver::allocateHost(size_t bytes, gpu::Where where) const {
+void *CudaDevice::allocateHost(size_t bytes, gpu::Where where) const {
   void *host = nullptr;
   // Mapped, so that a stream may also wait on a word of it (waitForHostFlag).
   check(api_->memHostAlloc(&host, bytes, kMemHostAllocDeviceMap), "cuMemHostAlloc", where);
   return host;
 }
 
-void CudaDriver::freeHost(void *address) const noexcept { api_->memFreeHost(address); }
+void CudaDevice::freeHost(void *address) const noexcept { api_->memFreeHost(address); }
 
-std::unique_ptr<gpu::KernelSet> CudaDriver::loadKernels(const Plan &plan, const DeviceOptions &options) const {
+std::unique_ptr<gpu::DeviceExecutable> CudaDevice::loadKernels(const Plan &plan, const DeviceOptions &options) const {
   return std::make_unique<KernelModules>(*this, plan, options.cublasLt, options.cudnn);
 }
 
-gpu::Stream CudaDriver::createStream(gpu::Where where) const {
+gpu::Stream CudaDevice::createStream(gpu::Where where) const {
   CUstream stream = nullptr;
   // Non-blocking: the session's work never waits for, or holds up, work
   // others put on the legacy default stream.
@@ -126,13 +126,13 @@ gpu::Stream CudaDriver::createStream(gpu::Where where) const {
   return stream;
 }
 
-void CudaDriver::destroyStream(gpu::Stream stream) const noexcept { api_->streamDestroy(asStream(stream)); }
+void CudaDevice::destroyStream(gpu::Stream stream) const noexcept { api_->streamDestroy(asStream(stream)); }
 
-void CudaDriver::synchronize(gpu::Stream stream, gpu::Where where) const {
+void CudaDevice::synchronize(gpu::Stream stream, gpu::Where where) const {
   check(api_->streamSynchronize(asStream(stream)), "cuStreamSynchronize", where);
 }
 
-bool CudaDriver::finished(gpu::Stream stream, gpu::Where where) const {
+bool CudaDevice::finished(gpu::Stream stream, gpu::Where where) const {
   const CUresult result = api_->streamQuery(asStream(stream));
   if (result == kCudaErrorNotReady)
     return false;
@@ -140,27 +140,27 @@ bool CudaDriver::finished(gpu::Stream stream, gpu::Where where) const {
   return true;
 }
 
-void CudaDriver::copyHostToDevice(gpu::DevicePtr destination, const void *source, size_t bytes, gpu::Stream stream,
+void CudaDevice::copyHostToDevice(gpu::DevicePtr destination, const void *source, size_t bytes, gpu::Stream stream,
                                   gpu::Where where) const {
   check(api_->memcpyHtoDAsync(destination, source, bytes, asStream(stream)), "cuMemcpyHtoDAsync", where);
 }
 
-void CudaDriver::copyDeviceToHost(void *destination, gpu::DevicePtr source, size_t bytes, gpu::Stream stream,
+void CudaDevice::copyDeviceToHost(void *destination, gpu::DevicePtr source, size_t bytes, gpu::Stream stream,
                                   gpu::Where where) const {
   check(api_->memcpyDtoHAsync(destination, source, bytes, asStream(stream)), "cuMemcpyDtoHAsync", where);
 }
 
-void CudaDriver::copyDeviceToDevice(gpu::DevicePtr destination, gpu::DevicePtr source, size_t bytes, gpu::Stream stream,
+void CudaDevice::copyDeviceToDevice(gpu::DevicePtr destination, gpu::DevicePtr source, size_t bytes, gpu::Stream stream,
                                     gpu::Where where) const {
   check(api_->memcpyDtoDAsync(destination, source, bytes, asStream(stream)), "cuMemcpyDtoDAsync", where);
 }
 
-void CudaDriver::zero(gpu::DevicePtr destination, size_t bytes, gpu::Stream stream, gpu::Where where) const {
+void CudaDevice::zero(gpu::DevicePtr destination, size_t bytes, gpu::Stream stream, gpu::Where where) const {
   // Bytewise: rows of 2- and 1-byte elements need not be 4-byte aligned.
   check(api_->memsetD8Async(destination, 0, bytes, asStream(stream)), "cuMemsetD8Async", where);
 }
 
-void CudaDriver::waitForHostFlag(gpu::Stream stream, const volatile uint32_t *flag, uint32_t value,
+void CudaDevice::waitForHostFlag(gpu::Stream stream, const volatile uint32_t *flag, uint32_t value,
                                  gpu::Where where) const {
   CUdeviceptr deviceFlag = 0;
   check(api_->memHostGetDevicePointer(&deviceFlag, const_cast<uint32_t *>(flag), /*flags=*/0),
@@ -169,12 +169,12 @@ void CudaDriver::waitForHostFlag(gpu::Stream stream, const volatile uint32_t *fl
         where);
 }
 
-void CudaDriver::beginCapture(gpu::Stream stream, gpu::Where where) const {
+void CudaDevice::beginCapture(gpu::Stream stream, gpu::Where where) const {
   // Thread-local: only this thread's CUDA calls are checked against it.
   check(api_->streamBeginCapture(asStream(stream), kCaptureModeThreadLocal), "cuStreamBeginCapture", where);
 }
 
-gpu::Graph CudaDriver::endCapture(gpu::Stream stream, gpu::Where where) const {
+gpu::Graph CudaDevice::endCapture(gpu::Stream stream, gpu::Where where) const {
   CUgraph graph = nullptr;
   check(api_->streamEndCapture(asStream(stream), &graph), "cuStreamEndCapture", where);
   CUgraphExec exec = nullptr;
@@ -185,36 +185,36 @@ gpu::Graph CudaDriver::endCapture(gpu::Stream stream, gpu::Where where) const {
   return exec;
 }
 
-void CudaDriver::abandonCapture(gpu::Stream stream) const noexcept {
+void CudaDevice::abandonCapture(gpu::Stream stream) const noexcept {
   CUgraph partial = nullptr;
   api_->streamEndCapture(asStream(stream), &partial);
   if (partial)
     api_->graphDestroy(partial);
 }
 
-void CudaDriver::launchGraph(gpu::Graph graph, gpu::Stream stream, gpu::Where where) const {
+void CudaDevice::launchGraph(gpu::Graph graph, gpu::Stream stream, gpu::Where where) const {
   check(api_->graphLaunch(asGraph(graph), asStream(stream)), "cuGraphLaunch", where);
 }
 
-void CudaDriver::destroyGraph(gpu::Graph graph) const noexcept { api_->graphExecDestroy(asGraph(graph)); }
+void CudaDevice::destroyGraph(gpu::Graph graph) const noexcept { api_->graphExecDestroy(asGraph(graph)); }
 
-gpu::Event CudaDriver::createEvent(gpu::Where where) const {
+gpu::Event CudaDevice::createEvent(gpu::Where where) const {
   CUevent event = nullptr;
   check(api_->eventCreate(&event, kEventDefault), "cuEventCreate", where);
   return event;
 }
 
-void CudaDriver::destroyEvent(gpu::Event event) const noexcept { api_->eventDestroy(asEvent(event)); }
+void CudaDevice::destroyEvent(gpu::Event event) const noexcept { api_->eventDestroy(asEvent(event)); }
 
-void CudaDriver::recordEvent(gpu::Event event, gpu::Stream stream, gpu::Where where) const {
+void CudaDevice::recordEvent(gpu::Event event, gpu::Stream stream, gpu::Where where) const {
   check(api_->eventRecord(asEvent(event), asStream(stream)), "cuEventRecord", where);
 }
 
-void CudaDriver::waitEvent(gpu::Stream stream, gpu::Event event, gpu::Where where) const {
+void CudaDevice::waitEvent(gpu::Stream stream, gpu::Event event, gpu::Where where) const {
   check(api_->streamWaitEvent(asStream(stream), asEvent(event), 0), "cuStreamWaitEvent", where);
 }
 
-double CudaDriver::elapsedMilliseconds(gpu::Event start, gpu::Event end, gpu::Where where) const {
+double CudaDevice::elapsedMilliseconds(gpu::Event start, gpu::Event end, gpu::Where where) const {
   float milliseconds = 0.0f;
   check(api_->eventElapsedTime(&milliseconds, asEvent(start), asEvent(end)), "cuEventElapsedTime", where);
   return milliseconds;

@@ -13,8 +13,8 @@
 // batch (the largest bucket).
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSEC_RUNTIME_SCHEDULE_H
-#define FUSEC_RUNTIME_SCHEDULE_H
+#ifndef FUSEC_RUNTIME_GPU_SCHEDULE_H
+#define FUSEC_RUNTIME_GPU_SCHEDULE_H
 
 #include "runtime/plan/Plan.h"
 
@@ -217,4 +217,4 @@ Schedule buildSchedule(const Plan &plan, const WorkspaceLayout &layout, const Ru
 
 } // namespace fusec::runtime
 
-#endif // FUSEC_RUNTIME_SCHEDULE_H
+#endif // FUSEC_RUNTIME_GPU_SCHEDULE_H
