@@ -10,12 +10,14 @@
 // applies what fusion put after the conv (folded batch norm, activations,
 // residual add) and stores each element where its lane holds it.
 // simt_conv (a size known only at run time, offsets beyond 32 bits): the
-// SIMT implicit GEMM. Rows are output pixels (n, ho, wo), columns are output
-// channels, the reduction runs over (c, kh, kw). Square tiles (16, or 8 for
-// small outputs) of the im2col matrix and of the weights are staged in
-// shared memory; padding is folded into the im2col loads (out-of-image
-// reads are 0).
-// direct_conv (group > 1, e.g. depthwise): one thread per output.
+// SIMT implicit GEMM of fusec_simt.h. Rows are output pixels (n, ho, wo),
+// columns are output channels, the reduction runs over (c, kh, kw). Square
+// tiles (16, or 8 for small outputs) of the im2col matrix and of the
+// weights are staged in shared memory; padding is folded into the im2col
+// loads (out-of-image reads are 0).
+// direct_conv (group > 1, e.g. depthwise): fusec_simt.h's direct loop, one
+// thread per output. For both SIMT templates the kernel generates only the
+// sizes, the input's and weights' addressing and the epilogue, as functors.
 // Each template reads NCHW images and OIHW weights, or NHWC and OHWI for a
 // channels_last conv (fuse-convert-to-channels-last); there the reduction
 // runs over (kh, kw, c), channels innermost, and tensor cores gather the
@@ -176,110 +178,99 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   return builder.finish(code, launch, {"fusec_conv.h"});
 }
 
+/// The window's template arguments of fusec_simt.h's convolutions, after
+/// `first` (the tile or the groups), named.
+std::string windowArguments(const ConvGeometry &g, const std::string &first) {
+  std::string text = first;
+  const std::pair<const char *, int64_t> window[] = {{"kStrideH", g.strideH},     {"kStrideW", g.strideW},
+                                                     {"kPadTop", g.padTop},       {"kPadLeft", g.padLeft},
+                                                     {"kDilationH", g.dilationH}, {"kDilationW", g.dilationW}};
+  for (const auto &[name, value] : window)
+    text += ", /*" + std::string(name) + "=*/" + std::to_string(value);
+  return text + ", /*kChannelsLast=*/" + (g.channelsLast ? "true" : "false");
+}
+
+/// `const FusecConvSizes sizes{...};`: the conv's sizes, named.
+std::string convSizes(const ConvGeometry &g) {
+  const std::pair<const char *, const std::string *> sizes[] = {{"n", &g.n},   {"c", &g.c},   {"h", &g.h},
+                                                                {"w", &g.w},   {"co", &g.co}, {"ho", &g.ho},
+                                                                {"wo", &g.wo}, {"kh", &g.kh}, {"kw", &g.kw}};
+  std::string text = "  const FusecConvSizes sizes{";
+  for (const auto &[name, value] : sizes)
+    text += std::string(text.back() == '{' ? "" : ", ") + "/*" + name + "=*/" + *value;
+  return text + "};\n";
+}
+
+/// The functor `input(on, c, ih, iw)`: the input element there.
+std::string inputFunctor(const ConvGeometry &g, const std::string &x) {
+  return "  auto input = [&](long long on, long long c, long long ih, long long iw) { return fusec_ld(&" + x + "[" +
+         g.inputIndex("on", "c", "ih", "iw") + "]); };\n";
+}
+
+/// The functor `epilogue(on, co, oh, ow, acc)`: the bias, the fused
+/// epilogue and the stores of output (on, co, oh, ow).
+FailureOr<std::string> epilogueFunctor(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
+                                       const ConvGeometry &g) {
+  std::string text = "  auto epilogue = [&](long long on, long long co, long long oh, long long ow, float acc) {\n";
+  if (failed(emitEpilogue(builder, conv, epilogue, text, "    ", g)))
+    return failure();
+  return text + "  };\n";
+}
+
+/// The SIMT implicit GEMM (FusecSimtConv of fusec_simt.h): T x T tiles of
+/// pixels (rows, grid.x: they grow with the batch, 2^31 - 1 blocks) by
+/// output channels (columns, grid.y).
 FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
                                             const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
-  std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
   const int64_t tile = config.blockM;
-  const std::string T = std::to_string(tile);
-  std::string code;
-  code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T +
-          "][" + std::to_string(tile + 1) + "];\n";
-  code += "  const long long M = " + g.n + " * " + g.ho + " * " + g.wo + ";\n";
-  code += "  const long long K = " + g.c + " * " + g.kh + " * " + g.kw + ";\n";
-  code += "  const int tx = threadIdx.x, ty = threadIdx.y;\n";
-  // Pixels grow with the batch: their tiles go on grid.x (2^31 - 1 blocks).
-  code += "  const long long m = (long long)blockIdx.x * " + T + " + ty;\n";
-  code += "  const long long co = (long long)blockIdx.y * " + T + " + tx;\n";
-  code += "  const long long on = m / (" + g.ho + " * " + g.wo + ");\n";
-  code += "  const long long oh = (m / " + g.wo + ") % " + g.ho + ";\n";
-  code += "  const long long ow = m % " + g.wo + ";\n";
-  code += "  float acc = 0.0f;\n";
-  code += "  for (long long k0 = 0; k0 < K; k0 += " + T + ") {\n";
-  code += "    {\n";
-  code += "      const long long k = k0 + tx;\n";
-  code += "      float a = 0.0f;\n";
-  code += "      if (m < M && k < K) {\n";
-  // k is (c, kh, kw), or (kh, kw, c) channels-last.
-  if (g.channelsLast) {
-    code += "        const long long c = k % " + g.c + ";\n";
-    code += "        const long long r = k / " + g.c + ";\n";
-  } else {
-    code += "        const long long c = k / (" + g.kh + " * " + g.kw + ");\n";
-    code += "        const long long r = k % (" + g.kh + " * " + g.kw + ");\n";
-  }
-  code += "        const long long ih = oh * " + std::to_string(g.strideH) + " - " + std::to_string(g.padTop) +
-          " + (r / " + g.kw + ") * " + std::to_string(g.dilationH) + ";\n";
-  code += "        const long long iw = ow * " + std::to_string(g.strideW) + " - " + std::to_string(g.padLeft) +
-          " + (r % " + g.kw + ") * " + std::to_string(g.dilationW) + ";\n";
-  code += "        if (ih >= 0 && ih < " + g.h + " && iw >= 0 && iw < " + g.w + ")\n";
-  code += "          a = fusec_ld(&" + x + "[" + g.inputIndex("on", "c", "ih", "iw") + "]);\n";
-  code += "      }\n";
-  code += "      tileA[ty][tx] = a;\n";
-  code += "      const long long kb = k0 + ty;\n";
-  code += "      tileB[ty][tx] = (co < " + g.co + " && kb < K) ? fusec_ld(&" + w + "[co * K + kb]) : 0.0f;\n";
-  code += "    }\n";
-  code += "    __syncthreads();\n";
-  code += "#pragma unroll\n";
-  code += "    for (int kk = 0; kk < " + T + "; ++kk)\n";
-  code += "      acc += tileA[ty][kk] * tileB[kk][tx];\n";
-  code += "    __syncthreads();\n";
-  code += "  }\n";
-  code += "  if (m < M && co < " + g.co + ") {\n";
-  if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g)))
+  std::string code = "  using Conv = FusecSimtConv<" + windowArguments(g, "/*kTile=*/" + std::to_string(tile)) + ">;\n";
+  code += "  __shared__ Conv::Tile tileA, tileB;\n";
+  code += "  static_assert(Conv::kSmemBytes == " + std::to_string(config.sharedBytes(false)) +
+          ", \"the config's shared size\");\n";
+  code += convSizes(g);
+  // The weights are the Co x K matrix they are stored as, k as the taps.
+  code += "  const long long K = sizes.taps();\n";
+  code += inputFunctor(g, builder.inputName(conv.getInput()));
+  code += "  auto weight = [&](long long co, long long k) { return fusec_ld(&" + builder.inputName(conv.getWeight()) +
+          "[co * K + k]); };\n";
+  auto epilogueCode = epilogueFunctor(builder, conv, epilogue, g);
+  if (failed(epilogueCode))
     return failure();
-  code += "  }\n";
+  code += *epilogueCode;
+  code += "  Conv::run(sizes, (long long)blockIdx.x * Conv::kTile, (long long)blockIdx.y * Conv::kTile, tileA, tileB, "
+          "input, weight, epilogue);\n";
 
   KernelLaunch launch;
   launch.block = {tile, tile, 1};
   const fuse::ConvShape s = fuse::convShapeOf(conv);
   launch.grid[0] = gridFor(linearNumel({s.batch, s.outHeight, s.outWidth}), tile);
   launch.grid[1] = gridFor(linearNumel({s.filters}), tile);
-  return builder.finish(code, launch);
+  return builder.finish(code, launch, {"fusec_simt.h"});
 }
 
+/// The direct convolution (FusecDirectConv of fusec_simt.h): one thread
+/// per output element, blocks of the config's blockM threads.
 FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
                                           const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
-  std::string x = builder.inputName(conv.getInput()), w = builder.inputName(conv.getWeight());
-  auto out = shapeOf(conv.getOutput());
-  std::string code;
-  code += "  const long long total = " + numelExpr(out) + ";\n";
-  code += "  for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n";
-  code += "       idx += (long long)gridDim.x * blockDim.x) {\n";
-  if (g.channelsLast) {
-    code += "    const long long co = idx % " + g.co + ", ow = (idx / " + g.co + ") % " + g.wo + ";\n";
-    code += "    const long long oh = (idx / (" + g.co + " * " + g.wo + ")) % " + g.ho + ";\n";
-    code += "    const long long on = idx / (" + g.co + " * " + g.wo + " * " + g.ho + ");\n";
-  } else {
-    code += "    const long long ow = idx % " + g.wo + ", oh = (idx / " + g.wo + ") % " + g.ho + ";\n";
-    code += "    const long long co = (idx / (" + g.wo + " * " + g.ho + ")) % " + g.co + ";\n";
-    code += "    const long long on = idx / (" + g.wo + " * " + g.ho + " * " + g.co + ");\n";
-  }
-  code += "    const long long perGroupIn = " + g.c + " / " + std::to_string(g.group) + "LL;\n";
-  code += "    const long long perGroupOut = " + g.co + " / " + std::to_string(g.group) + "LL;\n";
-  code += "    const long long firstChannel = (co / perGroupOut) * perGroupIn;\n";
-  code += "    float acc = 0.0f;\n";
-  code += "    for (long long c = 0; c < perGroupIn; ++c)\n";
-  code += "      for (long long kh = 0; kh < " + g.kh + "; ++kh) {\n";
-  code += "        const long long ih = oh * " + std::to_string(g.strideH) + " - " + std::to_string(g.padTop) +
-          " + kh * " + std::to_string(g.dilationH) + ";\n";
-  code += "        if (ih < 0 || ih >= " + g.h + ") continue;\n";
-  code += "        for (long long kw = 0; kw < " + g.kw + "; ++kw) {\n";
-  code += "          const long long iw = ow * " + std::to_string(g.strideW) + " - " + std::to_string(g.padLeft) +
-          " + kw * " + std::to_string(g.dilationW) + ";\n";
-  code += "          if (iw < 0 || iw >= " + g.w + ") continue;\n";
-  code += "          acc += fusec_ld(&" + x + "[" + g.inputIndex("on", "firstChannel + c", "ih", "iw") +
-          "]) * fusec_ld(&" + w + "[" + g.weightIndex("co", "c", "kh", "kw", "perGroupIn") + "]);\n";
-  code += "        }\n";
-  code += "      }\n";
-  if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g)))
+  std::string code =
+      "  using Conv = FusecDirectConv<" + windowArguments(g, "/*kGroup=*/" + std::to_string(g.group)) + ">;\n";
+  code += convSizes(g);
+  code += "  const long long perGroupIn = Conv::inputChannelsPerGroup(sizes);\n";
+  code += inputFunctor(g, builder.inputName(conv.getInput()));
+  code += "  auto weight = [&](long long co, long long c, long long kh, long long kw) { return fusec_ld(&" +
+          builder.inputName(conv.getWeight()) + "[" + g.weightIndex("co", "c", "kh", "kw", "perGroupIn") + "]); };\n";
+  auto epilogueCode = epilogueFunctor(builder, conv, epilogue, g);
+  if (failed(epilogueCode))
     return failure();
-  code += "  }\n";
+  code += *epilogueCode;
+  code += "  Conv::run(sizes, input, weight, epilogue);\n";
+
   KernelLaunch launch;
   launch.block = {config.blockM, 1, 1};
-  launch.grid[0] = gridFor(linearNumel(out), config.blockM);
-  return builder.finish(code, launch);
+  launch.grid[0] = gridFor(linearNumel(shapeOf(conv.getOutput())), config.blockM);
+  return builder.finish(code, launch, {"fusec_simt.h"});
 }
 
 } // namespace

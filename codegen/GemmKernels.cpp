@@ -10,9 +10,11 @@
 //    or, for f16/bf16 operands, fusec_gemm_half.h (mma.m16n8k16):
 //    the kernel only binds the matrices and generates the epilogue functor
 //    the template calls per accumulator element;
-//  * simt_gemm, for what the tensor-core template does not take (A
-//    transposed, K or N known only at run time): square output tiles, A and
-//    B tiles staged in shared memory, one output element per thread;
+//  * simt_gemm, fusec_simt.h, for what the tensor-core template does not
+//    take (A transposed, K or N known only at run time): square output
+//    tiles, A and B tiles staged in shared memory, one output element per
+//    thread; the kernel generates the operands' addressing and the epilogue
+//    as the template's functors;
 //  * simt_gemv, fusec_gemv.h, for products of few rows (a variant the
 //    runtime may choose, see KernelConfig.h): shaped by B's layout, with
 //    the same generated epilogue as the tensor-core templates;
@@ -196,7 +198,10 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
                                 : tensorCoreGemmHeader(config)});
 }
 
-/// The SIMT kernel, for what the tensor-core template does not take.
+/// The SIMT kernel (fusec_simt.h), for what the tensor-core template does
+/// not take: the operands' addressing (transposes, batch matrices) and the
+/// epilogue as functors of FusecSimtGemm, T x T tiles of C, rows on grid.y,
+/// columns on grid.x, the batch matrices on grid.z.
 FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core, ArrayRef<Operation *> epilogue,
                                          const fuse::KernelConfig &config) {
   Value lhs = core->getOperand(0), rhs = core->getOperand(1), result = core->getResult(0);
@@ -207,39 +212,31 @@ FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core
   std::string M = dimExpr(outShape[outRank - 2]), N = dimExpr(outShape[outRank - 1]);
   std::string K = dimExpr(transA ? lhsShape[lhsShape.size() - 2] : lhsShape.back());
   const int64_t tile = config.blockM;
-  const std::string T = std::to_string(tile);
 
-  std::string code;
-  code += "  __shared__ float tileA[" + T + "][" + std::to_string(tile + 1) + "];\n  __shared__ float tileB[" + T +
-          "][" + std::to_string(tile + 1) + "];\n";
-  code += "  const int tx = threadIdx.x, ty = threadIdx.y;\n";
-  code += "  const long long row = (long long)blockIdx.y * " + T + " + ty;\n";
-  code += "  const long long col = (long long)blockIdx.x * " + T + " + tx;\n";
+  std::string code = "  using Gemm = FusecSimtGemm</*kTile=*/" + std::to_string(tile) + ">;\n";
+  code += "  __shared__ Gemm::Tile tileA, tileB;\n";
+  code += "  static_assert(Gemm::kSmemBytes == " + std::to_string(config.sharedBytes(transB)) +
+          ", \"the config's shared size\");\n";
   code += "  const long long M = " + M + ", N = " + N + ", K = " + K + ";\n";
   std::vector<std::string> coords = emitMatrixBases(builder, code, lhs, rhs, outShape);
-  code += "  float acc = 0.0f;\n";
-  code += "  for (long long k0 = 0; k0 < K; k0 += " + T + ") {\n";
-  std::string aIndex = transA ? "(k0 + tx) * M + row" : "row * K + k0 + tx";
-  std::string bIndex = transB ? "col * K + k0 + ty" : "(k0 + ty) * N + col";
-  code += "    tileA[ty][tx] = (row < M && k0 + tx < K) ? fusec_ld(&A[" + aIndex + "]) : 0.0f;\n";
-  code += "    tileB[ty][tx] = (col < N && k0 + ty < K) ? fusec_ld(&B[" + bIndex + "]) : 0.0f;\n";
-  code += "    __syncthreads();\n";
-  code += "#pragma unroll\n";
-  code += "    for (int kk = 0; kk < " + T + "; ++kk)\n";
-  code += "      acc += tileA[ty][kk] * tileB[kk][tx];\n";
-  code += "    __syncthreads();\n";
-  code += "  }\n";
-  code += "  if (row < M && col < N) {\n";
+  code += "  auto loadA = [&](long long row, long long k) { return fusec_ld(&A[" +
+          std::string(transA ? "k * M + row" : "row * K + k") + "]); };\n";
+  code += "  auto loadB = [&](long long k, long long col) { return fusec_ld(&B[" +
+          std::string(transB ? "col * K + k" : "k * N + col") + "]); };\n";
+  code += "  auto epilogue = [&](long long row, long long col, float acc) {\n";
   if (failed(emitEpilogue(builder, code, "    ", core, epilogue, coords)))
     return failure();
-  code += "  }\n";
+  code += "  };\n";
+  code +=
+      "  Gemm::run(M, N, K, (long long)blockIdx.y * Gemm::kTile, (long long)blockIdx.x * Gemm::kTile, tileA, tileB, "
+      "loadA, loadB, epilogue);\n";
 
   KernelLaunch launch;
   launch.block = {tile, tile, 1};
   launch.grid[0] = gridFor(linearNumel(outShape.take_back(1)), tile);
   launch.grid[1] = gridFor(linearNumel(outShape.drop_back(1).take_back(1)), tile);
   launch.grid[2] = gridFor(linearNumel(outShape.drop_back(2)), 1);
-  return builder.finish(code, launch);
+  return builder.finish(code, launch, {"fusec_simt.h"});
 }
 
 } // namespace
