@@ -70,20 +70,22 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
     funcPm.addPass(createFormAttentionViews());
   if (options.strategy != "none" && options.isEnabled("data-movement-chain"))
     funcPm.addPass(createFormDataMovementChains());
+  // Half-precision products take their precision from their operands'
+  // type; any f32 product left is computed at fp32 accuracy unless tf32 is
+  // asked for. The planner prices what fuse-select-kernel-configs compiles.
+  const std::string productPrecision = options.precision == "tf32" ? "tf32" : "fp32";
   FormFusionGroupsOptions planner;
   planner.strategy = options.strategy;
   planner.deviceProfile = options.deviceProfile;
   planner.costModel = options.costModel;
   planner.costBatch = options.costBatch;
-  planner.precision = options.precision == "tf32" ? "tf32" : "fp32";
+  planner.precision = productPrecision;
   planner.target = options.target;
   planner.disabledRules = options.disabled;
   funcPm.addPass(createFormFusionGroups(planner));
   funcPm.addPass(createOutlineSuperkernels());
   SelectKernelConfigsOptions configs;
-  // Half-precision products take their precision from their operands'
-  // type; any f32 product left is computed at fp32 accuracy.
-  configs.precision = options.precision == "tf32" ? "tf32" : "fp32";
+  configs.precision = productPrecision;
   configs.batch = options.costBatch;
   configs.variants = options.kernelVariants;
   configs.target = options.target;

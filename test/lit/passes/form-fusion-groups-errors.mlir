@@ -1,6 +1,9 @@
 // Option errors of fuse-form-fusion-groups, reported on the function: an
-// unknown strategy, cost model or device profile (naming the known ones), a
-// malformed device profile file, and a cost batch below 1.
+// unknown strategy, cost model, device profile (naming the known ones) or
+// precision, a malformed device profile file, and a cost batch below 1.
+// RUN: not fusec-opt %s -pass-pipeline='builtin.module(func.func(fuse-form-fusion-groups{precision=fp8}))' 2>&1 \
+// RUN:   | FileCheck %s -DFILE=%s --check-prefix=PRECISION
+// PRECISION: [[FILE]]:[[@LINE+17]]:1: error: unknown precision 'fp8' (expected fp32 or tf32)
 // RUN: not fusec-opt %s -pass-pipeline='builtin.module(func.func(fuse-form-fusion-groups{strategy=bogus}))' 2>&1 \
 // RUN:   | FileCheck %s -DFILE=%s --check-prefix=STRATEGY
 // STRATEGY: [[FILE]]:[[@LINE+14]]:1: error: unknown fusion strategy 'bogus' (known: dp, greedy, none)

@@ -218,6 +218,25 @@ void runProduct(const Product &p, const char *config, int batch, unsigned seed) 
 
 } // namespace
 
+// Configs are chosen once, by fuse-select-kernel-configs: codegen compiles
+// the one the plan was priced and tuned for, and never picks its own.
+TEST_CASE("codegen refuses a conv or GEMM superkernel without a config", "[codegen][half]") {
+  const Product product{4, 32, 16, false};
+  for (const std::string &ir : {convIR(Conv{4, 6, 6, 8, 3, 1, 1}, "f16"), productIR(product, "f16")}) {
+    auto context = createContext();
+    DiagnosticCollector diagnostics(context.get());
+    std::string text = ir;
+    text.replace(text.find("CONFIG"), 6, "");
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, context.get());
+    REQUIRE(module);
+    fuse::SuperkernelOp superkernel;
+    module->walk([&](fuse::SuperkernelOp op) { superkernel = op; });
+    REQUIRE(superkernel);
+    CHECK(mlir::failed(codegen::emitKernel(superkernel)));
+    CHECK_THAT(diagnostics.text(), Catch::Matchers::Contains("has no #fuse.config: run fuse-select-kernel-configs"));
+  }
+}
+
 TEST_CASE("generated f16/bf16 convolutions on the half template match a float64 reference", "[codegen][emul][half]") {
   for (bool bf16 : {false, true}) {
     isBf16 = bf16;
