@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up, build, then the whole test suite: ctest (unit, lit, model,
 # emulation, conformance and repository checks, formatting included), clang-tidy, a
-# runtime-only build with its tests, the emulation and the runtime's thread tests under ThreadSanitizer, and
+# runtime-only build with its tests, the wheel (pip install . in a fresh environment), the emulation and the runtime's thread tests under ThreadSanitizer, and
 # sanitized runtime tests plus bounded fuzzing (scripts/ci/fuzz.sh). Every step runs even when an earlier one
 # failed (except that nothing runs without a build); a summary of the steps
 # and their times closes the output, and the exit status is non-zero if any
@@ -9,6 +9,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${FUSEC_BUILD_DIR:-build}
+# ccache keys on paths relative to the checkout, so the wheel's build
+# (build-wheel/, the depth of build/) reuses the main build's compiles.
+export CCACHE_BASEDIR=$PWD
 
 failed=()
 summary=()
@@ -30,6 +33,8 @@ if step build scripts/build.sh; then
   step clang-tidy scripts/checks/clang-tidy.sh --build "$build"
 fi
 step runtime-only scripts/checks/runtime-only.sh
+# `pip install .` in a fresh virtual environment, then the package and tools.
+step wheel scripts/ci/wheel.sh
 step tsan-emulation scripts/ci/tsan-emulation.sh
 # Sessions of one plan on many threads, under ThreadSanitizer.
 step tsan-runtime scripts/ci/tsan-runtime.sh

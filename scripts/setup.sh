@@ -3,16 +3,18 @@
 # Idempotent and fast when everything is there: it only calls apt-get for
 # packages that are missing.
 #
-# --python-tools also makes .venv, a virtual environment with the Python
-# packages the test-data generators use (PyTorch, torchvision, onnx,
-# onnxscript from the package index): scripts/generate-onnx-node-tests.py and
-# the PyTorch exports. The build and the test suite do not need it.
+# It also makes .venv, a virtual environment with the Python packages that
+# the Python tests and the test-data generators use, pinned in
+# python/requirements-test.txt (PyTorch, torchvision, onnx, onnxscript, Ray
+# Serve, scikit-build-core from the package index): the tests of fusec.torch,
+# fusec.serve and `pip install .` run in it. The core build needs none of
+# them. (--python-tools, which used to make .venv on request, is accepted and
+# changes nothing.)
 set -euo pipefail
 
-python_tools=0
 for arg in "$@"; do
   case $arg in
-  --python-tools) python_tools=1 ;;
+  --python-tools) ;;
   *)
     echo "setup: unknown option '$arg' (expected --python-tools)" >&2
     exit 2
@@ -27,7 +29,7 @@ packages=(
   nlohmann-json3-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   clang-format-19 clang-tidy-19 git
-  python3-dev pybind11-dev python3-numpy python3-pytest
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-venv libdlpack-dev
 )
 
 missing=()
@@ -77,14 +79,12 @@ if [[ ! -x $root/.tools/bin/nvdisasm || ! -f $root/.tools/sass-$sass_tools_versi
   fi
 fi
 
-if ((python_tools)); then
-  dpkg -s python3-venv >/dev/null 2>&1 || {
-    sudo=""
-    [[ $(id -u) -ne 0 ]] && sudo="sudo"
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv
-  }
+# The Python test environment: rebuilt only when its pinned requirements change.
+requirements=$root/python/requirements-test.txt
+stamp=$root/.venv/.requirements-$(sha256sum "$requirements" | cut -c1-16)
+if [[ ! -f $stamp ]]; then
   [[ -x $root/.venv/bin/python ]] || /usr/bin/python3 -m venv "$root/.venv"
-  "$root/.venv/bin/pip" install -q --upgrade pip
-  "$root/.venv/bin/pip" install -q 'torch>=2.9' torchvision 'onnx>=1.23' onnxscript numpy
-  echo "setup: Python tools in $root/.venv ($("$root/.venv/bin/python" -c 'import torch, onnx; print("torch", torch.__version__, "onnx", onnx.__version__)'))"
+  "$root/.venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+  rm -f "$root"/.venv/.requirements-* && touch "$stamp"
 fi
+echo "setup: Python test environment in .venv ($("$root/.venv/bin/python" -c 'import torch, ray; print("torch", torch.__version__, "ray", ray.__version__)'))"

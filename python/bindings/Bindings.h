@@ -16,6 +16,8 @@ namespace fusec::python {
 void bindCompiler(pybind11::module_ &module);
 /// Plan and Session: the runtime.
 void bindRuntime(pybind11::module_ &module);
+/// _dlpack_interface: DLPack capsules read like the array interfaces.
+void bindDlpack(pybind11::module_ &module);
 
 } // namespace fusec::python
 

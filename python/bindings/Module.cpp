@@ -29,4 +29,5 @@ PYBIND11_MODULE(_fusec, module) {
   });
   fusec::python::bindCompiler(module);
   fusec::python::bindRuntime(module);
+  fusec::python::bindDlpack(module);
 }

@@ -17,6 +17,7 @@ import os
 import tempfile
 
 from ._fusec import CompileError, Error, _compile_file, _compiler_version, _Plan, _Session
+from ._dlpack import describe_device_array, host_array
 
 __all__ = ["CompileError", "Error", "Plan", "Session", "compile"]
 
@@ -127,10 +128,14 @@ class Session:
 
     def run(self, inputs, batch=None):
         """Runs the plan on a dict of numpy arrays (each in its input's dtype;
-        a bf16 input as float32) and returns a dict of numpy arrays. The batch
-        size is read from the inputs unless given; the shape variant runs
-        whose shapes they have."""
-        return self._session.run(dict(inputs), 0 if batch is None else int(batch))
+        a bf16 input as float32) and returns a dict of numpy arrays. Host
+        tensors of other libraries (torch, JAX, CuPy's host arrays: anything
+        with __dlpack__) are taken through DLPack without a copy; the
+        outputs, numpy arrays, go back the same way (torch.from_dlpack). The
+        batch size is read from the inputs unless given; the shape variant
+        runs whose shapes they have."""
+        inputs = {name: host_array(value, name) for name, value in dict(inputs).items()}
+        return self._session.run(inputs, 0 if batch is None else int(batch))
 
     def run_device(self, inputs, outputs, batch=None, stream=None, dims=None):
         """Runs the plan on arrays already in the device's memory, writing
@@ -138,8 +143,9 @@ class Session:
 
         inputs, outputs: dicts naming every plan input and output. On CUDA,
         objects with __cuda_array_interface__ (PyTorch CUDA tensors, CuPy
-        and Numba arrays) on the session's device; on the CPU backend, whose
-        device memory is host memory, numpy arrays (__array_interface__).
+        and Numba arrays) or __dlpack__ (JAX) on the session's device; on the
+        CPU backend, whose device memory is host memory, numpy arrays
+        (__array_interface__) or host tensors with __dlpack__ (torch).
         Each is C-contiguous, in its tensor's dtype (bf16 as 2-byte raw
         bits: uint16), with the plan's shape at `batch` (read from the first
         input with a batch dimension unless given); outputs are writable.
@@ -154,8 +160,7 @@ class Session:
         dims = {str(k): int(v) for k, v in dict(dims or {}).items()}
         described_plan = self.plan.variant(dims) if dims else self.plan
         on_cuda = self.device != "cpu"
-        interface = "__cuda_array_interface__" if on_cuda else "__array_interface__"
-        where = "CUDA device memory (__cuda_array_interface__)" if on_cuda else "host memory (numpy arrays)"
+        stream_handle = _stream_handle(stream)
         inputs, outputs = dict(inputs), dict(outputs)
         for given, described, role in ((inputs, described_plan.inputs, "input"),
                                        (outputs, described_plan.outputs, "output")):
@@ -166,19 +171,29 @@ class Session:
             for tensor in described:
                 if tensor["name"] not in given:
                     raise Error("%s '%s' is missing: run_device takes every %s" % (role, tensor["name"], role))
+        # Each array described once; DLPack holders keep their tensors
+        # alive until the run is enqueued (the caller owns them after).
+        holders = []
+        descriptions = {}
+        for role, given in (("input", inputs), ("output", outputs)):
+            for name, array in given.items():
+                description, holder = describe_device_array(array, name, on_cuda, stream_handle)
+                descriptions[role, name] = description
+                holders.append(holder)
         if batch is None:
             batch = 1
             for tensor in described_plan.inputs:
                 if tensor["shape"] and tensor["shape"][0] is None:
-                    batch = int(_array_interface(inputs[tensor["name"]], interface, where, tensor["name"])["shape"][0])
+                    batch = int(descriptions["input", tensor["name"]]["shape"][0])
                     break
         batch = int(batch)
         addresses = []
-        for given, described, writable in ((inputs, described_plan.inputs, False),
-                                           (outputs, described_plan.outputs, True)):
-            addresses.append([_device_address(given[tensor["name"]], tensor, batch, interface, where, writable)
+        for role, described, writable in (("input", described_plan.inputs, False),
+                                          ("output", described_plan.outputs, True)):
+            addresses.append([_device_address(descriptions[role, tensor["name"]], tensor, batch, writable)
                               for tensor in described])
-        self._session.run_device(batch, addresses[0], addresses[1], _stream_handle(stream), dims)
+        self._session.run_device(batch, addresses[0], addresses[1], stream_handle, dims)
+        del holders
 
 
 #: typestr of each plan dtype in the array interfaces (bf16: its raw bits).
@@ -186,16 +201,8 @@ _TYPESTRS = {"f32": ("<f4",), "f16": ("<f2",), "bf16": ("<u2", "<V2"), "i64": ("
              "i1": ("|b1",)}
 
 
-def _array_interface(array, interface, where, name):
-    description = getattr(array, interface, None)
-    if description is None:
-        raise Error("'%s' is a %s, not an array in %s" % (name, type(array).__name__, where))
-    return description
-
-
-def _device_address(array, tensor, batch, interface, where, writable):
+def _device_address(description, tensor, batch, writable):
     name = tensor["name"]
-    description = _array_interface(array, interface, where, name)
     shape = tuple(int(d) for d in description["shape"])
     want = tuple(batch if d is None else d for d in tensor["shape"])
     if shape != want:
@@ -206,7 +213,7 @@ def _device_address(array, tensor, batch, interface, where, writable):
                     % (name, typestr, tensor["dtype"], " or ".join(_TYPESTRS[tensor["dtype"]])))
     strides = description.get("strides")
     if strides is not None:
-        itemsize = int(typestr[2:])
+        itemsize = int(typestr[2:])  # a typestr the plan takes: "<f4", "|b1", ...
         expected, step = [], itemsize
         for extent in reversed(shape):
             expected.insert(0, step)

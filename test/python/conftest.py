@@ -26,3 +26,13 @@ def model_dir(request):
 def load_meta(folder):
     with open(folder / "meta.json") as file:
         return json.load(file)
+
+
+def require(module_name, reason):
+    """Imports a package from the package index (torch, ray): skipped with
+    `reason` where it is missing, except under the test environment that
+    scripts/setup.sh makes (FUSEC_REQUIRE_PYTHON_PACKAGES=1, the ctest
+    `python-venv`), where a missing package is a failed test."""
+    if os.environ.get("FUSEC_REQUIRE_PYTHON_PACKAGES") == "1":
+        return __import__(module_name)
+    return pytest.importorskip(module_name, reason=reason)

@@ -257,7 +257,7 @@ def test_run_device_checks_every_array_before_running():
     expect("'%s' is a list, not an array in host memory" % input_name,
            inputs=dict(inputs, **{input_name: inputs[input_name].tolist()}))
     on_gpu = dict(inputs, **{input_name: CudaArrayLookalike(inputs[input_name])})
-    expect("'%s' is a CudaArrayLookalike, not an array in host memory \\(numpy arrays\\)" % input_name,
+    expect("'%s' is a CudaArrayLookalike, not an array in host memory \\(__array_interface__ or __dlpack__\\)" % input_name,
            inputs=on_gpu)
     expect("the cpu backend has no streams: run on device buffers with a null stream", stream=12345)
 

@@ -1,0 +1,153 @@
+"""fusec.torch: torch modules compiled through their ONNX export, run on
+torch tensors, and torch.compile(backend="fusec") with its eager fallback.
+Needs torch and torchvision (.venv, from python/requirements-test.txt)."""
+import warnings
+
+import pytest
+
+from conftest import require
+
+torch = require("torch", "fusec.torch is tested where torch is installed (.venv)")
+torchvision = require("torchvision", "fusec.torch is tested on torchvision's models (.venv)")
+
+import fusec  # noqa: E402
+import fusec.torch  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def plan_cache(tmp_path, monkeypatch):
+    """Each test its own plan cache: no test reads another's plans."""
+    monkeypatch.setenv("FUSEC_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "torch"
+
+
+def relative_error(actual, expected):
+    return float((actual - expected).norm() / expected.norm())
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+def test_torchvision_models_match_torch_at_other_batches(name):
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)().eval()
+    run = fusec.torch.compile(model, (torch.randn(2, 3, 64, 64),))
+    with torch.no_grad():
+        for batch in (1, 5):
+            x = torch.randn(batch, 3, 64, 64)
+            result = run(x)
+            assert isinstance(result, torch.Tensor) and result.shape == (batch, 1000)
+            assert relative_error(result, model(x)) < 1e-5
+
+
+def encoder():
+    layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, batch_first=True,
+                                             dropout=0.0, norm_first=True)
+    return torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False).eval()
+
+
+def test_transformer_encoder_runs_every_sequence_length_of_its_range():
+    torch.manual_seed(0)
+    model = encoder()
+    run = fusec.torch.compile(model, (torch.randn(2, 9, 32),), dynamic={"seq": (1, 48)},
+                              dynamic_axes={0: {1: "seq"}})
+    with torch.no_grad():
+        for batch, seq in ((3, 1), (2, 17), (1, 48)):
+            x = torch.randn(batch, seq, 32)
+            assert relative_error(run(x), model(x)) < 1e-5
+    assert sorted(run.plans) == [(1,), (9,), (17,), (48,)]
+    with pytest.raises(fusec.Error, match=r"dimension 'seq' is 49, outside the range 1:48 it was compiled for"):
+        run(torch.randn(1, 49, 32))
+
+
+def test_plans_are_cached_on_disk_by_graph_and_options(plan_cache, monkeypatch):
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).eval()
+    example = (torch.randn(2, 8),)
+    first = fusec.torch.compile(model, example)
+    assert len(list(plan_cache.glob("*.plan"))) == 1
+
+    def no_compiles(*args, **kwargs):
+        raise AssertionError("compiled again instead of loading the cached plan")
+
+    monkeypatch.setattr(fusec.torch, "_compile_model", no_compiles)
+    again = fusec.torch.compile(model, example)
+    x = torch.randn(3, 8)
+    assert torch.equal(again(x), first(x))
+    with pytest.raises(AssertionError, match="compiled again"):
+        fusec.torch.compile(model, example, fusion_strategy="none")  # other options: another plan
+
+
+def test_outputs_keep_the_modules_structure():
+    class TwoHeads(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = torch.nn.Linear(8, 8)
+
+        def forward(self, x, y):
+            h = torch.relu(self.body(x)) + y
+            return {"sum": h, "pair": (h * 2, torch.sigmoid(h))}
+
+    model = TwoHeads().eval()
+    run = fusec.torch.compile(model, (torch.randn(2, 8), torch.randn(2, 8)))
+    x, y = torch.randn(4, 8), torch.randn(4, 8)
+    result, expected = run(x, y), model(x, y)
+    assert set(result) == {"sum", "pair"} and len(result["pair"]) == 2
+    assert torch.allclose(result["pair"][1], expected["pair"][1], atol=1e-6)
+    assert torch.allclose(result["sum"], expected["sum"], atol=1e-6)
+
+
+def test_bad_uses_say_what_to_do():
+    model = encoder()
+    with pytest.raises(fusec.Error, match=r"dynamic names 'seq', but no input axis is named 'seq'"):
+        fusec.torch.compile(model, (torch.randn(2, 9, 32),), dynamic={"seq": (1, 48)})
+    with pytest.raises(fusec.Error, match=r"the batch is always dynamic"):
+        fusec.torch.compile(model, (torch.randn(2, 9, 32),), dynamic={"batch": (1, 8)})
+    run = fusec.torch.compile(torch.nn.Linear(4, 4).eval(), (torch.randn(2, 4),))
+    with pytest.raises(fusec.Error, match=r"the module takes 1 tensors, got 2"):
+        run(torch.randn(2, 4), torch.randn(2, 4))
+
+
+class BranchOnData(torch.nn.Module):
+    """A Python `if` on a tensor's value: dynamo breaks the graph there."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = torch.nn.Linear(16, 16)
+        self.second = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        y = torch.relu(self.first(x))
+        if y.sum() > 0:
+            return self.second(y)
+        return y * 2
+
+
+def test_torch_compile_backend_compiles_the_graphs_around_a_break():
+    torch.manual_seed(0)
+    model = BranchOnData().eval()
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="fusec", dynamic=False)
+    x = torch.randn(4, 16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fusec.torch.FusecFallbackWarning)
+        with torch.no_grad():
+            for _ in range(2):
+                assert torch.allclose(compiled(x), model(x), atol=1e-5)
+                assert torch.allclose(compiled(-x), model(-x), atol=1e-5)
+
+
+class Determinant(torch.nn.Module):
+    """A graph fusec has no op for (ONNX Det)."""
+
+    def forward(self, x):
+        return torch.linalg.det(x @ x.transpose(-1, -2) + 1.0)
+
+
+def test_torch_compile_backend_runs_what_fusec_cannot_eagerly_after_one_warning():
+    torch._dynamo.reset()
+    compiled = torch.compile(Determinant(), backend="fusec", dynamic=False)
+    x = torch.randn(3, 4, 4)
+    reason = r"fusec: a graph of \d+ nodes runs eagerly: <torch.compile graph export>: error: unsupported ONNX ops: Det"
+    with pytest.warns(fusec.torch.FusecFallbackWarning, match=reason):
+        assert torch.allclose(compiled(x), Determinant()(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fusec.torch.FusecFallbackWarning)
+        assert torch.allclose(compiled(x), Determinant()(x))  # once: no second warning
