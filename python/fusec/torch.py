@@ -176,6 +176,11 @@ class CompiledModule:
             if cached:
                 os.makedirs(self._cache, exist_ok=True)
                 plan.save(cached)
+        if len(plan.outputs) != self._output_count:
+            # An export that merged or dropped outputs (one returned twice,
+            # an input returned as it is) cannot be unflattened faithfully.
+            raise Error("%s has %d outputs, the module returns %d tensors" % (self.label, len(plan.outputs),
+                                                                                self._output_count))
         self.plans[sizes] = plan
         return plan
 

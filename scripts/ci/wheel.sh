@@ -58,5 +58,11 @@ for who, actual in (("fuserun", from_cli), ("fusec.Session", from_python)):
     numpy.testing.assert_allclose(actual, expected, rtol=tolerance["rtol"], atol=tolerance["atol"],
                                   err_msg=who + " against PyTorch's outputs")
     print("wheel: %s matches PyTorch's outputs (max abs error %.2e)" % (who, abs(actual - expected).max()))
+
+# torch.compile finds the backend by this entry point, without an import.
+from importlib.metadata import entry_points
+backends = {point.name: point.value for point in entry_points(group="torch_dynamo_backends")}
+assert backends.get("fusec") == "fusec.torch:backend", backends
+print("wheel: torch.compile(backend='fusec') entry point: fusec.torch:backend")
 PYTHON
 echo "wheel: passed in $(($(date +%s) - start)) s"

@@ -151,3 +151,17 @@ def test_torch_compile_backend_runs_what_fusec_cannot_eagerly_after_one_warning(
     with warnings.catch_warnings():
         warnings.simplefilter("error", fusec.torch.FusecFallbackWarning)
         assert torch.allclose(compiled(x), Determinant()(x))  # once: no second warning
+
+
+def test_cuda_tensors_run_on_the_gpu_on_torchs_stream():
+    if not torch.cuda.is_available():
+        pytest.skip("no GPU: torch finds no CUDA device")
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18().eval()
+    run = fusec.torch.compile(model, (torch.randn(2, 3, 64, 64),))  # target: the GPU torch sees
+    assert run.plans[()].describe()["target"].startswith("sm_")
+    x = torch.randn(4, 3, 64, 64)
+    on_gpu = run(x.cuda())
+    assert on_gpu.is_cuda and on_gpu.shape == (4, 1000)
+    with torch.no_grad():
+        assert relative_error(on_gpu.cpu(), model(x)) < 1e-4
