@@ -3,7 +3,9 @@
 
 Prints every skipped test with the reason it gave (the "SKIPPED: <reason>"
 line of its output, see test/unit/TestSkip.h and test/gpu/GpuTestMain.cpp),
-every failed test, and one line of counts:
+every failed test, the lines of passed tests' output that start with
+"figure: " (measured figures a test prints, e.g. test_serve's throughput
+and latency, which ctest shows only for failures), and one line of counts:
     tests: P passed, F failed, S skipped (N in all)
 Each Catch2 TEST_CASE is its own ctest entry. The lit suite is one entry
 ("lit") that writes lit's own JUnit file; given with --lit, its tests are
@@ -16,6 +18,16 @@ import argparse
 import os
 import re
 import xml.etree.ElementTree as ElementTree
+
+
+def ctest_figures(path):
+    """The "figure: " lines of every passed entry's output, in order."""
+    figures = []
+    for testcase in ElementTree.parse(path).getroot().iter("testcase"):
+        if testcase.find("failure") is None and testcase.find("skipped") is None:
+            output = testcase.findtext("system-out") or ""
+            figures += [line[len("figure: "):] for line in output.splitlines() if line.startswith("figure: ")]
+    return figures
 
 
 def ctest_results(path):
@@ -76,6 +88,11 @@ def main():
         print(f"skipped tests ({len(skipped)}):")
         for name, reason in skipped:
             print(f"  {name}: {reason}")
+    figures = ctest_figures(args.ctest_results)
+    if figures:
+        print(f"figures ({len(figures)} lines):")
+        for line in figures:
+            print(f"  {line}")
     if failed:
         print(f"failed tests ({len(failed)}):")
         for name in failed:

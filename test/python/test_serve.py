@@ -53,10 +53,11 @@ LOAD_DEADLINE_S = 180
 @pytest.fixture
 def log(capsys):
     """Writes a line past pytest's capture, so `pytest -q` (and ctest's log)
-    shows the figures of a passing run."""
+    shows the figures of a passing run; scripts/ci/summarize-tests.py
+    repeats its "figure:" lines in the CI summary."""
     def write(*parts):
         with capsys.disabled():
-            print("[test_serve]", *parts, file=sys.stderr, flush=True)
+            print("figure: test_serve:", *parts, file=sys.stderr, flush=True)
     return write
 
 
