@@ -165,3 +165,12 @@ def test_cuda_tensors_run_on_the_gpu_on_torchs_stream():
     assert on_gpu.is_cuda and on_gpu.shape == (4, 1000)
     with torch.no_grad():
         assert relative_error(on_gpu.cpu(), model(x)) < 1e-4
+
+
+def test_import_fusec_imports_neither_torch_nor_ray():
+    import subprocess
+    import sys
+
+    probe = "import sys, fusec; print(sorted(m for m in ('torch', 'ray') if m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                          text=True).stdout.strip() == "[]"
