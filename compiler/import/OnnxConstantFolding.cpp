@@ -173,6 +173,7 @@ private:
   FailureOr<Results> foldComparison();
   FailureOr<Results> foldWhere();
   FailureOr<Results> foldExpand();
+  FailureOr<Results> foldTrilu();
   FailureOr<Results> foldUnary();
   FailureOr<DimExpr> applyInt(const DimExpr &lhs, const DimExpr &rhs, bool fmod);
   float applyFloat(float lhs, float rhs, bool fmod) const;
@@ -200,6 +201,7 @@ const llvm::StringMap<NodeFolder::Method> &NodeFolder::methods() {
       {"Range", &NodeFolder::foldRange},
       {"ScatterND", &NodeFolder::foldScatterND},
       {"Expand", &NodeFolder::foldExpand},
+      {"Trilu", &NodeFolder::foldTrilu},
       // Shape arithmetic, symbolic where an operand mentions the batch size.
       {"Add", &NodeFolder::foldArithmetic},
       {"Sub", &NodeFolder::foldArithmetic},
@@ -894,6 +896,43 @@ FailureOr<Results> NodeFolder::foldExpand() {
   if (failed(broadcasted))
     return failure();
   return Results{takeElements(**data, broadcasted->shape, broadcasted->indices[0])};
+}
+
+/// Trilu (opset 14): the elements of each matrix (the last two axes) outside
+/// the triangle become zero: upper keeps column - row >= k, lower column -
+/// row <= k. A causal mask made by torch.tril of a constant folds to a
+/// constant instead of a kernel run on every inference.
+FailureOr<Results> NodeFolder::foldTrilu() {
+  auto data = required(0);
+  auto upper = intAttribute("upper", 1);
+  if (failed(data) || failed(upper))
+    return failure();
+  int64_t k = 0;
+  if (input(1)) {
+    auto diagonal = staticInts(1, "k");
+    if (failed(diagonal))
+      return failure();
+    if (diagonal->size() != 1)
+      return error() << "k must hold one value, it holds " << diagonal->size();
+    k = diagonal->front();
+  }
+  KnownTensor result = **data;
+  const int64_t rank = result.shape.size();
+  if (rank < 2)
+    return error() << "the input has rank " << rank << ", Trilu needs 2 or more";
+  const int64_t rows = result.shape[rank - 2], columns = result.shape[rank - 1];
+  for (size_t flat = 0; flat < result.size(); ++flat) {
+    const int64_t column = static_cast<int64_t>(flat) % columns;
+    const int64_t row = static_cast<int64_t>(flat) / columns % rows;
+    const bool kept = *upper ? column - row >= k : column - row <= k;
+    if (kept)
+      continue;
+    if (result.isFloat())
+      result.floats[flat] = 0.0f;
+    else
+      result.ints[flat] = DimExpr(0);
+  }
+  return Results{std::move(result)};
 }
 
 FailureOr<Results> NodeFolder::foldUnary() {

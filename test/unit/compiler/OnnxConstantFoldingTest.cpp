@@ -303,3 +303,23 @@ TEST_CASE("Expand folds by numpy broadcasting, symbolic elements included", "[on
   CHECK(grown->floats == std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3});
   CHECK(mlir::failed(folder.fold(node("Expand"), {row, ints({2}, {3, 4})})));
 }
+
+TEST_CASE("Trilu folds a constant to its triangle (a causal mask)", "[onnx][folding]") {
+  Folder folder;
+  std::vector<float> ones(2 * 3 * 3, 1.0f);
+  onnx::NodeProto lower = node("Trilu");
+  auto causal = folder.fold(withInt(lower, "upper", 0), {floats({2, 3, 3}, ones)}, 14);
+  REQUIRE(mlir::succeeded(causal));
+  CHECK(causal->shape == std::vector<int64_t>{2, 3, 3});
+  CHECK(causal->floats == std::vector<float>{1, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 1});
+  // The default is upper; k moves the diagonal, and a wide matrix keeps its columns.
+  auto upper = folder.fold(node("Trilu"), {ints({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}), ints({}, {1})}, 14);
+  REQUIRE(mlir::succeeded(upper));
+  CHECK(intsToString(*upper) == "[0, 2, 3, 4, 0, 0, 7, 8]");
+  onnx::NodeProto below = node("Trilu");
+  auto strict = folder.fold(withInt(below, "upper", 0), {floats({3, 2}, {1, 2, 3, 4, 5, 6}), ints({}, {-1})}, 14);
+  REQUIRE(mlir::succeeded(strict));
+  CHECK(strict->floats == std::vector<float>{0, 0, 3, 0, 5, 6});
+  CHECK(mlir::failed(folder.fold(node("Trilu"), {floats({3}, {1, 2, 3})}, 14)));
+  CHECK(folder.diagnostics.find("the input has rank 1, Trilu needs 2 or more") != std::string::npos);
+}
