@@ -3,6 +3,7 @@
 // Recognises scaled dot-product attention as importers produce it,
 //   MatMul(Q, Kt) -> Mul|Div by a scalar -> [Add mask] -> Softmax(last axis)
 //   -> MatMul(., V),
+// Q and Kt each possibly scaled by a scalar first (the scale folds in),
 // and replaces the chain by one fuse.attention, whose kernel never writes the
 // S x Sk scores to memory. A constant mask that is 0 on and below the
 // (offset) diagonal and very negative above it becomes `causal` (no mask
@@ -163,18 +164,11 @@ struct FormAttentionPattern : OpRewritePattern<MatMulOp> {
     if (!product->hasOneUse())
       return rewriter.notifyMatchFailure(output, "the raw scores have other users");
 
-    // Q, possibly pre-scaled by a scalar: Mul(Q, c) with no other user.
-    Value query = product.getLhs();
-    if (auto mul = query.getDefiningOp<MulOp>(); mul && mul->hasOneUse()) {
-      for (auto [factorSide, other] : {std::pair(mul.getRhs(), mul.getLhs()), std::pair(mul.getLhs(), mul.getRhs())})
-        if (std::optional<float> factor = scalarConstant(factorSide);
-            factor && *factor != 0.0f && std::isfinite(*factor) && shapeOf(other) == shapeOf(query)) {
-          scale *= *factor;
-          query = other;
-          break;
-        }
-    }
-    Value keyT = product.getRhs(), value = output.getRhs();
+    // Q and Kt, each possibly pre-scaled by a scalar (PyTorch's
+    // scaled_dot_product_attention decomposes into Mul(Q, sqrt(scale)) and
+    // Mul(Kt, sqrt(scale))): the factors join the scale.
+    Value query = absorbScalarFactor(product.getLhs(), scale);
+    Value keyT = absorbScalarFactor(product.getRhs(), scale), value = output.getRhs();
     auto qShape = shapeOf(query), ktShape = shapeOf(keyT), vShape = shapeOf(value);
     if (static_cast<int64_t>(qShape.size()) != rank || ktShape.size() != qShape.size() ||
         vShape.size() != qShape.size() || qShape.drop_back(2) != ktShape.drop_back(2) ||
@@ -207,6 +201,22 @@ struct FormAttentionPattern : OpRewritePattern<MatMulOp> {
     rewriter.replaceOp(output, attention.getResult());
     ++numFormed;
     return success();
+  }
+
+  /// `operand`'s other input where it is Mul(operand', c) by a finite,
+  /// nonzero one-element constant with no other user, `scale` multiplied by
+  /// c; else `operand` itself.
+  static Value absorbScalarFactor(Value operand, double &scale) {
+    auto mul = operand.getDefiningOp<MulOp>();
+    if (!mul || !mul->hasOneUse())
+      return operand;
+    for (auto [factorSide, other] : {std::pair(mul.getRhs(), mul.getLhs()), std::pair(mul.getLhs(), mul.getRhs())})
+      if (std::optional<float> factor = scalarConstant(factorSide);
+          factor && *factor != 0.0f && std::isfinite(*factor) && shapeOf(other) == shapeOf(operand)) {
+        scale *= *factor;
+        return other;
+      }
+    return operand;
   }
 
   /// K [..., Sk, D] from Kt [..., D, Sk]: the input of a Transpose that

@@ -181,3 +181,43 @@ func.func @head_too_large(%q: tensor<3x160xf32>, %k: tensor<3x160xf32>, %v: tens
   %o = fuse.matmul %p, %v : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
   return %o : tensor<3x2xf32>
 }
+
+// -----
+
+// PyTorch's scaled_dot_product_attention decomposed: Q and Kt are each
+// multiplied by sqrt(scale) = 0.5 before the product, with no scale after
+// it; both factors join the op's scale (0.25), and Kt's transpose of the
+// scaled K gives K.
+// CHECK-LABEL: func.func @prescaled_query_and_key
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x7x16xf32>, %[[K:.*]]: tensor<2x9x16xf32>, %[[V:.*]]: tensor<2x9x8xf32>)
+// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]] {causal = false, fuse.fused_by = "form-attention", scale = 2.500000e-01 : f32}
+// CHECK-NEXT: return %[[A]]
+func.func @prescaled_query_and_key(%q: tensor<2x7x16xf32>, %k: tensor<2x9x16xf32>, %v: tensor<2x9x8xf32>) -> tensor<2x7x8xf32> {
+  %c = fuse.constant dense<0.5> : tensor<1xf32>
+  %kt = fuse.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<2x9x16xf32>) -> tensor<2x16x9xf32>
+  %qs = fuse.mul %q, %c : (tensor<2x7x16xf32>, tensor<1xf32>) -> tensor<2x7x16xf32>
+  %kts = fuse.mul %kt, %c : (tensor<2x16x9xf32>, tensor<1xf32>) -> tensor<2x16x9xf32>
+  %s = fuse.matmul %qs, %kts : (tensor<2x7x16xf32>, tensor<2x16x9xf32>) -> tensor<2x7x9xf32>
+  %p = fuse.softmax %s {axis = 2 : i64} : (tensor<2x7x9xf32>) -> tensor<2x7x9xf32>
+  %o = fuse.matmul %p, %v : (tensor<2x7x9xf32>, tensor<2x9x8xf32>) -> tensor<2x7x8xf32>
+  return %o : tensor<2x7x8xf32>
+}
+
+// -----
+
+// Negative: a scaled Kt that something else reads stays materialised, and
+// so does the product (only Q's factor would be free to fold, but the
+// scores keep their own Mul).
+// CHECK-LABEL: func.func @prescaled_key_second_user
+// CHECK: %[[KTS:.*]] = fuse.mul
+// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}} {causal = false, fuse.fused_by = "form-attention", scale = 5.000000e-01 : f32}
+// CHECK: return %{{.*}}, %[[KTS]]
+func.func @prescaled_key_second_user(%q: tensor<2x7x16xf32>, %kt: tensor<2x16x9xf32>, %v: tensor<2x9x8xf32>) -> (tensor<2x7x8xf32>, tensor<2x16x9xf32>) {
+  %c = fuse.constant dense<0.5> : tensor<1xf32>
+  %kts = fuse.mul %kt, %c : (tensor<2x16x9xf32>, tensor<1xf32>) -> tensor<2x16x9xf32>
+  %s = fuse.matmul %q, %kts : (tensor<2x7x16xf32>, tensor<2x16x9xf32>) -> tensor<2x7x9xf32>
+  %m = fuse.mul %s, %c : (tensor<2x7x9xf32>, tensor<1xf32>) -> tensor<2x7x9xf32>
+  %p = fuse.softmax %m {axis = 2 : i64} : (tensor<2x7x9xf32>) -> tensor<2x7x9xf32>
+  %o = fuse.matmul %p, %v : (tensor<2x7x9xf32>, tensor<2x9x8xf32>) -> tensor<2x7x8xf32>
+  return %o, %kts : tensor<2x7x8xf32>, tensor<2x16x9xf32>
+}
