@@ -360,6 +360,12 @@ def _is_constant(tensor):
     return isinstance(tensor, torch.nn.Parameter) or hasattr(tensor, "_dynamo_static_input_type")
 
 
+#: The native ops of PyTorch's transformer fast path (nn.TransformerEncoderLayer
+#: and nn.MultiheadAttention in eval mode without gradients): one opaque op per
+#: layer, which neither torch.export nor ONNX can take apart.
+_FUSED_TRANSFORMER_OPS = ("_transformer_encoder_layer_fwd", "_native_multi_head_attention")
+
+
 def backend(graph, example_inputs, **options):
     """The torch.compile backend "fusec": compiles each FX graph dynamo hands
     it (weights as constants, the first axis of each activation the batch),
@@ -373,6 +379,13 @@ def backend(graph, example_inputs, **options):
     if not all(isinstance(value, torch.Tensor) for value in example_inputs):
         return _fall_back(graph, Error("the graph takes symbolic sizes (torch.compile's dynamic shapes): compile "
                                        "with dynamic=False, or use fusec.torch.compile with dynamic="))
+    called = {getattr(node.target, "__name__", str(node.target)) for node in graph.graph.nodes
+              if node.op == "call_function"}
+    fused = sorted(name for name in called if any(op in name for op in _FUSED_TRANSFORMER_OPS))
+    if fused:
+        return _fall_back(graph, Error("PyTorch's fused transformer fast path (%s) has no ONNX form: call "
+                                       "torch.backends.mha.set_fastpath_enabled(False) before the first call, or "
+                                       "use fusec.torch.compile" % ", ".join(fused)))
     constants = [i for i, value in enumerate(example_inputs) if _is_constant(value)]
     state = {}
 

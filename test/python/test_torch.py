@@ -134,6 +134,35 @@ def test_torch_compile_backend_compiles_the_graphs_around_a_break():
                 assert torch.allclose(compiled(-x), model(-x), atol=1e-5)
 
 
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "encoder"])
+def test_torch_compile_backend_runs_the_models_as_torch_does(name, monkeypatch):
+    torch.manual_seed(0)
+    if name == "encoder":
+        # Without gradients, eval-mode encoder layers take PyTorch's fused fast
+        # path, one native op that has no ONNX form (the next test).
+        monkeypatch.setattr(torch.backends.mha, "get_fastpath_enabled", lambda: False)
+        model, x = encoder(), torch.randn(3, 9, 32)
+    else:
+        model, x = getattr(torchvision.models, name)().eval(), torch.randn(2, 3, 64, 64)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="fusec", dynamic=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fusec.torch.FusecFallbackWarning)
+        with torch.no_grad():
+            assert relative_error(compiled(x), model(x)) < 1e-5
+
+
+def test_torch_compile_backend_names_the_transformer_fast_path():
+    torch._dynamo.reset()
+    model = encoder()
+    compiled = torch.compile(model, backend="fusec", dynamic=False)
+    x = torch.randn(2, 9, 32)
+    reason = (r"runs eagerly: PyTorch's fused transformer fast path \(_transformer_encoder_layer_fwd\) "
+              r"has no ONNX form: call torch.backends.mha.set_fastpath_enabled\(False\)")
+    with pytest.warns(fusec.torch.FusecFallbackWarning, match=reason), torch.no_grad():
+        assert torch.allclose(compiled(x), model(x))
+
+
 class Determinant(torch.nn.Module):
     """A graph fusec has no op for (ONNX Det)."""
 
