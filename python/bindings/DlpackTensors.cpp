@@ -74,9 +74,11 @@ std::string dtypeName(DLDataType type) {
 } // namespace
 
 void bindDlpack(py::module_ &module) {
-  py::class_<ConsumedDlpackTensor>(module, "_DlpackTensor",
-                                   "A tensor taken from a DLPack capsule; its producer's deleter runs when this "
-                                   "object is collected");
+  // Registered for the holders _dlpack_interface returns; Python only keeps them.
+  py::class_<ConsumedDlpackTensor> holderClass(
+      module, "_DlpackTensor",
+      "A tensor taken from a DLPack capsule; its producer's deleter runs when this "
+      "object is collected");
   module.def(
       "_dlpack_interface",
       [](const py::capsule &capsule, const std::string &name) {
