@@ -1,17 +1,19 @@
-// fusec_attention_rows.h - what both tensor-core attention loops do on their rows.
+// fusec_attention_rows.h - what the tensor-core attention loop does on its rows.
 //
-// FusecAttentionHalf (f16/bf16, mma.m16n8k16) and FusecAttentionTf32 (f32,
-// mma.m16n8k8) have the same shape: 4 warps of 16 query rows, and lane
-// (g = lane / 4, t = lane % 4) holds rows g and g + 8 of every accumulator
-// tile (mma's C layout). Everything they do on those rows is independent of
-// the products' operand types, and lives here:
+// FusecAttentionMma (fusec_attention_mma.h), in both its instantiations
+// (FusecAttentionHalf: f16/bf16, mma.m16n8k16; FusecAttentionTf32: f32,
+// mma.m16n8k8), has 4 warps of 16 query rows, and lane (g = lane / 4, t =
+// lane % 4) holds rows g and g + 8 of every accumulator tile (mma's C
+// layout). Everything it does on those rows is independent of the products'
+// operand types, and lives here:
 //  * the key tiles a block walks (the causal diagonal, its split's share);
 //  * 16-byte cp.async copies of K, V and Q rows into shared tiles;
 //  * the online softmax of a score tile, in log2 units: scale, mask, the
 //    rows' new maxima (over the quad's lanes) and the probabilities;
 //  * the merge of a split's slices and the final division and epilogue.
-// What differs stays in the loops: fragment loads, the mmas, and how the
-// probabilities become the next product's A fragments.
+// What differs between the MMA steps is their FusecAttentionFragments:
+// fragment loads, the mmas, and how the probabilities become the next
+// product's A fragments.
 #ifndef FUSEC_ATTENTION_ROWS_H
 #define FUSEC_ATTENTION_ROWS_H
 

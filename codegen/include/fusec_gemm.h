@@ -1,4 +1,8 @@
-// fusec_gemm.h - the tensor-core GEMM main loop for fp32 tensors.
+// fusec_gemm.h - the tensor-core GEMM main loop, and its fp32 instantiation.
+//
+// FusecMmaGemm<..., Step> is the main loop of every MMA step of
+// fusec_pipeline.h; FusecGemmTf32 is it with FusecTf32Step (below, fp32
+// tensors), FusecGemmHalf (fusec_gemm_half.h) with FusecHalfStep.
 //
 // C = A B for row-major A (M x K, leading dimension lda) and a B operand
 // that says how its tiles are copied to shared memory: FusecDenseB (a matrix
@@ -8,9 +12,10 @@
 // computes a BM x BN tile of C; its warps each a WM x WN sub-tile, as
 // (WM / 16) x (WN / 8) accumulators of mma.m16n8k8 (tf32 in, f32 out).
 //
-//  * K advances BK at a time through a ring of Stages shared-memory stages
-//    filled by cp.async, Stages - 1 tiles ahead of the one being multiplied:
-//    one __syncthreads per k-tile, and loads overlap the tensor-core work.
+//  * K advances BK at a time through FusecPipeline's ring of Stages
+//    shared-memory stages filled by cp.async, Stages - 1 tiles ahead of the
+//    one being multiplied: one __syncthreads per k-tile, and loads overlap
+//    the tensor-core work.
 //  * Global loads move Vec floats (16 bytes for Vec = 4) per cp.async;
 //    ragged M, N and K tails read nothing past the tensors (src-size 0 or a
 //    partial vector, zero-filled), so the loop needs no special last tile.
@@ -50,6 +55,7 @@
 #pragma once
 
 #include "fusec_mma.h"
+#include "fusec_pipeline.h"
 #include "fusec_split_k.h"
 
 /// Starts copying one vector of `Vec` elements to shared memory, of which
@@ -233,18 +239,27 @@ template <bool Transposed, int Vec, typename ElementType = float> struct FusecDe
   }
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOperand, int Passes>
-struct FusecGemmTf32 {
+/// The tensor-core GEMM main loop of both precisions: FusecPipeline's
+/// stages hold A as [BM][BK + kPad] and B as [BN][BK + kPad] (N x K) or
+/// [BK][BN + 8] (K x N), in the step's elements; the copies, the ragged
+/// tails, the split and the staged epilogue are this template's, the
+/// fragment loads and mmas of each k-slice the MMA step's (fusec_pipeline.h).
+/// FusecGemmTf32 and FusecGemmHalf (fusec_gemm_half.h) name its two steps.
+template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOperand, class Step> struct FusecMmaGemm {
+  using Element = typename Step::Element;
+  static_assert(sizeof(typename BOperand::Element) == sizeof(Element), "A and B have the step's element type");
   static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is made of whole warp tiles");
   static_assert(WM % 16 == 0 && WN % 8 == 0, "warp tiles are made of m16n8 mma tiles");
-  static_assert(BK % 8 == 0, "BK is made of k8 mma steps");
+  static_assert(BK % Step::kK == 0, "BK is made of whole mma k steps");
   static_assert(Stages >= 2, "the pipeline needs at least two stages");
-  static_assert(Vec == 1 || Vec == 2 || Vec == 4, "cp.async moves 4, 8 or 16 bytes");
-  static_assert(BOperand::kVec == 1 || BOperand::kVec == 2 || BOperand::kVec == 4, "cp.async moves 4, 8 or 16 bytes");
+  static_assert((Vec == 1 || Vec == 2 || Vec == 4 || Vec == 8) && Vec * sizeof(Element) <= 16,
+                "a copy moves 1, 2, 4 or 8 elements, 16 bytes at most");
+  static_assert((BOperand::kVec == 1 || BOperand::kVec == 2 || BOperand::kVec == 4 || BOperand::kVec == 8) &&
+                    BOperand::kVec * sizeof(Element) <= 16,
+                "a copy moves 1, 2, 4 or 8 elements, 16 bytes at most");
   static constexpr bool BTransposed = BOperand::kTransposed;
   using Operand = BOperand;
-  static_assert(Passes == 1 || Passes == 3, "1 (tf32) or 3 (3xTF32) products");
-  static_assert(sizeof(typename BOperand::Element) == 4, "FusecGemmTf32 multiplies f32 tensors");
+  using Pipeline = FusecPipeline<Stages>;
 
   static constexpr int kBlockM = BM;
   static constexpr int kBlockN = BN;
@@ -254,18 +269,22 @@ struct FusecGemmTf32 {
   static constexpr int kMmaM = WM / 16;
   static constexpr int kMmaN = WN / 8;
 
-  // Shared layout per stage: A as [BM][BK + 4]; B as [BN][BK + 4] when
-  // N x K, else [BK][BN + 8].
-  static constexpr int kAStride = BK + 4;
+  // Shared layout per stage, in elements: A as [BM][BK + kPad]; B as
+  // [BN][BK + kPad] when N x K, else [BK][BN + 8].
+  static constexpr int kAStride = BK + Step::kPad;
   static constexpr int kAStage = BM * kAStride;
-  static constexpr int kBStride = BTransposed ? BK + 4 : BN + 8;
+  static constexpr int kBStride = BTransposed ? BK + Step::kPad : BN + 8;
   static constexpr int kBStage = (BTransposed ? BN : BK) * kBStride;
-  // The pipeline's stages, and after the main loop the staged output tile.
+  // The pipeline's stages, and after the main loop the staged f32 output
+  // tile.
   using StagedEpilogue =
       FusecStagedEpilogue<BM, BN, WM, WN, 32 * (BM / WM) * (BN / WN), FusecOutputAlongRows<BOperand>::value>;
-  static constexpr int kPipelineBytes = Stages * (kAStage + kBStage) * 4;
+  static constexpr int kPipelineBytes = Stages * (kAStage + kBStage) * int(sizeof(Element));
+  static_assert(kPipelineBytes % 16 == 0, "stages are whole 16-byte vectors");
   static constexpr int kSmemBytes =
       kPipelineBytes > StagedEpilogue::kSmemBytes ? kPipelineBytes : StagedEpilogue::kSmemBytes;
+  /// The same size in floats, for callers that declare float or float4
+  /// arrays.
   static constexpr int kSmemFloats = kSmemBytes / 4;
 
   template <int Rows, int Cols, int Width> using TileLoads = FusecTileLoads<kThreads, Rows, Cols, Width>;
@@ -280,21 +299,21 @@ struct FusecGemmTf32 {
   /// Computes the tile of C at (blockRow, blockCol) and hands it to
   /// `epilogue`. Every thread of the block (kThreads, 1-D) calls it.
   template <typename Epilogue>
-  static __device__ __forceinline__ void run(const float *__restrict__ a, int lda, BOperand &bOperand, int m, int n,
-                                             int k, int blockRow, int blockCol, float *smem, Epilogue &epilogue,
+  static __device__ __forceinline__ void run(const Element *__restrict__ a, int lda, BOperand &bOperand, int m, int n,
+                                             int k, int blockRow, int blockCol, void *smem, Epilogue &epilogue,
                                              const FusecSplitK &splitK = FusecSplitK()) {
     const int thread = threadIdx.x;
     const int lane = thread % 32, warp = thread / 32;
     const int warpRow = (warp / kWarpsN) * WM, warpCol = (warp % kWarpsN) * WN;
-    float *const aTiles = smem;
-    float *const bTiles = smem + Stages * kAStage;
+    Element *const aTiles = static_cast<Element *>(smem);
+    Element *const bTiles = aTiles + Stages * kAStage;
 
     // This thread's first load of each tile, relative to the block's tile
     // and to k = 0; the others are at constant distances from it.
     // A's block rows start at a 64-bit offset (the rows of a product grow
     // with the batch: blockRow * lda passes 2^31 in a BERT-sized layer at
     // batch 2^16); offsets inside the block's BM rows stay 32-bit.
-    const float *const aBlock = a + static_cast<long long>(blockRow) * lda;
+    const Element *const aBlock = a + static_cast<long long>(blockRow) * lda;
     const int aRow = ALoads::firstRow(thread), aColumn = ALoads::firstColumn(thread);
     const int aGlobal = aRow * lda + aColumn, aShared = aRow * kAStride + aColumn;
     const int bRow = BLoads::firstRow(thread), bColumn = BLoads::firstColumn(thread);
@@ -311,9 +330,10 @@ struct FusecGemmTf32 {
       for (int i = 0; i < ALoads::kCount; ++i) {
         const int row = ALoads::row(i), column = ALoads::column(i);
         const int left = k - (k0 + aColumn + column);
-        const unsigned bytes = blockRow + aRow + row < m && left > 0 ? 4u * (left < Vec ? left : Vec) : 0u;
-        fusec_copy_vector<Vec>(aTiles + stage * kAStage + aShared + row * kAStride + column,
-                               bytes ? aBlock + aGlobal + row * lda + column + k0 : a, bytes);
+        const unsigned bytes =
+            blockRow + aRow + row < m && left > 0 ? unsigned(sizeof(Element)) * (left < Vec ? left : Vec) : 0u;
+        fusec_copy_vector<Vec, Element>(aTiles + stage * kAStage + aShared + row * kAStride + column,
+                                        bytes ? aBlock + aGlobal + row * lda + column + k0 : a, bytes);
       }
 #pragma unroll
       for (int i = 0; i < BLoads::kCount; ++i) {
@@ -324,12 +344,9 @@ struct FusecGemmTf32 {
       }
     };
 
-    // Where this lane's ldmatrix row addresses point inside a stage, at kk = 0.
-    // A, x4: matrix q = lane / 8 is rows (q % 2) * 8.. and k (q / 2) * 4..
-    const int aFragment = (warpRow + (lane / 8) % 2 * 8 + lane % 8) * kAStride + lane / 8 / 2 * 4;
-    // B as N x K, x2: matrix q = (lane / 8) % 2 is k q * 4.. of rows n 0..7.
-    const int bFragment =
-        BTransposed ? (warpCol + lane % 8) * kBStride + (lane / 8) % 2 * 4 : (lane % 4) * kBStride + warpCol + lane / 4;
+    // Where this lane's fragment reads start inside a stage, at kk = 0.
+    const int aFragment = Step::aFragment(lane, warpRow, kAStride);
+    const int bFragment = Step::template bFragment<BTransposed>(lane, warpCol, kBStride);
 
     float accumulator[kMmaM][kMmaN][4];
 #pragma unroll
@@ -340,67 +357,29 @@ struct FusecGemmTf32 {
         for (int r = 0; r < 4; ++r)
           accumulator[i][j][r] = 0.0f;
 
+    // Multiplies the stage's k-tile, one mma k step at a time.
+    auto multiplyTile = [&](int stage, int) {
+      const Element *aStage = aTiles + stage * kAStage;
+      const Element *bStage = bTiles + stage * kBStage;
+#pragma unroll
+      for (int kk = 0; kk < BK; kk += Step::kK)
+        Step::template multiply<BTransposed, kAStride, kBStride>(accumulator, aStage, aFragment, bStage, bFragment, kk);
+    };
+
     // This block's k-tiles: all of them, or its slice's share.
     int kBegin = 0, kEnd = (k + BK - 1) / BK;
     if (splitK.slices > 1)
       fusec_split_k_range(kEnd, splitK, kBegin, kEnd);
-    const int kTiles = kEnd - kBegin;
-#pragma unroll
-    for (int stage = 0; stage < Stages - 1; ++stage) {
-      if (stage < kTiles)
-        loadTile(stage, kBegin + stage);
-      fusec_cp_async_commit();
-    }
-    int readStage = 0, writeStage = Stages - 1;
-    for (int kTile = 0; kTile < kTiles; ++kTile) {
-      // Tile kTile has landed for this thread; the barrier makes every
-      // thread's copies visible and frees the stage read in the last round.
-      fusec_cp_async_wait<Stages - 2>();
-      __syncthreads();
-      if (kTile + Stages - 1 < kTiles)
-        loadTile(writeStage, kBegin + kTile + Stages - 1);
-      fusec_cp_async_commit();
-
-      const float *aStage = aTiles + readStage * kAStage;
-      const float *bStage = bTiles + readStage * kBStage;
-#pragma unroll
-      for (int kk = 0; kk < BK; kk += 8) {
-        unsigned aBig[kMmaM][4], aSmall[kMmaM][4], bBig[kMmaN][2], bSmall[kMmaN][2];
-#pragma unroll
-        for (int i = 0; i < kMmaM; ++i) {
-          fusec_ldmatrix<4, false>(aBig[i], aStage + aFragment + i * 16 * kAStride + kk);
-          fusec_split_tf32<Passes>(aBig[i], aSmall[i]);
-        }
-#pragma unroll
-        for (int j = 0; j < kMmaN; ++j) {
-          if constexpr (BTransposed) {
-            fusec_ldmatrix<2, false>(bBig[j], bStage + bFragment + j * 8 * kBStride + kk);
-          } else {
-            const float *column = bStage + bFragment + kk * kBStride + j * 8;
-            bBig[j][0] = unsigned(__float_as_int(column[0]));
-            bBig[j][1] = unsigned(__float_as_int(column[4 * kBStride]));
-          }
-          fusec_split_tf32<Passes>(bBig[j], bSmall[j]);
-        }
-#pragma unroll
-        for (int i = 0; i < kMmaM; ++i)
-#pragma unroll
-          for (int j = 0; j < kMmaN; ++j) {
-            if constexpr (Passes == 3) {
-              fusec_mma_m16n8k8_tf32(accumulator[i][j], aSmall[i], bBig[j], accumulator[i][j]);
-              fusec_mma_m16n8k8_tf32(accumulator[i][j], aBig[i], bSmall[j], accumulator[i][j]);
-            }
-            fusec_mma_m16n8k8_tf32(accumulator[i][j], aBig[i], bBig[j], accumulator[i][j]);
-          }
-      }
-      readStage = readStage + 1 == Stages ? 0 : readStage + 1;
-      writeStage = writeStage + 1 == Stages ? 0 : writeStage + 1;
-    }
-    fusec_cp_async_wait<0>();
+    Pipeline::run(kBegin, kEnd - kBegin, loadTile, multiplyTile);
     // Split: only the tile's last block goes on, with the whole sum.
-    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK, reinterpret_cast<unsigned *>(smem)))
+    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK, static_cast<unsigned *>(smem)))
       return;
 
-    StagedEpilogue::run(accumulator, smem, blockRow, blockCol, warpRow, warpCol, m, n, epilogue);
+    StagedEpilogue::run(accumulator, static_cast<float *>(smem), blockRow, blockCol, warpRow, warpCol, m, n, epilogue);
   }
 };
+
+/// The main loop for f32 tensors: mma.m16n8k8 tf32, Passes = 1 (tf32) or 3
+/// (3xTF32).
+template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOperand, int Passes>
+using FusecGemmTf32 = FusecMmaGemm<BM, BN, BK, WM, WN, Stages, Vec, BOperand, FusecTf32Step<Passes>>;
