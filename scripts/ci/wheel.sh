@@ -17,6 +17,11 @@ root=$PWD
 start=$(date +%s)
 venv=${FUSEC_WHEEL_VENV:-$root/build-wheel-venv}
 
+# The main build's compiler by the same name: ccache keys on it, and pip's
+# build environment would otherwise give CMake Python's own (sysconfig's
+# x86_64-linux-gnu-g++).
+export CC=${CC:-cc} CXX=${CXX:-c++}
+
 rm -rf "$venv"
 /usr/bin/python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check --upgrade pip
