@@ -153,7 +153,6 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   if (failed(outputViews))
     return failure();
   const std::string seq = dimExpr(qShape[rank - 2]), keySeq = dimExpr(shapeOf(key)[rank - 2]);
-  const std::string D = std::to_string(headDim), DV = std::to_string(valueDim);
 
   FailureOr<fuse::KernelConfig> config = kernelConfigFor(builder, attention);
   if (failed(config))
@@ -166,17 +165,15 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   // two, so the limits checked on the config hold for the kernel).
   const int64_t bytes = fuse::attentionSharedBytes(*config, headDim, valueDim);
   const bool tf32 = tensorCores && !config->halfOperands();
+  // The loop's description: the config's fields and the head dimensions,
+  // by name.
+  const std::string tile = builder.declareTile(TileDescription::attention(*config, headDim, valueDim));
   if (tensorCores) {
     // Above 48 KiB, dynamic.
-    if (tf32)
-      code += "  using Attention = FusecAttentionTf32<" + D + ", " + DV + ", " + std::to_string(config->blockN) + ", " +
-              std::to_string(config->passes) + ">;\n";
-    else
-      code += "  using Attention = FusecAttentionHalf<" + D + ", " + DV + ", " +
-              storageType(fuse::elementTypeOf(query)) + ", " + std::to_string(config->blockN) + ">;\n";
+    code += "  using Attention = " + std::string(tf32 ? "FusecAttentionTf32<" : "FusecAttentionHalf<") + tile + ">;\n";
     emitPipelineSharedMemory(code, bytes, launch, "Attention", "attentionShared");
   } else {
-    code += "  using Attention = FusecAttention<" + D + ", " + DV + ">;\n";
+    code += "  using Attention = FusecAttention<" + tile + ">;\n";
     code +=
         "  static_assert(sizeof(Attention::Shared) == " + std::to_string(bytes) + ", \"the config's shared size\");\n";
     code += "  __shared__ Attention::Shared attentionShared;\n";

@@ -117,7 +117,7 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
     operand = "FusecIm2colB<" + window + operandElementArgument(config) + ">";
   }
   std::string code;
-  code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
+  code += "  using Gemm = " + tensorCoreGemmType(config, builder.declareTile(TileDescription(config)), operand) + ";\n";
   KernelLaunch launch;
   emitPipelineSharedMemory(code, config.sharedBytes(/*bTransposed=*/s.channelsLast), launch);
   // One statement per argument: they are numbered in the order taken.

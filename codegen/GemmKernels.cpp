@@ -123,7 +123,8 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
             storageType(fuse::elementTypeOf(lhs)) + ">;\n";
     code += "  __shared__ float gemmShared[Gemm::kSmemFloats];\n";
   } else {
-    code += "  using Gemm = " + tensorCoreGemmType(config, operand) + ";\n";
+    code +=
+        "  using Gemm = " + tensorCoreGemmType(config, builder.declareTile(TileDescription(config)), operand) + ";\n";
     emitPipelineSharedMemory(code, config.sharedBytes(transB), launch);
   }
   std::vector<std::string> coords;

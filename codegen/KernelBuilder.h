@@ -40,6 +40,48 @@ std::string storeExpression(mlir::Type elementType, const std::string &expressio
 /// template binds its core op's result through this.
 std::string roundedTo(mlir::Type elementType, const std::string &expression);
 
+/// A tile description: the named constants (and types) a device template
+/// reads from its one description parameter, `Tile::kBlockM` and so on
+/// (docs/codegen.md#tile-descriptions). Host and device agree on each value
+/// by its name, never by its position in an argument list.
+class TileDescription {
+public:
+  /// One member: `static constexpr int kBlockM = 64;`, `static constexpr
+  /// bool kBNMajor = true;`, `static constexpr const char *kTemplate =
+  /// "...";` or `using Element = float;`.
+  struct Member {
+    enum class Kind { Int, Bool, Text, Type };
+    Kind kind;
+    std::string name, value;
+  };
+
+  /// Every field of `config`, each under its name: the one place a
+  /// KernelConfig field becomes a device constant (a new field is added
+  /// here, and TileDescriptionTest fails until it is).
+  explicit TileDescription(const fuse::KernelConfig &config);
+  /// The description of `config`'s attention loop: the config's fields and
+  /// the head dimensions, kHeadDim (Q, K) and kValueDim (V).
+  static TileDescription attention(const fuse::KernelConfig &config, int64_t headDim, int64_t valueDim);
+
+  /// Adds a constant that is not a config field (the op's geometry: head
+  /// dimensions, B's layout, a convolution's window).
+  TileDescription &add(const std::string &name, int64_t value);
+  TileDescription &add(const std::string &name, bool value);
+
+  const std::vector<Member> &members() const { return memberList; }
+  /// `struct <name> { ... };`, one member a line.
+  std::string render(const std::string &name) const;
+
+private:
+  TileDescription() = default;
+  void append(Member::Kind kind, const std::string &name, std::string value);
+  std::vector<Member> memberList;
+};
+
+/// The C type of a tensor-core config's operands: float, fusec_f16 or
+/// fusec_bf16.
+std::string operandElementType(fuse::OperandType operands);
+
 class KernelBuilder {
 public:
   /// Emits `kernel` with its own config and name, or, for one of its
@@ -89,6 +131,11 @@ public:
   GeneratedKernel finish(const std::string &bodyCode, KernelLaunch launch,
                          llvm::ArrayRef<std::string> headers = {}) const;
 
+  /// Defines `description` at namespace scope before the kernel, as the
+  /// struct `<function name>_tile`, and returns that name: what the
+  /// kernel's template is instantiated with.
+  std::string declareTile(const TileDescription &description);
+
   /// Declares the kernel with __launch_bounds__(threads, minBlocks): the
   /// register budget ptxas must keep to (templates whose blocks are large).
   void setLaunchBounds(int64_t threads, int64_t minBlocks) { launchBounds = {threads, minBlocks}; }
@@ -128,6 +175,8 @@ private:
   unsigned counter = 0;
   std::vector<uint32_t> arguments;
   std::optional<std::pair<int64_t, int64_t>> launchBounds;
+  /// Namespace-scope definitions before the kernel (tile descriptions).
+  std::string declarations;
   std::vector<int64_t> iterationShape;
   std::vector<std::string> iterationDims;
   /// emitLinearCoordinates' coordinates, shape and dense index.
@@ -184,10 +233,11 @@ mlir::FailureOr<fuse::KernelConfig> kernelConfigFor(KernelBuilder &builder, mlir
 std::string emitSplitK(std::string &code, const fuse::KernelConfig &config, int64_t kTiles, KernelLaunch &launch,
                        int64_t partialFloats = 0);
 
-/// `FusecGemmTf32<...>` of fusec_gemm.h, or `FusecGemmHalf<...>` of
-/// fusec_gemm_half.h for f16/bf16 operands, for a tensor-core `config`, with
-/// B operand type `bOperand`.
-std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &bOperand);
+/// `FusecGemmTf32<Tile, B>` of fusec_gemm.h, or `FusecGemmHalf<Tile, B>` of
+/// fusec_gemm_half.h for f16/bf16 operands: the main loop of a tensor-core
+/// config, with `tile` the name of its description (KernelBuilder::declareTile)
+/// and B operand type `bOperand`.
+std::string tensorCoreGemmType(const fuse::KernelConfig &config, const std::string &tile, const std::string &bOperand);
 
 /// The element type argument a B operand (FusecDenseB, FusecIm2colB) takes
 /// for `config`'s operands: "" for f32 (the default), ", fusec_f16" or

@@ -23,7 +23,10 @@
 
 #include "fusec_split_k.h"
 
-template <int D, int DV> struct FusecAttention {
+/// Tile is an attention description (fusec_pipeline.h's names): this loop
+/// reads kHeadDim (D of Q and K) and kValueDim (DV of V); its tile is fixed.
+template <class Tile> struct FusecAttention {
+  static constexpr int D = Tile::kHeadDim, DV = Tile::kValueDim;
   static constexpr int kWarps = 4, kRows = 4, kBlockM = kWarps * kRows, kBlockN = FUSEC_WARP_SIZE;
   static constexpr int kThreads = kWarps * FUSEC_WARP_SIZE;
   /// Output columns per lane: column lane + 32 c for c < kColChunks.

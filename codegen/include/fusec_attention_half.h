@@ -149,8 +149,7 @@ struct FusecAttentionFragments<FusecHalfStep<Element>, D, DV, BlockN> {
   }
 };
 
-/// The f16/bf16 loop: Element is fusec_f16 or fusec_bf16.
-template <int D, int DV, typename Element, int BlockN>
-using FusecAttentionHalf = FusecAttentionMma<D, DV, BlockN, FusecHalfStep<Element>>;
+/// The f16/bf16 loop: Tile::Element is fusec_f16 or fusec_bf16.
+template <class Tile> using FusecAttentionHalf = FusecAttentionMma<Tile, FusecHalfStep<typename Tile::Element>>;
 
 #endif // FUSEC_ATTENTION_HALF_H

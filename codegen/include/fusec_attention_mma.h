@@ -3,7 +3,7 @@
 // fuse.attention in the shape of FlashAttention-2: one block of 4 warps
 // computes kBlockM = 64 query rows of one (batch, head) matrix, each warp 16
 // of them, for the whole key sequence (or its split's share), walked
-// kBlockN keys at a time. FusecAttentionMma<D, DV, BlockN, Step> is that
+// kBlockN keys at a time. FusecAttentionMma<Tile, Step> is that
 // loop for any MMA step of fusec_pipeline.h; FusecAttentionHalf
 // (fusec_attention_half.h: FusecHalfStep, mma.m16n8k16) and
 // FusecAttentionTf32 (fusec_attention_tf32.h: FusecTf32Step, mma.m16n8k8 in
@@ -47,8 +47,14 @@
 
 template <class Step, int D, int DV, int BlockN> struct FusecAttentionFragments;
 
-template <int D, int DV, int BlockN, class Step> struct FusecAttentionMma {
+/// Tile is an attention description (fusec_pipeline.h): kHeadDim (D of Q
+/// and K), kValueDim (DV of V), kBlockN keys per tile, kPasses and Element,
+/// read by name.
+template <class Tile, class Step> struct FusecAttentionMma {
   using Element = typename Step::Element;
+  static_assert(FusecCheckAttentionTile<Tile>::value, "a complete attention description");
+  static_assert(sizeof(typename Tile::Element) == sizeof(Element), "the description's Element is the step's");
+  static constexpr int D = Tile::kHeadDim, DV = Tile::kValueDim, BlockN = Tile::kBlockN;
   using Fragments = FusecAttentionFragments<Step, D, DV, BlockN>;
   static constexpr int kWarps = 4, kBlockM = 16 * kWarps, kThreads = 32 * kWarps;
   /// Keys per tile (the config's block N).

@@ -130,8 +130,7 @@ template <int Passes, int D, int DV, int BlockN> struct FusecAttentionFragments<
   }
 };
 
-/// The f32 loop: Passes = 3 (3xTF32) or 1 (tf32).
-template <int D, int DV, int BlockN, int Passes>
-using FusecAttentionTf32 = FusecAttentionMma<D, DV, BlockN, FusecTf32Step<Passes>>;
+/// The f32 loop: Tile::kPasses = 3 (3xTF32) or 1 (tf32).
+template <class Tile> using FusecAttentionTf32 = FusecAttentionMma<Tile, FusecTf32Step<Tile::kPasses>>;
 
 #endif // FUSEC_ATTENTION_TF32_H

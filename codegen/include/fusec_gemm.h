@@ -105,8 +105,6 @@ template <int Threads, int Rows, int Cols, int Width> struct FusecTileLoads {
   }
 };
 
-template <class...> using fusec_void_t = void;
-
 /// Whether operand B's per-row state (kRows rows kRowStep apart, as
 /// FusecIm2colNhwcB keeps; operands without kRows keep none) is where the
 /// main loop's tile loads `Loads` put each thread's copies.
@@ -245,18 +243,30 @@ template <bool Transposed, int Vec, typename ElementType = float> struct FusecDe
 /// tails, the split and the staged epilogue are this template's, the
 /// fragment loads and mmas of each k-slice the MMA step's (fusec_pipeline.h).
 /// FusecGemmTf32 and FusecGemmHalf (fusec_gemm_half.h) name its two steps.
-template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOperand, class Step> struct FusecMmaGemm {
+///
+/// Tile is a tile description (fusec_pipeline.h, FusecCheckMmaTile): the
+/// block tile kBlockM x kBlockN x kBlockK, the warp tile kWarpM x kWarpN,
+/// kStages, A's copy width kAVector, B's kBVector (the B operand's kVec)
+/// and the operands' Element, each read by its name.
+template <class Tile, class BOperand, class Step> struct FusecMmaGemm {
   using Element = typename Step::Element;
+  static_assert(FusecCheckMmaTile<Tile>::value, "a complete tile description");
+  static constexpr int BM = Tile::kBlockM, BN = Tile::kBlockN, BK = Tile::kBlockK;
+  static constexpr int WM = Tile::kWarpM, WN = Tile::kWarpN;
+  static constexpr int Stages = Tile::kStages, Vec = Tile::kAVector;
+  static_assert(sizeof(typename Tile::Element) == sizeof(Element), "the tile's Element is the step's element type");
   static_assert(sizeof(typename BOperand::Element) == sizeof(Element), "A and B have the step's element type");
-  static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is made of whole warp tiles");
-  static_assert(WM % 16 == 0 && WN % 8 == 0, "warp tiles are made of m16n8 mma tiles");
-  static_assert(BK % Step::kK == 0, "BK is made of whole mma k steps");
-  static_assert(Stages >= 2, "the pipeline needs at least two stages");
+  static_assert(BOperand::kVec == Tile::kBVector, "the B operand copies the tile's kBVector elements");
+  static_assert(BM % WM == 0, "kWarpM divides kBlockM: the block tile is made of whole warp tiles");
+  static_assert(BN % WN == 0, "kWarpN divides kBlockN: the block tile is made of whole warp tiles");
+  static_assert(WM % 16 == 0 && WN % 8 == 0, "kWarpM and kWarpN make m16n8 mma tiles");
+  static_assert(BK % Step::kK == 0, "kBlockK is made of whole mma k steps");
+  static_assert(Stages >= 2, "kStages: the pipeline needs at least two stages");
   static_assert((Vec == 1 || Vec == 2 || Vec == 4 || Vec == 8) && Vec * sizeof(Element) <= 16,
-                "a copy moves 1, 2, 4 or 8 elements, 16 bytes at most");
+                "kAVector: a copy moves 1, 2, 4 or 8 elements, 16 bytes at most");
   static_assert((BOperand::kVec == 1 || BOperand::kVec == 2 || BOperand::kVec == 4 || BOperand::kVec == 8) &&
                     BOperand::kVec * sizeof(Element) <= 16,
-                "a copy moves 1, 2, 4 or 8 elements, 16 bytes at most");
+                "kBVector: a copy moves 1, 2, 4 or 8 elements, 16 bytes at most");
   static constexpr bool BTransposed = BOperand::kTransposed;
   using Operand = BOperand;
   using Pipeline = FusecPipeline<Stages>;
@@ -379,7 +389,6 @@ template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOp
   }
 };
 
-/// The main loop for f32 tensors: mma.m16n8k8 tf32, Passes = 1 (tf32) or 3
-/// (3xTF32).
-template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOperand, int Passes>
-using FusecGemmTf32 = FusecMmaGemm<BM, BN, BK, WM, WN, Stages, Vec, BOperand, FusecTf32Step<Passes>>;
+/// The main loop for f32 tensors: mma.m16n8k8 tf32, Tile::kPasses = 1
+/// (tf32) or 3 (3xTF32).
+template <class Tile, class BOperand> using FusecGemmTf32 = FusecMmaGemm<Tile, BOperand, FusecTf32Step<Tile::kPasses>>;

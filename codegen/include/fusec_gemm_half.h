@@ -35,6 +35,5 @@
 
 /// The main loop for f16 and bf16 tensors: FusecMmaGemm (fusec_gemm.h) with
 /// the m16n8k16 step of B's element type.
-template <int BM, int BN, int BK, int WM, int WN, int Stages, int Vec, class BOperand>
-using FusecGemmHalf =
-    FusecMmaGemm<BM, BN, BK, WM, WN, Stages, Vec, BOperand, FusecHalfStep<typename BOperand::Element>>;
+template <class Tile, class BOperand>
+using FusecGemmHalf = FusecMmaGemm<Tile, BOperand, FusecHalfStep<typename Tile::Element>>;

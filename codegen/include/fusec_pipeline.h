@@ -52,6 +52,91 @@
 
 #include "fusec_mma.h"
 
+// Tile descriptions. A tile template takes one description type whose
+// members it reads by name (Tile::kBlockM, Tile::Element, ...): a generated
+// kernel defines it as `struct <kernel>_tile` from its #fuse.config, field
+// by field (codegen/KernelBuilder.h, TileDescription):
+//
+//   kTemplate                  the config's template, for the reader
+//   kBlockM, kBlockN, kBlockK  the block tile
+//   kWarpM, kWarpN             a warp's tile
+//   kStages                    the pipeline's shared-memory stages
+//   kPasses                    3 (3xTF32) or 1 (tf32) products per mma
+//   kSplitK                    (bool) whether the kernel is split-capable (the
+//                              most slices is the launch's, so kernels that
+//                              differ only in it share one program)
+//   kAVector, kBVector         elements per copy of A and of B
+//   Element                    the operands' type: float, fusec_f16, fusec_bf16
+//
+// and an op's geometry beside them where a template needs it (kHeadDim and
+// kValueDim of attention, kBNMajor of the Hopper GEMM). FusecCheckMmaTile
+// reports a member a description lacks by its name.
+
+template <class...> using fusec_void_t = void;
+
+#define FUSEC_TILE_MEMBER(member)                                                                                      \
+  template <class Tile, class = void> struct FusecTileHas_##member {                                                   \
+    static constexpr bool value = false;                                                                               \
+  };                                                                                                                   \
+  template <class Tile> struct FusecTileHas_##member<Tile, fusec_void_t<decltype(Tile::member)>> {                     \
+    static constexpr bool value = true;                                                                                \
+  };
+FUSEC_TILE_MEMBER(kBlockM)
+FUSEC_TILE_MEMBER(kBlockN)
+FUSEC_TILE_MEMBER(kBlockK)
+FUSEC_TILE_MEMBER(kWarpM)
+FUSEC_TILE_MEMBER(kWarpN)
+FUSEC_TILE_MEMBER(kStages)
+FUSEC_TILE_MEMBER(kPasses)
+FUSEC_TILE_MEMBER(kAVector)
+FUSEC_TILE_MEMBER(kBVector)
+FUSEC_TILE_MEMBER(kHeadDim)
+FUSEC_TILE_MEMBER(kValueDim)
+#undef FUSEC_TILE_MEMBER
+template <class Tile, class = void> struct FusecTileHasElement {
+  static constexpr bool value = false;
+};
+template <class Tile> struct FusecTileHasElement<Tile, fusec_void_t<typename Tile::Element>> {
+  static constexpr bool value = true;
+};
+
+/// What the GEMM main loop (FusecMmaGemm, fusec_gemm.h) reads of its tile
+/// description, each member checked by name.
+template <class Tile> struct FusecCheckMmaTile {
+  static_assert(FusecTileHas_kBlockM<Tile>::value, "the tile description has no kBlockM");
+  static_assert(FusecTileHas_kBlockN<Tile>::value, "the tile description has no kBlockN");
+  static_assert(FusecTileHas_kBlockK<Tile>::value, "the tile description has no kBlockK");
+  static_assert(FusecTileHas_kWarpM<Tile>::value, "the tile description has no kWarpM");
+  static_assert(FusecTileHas_kWarpN<Tile>::value, "the tile description has no kWarpN");
+  static_assert(FusecTileHas_kStages<Tile>::value, "the tile description has no kStages");
+  static_assert(FusecTileHas_kPasses<Tile>::value, "the tile description has no kPasses");
+  static_assert(FusecTileHas_kAVector<Tile>::value, "the tile description has no kAVector");
+  static_assert(FusecTileHas_kBVector<Tile>::value, "the tile description has no kBVector");
+  static_assert(FusecTileHasElement<Tile>::value, "the tile description has no Element");
+  static constexpr bool value = true;
+};
+
+/// What the attention loops (fusec_attention_mma.h) read of theirs.
+template <class Tile> struct FusecCheckAttentionTile {
+  static_assert(FusecTileHas_kHeadDim<Tile>::value, "the attention description has no kHeadDim");
+  static_assert(FusecTileHas_kValueDim<Tile>::value, "the attention description has no kValueDim");
+  static_assert(FusecTileHas_kBlockN<Tile>::value, "the attention description has no kBlockN");
+  static_assert(FusecTileHas_kPasses<Tile>::value, "the attention description has no kPasses");
+  static_assert(FusecTileHasElement<Tile>::value, "the attention description has no Element");
+  static constexpr bool value = true;
+};
+
+/// A tile description from positional arguments, for hand-written kernels
+/// (the emulation tests' tables of shapes). Generated kernels never use it:
+/// they define their description by name.
+template <int BM, int BN, int BK, int WM, int WN, int Stages, int AVector, int BVector = AVector, int Passes = 3,
+          typename ElementType = float>
+struct FusecTileOf {
+  static constexpr int kBlockM = BM, kBlockN = BN, kBlockK = BK, kWarpM = WM, kWarpN = WN, kStages = Stages;
+  static constexpr int kPasses = Passes, kSplitK = 1, kAVector = AVector, kBVector = BVector;
+  using Element = ElementType;
+};
+
 template <int Stages> struct FusecPipeline {
   static_assert(Stages >= 2, "the pipeline needs at least two stages");
   static constexpr int kStages = Stages;

@@ -359,8 +359,12 @@ TEST_CASE("emul: fp16 and bf16 encoder layers with 16-wide heads run attention o
       REQUIRE(mlir::succeeded(kernel));
       loop = kernel->source;
     });
-    CHECK(loop.find(std::string("using Attention = FusecAttentionHalf<16, 16, ") +
-                    (std::string(precision) == "fp16" ? "fusec_f16" : "fusec_bf16") + ", 64>;") != std::string::npos);
+    CHECK(loop.find("using Attention = FusecAttentionHalf<") != std::string::npos);
+    CHECK(loop.find("  static constexpr int kHeadDim = 16;\n  static constexpr int kValueDim = 16;\n") !=
+          std::string::npos);
+    CHECK(loop.find("  static constexpr int kBlockN = 64;\n") != std::string::npos);
+    CHECK(loop.find(std::string("  using Element = ") +
+                    (std::string(precision) == "fp16" ? "fusec_f16" : "fusec_bf16") + ";\n") != std::string::npos);
     // The kernels in emulation against the same plan on the CPU backend:
     // 16-bit activations between kernels, f32 inside, different summation
     // orders and the probabilities rounded for P V.

@@ -159,8 +159,14 @@ TEST_CASE("an f16 attention kernel and its 32-key variant are one program withou
     kernels = *emitted;
   });
   REQUIRE(kernels.size() == 2);
-  CHECK(kernels[0].source.find("FusecAttentionHalf<64, 64, fusec_f16, 64>") != std::string::npos);
-  CHECK(kernels[1].source.find("FusecAttentionHalf<64, 64, fusec_f16, 32>") != std::string::npos);
+  for (const codegen::GeneratedKernel &kernel : kernels) {
+    CHECK(kernel.source.find("using Attention = FusecAttentionHalf<" + kernel.name + "_tile>;") != std::string::npos);
+    CHECK(kernel.source.find("  static constexpr int kHeadDim = 64;\n  static constexpr int kValueDim = 64;\n") !=
+          std::string::npos);
+    CHECK(kernel.source.find("  using Element = fusec_f16;\n") != std::string::npos);
+  }
+  CHECK(kernels[0].source.find("  static constexpr int kBlockN = 64;\n") != std::string::npos);
+  CHECK(kernels[1].source.find("  static constexpr int kBlockN = 32;\n") != std::string::npos);
   codegen::CompileOptions compileOptions; // sm_90
   std::string error;
   // As the driver compiles them: one program defining both functions.

@@ -47,7 +47,7 @@ __device__ void conv(const float *x, const float *w, const float *bias, float *o
 #define FUSEC_CONV_KERNEL(NAME, BM, WM, AVEC, CO, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, HO, WO, BVEC)             \
   extern "C" __global__ void NAME(const float *x, const float *w, const float *bias, float *out, int batch) {        \
     using Operand = FusecIm2colB<KH, KW, SH, SW, PH, PW, DH, DW, BVEC>;                                               \
-    conv<FusecGemmTf32<BM, 64, 16, WM, 32, 4, AVEC, Operand, 3>, Operand, CO, C, H, W, C * KH * KW, HO, WO>(          \
+    conv<FusecGemmTf32<FusecTileOf<BM, 64, 16, WM, 32, 4, AVEC, BVEC, 3>, Operand>, Operand, CO, C, H, W, C * KH * KW, HO, WO>(          \
         x, w, bias, out, batch);                                                                                    \
   }                                                                                                                 \
   FUSEC_CONV_THUNK(NAME)
@@ -68,7 +68,7 @@ __device__ void convNhwc(const float *x, const float *w, const float *bias, floa
 #define FUSEC_NHWC_KERNEL(NAME, BM, WM, AVEC, CO, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, HO, WO, BVEC)             \
   extern "C" __global__ void NAME(const float *x, const float *w, const float *bias, float *out, int batch) {        \
     using Operand = FusecIm2colNhwcB<KH, KW, SH, SW, PH, PW, DH, DW, BVEC, 64 * 16 / BVEC / 128, 128 / (16 / BVEC)>; \
-    convNhwc<FusecGemmTf32<BM, 64, 16, WM, 32, 4, AVEC, Operand, 3>, Operand, CO, C, H, W, C * KH * KW, HO, WO>(      \
+    convNhwc<FusecGemmTf32<FusecTileOf<BM, 64, 16, WM, 32, 4, AVEC, BVEC, 3>, Operand>, Operand, CO, C, H, W, C * KH * KW, HO, WO>(      \
         x, w, bias, out, batch);                                                                                    \
   }                                                                                                                 \
   FUSEC_CONV_THUNK(NAME)

@@ -43,8 +43,8 @@ __device__ void farBlock(const Element *a, const Element *b, float *c, int m, in
   Gemm::run(a, k, bOperand, m, n, k, blockRow, 0, reinterpret_cast<float *>(smem), epilogue);
 }
 
-using Tf32Gemm = FusecGemmTf32<64, 64, 16, 32, 32, 3, 4, FusecDenseB<false, 4>, 3>;
-using HalfGemm = FusecGemmHalf<128, 64, 32, 32, 32, 3, 8, FusecDenseB<false, 8, fusec_f16>>;
+using Tf32Gemm = FusecGemmTf32<FusecTileOf<64, 64, 16, 32, 32, 3, 4, 4, 3>, FusecDenseB<false, 4>>;
+using HalfGemm = FusecGemmHalf<FusecTileOf<128, 64, 32, 32, 32, 3, 8, 8, 1, fusec_f16>, FusecDenseB<false, 8, fusec_f16>>;
 
 extern "C" __global__ void far_block_tf32(const float *a, const float *b, float *c, int m, int n, int k,
                                           int blockRow) {

@@ -42,11 +42,12 @@ __device__ void gemm(const float *a, int lda, const float *b, int ldb, float *c,
   Gemm::run(a, lda, bOperand, m, n, k, blockIdx.x * BM, blockIdx.y * BN, reinterpret_cast<float *>(smem), epilogue);
 }
 
-// NAME: a kernel for FusecGemmTf32<BM, BN, BK, WM, WN, STAGES, VEC, FusecDenseB<BT, VEC>, PASSES>.
+// NAME: a kernel for FusecGemmTf32 on the tile BM x BN x BK, warps WM x WN, STAGES, VEC-element copies and
+// PASSES (FusecTileOf), B FusecDenseB<BT, VEC>.
 #define FUSEC_GEMM_KERNEL(NAME, BM, BN, BK, WM, WN, STAGES, VEC, BT, PASSES)                                      \
   extern "C" __global__ void NAME(const float *a, int lda, const float *b, int ldb, float *c, int ldc,             \
                                   const float *bias, int m, int n, int k) {                                         \
-    gemm<FusecGemmTf32<BM, BN, BK, WM, WN, STAGES, VEC, FusecDenseB<BT, VEC>, PASSES>, FusecDenseB<BT, VEC>, BM, BN>( \
+    gemm<FusecGemmTf32<FusecTileOf<BM, BN, BK, WM, WN, STAGES, VEC, VEC, PASSES>, FusecDenseB<BT, VEC>>, FusecDenseB<BT, VEC>, BM, BN>( \
         a, lda, b, ldb, c, ldc, bias, m, n, k);                                                                     \
   }                                                                                                                 \
   FUSEC_GEMM_THUNK(NAME)

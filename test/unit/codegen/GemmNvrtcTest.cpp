@@ -21,7 +21,8 @@ namespace {
 
 struct Instantiation {
   const char *name;
-  const char *parameters; // FusecGemmTf32's template arguments
+  const char *tile;    // FusecTileOf's arguments: the tile description
+  const char *operand; // the B operand
 };
 
 /// A kernel that runs one instantiation with dynamic shared memory (the
@@ -31,7 +32,7 @@ codegen::GeneratedKernel gemmKernel(const Instantiation &instantiation) {
   std::ostringstream source;
   source << "#include \"fusec_cuda_prelude.h\"\n"
          << "#include \"fusec_gemm.h\"\n"
-         << "using Gemm = FusecGemmTf32<" << instantiation.parameters << ">;\n"
+         << "using Gemm = FusecGemmTf32<FusecTileOf<" << instantiation.tile << ">, " << instantiation.operand << ">;\n"
          << "struct BiasEpilogue {\n"
          << "  float *c; int ldc; const float *bias;\n"
          << "  __device__ void operator()(int row, int col, float value) const { c[row * ldc + col] = value + "
@@ -72,10 +73,10 @@ TEST_CASE("the GEMM template compiles for sm_80 and sm_90 with tensor cores and 
   }
   // BM, BN, BK, WM, WN, Stages, Vec, B operand, Passes.
   const std::vector<Instantiation> instantiations = {
-      {"gemm_128x128x32_w64x32_s3_v4_nk_3xtf32", "128, 128, 32, 64, 32, 3, 4, FusecDenseB<true, 4>, 3"},
-      {"gemm_128x64x32_w64x32_s3_v4_kn_3xtf32", "128, 64, 32, 64, 32, 3, 4, FusecDenseB<false, 4>, 3"},
-      {"gemm_64x64x32_w32x32_s4_v4_nk_tf32", "64, 64, 32, 32, 32, 4, 4, FusecDenseB<true, 4>, 1"},
-      {"gemm_64x32x32_w32x16_s3_v1_kn_3xtf32", "64, 32, 32, 32, 16, 3, 1, FusecDenseB<false, 1>, 3"},
+      {"gemm_128x128x32_w64x32_s3_v4_nk_3xtf32", "128, 128, 32, 64, 32, 3, 4, 4, 3", "FusecDenseB<true, 4>"},
+      {"gemm_128x64x32_w64x32_s3_v4_kn_3xtf32", "128, 64, 32, 64, 32, 3, 4, 4, 3", "FusecDenseB<false, 4>"},
+      {"gemm_64x64x32_w32x32_s4_v4_nk_tf32", "64, 64, 32, 32, 32, 4, 4, 4, 1", "FusecDenseB<true, 4>"},
+      {"gemm_64x32x32_w32x16_s3_v1_kn_3xtf32", "64, 32, 32, 32, 16, 3, 1, 1, 3", "FusecDenseB<false, 1>"},
   };
   std::vector<codegen::GeneratedKernel> kernels;
   for (const Instantiation &instantiation : instantiations)

@@ -62,7 +62,7 @@ __device__ void gemm(const Element *a, const Element *b, const Element *bias, El
   const E *a, const E *b, const E *bias, E *c, float *raw, int lda, int ldb, int ldc, int m, int n, int k
 #define FUSEC_GEMM_KERNEL(NAME, E, BM, BN, BK, WM, WN, S, AV, BT, BV)                                              \
   extern "C" __global__ void NAME(FUSEC_GEMM_ARGS(E)) {                                                             \
-    gemm<FusecGemmHalf<BM, BN, BK, WM, WN, S, AV, FusecDenseB<BT, BV, E>>, E, BT, BV>(a, b, bias, c, raw, lda, ldb, \
+    gemm<FusecGemmHalf<FusecTileOf<BM, BN, BK, WM, WN, S, AV, BV, 1, E>, FusecDenseB<BT, BV, E>>, E, BT, BV>(a, b, bias, c, raw, lda, ldb, \
                                                                                       ldc, m, n, k);                \
   }                                                                                                                 \
   FUSEC_GEMM_THUNK(NAME, E)
@@ -84,7 +84,7 @@ __device__ void conv(const Element *x, const Element *w, const Element *bias, El
 #define FUSEC_CONV_KERNEL(NAME, E, BM, BN, BK, WM, WN, S, AV, CO, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO, BV)       \
   extern "C" __global__ void NAME(const E *x, const E *w, const E *bias, E *out, float *raw, int batch) {           \
     using Operand = FusecIm2colB<KH, KW, SH, SW, PH, PW, 1, 1, BV, E>;                                              \
-    conv<FusecGemmHalf<BM, BN, BK, WM, WN, S, AV, Operand>, E, CO, C, H, W, C * KH * KW, HO, WO>(x, w, bias, out,   \
+    conv<FusecGemmHalf<FusecTileOf<BM, BN, BK, WM, WN, S, AV, BV, 1, E>, Operand>, E, CO, C, H, W, C * KH * KW, HO, WO>(x, w, bias, out,   \
                                                                                                   raw, batch);      \
   }                                                                                                                 \
   FUSEC_CONV_THUNK(NAME, E)

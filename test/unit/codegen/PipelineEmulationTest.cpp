@@ -80,13 +80,13 @@ __device__ void gemm(const Element *a, const Element *b, float *c, int lda, int 
 #define FUSEC_GEMM_ARGS(E) const E *a, const E *b, float *c, int lda, int ldb, int ldc, int m, int n, int k
 #define FUSEC_TF32_KERNEL(NAME, BM, BN, BK, WM, WN, S, V, BT, PASSES)                                              \
   extern "C" __global__ void NAME(FUSEC_GEMM_ARGS(float)) {                                                         \
-    gemm<FusecGemmTf32<BM, BN, BK, WM, WN, S, V, FusecDenseB<BT, V>, PASSES>, float, BT, V>(a, b, c, lda, ldb, ldc,  \
+    gemm<FusecGemmTf32<FusecTileOf<BM, BN, BK, WM, WN, S, V, V, PASSES>, FusecDenseB<BT, V>>, float, BT, V>(a, b, c, lda, ldb, ldc,  \
                                                                                           m, n, k);                 \
   }                                                                                                                 \
   FUSEC_GEMM_THUNK(NAME, float)
 #define FUSEC_HALF_KERNEL(NAME, E, BM, BN, BK, WM, WN, S, V, BT)                                                    \
   extern "C" __global__ void NAME(FUSEC_GEMM_ARGS(E)) {                                                             \
-    gemm<FusecGemmHalf<BM, BN, BK, WM, WN, S, V, FusecDenseB<BT, V, E>>, E, BT, V>(a, b, c, lda, ldb, ldc, m, n, k); \
+    gemm<FusecGemmHalf<FusecTileOf<BM, BN, BK, WM, WN, S, V, V, 1, E>, FusecDenseB<BT, V, E>>, E, BT, V>(a, b, c, lda, ldb, ldc, m, n, k); \
   }                                                                                                                 \
   FUSEC_GEMM_THUNK(NAME, E)
 
@@ -148,10 +148,21 @@ FUSEC_HALF_KERNEL(half_s3_nk_bf16, fusec_bf16, 64, 64, 32, 32, 32, 3, 8, true)
 FUSEC_HALF_KERNEL(half_s4_kn_bf16, fusec_bf16, 64, 32, 32, 32, 16, 4, 4, false)
 FUSEC_HALF_KERNEL(half_s4_nk_f16,  fusec_f16,  64, 64, 16, 32, 32, 4, 2, true)
 
-using AttentionF16 = FusecAttentionHalf<32, 16, fusec_f16, 32>;
-using AttentionBf16 = FusecAttentionHalf<16, 32, fusec_bf16, 64>;
-using Attention3xTf32 = FusecAttentionTf32<16, 24, 32, 3>;
-using AttentionTf32 = FusecAttentionTf32<24, 8, 16, 1>;
+// Attention descriptions by name (the members the loops read), as a
+// generated kernel defines them: head dims, keys per tile, passes, element.
+#define FUSEC_ATTENTION_TILE(NAME, D, DV, BLOCK_N, PASSES, E)                                                     \
+  struct NAME {                                                                                                   \
+    static constexpr int kHeadDim = D, kValueDim = DV, kBlockN = BLOCK_N, kPasses = PASSES;                       \
+    using Element = E;                                                                                            \
+  };
+FUSEC_ATTENTION_TILE(F16Tile, 32, 16, 32, 1, fusec_f16)
+FUSEC_ATTENTION_TILE(Bf16Tile, 16, 32, 64, 1, fusec_bf16)
+FUSEC_ATTENTION_TILE(Tf32x3Tile, 16, 24, 32, 3, float)
+FUSEC_ATTENTION_TILE(Tf32Tile, 24, 8, 16, 1, float)
+using AttentionF16 = FusecAttentionHalf<F16Tile>;
+using AttentionBf16 = FusecAttentionHalf<Bf16Tile>;
+using Attention3xTf32 = FusecAttentionTf32<Tf32x3Tile>;
+using AttentionTf32 = FusecAttentionTf32<Tf32Tile>;
 FUSEC_ATTENTION_KERNEL(attention_f16, AttentionF16, fusec_f16, 32, 16)
 FUSEC_ATTENTION_KERNEL(attention_bf16, AttentionBf16, fusec_bf16, 16, 32)
 FUSEC_ATTENTION_KERNEL(attention_3xtf32, Attention3xTf32, float, 16, 24)
