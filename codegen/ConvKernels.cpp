@@ -178,16 +178,11 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   return builder.finish(code, launch, {"fusec_conv.h"});
 }
 
-/// The window's template arguments of fusec_simt.h's convolutions, after
-/// `first` (the tile or the groups), named.
-std::string windowArguments(const ConvGeometry &g, const std::string &first) {
-  std::string text = first;
-  const std::pair<const char *, int64_t> window[] = {{"kStrideH", g.strideH},     {"kStrideW", g.strideW},
-                                                     {"kPadTop", g.padTop},       {"kPadLeft", g.padLeft},
-                                                     {"kDilationH", g.dilationH}, {"kDilationW", g.dilationW}};
-  for (const auto &[name, value] : window)
-    text += ", /*" + std::string(name) + "=*/" + std::to_string(value);
-  return text + ", /*kChannelsLast=*/" + (g.channelsLast ? "true" : "false");
+/// The description fusec_simt.h's convolutions read: `config`'s fields
+/// and the conv's groups and window (TileDescription::convolution).
+TileDescription convolutionTile(const fuse::KernelConfig &config, const ConvGeometry &g) {
+  return TileDescription::convolution(
+      config, {g.group, g.strideH, g.strideW, g.padTop, g.padLeft, g.dilationH, g.dilationW, g.channelsLast});
 }
 
 /// `const FusecConvSizes sizes{...};`: the conv's sizes, named.
@@ -224,7 +219,7 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
                                             const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
   const int64_t tile = config.blockM;
-  std::string code = "  using Conv = FusecSimtConv<" + windowArguments(g, "/*kTile=*/" + std::to_string(tile)) + ">;\n";
+  std::string code = "  using Conv = FusecSimtConv<" + builder.declareTile(convolutionTile(config, g)) + ">;\n";
   code += "  __shared__ Conv::Tile tileA, tileB;\n";
   code += "  static_assert(Conv::kSmemBytes == " + std::to_string(config.sharedBytes(false)) +
           ", \"the config's shared size\");\n";
@@ -254,8 +249,7 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
 FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
                                           const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
-  std::string code =
-      "  using Conv = FusecDirectConv<" + windowArguments(g, "/*kGroup=*/" + std::to_string(g.group)) + ">;\n";
+  std::string code = "  using Conv = FusecDirectConv<" + builder.declareTile(convolutionTile(config, g)) + ">;\n";
   code += convSizes(g);
   code += "  const long long perGroupIn = Conv::inputChannelsPerGroup(sizes);\n";
   code += inputFunctor(g, builder.inputName(conv.getInput()));

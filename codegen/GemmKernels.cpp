@@ -98,10 +98,10 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
   KernelLaunch launch;
   if (wgmma) {
     // Operands through TMA (tensor maps the runtime encodes), stages in
-    // dynamic shared memory; the launch reserves what the config says.
-    code += "  using Gemm = FusecGemmSm90<" + std::to_string(config.blockN) + ", " + std::to_string(config.stages) +
-            ", " + (config.operands == fuse::OperandType::BF16 ? "true" : "false") + ", " +
-            std::to_string(config.blockM / 64) + ", " + (transB ? "false" : "true") + ">;\n";
+    // dynamic shared memory; the launch reserves what the config says. B
+    // as stored: N x K (K-major) for transB, else K x N (kBNMajor).
+    code +=
+        "  using Gemm = FusecGemmSm90<" + builder.declareTile(TileDescription::hopperGemm(config, !transB)) + ">;\n";
     code += "  static_assert(Gemm::kSmemBytes == " + std::to_string(config.sharedBytes(true)) +
             ", \"the config's shared size\");\n";
     launch.sharedBytes = config.sharedBytes(true);
@@ -118,9 +118,10 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
       launch.tensorMaps.push_back({position(rhs), bf16, BatchLinear{0, k}, n, {64, 64}});
     builder.setLaunchBounds(config.threads(), 1);
   } else if (gemv) {
-    code += "  using Gemm = FusecGemv<" + std::to_string(config.blockM) + ", " + std::to_string(config.blockN) + ", " +
-            std::to_string(config.aVector) + ", " + (transB ? "true" : "false") + ", " +
-            storageType(fuse::elementTypeOf(lhs)) + ">;\n";
+    // The rows, columns and copy width are the config's; B's layout and
+    // the tensors' element type the op's.
+    code += "  using Gemm = FusecGemv<" +
+            builder.declareTile(TileDescription::gemv(config, transB, storageType(fuse::elementTypeOf(lhs)))) + ">;\n";
     code += "  __shared__ float gemmShared[Gemm::kSmemFloats];\n";
   } else {
     code +=
@@ -214,7 +215,7 @@ FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core
   std::string K = dimExpr(transA ? lhsShape[lhsShape.size() - 2] : lhsShape.back());
   const int64_t tile = config.blockM;
 
-  std::string code = "  using Gemm = FusecSimtGemm</*kTile=*/" + std::to_string(tile) + ">;\n";
+  std::string code = "  using Gemm = FusecSimtGemm<" + builder.declareTile(TileDescription(config)) + ">;\n";
   code += "  __shared__ Gemm::Tile tileA, tileB;\n";
   code += "  static_assert(Gemm::kSmemBytes == " + std::to_string(config.sharedBytes(transB)) +
           ", \"the config's shared size\");\n";

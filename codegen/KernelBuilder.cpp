@@ -461,6 +461,32 @@ TileDescription TileDescription::attention(const fuse::KernelConfig &config, int
   return description;
 }
 
+TileDescription TileDescription::hopperGemm(const fuse::KernelConfig &config, bool bNMajor) {
+  TileDescription description(config);
+  description.add("kBNMajor", bNMajor);
+  return description;
+}
+
+TileDescription TileDescription::gemv(const fuse::KernelConfig &config, bool transB, const std::string &storage) {
+  TileDescription description(config);
+  description.add("kTransB", transB);
+  description.addType("Storage", storage);
+  return description;
+}
+
+TileDescription TileDescription::convolution(const fuse::KernelConfig &config, const ConvWindow &window) {
+  TileDescription description(config);
+  description.add("kGroup", window.group);
+  description.add("kStrideH", window.strideH);
+  description.add("kStrideW", window.strideW);
+  description.add("kPadTop", window.padTop);
+  description.add("kPadLeft", window.padLeft);
+  description.add("kDilationH", window.dilationH);
+  description.add("kDilationW", window.dilationW);
+  description.add("kChannelsLast", window.channelsLast);
+  return description;
+}
+
 void TileDescription::append(Member::Kind kind, const std::string &name, std::string value) {
   assert(llvm::none_of(memberList, [&](const Member &member) { return member.name == name; }) &&
          "a tile description names each member once");
@@ -474,6 +500,11 @@ TileDescription &TileDescription::add(const std::string &name, int64_t value) {
 
 TileDescription &TileDescription::add(const std::string &name, bool value) {
   append(Member::Kind::Bool, name, value ? "true" : "false");
+  return *this;
+}
+
+TileDescription &TileDescription::addType(const std::string &name, const std::string &type) {
+  append(Member::Kind::Type, name, type);
   return *this;
 }
 

@@ -62,11 +62,30 @@ public:
   /// The description of `config`'s attention loop: the config's fields and
   /// the head dimensions, kHeadDim (Q, K) and kValueDim (V).
   static TileDescription attention(const fuse::KernelConfig &config, int64_t headDim, int64_t valueDim);
+  /// The Hopper GEMM's (FusecGemmSm90): the config's fields and B's layout,
+  /// kBNMajor (B stored K x N).
+  static TileDescription hopperGemm(const fuse::KernelConfig &config, bool bNMajor);
+  /// The few-row template's (FusecGemv): the config's fields, B's layout
+  /// kTransB (B stored N x K) and the tensors' element type `Storage`
+  /// (`storage`; the config's Element is its arithmetic, float).
+  static TileDescription gemv(const fuse::KernelConfig &config, bool transB, const std::string &storage);
+  /// A convolution's groups and window, what the SIMT convolutions
+  /// (FusecSimtConv, FusecDirectConv) read beside the config's fields.
+  struct ConvWindow {
+    int64_t group, strideH, strideW, padTop, padLeft, dilationH, dilationW;
+    bool channelsLast;
+  };
+  /// The SIMT convolutions': the config's fields, kGroup, the window
+  /// (kStrideH, kStrideW, kPadTop, kPadLeft, kDilationH, kDilationW) and
+  /// kChannelsLast.
+  static TileDescription convolution(const fuse::KernelConfig &config, const ConvWindow &window);
 
   /// Adds a constant that is not a config field (the op's geometry: head
   /// dimensions, B's layout, a convolution's window).
   TileDescription &add(const std::string &name, int64_t value);
   TileDescription &add(const std::string &name, bool value);
+  /// Adds a type that is not a config field (`using name = type;`).
+  TileDescription &addType(const std::string &name, const std::string &type);
 
   const std::vector<Member> &members() const { return memberList; }
   /// `struct <name> { ... };`, one member a line.

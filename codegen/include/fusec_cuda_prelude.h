@@ -281,3 +281,66 @@ template <typename T> __device__ __forceinline__ float fusec_round(float x) {
   return fusec_to_float(fusec_convert<T>::from(x));
 }
 template <> __device__ __forceinline__ float fusec_round<float>(float x) { return x; }
+
+// Tile descriptions (docs/codegen.md#tile-descriptions). A template takes
+// one description type and reads its members by name (Tile::kBlockM,
+// Tile::Element, ...); a generated kernel defines it as `struct
+// <kernel>_tile` (codegen/KernelBuilder.h, TileDescription). What follows
+// tells whether a description has a member, so that each template's
+// FusecCheck...Tile (fusec_pipeline.h, fusec_gemm_sm90.h, fusec_gemv.h,
+// fusec_simt.h) can name the member a description lacks.
+
+template <class...> using fusec_void_t = void;
+
+template <class A, class B> struct FusecSameType {
+  static constexpr bool value = false;
+};
+template <class A> struct FusecSameType<A, A> {
+  static constexpr bool value = true;
+};
+
+#define FUSEC_TILE_MEMBER(member)                                                                                      \
+  template <class Tile, class = void> struct FusecTileHas_##member {                                                   \
+    static constexpr bool value = false;                                                                               \
+  };                                                                                                                   \
+  template <class Tile> struct FusecTileHas_##member<Tile, fusec_void_t<decltype(Tile::member)>> {                     \
+    static constexpr bool value = true;                                                                                \
+  };
+// The config's fields.
+FUSEC_TILE_MEMBER(kBlockM)
+FUSEC_TILE_MEMBER(kBlockN)
+FUSEC_TILE_MEMBER(kBlockK)
+FUSEC_TILE_MEMBER(kWarpM)
+FUSEC_TILE_MEMBER(kWarpN)
+FUSEC_TILE_MEMBER(kStages)
+FUSEC_TILE_MEMBER(kPasses)
+FUSEC_TILE_MEMBER(kAVector)
+FUSEC_TILE_MEMBER(kBVector)
+// The op's geometry: attention's head dimensions, B's layout (the Hopper
+// GEMM's kBNMajor, the few-row template's kTransB), a convolution's groups
+// and window.
+FUSEC_TILE_MEMBER(kHeadDim)
+FUSEC_TILE_MEMBER(kValueDim)
+FUSEC_TILE_MEMBER(kBNMajor)
+FUSEC_TILE_MEMBER(kTransB)
+FUSEC_TILE_MEMBER(kGroup)
+FUSEC_TILE_MEMBER(kStrideH)
+FUSEC_TILE_MEMBER(kStrideW)
+FUSEC_TILE_MEMBER(kPadTop)
+FUSEC_TILE_MEMBER(kPadLeft)
+FUSEC_TILE_MEMBER(kDilationH)
+FUSEC_TILE_MEMBER(kDilationW)
+FUSEC_TILE_MEMBER(kChannelsLast)
+#undef FUSEC_TILE_MEMBER
+#define FUSEC_TILE_TYPE(member)                                                                                        \
+  template <class Tile, class = void> struct FusecTileHas##member {                                                    \
+    static constexpr bool value = false;                                                                               \
+  };                                                                                                                   \
+  template <class Tile> struct FusecTileHas##member<Tile, fusec_void_t<typename Tile::member>> {                       \
+    static constexpr bool value = true;                                                                                \
+  };
+// The config's operand type, and the few-row template's tensors' storage
+// type.
+FUSEC_TILE_TYPE(Element)
+FUSEC_TILE_TYPE(Storage)
+#undef FUSEC_TILE_TYPE

@@ -3,7 +3,12 @@
 // C = A B for f16 or bf16 A (M x K, K-major) and B stored N x K (K-major:
 // a Linear's weight as stored) or, with BNMajor, K x N (N-major: a MatMul's
 // right operand), f32 accumulation, the caller's epilogue on every element.
-// One block computes a BM x BN tile, BM = 64 x ConsumerGroups, BN = BlockN:
+// One block computes a BM x BN tile, BM = 64 x ConsumerGroups, BN = BlockN.
+// FusecGemmSm90<Tile> reads them from its tile description by name
+// (fusec_pipeline.h's names; FusecCheckSm90Tile below): kBlockM = BM (64
+// rows per consumer warpgroup), kBlockN = BlockN, kBlockK (64), the warp
+// tile kWarpM x kWarpN (a consumer warpgroup's 64 x BlockN), kStages,
+// Element (fusec_f16 or fusec_bf16) and B's layout kBNMajor:
 //
 //  * Warp specialization: warpgroup 0 is the producer, the others the
 //    consumers (each 64 rows of the tile). The producer gives back registers
@@ -43,11 +48,46 @@
 
 #include "fusec_sm90.h"
 
-template <int BlockN, int Stages, bool Bf16, int ConsumerGroups = 2, bool BNMajor = false> struct FusecGemmSm90 {
-  static_assert(BlockN % 8 == 0 && BlockN >= 64 && BlockN <= 256, "wgmma tiles have N a multiple of 8 up to 256");
-  static_assert(!BNMajor || BlockN % 64 == 0, "an N-major B tile is made of 64-wide N blocks");
-  static_assert(ConsumerGroups == 1 || ConsumerGroups == 2, "a tile has 64 or 128 rows");
-  static_assert(Stages >= 2, "the pipeline needs at least two stages");
+/// What the Hopper GEMM reads of its tile description, each member checked
+/// by name.
+template <class Tile> struct FusecCheckSm90Tile {
+  static_assert(FusecTileHas_kBlockM<Tile>::value, "the Hopper tile description has no kBlockM");
+  static_assert(FusecTileHas_kBlockN<Tile>::value, "the Hopper tile description has no kBlockN");
+  static_assert(FusecTileHas_kBlockK<Tile>::value, "the Hopper tile description has no kBlockK");
+  static_assert(FusecTileHas_kWarpM<Tile>::value, "the Hopper tile description has no kWarpM");
+  static_assert(FusecTileHas_kWarpN<Tile>::value, "the Hopper tile description has no kWarpN");
+  static_assert(FusecTileHas_kStages<Tile>::value, "the Hopper tile description has no kStages");
+  static_assert(FusecTileHas_kBNMajor<Tile>::value, "the Hopper tile description has no kBNMajor");
+  static_assert(FusecTileHasElement<Tile>::value, "the Hopper tile description has no Element");
+  static constexpr bool value = true;
+};
+
+/// A Hopper tile description from positional arguments, for hand-written
+/// kernels (the emulation and NVRTC tests). Generated kernels never use it:
+/// they define their description by name.
+template <int BlockN, int Stages, typename ElementType, int ConsumerGroups = 2, bool BNMajor = false>
+struct FusecSm90TileOf {
+  static constexpr int kBlockM = 64 * ConsumerGroups, kBlockN = BlockN, kBlockK = 64;
+  static constexpr int kWarpM = 64, kWarpN = BlockN, kStages = Stages;
+  static constexpr bool kBNMajor = BNMajor;
+  using Element = ElementType;
+};
+
+template <class Tile> struct FusecGemmSm90 {
+  static_assert(FusecCheckSm90Tile<Tile>::value, "a complete Hopper tile description");
+  static constexpr int BlockN = Tile::kBlockN, Stages = Tile::kStages, ConsumerGroups = Tile::kBlockM / 64;
+  static constexpr bool BNMajor = Tile::kBNMajor;
+  static constexpr bool Bf16 = FusecSameType<typename Tile::Element, fusec_bf16>::value;
+  static_assert(Bf16 || FusecSameType<typename Tile::Element, fusec_f16>::value,
+                "Element: wgmma multiplies fusec_f16 or fusec_bf16");
+  static_assert(BlockN % 8 == 0 && BlockN >= 64 && BlockN <= 256,
+                "kBlockN: wgmma tiles have N a multiple of 8 up to 256");
+  static_assert(!BNMajor || BlockN % 64 == 0, "kBNMajor: an N-major B tile is made of 64-wide N blocks of kBlockN");
+  static_assert(Tile::kBlockM == 64 || Tile::kBlockM == 128, "kBlockM: a tile has 64 or 128 rows");
+  static_assert(Tile::kBlockK == 64, "kBlockK: one 128-byte swizzle row of 16-bit elements, 64");
+  static_assert(Tile::kWarpM == 64 && Tile::kWarpN == BlockN,
+                "kWarpM x kWarpN: a consumer warpgroup's 64 rows by kBlockN");
+  static_assert(Stages >= 2, "kStages: the pipeline needs at least two stages");
 
   static constexpr int kBlockM = 64 * ConsumerGroups;
   static constexpr int kBlockN = BlockN;

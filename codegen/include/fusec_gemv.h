@@ -20,15 +20,38 @@
 //
 // Requires blockDim.x == kThreads. A, B are T (float, fusec_f16 or
 // fusec_bf16; vector loads for float only); lda is A's row stride.
+//
+// FusecGemv<Tile> reads these from its tile description by name
+// (fusec_pipeline.h's names; FusecCheckGemvTile below): kRows = kBlockM,
+// kColumns = kBlockN, kVec = kAVector, B's layout kTransB and the tensors'
+// type T = Storage (the config's Element is its arithmetic, always float).
 #ifndef FUSEC_GEMV_H
 #define FUSEC_GEMV_H
 
-template <int kRows, int kColumns, int kVec, bool kTransB, typename T = float> struct FusecGemv {
+/// What the few-row template reads of its tile description, each member
+/// checked by name.
+template <class Tile> struct FusecCheckGemvTile {
+  static_assert(FusecTileHas_kBlockM<Tile>::value, "the gemv description has no kBlockM");
+  static_assert(FusecTileHas_kBlockN<Tile>::value, "the gemv description has no kBlockN");
+  static_assert(FusecTileHas_kAVector<Tile>::value, "the gemv description has no kAVector");
+  static_assert(FusecTileHas_kTransB<Tile>::value, "the gemv description has no kTransB");
+  static_assert(FusecTileHasStorage<Tile>::value, "the gemv description has no Storage");
+  static constexpr bool value = true;
+};
+
+template <class Tile> struct FusecGemv {
+  static_assert(FusecCheckGemvTile<Tile>::value, "a complete gemv description");
+  static constexpr int kRows = Tile::kBlockM, kColumns = Tile::kBlockN, kVec = Tile::kAVector;
+  static constexpr bool kTransB = Tile::kTransB;
+  using T = typename Tile::Storage;
   static constexpr int kThreads = 256;
   static constexpr int kWarps = kThreads / FUSEC_WARP_SIZE;
   static constexpr int kBlockM = kRows, kBlockN = kColumns;
-  static_assert(kTransB ? kColumns == kWarps : kColumns == FUSEC_WARP_SIZE, "a warp or a lane per column");
-  static_assert(kVec == 1 || (kVec == 4 && kTransB), "16-byte loads walk K: B must be N x K");
+  static_assert(kTransB ? kColumns == kWarps : kColumns == FUSEC_WARP_SIZE,
+                "kBlockN: a warp (kTransB) or a lane per column");
+  static_assert(kRows >= 1, "kBlockM: rows per block");
+  static_assert(kVec == 1 || (kVec == 4 && kTransB && FusecSameType<T, float>::value),
+                "kAVector: 16-byte loads walk K: B must be N x K (kTransB), of float");
   /// Shared memory for the !kTransB partial sums (1 float otherwise).
   static constexpr int kSmemFloats = kTransB ? 1 : kWarps * kRows * FUSEC_WARP_SIZE;
 

@@ -69,36 +69,11 @@
 //   Element                    the operands' type: float, fusec_f16, fusec_bf16
 //
 // and an op's geometry beside them where a template needs it (kHeadDim and
-// kValueDim of attention, kBNMajor of the Hopper GEMM). FusecCheckMmaTile
-// reports a member a description lacks by its name.
-
-template <class...> using fusec_void_t = void;
-
-#define FUSEC_TILE_MEMBER(member)                                                                                      \
-  template <class Tile, class = void> struct FusecTileHas_##member {                                                   \
-    static constexpr bool value = false;                                                                               \
-  };                                                                                                                   \
-  template <class Tile> struct FusecTileHas_##member<Tile, fusec_void_t<decltype(Tile::member)>> {                     \
-    static constexpr bool value = true;                                                                                \
-  };
-FUSEC_TILE_MEMBER(kBlockM)
-FUSEC_TILE_MEMBER(kBlockN)
-FUSEC_TILE_MEMBER(kBlockK)
-FUSEC_TILE_MEMBER(kWarpM)
-FUSEC_TILE_MEMBER(kWarpN)
-FUSEC_TILE_MEMBER(kStages)
-FUSEC_TILE_MEMBER(kPasses)
-FUSEC_TILE_MEMBER(kAVector)
-FUSEC_TILE_MEMBER(kBVector)
-FUSEC_TILE_MEMBER(kHeadDim)
-FUSEC_TILE_MEMBER(kValueDim)
-#undef FUSEC_TILE_MEMBER
-template <class Tile, class = void> struct FusecTileHasElement {
-  static constexpr bool value = false;
-};
-template <class Tile> struct FusecTileHasElement<Tile, fusec_void_t<typename Tile::Element>> {
-  static constexpr bool value = true;
-};
+// kValueDim of attention, kBNMajor of the Hopper GEMM, kTransB of the
+// few-row template, a convolution's kGroup and window for the SIMT loops).
+// FusecCheckMmaTile reports a member a description lacks by its name (the
+// FusecTileHas_ traits are fusec_cuda_prelude.h's, shared by every
+// template).
 
 /// What the GEMM main loop (FusecMmaGemm, fusec_gemm.h) reads of its tile
 /// description, each member checked by name.

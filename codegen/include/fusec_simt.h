@@ -2,18 +2,18 @@
 //
 // What the tensor-core templates do not take runs here, in f32 FMA:
 //
-//  * FusecSimtGemm<kTile> (simt_gemm: A transposed, K or N known only at run
+//  * FusecSimtGemm<Tile> (simt_gemm: A transposed, K or N known only at run
 //    time): square output tiles of kTile x kTile, one output element per
 //    thread; per step of kTile along K, the block stages a tile of A and one
 //    of B in shared memory, synchronises, and each thread accumulates its
 //    row of the A tile times its column of the B tile;
-//  * FusecSimtConv<...> (simt_conv: a size known only at run time, offsets
+//  * FusecSimtConv<Tile> (simt_conv: a size known only at run time, offsets
 //    beyond 32 bits): the same loop as an implicit GEMM whose rows are the
 //    output pixels (n, oh, ow), whose columns are the output channels and
 //    whose reduction runs over the taps (c, kh, kw), or (kh, kw, c)
 //    channels-last; the im2col matrix is never stored: an A element is read
 //    from the input where the tap's window falls, 0 in the padding;
-//  * FusecDirectConv<...> (direct_conv: groups, e.g. depthwise): one output
+//  * FusecDirectConv<Tile> (direct_conv: groups, e.g. depthwise): one output
 //    element per thread of a grid-stride loop, the taps of its group's
 //    input channels summed in registers, windows outside the image skipped.
 //
@@ -44,6 +44,15 @@
 //
 // FusecSimtGemm and FusecSimtConv require blockDim == (kTile, kTile, 1);
 // FusecDirectConv takes any one-dimensional block and grid.
+//
+// Each reads its parameters from one tile description by name
+// (fusec_pipeline.h's names), checked by FusecCheckSimtTile and
+// FusecCheckConvTile: the square tile kTile = kBlockM = kBlockN = kBlockK
+// of the tiled loops, and the convolutions' geometry beside the config's
+// fields, kGroup (1 for FusecSimtConv), the window kStrideH, kStrideW,
+// kPadTop, kPadLeft, kDilationH, kDilationW and the layout kChannelsLast.
+// (The template parameter is called Description here: Tile is the staged
+// tile's type.)
 #pragma once
 
 /// A convolution's sizes: images n, input channels c of h x w, output
@@ -55,8 +64,36 @@ struct FusecConvSizes {
   __device__ long long taps() const { return c * kh * kw; }
 };
 
-template <int kTile_> struct FusecSimtGemm {
-  static constexpr int kTile = kTile_;
+/// What the tiled loops read of their description, each member checked by
+/// name.
+template <class Description> struct FusecCheckSimtTile {
+  static_assert(FusecTileHas_kBlockM<Description>::value, "the SIMT tile description has no kBlockM");
+  static_assert(FusecTileHas_kBlockN<Description>::value, "the SIMT tile description has no kBlockN");
+  static_assert(FusecTileHas_kBlockK<Description>::value, "the SIMT tile description has no kBlockK");
+  static constexpr bool value = true;
+};
+
+/// What the convolutions read of theirs: the groups and the window.
+template <class Description> struct FusecCheckConvTile {
+  static_assert(FusecTileHas_kGroup<Description>::value, "the convolution description has no kGroup");
+  static_assert(FusecTileHas_kStrideH<Description>::value, "the convolution description has no kStrideH");
+  static_assert(FusecTileHas_kStrideW<Description>::value, "the convolution description has no kStrideW");
+  static_assert(FusecTileHas_kPadTop<Description>::value, "the convolution description has no kPadTop");
+  static_assert(FusecTileHas_kPadLeft<Description>::value, "the convolution description has no kPadLeft");
+  static_assert(FusecTileHas_kDilationH<Description>::value, "the convolution description has no kDilationH");
+  static_assert(FusecTileHas_kDilationW<Description>::value, "the convolution description has no kDilationW");
+  static_assert(FusecTileHas_kChannelsLast<Description>::value, "the convolution description has no kChannelsLast");
+  static_assert(Description::kStrideH >= 1 && Description::kStrideW >= 1, "kStrideH and kStrideW are at least 1");
+  static_assert(Description::kDilationH >= 1 && Description::kDilationW >= 1,
+                "kDilationH and kDilationW are at least 1");
+  static constexpr bool value = true;
+};
+
+template <class Description> struct FusecSimtGemm {
+  static_assert(FusecCheckSimtTile<Description>::value, "a complete SIMT tile description");
+  static_assert(Description::kBlockM == Description::kBlockN && Description::kBlockN == Description::kBlockK,
+                "kBlockM, kBlockN and kBlockK: the SIMT tile is square, T x T x T");
+  static constexpr int kTile = Description::kBlockM;
   static constexpr int kThreads = kTile * kTile;
   /// One staged tile: a column of padding keeps the A tile's row reads and
   /// the B tile's column writes free of bank conflicts.
@@ -94,10 +131,14 @@ template <int kStride, int kPad, int kDilation> struct FusecConvWindow {
   __device__ static long long at(long long out, long long tap) { return out * kStride - kPad + tap * kDilation; }
 };
 
-template <int kTile_, int kStrideH, int kStrideW, int kPadTop, int kPadLeft, int kDilationH, int kDilationW,
-          bool kChannelsLast>
-struct FusecSimtConv {
-  using Gemm = FusecSimtGemm<kTile_>;
+template <class Description> struct FusecSimtConv {
+  static_assert(FusecCheckConvTile<Description>::value, "a complete convolution description");
+  static_assert(Description::kGroup == 1, "kGroup: the implicit GEMM computes group-1 convolutions");
+  static constexpr int kStrideH = Description::kStrideH, kStrideW = Description::kStrideW;
+  static constexpr int kPadTop = Description::kPadTop, kPadLeft = Description::kPadLeft;
+  static constexpr int kDilationH = Description::kDilationH, kDilationW = Description::kDilationW;
+  static constexpr bool kChannelsLast = Description::kChannelsLast;
+  using Gemm = FusecSimtGemm<Description>;
   using Tile = typename Gemm::Tile;
   static constexpr int kTile = Gemm::kTile;
   static constexpr int kThreads = Gemm::kThreads;
@@ -131,12 +172,16 @@ struct FusecSimtConv {
   }
 };
 
-template <int kGroup, int kStrideH, int kStrideW, int kPadTop, int kPadLeft, int kDilationH, int kDilationW,
-          bool kChannelsLast>
-struct FusecDirectConv {
+template <class Description> struct FusecDirectConv {
+  static_assert(FusecCheckConvTile<Description>::value, "a complete convolution description");
+  static constexpr int kGroup = Description::kGroup;
+  static constexpr int kStrideH = Description::kStrideH, kStrideW = Description::kStrideW;
+  static constexpr int kPadTop = Description::kPadTop, kPadLeft = Description::kPadLeft;
+  static constexpr int kDilationH = Description::kDilationH, kDilationW = Description::kDilationW;
+  static constexpr bool kChannelsLast = Description::kChannelsLast;
   using Rows = FusecConvWindow<kStrideH, kPadTop, kDilationH>;
   using Columns = FusecConvWindow<kStrideW, kPadLeft, kDilationW>;
-  static_assert(kGroup >= 1, "groups");
+  static_assert(kGroup >= 1, "kGroup: at least one group");
 
   /// The input channels of a group: the weights' second dimension (OIHW),
   /// or last (OHWI).

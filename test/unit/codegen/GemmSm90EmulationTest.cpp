@@ -1,7 +1,9 @@
 //===- GemmSm90EmulationTest.cpp - fusec_gemm_sm90.h under emulation ------===//
 //
 // The Hopper GEMM (producer warpgroup, TMA into an mbarrier ring, wgmma
-// consumers) on ragged shapes, f16 and bf16, against a scalar reference.
+// consumers) on ragged shapes, f16 and bf16, against a scalar reference;
+// its tile descriptions spelled with FusecSm90TileOf<BlockN, Stages,
+// Element, ConsumerGroups, BNMajor>.
 // Operands are multiples of 1/8, so every product and sum is exact in f32
 // and the comparison is exact.
 //
@@ -41,11 +43,11 @@ __device__ void gemmCase(float *c, const FusecTensorMap *a, const FusecTensorMap
 extern "C" __global__ void gemm(float *c, const FusecTensorMap *a, const FusecTensorMap *b, int m, int n, int k,
                                 int variant) {
   switch (variant) {
-  case 0: gemmCase<FusecGemmSm90<128, 4, false, 2>>(c, a, b, m, n, k); break;
-  case 1: gemmCase<FusecGemmSm90<64, 3, true, 1>>(c, a, b, m, n, k); break;
-  case 2: gemmCase<FusecGemmSm90<256, 3, false, 2>>(c, a, b, m, n, k); break;
-  case 3: gemmCase<FusecGemmSm90<128, 4, false, 2, true>>(c, a, b, m, n, k); break;
-  default: gemmCase<FusecGemmSm90<64, 3, true, 1, true>>(c, a, b, m, n, k); break;
+  case 0: gemmCase<FusecGemmSm90<FusecSm90TileOf<128, 4, fusec_f16, 2>>>(c, a, b, m, n, k); break;
+  case 1: gemmCase<FusecGemmSm90<FusecSm90TileOf<64, 3, fusec_bf16, 1>>>(c, a, b, m, n, k); break;
+  case 2: gemmCase<FusecGemmSm90<FusecSm90TileOf<256, 3, fusec_f16, 2>>>(c, a, b, m, n, k); break;
+  case 3: gemmCase<FusecGemmSm90<FusecSm90TileOf<128, 4, fusec_f16, 2, true>>>(c, a, b, m, n, k); break;
+  default: gemmCase<FusecGemmSm90<FusecSm90TileOf<64, 3, fusec_bf16, 1, true>>>(c, a, b, m, n, k); break;
   }
 }
 

@@ -29,7 +29,7 @@ namespace {
 
 struct Instantiation {
   const char *name;
-  const char *parameters; // FusecGemmSm90's template arguments
+  const char *parameters; // FusecSm90TileOf's template arguments: the tile description
 };
 
 /// A kernel running one instantiation with a bias epilogue writing f16.
@@ -37,7 +37,7 @@ codegen::GeneratedKernel gemmKernel(const Instantiation &instantiation) {
   std::ostringstream source;
   source << "#include \"fusec_cuda_prelude.h\"\n"
          << "#include \"fusec_gemm_sm90.h\"\n"
-         << "using Gemm = FusecGemmSm90<" << instantiation.parameters << ">;\n"
+         << "using Gemm = FusecGemmSm90<FusecSm90TileOf<" << instantiation.parameters << ">>;\n"
          << "struct BiasEpilogue {\n"
          << "  fusec_f16 *c; int ldc; const float *bias;\n"
          << "  __device__ void operator()(int row, int col, float value) const {\n"
@@ -105,13 +105,13 @@ TEST_CASE("the Hopper GEMM template compiles for sm_90a with wgmma, TMA and no s
     WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
     return;
   }
-  // BlockN, Stages, Bf16, ConsumerGroups, BNMajor.
+  // BlockN, Stages, Element, ConsumerGroups, BNMajor.
   const std::vector<Instantiation> instantiations = {
-      {"gemm_sm90_128x128_s4_f16", "128, 4, false, 2"},
-      {"gemm_sm90_128x256_s3_f16", "256, 3, false, 2"},
-      {"gemm_sm90_128x128_s4_bf16", "128, 4, true, 2"},
-      {"gemm_sm90_64x64_s6_f16", "64, 6, false, 1"},
-      {"gemm_sm90_128x128_s4_f16_nmajor", "128, 4, false, 2, true"},
+      {"gemm_sm90_128x128_s4_f16", "128, 4, fusec_f16, 2"},
+      {"gemm_sm90_128x256_s3_f16", "256, 3, fusec_f16, 2"},
+      {"gemm_sm90_128x128_s4_bf16", "128, 4, fusec_bf16, 2"},
+      {"gemm_sm90_64x64_s6_f16", "64, 6, fusec_f16, 1"},
+      {"gemm_sm90_128x128_s4_f16_nmajor", "128, 4, fusec_f16, 2, true"},
   };
   std::vector<codegen::GeneratedKernel> kernels;
   for (const Instantiation &instantiation : instantiations)

@@ -1,8 +1,8 @@
 //===- SimtTemplateEmulationTest.cpp - fusec_simt.h under emulation -------===//
 //
 // The SIMT templates of fusec_simt.h instantiated as the generated kernels
-// do (GemmKernels.cpp, ConvKernels.cpp: named template arguments, the tiles
-// declared by the kernel, addressing and epilogue as functors), on ragged
+// do (GemmKernels.cpp, ConvKernels.cpp: a tile description by name, the
+// tiles declared by the kernel, addressing and epilogue as functors), on ragged
 // shapes, against scalar float64 references written from the definitions:
 //
 //  * FusecSimtGemm, tiles 16 and 8, every transpose of A and B, M, N and K
@@ -31,6 +31,7 @@
 #include <iomanip>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace fusec::test;
@@ -74,13 +75,25 @@ const std::vector<std::vector<long long>> kProducts = {{1, 1, 1},   {7, 5, 3},  
 
 std::string boolText(bool value) { return value ? "true" : "false"; }
 
-/// The window arguments after the tile or the groups, named as
-/// ConvKernels.cpp names them.
-std::string windowArguments(const ConvCase &c) {
-  return ", /*kStrideH=*/" + std::to_string(c.strideH) + ", /*kStrideW=*/" + std::to_string(c.strideW) +
-         ", /*kPadTop=*/" + std::to_string(c.padTop) + ", /*kPadLeft=*/" + std::to_string(c.padLeft) +
-         ", /*kDilationH=*/" + std::to_string(c.dilationH) + ", /*kDilationW=*/" + std::to_string(c.dilationW) +
-         ", /*kChannelsLast=*/" + boolText(c.channelsLast);
+/// `struct <name>_tile`: the members of a SIMT tile description the
+/// templates read, named as TileDescription (codegen/KernelBuilder.h)
+/// renders them: the square tile T x T x T.
+std::string tileMembers(int tile) {
+  const std::string t = std::to_string(tile);
+  return "  static constexpr int kBlockM = " + t + ";\n  static constexpr int kBlockN = " + t +
+         ";\n  static constexpr int kBlockK = " + t + ";\n";
+}
+
+/// The description of conv case `c`: the tile (the tiled template only),
+/// the groups and the window.
+std::string convTile(const ConvCase &c, const std::string &name) {
+  std::string text = "struct " + name + "_tile {\n" + (c.tile ? tileMembers(c.tile) : std::string());
+  const std::pair<const char *, int> window[] = {
+      {"kGroup", c.group},     {"kStrideH", c.strideH},     {"kStrideW", c.strideW},    {"kPadTop", c.padTop},
+      {"kPadLeft", c.padLeft}, {"kDilationH", c.dilationH}, {"kDilationW", c.dilationW}};
+  for (const auto &[member, value] : window)
+    text += "  static constexpr int " + std::string(member) + " = " + std::to_string(value) + ";\n";
+  return text + "  static constexpr bool kChannelsLast = " + boolText(c.channelsLast) + ";\n};\n";
 }
 
 /// The input's and output's addressing as ConvKernels.cpp writes it
@@ -97,7 +110,7 @@ std::string outputIndex(const ConvCase &c) {
 /// One kernel per conv case, (x, w, out, dims) with dims the FusecConvSizes.
 std::string convKernel(const ConvCase &c, size_t index) {
   const std::string name = c.name(index);
-  std::string text = "extern \"C\" __global__ void " + name +
+  std::string text = convTile(c, name) + "extern \"C\" __global__ void " + name +
                      "(const float *x, const float *wt, float *out, const long long *dims) {\n"
                      "  const FusecConvSizes sizes{dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], dims[6], "
                      "dims[7], dims[8]};\n"
@@ -106,7 +119,7 @@ std::string convKernel(const ConvCase &c, size_t index) {
   text += "  auto epilogue = [&](long long on, long long co, long long oh, long long ow, float acc) { out[" +
           outputIndex(c) + "] = acc; };\n";
   if (c.tile) {
-    text += "  using Conv = FusecSimtConv</*kTile=*/" + std::to_string(c.tile) + windowArguments(c) + ">;\n" +
+    text += "  using Conv = FusecSimtConv<" + name + "_tile>;\n" +
             "  __shared__ Conv::Tile tileA, tileB;\n"
             "  static_assert(Conv::kSmemBytes == " +
             std::to_string(8 * c.tile * (c.tile + 1)) +
@@ -118,7 +131,7 @@ std::string convKernel(const ConvCase &c, size_t index) {
   } else {
     const std::string weightIndex = c.channelsLast ? "((co * sizes.kh + kh) * sizes.kw + kw) * perGroupIn + c"
                                                    : "((co * perGroupIn + c) * sizes.kh + kh) * sizes.kw + kw";
-    text += "  using Conv = FusecDirectConv</*kGroup=*/" + std::to_string(c.group) + windowArguments(c) + ">;\n" +
+    text += "  using Conv = FusecDirectConv<" + name + "_tile>;\n" +
             "  const long long perGroupIn = Conv::inputChannelsPerGroup(sizes);\n"
             "  auto weight = [&](long long co, long long c, long long kh, long long kw) { return fusec_ld(&wt[" +
             weightIndex +
@@ -134,11 +147,11 @@ std::string convKernel(const ConvCase &c, size_t index) {
 /// generated kernels write one addressing each).
 std::string gemmKernel(int tile) {
   const std::string name = "simtGemm" + std::to_string(tile);
-  return "extern \"C\" __global__ void " + name +
+  return "struct " + name + "_tile {\n" + tileMembers(tile) + "};\nextern \"C\" __global__ void " + name +
          "(const float *A, const float *B, float *C, const long long *dims) {\n"
-         "  using Gemm = FusecSimtGemm</*kTile=*/" +
-         std::to_string(tile) +
-         ">;\n"
+         "  using Gemm = FusecSimtGemm<" +
+         name +
+         "_tile>;\n"
          "  __shared__ Gemm::Tile tileA, tileB;\n"
          "  static_assert(Gemm::kSmemBytes == " +
          std::to_string(8 * tile * (tile + 1)) +

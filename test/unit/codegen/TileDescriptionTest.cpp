@@ -7,7 +7,11 @@
 // the name the device templates read: each field, changed alone, changes
 // exactly the member of its name. A field added to KernelConfig fails the
 // count below until it is rendered and listed here; two fields rendered
-// under each other's names fail the per-field check.
+// under each other's names fail the per-field check. The descriptions that
+// add the op's geometry (attention's head dimensions, the Hopper GEMM's and
+// the few-row template's B layout, the SIMT convolutions' groups and
+// window) keep every config field and add theirs, each window field under
+// its own name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,4 +183,97 @@ TEST_CASE("an attention description adds the head dimensions to the config's fie
   CHECK(members.at("kValueDim") == "32");
   CHECK(members.at("Element") == "fusec_f16");
   CHECK(members.at("kTemplate") == "\"tensor_core_attention\"");
+}
+
+TEST_CASE("a Hopper GEMM description adds B's layout to the config's fields", "[codegen][tile]") {
+  fuse::KernelConfig config = sampleConfig();
+  config.kind = fuse::KernelTemplate::WgmmaGemm;
+  config.operands = fuse::OperandType::BF16;
+  for (bool bNMajor : {false, true}) {
+    const auto members = readBack(codegen::TileDescription::hopperGemm(config, bNMajor).render("sk2_tile"), "sk2_tile");
+    CHECK(members.size() == kFields + 1);
+    for (const char *name : kFieldNames)
+      CHECK(members.count(name) == 1);
+    CHECK(members.at("kBNMajor") == (bNMajor ? "true" : "false"));
+    CHECK(members.at("Element") == "fusec_bf16");
+    CHECK(members.at("kBlockM") == "128");
+    CHECK(members.at("kStages") == "3");
+  }
+}
+
+TEST_CASE("a gemv description adds B's layout and the tensors' type to the config's fields", "[codegen][tile]") {
+  fuse::KernelConfig config = sampleConfig();
+  config.kind = fuse::KernelTemplate::SimtGemv;
+  const auto members =
+      readBack(codegen::TileDescription::gemv(config, true, "fusec_f16").render("sk3_tile"), "sk3_tile");
+  CHECK(members.size() == kFields + 2);
+  for (const char *name : kFieldNames)
+    CHECK(members.count(name) == 1);
+  CHECK(members.at("kTransB") == "true");
+  CHECK(members.at("Storage") == "fusec_f16");
+  // The config's operand type stays the arithmetic's.
+  CHECK(members.at("Element") == "float");
+  CHECK(members.at("kAVector") == "4");
+  CHECK(readBack(codegen::TileDescription::gemv(config, false, "float").render("sk3_tile"), "sk3_tile").at("kTransB") ==
+        "false");
+}
+
+TEST_CASE("a convolution description names every window field under its own name", "[codegen][tile]") {
+  fuse::KernelConfig config = sampleConfig();
+  config.kind = fuse::KernelTemplate::DirectConv;
+  using Window = codegen::TileDescription::ConvWindow;
+  const char *const windowNames[] = {"kGroup",   "kStrideH",   "kStrideW",   "kPadTop",
+                                     "kPadLeft", "kDilationH", "kDilationW", "kChannelsLast"};
+  constexpr size_t kWindowFields = sizeof(windowNames) / sizeof(windowNames[0]);
+  static_assert(fieldCount<Window>() == kWindowFields,
+                "a ConvWindow field was added or removed: render it in TileDescription::convolution and list it "
+                "in windowNames and the switch below");
+  const Window window{2, 3, 5, 7, 11, 13, 17, false};
+  const auto members = readBack(codegen::TileDescription::convolution(config, window).render("sk4_tile"), "sk4_tile");
+  CHECK(members.size() == kFields + kWindowFields);
+  for (const char *name : kFieldNames)
+    CHECK(members.count(name) == 1);
+  CHECK(members.at("kGroup") == "2");
+  CHECK(members.at("kStrideH") == "3");
+  CHECK(members.at("kDilationW") == "17");
+  CHECK(members.at("kChannelsLast") == "false");
+
+  // Each window field changed alone changes exactly its member.
+  for (size_t field = 0; field < kWindowFields; ++field) {
+    INFO("window field " << field << ", rendered as " << windowNames[field]);
+    Window changed = window;
+    auto &[group, strideH, strideW, padTop, padLeft, dilationH, dilationW, channelsLast] = changed;
+    switch (field) {
+    case 0:
+      group += 100;
+      break;
+    case 1:
+      strideH += 100;
+      break;
+    case 2:
+      strideW += 100;
+      break;
+    case 3:
+      padTop += 100;
+      break;
+    case 4:
+      padLeft += 100;
+      break;
+    case 5:
+      dilationH += 100;
+      break;
+    case 6:
+      dilationW += 100;
+      break;
+    default:
+      channelsLast = !channelsLast;
+      break;
+    }
+    const auto after = readBack(codegen::TileDescription::convolution(config, changed).render("sk4_tile"), "sk4_tile");
+    std::set<std::string> differ;
+    for (const auto &[name, value] : after)
+      if (members.count(name) == 0 || members.at(name) != value)
+        differ.insert(name);
+    CHECK(differ == std::set<std::string>{windowNames[field]});
+  }
 }
