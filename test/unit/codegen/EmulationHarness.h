@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,6 +95,13 @@ private:
   /// builtin variables, so that two blocks can run at once.
   Copy copies_[2];
 };
+
+/// The bits of a float, for checks that results are bit-exact.
+inline uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
 
 } // namespace fusec::test
 

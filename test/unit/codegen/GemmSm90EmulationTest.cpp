@@ -65,12 +65,6 @@ const EmulatedModule &kernels() {
   return module;
 }
 
-uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
 /// f16 or bf16 bits of a multiple of 1/8 in [-2, 2].
 uint16_t toBits(float value, bool bf16) {
   if (bf16)

@@ -144,12 +144,6 @@ const EmulatedModule &kernels() {
   return module;
 }
 
-uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
 float floatOf(uint32_t bits) {
   float value;
   std::memcpy(&value, &bits, sizeof value);

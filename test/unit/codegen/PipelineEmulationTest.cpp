@@ -174,11 +174,6 @@ const EmulatedModule &kernels() {
   return module;
 }
 
-uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
 float floatOf(uint32_t bits) {
   float value;
   std::memcpy(&value, &bits, 4);

@@ -214,12 +214,6 @@ const EmulatedModule &kernels() {
   return module;
 }
 
-uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
 /// f16 bits of a multiple of 1/8 in [-2, 2] (exact in f16).
 uint16_t toHalf(float value) {
   if (value == 0.0f)
