@@ -103,6 +103,13 @@ inline uint32_t bitsOf(float value) {
   return bits;
 }
 
+/// The float with these bits.
+inline float floatOf(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
 } // namespace fusec::test
 
 #endif // FUSEC_TEST_UNIT_CODEGEN_EMULATIONHARNESS_H

@@ -144,12 +144,6 @@ const EmulatedModule &kernels() {
   return module;
 }
 
-float floatOf(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
 /// f16 bits of a value exactly representable as a normal f16 (or zero).
 uint16_t toHalf(float value) {
   const uint32_t bits = bitsOf(value);

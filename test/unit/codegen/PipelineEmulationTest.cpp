@@ -174,12 +174,6 @@ const EmulatedModule &kernels() {
   return module;
 }
 
-float floatOf(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, 4);
-  return value;
-}
-
 /// cvt.rna.tf32.f32 with its low 13 bits cleared (fusec_to_tf32), for the
 /// finite values of these tests: half a tf32 ulp added to the magnitude,
 /// then truncated.
