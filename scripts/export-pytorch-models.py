@@ -6,7 +6,7 @@
 `allowzero = 1`, `Gelu` as one op. Each model is written to OUT/NAME/ in the layout of test/data/models (README
 there): model.onnx, model.onnx.data, input_b{2,3}.npy, output_b{2,3}.npy and meta.json (versions, tolerance, what the
 model checks). Weights are drawn from a fixed seed, BatchNorm statistics included. fusec's tests read the files; they
-need no Python package. Run it in the environment `scripts/setup.sh --python-tools` makes:
+need no Python package. Run it in .venv, the environment `scripts/setup.sh` makes:
 
     .venv/bin/python scripts/export-pytorch-models.py --out test/data/pytorch
 """

@@ -10,8 +10,8 @@ index, every node test case whose model imports ai.onnx at opset MIN (19) or lat
     OUT/test_NAME/test_data_set_N/input_I.pb, output_I.pb
 
 and OUT/README.md naming the onnx version and the command. fusec-onnx-conformance runs them like Debian's
-(test/unit/compiler/OnnxConformanceExecutionTest.cpp). Run it in the virtual environment `scripts/setup.sh
---python-tools` makes:
+(test/unit/compiler/OnnxConformanceExecutionTest.cpp). Run it in .venv, the virtual environment `scripts/setup.sh`
+makes:
 
     .venv/bin/python scripts/generate-onnx-node-tests.py --fusec build/bin/fusec --out test/data/onnx-node
 """
