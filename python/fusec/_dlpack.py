@@ -59,7 +59,12 @@ def describe_device_array(array, name, on_cuda, stream):
     DLPack tensor) must live until the run is enqueued."""
     interface = "__cuda_array_interface__" if on_cuda else "__array_interface__"
     where = "CUDA device memory" if on_cuda else "host memory"
-    description = getattr(array, interface, None)
+    try:
+        description = getattr(array, interface, None)
+    except TypeError:
+        # torch raises for element types the array interfaces cannot name
+        # (bfloat16); DLPack names them.
+        description = None
     if description is not None and (on_cuda or isinstance(array, numpy.ndarray)):
         return description, None
     if hasattr(array, "__dlpack__"):

@@ -106,3 +106,22 @@ def test_torch_tensors_in_and_out_without_copies():
     name = plan.inputs[0]["name"]
     with pytest.raises(fusec.Error, match=r"'%s' has typestr <V2, the plan takes f32" % name):
         session.run_device(dict(tensors, **{name: tensors[name].bfloat16()}), written)
+
+
+class InterfaceRefusesItsType(DlpackOnly):
+    """An array whose interface property raises for its element type, as
+    torch's __cuda_array_interface__ does for bfloat16: DLPack takes over."""
+
+    @property
+    def __array_interface__(self):
+        raise TypeError("dtype is not supported by the array interface")
+
+
+def test_run_device_falls_back_to_dlpack_where_the_interface_refuses_a_type():
+    plan, session, inputs = mlp()
+    expected = session.run(inputs)
+    outputs = {tensor["name"]: numpy.zeros([3 if e is None else e for e in tensor["shape"]], numpy.float32)
+               for tensor in plan.outputs}
+    session.run_device({name: InterfaceRefusesItsType(array) for name, array in inputs.items()}, outputs)
+    for name, array in expected.items():
+        numpy.testing.assert_array_equal(outputs[name], array)

@@ -163,6 +163,15 @@ def test_torch_compile_backend_names_the_transformer_fast_path():
         assert torch.allclose(compiled(x), model(x))
 
 
+def test_torch_compile_options_reach_the_compiler():
+    torch._dynamo.reset()
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU()).eval()
+    compiled = torch.compile(model, backend="fusec", dynamic=False, options={"fusion_strategy": "fastest"})
+    with pytest.warns(fusec.torch.FusecFallbackWarning, match=r"unknown fusion strategy 'fastest'"), torch.no_grad():
+        x = torch.randn(2, 8)
+        assert torch.allclose(compiled(x), model(x))
+
+
 class Determinant(torch.nn.Module):
     """A graph fusec has no op for (ONNX Det)."""
 
