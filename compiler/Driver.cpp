@@ -11,6 +11,7 @@
 
 #include "ir/FuseDialect.h"
 #include "ir/FuseOps.h"
+#include "ir/ShapeUtils.h"
 
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanFormat.h"
@@ -182,7 +183,16 @@ FailureOr<PlanContents> lowerToContents(MLIRContext &context, ModuleOp module, c
                                         std::map<uint64_t, codegen::CompiledKernel> *memo = nullptr) {
   PlanOptions planOptions = options.plan;
   planOptions.sourceHash = hashFile(options.inputPath);
-  planOptions.dims = sizes;
+  planOptions.dims = import::fixedSizes(sizes);
+  for (const auto &[name, size] : sizes)
+    if (size.isRange())
+      planOptions.ranges.push_back({name, size.min, size.opt, size.max});
+  if (!planOptions.ranges.empty() && planOptions.target != "cpu")
+    return emitError(FileLineColLoc::get(&context, options.inputPath, 0, 0))
+           << "the range " << runtime::formatRanges(planOptions.ranges)
+           << " compiles for --target=cpu only: the generated GPU kernels take the batch as their one run-time size "
+              "(give the dimension sizes instead, e.g. --dim "
+           << planOptions.ranges[0].name << "=" << planOptions.ranges[0].opt << ")";
   if (planOptions.target != "cpu") {
     auto kernels = generateKernels(module);
     if (failed(kernels))
@@ -311,11 +321,19 @@ std::string checkDriverOptions(const DriverOptions &options) {
     if (name.empty() || sizes.empty())
       return "dim needs NAME=SIZE or NAME=SIZE,SIZE,... with a name and sizes, got '" + name + "='";
     for (size_t i = 0; i < sizes.size(); ++i) {
-      if (sizes[i] < 1 || sizes[i] > (int64_t(1) << 31))
-        return "dim needs NAME=SIZE with a name and a size from 1 to 2^31, got '" + name + "=" +
-               std::to_string(sizes[i]) + "'";
-      if (std::find(sizes.begin(), sizes.begin() + i, sizes[i]) != sizes.begin() + i)
-        return "dim gives " + name + "=" + std::to_string(sizes[i]) + " twice";
+      const import::DimensionSize &size = sizes[i];
+      if (size.min < 1 || size.max > (int64_t(1) << 31))
+        return "dim needs NAME=SIZE with a name and a size from 1 to 2^31, got '" + name + "=" + size.str() + "'";
+      if (size.min > size.opt || size.opt > size.max)
+        return "dim needs a range MIN:MAX or MIN:OPT:MAX with MIN <= OPT <= MAX, got '" + name + "=" + size.str() + "'";
+      if (size.isRange() && sizes.size() > 1)
+        return "dim gives '" + name +
+               "' a range and other sizes: a range is one plan for all of its sizes, "
+               "listed with no others";
+      if (size.isRange() && name == fuse::kBatchSymbolName)
+        return "dim cannot give 'batch' a range: the batch is the plan's dynamic dimension already";
+      if (std::find(sizes.begin(), sizes.begin() + i, size) != sizes.begin() + i)
+        return "dim gives " + name + "=" + size.str() + " twice";
     }
   }
   if (countDimensionCombinations(options.dimensionSizes) > kMaxShapeVariants)
@@ -339,7 +357,7 @@ compileShapeVariants(MLIRContext &context, const DriverOptions &options,
   for (size_t i = 0; i < combinations.size(); ++i) {
     if (options.progress && combinations.size() > 1)
       llvm::errs() << "fusec: shape variant " << i + 1 << "/" << combinations.size() << " ("
-                   << runtime::formatDims(combinations[i]) << ")\n";
+                   << import::formatSizes(combinations[i]) << ")\n";
     // One module at a time: each is dropped once its plan is encoded.
     OwningOpRef<ModuleOp> module = importAndFuse(context, options, combinations[i]);
     if (!module)

@@ -10,6 +10,8 @@
 #ifndef FUSEC_COMPILER_MODELCOMPILER_H
 #define FUSEC_COMPILER_MODELCOMPILER_H
 
+#include "compiler/import/SymbolicDimensions.h"
+
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -40,8 +42,9 @@ struct ModelCompileOptions {
   std::string layout = "nchw";
   std::vector<int64_t> batchBuckets = {1, 2, 4, 8, 16};
   /// Sizes for named input dimensions other than the batch (fusec --dim):
-  /// more than one for a name makes a plan of shape variants.
-  std::map<std::string, std::vector<int64_t>> dimensionSizes;
+  /// more than one for a name makes a plan of shape variants; a range
+  /// (DimensionSize::range) one plan that runs every size in it.
+  std::map<std::string, std::vector<import::DimensionSize>> dimensionSizes;
   /// On-disk NVRTC kernel cache; empty disables it.
   std::string kernelCacheDir;
 };

@@ -11,6 +11,7 @@
 #include "ir/FuseOps.h"
 #include "ir/LibraryCall.h"
 #include "ir/OpClassification.h"
+#include "ir/ShapeUtils.h"
 
 #include "runtime/plan/LibraryCallJson.h"
 #include "runtime/plan/Plan.h"
@@ -37,24 +38,52 @@ std::optional<runtime::ElementType> planElementType(Type type) {
   return name ? runtime::parseElementType(*name) : std::nullopt;
 }
 
-json shapeToJson(Type type) {
+/// The manifest shape of a tensor type: -1 for the batch, the range's code
+/// for a dimension the plan runs over a range (named in the type's
+/// encoding; ShapeUtils.h), else the size.
+FailureOr<json> shapeToJson(Type type, const std::vector<runtime::DimensionRange> &ranges) {
   json shape = json::array();
-  for (int64_t dim : llvm::cast<RankedTensorType>(type).getShape())
-    shape.push_back(ShapedType::isDynamic(dim) ? plan::kBatchDim : dim);
+  for (int64_t dim : fuse::symbolicShape(type)) {
+    if (!fuse::isSymbolic(dim)) {
+      shape.push_back(dim);
+      continue;
+    }
+    if (dim == fuse::kDynamic) {
+      shape.push_back(plan::kBatchDim);
+      continue;
+    }
+    const std::string name = fuse::symbolName(dim);
+    auto range = std::find_if(ranges.begin(), ranges.end(),
+                              [&](const runtime::DimensionRange &candidate) { return candidate.name == name; });
+    if (range == ranges.end())
+      return failure();
+    shape.push_back(plan::rangeDimCode(static_cast<size_t>(range - ranges.begin())));
+  }
   return shape;
 }
 
-/// The bytes of a tensor as a function of the batch, or failure if one
-/// sample of it exceeds kMaxTensorBytes (shape inference rejects such
-/// shapes, so this only guards the planner's arithmetic). The element type
-/// must be one planElementType() accepts.
-FailureOr<BatchLinear> bytesOf(Type type) {
+/// The bytes of a tensor as a function of the batch, each ranged dimension at
+/// its maximum (DimensionRanges.h: the layout planned there holds every
+/// smaller size), or failure if one sample of it exceeds kMaxTensorBytes
+/// (shape inference rejects such shapes, so this only guards the planner's
+/// arithmetic) or names a dimension without a range. The element type must
+/// be one planElementType() accepts.
+FailureOr<BatchLinear> bytesOf(Type type, const std::vector<runtime::DimensionRange> &ranges) {
   auto tensor = llvm::cast<RankedTensorType>(type);
   SmallVector<int64_t> sample;
   bool scaled = false;
-  for (int64_t dim : tensor.getShape()) {
-    scaled |= ShapedType::isDynamic(dim);
-    sample.push_back(ShapedType::isDynamic(dim) ? 1 : dim);
+  for (int64_t dim : fuse::symbolicShape(type)) {
+    scaled |= dim == fuse::kDynamic;
+    if (!fuse::isSymbolic(dim) || dim == fuse::kDynamic) {
+      sample.push_back(dim == fuse::kDynamic ? 1 : dim);
+      continue;
+    }
+    const std::string name = fuse::symbolName(dim);
+    auto range = std::find_if(ranges.begin(), ranges.end(),
+                              [&](const runtime::DimensionRange &candidate) { return candidate.name == name; });
+    if (range == ranges.end())
+      return failure();
+    sample.push_back(range->max);
   }
   const std::optional<runtime::ElementType> element = planElementType(tensor.getElementType());
   if (!element)
@@ -86,7 +115,22 @@ private:
   /// returns "f32" so that building can go on to the end.
   std::string dtypeOf(Type type, Location loc, const std::string &what);
   std::string dtypeOf(Value value) { return dtypeOf(value.getType(), value.getLoc(), "value '" + names[value] + "'"); }
-  json valueToJson(Value value) { return {{"shape", shapeToJson(value.getType())}, {"dtype", dtypeOf(value)}}; }
+  json valueToJson(Value value) {
+    return {{"shape", shapeOf(value.getType(), value.getLoc())}, {"dtype", dtypeOf(value)}};
+  }
+  /// The manifest shape of `type`; for a run-time dimension without a range
+  /// (a module compiled with other options), reports an error at `loc`
+  /// (once, build() then fails).
+  json shapeOf(Type type, Location loc) {
+    FailureOr<json> shape = shapeToJson(type, options.ranges);
+    if (succeeded(shape))
+      return *shape;
+    if (!unsupportedType)
+      emitError(loc) << "type " << type << " names a run-time dimension the plan has no range for (the ranges: "
+                     << (options.ranges.empty() ? std::string("none") : runtime::formatRanges(options.ranges)) << ")";
+    unsupportedType = true;
+    return json::array();
+  }
 
   FailureOr<size_t> bufferFor(Value value);
   size_t addBuffer(std::string name, std::string kind, Type type) {
@@ -331,8 +375,10 @@ FailureOr<PlanContents> PlanBuilder::build() {
   for (BlockArgument arg : func.getArguments()) {
     size_t id = addBuffer(names[arg], "input", arg.getType());
     bufferOfValue[arg] = id;
-    inputs.push_back(
-        {{"name", names[arg]}, {"dtype", dtypeOf(arg)}, {"shape", shapeToJson(arg.getType())}, {"buffer", id}});
+    inputs.push_back({{"name", names[arg]},
+                      {"dtype", dtypeOf(arg)},
+                      {"shape", shapeOf(arg.getType(), arg.getLoc())},
+                      {"buffer", id}});
   }
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (llvm::isa<fuse::ConstantOp>(op))
@@ -362,7 +408,7 @@ FailureOr<PlanContents> PlanBuilder::build() {
     claimed.insert(id);
     outputs.push_back({{"name", name},
                        {"dtype", dtypeOf(value.getType(), value.getLoc(), "output '" + name + "'")},
-                       {"shape", shapeToJson(value.getType())},
+                       {"shape", shapeOf(value.getType(), value.getLoc())},
                        {"buffer", id}});
   }
 
@@ -378,7 +424,7 @@ FailureOr<PlanContents> PlanBuilder::build() {
   for (size_t id = 0; id < buffers.size(); ++id) {
     if (buffers[id].kind != "arena")
       continue;
-    FailureOr<BatchLinear> bytes = bytesOf(buffers[id].type);
+    FailureOr<BatchLinear> bytes = bytesOf(buffers[id].type, options.ranges);
     if (failed(bytes))
       return emitError(func.getLoc()) << "intermediate '" << buffers[id].name << "' of type " << buffers[id].type
                                       << " is implausibly large (more than " << kMaxTensorBytes << " bytes per sample)";
@@ -401,7 +447,7 @@ FailureOr<PlanContents> PlanBuilder::build() {
                   {"name", buffer.name},
                   {"kind", buffer.kind},
                   {"dtype", dtypeOf(buffer.type, func.getLoc(), "buffer '" + buffer.name + "'")},
-                  {"shape", shapeToJson(buffer.type)}};
+                  {"shape", shapeOf(buffer.type, func.getLoc())}};
     if (buffer.kind == "weight")
       entry["offset"] = buffer.weightOffset;
     bufferList.push_back(entry);
@@ -426,6 +472,12 @@ FailureOr<PlanContents> PlanBuilder::build() {
   };
   if (!options.dims.empty())
     manifest["dims"] = options.dims;
+  if (!options.ranges.empty()) {
+    json ranges = json::array();
+    for (const runtime::DimensionRange &range : options.ranges)
+      ranges.push_back({{"name", range.name}, {"min", range.min}, {"opt", range.opt}, {"max", range.max}});
+    manifest["ranges"] = std::move(ranges);
+  }
   PlanContents contents;
   contents.manifest = std::move(manifest);
   contents.sections.push_back(std::move(weights));

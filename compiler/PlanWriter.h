@@ -4,6 +4,7 @@
 
 #include "codegen/KernelCompiler.h"
 #include "codegen/KernelSource.h"
+#include "runtime/plan/DimensionRanges.h"
 #include "runtime/plan/PlanContainer.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -38,6 +39,10 @@ struct PlanOptions {
   /// The sizes the named input dimensions were compiled at (the manifest's
   /// `dims`; none if empty).
   std::map<std::string, int64_t> dims;
+  /// The named dimensions the plan runs over a range (the manifest's
+  /// `ranges`, format 7.1); a type's symbol named ranges[i].name is written
+  /// as plan::rangeDimCode(i), and buffers are planned at each maximum.
+  std::vector<runtime::DimensionRange> ranges;
 };
 
 /// Builds the plan bytes for `module`'s `@main`: one kernel per top-level op

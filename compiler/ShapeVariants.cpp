@@ -22,7 +22,7 @@ std::vector<import::DimensionSizes> dimensionCombinations(const DimensionChoices
   for (const auto &[name, sizes] : choices) {
     std::vector<import::DimensionSizes> extended;
     for (const import::DimensionSizes &prefix : combinations)
-      for (int64_t size : sizes) {
+      for (const import::DimensionSize &size : sizes) {
         import::DimensionSizes combination = prefix;
         combination[name] = size;
         extended.push_back(std::move(combination));

@@ -27,8 +27,8 @@
 namespace fusec {
 
 /// Sizes for named dimensions as fusec --dim gives them: one or more per
-/// name.
-using DimensionChoices = std::map<std::string, std::vector<int64_t>>;
+/// name, each a static size or a range (one variant runs every size in it).
+using DimensionChoices = std::map<std::string, std::vector<import::DimensionSize>>;
 
 /// The most shape variants one plan may hold; each is a whole compile.
 inline constexpr size_t kMaxShapeVariants = 64;

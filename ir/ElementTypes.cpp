@@ -50,7 +50,8 @@ int64_t elementByteSize(Type type) {
 Type elementTypeOf(Value value) { return llvm::cast<ShapedType>(value.getType()).getElementType(); }
 
 RankedTensorType withElementType(Type type, Type element) {
-  return RankedTensorType::get(llvm::cast<RankedTensorType>(type).getShape(), element);
+  // clone keeps the encoding that names the type's symbols.
+  return llvm::cast<RankedTensorType>(llvm::cast<RankedTensorType>(type).clone(element));
 }
 
 } // namespace fusec::fuse

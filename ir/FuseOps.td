@@ -448,6 +448,14 @@ def Fuse_PadOp : Fuse_OnnxOp<"pad", "Pad", Fuse_DataMovementFacts> {
 
 def Fuse_ReshapeOp : Fuse_OnnxOp<"reshape", "Reshape", Fuse_DataMovementFacts> {
   let summary = "Reinterpret the shape; 0 copies an input dim, -1 is inferred";
+  let description = [{
+    ONNX's Reshape on the same bytes. A 0 copies the input's dimension at the
+    same index; a -1 is inferred. The batch and any run-time dimension (a
+    range, `fusec --dim seq=1:512`) keep their order and the elements before
+    them: one not copied by a 0 lands on a -1. Several -1 entries each take
+    one such dimension in order (every static size given), so an Unsqueeze of
+    `[seq, batch, 32]` is `{1, -1, -1, 32}`.
+  }];
   let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape);
   let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";

@@ -21,7 +21,23 @@ using namespace mlir;
 namespace fusec::fuse {
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); }
+/// The shape with its symbols (ShapeUtils.h): kDynamic for the batch, a
+/// symbol of its own for each named run-time dimension.
+SmallVector<int64_t> shapeOf(Value value) { return symbolicShape(value.getType()); }
+
+/// "the batch dimension", or "the run-time dimension 'seq'" (a range).
+std::string describeSymbol(int64_t dim) {
+  return dim == kDynamic ? "the batch dimension" : "the run-time dimension '" + symbolName(dim) + "'";
+}
+
+/// True when a symbol appears twice: a tensor holds each run-time dimension
+/// at most once (sizes are products of distinct symbols).
+bool hasRepeatedSymbol(ArrayRef<int64_t> shape) {
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (isSymbolic(shape[i]) && llvm::is_contained(shape.drop_front(i + 1), shape[i]))
+      return true;
+  return false;
+}
 
 /// Records the result type, after checking that a sample of it is no larger
 /// than the runtime accepts (fusec::kMaxTensorBytes), so that hostile
@@ -40,11 +56,11 @@ LogicalResult success(SmallVectorImpl<Type> &inferred, Operation *op, ArrayRef<i
   }
   SmallVector<int64_t> sample;
   for (int64_t dim : shape)
-    sample.push_back(dim == kDynamic ? 1 : dim);
+    sample.push_back(isSymbolic(dim) ? 1 : dim);
   if (!checkedTensorBytes(sample))
     return op->emitOpError() << "result shape " << shapeToString(shape) << " is implausibly large (more than "
                              << kMaxTensorBytes << " bytes per sample)";
-  inferred.push_back(RankedTensorType::get(shape, elementType));
+  inferred.push_back(symbolicTensorType(shape, elementType));
   return mlir::success();
 }
 
@@ -63,9 +79,9 @@ LogicalResult expectRank(Operation *op, StringRef what, Value value, int64_t ran
 }
 
 LogicalResult expectStatic(Operation *op, StringRef what, int64_t dim) {
-  if (dim != kDynamic)
+  if (!isSymbolic(dim))
     return mlir::success();
-  return op->emitOpError() << what << " must be static, not the batch dimension";
+  return op->emitOpError() << what << " must be static, not " << describeSymbol(dim);
 }
 
 /// Checks `values` has `size` entries, each >= `min`.
@@ -339,7 +355,7 @@ LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     return failure();
   if (failed(checkRule(*this, rules::checkEpsilon(getEpsilon().convertToFloat()))))
     return failure();
-  auto normalized = input.drop_front(getAxis());
+  auto normalized = ArrayRef<int64_t>(input).drop_front(getAxis());
   for (Value param : {getScale(), getBias()}) {
     if (!param)
       continue;
@@ -388,7 +404,7 @@ LogicalResult GlobalAveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &infer
   auto input = shapeOf(getInput());
   if (input.size() < 3)
     return emitOpError() << "input must have rank >= 3, got " << shapeToString(input);
-  for (int64_t dim : input.drop_front(2))
+  for (int64_t dim : ArrayRef<int64_t>(input).drop_front(2))
     if (failed(expectStatic(*this, "spatial input dimension", dim)))
       return failure();
   SmallVector<int64_t> shape(input.begin(), input.end());
@@ -527,12 +543,12 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   for (int64_t dim : {query[query.size() - 2], query.back(), key[key.size() - 2], value.back()})
     if (failed(expectStatic(*this, "sequence and head dimensions", dim)))
       return failure();
-  SmallVector<int64_t> scores(query.drop_back(1));
+  SmallVector<int64_t> scores(ArrayRef<int64_t>(query).drop_back(1));
   scores.push_back(key[key.size() - 2]);
   if (getMask() && !broadcastsTo(shapeOf(getMask()), scores))
     return emitOpError() << "mask " << shapeToString(shapeOf(getMask())) << " does not broadcast to the scores "
                          << shapeToString(scores);
-  SmallVector<int64_t> shape(query.drop_back(1));
+  SmallVector<int64_t> shape(ArrayRef<int64_t>(query).drop_back(1));
   shape.push_back(value.back());
   return success(inferred, *this, shape);
 }
@@ -553,9 +569,9 @@ LogicalResult PadOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   SmallVector<int64_t> shape(input.begin(), input.end());
   for (int64_t d = 0; d < rank; ++d) {
     int64_t begin = pads[d], end = pads[d + rank];
-    if (input[d] == kDynamic && (begin != 0 || end != 0))
-      return emitOpError() << "cannot pad the batch dimension (axis " << d << ")";
-    if (input[d] == kDynamic)
+    if (isSymbolic(input[d]) && (begin != 0 || end != 0))
+      return emitOpError() << "cannot pad " << describeSymbol(input[d]) << " (axis " << d << ")";
+    if (isSymbolic(input[d]))
       continue;
     std::string error = rules::padOutputSize(input[d], begin, end, mode.str(), shape[d]);
     if (!error.empty())
@@ -568,8 +584,9 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput());
   auto target = getShape();
   SmallVector<int64_t> shape;
+  SmallVector<int64_t> copied;
+  SmallVector<size_t> inferEntries; // the -1 entries
   int64_t inferIndex = -1, known = 1;
-  bool batchCopied = false;
   for (size_t i = 0; i < target.size(); ++i) {
     int64_t dim = target[i];
     if (dim == 0) {
@@ -577,14 +594,13 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
         return emitOpError() << "'shape' entry " << i << " copies a dimension the input lacks";
       dim = input[i];
     } else if (dim == -1) {
-      if (inferIndex >= 0)
-        return emitOpError() << "'shape' may hold at most one -1";
+      inferEntries.push_back(i);
       inferIndex = i;
     } else if (dim < -1) {
       return emitOpError() << "'shape' entry " << dim << " is invalid";
     }
-    if (dim == kDynamic) {
-      batchCopied = true;
+    if (isSymbolic(dim)) {
+      copied.push_back(dim);
     } else if (dim != -1) {
       std::optional<int64_t> product = checkedMul(known, dim);
       if (!product)
@@ -593,17 +609,33 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     }
     shape.push_back(dim);
   }
-  bool inputDynamic = llvm::is_contained(input, kDynamic);
+  SmallVector<int64_t> moved; // the input's symbols no 0 entry copies
   int64_t inputKnown = 1;
-  for (int64_t dim : input)
-    if (dim != kDynamic)
+  for (int64_t dim : input) {
+    if (!isSymbolic(dim))
       inputKnown *= dim;
-  if (inputDynamic && !batchCopied) {
-    // The batch dimension must land, alone, on the -1 entry.
+    else if (!llvm::is_contained(copied, dim))
+      moved.push_back(dim);
+  }
+  // Several -1 entries each take one moved symbol, in order (symbols keep
+  // their order, checked below): an Unsqueeze of [seq, batch, 32] is
+  // {1, -1, -1, 32}.
+  if (inferEntries.size() > 1) {
+    if (moved.size() != inferEntries.size() || known != inputKnown)
+      return emitOpError() << "'shape' may hold one -1, or one per run-time dimension it moves (" << moved.size()
+                           << " here) with every static size given";
+    for (size_t k = 0; k < moved.size(); ++k)
+      shape[inferEntries[k]] = moved[k];
+  } else if (moved.size() > 1) {
+    return emitOpError() << "cannot reshape " << shapeToString(input) << " to " << shapeToString(target)
+                         << ": the run-time dimensions " << symbolName(moved[0]) << " and " << symbolName(moved[1])
+                         << " would both land on the -1 entry";
+  } else if (!moved.empty()) {
+    // The moved symbol must land, alone, on the -1 entry.
     if (inferIndex < 0 || known == 0 || inputKnown != known)
-      return emitOpError() << "cannot reshape " << shapeToString(input) << " to " << shapeToString(target)
-                           << ": the batch dimension must map to exactly one output dimension";
-    shape[inferIndex] = kDynamic;
+      return emitOpError() << "cannot reshape " << shapeToString(input) << " to " << shapeToString(target) << ": "
+                           << describeSymbol(moved[0]) << " must map to exactly one output dimension";
+    shape[inferIndex] = moved[0];
   } else {
     if (inferIndex >= 0) {
       if (known == 0 || inputKnown % known != 0)
@@ -615,25 +647,31 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
                            << " elements per batch) to " << shapeToString(target);
     }
   }
-  // Samples must stay contiguous and in order: the elements before the batch
-  // dimension are the same count in the input and the output.
-  if (inputDynamic) {
-    int64_t before = 1;
-    for (int64_t dim : input) {
-      if (dim == kDynamic)
-        break;
-      before *= dim;
+  // Samples must stay contiguous and in order: the symbols keep their order,
+  // and the static elements before, between and after them are the same
+  // counts in the input and the output.
+  auto segments = [](ArrayRef<int64_t> dims, SmallVectorImpl<int64_t> &symbols) {
+    SmallVector<int64_t> products = {1};
+    for (int64_t dim : dims) {
+      if (isSymbolic(dim)) {
+        symbols.push_back(dim);
+        products.push_back(1);
+      } else {
+        products.back() *= dim;
+      }
     }
-    int64_t outputBefore = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == kDynamic)
-        break;
-      outputBefore *= shape[i];
-    }
-    if (before != outputBefore)
-      return emitOpError() << "cannot reshape " << shapeToString(input) << " to " << shapeToString(target)
-                           << ": the batch dimension must keep the elements before it";
-  }
+    return products;
+  };
+  SmallVector<int64_t> inputSymbols, outputSymbols;
+  SmallVector<int64_t> inputSegments = segments(input, inputSymbols);
+  SmallVector<int64_t> outputSegments = segments(shape, outputSymbols);
+  if (inputSymbols != outputSymbols || inputSegments != outputSegments)
+    return emitOpError() << "cannot reshape " << shapeToString(input) << " to " << shapeToString(target) << ": the "
+                         << (inputSymbols.size() == 1 && inputSymbols[0] == kDynamic
+                                 ? std::string("batch dimension")
+                                 : std::string("run-time dimensions"))
+                         << " must keep the elements before " << (inputSymbols.size() == 1 ? "it" : "them")
+                         << " and their order";
   return success(inferred, *this, shape);
 }
 
@@ -642,12 +680,12 @@ LogicalResult FlattenOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   int64_t axis = getAxis();
   if (axis < 0 || axis > static_cast<int64_t>(input.size()))
     return emitOpError() << "'axis' " << axis << " is out of range [0, " << input.size() << "]";
-  auto outer = collapseDims(input.take_front(axis));
-  auto inner = collapseDims(input.drop_front(axis));
+  auto outer = collapseDims(ArrayRef<int64_t>(input).take_front(axis));
+  auto inner = collapseDims(ArrayRef<int64_t>(input).drop_front(axis));
   if (!outer || !inner)
     return emitOpError() << "flattening " << shapeToString(input) << " at axis " << axis
                          << " would merge the batch dimension with other dimensions";
-  return success(inferred, *this, {*outer, *inner});
+  return success(inferred, *this, SmallVector<int64_t>{*outer, *inner});
 }
 
 LogicalResult TransposeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
@@ -710,10 +748,11 @@ LogicalResult SliceOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   SmallVector<int64_t> shape;
   for (size_t d = 0; d < rank; ++d) {
     rules::SliceAxis axis{starts[d], ends[d], steps[d]};
-    if (input[d] == kDynamic) {
+    if (isSymbolic(input[d])) {
       if (!rules::isWholeSlice(axis))
-        return emitOpError() << "axis " << d << " is the batch dimension, which can only be sliced whole";
-      shape.push_back(kDynamic);
+        return emitOpError() << "axis " << d << " is " << describeSymbol(input[d])
+                             << ", which can only be sliced whole";
+      shape.push_back(input[d]);
       continue;
     }
     int64_t extent = 0;
@@ -733,7 +772,7 @@ LogicalResult GatherOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   SmallVector<int64_t> shape(input.begin(), input.begin() + axis);
   shape.append(indices.begin(), indices.end());
   shape.append(input.begin() + axis + 1, input.end());
-  if (llvm::count(shape, kDynamic) > 1)
+  if (hasRepeatedSymbol(shape))
     return emitOpError() << "gathering " << shapeToString(indices) << " from " << shapeToString(input)
                          << " would give a result with the batch dimension twice";
   return success(inferred, *this, shape, elementTypeOf(getInput()));
@@ -751,13 +790,13 @@ LogicalResult GatherElementsOp::inferResultTypes(SmallVectorImpl<Type> &inferred
   for (size_t d = 0; d < input.size(); ++d) {
     if (int64_t(d) == axis)
       continue;
-    bool batch = input[d] == kDynamic, indexBatch = indices[d] == kDynamic;
-    if (batch != indexBatch || (!batch && indices[d] > input[d]))
+    bool batch = isSymbolic(input[d]), indexBatch = isSymbolic(indices[d]);
+    if (batch != indexBatch || (batch && input[d] != indices[d]) || (!batch && indices[d] > input[d]))
       return emitOpError() << "indices " << shapeToString(indices) << " are longer than the input "
                            << shapeToString(input) << " along axis " << d
                            << " (or only one of them has the batch dimension there)";
   }
-  if (indices[axis] == kDynamic)
+  if (isSymbolic(indices[axis]))
     return emitOpError() << "indices " << shapeToString(indices) << " have the batch dimension along the gathered axis";
   return success(inferred, *this, indices, elementTypeOf(getInput()));
 }
@@ -773,7 +812,7 @@ LogicalResult ExpandOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto shape = broadcastShapes(input, target);
   if (!shape)
     return emitOpError() << "cannot expand " << shapeToString(input) << " to " << shapeToString(target);
-  if (llvm::count(*shape, kDynamic) > 1)
+  if (hasRepeatedSymbol(*shape))
     return emitOpError() << "expanding " << shapeToString(input) << " to " << shapeToString(target)
                          << " would give a result with the batch dimension twice";
   return success(inferred, *this, *shape);
@@ -795,10 +834,11 @@ LogicalResult ResizeOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     return failure();
   SmallVector<int64_t> shape;
   for (size_t d = 0; d < input.size(); ++d) {
-    if (input[d] == kDynamic) {
+    if (isSymbolic(input[d])) {
       if (sizes[d] != -1 || scales[d] != 1.0f)
-        return emitOpError() << "axis " << d << " is the batch dimension, which Resize keeps (size -1, scale 1)";
-      shape.push_back(kDynamic);
+        return emitOpError() << "axis " << d << " is " << describeSymbol(input[d])
+                             << ", which Resize keeps (size -1, scale 1)";
+      shape.push_back(input[d]);
       continue;
     }
     std::string error = rules::checkResizeAxis(input[d], sizes[d], scales[d]);

@@ -2,11 +2,93 @@
 #include "ir/ShapeUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <algorithm>
+#include <mutex>
 
 namespace fusec::fuse {
 
+namespace {
+/// Named symbols, interned for the process: shape computations compare
+/// symbols as integers, and the names are few (one per --dim range).
+struct SymbolTable {
+  std::mutex mutex;
+  std::vector<std::string> names;
+};
+SymbolTable &symbolTable() {
+  static SymbolTable table;
+  return table;
+}
+} // namespace
+
+std::optional<int64_t> symbolDim(llvm::StringRef name) {
+  if (name == kBatchSymbolName)
+    return kDynamic;
+  SymbolTable &table = symbolTable();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = std::find(table.names.begin(), table.names.end(), name.str());
+  if (it != table.names.end())
+    return kDynamic + 1 + (it - table.names.begin());
+  if (static_cast<int64_t>(table.names.size()) >= kMaxSymbols)
+    return std::nullopt;
+  table.names.push_back(name.str());
+  return kDynamic + static_cast<int64_t>(table.names.size());
+}
+
+std::string symbolName(int64_t dim) {
+  if (dim == kDynamic)
+    return kBatchSymbolName;
+  SymbolTable &table = symbolTable();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  const int64_t index = dim - kDynamic - 1;
+  if (index < 0 || index >= static_cast<int64_t>(table.names.size()))
+    return "?";
+  return table.names[static_cast<size_t>(index)];
+}
+
+llvm::SmallVector<int64_t> symbolicShape(mlir::Type type) {
+  auto tensor = llvm::cast<mlir::RankedTensorType>(type);
+  llvm::SmallVector<int64_t> shape(tensor.getShape());
+  auto names = llvm::dyn_cast_or_null<mlir::ArrayAttr>(tensor.getEncoding());
+  if (!names)
+    return shape;
+  size_t next = 0;
+  for (int64_t &dim : shape) {
+    if (dim != kDynamic || next >= names.size())
+      continue;
+    auto name = llvm::dyn_cast<mlir::StringAttr>(names[next++]);
+    if (std::optional<int64_t> symbol = name ? symbolDim(name.getValue()) : std::nullopt)
+      dim = *symbol;
+  }
+  return shape;
+}
+
+mlir::RankedTensorType symbolicTensorType(llvm::ArrayRef<int64_t> shape, mlir::Type elementType) {
+  llvm::SmallVector<int64_t> dims;
+  llvm::SmallVector<mlir::Attribute> names;
+  bool named = false;
+  mlir::Builder builder(elementType.getContext());
+  for (int64_t dim : shape) {
+    dims.push_back(isSymbolic(dim) ? kDynamic : dim);
+    if (isSymbolic(dim)) {
+      names.push_back(builder.getStringAttr(symbolName(dim)));
+      named |= dim != kDynamic;
+    }
+  }
+  return mlir::RankedTensorType::get(dims, elementType, named ? builder.getArrayAttr(names) : mlir::Attribute());
+}
+
+llvm::SmallVector<std::string> namedSymbolsOf(mlir::Type type) {
+  llvm::SmallVector<std::string> names;
+  for (int64_t dim : symbolicShape(type))
+    if (isSymbolic(dim) && dim != kDynamic)
+      names.push_back(symbolName(dim));
+  return names;
+}
+
 mlir::RankedTensorType f32TensorType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape) {
-  return mlir::RankedTensorType::get(shape, mlir::Float32Type::get(ctx));
+  return symbolicTensorType(shape, mlir::Float32Type::get(ctx));
 }
 
 std::optional<llvm::SmallVector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs) {
@@ -35,16 +117,21 @@ bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
 std::optional<int64_t> collapseDims(llvm::ArrayRef<int64_t> dims) {
   int64_t product = 1;
   bool dynamic = false;
+  int64_t symbol = 0;
   for (int64_t dim : dims) {
-    if (dim == kDynamic)
+    if (isSymbolic(dim)) {
+      if (dynamic)
+        return std::nullopt; // two symbols merged
       dynamic = true;
-    else
+      symbol = dim;
+    } else {
       product *= dim;
+    }
   }
   if (!dynamic)
     return product;
   if (product == 1)
-    return kDynamic;
+    return symbol;
   return std::nullopt;
 }
 
@@ -53,7 +140,7 @@ std::string shapeToString(llvm::ArrayRef<int64_t> shape) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
       out += ", ";
-    out += shape[i] == kDynamic ? "?" : std::to_string(shape[i]);
+    out += shape[i] == kDynamic ? "?" : isSymbolic(shape[i]) ? symbolName(shape[i]) : std::to_string(shape[i]);
   }
   return out + "]";
 }

@@ -44,10 +44,12 @@ namespace {
 
 /// `type` with its axes permuted: result axis i is axis perm[i].
 RankedTensorType permuted(RankedTensorType type, ArrayRef<int64_t> perm) {
+  // With its symbols: a range's dimension keeps its name (ShapeUtils.h).
+  const SmallVector<int64_t> dims = symbolicShape(type);
   SmallVector<int64_t> shape;
   for (int64_t axis : perm)
-    shape.push_back(type.getDimSize(axis));
-  return RankedTensorType::get(shape, type.getElementType());
+    shape.push_back(dims[axis]);
+  return symbolicTensorType(shape, type.getElementType());
 }
 
 Value transpose(PatternRewriter &rewriter, Location loc, Value value, ArrayRef<int64_t> perm) {
@@ -252,15 +254,17 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
   }
 };
 
-/// `type` as a reshape's `shape`: static sizes, and the batch as 0 (copy)
-/// where it keeps its axis, else -1 (inferred).
+/// `type` as a reshape's `shape`: static sizes, and each symbol (the batch,
+/// a range's dimension) as 0 (copy) where it keeps its axis, else -1
+/// (inferred; several -1 take the moved symbols in order).
 SmallVector<int64_t> reshapeTarget(RankedTensorType from, RankedTensorType to) {
+  const SmallVector<int64_t> fromDims = symbolicShape(from);
   SmallVector<int64_t> shape;
-  for (auto [axis, size] : llvm::enumerate(to.getShape())) {
-    if (!ShapedType::isDynamic(size))
+  for (auto [axis, size] : llvm::enumerate(symbolicShape(to))) {
+    if (!isSymbolic(size))
       shape.push_back(size);
     else
-      shape.push_back(static_cast<int64_t>(axis) < from.getRank() && from.isDynamicDim(axis) ? 0 : -1);
+      shape.push_back(axis < fromDims.size() && fromDims[axis] == size ? 0 : -1);
   }
   return shape;
 }

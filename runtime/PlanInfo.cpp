@@ -4,6 +4,7 @@
 
 #include "runtime/Error.h"
 
+#include <optional>
 #include <sstream>
 
 namespace fusec::runtime {
@@ -19,11 +20,21 @@ json describeTensors(const std::vector<TensorDesc> &tensors) {
   return list;
 }
 
-void printTensors(std::ostream &out, const char *title, const json &tensors) {
+void printTensors(std::ostream &out, const char *title, const json &tensors,
+                  const std::vector<DimensionRange> &ranges) {
   out << title << ":\n";
   for (const json &tensor : tensors)
     out << "  " << tensor["name"].get<std::string>() << "  " << tensor["dtype"].get<std::string>() << " "
-        << formatShape(tensor["shape"].get<Shape>()) << "\n";
+        << formatShape(tensor["shape"].get<Shape>(), ranges) << "\n";
+}
+
+std::vector<DimensionRange> rangesOf(const json &description) {
+  std::vector<DimensionRange> ranges;
+  if (description.contains("ranges"))
+    for (const json &range : description["ranges"])
+      ranges.push_back({range["name"].get<std::string>(), range["min"].get<int64_t>(), range["opt"].get<int64_t>(),
+                        range["max"].get<int64_t>()});
+  return ranges;
 }
 
 } // namespace
@@ -45,6 +56,15 @@ std::string planPrecision(const Plan &plan) {
 
 json describePlan(const Plan &root, int64_t batch, const std::map<std::string, int64_t> &dims) {
   const Plan *found = dims.empty() ? &root : root.findShapeVariant(dims);
+  std::optional<Plan> specialized;
+  if (!found && !dims.empty() && !root.ranges().empty()) {
+    // A plan with ranges, described at the sizes `dims` gives them.
+    std::map<std::string, int64_t> sizes = dims;
+    for (const auto &fixed : root.dims())
+      sizes.erase(fixed.first);
+    specialized = root.specialize(sizes);
+    found = &*specialized;
+  }
   if (!found)
     throw Error(root.sourceName() + ": no shape variant for " + formatDims(dims) + " (the plan holds " +
                 root.describeShapeVariants() + ")");
@@ -108,6 +128,14 @@ json describePlan(const Plan &root, int64_t batch, const std::map<std::string, i
     description["dims"] = manifest.dims;
     description["shape_variants"] = root.shapeVariantDims();
   }
+  if (!manifest.ranges.empty()) {
+    // The arena is laid out for every range's maximum, and a run at any size
+    // of the ranges uses that layout.
+    json ranges = json::array();
+    for (const DimensionRange &range : manifest.ranges)
+      ranges.push_back({{"name", range.name}, {"min", range.min}, {"opt", range.opt}, {"max", range.max}});
+    description["ranges"] = std::move(ranges);
+  }
   return description;
 }
 
@@ -127,8 +155,11 @@ std::string formatPlanSummary(const json &description) {
           << (variant == description["dims"] ? "]" : "");
     out << "\n";
   }
-  printTensors(out, "inputs", description["inputs"]);
-  printTensors(out, "outputs", description["outputs"]);
+  const std::vector<DimensionRange> ranges = rangesOf(description);
+  if (!ranges.empty())
+    out << "ranges (min:opt:max; one plan runs every size): " << formatRanges(ranges) << "\n";
+  printTensors(out, "inputs", description["inputs"], ranges);
+  printTensors(out, "outputs", description["outputs"], ranges);
   const json &kernels = description["kernels"];
   out << "kernels: " << kernels["count"].get<size_t>() << "\n";
   for (const json &kernel : kernels["list"]) {
@@ -156,7 +187,10 @@ std::string formatPlanSummary(const json &description) {
           << "\n";
   }
   out << "arena at batch " << description["batch"].get<int64_t>() << ": " << description["arena_bytes"].get<int64_t>()
-      << " bytes (lower bound " << description["arena_lower_bound_bytes"].get<int64_t>() << ")\n";
+      << " bytes (lower bound " << description["arena_lower_bound_bytes"].get<int64_t>() << ")";
+  if (!ranges.empty())
+    out << ", laid out for " << formatDims(rangeMaximums(ranges)) << " and used at every size of the ranges";
+  out << "\n";
   out << "weights: " << description["weight_bytes"].get<size_t>() << " bytes\n";
   out << "batch buckets:";
   for (const json &bucket : description["batch_buckets"])

@@ -8,6 +8,7 @@
 #include "runtime/Error.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace fusec::runtime {
 
@@ -28,17 +29,64 @@ Session::Session(std::shared_ptr<const Plan> plan, BackendMaker makeBackend, siz
     throw Error("a session needs a plan");
   if (!makeBackend)
     throw Error("a session needs a backend");
-  variants_.push_back({plan_, batchLimitOf(*plan_, physicalMemoryBytes()), nullptr, 0});
-  for (const Plan &variant : plan_->shapeVariants()) {
+  auto addVariant = [this](std::shared_ptr<const Plan> plan) {
+    ShapeVariant variant;
+    variant.ranged = !plan->ranges().empty();
+    // A ranged plan never runs itself; its specializations have limits.
+    if (!variant.ranged)
+      variant.batchLimit = batchLimitOf(*plan, physicalMemoryBytes());
+    variant.plan = std::move(plan);
+    variants_.push_back(std::move(variant));
+  };
+  addVariant(plan_);
+  for (const Plan &variant : plan_->shapeVariants())
     // Aliasing: each variant's pointer keeps the whole plan alive.
-    std::shared_ptr<const Plan> shared(plan_, &variant);
-    variants_.push_back({shared, batchLimitOf(variant, physicalMemoryBytes()), nullptr, 0});
+    addVariant(std::shared_ptr<const Plan>(plan_, &variant));
+  if (variants_[0].ranged) {
+    std::map<std::string, int64_t> opt;
+    for (const DimensionRange &range : plan_->ranges())
+      opt[range.name] = range.opt;
+    selected_ = variantFor({0, opt});
   }
-  variants_[0].backend = makeBackend(plan_);
-  if (!variants_[0].backend)
+  variants_[selected_].backend = makeBackend(variants_[selected_].plan);
+  if (!variants_[selected_].backend)
     throw Error("a session needs a backend");
-  if (variants_.size() > 1)
+  if (variants_.size() > 1 || variants_[0].ranged)
     makeBackend_ = std::move(makeBackend);
+}
+
+size_t Session::variantFor(const VariantChoice &choice) {
+  if (!variants_[choice.variant].ranged)
+    return choice.variant;
+  std::map<std::string, int64_t> dims = variants_[choice.variant].plan->dims();
+  dims.insert(choice.rangeSizes.begin(), choice.rangeSizes.end());
+  for (size_t i = 0; i < variants_.size(); ++i)
+    if (variants_[i].specialized && variants_[i].parent == choice.variant && variants_[i].plan->dims() == dims)
+      return i;
+  // Each specialization holds a copy of the manifest: keep the recently run
+  // ones, a few more than the backends the cache keeps.
+  const size_t keep = std::max<size_t>(4, 2 * shapeCacheSize_);
+  while (true) {
+    size_t count = 0, oldest = variants_.size();
+    for (size_t i = 0; i < variants_.size(); ++i)
+      if (variants_[i].specialized) {
+        ++count;
+        if (i != selected_ && (oldest == variants_.size() || variants_[i].lastRun < variants_[oldest].lastRun))
+          oldest = i;
+      }
+    if (count < keep || oldest == variants_.size())
+      break;
+    variants_.erase(variants_.begin() + static_cast<std::ptrdiff_t>(oldest));
+    if (oldest < selected_)
+      --selected_;
+  }
+  ShapeVariant variant;
+  variant.plan = std::make_shared<const Plan>(variants_[choice.variant].plan->specialize(choice.rangeSizes));
+  variant.batchLimit = batchLimitOf(*variant.plan, physicalMemoryBytes());
+  variant.specialized = true;
+  variant.parent = choice.variant;
+  variants_.push_back(std::move(variant));
+  return variants_.size() - 1;
 }
 
 namespace {
@@ -85,10 +133,31 @@ std::vector<std::map<std::string, int64_t>> Session::shapeVariants() const { ret
 
 void Session::selectDims(const std::map<std::string, int64_t> &dims) {
   for (size_t i = 0; i < variants_.size(); ++i)
-    if (variants_[i].plan->dims() == dims) {
+    if (!variants_[i].ranged && !variants_[i].specialized && variants_[i].plan->dims() == dims) {
       selected_ = i;
       return;
     }
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    if (!variants_[i].ranged)
+      continue;
+    // The variant's fixed sizes, and one size for each of its ranges.
+    const Plan &ranged = *variants_[i].plan;
+    std::map<std::string, int64_t> rangeSizes = dims;
+    bool fixedMatch = true;
+    for (const auto &[name, size] : ranged.dims()) {
+      auto it = rangeSizes.find(name);
+      fixedMatch = fixedMatch && it != rangeSizes.end() && it->second == size;
+      if (it != rangeSizes.end())
+        rangeSizes.erase(it);
+    }
+    const bool namesMatch = rangeSizes.size() == ranged.ranges().size() &&
+                            std::all_of(ranged.ranges().begin(), ranged.ranges().end(),
+                                        [&](const DimensionRange &range) { return rangeSizes.count(range.name) == 1; });
+    if (fixedMatch && namesMatch) {
+      selected_ = variantFor({i, rangeSizes}); // throws for a size outside its range
+      return;
+    }
+  }
   throw Error("the plan has no shape variant for " +
               (dims.empty() ? std::string("no named dimensions") : formatDims(dims)) + " (it was compiled for " +
               plan_->describeShapeVariants() + ")");
@@ -142,9 +211,71 @@ int64_t Session::inferBatch(const std::map<std::string, Tensor> &inputs) const {
   return 1;
 }
 
-size_t Session::variantTaking(int64_t batch, const std::map<std::string, Tensor> &inputs) const {
-  if (variants_.size() == 1)
-    return 0;
+namespace {
+
+/// The sizes of `ranged`'s ranges that make its inputs the given tensors'
+/// shapes at `batch`, or nullopt if no sizes do (a size outside its range
+/// included).
+std::optional<std::map<std::string, int64_t>> rangeSizesTaking(const Plan &ranged, int64_t batch,
+                                                               const std::map<std::string, Tensor> &inputs) {
+  std::vector<std::optional<int64_t>> sizes(ranged.ranges().size());
+  for (const TensorDesc &input : ranged.inputs()) {
+    auto it = inputs.find(input.name);
+    if (it == inputs.end())
+      continue;
+    const Shape &given = it->second.shape();
+    if (given.size() != input.shape.size())
+      return std::nullopt;
+    for (size_t d = 0; d < given.size(); ++d) {
+      const int64_t dim = input.shape[d];
+      if (std::optional<size_t> range = plan::rangeIndexOf(dim)) {
+        if (*range >= sizes.size() || (sizes[*range] && *sizes[*range] != given[d]))
+          return std::nullopt;
+        sizes[*range] = given[d];
+      } else if (given[d] != (dim == plan::kBatchDim ? batch : dim)) {
+        return std::nullopt;
+      }
+    }
+  }
+  std::map<std::string, int64_t> result;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const DimensionRange &range = ranged.ranges()[i];
+    if (!sizes[i] || !range.contains(*sizes[i]))
+      return std::nullopt;
+    result[range.name] = *sizes[i];
+  }
+  return result;
+}
+
+/// What a variant takes, for messages: "[batch, 3]" or "[batch, seq (1:512)]".
+std::string describeInput(const Plan &variant, const TensorDesc &input, int64_t batch) {
+  if (variant.ranges().empty())
+    return formatShape(resolveShape(input.shape, batch)) + " (" + formatDims(variant.dims()) + ")";
+  std::string ranges;
+  for (const DimensionRange &range : variant.ranges())
+    ranges += (ranges.empty() ? "" : ", ") + range.name + " in " + std::to_string(range.min) + ":" +
+              std::to_string(range.max);
+  return formatShape(resolveShape(input.shape, batch), variant.ranges()) + " (" + ranges +
+         (variant.dims().empty() ? std::string() : ", " + formatDims(variant.dims())) + ")";
+}
+
+} // namespace
+
+Session::VariantChoice Session::variantTaking(int64_t batch, const std::map<std::string, Tensor> &inputs) const {
+  // The variants compiled as the plan says: not the specializations made
+  // from its ranges, which are chosen through their ranged variant.
+  std::vector<size_t> listed;
+  for (size_t v = 0; v < variants_.size(); ++v)
+    if (!variants_[v].specialized)
+      listed.push_back(v);
+  if (listed.size() == 1 && !variants_[0].ranged)
+    return {0, {}};
+  for (size_t v : listed) {
+    if (!variants_[v].ranged)
+      continue;
+    if (std::optional<std::map<std::string, int64_t>> sizes = rangeSizesTaking(*variants_[v].plan, batch, inputs))
+      return {v, *sizes};
+  }
   // fits[v]: every given input has variant v's shape at `batch`.
   std::vector<bool> fits(variants_.size(), true);
   for (size_t i = 0; i < plan().inputs().size(); ++i) {
@@ -153,20 +284,22 @@ size_t Session::variantTaking(int64_t batch, const std::map<std::string, Tensor>
       continue; // run() says it is missing
     bool fitsAny = false;
     std::string expected;
-    for (size_t v = 0; v < variants_.size(); ++v) {
+    for (size_t v : listed) {
       const TensorDesc &input = variants_[v].plan->inputs()[i];
-      const Shape shape = resolveShape(input.shape, batch);
-      fitsAny |= shape == it->second.shape();
-      fits[v] = fits[v] && shape == it->second.shape();
-      expected += std::string(v ? ", " : "") + formatShape(shape) + " (" + formatDims(variants_[v].plan->dims()) + ")";
+      // A ranged variant that took the inputs returned above.
+      const bool fitsThis = !variants_[v].ranged && resolveShape(input.shape, batch) == it->second.shape();
+      fitsAny |= fitsThis;
+      fits[v] = fits[v] && fitsThis;
+      expected += std::string(expected.empty() ? "" : ", ") + describeInput(*variants_[v].plan, input, batch);
     }
     if (!fitsAny)
-      throw Error("input '" + it->first + "' has shape " + formatShape(it->second.shape()) +
-                  ", but the plan's shape variants take " + expected + " at batch " + std::to_string(batch));
+      throw Error("input '" + it->first + "' has shape " + formatShape(it->second.shape()) + ", but the plan" +
+                  (listed.size() > 1 ? "'s shape variants take " : " takes ") + expected + " at batch " +
+                  std::to_string(batch));
   }
-  for (size_t v = 0; v < variants_.size(); ++v)
+  for (size_t v : listed)
     if (fits[v])
-      return v;
+      return {v, {}};
   std::string which;
   for (const auto &[name, tensor] : inputs)
     which += (which.empty() ? "'" : ", '") + name + "' " + formatShape(tensor.shape());
@@ -182,7 +315,7 @@ std::map<std::string, Tensor> Session::run(int64_t batch, const std::map<std::st
   if (batch < 1)
     checkBatch(batch); // its message, before any about shapes at that batch
   // Selected only once every check passed: a failed run changes nothing.
-  const size_t variant = variantTaking(batch, inputs);
+  const size_t variant = variantFor(variantTaking(batch, inputs));
   const Plan &chosen = *variants_[variant].plan;
   checkBatchAgainst(chosen, variants_[variant].batchLimit, batch);
 

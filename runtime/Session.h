@@ -69,8 +69,10 @@ public:
   /// The selected variant's sizes.
   const std::map<std::string, int64_t> &dims() const { return plan().dims(); }
   /// Selects the shape variant compiled for exactly these sizes (every
-  /// dimension the plan names, given once). Throws Error listing the sizes
-  /// the plan holds if none matches.
+  /// dimension the plan names, given once), or, for a plan with ranges
+  /// (fusec --dim seq=1:512), the plan at these sizes of its ranges. Throws
+  /// Error listing the sizes the plan holds if none matches. A session over
+  /// a plan with ranges starts at each range's `opt` size.
   void selectDims(const std::map<std::string, int64_t> &dims);
 
   /// The batch size the given inputs imply: the batch dimension of the first
@@ -128,11 +130,28 @@ private:
     BatchLimit batchLimit;
     std::unique_ptr<Backend> backend;
     uint64_t lastRun = 0;
+    /// A plan with ranges: never run itself, it is specialized to the sizes
+    /// of each run (Plan::specialize).
+    bool ranged = false;
+    /// Specialized from variant `parent` (a ranged one) for one run's sizes;
+    /// the least recently run such variant is dropped first.
+    bool specialized = false;
+    size_t parent = 0;
+  };
+
+  /// A ranged variant and the sizes of its ranges that a run's inputs give.
+  struct VariantChoice {
+    size_t variant = 0;
+    std::map<std::string, int64_t> rangeSizes;
   };
 
   void checkPointers(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) const;
-  /// The variant whose inputs have the given tensors' shapes at `batch`.
-  size_t variantTaking(int64_t batch, const std::map<std::string, Tensor> &inputs) const;
+  /// The variant whose inputs have the given tensors' shapes at `batch`
+  /// (for a ranged one, with the sizes of its ranges).
+  VariantChoice variantTaking(int64_t batch, const std::map<std::string, Tensor> &inputs) const;
+  /// The variant `choice` names, specialized (made now if new) where it is
+  /// ranged.
+  size_t variantFor(const VariantChoice &choice);
   /// The selected variant's backend, made now if it has none.
   Backend &selectedBackend();
 

@@ -9,6 +9,11 @@ model checks). Weights are drawn from a fixed seed, BatchNorm statistics include
 need no Python package. Run it in .venv, the environment `scripts/setup.sh` makes:
 
     .venv/bin/python scripts/export-pytorch-models.py --out test/data/pytorch
+
+`--ranges-out DIR` writes the models whose sequence length is dynamic too (`fusec --dim seq=1:16`), each with
+PyTorch's outputs at several (batch, seq) pairs, the range's bounds among them (meta.json `runs`, `range`):
+
+    .venv/bin/python scripts/export-pytorch-models.py --ranges-out test/data/pytorch_ranges
 """
 import argparse
 import json
@@ -124,16 +129,20 @@ class Model:
     Kinds: "float" (normal samples), "mask" (a float key padding mask, -inf on padded keys), "ids" (int64 token ids
     below 100), "padding" (a boolean key padding mask, True on padded keys)."""
 
-    def __init__(self, module, inputs, description, batch_axis=0, dynamo=True, opset=None):
+    def __init__(self, module, inputs, description, batch_axis=0, dynamo=True, opset=None, seq_axes=None):
         self.module, self.description = module, description
         self.inputs = {name: spec if isinstance(spec[-1], str) else (spec, "float") for name, spec in inputs.items()}
         self.batch_axis, self.dynamo, self.opset = batch_axis, dynamo, opset
+        # For a dynamic sequence length: each input's sequence axis (in the shape with the batch).
+        self.seq_axes = seq_axes or {}
 
-    def example(self, batch, generator):
+    def example(self, batch, generator, seq=None):
         tensors = []
-        for shape, kind in self.inputs.values():
+        for name, (shape, kind) in self.inputs.items():
             full = list(shape)
             full.insert(self.batch_axis, batch)
+            if seq is not None and name in self.seq_axes:
+                full[self.seq_axes[name]] = seq
             if kind in ("mask", "padding"):
                 # Keys past a random length per sample are padding; the first is always kept so no row is all
                 # padding.
@@ -240,15 +249,87 @@ def export(name, spec, out, seed):
     print(f"{name}: opset {opset}, {sum(meta['op_counts'].values())} nodes")
 
 
+SEQ_RANGE = (1, 16)
+# (batch, seq) pairs with references: both ends of the range, and sizes between.
+RANGE_RUNS = ((1, 1), (3, 7), (2, 16), (1, 11))
+
+
+def ranged_models():
+    """Models exported with a dynamic batch and a dynamic sequence length."""
+    encoder_text = "nn.TransformerEncoder ({} norm, {}), batch and sequence length dynamic"
+    return {
+        "encoder_post": Model(encoder(False, False), {"input": (10, 32)},
+                              encoder_text.format("post", "sequence first, dynamo"), batch_axis=1,
+                              seq_axes={"input": 0}),
+        "encoder_pre": Model(encoder(True, True), {"input": (10, 32)}, encoder_text.format("pre", "batch first, dynamo"),
+                             seq_axes={"input": 1}),
+        "mha_padding_mask": Model(PaddedAttention(), {"input": (10, 32), "mask": ((10,), "mask")},
+                                  "nn.MultiheadAttention with a key padding mask, batch and sequence length dynamic",
+                                  seq_axes={"input": 1, "mask": 1}),
+    }
+
+
+def export_ranged(name, spec, out, seed):
+    directory = os.path.join(out, name)
+    os.makedirs(directory)
+    torch.manual_seed(seed)
+    model = randomize(spec.module, seed)
+    generator = torch.Generator().manual_seed(seed)
+    example = spec.example(2, generator, seq=10)
+    path = os.path.join(directory, "model.onnx")
+    names = list(spec.inputs)
+    if spec.dynamo:
+        batch = torch.export.Dim("batch", min=1, max=64)
+        seq = torch.export.Dim("seq", min=SEQ_RANGE[0], max=512)
+        shapes = tuple({spec.batch_axis: batch, spec.seq_axes[n]: seq} for n in names)
+        torch.onnx.export(model, example, path, dynamo=True, external_data=True, dynamic_shapes=shapes,
+                          input_names=names, output_names=["output"])
+    else:
+        axes = {n: {spec.batch_axis: "batch", spec.seq_axes[n]: "seq"} for n in names}
+        axes["output"] = {spec.batch_axis: "batch", spec.seq_axes[names[0]]: "seq"}
+        torch.onnx.export(model, example, path, dynamo=False, opset_version=spec.opset, input_names=names,
+                          output_names=["output"], dynamic_axes=axes)
+    onnx_model = onnx.load(path, load_external_data=False)
+    opset = next(entry.version for entry in onnx_model.opset_import if entry.domain in ("", "ai.onnx"))
+    meta = {"name": name, "description": spec.description,
+            "exporter": {"torch": torch.__version__, "onnx": onnx.__version__, "dynamo": spec.dynamo, "opset": opset,
+                         "external_data": os.path.exists(path + ".data"), "seed": seed},
+            "range": {"seq": list(SEQ_RANGE)}, "op_counts": {}, "tolerance": {"rtol": 1e-3, "atol": 1e-4},
+            "runs": []}
+    for node in onnx_model.graph.node:
+        meta["op_counts"][node.op_type] = meta["op_counts"].get(node.op_type, 0) + 1
+    for b, s in RANGE_RUNS:
+        inputs = spec.example(b, generator, seq=s)
+        with torch.no_grad():
+            y = model(*inputs)
+        files = {}
+        for input_name, tensor in zip(names, inputs):
+            files[input_name] = f"{input_name}_b{b}_s{s}.npy"
+            np.save(os.path.join(directory, files[input_name]), tensor.numpy())
+        np.save(os.path.join(directory, f"output_b{b}_s{s}.npy"), y.numpy())
+        meta["runs"].append({"batch": b, "dims": {"seq": s}, "inputs": files,
+                             "outputs": {"output": {"file": f"output_b{b}_s{s}.npy", "shape": list(y.shape)}}})
+    with open(os.path.join(directory, "meta.json"), "w") as file:
+        json.dump(meta, file, indent=2)
+        file.write("\n")
+    print(f"{name}: opset {opset}, {sum(meta['op_counts'].values())} nodes, seq {SEQ_RANGE[0]}:{SEQ_RANGE[1]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--out", help="the models with a dynamic batch (test/data/pytorch)")
+    parser.add_argument("--ranges-out", help="the models with a dynamic sequence length too (test/data/pytorch_ranges)")
     args = parser.parse_args()
-    if os.path.isdir(args.out):
-        shutil.rmtree(args.out)
-    os.makedirs(args.out)
-    for seed, (name, spec) in enumerate(sorted(models().items())):
-        export(name, spec, args.out, seed)
+    if not args.out and not args.ranges_out:
+        parser.error("give --out, --ranges-out or both")
+    for out, table, write in ((args.out, models, export), (args.ranges_out, ranged_models, export_ranged)):
+        if not out:
+            continue
+        if os.path.isdir(out):
+            shutil.rmtree(out)
+        os.makedirs(out)
+        for seed, (name, spec) in enumerate(sorted(table().items())):
+            write(name, spec, out, seed)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 #include "compiler/import/BatchGroup.h"
 #include "compiler/import/Graph.h"
 
+#include <algorithm>
+
 namespace fusec::import {
 namespace {
 
@@ -69,66 +71,128 @@ std::optional<std::vector<DimExpr>> resolveReshape(llvm::ArrayRef<DimExpr> input
 
 std::optional<ExpandedShape> expandShape(llvm::ArrayRef<DimExpr> logical, const std::string &batch, int64_t beforeBatch,
                                          std::string &error) {
+  return expandShape(logical, ShapeSymbols{batch, {}}, {{batch, DimExpr(beforeBatch)}}, error);
+}
+
+DimExpr ShapeSymbols::exprOf(int64_t dim) const {
+  if (dim == kBatchDim)
+    return DimExpr::symbol(batch);
+  if (std::optional<size_t> range = rangeIndexOf(dim); range && *range < ranges.size())
+    return DimExpr::symbol(ranges[*range]);
+  return DimExpr(dim);
+}
+
+std::optional<int64_t> ShapeSymbols::codeOf(const std::string &name) const {
+  if (name == batch)
+    return kBatchDim;
+  for (size_t i = 0; i < ranges.size(); ++i)
+    if (ranges[i] == name)
+      return rangeDim(i);
+  return std::nullopt;
+}
+
+std::map<std::string, DimExpr> ShapeSymbols::elementsBefore(llvm::ArrayRef<int64_t> dims) const {
+  std::map<std::string, DimExpr> before;
+  DimExpr elements(1);
+  for (int64_t dim : dims) {
+    DimExpr expr = exprOf(dim);
+    if (!expr.isConstant())
+      before.emplace(expr.terms().front().symbols.front(), elements);
+    elements = DimExpr::mul(elements, expr).value_or(DimExpr(0));
+  }
+  return before;
+}
+
+std::optional<ExpandedShape> expandShape(llvm::ArrayRef<DimExpr> logical, const ShapeSymbols &symbols,
+                                         const std::map<std::string, DimExpr> &before, std::string &error) {
   ExpandedShape expanded;
-  std::optional<size_t> batchAxis;
-  int64_t multiple = 0, staticBefore = 1;
+  DimExpr elements(1); // the elements of the logical dimensions so far
   for (size_t i = 0; i < logical.size(); ++i) {
-    std::optional<std::pair<int64_t, int64_t>> linear = logical[i].linearIn(batch);
-    const bool isMultiple = linear && linear->first == 0 && linear->second > 0;
-    if (!linear || (linear->second != 0 && !isMultiple)) {
-      error = "dimension " + std::to_string(i) + " is " + logical[i].str() +
-              ", which is neither a size nor a multiple of the batch size";
+    const DimExpr &dim = logical[i];
+    std::optional<DimExpr> next = DimExpr::mul(elements, dim);
+    if (!next) {
+      error = "the element count overflows 64-bit integers";
       return std::nullopt;
     }
-    if (!isMultiple) {
-      if (!batchAxis)
-        staticBefore *= linear->first;
-      continue;
-    }
-    if (batchAxis) {
-      error = "the batch size appears in dimensions " + std::to_string(*batchAxis) + " and " + std::to_string(i);
-      return std::nullopt;
-    }
-    batchAxis = i;
-    multiple = linear->second;
-  }
-  if (!batchAxis) {
-    for (const DimExpr &dim : logical)
+    if (dim.isConstant()) {
       expanded.dims.push_back(dim.constantTerm());
-    return expanded;
-  }
-  // The dimensions before the batch's hold staticBefore of the elements
-  // before the batch; the batch's dimension holds the rest (left) and what
-  // lies between the batch and the next dimension (right).
-  if (staticBefore <= 0 || beforeBatch % staticBefore != 0 || multiple % (beforeBatch / staticBefore) != 0) {
-    error = "dimension " + std::to_string(*batchAxis) + " (" + logical[*batchAxis].str() +
-            ") does not keep the batch size whole: " + std::to_string(beforeBatch) +
-            " elements lie before it in memory";
-    return std::nullopt;
-  }
-  const int64_t left = beforeBatch / staticBefore, right = multiple / left;
-  for (size_t i = 0; i < logical.size(); ++i) {
-    if (i != *batchAxis) {
-      expanded.dims.push_back(logical[i].constantTerm());
+      elements = *next;
       continue;
     }
-    if (left != 1)
-      expanded.dims.push_back(left);
-    expanded.dims.push_back(kBatchDim);
-    if (right != 1)
-      expanded.dims.push_back(right);
+    const bool monomial = dim.terms().size() == 1 && dim.constantTerm() == 0 && dim.terms()[0].coefficient > 0;
+    const std::vector<std::string> names = monomial ? dim.terms()[0].symbols : std::vector<std::string>{};
+    const bool distinct = std::adjacent_find(names.begin(), names.end()) == names.end();
+    if (!monomial || !distinct) {
+      error = "dimension " + std::to_string(i) + " is " + dim.str() +
+              ", which is neither a size nor a size times distinct run-time dimensions";
+      return std::nullopt;
+    }
+    // Each symbol's place inside the dimension: the elements before it that
+    // lie inside this dimension, in memory order.
+    std::vector<std::pair<DimExpr, std::string>> inside;
+    for (const std::string &name : names) {
+      auto it = before.find(name);
+      std::optional<DimExpr> within = it == before.end() ? std::nullopt : DimExpr::div(it->second, elements);
+      if (!symbols.codeOf(name) || !within) {
+        error = "dimension " + std::to_string(i) + " (" + dim.str() + ") does not keep " + name + " whole: " +
+                (it == before.end() ? std::string("the input has no such dimension")
+                                    : it->second.str() + " elements lie before it in memory");
+        return std::nullopt;
+      }
+      inside.emplace_back(*within, name);
+    }
+    // A symbol later in memory has every earlier one among its elements.
+    std::sort(inside.begin(), inside.end(), [](const auto &a, const auto &b) {
+      return a.first.terms().size() + (a.first.terms().empty() ? 0 : a.first.terms()[0].symbols.size()) <
+             b.first.terms().size() + (b.first.terms().empty() ? 0 : b.first.terms()[0].symbols.size());
+    });
+    std::vector<int64_t> factors;
+    DimExpr covered(1);
+    for (const auto &[within, name] : inside) {
+      std::optional<DimExpr> gap = DimExpr::div(within, covered);
+      if (!gap || !gap->isConstant() || gap->constantTerm() < 1) {
+        error = "dimension " + std::to_string(i) + " (" + dim.str() + ") does not keep " + name +
+                " whole: " + within.str() + " of its elements lie before it in memory";
+        return std::nullopt;
+      }
+      if (gap->constantTerm() != 1)
+        factors.push_back(gap->constantTerm());
+      factors.push_back(*symbols.codeOf(name));
+      covered = DimExpr::mul(within, DimExpr::symbol(name)).value_or(DimExpr(0));
+    }
+    std::optional<DimExpr> rest = DimExpr::div(dim, covered);
+    if (!rest || !rest->isConstant() || rest->constantTerm() < 1) {
+      error = "dimension " + std::to_string(i) + " (" + dim.str() + ") does not split around its run-time dimensions";
+      return std::nullopt;
+    }
+    if (rest->constantTerm() != 1)
+      factors.push_back(rest->constantTerm());
+    if (factors.size() > 1) {
+      if (expanded.group) {
+        error = "dimensions " + std::to_string(expanded.group->axis) + " and " + std::to_string(i) +
+                " both merge run-time dimensions with others";
+        return std::nullopt;
+      }
+      // The dimensions before are one fuse axis each: logical axis i begins
+      // at fuse axis i.
+      expanded.group = BatchGroup{static_cast<int64_t>(i), static_cast<int64_t>(factors.size())};
+    }
+    expanded.dims.insert(expanded.dims.end(), factors.begin(), factors.end());
+    elements = *next;
   }
-  const int64_t size = 1 + (left != 1) + (right != 1);
-  if (size > 1)
-    expanded.group = BatchGroup{static_cast<int64_t>(*batchAxis), size};
   return expanded;
 }
 
 std::vector<DimExpr> logicalShape(llvm::ArrayRef<int64_t> expanded, const std::optional<BatchGroup> &group,
                                   const std::string &batch) {
+  return logicalShape(expanded, group, ShapeSymbols{batch, {}});
+}
+
+std::vector<DimExpr> logicalShape(llvm::ArrayRef<int64_t> expanded, const std::optional<BatchGroup> &group,
+                                  const ShapeSymbols &symbols) {
   std::vector<DimExpr> logical;
   for (size_t i = 0; i < expanded.size(); ++i) {
-    DimExpr dim = expanded[i] == kBatchDim ? DimExpr::symbol(batch) : DimExpr(expanded[i]);
+    DimExpr dim = symbols.exprOf(expanded[i]);
     const bool merges =
         group && static_cast<int64_t>(i) > group->axis && static_cast<int64_t>(i) < group->axis + group->size;
     if (merges)
@@ -142,8 +206,8 @@ std::vector<DimExpr> logicalShape(llvm::ArrayRef<int64_t> expanded, const std::o
 std::vector<int64_t> reshapeTargetFor(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
   std::vector<int64_t> target(to.begin(), to.end());
   for (size_t i = 0; i < target.size(); ++i)
-    if (target[i] == kBatchDim)
-      target[i] = i < from.size() && from[i] == kBatchDim ? 0 : -1;
+    if (target[i] == kBatchDim || rangeIndexOf(target[i]))
+      target[i] = i < from.size() && from[i] == target[i] ? 0 : -1;
   return target;
 }
 

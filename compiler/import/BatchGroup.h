@@ -25,6 +25,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,14 +65,42 @@ struct ExpandedShape {
 std::optional<ExpandedShape> expandShape(llvm::ArrayRef<DimExpr> logical, const std::string &batch, int64_t beforeBatch,
                                          std::string &error);
 
+/// The symbols of a fuse shape: the batch (kBatchDim) and the dimensions
+/// that run over a range (rangeDim(i) is ranges[i]; fusec --dim seq=1:512).
+struct ShapeSymbols {
+  std::string batch;
+  std::vector<std::string> ranges;
+
+  /// A fuse dimension as an expression.
+  DimExpr exprOf(int64_t dim) const;
+  /// The fuse dimension of symbol `name`, or nullopt for a name that is
+  /// neither the batch nor a range.
+  std::optional<int64_t> codeOf(const std::string &name) const;
+  /// For each symbol of fuse shape `dims`, the elements before it in flat
+  /// order: what every reshape keeps.
+  std::map<std::string, DimExpr> elementsBefore(llvm::ArrayRef<int64_t> dims) const;
+};
+
+/// expandShape with any symbols: every symbolic logical dimension is a
+/// constant times distinct symbols, and `before[name]` gives the elements
+/// before each symbol in flat order (ShapeSymbols::elementsBefore of the
+/// tensor reshaped). A dimension merging symbols with each other or with
+/// sizes is split into its factors in memory order; at most one such
+/// dimension per tensor (its group).
+std::optional<ExpandedShape> expandShape(llvm::ArrayRef<DimExpr> logical, const ShapeSymbols &symbols,
+                                         const std::map<std::string, DimExpr> &before, std::string &error);
+
 /// The logical shape of fuse shape `expanded` (kBatchDim for the batch)
 /// under `group`.
 std::vector<DimExpr> logicalShape(llvm::ArrayRef<int64_t> expanded, const std::optional<BatchGroup> &group,
                                   const std::string &batch);
+/// The same with the range symbols too.
+std::vector<DimExpr> logicalShape(llvm::ArrayRef<int64_t> expanded, const std::optional<BatchGroup> &group,
+                                  const ShapeSymbols &symbols);
 
-/// The Reshape target fusec uses for a shape with static dimensions and the
-/// batch size: an input dimension at the same index is copied (0), a moved
-/// batch dimension is inferred (-1).
+/// The Reshape target fusec uses for a shape with static dimensions and
+/// symbols (the batch, ranges): an input dimension at the same index is
+/// copied (0), a moved symbol is inferred (-1).
 std::vector<int64_t> reshapeTargetFor(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 
 /// Transpose's `perm` on the logical axes as a permutation of the fuse axes,

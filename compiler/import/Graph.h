@@ -23,6 +23,18 @@ namespace fusec::import {
 
 /// Shapes use -1 for the symbolic batch dimension.
 inline constexpr int64_t kBatchDim = -1;
+/// The code of the `index`-th ranged dimension in an input's shape
+/// (Graph::rangeNames; fusec --dim seq=1:512): the plan's code for it.
+inline constexpr int64_t rangeDim(size_t index) { return -2 - static_cast<int64_t>(index); }
+/// The most ranges a model may have.
+inline constexpr size_t kMaxRanges = 32;
+/// The index a range code stands for; nullopt for sizes, the batch and
+/// anything below the codes (an unknown dimension).
+inline std::optional<size_t> rangeIndexOf(int64_t dim) {
+  if (dim > -2 || dim < rangeDim(kMaxRanges - 1))
+    return std::nullopt;
+  return static_cast<size_t>(-2 - dim);
+}
 
 /// The element types a graph's tensors may have: the plan's
 /// (runtime/ElementType.h), spelled as the plan spells them.
@@ -75,6 +87,9 @@ struct Graph {
   std::map<std::string, DType> declaredOutputTypes;
   std::vector<GraphConstant> constants;
   std::vector<GraphNode> nodes;
+  /// The named dimensions that run over a range, by index: an input
+  /// dimension rangeDim(i) is the dimension rangeNames[i].
+  std::vector<std::string> rangeNames;
 };
 
 } // namespace fusec::import

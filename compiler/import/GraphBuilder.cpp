@@ -60,9 +60,11 @@ LogicalResult ModuleBuilder::checkNames() {
   for (const GraphInput &input : graph.inputs) {
     if (failed(define(input.name, kNoProducer, fileLoc)))
       return failure();
-    for (int64_t dim : input.shape)
-      if (dim < kBatchDim)
+    for (int64_t dim : input.shape) {
+      std::optional<size_t> range = rangeIndexOf(dim);
+      if (range ? *range >= graph.rangeNames.size() : dim < kBatchDim)
         return emitError(fileLoc) << "graph input '" << input.name << "' has an invalid dimension " << dim;
+    }
   }
   for (const GraphConstant &constant : graph.constants) {
     if (failed(define(constant.name, kNoProducer, fileLoc)))
@@ -215,9 +217,18 @@ OwningOpRef<ModuleOp> ModuleBuilder::build() {
   SmallVector<Type> inputTypes;
   for (const GraphInput &input : graph.inputs) {
     SmallVector<int64_t> shape;
-    for (int64_t dim : input.shape)
-      shape.push_back(dim == kBatchDim ? fuse::kDynamic : dim);
-    inputTypes.push_back(RankedTensorType::get(shape, elementTypeFor(&context, input.dtype)));
+    for (int64_t dim : input.shape) {
+      if (std::optional<size_t> range = rangeIndexOf(dim)) {
+        std::optional<int64_t> symbol = fuse::symbolDim(graph.rangeNames[*range]);
+        if (!symbol)
+          return (emitError(fileLoc) << "graph input '" << input.name << "': too many named run-time dimensions",
+                  nullptr);
+        shape.push_back(*symbol);
+      } else {
+        shape.push_back(dim == kBatchDim ? fuse::kDynamic : dim);
+      }
+    }
+    inputTypes.push_back(fuse::symbolicTensorType(shape, elementTypeFor(&context, input.dtype)));
   }
   auto func = builder.create<func::FuncOp>(fileLoc, kEntryFunction, builder.getFunctionType(inputTypes, {}));
   Block *entry = func.addEntryBlock();

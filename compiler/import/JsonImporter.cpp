@@ -72,7 +72,7 @@ LogicalResult JsonGraphReader::readShape(const json &value, const Twine &where, 
                              Twine(allowBatch ? " or the batch symbol" : "") + ", got " + dim.dump());
     }
   }
-  if (!isPlausibleShape(shape, allowBatch))
+  if (!isPlausibleShape(dimensions.atRangeMaximum(shape), allowBatch))
     return fail(where, "shape " + value.dump() + " is implausibly large (more than " + Twine(kMaxTensorBytes) +
                            " bytes per sample)");
   return success();
@@ -161,6 +161,7 @@ LogicalResult JsonGraphReader::readInputs(const json &root, Graph &graph) {
   }
   if (std::string unused = dimensions.unusedSizes(); !unused.empty())
     return emitError(fileLoc) << unused;
+  graph.rangeNames = dimensions.rangeNames();
   return success();
 }
 

@@ -101,7 +101,7 @@ FailureOr<std::vector<DimExpr>> OnnxBatchGroups::logicalShape(StringRef tensor, 
   auto expanded = state.requireShape(tensor, loc);
   if (failed(expanded))
     return failure();
-  return fusec::import::logicalShape(*expanded, groupOf(tensor), state.batch);
+  return fusec::import::logicalShape(*expanded, groupOf(tensor), ShapeSymbols{state.batch, state.ranges});
 }
 
 FailureOr<int64_t> OnnxBatchGroups::logicalRank(StringRef tensor, Location loc) const {
@@ -120,15 +120,11 @@ LogicalResult OnnxBatchGroups::reshapeTo(GraphNode &node, onnx::NodeProto &infer
   auto from = state.requireShape(input, loc);
   if (failed(from))
     return failure();
-  // The elements before the batch in flat order: what every reshape keeps.
-  int64_t beforeBatch = 1;
-  for (int64_t dim : *from) {
-    if (dim == kBatchDim)
-      break;
-    beforeBatch *= dim;
-  }
+  // The elements before each symbol in flat order: what every reshape
+  // keeps.
+  const ShapeSymbols symbols{state.batch, state.ranges};
   std::string error;
-  std::optional<ExpandedShape> to = expandShape(target, state.batch, beforeBatch, error);
+  std::optional<ExpandedShape> to = expandShape(target, symbols, symbols.elementsBefore(*from), error);
   if (!to)
     return emitError(loc) << node.opType << " to " << shapeString(target) << ": " << error;
   const std::vector<int64_t> shape = reshapeTargetFor(*from, to->dims);

@@ -44,6 +44,8 @@ struct OnnxImportState {
   std::function<mlir::FailureOr<std::vector<int64_t>>(llvm::StringRef, mlir::Location)> requireShape;
   /// Makes a known tensor a graph constant that a node added here reads.
   std::function<mlir::LogicalResult(const std::string &, mlir::Location)> useConstant;
+  /// The dimensions that run over a range (rangeDim(i) is ranges[i]).
+  std::vector<std::string> ranges;
 };
 
 class OnnxBatchGroups {

@@ -134,8 +134,11 @@ private:
 
   /// The static shape of `tensor` (kBatchDim for the batch size).
   FailureOr<std::vector<int64_t>> requireShape(StringRef tensor, Location loc);
-  /// A dimension of a shape as an expression: kBatchDim is the batch symbol.
+  /// A dimension of a shape as an expression: kBatchDim is the batch
+  /// symbol, a range code its dimension's name.
   DimExpr dimExpr(int64_t dim) const {
+    if (std::optional<size_t> range = rangeIndexOf(dim))
+      return DimExpr::symbol(dimensions.rangeNames().at(*range));
     return dim == kBatchDim ? DimExpr::symbol(dimensions.batchSymbol()) : DimExpr(dim);
   }
   /// A size a fuse op's attribute can hold: a number, or nullopt for the
@@ -256,7 +259,7 @@ LogicalResult OnnxGraphReader::readInputs() {
         return fail("has " + error);
       shape.push_back(*size);
     }
-    if (!isPlausibleShape(shape, /*allowBatch=*/true))
+    if (!isPlausibleShape(dimensions.atRangeMaximum(shape), /*allowBatch=*/true))
       return fail("has an implausibly large shape (more than " + Twine(kMaxTensorBytes) + " bytes per sample)");
     runtime.insert(input.name());
     graph.inputs.push_back({input.name(), shape, *dtype});
@@ -264,13 +267,14 @@ LogicalResult OnnxGraphReader::readInputs() {
   }
   if (std::string unused = dimensions.unusedSizes(); !unused.empty())
     return emitError(fileLoc) << unused;
+  graph.rangeNames = dimensions.rangeNames();
   shapes.emplace(model, dimensions);
   for (auto &[input, shape] : runtimeInputs)
     shapes->addInput(*input, std::move(shape));
-  batchGroups.emplace(
-      OnnxImportState{known, runtime, *shapes, graph, dimensions.batchSymbol(), opset,
-                      [this](StringRef tensor, Location loc) { return requireShape(tensor, loc); },
-                      [this](const std::string &name, Location loc) { return useConstant(name, loc); }});
+  batchGroups.emplace(OnnxImportState{known, runtime, *shapes, graph, dimensions.batchSymbol(), opset,
+                                      [this](StringRef tensor, Location loc) { return requireShape(tensor, loc); },
+                                      [this](const std::string &name, Location loc) { return useConstant(name, loc); },
+                                      dimensions.rangeNames()});
   return success();
 }
 
@@ -322,11 +326,11 @@ FailureOr<std::vector<int64_t>> OnnxGraphReader::requireShape(StringRef tensor, 
   for (size_t d = 0; d < shape->size(); ++d)
     if ((*shape)[d] == RuntimeShapeInference::kUnknownDim)
       return emitError(loc) << "dimension " << d << " of '" << tensor
-                            << "' is not known at import (only the batch size may vary)";
+                            << "' is not known at import (only the batch size and dimensions given a range may vary)";
   // ONNX shape inference multiplies and broadcasts whatever dims a model
   // states; a shape no tensor could have is refused here, before any caller
   // multiplies its dims.
-  std::vector<int64_t> perSample(*shape);
+  std::vector<int64_t> perSample = dimensions.atRangeMaximum(*shape);
   for (int64_t &dim : perSample)
     dim = dim == kBatchDim ? 1 : dim;
   std::optional<int64_t> count = checkedElementCount(perSample);
@@ -478,7 +482,8 @@ LogicalResult OnnxGraphReader::importBatchReshape(GraphNode &node, onnx::NodePro
   // fusec links): without the input's shape, reshapeTarget handles the
   // target as it is.
   std::optional<std::vector<int64_t>> from = shapes->shapeOf(node.inputs[0]);
-  if (!from || llvm::is_contained(*from, RuntimeShapeInference::kUnknownDim) || !llvm::is_contained(*from, kBatchDim))
+  if (!from || llvm::is_contained(*from, RuntimeShapeInference::kUnknownDim) ||
+      llvm::none_of(*from, [](int64_t dim) { return dim == kBatchDim || rangeIndexOf(dim); }))
     return success();
   auto it = known.find(node.inputs[1]);
   if (it == known.end() || !it->second.isInt())

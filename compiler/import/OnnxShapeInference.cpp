@@ -20,7 +20,7 @@ void RuntimeShapeInference::addInput(const onnx::ValueInfoProto &input, std::vec
   // shapes it derives from them (a Reshape to [batch, seq, heads, d]) are.
   onnx::TensorShapeProto &dims = *added.mutable_type()->mutable_tensor_type()->mutable_shape();
   for (int d = 0; d < dims.dim_size() && d < int(shape.size()); ++d)
-    if (shape[d] != kBatchDim)
+    if (shape[d] >= 0)
       dims.mutable_dim(d)->set_dim_value(shape[d]);
   shapes[input.name()] = std::move(shape);
   elemTypes[input.name()] = input.type().tensor_type().elem_type();
@@ -57,6 +57,8 @@ void RuntimeShapeInference::declareShape(const std::string &name, const std::vec
   for (int64_t dim : shape) {
     if (dim == kBatchDim)
       dims.add_dim()->set_dim_param(dimensions.batchSymbol());
+    else if (std::optional<size_t> range = rangeIndexOf(dim))
+      dims.add_dim()->set_dim_param(dimensions.rangeNames().at(*range));
     else
       dims.add_dim()->set_dim_value(dim);
   }

@@ -20,6 +20,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,7 +30,8 @@ namespace fusec::import {
 class RuntimeShapeInference {
 public:
   /// A dimension ONNX shape inference could not determine.
-  static constexpr int64_t kUnknownDim = -2;
+  // Below every range code (Graph.h rangeIndexOf).
+  static constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min();
 
   /// `model` provides the opsets; `dimensions` the inputs' named dimensions
   /// as the importer read them: the batch symbol and the sizes given for

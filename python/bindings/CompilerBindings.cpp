@@ -21,9 +21,17 @@ void bindCompiler(py::module_ &module) {
          const std::string &ioPrecision, const std::string &fusionStrategy, const std::vector<std::string> &disable,
          const std::vector<int64_t> &batchBuckets, int64_t costBatch, int64_t kernelVariants,
          const std::string &deviceProfile, const std::string &kernelCache,
-         const std::map<std::string, std::vector<int64_t>> &dims, const std::string &layout) {
+         const std::map<std::string, std::vector<std::vector<int64_t>>> &dims, const std::string &layout) {
         ModelCompileOptions options;
-        options.dimensionSizes = dims;
+        // Each entry of a name: [size], or [min, opt, max] for a range.
+        for (const auto &[name, entries] : dims)
+          for (const std::vector<int64_t> &entry : entries) {
+            if (entry.size() != 1 && entry.size() != 3)
+              throw py::value_error("dims['" + name + "'] entries are a size or (min, max) or (min, opt, max)");
+            options.dimensionSizes[name].push_back(entry.size() == 1
+                                                       ? import::DimensionSize(entry[0])
+                                                       : import::DimensionSize::range(entry[0], entry[1], entry[2]));
+          }
         options.target = target;
         options.precision = precision;
         options.ioPrecision = ioPrecision;

@@ -151,9 +151,23 @@ void bindRuntime(py::module_ &module) {
           py::arg("path"))
       .def_property_readonly("dims", [](const LoadedPlan &self) { return self.plan->dims(); })
       .def_property_readonly("shape_variants", [](const LoadedPlan &self) { return self.plan->shapeVariantDims(); })
+      .def_property_readonly("ranges",
+                             [](const LoadedPlan &self) {
+                               std::map<std::string, std::tuple<int64_t, int64_t, int64_t>> ranges;
+                               for (const runtime::DimensionRange &range : self.plan->ranges())
+                                 ranges[range.name] = {range.min, range.opt, range.max};
+                               return ranges;
+                             })
       .def(
           "variant",
           [](const LoadedPlan &self, const std::map<std::string, int64_t> &dims) {
+            if (!self.plan->ranges().empty() && !self.plan->findShapeVariant(dims)) {
+              // The plan at these sizes of its ranges.
+              std::map<std::string, int64_t> sizes = dims;
+              for (const auto &fixed : self.plan->dims())
+                sizes.erase(fixed.first);
+              return LoadedPlan{std::make_shared<const runtime::Plan>(self.plan->specialize(sizes)), true};
+            }
             const runtime::Plan *found = self.plan->findShapeVariant(dims);
             if (!found)
               throw runtime::Error("the plan has no shape variant for " + runtime::formatDims(dims) +

@@ -65,11 +65,18 @@ class Plan:
         the plan's own first; [{}] for a plan that names no dimensions."""
         return self._plan.shape_variants
 
+    @property
+    def ranges(self):
+        """The named dimensions the plan runs over a range (compile(...,
+        dims={"seq": (1, 512)})): {"seq": (min, opt, max)}; {} for most."""
+        return self._plan.ranges
+
     def variant(self, dims):
         """The shape variant compiled for exactly `dims`, as a Plan sharing
         this one's bytes (a Session of it runs that variant only; it is
-        saved only as part of its plan). Its report is None: the fusion
-        report is the first variant's."""
+        saved only as part of its plan), or a plan with ranges at the sizes
+        `dims` gives them. Its report is None: the fusion report is the
+        first variant's."""
         dims = {str(k): int(v) for k, v in dict(dims).items()}
         return Plan(self._plan.variant(dims), self.report if dims == self.dims else None)
 
@@ -243,11 +250,23 @@ def _model_suffix(data, model_format):
     return ".json" if data.lstrip()[:1] == b"{" else ".onnx"
 
 
+def _size(size):
+    """One size as the binding takes it: [n], or [min, opt, max] for a
+    range given as a tuple (min, max) or (min, opt, max)."""
+    if isinstance(size, tuple):
+        if len(size) not in (2, 3):
+            raise ValueError("a range is (min, max) or (min, opt, max), got " + repr(size))
+        bounds = [int(s) for s in size]
+        return [bounds[0], bounds[1] if len(bounds) == 3 else bounds[-1], bounds[-1]]
+    return [int(size)]
+
+
 def _sizes(size):
-    """A dims entry as a list of sizes: an int, or an iterable of them."""
-    if isinstance(size, (str, bytes)) or not hasattr(size, "__iter__"):
-        return [int(size)]
-    return [int(s) for s in size]
+    """A dims entry as a list of sizes: an int, a range tuple, or a list of
+    them."""
+    if isinstance(size, (str, bytes, tuple)) or not hasattr(size, "__iter__"):
+        return [_size(size)]
+    return [_size(s) for s in size]
 
 
 def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion_strategy="greedy",
@@ -269,6 +288,9 @@ def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion
     has one dynamic dimension, the batch). A list of sizes, {"seq": [64,
     128]}, compiles a shape variant per size (per combination, for several
     names) into the one plan; Session.run picks the one its inputs fit.
+    A range, {"seq": (1, 512)} or (min, opt, max), compiles one plan that
+    runs every size in it (target="cpu" for now); opt, the size tiles are
+    chosen for, defaults to max.
     layout: "nchw" or "nhwc" (images channels-last between convolutions and
     pools, as fusec --layout=nhwc; the model's inputs and outputs keep theirs).
     Raises CompileError with every diagnostic.

@@ -137,6 +137,26 @@ void checkShapeVariants(const PlanManifest &first, const std::vector<PlanManifes
   }
 }
 
+/// Verifies a manifest, and one with ranges at both ends of every range: a
+/// buffer's bytes grow with each dimension, so the layout that fits and does
+/// not overlap at the maximum does so at every size (DimensionRanges.h), and
+/// the checks that sizes may fail the other way (a slice or a window larger
+/// than its input) fail at the minimum.
+void verifyManifestOverRanges(const PlanManifest &manifest, const SectionSizes &sizes, const std::string &where) {
+  if (manifest.ranges.empty()) {
+    verifyManifest(manifest, sizes, where);
+    return;
+  }
+  verifyRanges(manifest.ranges, manifest.dims, where);
+  for (const KernelDesc &kernel : manifest.kernels)
+    if (!kernel.images.empty() || !kernel.variants.empty())
+      throw Error(where + ": kernel '" + kernel.name + "' has kernel images or variants, but the plan runs " +
+                  formatRanges(manifest.ranges) +
+                  " over a range, which only plans without kernel images (--target=cpu) can yet");
+  for (const auto &bound : {rangeMinimums(manifest.ranges), rangeMaximums(manifest.ranges)})
+    verifyManifest(specializeManifest(manifest, bound), sizes, where + " at " + formatDims(bound));
+}
+
 /// Checks the manifest of a decoded container, and the manifest against it.
 CheckedPlan verifyDecoded(plan::DecodedContainer container, const std::string &sourceName) {
   CheckedPlan result;
@@ -154,7 +174,7 @@ CheckedPlan verifyDecoded(plan::DecodedContainer container, const std::string &s
     if (section.name == plan::kKernelImagesSection)
       sizes.kernelImages = section.size;
   }
-  verifyManifest(result.manifest, sizes, sourceName);
+  verifyManifestOverRanges(result.manifest, sizes, sourceName);
 
   const json &root = result.container.manifest;
   if (root.contains(plan::kShapeVariantsField)) {
@@ -164,7 +184,7 @@ CheckedPlan verifyDecoded(plan::DecodedContainer container, const std::string &s
     for (size_t i = 0; i < entries.size(); ++i) {
       const std::string where = sourceName + ": " + plan::kShapeVariantsField + "[" + std::to_string(i) + "]";
       PlanManifest variant = readManifest(variantManifest(root, entries[i], where), where);
-      verifyManifest(variant, sizes, where);
+      verifyManifestOverRanges(variant, sizes, where);
       result.shapeVariants.push_back(std::move(variant));
     }
   }
@@ -203,6 +223,20 @@ void Plan::verifyEncoded(const plan::EncodedPlan &plan, const std::string &sourc
   verifyDecoded(plan::decodePlanHead(plan.head().data(), plan.head().size(), plan.fileSize(), sourceName), sourceName);
 }
 
+Plan Plan::specialize(const std::map<std::string, int64_t> &sizes) const {
+  PlanManifest specialized = specializeManifest(manifest_, sizes);
+  const std::string where = sourceName_ + " at " + formatDims(sizes);
+  SectionSizes sectionSizes;
+  for (const plan::SectionRef &section : sections_) {
+    if (section.name == plan::kWeightsSection)
+      sectionSizes.weights = section.size;
+    if (section.name == plan::kKernelImagesSection)
+      sectionSizes.kernelImages = section.size;
+  }
+  verifyManifest(specialized, sectionSizes, where);
+  return Plan(where, storage_, bytes_, sections_, std::move(specialized), {});
+}
+
 const Plan *Plan::findShapeVariant(const std::map<std::string, int64_t> &dims) const {
   if (this->dims() == dims)
     return this;
@@ -220,11 +254,17 @@ std::vector<std::map<std::string, int64_t>> Plan::shapeVariantDims() const {
 }
 
 std::string Plan::describeShapeVariants() const {
-  if (dims().empty())
+  auto describe = [](const Plan &plan) {
+    std::string text = formatDims(plan.dims());
+    if (!plan.ranges().empty())
+      text += (text.empty() ? "" : ", ") + formatRanges(plan.ranges()) + " (min:opt:max)";
+    return text;
+  };
+  if (dims().empty() && ranges().empty())
     return "no named dimensions";
-  std::string text = formatDims(dims());
+  std::string text = describe(*this);
   for (const Plan &variant : shapeVariants_)
-    text += "; " + formatDims(variant.dims());
+    text += "; " + describe(variant);
   return text;
 }
 

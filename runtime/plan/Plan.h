@@ -14,6 +14,7 @@
 #include "runtime/Tensor.h"
 #include "runtime/plan/PlanContainer.h"
 
+#include "runtime/plan/DimensionRanges.h"
 #include "support/BatchLinear.h"
 #include "support/ByteRange.h"
 #include "support/LibraryConv.h"
@@ -231,6 +232,10 @@ struct PlanManifest {
   /// The sizes of the named input dimensions (ONNX dim_params, fusec --dim)
   /// the plan was compiled for (format 5.1; empty if it names none).
   std::map<std::string, int64_t> dims;
+  /// The named dimensions the plan runs over a range (format 7.1
+  /// `ranges`; fusec --dim seq=1:512). Shapes write range i's dimension as
+  /// plan::rangeDimCode(i).
+  std::vector<DimensionRange> ranges;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
   std::vector<BufferDesc> buffers;
@@ -266,6 +271,12 @@ public:
   const std::vector<plan::SectionRef> &sections() const { return sections_; }
   /// The sizes of the named dimensions this plan was compiled for.
   const std::map<std::string, int64_t> &dims() const { return manifest_.dims; }
+  /// The named dimensions this plan runs over a range (empty for most).
+  const std::vector<DimensionRange> &ranges() const { return manifest_.ranges; }
+  /// This plan at one size of each range (`sizes` names every range): a
+  /// plan without ranges, verified, that shares this one's bytes. Throws
+  /// Error for a missing, unknown or out-of-range size.
+  Plan specialize(const std::map<std::string, int64_t> &sizes) const;
   /// The same model compiled for other sizes of its named dimensions
   /// (format 5.1 `shape_variants`; fusec --dim seq=64,128): complete plans
   /// that share this one's bytes and sections, whose inputs and outputs have

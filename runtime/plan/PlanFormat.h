@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace fusec::plan {
@@ -49,7 +50,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
 inline constexpr uint32_t kMajorVersion = 7;
-inline constexpr uint32_t kMinorVersion = 0;
+inline constexpr uint32_t kMinorVersion = 1;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;
@@ -86,6 +87,15 @@ inline constexpr const char *kHostKernelKind = "host";
 /// A dimension in a manifest shape is either a non-negative static size or
 /// kBatchDim, the symbolic batch size chosen at run time.
 inline constexpr int64_t kBatchDim = -1;
+/// A plan with dimension ranges (format 7.1 `ranges`, DimensionRanges.h)
+/// writes the `index`-th range's dimension as -2 - index.
+inline constexpr int64_t rangeDimCode(size_t index) { return -2 - static_cast<int64_t>(index); }
+/// The range a dimension code stands for, or nullopt for sizes and the batch.
+inline std::optional<size_t> rangeIndexOf(int64_t dim) {
+  if (dim > -2)
+    return std::nullopt;
+  return static_cast<size_t>(-2 - dim);
+}
 
 struct FileHeader {
   char magic[8];

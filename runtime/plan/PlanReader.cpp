@@ -231,6 +231,21 @@ std::map<std::string, int64_t> readDims(const JsonFieldReader &dims) {
   return sizes;
 }
 
+/// "ranges": [{"name": "seq", "min": 1, "opt": 128, "max": 512}, ...].
+std::vector<DimensionRange> readRanges(const JsonFieldReader &root) {
+  std::vector<DimensionRange> ranges;
+  for (size_t i = 0; i < root.getArray("ranges").size(); ++i) {
+    JsonFieldReader entry = root.element("ranges", i);
+    DimensionRange range;
+    range.name = entry.getString("name");
+    range.min = entry.getInt("min");
+    range.opt = entry.getInt("opt");
+    range.max = entry.getInt("max");
+    ranges.push_back(std::move(range));
+  }
+  return ranges;
+}
+
 } // namespace
 
 PlanManifest readManifest(const nlohmann::json &manifest, const std::string &sourceName) {
@@ -243,6 +258,8 @@ PlanManifest readManifest(const nlohmann::json &manifest, const std::string &sou
   result.batchBuckets = root.getIntArray("batch_buckets");
   if (root.has("dims"))
     result.dims = readDims(root.getObject("dims"));
+  if (root.has("ranges"))
+    result.ranges = readRanges(root);
   for (size_t i = 0; i < root.getArray("inputs").size(); ++i)
     result.inputs.push_back(readTensor(root.element("inputs", i)));
   for (size_t i = 0; i < root.getArray("outputs").size(); ++i)

@@ -38,15 +38,26 @@ ModelReference loadModelReference(const std::string &modelDir) {
   model.onnxPath = modelDir + "/model.onnx";
   model.rtol = meta.at("tolerance").at("rtol");
   model.atol = meta.at("tolerance").at("atol");
-  for (auto &[batchText, files] : meta.at("batches").items()) {
+  auto readRun = [&](int64_t batchSize, const nlohmann::json &files) {
     ReferenceBatch batch;
-    batch.batch = std::stoll(batchText);
+    batch.batch = batchSize;
+    if (files.contains("dims"))
+      batch.dims = files.at("dims").get<std::map<std::string, int64_t>>();
     for (auto &[name, file] : files.at("inputs").items())
       batch.inputs[name] = runtime::readNpy(modelDir + "/" + file.get<std::string>());
     for (auto &[name, output] : files.at("outputs").items())
       batch.outputs[name] = runtime::readNpy(modelDir + "/" + output.at("file").get<std::string>());
     model.batches.push_back(std::move(batch));
-  }
+  };
+  if (meta.contains("batches"))
+    for (auto &[batchText, files] : meta.at("batches").items())
+      readRun(std::stoll(batchText), files);
+  if (meta.contains("runs"))
+    for (const nlohmann::json &run : meta.at("runs"))
+      readRun(run.at("batch").get<int64_t>(), run);
+  if (meta.contains("range"))
+    for (auto &[name, bounds] : meta.at("range").items())
+      model.ranges[name] = {bounds.at(0).get<int64_t>(), bounds.at(1).get<int64_t>()};
   return model;
 }
 

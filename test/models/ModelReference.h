@@ -13,6 +13,8 @@ namespace fusec::test {
 /// One batch size of a model: its inputs and PyTorch's outputs by name.
 struct ReferenceBatch {
   int64_t batch = 0;
+  /// The sizes of the model's ranged dimensions in this run ({} for most).
+  std::map<std::string, int64_t> dims;
   std::map<std::string, runtime::Tensor> inputs;
   std::map<std::string, runtime::Tensor> outputs;
 };
@@ -23,6 +25,10 @@ struct ModelReference {
   std::string onnxPath;
   double rtol = 0, atol = 0;
   std::vector<ReferenceBatch> batches;
+  /// The ranges the model's named dimensions run over (meta.json `range`:
+  /// {"seq": [1, 16]}), for `fusec --dim seq=1:16`; the runs of `batches`
+  /// (meta.json `runs`) give each its size.
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges;
 };
 
 /// The model folders under `modelsDir`, sorted by name.

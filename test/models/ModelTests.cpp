@@ -48,12 +48,17 @@ std::vector<Configuration> configurations() {
   return configs;
 }
 
-std::shared_ptr<const runtime::Plan> compile(const std::string &path, const FusionOptions &fusion) {
+std::shared_ptr<const runtime::Plan> compile(const std::string &path, const FusionOptions &fusion,
+                                             const std::map<std::string, std::pair<int64_t, int64_t>> &ranges = {}) {
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
   options.inputPath = path;
   options.fusion = fusion;
+  for (const auto &[name, bounds] : ranges) {
+    options.dimensionSizes[name] = {import::DimensionSize::range(bounds.first, bounds.second, bounds.second)};
+    options.plan.target = "cpu"; // ranges compile for the CPU target only, for now
+  }
   auto bytes = compileToPlan(*context, options);
   INFO(diagnostics.text());
   REQUIRE(mlir::succeeded(bytes));
@@ -62,23 +67,29 @@ std::shared_ptr<const runtime::Plan> compile(const std::string &path, const Fusi
 
 void checkModel(const std::string &name, const std::string &modelsDir = kModelsDir) {
   test::ModelReference model = test::loadModelReference(modelsDir + "/" + name);
-  std::map<int64_t, std::map<std::string, runtime::Tensor>> unfusedOutputs;
+  // Keyed by the run: its batch and the sizes of its ranges.
+  std::map<std::pair<int64_t, std::map<std::string, int64_t>>, std::map<std::string, runtime::Tensor>> unfusedOutputs;
   for (const Configuration &config : configurations()) {
-    auto plan = compile(model.onnxPath, config.fusion);
+    INFO("configuration " << config.name);
+    auto plan = compile(model.onnxPath, config.fusion, model.ranges);
     runtime::Session session(plan, runtime::Device::Cpu);
     for (const test::ReferenceBatch &batch : model.batches) {
       auto outputs = session.run(batch.batch, batch.inputs);
+      // One plan ran every size: the session specialized it for this run.
+      if (!batch.dims.empty())
+        CHECK(session.dims() == batch.dims);
+      const auto run = std::make_pair(batch.batch, batch.dims);
       for (const auto &[outputName, expected] : batch.outputs) {
         INFO(name << " (" << config.name << ", " << plan->kernels().size() << " kernels) batch " << batch.batch
-                  << " output '" << outputName << "'");
+                  << (batch.dims.empty() ? std::string() : " at " + runtime::formatDims(batch.dims)) << " output '"
+                  << outputName << "'");
         REQUIRE(outputs.count(outputName));
         std::string report;
         if (!test::allClose(outputs[outputName], expected, model.rtol, model.atol, report))
           FAIL_CHECK("vs PyTorch: " << report);
         if (config.name == "unfused")
-          unfusedOutputs[batch.batch][outputName] = outputs[outputName];
-        else if (!test::allClose(outputs[outputName], unfusedOutputs[batch.batch][outputName], model.rtol, model.atol,
-                                 report))
+          unfusedOutputs[run][outputName] = outputs[outputName];
+        else if (!test::allClose(outputs[outputName], unfusedOutputs[run][outputName], model.rtol, model.atol, report))
           FAIL_CHECK("vs the unfused plan: " << report);
       }
     }
@@ -102,6 +113,20 @@ FUSEC_MODEL_TEST(residual_block)
 FUSEC_MODEL_TEST(three_part)
 FUSEC_MODEL_TEST(tiny_resnet)
 #undef FUSEC_MODEL_TEST
+
+/// Models exported with a dynamic sequence length too
+/// (scripts/export-pytorch-models.py --ranges-out).
+const std::string kPytorchRangesDir = std::string(FUSEC_TEST_DATA_DIR) + "/pytorch_ranges";
+
+TEST_CASE("models with a dynamic sequence length run every length of a range from one plan, as PyTorch does",
+          "[models][pytorch][ranges]") {
+  const std::vector<std::string> names = test::listModels(kPytorchRangesDir);
+  CHECK(names == std::vector<std::string>{"encoder_post", "encoder_pre", "mha_padding_mask"});
+  for (const std::string &name : names) {
+    INFO(name);
+    checkModel(name, kPytorchRangesDir);
+  }
+}
 
 TEST_CASE("models exported by PyTorch's default exporter match PyTorch, unfused and with every strategy",
           "[models][pytorch]") {

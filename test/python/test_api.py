@@ -113,6 +113,39 @@ def test_named_dimensions_take_sizes_at_compile_time():
         fusec.compile(model, target="cpu", dims={"seq": 3, "sq": 2})
 
 
+def test_a_range_runs_every_size_from_one_plan():
+    """dims={"seq": (1, 8)} compiles one plan for every length from 1 to 8:
+    run() takes the length from the ids, as the plan of that length alone
+    computes; run_device and variant() take it as dims."""
+    graph = json.loads(embedding_graph())
+    graph["inputs"][0]["shape"] = ["batch", "seq"]
+    model = json.dumps(graph).encode()
+    plan = fusec.compile(model, target="cpu", dims={"seq": (1, 4, 8)})
+    assert plan.ranges == {"seq": (1, 4, 8)}
+    assert plan.dims == {}
+    assert plan.variant({"seq": 5}).inputs[0]["shape"] == (None, 5)
+    with pytest.raises(fusec.Error, match=r"dimension 'seq' = 9 is outside the plan's range 1:8"):
+        plan.variant({"seq": 9})
+    session = fusec.Session(plan, device="cpu")
+    for seq in (1, 5, 8):
+        ids = numpy.arange(2 * seq, dtype=numpy.int64).reshape(2, seq) % 5
+        alone = fusec.Session(fusec.compile(model, target="cpu", dims={"seq": seq}), device="cpu")
+        got, expected = session.run({"ids": ids}), alone.run({"ids": ids})
+        assert got["rows"].shape == (2, seq, 2)
+        assert numpy.array_equal(got["rows"], expected["rows"])
+        assert numpy.array_equal(got["is_pad"], expected["is_pad"])
+    with pytest.raises(fusec.Error, match=r"input 'ids' has shape \[2, 9\], but the plan takes \[2, seq\] \(seq in 1:8\)"):
+        session.run({"ids": numpy.zeros((2, 9), numpy.int64)})
+    ids = numpy.array([[4, 0, 1, 2, 3, 0]], numpy.int64)
+    outputs = {"rows": numpy.zeros((1, 6, 2), numpy.float32), "is_pad": numpy.zeros((1, 6), bool)}
+    session.run_device({"ids": ids}, outputs, dims={"seq": 6})
+    assert numpy.array_equal(outputs["rows"], session.run({"ids": ids})["rows"])
+    with pytest.raises(ValueError, match=r"a range is \(min, max\) or \(min, opt, max\)"):
+        fusec.compile(model, target="cpu", dims={"seq": (1, 2, 3, 4)})
+    with pytest.raises(fusec.CompileError, match=r"the range seq=1:8:8 compiles for --target=cpu only"):
+        fusec.compile(model, target="sm_90", dims={"seq": (1, 8)})
+
+
 def test_shape_variants_run_the_size_their_inputs_have(tmp_path):
     """dims={"seq": [3, 8]} holds a plan per sequence length: run() picks
     the one its ids fit, each as the plan of that length alone computes;

@@ -39,10 +39,11 @@ cl::opt<fusec::EmitKind>
                     clEnumValN(fusec::EmitKind::Dot, "dot",
                                "the fused graph as Graphviz DOT, kernels as labelled clusters")),
          cl::cat(fusecCategory));
-cl::list<std::string> dimensionSizes("dim", cl::value_desc("name=size[,size...]"),
+cl::list<std::string> dimensionSizes("dim", cl::value_desc("name=size[,size...] or name=min:[opt:]max"),
                                      cl::desc("Read the named input dimension (an ONNX dim_param, a JSON shape string) "
-                                              "as this size: a plan has one dynamic dimension, the batch; several "
-                                              "sizes compile a shape variant each, in one plan; may repeat"),
+                                              "as this size: several sizes compile a shape variant each, in one "
+                                              "plan; a range min:max (or min:opt:max) compiles one variant that runs "
+                                              "every size in it (--target=cpu); may repeat"),
                                      cl::cat(fusecCategory));
 cl::opt<std::string> batchBuckets("batch-buckets", cl::init("1,2,4,8,16"), cl::value_desc("n,n,..."),
                                   cl::desc("Batch sizes the runtime prepares (one CUDA graph each)"),
@@ -178,14 +179,29 @@ int main(int argc, char **argv) {
     auto [name, sizesText] = item.split('=');
     llvm::SmallVector<llvm::StringRef> sizeTexts;
     sizesText.split(sizeTexts, ',');
-    std::vector<int64_t> sizes;
+    std::vector<fusec::import::DimensionSize> sizes;
     for (llvm::StringRef sizeText : sizeTexts) {
-      int64_t size = 0;
-      if (name.trim().empty() || sizeText.trim().getAsInteger(10, size)) {
-        llvm::errs() << "fusec: error: --dim needs NAME=SIZE or NAME=SIZE,SIZE,..., got '" << item << "'\n";
+      // SIZE, or a range MIN:MAX or MIN:OPT:MAX (OPT defaults to MAX).
+      llvm::SmallVector<llvm::StringRef> bounds;
+      sizeText.split(bounds, ':');
+      llvm::SmallVector<int64_t> values;
+      for (llvm::StringRef bound : bounds) {
+        int64_t value = 0;
+        if (bound.trim().getAsInteger(10, value))
+          break;
+        values.push_back(value);
+      }
+      if (name.trim().empty() || values.size() != bounds.size() || values.size() > 3) {
+        llvm::errs() << "fusec: error: --dim needs NAME=SIZE, NAME=SIZE,SIZE,... or a range NAME=MIN:MAX or "
+                        "NAME=MIN:OPT:MAX, got '"
+                     << item << "'\n";
         return 2;
       }
-      sizes.push_back(size);
+      if (values.size() == 1)
+        sizes.push_back(values[0]);
+      else
+        sizes.push_back(fusec::import::DimensionSize::range(values[0], values.size() == 3 ? values[1] : values.back(),
+                                                            values.back()));
     }
     if (!options.dimensionSizes.emplace(name.trim().str(), sizes).second) {
       llvm::errs() << "fusec: error: --dim gives '" << name.trim() << "' twice\n";

@@ -133,6 +133,32 @@ void reportTuning(std::ostream &out, std::ostream &err, const Session &session) 
 
 } // namespace
 
+namespace {
+/// The plan `dims` names, as a plan of its own that keeps `plan` alive: a
+/// shape variant, or a plan with ranges specialized at the sizes `dims`
+/// gives its ranges (each range's opt where it gives none). Throws Error
+/// where there is none.
+std::shared_ptr<const Plan> planAt(const std::shared_ptr<const Plan> &plan,
+                                   const std::map<std::string, int64_t> &dims) {
+  if (plan->ranges().empty()) {
+    const Plan *variant = plan->findShapeVariant(dims.empty() ? plan->dims() : dims);
+    if (!variant)
+      throw Error(plan->sourceName() + ": no shape variant for " + formatDims(dims) + " (the plan holds " +
+                  plan->describeShapeVariants() + ")");
+    return std::shared_ptr<const Plan>(plan, variant);
+  }
+  std::map<std::string, int64_t> sizes;
+  for (const DimensionRange &range : plan->ranges()) {
+    auto given = dims.find(range.name);
+    sizes[range.name] = given == dims.end() ? range.opt : given->second;
+  }
+  for (const auto &[name, size] : dims)
+    if (!sizes.count(name) && !(plan->dims().count(name) && plan->dims().at(name) == size))
+      sizes[name] = size; // specialize() names the unknown dimension
+  return std::make_shared<const Plan>(plan->specialize(sizes));
+}
+} // namespace
+
 int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &err, const BackendFactory &factory) {
   BackendFactory makeBackend = factory;
   if (!makeBackend)
@@ -143,8 +169,8 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
   if (options.info != InfoFormat::None) {
     nlohmann::json description = describePlan(*plan, options.batch.value_or(1), options.dims);
     if (options.batch) {
-      const Plan &described = *plan->findShapeVariant(options.dims.empty() ? plan->dims() : options.dims);
-      checkBatchAgainst(described, batchLimitOf(described, physicalMemoryBytes()), *options.batch);
+      std::shared_ptr<const Plan> described = planAt(plan, options.dims);
+      checkBatchAgainst(*described, batchLimitOf(*described, physicalMemoryBytes()), *options.batch);
     }
     if (options.info == InfoFormat::Json)
       out << description.dump(2) << "\n";
@@ -157,9 +183,9 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
     // The variant --dim names, as a plan of its own (aliasing: it keeps the
     // whole plan alive); describePlan has said why if there is none.
     std::shared_ptr<const Plan> served = plan;
-    if (!options.dims.empty()) {
+    if (!options.dims.empty() || !plan->ranges().empty()) {
       describePlan(*plan, 1, options.dims);
-      served = std::shared_ptr<const Plan>(plan, plan->findShapeVariant(options.dims));
+      served = planAt(plan, options.dims);
     }
     ServeBenchOptions bench;
     bench.clients = options.clients;
@@ -202,9 +228,9 @@ int runFuserun(const FuserunOptions &options, std::ostream &out, std::ostream &e
     for (const TensorDesc &input : session.inputs()) {
       auto given = inputs.find(input.name);
       if (given != inputs.end() && given->second.shape() != resolveShape(input.shape, batch))
-        throw Error("input '" + input.name + "' has shape " + formatShape(given->second.shape()) +
-                    ", but the shape variant for " + formatDims(options.dims) + " takes " +
-                    formatShape(resolveShape(input.shape, batch)) + " at batch " + std::to_string(batch));
+        throw Error("input '" + input.name + "' has shape " + formatShape(given->second.shape()) + ", but the " +
+                    (plan->ranges().empty() ? "shape variant" : "plan") + " for " + formatDims(options.dims) +
+                    " takes " + formatShape(resolveShape(input.shape, batch)) + " at batch " + std::to_string(batch));
     }
   if (options.randomSeed)
     for (auto &[name, tensor] : makeRandomInputs(session.plan(), batch, *options.randomSeed))

@@ -41,7 +41,7 @@ std::vector<uint8_t> compileSequence(const std::vector<int64_t> &sizes, const st
   DriverOptions options;
   options.inputPath = kModel;
   options.plan.target = target;
-  options.dimensionSizes = {{"seq", sizes}};
+  options.dimensionSizes = {{"seq", std::vector<import::DimensionSize>(sizes.begin(), sizes.end())}};
   auto bytes = compileToPlan(*context, options);
   INFO(diagnostics.text());
   REQUIRE(mlir::succeeded(bytes));

@@ -1,0 +1,131 @@
+//===- DimensionRangesTest.cpp - One plan for a range of a named dimension -===//
+//
+// `--dim seq=1:16` compiles one plan that runs every sequence length from 1
+// to 16: its shapes write the range's code, its arena is laid out for the
+// maximum, and a session specializes it to each run's length. At every
+// length it must give exactly what the plan compiled for that length alone
+// gives (the CPU backend runs the same ops in the same order), fused and
+// unfused, and refuse lengths outside the range.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Diagnostics.h"
+#include "compiler/Driver.h"
+#include "runtime/Error.h"
+#include "runtime/Session.h"
+#include "runtime/plan/PlanFormat.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+using namespace fusec;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kModel = std::string(FUSEC_TEST_DATA_DIR) + "/../lit/plan/Inputs/sequence.json";
+
+struct Compiled {
+  bool ok = false;
+  std::vector<uint8_t> bytes;
+  std::string diagnostics;
+};
+
+Compiled compileSequence(const import::DimensionSize &seq, const std::string &target = "cpu",
+                         const std::string &strategy = "greedy") {
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  DriverOptions options;
+  options.inputPath = kModel;
+  options.plan.target = target;
+  options.fusion.strategy = strategy;
+  options.dimensionSizes = {{"seq", {seq}}};
+  auto bytes = compileToPlan(*context, options);
+  Compiled result;
+  result.ok = mlir::succeeded(bytes);
+  if (result.ok)
+    result.bytes = std::move(*bytes);
+  result.diagnostics = diagnostics.text();
+  return result;
+}
+
+std::shared_ptr<const runtime::Plan> load(const Compiled &compiled, const std::string &name) {
+  INFO(compiled.diagnostics);
+  REQUIRE(compiled.ok);
+  return std::make_shared<const runtime::Plan>(runtime::Plan::fromBytes(compiled.bytes, name));
+}
+
+/// x of shape [batch, seq, 4] with distinct values.
+runtime::Tensor sequenceInput(int64_t batch, int64_t seq) {
+  runtime::Tensor x({batch, seq, 4}, runtime::ElementType::F32);
+  auto *data = static_cast<float *>(x.rawData());
+  for (int64_t i = 0; i < batch * seq * 4; ++i)
+    data[i] = float((i * 5) % 11) * 0.25f - 1.0f;
+  return x;
+}
+
+bool sameData(const runtime::Tensor &a, const runtime::Tensor &b) {
+  return a.shape() == b.shape() && std::memcmp(a.rawData(), b.rawData(), a.byteSize()) == 0;
+}
+
+} // namespace
+
+TEST_CASE("a range compiles to one plan whose shapes name it", "[ranges]") {
+  auto ranged = load(compileSequence(import::DimensionSize::range(1, 8, 16)), "ranged");
+  REQUIRE(ranged->ranges().size() == 1);
+  CHECK(ranged->ranges()[0] == runtime::DimensionRange{"seq", 1, 8, 16});
+  CHECK(ranged->dims().empty());
+  CHECK(ranged->inputs()[0].shape == runtime::Shape{plan::kBatchDim, plan::rangeDimCode(0), 4});
+  // The arena is laid out for the maximum: the plan compiled for seq=16
+  // alone needs the same bytes.
+  auto atMax = load(compileSequence(16), "seq16");
+  CHECK(ranged->arena().size == atMax->arena().size);
+  CHECK(ranged->kernels().size() == atMax->kernels().size());
+  // The plan's size does not grow with the range.
+  CHECK(compileSequence(import::DimensionSize::range(1, 8, 4096)).bytes.size() == compileSequence(import::DimensionSize::range(1, 8, 16)).bytes.size());
+}
+
+TEST_CASE("a plan over a range runs each length as the plan for that length alone", "[ranges]") {
+  for (const std::string strategy : {"greedy", "none"}) {
+    INFO("strategy " << strategy);
+    auto ranged = load(compileSequence(import::DimensionSize::range(1, 8, 16), "cpu", strategy), "ranged");
+    runtime::Session session(ranged, runtime::Device::Cpu);
+    // The session starts at the range's opt size.
+    CHECK(session.dims() == std::map<std::string, int64_t>{{"seq", 8}});
+    for (int64_t seq : {1, 7, 16}) {
+      auto alone = load(compileSequence(seq, "cpu", strategy), "seq" + std::to_string(seq));
+      runtime::Session reference(alone, runtime::Device::Cpu);
+      for (int64_t batch : {1, 3}) {
+        INFO("seq " << seq << ", batch " << batch);
+        const runtime::Tensor x = sequenceInput(batch, seq);
+        auto got = session.run(batch, {{"x", x}});
+        auto want = reference.run(batch, {{"x", x}});
+        REQUIRE(got.size() == want.size());
+        for (const auto &[name, tensor] : want)
+          CHECK(sameData(got.at(name), tensor));
+        CHECK(session.dims() == std::map<std::string, int64_t>{{"seq", seq}});
+      }
+    }
+    // The pointer entry points run the length selectDims chose.
+    session.selectDims({{"seq", 5}});
+    CHECK(session.inputs()[0].shape == runtime::Shape{plan::kBatchDim, 5, 4});
+    REQUIRE_THROWS_WITH(session.selectDims({{"seq", 17}}), Contains("'seq' = 17 is outside the plan's range 1:16"));
+  }
+}
+
+TEST_CASE("a length outside the range is refused, naming the range", "[ranges]") {
+  auto ranged = load(compileSequence(import::DimensionSize::range(2, 4, 16)), "ranged");
+  runtime::Session session(ranged, runtime::Device::Cpu);
+  for (int64_t seq : {1, 17})
+    REQUIRE_THROWS_WITH(session.run(1, {{"x", sequenceInput(1, seq)}}),
+                        Contains("input 'x' has shape [1, " + std::to_string(seq) + ", 4]") &&
+                            Contains("the plan takes [1, seq, 4] (seq in 2:16) at batch 1"));
+  REQUIRE_THROWS_WITH(ranged->specialize({}), Contains("no size is given for dimension 'seq'"));
+  REQUIRE_THROWS_WITH(ranged->specialize({{"seq", 4}, {"len", 2}}), Contains("which the plan has no range for"));
+}
+
+TEST_CASE("ranges compile for the CPU target only, for now", "[ranges]") {
+  Compiled gpu = compileSequence(import::DimensionSize::range(1, 8, 16), "sm_90");
+  CHECK_FALSE(gpu.ok);
+  CHECK_THAT(gpu.diagnostics, Contains("the range seq=1:8:16 compiles for --target=cpu only"));
+}
