@@ -17,9 +17,10 @@ keyed by the exported graph and the options, so a second process with the
 same model and options loads it instead of compiling. The first axis of
 every input is the batch, which a plan runs at any size up to its largest
 batch bucket. Other dimensions are fixed at the example's sizes unless named
-in `dynamic`; a plan takes one size per named dimension, so the compiled
-callable compiles (or loads) the plan for each size within the range the
-first time it meets it (docs/python.md#pytorch).
+in `dynamic`. For the CPU (target="cpu") one plan runs every size of the
+ranges (fusec --dim seq=1:512); a GPU plan takes one size per named
+dimension, so the compiled callable compiles (or loads) the plan for each
+size within the range the first time it meets it (docs/python.md#pytorch).
 
 torch is imported when this module is; `import fusec` never imports it.
 """
@@ -133,7 +134,8 @@ class CompiledModule:
     structure), as torch tensors on the inputs' device.
 
     `plans` maps each size of the named dimensions met so far (a tuple in
-    `dimensions` order) to its Plan."""
+    `dimensions` order) to its Plan; for the CPU target, () maps to the one
+    plan that runs every size of the ranges."""
 
     def __init__(self, label, directory, input_names, output_spec, output_count, dims_by_input, ranges, options,
                  cache, digest):
@@ -153,11 +155,21 @@ class CompiledModule:
         self._sessions = {}
         self._lock = threading.Lock()
 
+    def _runs_ranges(self):
+        """Whether one plan runs every size: plans take ranges on the CPU
+        target only, for now."""
+        return bool(self.dimensions) and self._options.get("target") == "cpu"
+
     def _plan(self, sizes):
+        if self._runs_ranges():
+            sizes = ()
         plan = self.plans.get(sizes)
         if plan is not None:
             return plan
-        dims = dict(zip(self.dimensions, sizes))
+        if self._runs_ranges():
+            dims = {name: tuple(self.ranges[name]) for name in self.dimensions}
+        else:
+            dims = dict(zip(self.dimensions, sizes))
         key = hashlib.sha256(json.dumps([self._digest, self._options, dims, _fusec_version],
                                         sort_keys=True).encode()).hexdigest()[:32]
         cached = os.path.join(self._cache, key + ".plan") if self._cache else None
@@ -185,7 +197,7 @@ class CompiledModule:
         return plan
 
     def _session(self, sizes, device):
-        key = (sizes, device)
+        key = (() if self._runs_ranges() else sizes, device)
         with self._lock:
             session = self._sessions.get(key)
             if session is None:
