@@ -207,11 +207,38 @@ json PlanBuilder::opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals,
     values.push_back(valueToJson(result));
   }
   auto onnx = llvm::cast<fuse::OnnxOpInterface>(op);
+  json attrs = onnxAttributesToJson(op);
+  // Expand's target and Slice's ends may name run-time dimensions (-2 - k:
+  // symbols[k]); the plan holds their codes, which the runtime replaces by
+  // each run's sizes.
+  auto withCodes = [&](const char *name, ArrayRef<int64_t> values, ArrayAttr symbols) {
+    std::vector<int64_t> coded(values.begin(), values.end());
+    for (int64_t &dim : coded) {
+      if (dim > -2)
+        continue;
+      const std::string symbol = llvm::cast<StringAttr>(symbols[-2 - dim]).str();
+      auto range = std::find_if(options.ranges.begin(), options.ranges.end(),
+                                [&](const runtime::DimensionRange &candidate) { return candidate.name == symbol; });
+      if (range == options.ranges.end()) {
+        if (!unsupportedType)
+          emitError(op->getLoc()) << op->getName() << " names the run-time dimension '" << symbol
+                                  << "', which the plan has no range for";
+        unsupportedType = true;
+        continue;
+      }
+      dim = plan::rangeDimCode(static_cast<size_t>(range - options.ranges.begin()));
+    }
+    attrs[name] = coded;
+  };
+  if (auto expand = llvm::dyn_cast<fuse::ExpandOp>(op); expand && expand.getSymbols())
+    withCodes("shape", expand.getShape(), *expand.getSymbols());
+  if (auto slice = llvm::dyn_cast<fuse::SliceOp>(op); slice && slice.getSymbols())
+    withCodes("ends", slice.getEnds(), *slice.getSymbols());
   return {{"op", onnx.getOnnxName().str()},
           {"name", opDisplayName(op)},
           {"operands", operands},
           {"results", results},
-          {"attrs", onnxAttributesToJson(op)}};
+          {"attrs", attrs}};
 }
 
 LogicalResult PlanBuilder::addKernel(Operation *op) {

@@ -496,10 +496,12 @@ def Fuse_SliceOp : Fuse_OnnxOp<"slice", "Slice", Fuse_DataMovementFacts> {
     rules::normalizeSlice): for a positive step, start and end lie in
     [0, extent]; for a negative one, in [-1, extent - 1]. The batch dimension
     is sliced only whole (start 0, end INT64_MAX, step 1). ONNX Split becomes
-    one slice per output.
+    one slice per output. An end -2 - k (start 0, step 1) on a static axis is
+    the run-time dimension named `symbols[k]` (a range, which must not exceed
+    the extent): GPT-2's causal buffer sliced to `[:seq, :seq]`.
   }];
   let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$starts,
-                   DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+                   DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps, OptionalAttr<StrArrayAttr>:$symbols);
   let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
@@ -537,7 +539,12 @@ def Fuse_GatherElementsOp : Fuse_OnnxOp<"gather_elements", "GatherElements", Fus
 
 def Fuse_ExpandOp : Fuse_OnnxOp<"expand", "Expand", Fuse_DataMovementFacts> {
   let summary = "Broadcast to `shape` with numpy rules (1 keeps the input's extent, -1 is the batch size)";
-  let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let description = [{
+    A `shape` entry -2 - k is the run-time dimension named `symbols[k]` (a
+    range, `fusec --dim seq=1:512`): a causal mask expanded to
+    `[seq, seq]`, a padding mask to `[batch, seq]`.
+  }];
+  let arguments = (ins Fuse_AnyTensor:$input, DenseI64ArrayAttr:$shape, OptionalAttr<StrArrayAttr>:$symbols);
   let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;

@@ -30,15 +30,6 @@ std::string describeSymbol(int64_t dim) {
   return dim == kDynamic ? "the batch dimension" : "the run-time dimension '" + symbolName(dim) + "'";
 }
 
-/// True when a symbol appears twice: a tensor holds each run-time dimension
-/// at most once (sizes are products of distinct symbols).
-bool hasRepeatedSymbol(ArrayRef<int64_t> shape) {
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (isSymbolic(shape[i]) && llvm::is_contained(shape.drop_front(i + 1), shape[i]))
-      return true;
-  return false;
-}
-
 /// Records the result type, after checking that a sample of it is no larger
 /// than the runtime accepts (fusec::kMaxTensorBytes), so that hostile
 /// attributes or inputs cannot make the compiler write an unloadable plan.
@@ -746,8 +737,21 @@ LogicalResult SliceOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
     return emitOpError() << "'starts', 'ends' and 'steps' must have " << rank << " entries each, got " << starts.size()
                          << ", " << ends.size() << " and " << steps.size();
   SmallVector<int64_t> shape;
+  const ArrayAttr symbols = getSymbolsAttr();
   for (size_t d = 0; d < rank; ++d) {
     rules::SliceAxis axis{starts[d], ends[d], steps[d]};
+    if (!isSymbolic(input[d]) && steps[d] == 1 && ends[d] <= -2) {
+      // A prefix of the axis as long as the run-time dimension symbols[k].
+      const int64_t k = -2 - ends[d];
+      auto name =
+          symbols && k < static_cast<int64_t>(symbols.size()) ? llvm::dyn_cast<StringAttr>(symbols[k]) : StringAttr();
+      std::optional<int64_t> symbol = name ? symbolDim(name.getValue()) : std::nullopt;
+      if (!symbol || starts[d] != 0)
+        return emitOpError() << "axis " << d << " ends at " << ends[d]
+                             << ", which names a run-time dimension only with start 0 and a name in 'symbols'";
+      shape.push_back(*symbol);
+      continue;
+    }
     if (isSymbolic(input[d])) {
       if (!rules::isWholeSlice(axis))
         return emitOpError() << "axis " << d << " is " << describeSymbol(input[d])
@@ -766,13 +770,15 @@ LogicalResult SliceOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
 LogicalResult GatherOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput()), indices = shapeOf(getIndices());
   int64_t axis = getAxis();
+  // A range's dimension may be gathered from (the first token, x[:, 0]):
+  // the CPU backend checks each index against the run's size.
   if (failed(expectAxis(*this, "axis", axis, input.size())) ||
-      failed(expectStatic(*this, "gathered dimension", input[axis])))
+      (input[axis] == kDynamic && failed(expectStatic(*this, "gathered dimension", input[axis]))))
     return failure();
   SmallVector<int64_t> shape(input.begin(), input.begin() + axis);
   shape.append(indices.begin(), indices.end());
   shape.append(input.begin() + axis + 1, input.end());
-  if (hasRepeatedSymbol(shape))
+  if (llvm::count(shape, kDynamic) > 1)
     return emitOpError() << "gathering " << shapeToString(indices) << " from " << shapeToString(input)
                          << " would give a result with the batch dimension twice";
   return success(inferred, *this, shape, elementTypeOf(getInput()));
@@ -804,15 +810,27 @@ LogicalResult GatherElementsOp::inferResultTypes(SmallVectorImpl<Type> &inferred
 LogicalResult ExpandOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   auto input = shapeOf(getInput());
   SmallVector<int64_t> target;
+  const ArrayAttr symbols = getSymbolsAttr();
   for (int64_t dim : getShape()) {
-    if (dim < -1)
-      return emitOpError() << "'shape' entries must be >= 0, or -1 for the batch size, got " << dim;
-    target.push_back(dim == -1 ? kDynamic : dim);
+    if (dim >= -1) {
+      target.push_back(dim == -1 ? kDynamic : dim);
+      continue;
+    }
+    // -2 - k: the run-time dimension symbols[k].
+    const int64_t k = -2 - dim;
+    auto name =
+        symbols && k < static_cast<int64_t>(symbols.size()) ? llvm::dyn_cast<StringAttr>(symbols[k]) : StringAttr();
+    std::optional<int64_t> symbol = name ? symbolDim(name.getValue()) : std::nullopt;
+    if (!symbol)
+      return emitOpError() << "'shape' entries must be >= 0, -1 for the batch size or -2 - k for the dimension "
+                              "named symbols[k], got "
+                           << dim << " with " << (symbols ? symbols.size() : 0) << " symbols";
+    target.push_back(*symbol);
   }
   auto shape = broadcastShapes(input, target);
   if (!shape)
     return emitOpError() << "cannot expand " << shapeToString(input) << " to " << shapeToString(target);
-  if (hasRepeatedSymbol(*shape))
+  if (llvm::count(*shape, kDynamic) > 1)
     return emitOpError() << "expanding " << shapeToString(input) << " to " << shapeToString(target)
                          << " would give a result with the batch dimension twice";
   return success(inferred, *this, *shape);

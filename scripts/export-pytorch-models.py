@@ -263,6 +263,12 @@ def ranged_models():
                               seq_axes={"input": 0}),
         "encoder_pre": Model(encoder(True, True), {"input": (10, 32)}, encoder_text.format("pre", "batch first, dynamo"),
                              seq_axes={"input": 1}),
+        "bert_classifier": Model(BertClassifier(), {"ids": ((10,), "ids"), "padding": ((10,), "padding")},
+                                 "token ids through an Embedding, nn.TransformerEncoder with a boolean key padding "
+                                 "mask, the first token's head; batch and sequence length dynamic",
+                                 seq_axes={"ids": 1, "padding": 1}),
+        "gpt_block": Model(GptBlock(), {"input": (10, 32)}, "a GPT-2 block (nanoGPT's), causal attention; batch and "
+                           "sequence length dynamic", seq_axes={"input": 1}),
         "mha_padding_mask": Model(PaddedAttention(), {"input": (10, 32), "mask": ((10,), "mask")},
                                   "nn.MultiheadAttention with a key padding mask, batch and sequence length dynamic",
                                   seq_axes={"input": 1, "mask": 1}),
@@ -325,9 +331,11 @@ def main():
     for out, table, write in ((args.out, models, export), (args.ranges_out, ranged_models, export_ranged)):
         if not out:
             continue
-        if os.path.isdir(out):
-            shutil.rmtree(out)
-        os.makedirs(out)
+        # The models are rewritten; the folder's README.md stays.
+        os.makedirs(out, exist_ok=True)
+        for entry in os.listdir(out):
+            if os.path.isdir(os.path.join(out, entry)):
+                shutil.rmtree(os.path.join(out, entry))
         for seed, (name, spec) in enumerate(sorted(table().items())):
             write(name, spec, out, seed)
 

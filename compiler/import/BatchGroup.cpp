@@ -16,6 +16,16 @@ std::optional<DimExpr> product(llvm::ArrayRef<DimExpr> dims) {
   return result;
 }
 
+/// a / b when it divides exactly (DimExpr::div truncates constants, as
+/// ONNX's Div does).
+std::optional<DimExpr> exactDiv(const DimExpr &a, const DimExpr &b) {
+  std::optional<DimExpr> quotient = DimExpr::div(a, b);
+  if (!quotient)
+    return std::nullopt;
+  std::optional<DimExpr> back = DimExpr::mul(*quotient, b);
+  return back && *back == a ? quotient : std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::vector<DimExpr>> resolveReshape(llvm::ArrayRef<DimExpr> input, llvm::ArrayRef<DimExpr> target,
@@ -132,7 +142,7 @@ std::optional<ExpandedShape> expandShape(llvm::ArrayRef<DimExpr> logical, const 
     std::vector<std::pair<DimExpr, std::string>> inside;
     for (const std::string &name : names) {
       auto it = before.find(name);
-      std::optional<DimExpr> within = it == before.end() ? std::nullopt : DimExpr::div(it->second, elements);
+      std::optional<DimExpr> within = it == before.end() ? std::nullopt : exactDiv(it->second, elements);
       if (!symbols.codeOf(name) || !within) {
         error = "dimension " + std::to_string(i) + " (" + dim.str() + ") does not keep " + name + " whole: " +
                 (it == before.end() ? std::string("the input has no such dimension")
@@ -149,7 +159,7 @@ std::optional<ExpandedShape> expandShape(llvm::ArrayRef<DimExpr> logical, const 
     std::vector<int64_t> factors;
     DimExpr covered(1);
     for (const auto &[within, name] : inside) {
-      std::optional<DimExpr> gap = DimExpr::div(within, covered);
+      std::optional<DimExpr> gap = exactDiv(within, covered);
       if (!gap || !gap->isConstant() || gap->constantTerm() < 1) {
         error = "dimension " + std::to_string(i) + " (" + dim.str() + ") does not keep " + name +
                 " whole: " + within.str() + " of its elements lie before it in memory";
@@ -160,7 +170,7 @@ std::optional<ExpandedShape> expandShape(llvm::ArrayRef<DimExpr> logical, const 
       factors.push_back(*symbols.codeOf(name));
       covered = DimExpr::mul(within, DimExpr::symbol(name)).value_or(DimExpr(0));
     }
-    std::optional<DimExpr> rest = DimExpr::div(dim, covered);
+    std::optional<DimExpr> rest = exactDiv(dim, covered);
     if (!rest || !rest->isConstant() || rest->constantTerm() < 1) {
       error = "dimension " + std::to_string(i) + " (" + dim.str() + ") does not split around its run-time dimensions";
       return std::nullopt;

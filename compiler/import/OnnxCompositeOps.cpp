@@ -364,7 +364,7 @@ FailureOr<Results> buildTile(BuildContext &ctx) {
   }
   Chain chain(ctx);
   Value spreadOut = chain.make<ReshapeOp>(ctx.operand(0), ctx.ints(spread));
-  Value copies = chain.make<ExpandOp>(spreadOut, ctx.ints(expanded));
+  Value copies = chain.make<ExpandOp>(spreadOut, ctx.ints(expanded), ArrayAttr());
   return chain.result(chain.make<ReshapeOp>(copies, ctx.ints(tiled)));
 }
 

@@ -125,11 +125,14 @@ private:
   /// A Reshape of a tensor holding the batch, on logical shapes (OnnxBatchGroups).
   LogicalResult importBatchReshape(GraphNode &node, onnx::NodeProto &inferenceNode, Location loc);
   FailureOr<AttrValue> reshapeTarget(const KnownTensor &shape, const GraphNode &node, Location loc);
-  FailureOr<AttrValue> expandTarget(const KnownTensor &shape, StringRef data, Location loc);
+  /// Expand's `shape` attribute; a run-time dimension the input does not
+  /// hold there is -2 - k, naming `symbols[k]`.
+  FailureOr<AttrValue> expandTarget(const KnownTensor &shape, StringRef data, Location loc,
+                                    std::vector<std::string> &symbols);
   /// The value of an import-time input as the attribute the fuse op takes;
   /// the batch size in it becomes what that attribute uses for it.
-  FailureOr<AttrValue> importTimeAttribute(const GraphNode &node, const ImportTimeInput &entry,
-                                           const KnownTensor &tensor, Location loc);
+  FailureOr<AttrValue> importTimeAttribute(GraphNode &node, const ImportTimeInput &entry, const KnownTensor &tensor,
+                                           Location loc);
   LogicalResult readOutputs();
 
   /// The static shape of `tensor` (kBatchDim for the batch size).
@@ -561,7 +564,8 @@ FailureOr<AttrValue> OnnxGraphReader::reshapeTarget(const KnownTensor &shape, co
   return AttrValue::ofInts(std::move(target));
 }
 
-FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, StringRef data, Location loc) {
+FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, StringRef data, Location loc,
+                                                   std::vector<std::string> &symbols) {
   if (!shape.isInt())
     return emitError(loc) << "Expand's shape must be integers";
   if (!shape.hasSymbols())
@@ -570,13 +574,31 @@ FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, Str
   // dimension broadcast to the batch.
   auto from = shapes->shapeOf(data);
   std::vector<int64_t> target;
+  const std::vector<std::string> ranges = dimensions.rangeNames();
   for (size_t i = 0; i < shape.ints.size(); ++i) {
+    size_t fromRank = from ? from->size() : 0;
+    size_t aligned = i + fromRank;
+    const std::optional<int64_t> fromDim = from && aligned >= shape.ints.size()
+                                               ? std::optional<int64_t>((*from)[aligned - shape.ints.size()])
+                                               : std::nullopt;
+    // A range's dimension: kept where the input holds it (1), else named.
+    if (auto range = std::find_if(ranges.begin(), ranges.end(),
+                                  [&](const std::string &name) { return shape.ints[i] == DimExpr::symbol(name); });
+        range != ranges.end()) {
+      if (fromDim && *fromDim == rangeDim(static_cast<size_t>(range - ranges.begin()))) {
+        target.push_back(1);
+        continue;
+      }
+      auto known = std::find(symbols.begin(), symbols.end(), *range);
+      if (known == symbols.end())
+        known = symbols.insert(symbols.end(), *range);
+      target.push_back(-2 - static_cast<int64_t>(known - symbols.begin()));
+      continue;
+    }
     auto dim = batchOrStatic(shape.ints[i], "Expand's shape " + intsToString(shape), loc);
     if (failed(dim))
       return failure();
-    size_t fromRank = from ? from->size() : 0;
-    size_t aligned = i + fromRank;
-    bool inputHasBatch = from && aligned >= shape.ints.size() && (*from)[aligned - shape.ints.size()] == kBatchDim;
+    bool inputHasBatch = fromDim == kBatchDim;
     // 1 keeps an input's batch dimension; -1 broadcasts a 1 to the batch
     // size (a class token expanded over the batch).
     target.push_back(!*dim ? (inputHasBatch ? 1 : -1) : **dim);
@@ -584,12 +606,17 @@ FailureOr<AttrValue> OnnxGraphReader::expandTarget(const KnownTensor &shape, Str
   return AttrValue::ofInts(std::move(target));
 }
 
-FailureOr<AttrValue> OnnxGraphReader::importTimeAttribute(const GraphNode &node, const ImportTimeInput &entry,
+FailureOr<AttrValue> OnnxGraphReader::importTimeAttribute(GraphNode &node, const ImportTimeInput &entry,
                                                           const KnownTensor &tensor, Location loc) {
   if (node.opType == "Reshape")
     return reshapeTarget(tensor, node, loc);
-  if (node.opType == "Expand")
-    return expandTarget(tensor, node.inputs[0], loc);
+  if (node.opType == "Expand") {
+    std::vector<std::string> symbols;
+    auto target = expandTarget(tensor, node.inputs[0], loc, symbols);
+    if (succeeded(target) && !symbols.empty())
+      node.attrs["symbols"] = AttrValue::ofString(llvm::join(symbols, ","));
+    return target;
+  }
   if (node.opType == "Resize" && StringRef(entry.attribute) == "sizes" && tensor.isInt()) {
     // Sizes built from Shape(x) hold the batch size: Resize keeps it (-1).
     std::vector<int64_t> sizes;
@@ -603,15 +630,28 @@ FailureOr<AttrValue> OnnxGraphReader::importTimeAttribute(const GraphNode &node,
     return AttrValue::ofInts(std::move(sizes));
   }
   if (node.opType == "Slice" && StringRef(entry.attribute) == "ends" && tensor.isInt()) {
-    // x[:batch] along the batch axis is "to the end", as INT64_MAX is.
+    // x[:batch] along the batch axis is "to the end", as INT64_MAX is. An
+    // end that is a range's dimension (x[:seq]) is named in "ends_symbols",
+    // one entry per end ("" for the others), for buildSlice.
     std::vector<int64_t> ends;
     ends.reserve(tensor.ints.size());
+    const std::vector<std::string> ranges = dimensions.rangeNames();
+    std::vector<std::string> named(tensor.ints.size());
     for (const DimExpr &dim : tensor.ints) {
+      auto range = std::find_if(ranges.begin(), ranges.end(),
+                                [&](const std::string &name) { return dim == DimExpr::symbol(name); });
+      if (range != ranges.end()) {
+        named[ends.size()] = *range;
+        ends.push_back(0);
+        continue;
+      }
       auto end = batchOrStatic(dim, "Slice's ends " + intsToString(tensor), loc);
       if (failed(end))
         return failure();
       ends.push_back(end->value_or(rules::kSliceToEnd));
     }
+    if (llvm::any_of(named, [](const std::string &name) { return !name.empty(); }))
+      node.attrs["ends_symbols"] = AttrValue::ofString(llvm::join(named, ","));
     return AttrValue::ofInts(std::move(ends));
   }
   return attributeFromTensor(tensor, entry.attribute, loc);
@@ -649,7 +689,15 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::No
     // except for an Expand to the batch size, which ONNX cannot express: its
     // shape stays unknown to ONNX, and what needs it later says so.
     std::string inferenceName = tensorName + "@" + node.name;
-    if (node.opType == "Expand" && llvm::is_contained(value->ints, -1)) {
+    if (node.opType == "Expand" && llvm::any_of(value->ints, [](int64_t dim) { return dim < 0; })) {
+      // The range dimensions the target names (expandTarget), as codes.
+      std::vector<int64_t> named;
+      if (auto symbols = node.attrs.find("symbols"); symbols != node.attrs.end()) {
+        const std::vector<std::string> ranges = dimensions.rangeNames();
+        for (StringRef name : llvm::split(symbols->second.s, ','))
+          named.push_back(
+              rangeDim(static_cast<size_t>(std::find(ranges.begin(), ranges.end(), name.str()) - ranges.begin())));
+      }
       inferenceNode.set_input(entry.index, inferenceName);
       // fusec knows the result: the target broadcast with the input, the
       // batch where the target has -1.
@@ -665,6 +713,8 @@ LogicalResult OnnxGraphReader::convertImportTimeInputs(GraphNode &node, onnx::No
           complete &= own != RuntimeShapeInference::kUnknownDim;
           if (result[d] == -1)
             result[d] = kBatchDim;
+          else if (result[d] < -1 && static_cast<size_t>(-2 - result[d]) < named.size())
+            result[d] = named[static_cast<size_t>(-2 - result[d])];
           else if (result[d] == 1)
             result[d] = own;
         }

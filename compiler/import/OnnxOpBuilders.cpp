@@ -152,7 +152,7 @@ FailureOr<Results> buildConvTranspose(BuildContext &ctx) {
   // The weight: flipped, channels swapped within each group.
   const int64_t inPerGroup = w[0] / group, outPerGroup = w[1];
   auto flipped = ctx.create<SliceOp>(ctx.operand(1), ctx.ints({0, 0, w[2] - 1, w[3] - 1}),
-                                     ctx.ints({w[0], w[1], -1, -1}), ctx.ints({1, 1, -1, -1}));
+                                     ctx.ints({w[0], w[1], -1, -1}), ctx.ints({1, 1, -1, -1}), ArrayAttr());
   if (failed(flipped))
     return failure();
   auto grouped = ctx.create<ReshapeOp>(*flipped, ctx.ints({group, inPerGroup, outPerGroup, w[2], w[3]}));
@@ -200,7 +200,7 @@ FailureOr<Results> buildConvTranspose(BuildContext &ctx) {
     }
   }
   if (crop) {
-    auto cropped = ctx.create<SliceOp>(input, ctx.ints(starts), ctx.ints(ends), ctx.ints(steps));
+    auto cropped = ctx.create<SliceOp>(input, ctx.ints(starts), ctx.ints(ends), ctx.ints(steps), ArrayAttr());
     if (failed(cropped))
       return failure();
     input = *cropped;
@@ -617,7 +617,7 @@ FailureOr<Value> sliceAxis(BuildContext &ctx, Value input, int64_t axis, int64_t
     ends[d] = shape[d] == kDynamic ? rules::kSliceToEnd : shape[d];
   starts[axis] = begin;
   ends[axis] = begin + size;
-  return ctx.create<SliceOp>(input, ctx.ints(starts), ctx.ints(ends), ctx.ints(steps));
+  return ctx.create<SliceOp>(input, ctx.ints(starts), ctx.ints(ends), ctx.ints(steps), ArrayAttr());
 }
 
 FailureOr<Results> buildSlice(BuildContext &ctx) {
@@ -643,11 +643,33 @@ FailureOr<Results> buildSlice(BuildContext &ctx) {
   std::vector<int64_t> fullStarts(rank, 0), fullEnds(rank), fullSteps(rank, 1);
   for (int64_t d = 0; d < rank; ++d)
     fullEnds[d] = shape[d] == kDynamic ? rules::kSliceToEnd : shape[d];
+  // Ends that are a range's dimension (the importer names them, one entry
+  // per end): to the end of an axis that is that dimension, else a prefix
+  // as long as it, -2 - k naming symbols[k] (fuse.slice).
+  SmallVector<StringRef> endSymbols;
+  StringRef(ctx.attrs.getString("ends_symbols", "")).split(endSymbols, ',');
+  SmallVector<StringRef> symbols;
+  const SmallVector<int64_t> symbolic = fuse::symbolicShape(ctx.operand(0).getType());
   for (size_t i = 0; i < axes->size(); ++i) {
     int64_t d = (*axes)[i];
     if (steps[i] == 0) {
       ctx.attrs.invalid("Slice 'steps' entry " + Twine(i) + " is 0");
       return failure();
+    }
+    if (i < endSymbols.size() && !endSymbols[i].empty()) {
+      std::optional<int64_t> symbol = fuse::symbolDim(endSymbols[i]);
+      if (symbol && symbolic[d] == *symbol)
+        continue; // the whole axis
+      if (shape[d] == kDynamic || starts[i] != 0 || steps[i] != 1) {
+        ctx.attrs.invalid("Slice of axis " + Twine(d) + " ending at the run-time dimension '" + endSymbols[i] +
+                          "' is supported only from 0 in steps of 1 on an axis of static size");
+        return failure();
+      }
+      auto known = llvm::find(symbols, endSymbols[i]);
+      if (known == symbols.end())
+        known = symbols.insert(symbols.end(), endSymbols[i]);
+      fullEnds[d] = -2 - static_cast<int64_t>(known - symbols.begin());
+      continue;
     }
     if (shape[d] == kDynamic) {
       // Exporters write "to the end" as INT64_MAX (or the batch size, which
@@ -664,7 +686,8 @@ FailureOr<Results> buildSlice(BuildContext &ctx) {
     fullEnds[d] = axis.end;
     fullSteps[d] = axis.step;
   }
-  return single(ctx.create<SliceOp>(ctx.operand(0), ctx.ints(fullStarts), ctx.ints(fullEnds), ctx.ints(fullSteps)));
+  return single(ctx.create<SliceOp>(ctx.operand(0), ctx.ints(fullStarts), ctx.ints(fullEnds), ctx.ints(fullSteps),
+                                    symbols.empty() ? ArrayAttr() : ctx.builder.getStrArrayAttr(symbols)));
 }
 
 FailureOr<Results> buildSplit(BuildContext &ctx) {
@@ -741,7 +764,15 @@ FailureOr<Results> buildExpand(BuildContext &ctx) {
     ctx.attrs.invalid("Expand needs the 'shape' attribute (or a constant shape input)");
     return failure();
   }
-  return single(ctx.create<ExpandOp>(ctx.operand(0), ctx.ints(ctx.attrs.getInts("shape", {}))));
+  // The importer names the run-time dimensions of a shape holding them
+  // (entries -2 - k) in "symbols", comma-separated (expandTarget).
+  ArrayAttr symbols;
+  if (ctx.attrs.has("symbols")) {
+    SmallVector<StringRef> names;
+    StringRef(ctx.attrs.getString("symbols", "")).split(names, ',');
+    symbols = ctx.builder.getStrArrayAttr(names);
+  }
+  return single(ctx.create<ExpandOp>(ctx.operand(0), ctx.ints(ctx.attrs.getInts("shape", {})), symbols));
 }
 
 /// Resize (opset 10-18) and Upsample (7-9). Scales or sizes per axis (or

@@ -5,6 +5,7 @@
 #include "runtime/Error.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanFormat.h"
+#include "support/OpRules.h"
 
 #include <algorithm>
 #include <set>
@@ -69,8 +70,8 @@ PlanManifest specializeManifest(const PlanManifest &manifest, const std::map<std
   for (const DimensionRange &range : manifest.ranges) {
     auto it = sizes.find(range.name);
     if (it == sizes.end())
-      throw Error("no size is given for dimension '" + range.name + "' (the plan runs it at " +
-                  formatRanges({range}) + ", min:opt:max)");
+      throw Error("no size is given for dimension '" + range.name + "' (the plan runs it at " + formatRanges({range}) +
+                  ", min:opt:max)");
     if (!range.contains(it->second))
       throw Error("dimension '" + range.name + "' = " + std::to_string(it->second) + " is outside the plan's range " +
                   std::to_string(range.min) + ":" + std::to_string(range.max));
@@ -92,9 +93,30 @@ PlanManifest specializeManifest(const PlanManifest &manifest, const std::map<std
     tensor.shape = specializeShape(tensor.shape, byIndex);
   for (BufferDesc &buffer : result.buffers)
     buffer.shape = specializeShape(buffer.shape, byIndex);
-  for (KernelDesc &kernel : result.kernels)
+  for (KernelDesc &kernel : result.kernels) {
+    // Expand's target and Slice's ends may name a range's dimension (its
+    // code). A whole slice of a range's dimension ends at the size, as the
+    // reader requires of a static axis.
+    for (OpDesc &op : kernel.ops) {
+      const char *name = op.op == "Expand" ? "shape" : op.op == "Slice" ? "ends" : nullptr;
+      if (!name || !op.attrs.contains(name) || !op.attrs[name].is_array())
+        continue;
+      nlohmann::json &values = op.attrs[name];
+      const Shape *input = op.op == "Slice" && !op.operands.empty() && op.operands[0] < kernel.values.size()
+                               ? &kernel.values[op.operands[0]]
+                               : nullptr;
+      for (size_t d = 0; d < values.size(); ++d) {
+        if (!values[d].is_number_integer())
+          continue;
+        if (input && d < input->size() && plan::rangeIndexOf((*input)[d]) && values[d] == rules::kSliceToEnd)
+          values[d] = specializeShape({(*input)[d]}, byIndex)[0];
+        else
+          values[d] = specializeShape({values[d].get<int64_t>()}, byIndex)[0];
+      }
+    }
     for (Shape &value : kernel.values)
       value = specializeShape(value, byIndex);
+  }
   return result;
 }
 

@@ -42,7 +42,6 @@ struct DimensionRange {
   }
 };
 
-
 /// "seq=1:128:512, len=8:8:64" for messages and `fuserun --info`.
 std::string formatRanges(const std::vector<DimensionRange> &ranges);
 

@@ -82,7 +82,8 @@ TEST_CASE("a range compiles to one plan whose shapes name it", "[ranges]") {
   CHECK(ranged->arena().size == atMax->arena().size);
   CHECK(ranged->kernels().size() == atMax->kernels().size());
   // The plan's size does not grow with the range.
-  CHECK(compileSequence(import::DimensionSize::range(1, 8, 4096)).bytes.size() == compileSequence(import::DimensionSize::range(1, 8, 16)).bytes.size());
+  CHECK(compileSequence(import::DimensionSize::range(1, 8, 4096)).bytes.size() ==
+        compileSequence(import::DimensionSize::range(1, 8, 16)).bytes.size());
 }
 
 TEST_CASE("a plan over a range runs each length as the plan for that length alone", "[ranges]") {

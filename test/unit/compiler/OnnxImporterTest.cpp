@@ -383,7 +383,8 @@ TEST_CASE("a second symbolic dimension needs a size", "[onnx][errors]") {
   CHECK_FALSE(model.import(test));
   CHECK_THAT(test.diagnostics, Catch::Contains("graph input 'y' has symbolic dimension 'seq', but the batch is "
                                                "'batch' (a plan has one dynamic dimension, the batch: give the "
-                                               "others sizes, e.g. fusec --dim seq=SIZE)"));
+                                               "others a size or a range, e.g. fusec --dim seq=SIZE or --dim "
+                                               "seq=MIN:MAX)"));
 }
 
 TEST_CASE("named dimensions given sizes import as static sizes, through shape inference and folding", "[onnx]") {
