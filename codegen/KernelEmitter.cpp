@@ -3,6 +3,7 @@
 #include "codegen/KernelBuilder.h"
 
 #include "ir/OpClassification.h"
+#include "ir/ShapeUtils.h"
 
 using namespace mlir;
 
@@ -39,6 +40,15 @@ FailureOr<GeneratedKernel> emit(KernelBuilder &builder) {
 } // namespace
 
 FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
+  // Generated kernels take the batch as their one run-time size: a
+  // dimension that runs over a range (fusec --dim seq=1:512) has none yet.
+  llvm::SmallVector<Type> types(kernel->getOperandTypes());
+  llvm::append_range(types, kernel->getResultTypes());
+  for (Type type : types)
+    if (llvm::SmallVector<std::string> named = fuse::namedSymbolsOf(type); !named.empty())
+      return kernel.emitError() << "the run-time dimension '" << named.front()
+                                << "' (a range) has no GPU kernel yet: generated kernels take the batch as their one "
+                                   "run-time size (give the dimension a size, or compile for --target=cpu)";
   KernelBuilder builder(kernel);
   return emit(builder);
 }

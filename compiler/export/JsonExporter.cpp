@@ -8,6 +8,7 @@
 #include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
+#include "ir/ShapeUtils.h"
 
 #include "support/FileIO.h"
 #include "support/HalfFloat.h"
@@ -27,9 +28,10 @@ namespace {
 
 json shapeToJson(Type type) {
   json shape = json::array();
-  for (int64_t dim : llvm::cast<RankedTensorType>(type).getShape()) {
-    if (ShapedType::isDynamic(dim))
-      shape.push_back("batch");
+  // The batch and each range's dimension by name ("batch", "seq").
+  for (int64_t dim : fuse::symbolicShape(type)) {
+    if (fuse::isSymbolic(dim))
+      shape.push_back(fuse::symbolName(dim));
     else
       shape.push_back(dim);
   }

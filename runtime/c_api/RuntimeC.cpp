@@ -154,6 +154,24 @@ size_t fusec_plan_shape_variant_dims(const fusec_plan *plan, size_t variant, con
   return i;
 }
 
+size_t fusec_plan_num_ranges(const fusec_plan *plan) { return plan ? plan->plan->ranges().size() : 0; }
+
+int fusec_plan_range(const fusec_plan *plan, size_t index, const char **name, int64_t *min, int64_t *opt,
+                     int64_t *max) {
+  if (!plan || index >= plan->plan->ranges().size())
+    return 0;
+  const DimensionRange &range = plan->plan->ranges()[index];
+  if (name)
+    *name = range.name.c_str();
+  if (min)
+    *min = range.min;
+  if (opt)
+    *opt = range.opt;
+  if (max)
+    *max = range.max;
+  return 1;
+}
+
 int fusec_session_select_dims(fusec_session *session, const char *const *names, const int64_t *sizes, size_t count) {
   return guarded<int>(1, [&] {
     if (!session || (count && (!names || !sizes)))

@@ -60,8 +60,14 @@ size_t fusec_plan_num_shape_variants(const fusec_plan *plan);
    names none. */
 size_t fusec_plan_shape_variant_dims(const fusec_plan *plan, size_t variant, const char **names, int64_t *sizes,
                                      size_t capacity);
+/* Ranges (fusec --dim seq=1:512): the plan's input and output shapes write range i's dimension as -2 - i. Writes
+   range `index`'s name (valid while the plan lives) and bounds; returns 0 for an index out of range (a plan with no
+   ranges has none), 1 otherwise. */
+size_t fusec_plan_num_ranges(const fusec_plan *plan);
+int fusec_plan_range(const fusec_plan *plan, size_t index, const char **name, int64_t *min, int64_t *opt, int64_t *max);
 /* Selects the variant compiled for exactly these sizes: names[i] = sizes[i] for i < count, every named dimension of
-   the plan once. Returns 0 on success; on failure the last error lists the sizes the plan holds. */
+   the plan once; for a plan with ranges, a size of each range (the session starts at each range's opt size).
+   Returns 0 on success; on failure the last error lists the sizes the plan holds. */
 int fusec_session_select_dims(fusec_session *session, const char *const *names, const int64_t *sizes, size_t count);
 /* fusec_plan_input_shape/output_shape of the session's selected variant. */
 size_t fusec_session_input_shape(const fusec_session *session, size_t index, int64_t *dims, size_t capacity);

@@ -33,12 +33,22 @@ constexpr uint64_t kRunMemoryBytes = uint64_t(16) << 20;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     auto plan = std::make_shared<const Plan>(Plan::fromBytes(std::vector<uint8_t>(data, data + size), "fuzz.plan"));
-    // Every shape variant, each picked by its inputs' shapes.
-    std::vector<const Plan *> variants = {plan.get()};
+    // Every shape variant, each picked by its inputs' shapes; one with
+    // ranges at both ends of them, which the session specializes it to.
+    std::vector<std::shared_ptr<const Plan>> variants;
+    auto add = [&](const Plan &variant) {
+      if (variant.ranges().empty()) {
+        variants.push_back(std::shared_ptr<const Plan>(plan, &variant));
+        return;
+      }
+      for (const auto &sizes : {rangeMinimums(variant.ranges()), rangeMaximums(variant.ranges())})
+        variants.push_back(std::make_shared<const Plan>(variant.specialize(sizes)));
+    };
+    add(*plan);
     for (const Plan &variant : plan->shapeVariants())
-      variants.push_back(&variant);
+      add(variant);
     Session session(plan, Device::Cpu);
-    for (const Plan *variant : variants)
+    for (const auto &variant : variants)
       if (batchLimitOf(*variant, kRunMemoryBytes).maxBatch >= 1)
         session.run(1, makeRandomInputs(*variant, 1, /*seed=*/1));
   } catch (const Error &) {

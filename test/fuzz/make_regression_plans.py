@@ -109,6 +109,38 @@ def window_plan(op, attrs, result, operand=(-1, 1, 4, 4)):
                      "yields": [1]}]}
 
 
+def ranged_plan(t1_offset):
+    """y = relu(x) + relu(relu(x)) over x: [batch, seq, 4], seq in 1:16 (a
+    range, format 7.1: code -2), through t0 (arena offset 0) and t1 (at
+    t1_offset bytes per sample); test/unit/runtime/PlanRangesTest.cpp."""
+    shape = [-1, -2, 4]
+    value = {"dtype": "f32", "shape": shape}
+
+    def arena(i, name, offset):
+        return {"id": i, "name": name, "kind": "arena", "dtype": "f32", "shape": shape,
+                "offset": {"per_batch": offset, "fixed": 0}}
+
+    def relu(name, source, target):
+        return {"name": name, "kind": "elementwise", "inputs": [source], "outputs": [target], "values": [value, value],
+                "ops": [{"op": "Relu", "name": name, "operands": [0], "results": [1]}], "yields": [1]}
+
+    return {
+        "format_version": "7.1", "compiler_version": "fusec test", "target": "cpu",
+        "source_hash": "0123456789abcdef", "batch_buckets": [1, 2],
+        "ranges": [{"name": "seq", "min": 1, "opt": 8, "max": 16}],
+        "inputs": [{"name": "x", "dtype": "f32", "shape": shape, "buffer": 0}],
+        "outputs": [{"name": "y", "dtype": "f32", "shape": shape, "buffer": 3}],
+        "buffers": [{"id": 0, "name": "x", "kind": "input", "dtype": "f32", "shape": shape},
+                    arena(1, "t0", 0), arena(2, "t1", t1_offset),
+                    {"id": 3, "name": "y", "kind": "output", "dtype": "f32", "shape": shape}],
+        "arena": {"per_batch": 2 * 16 * 4 * 4, "fixed": 0, "lower_bound": {"per_batch": 0, "fixed": 0}},
+        "kernels": [relu("k0_relu", 0, 1), relu("k1_relu", 1, 2),
+                    {"name": "k2_add", "kind": "elementwise", "inputs": [1, 2], "outputs": [3],
+                     "values": [value, value, value],
+                     "ops": [{"op": "Add", "name": "add", "operands": [0, 1], "results": [2], "attrs": {}}],
+                     "yields": [2]}]}
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -167,6 +199,10 @@ def main():
         del six[shared]
     six["dims"] = {"side": 6}
     plans["seed-shape-variants"] = encode(dict(four, shape_variants=[six]), major=5, minor=1)
+    # Ranges (7.1): laid out for the range's maximum, then with t1 placed
+    # for 4 rows only, which overlaps t0 from 5 rows on.
+    plans["seed-ranges"] = encode(ranged_plan(16 * 4 * 4), [("weights", b"")], major=7, minor=1)
+    plans["regress-range-overlap"] = encode(ranged_plan(4 * 4 * 4), [("weights", b"")], major=7, minor=1)
     for name, data in plans.items():
         with open(os.path.join(out, name + ".plan"), "wb") as f:
             f.write(data)

@@ -12,7 +12,11 @@
 #include "compiler/Driver.h"
 #include "runtime/Error.h"
 #include "runtime/Session.h"
+#include "runtime/c_api/runtime_c.h"
 #include "runtime/plan/PlanFormat.h"
+#include "support/FileIO.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include <catch2/catch.hpp>
 
@@ -129,4 +133,46 @@ TEST_CASE("ranges compile for the CPU target only, for now", "[ranges]") {
   Compiled gpu = compileSequence(import::DimensionSize::range(1, 8, 16), "sm_90");
   CHECK_FALSE(gpu.ok);
   CHECK_THAT(gpu.diagnostics, Contains("the range seq=1:8:16 compiles for --target=cpu only"));
+}
+
+TEST_CASE("the C API lists a plan's ranges and runs the size select_dims gives", "[ranges]") {
+  llvm::SmallString<128> path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("ranges", "plan", path));
+  const Compiled compiled = compileSequence(import::DimensionSize::range(1, 8, 16));
+  REQUIRE(compiled.ok);
+  runtime::writeFileAtomically(path.str().str(), compiled.bytes);
+  fusec_plan *plan = fusec_plan_load(path.c_str());
+  llvm::sys::fs::remove(path);
+  REQUIRE(plan);
+  REQUIRE(fusec_plan_num_ranges(plan) == 1);
+  const char *name = nullptr;
+  int64_t min = 0, opt = 0, max = 0;
+  REQUIRE(fusec_plan_range(plan, 0, &name, &min, &opt, &max) == 1);
+  CHECK((std::string(name) == "seq" && min == 1 && opt == 8 && max == 16));
+  CHECK(fusec_plan_range(plan, 1, &name, &min, &opt, &max) == 0);
+  int64_t dims[3] = {};
+  CHECK(fusec_plan_input_shape(plan, 0, dims, 3) == 3);
+  CHECK((dims[0] == FUSEC_BATCH_DIM && dims[1] == -2));
+
+  fusec_session *session = fusec_session_create(plan, "cpu");
+  REQUIRE(session);
+  CHECK(fusec_session_input_shape(session, 0, dims, 3) == 3);
+  CHECK(dims[1] == 8); // the range's opt size
+  const char *names[] = {"seq"};
+  const int64_t five[] = {5}, seventeen[] = {17};
+  REQUIRE(fusec_session_select_dims(session, names, five, 1) == 0);
+  CHECK(fusec_session_input_shape(session, 0, dims, 3) == 3);
+  CHECK(dims[1] == 5);
+  const runtime::Tensor x = sequenceInput(2, 5);
+  std::vector<float> weights(2 * 5 * 4), pooled(2 * 4);
+  const void *inputs[] = {x.rawData()};
+  void *outputs[] = {weights.data(), pooled.data()};
+  REQUIRE(fusec_session_run_typed(session, 2, inputs, outputs) == 0);
+  runtime::Session reference(load(compileSequence(5), "five"), runtime::Device::Cpu);
+  const runtime::Tensor expected = reference.run(2, {{"x", x}}).at("weights");
+  CHECK(std::memcmp(weights.data(), expected.rawData(), expected.byteSize()) == 0);
+  CHECK(fusec_session_select_dims(session, names, seventeen, 1) != 0);
+  CHECK_THAT(fusec_last_error(), Contains("'seq' = 17 is outside the plan's range 1:16"));
+  fusec_session_free(session);
+  fusec_plan_free(plan);
 }
