@@ -530,9 +530,13 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
   if (failed(checkRule(*this, rules::checkAttention(query, key, value, getCausal(), getScale().convertToDouble()))))
     return failure();
   // Codegen tiles the sequence and head dimensions: only the leading ones
-  // may hold the batch.
-  for (int64_t dim : {query[query.size() - 2], query.back(), key[key.size() - 2], value.back()})
-    if (failed(expectStatic(*this, "sequence and head dimensions", dim)))
+  // may hold the batch. A sequence may run over a range (a named symbol,
+  // CPU plans for now).
+  for (int64_t dim : {query.back(), value.back()})
+    if (failed(expectStatic(*this, "head dimensions", dim)))
+      return failure();
+  for (int64_t dim : {query[query.size() - 2], key[key.size() - 2]})
+    if (dim == kDynamic && failed(expectStatic(*this, "sequence dimensions", dim)))
       return failure();
   SmallVector<int64_t> scores(ArrayRef<int64_t>(query).drop_back(1));
   scores.push_back(key[key.size() - 2]);

@@ -18,6 +18,7 @@
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
+#include "ir/ShapeUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -39,7 +40,9 @@ namespace {
 /// minus any row maximum a real score reaches is 0 in f32.
 constexpr float kMaskedOut = -1e4f;
 
-ArrayRef<int64_t> shapeOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); }
+/// With its symbols (ShapeUtils.h): a sequence that runs over a range
+/// (fusec --dim seq=1:512) is a symbol of its own, not the batch.
+SmallVector<int64_t> shapeOf(Value value) { return symbolicShape(value.getType()); }
 
 /// The value of a one-element constant (any rank, every dim 1).
 std::optional<float> scalarConstant(Value value) {
@@ -171,8 +174,9 @@ struct FormAttentionPattern : OpRewritePattern<MatMulOp> {
     Value keyT = absorbScalarFactor(product.getRhs(), scale), value = output.getRhs();
     auto qShape = shapeOf(query), ktShape = shapeOf(keyT), vShape = shapeOf(value);
     if (static_cast<int64_t>(qShape.size()) != rank || ktShape.size() != qShape.size() ||
-        vShape.size() != qShape.size() || qShape.drop_back(2) != ktShape.drop_back(2) ||
-        qShape.drop_back(2) != vShape.drop_back(2))
+        vShape.size() != qShape.size() ||
+        ArrayRef<int64_t>(qShape).drop_back(2) != ArrayRef<int64_t>(ktShape).drop_back(2) ||
+        ArrayRef<int64_t>(qShape).drop_back(2) != ArrayRef<int64_t>(vShape).drop_back(2))
       return rewriter.notifyMatchFailure(output, "Q, Kt and V do not share their rank and leading dimensions");
     const int64_t seq = qShape[rank - 2], headDim = qShape[rank - 1], keySeq = ktShape[rank - 1];
     const int64_t valueDim = vShape[rank - 1];
@@ -180,8 +184,10 @@ struct FormAttentionPattern : OpRewritePattern<MatMulOp> {
       return rewriter.notifyMatchFailure(output, "head dimension " + std::to_string(std::max(headDim, valueDim)) +
                                                      " exceeds the attention kernel's " +
                                                      std::to_string(kMaxAttentionHeadDim));
-    if (llvm::is_contained(std::initializer_list<int64_t>{seq, headDim, keySeq, valueDim}, ShapedType::kDynamic))
-      return rewriter.notifyMatchFailure(output, "a sequence or head dimension is dynamic");
+    // Head dimensions are the kernel's tile; the sequences may run over a
+    // range (a symbol), not be the batch.
+    if (isSymbolic(headDim) || isSymbolic(valueDim) || seq == kDynamic || keySeq == kDynamic)
+      return rewriter.notifyMatchFailure(output, "a head dimension is dynamic, or a sequence is the batch");
 
     bool causal = causalWhere;
     if (causalWhere)
@@ -242,7 +248,7 @@ struct FormAttentionPattern : OpRewritePattern<MatMulOp> {
     SmallVector<int64_t> shape;
     for (int64_t axis : perm)
       shape.push_back(shapeOf(source)[axis]);
-    auto type = RankedTensorType::get(shape, llvm::cast<RankedTensorType>(keyT.getType()).getElementType());
+    auto type = symbolicTensorType(shape, llvm::cast<RankedTensorType>(keyT.getType()).getElementType());
     return rewriter.create<TransposeOp>(loc, type, source, rewriter.getDenseI64ArrayAttr(perm));
   }
 

@@ -53,7 +53,7 @@ func.func @value_rows(%q: tensor<4x8xf32>, %k: tensor<5x8xf32>, %v: tensor<6x8xf
 // -----
 
 func.func @dynamic_sequence(%q: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{'fuse.attention' op sequence and head dimensions must be static, not the batch dimension}}
+  // expected-error @+1 {{'fuse.attention' op sequence dimensions must be static, not the batch dimension}}
   %0 = fuse.attention %q, %q, %q {scale = 1.0 : f32, causal = false} : (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }

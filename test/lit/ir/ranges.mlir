@@ -62,3 +62,13 @@ func.func @slice_symbol_from_one(%buffer: tensor<32xf32>) -> tensor<?xf32, ["seq
   %0 = fuse.slice %buffer {starts = array<i64: 1>, ends = array<i64: -2>, steps = array<i64: 1>, symbols = ["seq"]} : (tensor<32xf32>) -> tensor<?xf32, ["seq"]>
   return %0 : tensor<?xf32, ["seq"]>
 }
+
+// -----
+
+// Attention over a sequence that runs over a range (CPU plans for now).
+// CHECK-LABEL: func.func @attention_over_a_range
+// CHECK: fuse.attention {{.*}} -> tensor<?x4x?x8xf32, ["batch", "seq"]>
+func.func @attention_over_a_range(%q: tensor<?x4x?x8xf32, ["batch", "seq"]>) -> tensor<?x4x?x8xf32, ["batch", "seq"]> {
+  %0 = fuse.attention %q, %q, %q {scale = 1.0 : f32, causal = true} : (tensor<?x4x?x8xf32, ["batch", "seq"]>, tensor<?x4x?x8xf32, ["batch", "seq"]>, tensor<?x4x?x8xf32, ["batch", "seq"]>) -> tensor<?x4x?x8xf32, ["batch", "seq"]>
+  return %0 : tensor<?x4x?x8xf32, ["batch", "seq"]>
+}

@@ -26,8 +26,8 @@ std::vector<uint8_t> rangedPlan(int64_t t1Offset, int64_t arenaPerBatch, int64_t
   const json shape = {-1, plan::rangeDimCode(0), 4};
   const json value = {{"dtype", "f32"}, {"shape", shape}};
   auto arena = [&](int64_t id, const char *name, int64_t offset) {
-    return json{{"id", id},       {"name", name}, {"kind", "arena"}, {"dtype", "f32"},
-                {"shape", shape}, {"offset", {{"per_batch", offset}, {"fixed", 0}}}};
+    return json{{"id", id},       {"name", name},   {"kind", "arena"},
+                {"dtype", "f32"}, {"shape", shape}, {"offset", {{"per_batch", offset}, {"fixed", 0}}}};
   };
   auto relu = [&](const char *name, int64_t input, int64_t output) {
     return json{{"name", name},
@@ -54,7 +54,8 @@ std::vector<uint8_t> rangedPlan(int64_t t1Offset, int64_t arenaPerBatch, int64_t
         {{"id", 3}, {"name", "y"}, {"kind", "output"}, {"dtype", "f32"}, {"shape", shape}}}},
       {"arena", {{"per_batch", arenaPerBatch}, {"fixed", 0}, {"lower_bound", {{"per_batch", 0}, {"fixed", 0}}}}},
       {"kernels",
-       {relu("k0_relu", 0, 1), relu("k1_relu", 1, 2),
+       {relu("k0_relu", 0, 1),
+        relu("k1_relu", 1, 2),
         {{"name", "k2_add"},
          {"kind", "elementwise"},
          {"inputs", {1, 2}},
