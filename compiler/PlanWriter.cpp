@@ -38,6 +38,15 @@ std::optional<runtime::ElementType> planElementType(Type type) {
   return name ? runtime::parseElementType(*name) : std::nullopt;
 }
 
+/// The index of the range named `name`, or nullopt.
+std::optional<size_t> rangeNamed(const std::vector<runtime::DimensionRange> &ranges, const std::string &name) {
+  auto range = std::find_if(ranges.begin(), ranges.end(),
+                            [&](const runtime::DimensionRange &candidate) { return candidate.name == name; });
+  if (range == ranges.end())
+    return std::nullopt;
+  return static_cast<size_t>(range - ranges.begin());
+}
+
 /// The manifest shape of a tensor type: -1 for the batch, the range's code
 /// for a dimension the plan runs over a range (named in the type's
 /// encoding; ShapeUtils.h), else the size.
@@ -53,11 +62,10 @@ FailureOr<json> shapeToJson(Type type, const std::vector<runtime::DimensionRange
       continue;
     }
     const std::string name = fuse::symbolName(dim);
-    auto range = std::find_if(ranges.begin(), ranges.end(),
-                              [&](const runtime::DimensionRange &candidate) { return candidate.name == name; });
-    if (range == ranges.end())
+    std::optional<size_t> range = rangeNamed(ranges, name);
+    if (!range)
       return failure();
-    shape.push_back(plan::rangeDimCode(static_cast<size_t>(range - ranges.begin())));
+    shape.push_back(plan::rangeDimCode(*range));
   }
   return shape;
 }
@@ -79,11 +87,10 @@ FailureOr<BatchLinear> bytesOf(Type type, const std::vector<runtime::DimensionRa
       continue;
     }
     const std::string name = fuse::symbolName(dim);
-    auto range = std::find_if(ranges.begin(), ranges.end(),
-                              [&](const runtime::DimensionRange &candidate) { return candidate.name == name; });
-    if (range == ranges.end())
+    std::optional<size_t> range = rangeNamed(ranges, name);
+    if (!range)
       return failure();
-    sample.push_back(range->max);
+    sample.push_back(ranges[*range].max);
   }
   const std::optional<runtime::ElementType> element = planElementType(tensor.getElementType());
   if (!element)
@@ -217,16 +224,15 @@ json PlanBuilder::opToJson(Operation *op, llvm::DenseMap<Value, size_t> &locals,
       if (dim > -2)
         continue;
       const std::string symbol = llvm::cast<StringAttr>(symbols[-2 - dim]).str();
-      auto range = std::find_if(options.ranges.begin(), options.ranges.end(),
-                                [&](const runtime::DimensionRange &candidate) { return candidate.name == symbol; });
-      if (range == options.ranges.end()) {
+      std::optional<size_t> range = rangeNamed(options.ranges, symbol);
+      if (!range) {
         if (!unsupportedType)
           emitError(op->getLoc()) << op->getName() << " names the run-time dimension '" << symbol
                                   << "', which the plan has no range for";
         unsupportedType = true;
         continue;
       }
-      dim = plan::rangeDimCode(static_cast<size_t>(range - options.ranges.begin()));
+      dim = plan::rangeDimCode(*range);
     }
     attrs[name] = coded;
   };

@@ -206,6 +206,36 @@ def randomize(model, seed):
     return model.eval()
 
 
+def export_onnx(model, example, path, spec, axes_by_input, output_axes):
+    """Exports with the exporter `spec` names; axes_by_input[name] maps each dynamic axis to its name."""
+    names = list(spec.inputs)
+    if spec.dynamo:
+        dims = {}
+        for axes in axes_by_input.values():
+            for axis_name in axes.values():
+                dims.setdefault(axis_name, torch.export.Dim(axis_name, min=1, max=64 if axis_name == "batch" else 512))
+        shapes = tuple({axis: dims[axis_name] for axis, axis_name in axes_by_input[n].items()} for n in names)
+        torch.onnx.export(model, example, path, dynamo=True, external_data=True, dynamic_shapes=shapes,
+                          input_names=names, output_names=["output"])
+    else:
+        axes = dict(axes_by_input, output=output_axes)
+        torch.onnx.export(model, example, path, dynamo=False, opset_version=spec.opset, input_names=names,
+                          output_names=["output"], dynamic_axes=axes)
+
+
+def base_meta(name, spec, path, seed):
+    """meta.json's fields every export has: name, description, exporter, op counts, tolerance."""
+    onnx_model = onnx.load(path, load_external_data=False)
+    opset = next(entry.version for entry in onnx_model.opset_import if entry.domain in ("", "ai.onnx"))
+    meta = {"name": name, "description": spec.description,
+            "exporter": {"torch": torch.__version__, "onnx": onnx.__version__, "dynamo": spec.dynamo, "opset": opset,
+                         "external_data": os.path.exists(path + ".data"), "seed": seed},
+            "op_counts": {}, "tolerance": {"rtol": 1e-3, "atol": 1e-4}}
+    for node in onnx_model.graph.node:
+        meta["op_counts"][node.op_type] = meta["op_counts"].get(node.op_type, 0) + 1
+    return meta, opset
+
+
 def export(name, spec, out, seed):
     directory = os.path.join(out, name)
     os.makedirs(directory)
@@ -215,23 +245,9 @@ def export(name, spec, out, seed):
     example = spec.example(2, generator)
     path = os.path.join(directory, "model.onnx")
     names = list(spec.inputs)
-    if spec.dynamo:
-        batch = torch.export.Dim("batch", min=1, max=64)
-        shapes = tuple({spec.batch_axis: batch} for _ in names)
-        torch.onnx.export(model, example, path, dynamo=True, external_data=True, dynamic_shapes=shapes,
-                          input_names=names, output_names=["output"])
-    else:
-        axes = {n: {spec.batch_axis: "batch"} for n in names + ["output"]}
-        torch.onnx.export(model, example, path, dynamo=False, opset_version=spec.opset, input_names=names,
-                          output_names=["output"], dynamic_axes=axes)
-    onnx_model = onnx.load(path, load_external_data=False)
-    opset = next(entry.version for entry in onnx_model.opset_import if entry.domain in ("", "ai.onnx"))
-    meta = {"name": name, "description": spec.description,
-            "exporter": {"torch": torch.__version__, "onnx": onnx.__version__, "dynamo": spec.dynamo, "opset": opset,
-                         "external_data": os.path.exists(path + ".data"), "seed": seed},
-            "op_counts": {}, "tolerance": {"rtol": 1e-3, "atol": 1e-4}, "batches": {}}
-    for node in onnx_model.graph.node:
-        meta["op_counts"][node.op_type] = meta["op_counts"].get(node.op_type, 0) + 1
+    export_onnx(model, example, path, spec, {n: {spec.batch_axis: "batch"} for n in names}, {spec.batch_axis: "batch"})
+    meta, opset = base_meta(name, spec, path, seed)
+    meta["batches"] = {}
     for b in BATCHES:
         inputs = spec.example(b, generator)
         with torch.no_grad():
@@ -284,26 +300,11 @@ def export_ranged(name, spec, out, seed):
     example = spec.example(2, generator, seq=10)
     path = os.path.join(directory, "model.onnx")
     names = list(spec.inputs)
-    if spec.dynamo:
-        batch = torch.export.Dim("batch", min=1, max=64)
-        seq = torch.export.Dim("seq", min=SEQ_RANGE[0], max=512)
-        shapes = tuple({spec.batch_axis: batch, spec.seq_axes[n]: seq} for n in names)
-        torch.onnx.export(model, example, path, dynamo=True, external_data=True, dynamic_shapes=shapes,
-                          input_names=names, output_names=["output"])
-    else:
-        axes = {n: {spec.batch_axis: "batch", spec.seq_axes[n]: "seq"} for n in names}
-        axes["output"] = {spec.batch_axis: "batch", spec.seq_axes[names[0]]: "seq"}
-        torch.onnx.export(model, example, path, dynamo=False, opset_version=spec.opset, input_names=names,
-                          output_names=["output"], dynamic_axes=axes)
-    onnx_model = onnx.load(path, load_external_data=False)
-    opset = next(entry.version for entry in onnx_model.opset_import if entry.domain in ("", "ai.onnx"))
-    meta = {"name": name, "description": spec.description,
-            "exporter": {"torch": torch.__version__, "onnx": onnx.__version__, "dynamo": spec.dynamo, "opset": opset,
-                         "external_data": os.path.exists(path + ".data"), "seed": seed},
-            "range": {"seq": list(SEQ_RANGE)}, "op_counts": {}, "tolerance": {"rtol": 1e-3, "atol": 1e-4},
-            "runs": []}
-    for node in onnx_model.graph.node:
-        meta["op_counts"][node.op_type] = meta["op_counts"].get(node.op_type, 0) + 1
+    export_onnx(model, example, path, spec, {n: {spec.batch_axis: "batch", spec.seq_axes[n]: "seq"} for n in names},
+                {spec.batch_axis: "batch", spec.seq_axes[names[0]]: "seq"})
+    meta, opset = base_meta(name, spec, path, seed)
+    meta["range"] = {"seq": list(SEQ_RANGE)}
+    meta["runs"] = []
     for b, s in RANGE_RUNS:
         inputs = spec.example(b, generator, seq=s)
         with torch.no_grad():
@@ -336,6 +337,9 @@ def main():
         for entry in os.listdir(out):
             if os.path.isdir(os.path.join(out, entry)):
                 shutil.rmtree(os.path.join(out, entry))
+        # The modules' initial weights come from torch's global generator:
+        # seeded, a regeneration writes the same files.
+        torch.manual_seed(0)
         for seed, (name, spec) in enumerate(sorted(table().items())):
             write(name, spec, out, seed)
 
