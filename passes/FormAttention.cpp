@@ -71,6 +71,32 @@ bool isCausalMask(Value mask, int64_t seq, int64_t keySeq) {
   return true;
 }
 
+/// Whether `mask` is a causal mask of a square [S, S] score matrix built at
+/// run time, as PyTorch exports `is_causal=True` for a sequence that runs
+/// over a range: Where(Trilu(Expand(c)) == 0, fill, 0) with c a nonzero
+/// constant, a lower Trilu at k = 0 and fill <= kMaskedOut. (At a fixed size
+/// the importer folds it to the constant isCausalMask reads.)
+bool isBuiltCausalMask(Value mask, int64_t seq, int64_t keySeq) {
+  auto shape = shapeOf(mask);
+  if (seq != keySeq || shape.size() < 2 || shape[shape.size() - 2] != seq || shape.back() != keySeq)
+    return false;
+  auto where = mask.getDefiningOp<WhereOp>();
+  std::optional<float> fill = where ? scalarConstant(where.getLhs()) : std::nullopt;
+  std::optional<float> kept = where ? scalarConstant(where.getRhs()) : std::nullopt;
+  auto equal = where ? where.getCondition().getDefiningOp<EqualOp>() : EqualOp();
+  if (!fill || !(*fill <= kMaskedOut) || kept != 0.0f || !equal)
+    return false;
+  Value triangle = equal.getLhs(), zero = equal.getRhs();
+  if (scalarConstant(triangle) == 0.0f)
+    std::swap(triangle, zero);
+  auto trilu = triangle.getDefiningOp<TriluOp>();
+  if (scalarConstant(zero) != 0.0f || !trilu || trilu.getUpper() || trilu.getK() != 0)
+    return false;
+  auto expand = trilu.getInput().getDefiningOp<ExpandOp>();
+  std::optional<float> ones = expand ? scalarConstant(expand.getInput()) : std::nullopt;
+  return ones && *ones != 0.0f;
+}
+
 /// Whether `condition` (a constant i1 tensor) is, in every [S, Sk] matrix,
 /// `keptWhen` exactly where j <= i + (Sk - S): the masked_fill of a causal
 /// mask, which exporters write as Where(mask, fill, scores) or
@@ -192,7 +218,7 @@ struct FormAttentionPattern : OpRewritePattern<MatMulOp> {
     bool causal = causalWhere;
     if (causalWhere)
       ++numCausal;
-    if (mask && isCausalMask(mask, seq, keySeq)) {
+    if (mask && (isCausalMask(mask, seq, keySeq) || isBuiltCausalMask(mask, seq, keySeq))) {
       causal = true;
       mask = {};
       ++numCausal;

@@ -221,3 +221,28 @@ func.func @prescaled_key_second_user(%q: tensor<2x7x16xf32>, %kt: tensor<2x16x9x
   %o = fuse.matmul %p, %v : (tensor<2x7x9xf32>, tensor<2x9x8xf32>) -> tensor<2x7x8xf32>
   return %o, %kts : tensor<2x7x8xf32>, tensor<2x16x9xf32>
 }
+
+// -----
+
+// A sequence that runs over a range (fusec --dim seq=1:512): the causal mask
+// PyTorch builds at run time for is_causal=True, Where(Trilu(Expand(1)) == 0,
+// -inf, 0) over [seq, seq], makes a causal attention; the mask is dropped.
+// CHECK-LABEL: func.func @causal_over_a_range
+// CHECK: fuse.attention {{.*}}causal = true{{.*}} -> tensor<?x?x8xf32, ["batch", "seq"]>
+// CHECK-NOT: fuse.trilu
+func.func @causal_over_a_range(%q: tensor<?x?x8xf32, ["batch", "seq"]>, %kt: tensor<?x8x?xf32, ["batch", "seq"]>, %v: tensor<?x?x8xf32, ["batch", "seq"]>) -> tensor<?x?x8xf32, ["batch", "seq"]> {
+  %one = fuse.constant dense<1.0> : tensor<f32>
+  %zero = fuse.constant dense<0.0> : tensor<f32>
+  %fill = fuse.constant dense<-3.40282347E+38> : tensor<f32>
+  %ones = fuse.expand %one {shape = array<i64: -2, -2>, symbols = ["seq"]} : (tensor<f32>) -> tensor<?x?xf32, ["seq", "seq"]>
+  %lower = fuse.trilu %ones {k = 0 : i64, upper = false} : (tensor<?x?xf32, ["seq", "seq"]>) -> tensor<?x?xf32, ["seq", "seq"]>
+  %above = fuse.equal %lower, %zero : (tensor<?x?xf32, ["seq", "seq"]>, tensor<f32>) -> tensor<?x?xi1, ["seq", "seq"]>
+  %mask = fuse.where %above, %fill, %zero : (tensor<?x?xi1, ["seq", "seq"]>, tensor<f32>, tensor<f32>) -> tensor<?x?xf32, ["seq", "seq"]>
+  %s = fuse.matmul %q, %kt : (tensor<?x?x8xf32, ["batch", "seq"]>, tensor<?x8x?xf32, ["batch", "seq"]>) -> tensor<?x?x?xf32, ["batch", "seq", "seq"]>
+  %c = fuse.constant dense<0.35355339> : tensor<f32>
+  %scaled = fuse.mul %s, %c : (tensor<?x?x?xf32, ["batch", "seq", "seq"]>, tensor<f32>) -> tensor<?x?x?xf32, ["batch", "seq", "seq"]>
+  %masked = fuse.add %scaled, %mask : (tensor<?x?x?xf32, ["batch", "seq", "seq"]>, tensor<?x?xf32, ["seq", "seq"]>) -> tensor<?x?x?xf32, ["batch", "seq", "seq"]>
+  %p = fuse.softmax %masked {axis = 2 : i64} : (tensor<?x?x?xf32, ["batch", "seq", "seq"]>) -> tensor<?x?x?xf32, ["batch", "seq", "seq"]>
+  %o = fuse.matmul %p, %v : (tensor<?x?x?xf32, ["batch", "seq", "seq"]>, tensor<?x?x8xf32, ["batch", "seq"]>) -> tensor<?x?x8xf32, ["batch", "seq"]>
+  return %o : tensor<?x?x8xf32, ["batch", "seq"]>
+}
