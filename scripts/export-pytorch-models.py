@@ -236,6 +236,18 @@ def base_meta(name, spec, path, seed):
     return meta, opset
 
 
+def save_run(model, inputs, names, directory, suffix):
+    """Writes `inputs` and the model's output as <input>_<suffix>.npy and output_<suffix>.npy; meta.json's record."""
+    with torch.no_grad():
+        y = model(*inputs)
+    files = {}
+    for input_name, tensor in zip(names, inputs):
+        files[input_name] = f"{input_name}_{suffix}.npy"
+        np.save(os.path.join(directory, files[input_name]), tensor.numpy())
+    np.save(os.path.join(directory, f"output_{suffix}.npy"), y.numpy())
+    return {"inputs": files, "outputs": {"output": {"file": f"output_{suffix}.npy", "shape": list(y.shape)}}}
+
+
 def export(name, spec, out, seed):
     directory = os.path.join(out, name)
     os.makedirs(directory)
@@ -249,16 +261,7 @@ def export(name, spec, out, seed):
     meta, opset = base_meta(name, spec, path, seed)
     meta["batches"] = {}
     for b in BATCHES:
-        inputs = spec.example(b, generator)
-        with torch.no_grad():
-            y = model(*inputs)
-        files = {}
-        for input_name, tensor in zip(names, inputs):
-            files[input_name] = f"{input_name}_b{b}.npy"
-            np.save(os.path.join(directory, files[input_name]), tensor.numpy())
-        np.save(os.path.join(directory, f"output_b{b}.npy"), y.numpy())
-        meta["batches"][str(b)] = {"inputs": files,
-                                   "outputs": {"output": {"file": f"output_b{b}.npy", "shape": list(y.shape)}}}
+        meta["batches"][str(b)] = save_run(model, spec.example(b, generator), names, directory, f"b{b}")
     with open(os.path.join(directory, "meta.json"), "w") as file:
         json.dump(meta, file, indent=2)
         file.write("\n")
@@ -306,16 +309,8 @@ def export_ranged(name, spec, out, seed):
     meta["range"] = {"seq": list(SEQ_RANGE)}
     meta["runs"] = []
     for b, s in RANGE_RUNS:
-        inputs = spec.example(b, generator, seq=s)
-        with torch.no_grad():
-            y = model(*inputs)
-        files = {}
-        for input_name, tensor in zip(names, inputs):
-            files[input_name] = f"{input_name}_b{b}_s{s}.npy"
-            np.save(os.path.join(directory, files[input_name]), tensor.numpy())
-        np.save(os.path.join(directory, f"output_b{b}_s{s}.npy"), y.numpy())
-        meta["runs"].append({"batch": b, "dims": {"seq": s}, "inputs": files,
-                             "outputs": {"output": {"file": f"output_b{b}_s{s}.npy", "shape": list(y.shape)}}})
+        run = save_run(model, spec.example(b, generator, seq=s), names, directory, f"b{b}_s{s}")
+        meta["runs"].append(dict({"batch": b, "dims": {"seq": s}}, **run))
     with open(os.path.join(directory, "meta.json"), "w") as file:
         json.dump(meta, file, indent=2)
         file.write("\n")
