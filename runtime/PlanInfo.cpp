@@ -59,10 +59,7 @@ json describePlan(const Plan &root, int64_t batch, const std::map<std::string, i
   std::optional<Plan> specialized;
   if (!found && !dims.empty() && !root.ranges().empty()) {
     // A plan with ranges, described at the sizes `dims` gives them.
-    std::map<std::string, int64_t> sizes = dims;
-    for (const auto &fixed : root.dims())
-      sizes.erase(fixed.first);
-    specialized = root.specialize(sizes);
+    specialized = root.specializeAt(dims);
     found = &*specialized;
   }
   if (!found)

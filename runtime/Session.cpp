@@ -314,7 +314,8 @@ std::map<std::string, Tensor> Session::run(int64_t batch, const std::map<std::st
   }
   if (batch < 1)
     checkBatch(batch); // its message, before any about shapes at that batch
-  // Selected only once every check passed: a failed run changes nothing.
+  // Selected only once every check passed: a failed run changes nothing but
+  // the cache of specializations (a new size of a range is made here).
   const size_t variant = variantFor(variantTaking(batch, inputs));
   const Plan &chosen = *variants_[variant].plan;
   checkBatchAgainst(chosen, variants_[variant].batchLimit, batch);

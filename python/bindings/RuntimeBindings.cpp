@@ -163,10 +163,7 @@ void bindRuntime(py::module_ &module) {
           [](const LoadedPlan &self, const std::map<std::string, int64_t> &dims) {
             if (!self.plan->ranges().empty() && !self.plan->findShapeVariant(dims)) {
               // The plan at these sizes of its ranges.
-              std::map<std::string, int64_t> sizes = dims;
-              for (const auto &fixed : self.plan->dims())
-                sizes.erase(fixed.first);
-              return LoadedPlan{std::make_shared<const runtime::Plan>(self.plan->specialize(sizes)), true};
+              return LoadedPlan{std::make_shared<const runtime::Plan>(self.plan->specializeAt(dims)), true};
             }
             const runtime::Plan *found = self.plan->findShapeVariant(dims);
             if (!found)

@@ -137,6 +137,18 @@ void checkShapeVariants(const PlanManifest &first, const std::vector<PlanManifes
   }
 }
 
+/// The sizes of the sections the verifier checks offsets against.
+SectionSizes sectionSizesOf(const std::vector<plan::SectionRef> &sections) {
+  SectionSizes sizes;
+  for (const plan::SectionRef &section : sections) {
+    if (section.name == plan::kWeightsSection)
+      sizes.weights = section.size;
+    if (section.name == plan::kKernelImagesSection)
+      sizes.kernelImages = section.size;
+  }
+  return sizes;
+}
+
 /// Verifies a manifest, and one with ranges at both ends of every range: a
 /// buffer's bytes grow with each dimension, so the layout that fits and does
 /// not overlap at the maximum does so at every size (DimensionRanges.h), and
@@ -167,13 +179,7 @@ CheckedPlan verifyDecoded(plan::DecodedContainer container, const std::string &s
   if (result.manifest.formatVersion != headerVersion)
     throw Error(sourceName + ": manifest format_version '" + result.manifest.formatVersion +
                 "' does not match the header's version " + headerVersion + " (the file is corrupt)");
-  SectionSizes sizes;
-  for (const plan::SectionRef &section : result.container.sections) {
-    if (section.name == plan::kWeightsSection)
-      sizes.weights = section.size;
-    if (section.name == plan::kKernelImagesSection)
-      sizes.kernelImages = section.size;
-  }
+  const SectionSizes sizes = sectionSizesOf(result.container.sections);
   verifyManifestOverRanges(result.manifest, sizes, sourceName);
 
   const json &root = result.container.manifest;
@@ -226,15 +232,20 @@ void Plan::verifyEncoded(const plan::EncodedPlan &plan, const std::string &sourc
 Plan Plan::specialize(const std::map<std::string, int64_t> &sizes) const {
   PlanManifest specialized = specializeManifest(manifest_, sizes);
   const std::string where = sourceName_ + " at " + formatDims(sizes);
-  SectionSizes sectionSizes;
-  for (const plan::SectionRef &section : sections_) {
-    if (section.name == plan::kWeightsSection)
-      sectionSizes.weights = section.size;
-    if (section.name == plan::kKernelImagesSection)
-      sectionSizes.kernelImages = section.size;
-  }
-  verifyManifest(specialized, sectionSizes, where);
+  verifyManifest(specialized, sectionSizesOf(sections_), where);
   return Plan(where, storage_, bytes_, sections_, std::move(specialized), {});
+}
+
+Plan Plan::specializeAt(const std::map<std::string, int64_t> &dims) const {
+  std::map<std::string, int64_t> sizes;
+  for (const DimensionRange &range : ranges())
+    sizes[range.name] = range.opt;
+  for (const auto &[name, size] : dims) {
+    auto fixed = this->dims().find(name);
+    if (fixed == this->dims().end() || fixed->second != size)
+      sizes[name] = size; // specialize() names an unknown dimension
+  }
+  return specialize(sizes);
 }
 
 const Plan *Plan::findShapeVariant(const std::map<std::string, int64_t> &dims) const {

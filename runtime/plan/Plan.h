@@ -277,6 +277,9 @@ public:
   /// plan without ranges, verified, that shares this one's bytes. Throws
   /// Error for a missing, unknown or out-of-range size.
   Plan specialize(const std::map<std::string, int64_t> &sizes) const;
+  /// specialize() at the sizes `dims` gives the ranges, each range's opt
+  /// where it gives none; `dims` may also repeat the plan's fixed sizes.
+  Plan specializeAt(const std::map<std::string, int64_t> &dims) const;
   /// The same model compiled for other sizes of its named dimensions
   /// (format 5.1 `shape_variants`; fusec --dim seq=64,128): complete plans
   /// that share this one's bytes and sections, whose inputs and outputs have

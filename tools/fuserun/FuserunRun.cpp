@@ -147,15 +147,7 @@ std::shared_ptr<const Plan> planAt(const std::shared_ptr<const Plan> &plan,
                   plan->describeShapeVariants() + ")");
     return std::shared_ptr<const Plan>(plan, variant);
   }
-  std::map<std::string, int64_t> sizes;
-  for (const DimensionRange &range : plan->ranges()) {
-    auto given = dims.find(range.name);
-    sizes[range.name] = given == dims.end() ? range.opt : given->second;
-  }
-  for (const auto &[name, size] : dims)
-    if (!sizes.count(name) && !(plan->dims().count(name) && plan->dims().at(name) == size))
-      sizes[name] = size; // specialize() names the unknown dimension
-  return std::make_shared<const Plan>(plan->specialize(sizes));
+  return std::make_shared<const Plan>(plan->specializeAt(dims));
 }
 } // namespace
 

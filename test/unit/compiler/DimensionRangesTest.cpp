@@ -115,6 +115,8 @@ TEST_CASE("a plan over a range runs each length as the plan for that length alon
     session.selectDims({{"seq", 5}});
     CHECK(session.inputs()[0].shape == runtime::Shape{plan::kBatchDim, 5, 4});
     REQUIRE_THROWS_WITH(session.selectDims({{"seq", 17}}), Contains("'seq' = 17 is outside the plan's range 1:16"));
+    REQUIRE_THROWS_WITH(session.selectDims({{"len", 3}}),
+                        Contains("no shape variant for len=3 (it was compiled for seq=1:8:16 (min:opt:max))"));
   }
 }
 
