@@ -12,6 +12,7 @@
 #include "ir/LibraryCall.h"
 #include "ir/OpClassification.h"
 #include "ir/ShapeUtils.h"
+#include "ir/SliceViews.h"
 
 #include "runtime/plan/LibraryCallJson.h"
 #include "runtime/plan/Plan.h"
@@ -23,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 
 using namespace mlir;
@@ -115,6 +117,11 @@ private:
     Type type;
     uint64_t weightOffset = 0;
     size_t firstStep = 0, lastStep = 0;
+    /// A slice view of buffer `root` (fuse.slice_views); roots are the
+    /// buffers that have views.
+    std::optional<size_t> root;
+    fuse::SliceView view;
+    bool hasViews = false;
   };
 
   /// The manifest dtype of a tensor of `type`; for a type no plan can hold,
@@ -140,6 +147,9 @@ private:
   }
 
   FailureOr<size_t> bufferFor(Value value);
+  /// The buffer kernel result `result` is stored in, made at `step` if it
+  /// has none yet: its own, or a view inside its root's (made too).
+  size_t resultBuffer(Value result, size_t step);
   size_t addBuffer(std::string name, std::string kind, Type type) {
     buffers.push_back({std::move(name), std::move(kind), type});
     return buffers.size() - 1;
@@ -201,6 +211,45 @@ FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
   if (!storage.empty()) // moving the vector keeps its bytes where the piece points
     weights.storage.push_back(std::move(storage));
   bufferOfValue[value] = id;
+  return id;
+}
+
+/// The value whose buffer holds the slice view `value`: the result of the
+/// in-place concat `value` is an operand of, or of the one that result is
+/// an operand of, and so on.
+Value rootOf(Value value) {
+  while (fuse::sliceViewOf(value)) {
+    Value next;
+    for (Operation *user : value.getUsers())
+      if (auto concat = llvm::dyn_cast<fuse::SuperkernelOp>(user); concat && fuse::isInPlace(concat))
+        next = concat.getResult(0);
+    if (!next)
+      break;
+    value = next;
+  }
+  return value;
+}
+
+size_t PlanBuilder::resultBuffer(Value result, size_t step) {
+  auto existing = bufferOfValue.find(result);
+  if (existing != bufferOfValue.end())
+    return existing->second;
+  std::optional<size_t> root;
+  std::optional<fuse::SliceView> view = fuse::sliceViewOf(result);
+  if (view) {
+    Value rootValue = rootOf(result);
+    if (rootValue != result) {
+      root = resultBuffer(rootValue, step);
+      buffers[*root].hasViews = true;
+    }
+  }
+  size_t id = addBuffer(names[result], "arena", result.getType());
+  buffers[id].firstStep = buffers[id].lastStep = step;
+  if (root) {
+    buffers[id].root = root;
+    buffers[id].view = *view;
+  }
+  bufferOfValue[result] = id;
   return id;
 }
 
@@ -286,9 +335,8 @@ LogicalResult PlanBuilder::addKernel(Operation *op) {
     name = "k" + std::to_string(step) + "_" + fuse::identifierFrom(opDisplayName(op));
   }
   for (Value result : op->getResults()) {
-    size_t id = addBuffer(names[result], "arena", result.getType());
-    buffers[id].firstStep = buffers[id].lastStep = step;
-    bufferOfValue[result] = id;
+    size_t id = resultBuffer(result, step);
+    buffers[id].lastStep = step;
     outputs.push_back(id);
   }
   json entry = {{"name", name},     {"kind", kind}, {"inputs", inputs}, {"outputs", outputs},
@@ -416,9 +464,21 @@ FailureOr<PlanContents> PlanBuilder::build() {
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (llvm::isa<fuse::ConstantOp>(op))
       continue;
+    // Its operands were stored into its result's buffer: no kernel.
+    if (auto concat = llvm::dyn_cast<fuse::SuperkernelOp>(op); concat && fuse::isInPlace(concat)) {
+      resultBuffer(concat.getResult(0), kernels.size());
+      continue;
+    }
     if (failed(addKernel(&op)))
       return failure();
   }
+  // A root's bytes are live while any of its views is.
+  for (Buffer &buffer : buffers)
+    if (buffer.root) {
+      Buffer &root = buffers[*buffer.root];
+      root.firstStep = std::min(root.firstStep, buffer.firstStep);
+      root.lastStep = std::max(root.lastStep, buffer.lastStep);
+    }
   // Graph outputs: a kernel result becomes the caller-visible buffer; a value
   // that is already another output, an input or a constant is copied.
   auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
@@ -429,7 +489,7 @@ FailureOr<PlanContents> PlanBuilder::build() {
     auto existing = bufferOfValue.find(value);
     size_t id;
     if (existing != bufferOfValue.end() && buffers[existing->second].kind == "arena" &&
-        !claimed.count(existing->second)) {
+        !buffers[existing->second].root && !buffers[existing->second].hasViews && !claimed.count(existing->second)) {
       id = existing->second;
       buffers[id].kind = "output";
       buffers[id].name = name;
@@ -455,7 +515,7 @@ FailureOr<PlanContents> PlanBuilder::build() {
   // computes free of overflow.
   BatchLinear total;
   for (size_t id = 0; id < buffers.size(); ++id) {
-    if (buffers[id].kind != "arena")
+    if (buffers[id].kind != "arena" || buffers[id].root)
       continue;
     FailureOr<BatchLinear> bytes = bytesOf(buffers[id].type, options.ranges);
     if (failed(bytes))
@@ -483,6 +543,8 @@ FailureOr<PlanContents> PlanBuilder::build() {
                   {"shape", shapeOf(buffer.type, func.getLoc())}};
     if (buffer.kind == "weight")
       entry["offset"] = buffer.weightOffset;
+    if (buffer.root)
+      entry["view"] = {{"of", *buffer.root}, {"axis", buffer.view.axis}, {"offset", buffer.view.offset}};
     bufferList.push_back(entry);
   }
   for (size_t i = 0; i < arenaIds.size(); ++i)

@@ -4,11 +4,24 @@
 
 #include "ir/LibraryConv.h"
 #include "ir/LibraryMatmul.h"
+#include "ir/SliceViews.h"
 
 namespace fusec::fuse {
 
 LibraryCallMatch matchLibraryCall(SuperkernelOp kernel) {
   LibraryCallMatch match;
+  // A library call stores a contiguous result and reads contiguous
+  // operands (fuse-place-concats decides the views before the variants).
+  for (mlir::Value result : kernel.getResults())
+    if (sliceViewOf(result)) {
+      match.reason = "stores its result into a concatenation in place";
+      return match;
+    }
+  for (mlir::Value operand : kernel.getOperands())
+    if (sliceViewOf(operand)) {
+      match.reason = "reads a slice of a concatenation in place";
+      return match;
+    }
   bool hasConv = false;
   for (mlir::Operation &op : kernel.getBody().front())
     hasConv |= llvm::isa<ConvOp>(op);

@@ -189,6 +189,49 @@ def OutlineSuperkernels : Pass<"fuse-outline-superkernels", "mlir::func::FuncOp"
   ];
 }
 
+def ChainConcats : Pass<"fuse-chain-concats", "mlir::func::FuncOp"> {
+  let summary = "Build each concatenation on a shorter one that joins its first operands";
+  let description = [{
+    DenseNet concatenates, before each layer, every feature map of its block
+    so far: `concat(x0, f1, ..., fk)` after `concat(x0, f1, ..., fk-1)`. A
+    `fuse.concat` whose leading operands are exactly those of an earlier
+    concat along the same axis becomes `concat(earlier, rest...)` (the
+    longest such prefix). The values are the same; every concatenation of
+    the block then nests in the last one, which is what lets
+    fuse-place-concats store all of them in one buffer.
+  }];
+  let dependentDialects = ["fusec::fuse::FuseDialect"];
+  let statistics = [
+    Statistic<"numChained", "chained", "Number of concats rebuilt on an earlier one">,
+  ];
+}
+
+def PlaceConcats : Pass<"fuse-place-concats", "mlir::func::FuncOp"> {
+  let summary = "Let the kernels a concatenation joins write into its buffer";
+  let description = [{
+    A superkernel that only concatenates (one `fuse.concat` of its operands)
+    computes nothing when every operand is a result of another superkernel
+    that can store it into its slice of the concatenation (ir/SliceViews.h):
+    the operands become slice views of the result (`fuse.slice_views` on
+    their kernels) and the concat kernel is marked `fuse.in_place`. A
+    concatenation that is itself a slice of a later one places its operands
+    in that one's buffer. It stays a copy kernel when an operand is a graph
+    input, a constant, a graph output or an operand twice, when a dimension
+    from the axis on is not static, when its result is a graph output, or
+    when the producing kernel cannot store into a slice, or one of the
+    operand's other readers cannot read one, for `target` (the CPU backend
+    can, generated GPU kernels where ir/SliceViews.h says).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"sm_90\"",
+           "The plan's target: cpu, or the architecture whose generated kernels must read and write the views">,
+  ];
+  let dependentDialects = ["fusec::fuse::FuseDialect"];
+  let statistics = [
+    Statistic<"numInPlace", "in-place", "Number of concats whose operands write into their buffer">,
+  ];
+}
+
 def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp"> {
   let summary = "Choose the template and tiles of every conv and GEMM superkernel";
   let description = [{

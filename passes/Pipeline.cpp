@@ -25,6 +25,8 @@ std::vector<std::string> fusionRuleNames() {
                                     "attention-views",
                                     // data-movement chains (fuse-form-data-movement-chains)
                                     "data-movement-chain",
+                                    // concats their producers write (fuse-chain-concats, fuse-place-concats)
+                                    "concat-in-place",
                                     // planner rules (fuse-form-fusion-groups)
                                     "elementwise-fusion", "epilogue-fusion", "reduction-fusion", "sibling-fusion"};
   for (const std::string &pattern : FusionRegistry::instance().patternNames())
@@ -62,6 +64,9 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
     funcPm.addPass(mlir::createCanonicalizerPass());
   }
   // "none" means every op is its own kernel: no rule pattern groups either.
+  const bool concatInPlace = options.strategy != "none" && options.isEnabled("concat-in-place");
+  if (concatInPlace)
+    funcPm.addPass(createChainConcats());
   if (options.strategy != "none")
     funcPm.addPass(createFormEpilogues({options.disabled}));
   // Before the data-movement chains, which would otherwise take the head
@@ -84,6 +89,10 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   planner.disabledRules = options.disabled;
   funcPm.addPass(createFormFusionGroups(planner));
   funcPm.addPass(createOutlineSuperkernels());
+  // Before the library variants: a library call stores contiguously, so a
+  // kernel writing into a concatenation keeps its generated form only.
+  if (concatInPlace)
+    funcPm.addPass(createPlaceConcats({options.target}));
   SelectKernelConfigsOptions configs;
   configs.precision = productPrecision;
   configs.batch = options.costBatch;

@@ -50,7 +50,7 @@ void CpuBackend::executeOnDevice(int64_t batch, const std::vector<const void *> 
 void CpuBackend::execute(int64_t batch, const std::vector<const void *> &inputs, const std::vector<void *> &outputs) {
   const std::vector<void *> buffers = bindBuffers(batch, inputs, outputs);
   for (const KernelDesc &kernel : plan_->kernels())
-    interpretKernel(kernel, batch, buffers);
+    interpretKernel(kernel, batch, buffers, plan_->buffers());
 }
 
 } // namespace fusec::runtime::cpu

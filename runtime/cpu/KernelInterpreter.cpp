@@ -6,6 +6,8 @@
 #include "runtime/cpu/OpRegistry.h"
 #include "runtime/plan/OpTypeVerifier.h"
 
+#include <cstring>
+
 namespace fusec::runtime::cpu {
 
 namespace {
@@ -36,9 +38,22 @@ void castValue(const Value &from, Value &to) {
         fromFloat ? floatToInteger(from.floats[i], to.type) : integerToInteger(from.integers[i], to.type);
 }
 
+/// Copies `rows` rows of `chunk` elements of `elementBytes` between a dense
+/// tensor and a view whose rows are `pitch` elements apart.
+void copyRows(const BufferDesc::View &view, int64_t rows, size_t elementBytes, const uint8_t *from, uint8_t *to,
+              bool toView) {
+  const size_t chunk = static_cast<size_t>(view.chunk) * elementBytes,
+               pitch = static_cast<size_t>(view.pitch) * elementBytes;
+  for (int64_t row = 0; row < rows; ++row) {
+    const size_t r = static_cast<size_t>(row);
+    std::memcpy(to + r * (toView ? pitch : chunk), from + r * (toView ? chunk : pitch), chunk);
+  }
+}
+
 } // namespace
 
-void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<void *> &buffers) {
+void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<void *> &buffers,
+                     const std::vector<BufferDesc> &descs) {
   // Op results live in temporaries and are written to the output buffers at
   // the end: a memory plan may let a kernel's output share bytes with one of
   // its inputs, which is only safe once every op has read its operands.
@@ -49,10 +64,22 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
     values[i].shape = resolveShape(kernel.values[i], batch);
     values[i].count = static_cast<size_t>(numElements(values[i].shape));
   }
+  // Views are gathered into dense copies first.
+  std::vector<std::vector<uint8_t>> gathered(kernel.inputs.size());
+  auto rowsOf = [&](const Value &value, const BufferDesc::View &view) {
+    return static_cast<int64_t>(value.count) / view.chunk;
+  };
   // Kernel inputs: f32 buffers are read in place, others converted.
   for (size_t i = 0; i < kernel.inputs.size(); ++i) {
     Value &value = values[i];
     const void *source = buffers[kernel.inputs[i]];
+    if (const auto &view = descs[kernel.inputs[i]].view; view && value.count > 0) {
+      const size_t elementBytes = elementSize(value.type);
+      gathered[i].resize(value.count * elementBytes);
+      copyRows(*view, rowsOf(value, *view), elementBytes, static_cast<const uint8_t *>(source), gathered[i].data(),
+               /*toView=*/false);
+      source = gathered[i].data();
+    }
     if (value.type == ElementType::F32) {
       value.floats = static_cast<const float *>(source);
     } else if (isFloatElementType(value.type)) {
@@ -108,11 +135,19 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
 
   for (size_t i = 0; i < kernel.outputs.size(); ++i) {
     const Value &value = values[kernel.yields[i]];
+    const auto &view = descs[kernel.outputs[i]].view;
+    std::vector<uint8_t> dense;
+    void *target = buffers[kernel.outputs[i]];
+    if (view)
+      dense.resize(value.count * elementSize(value.type));
     // The verifier checked that the value's type is the output buffer's.
     if (isFloatElementType(value.type))
-      storeFloats(value.floats, value.count, value.type, buffers[kernel.outputs[i]]);
+      storeFloats(value.floats, value.count, value.type, view ? dense.data() : target);
     else
-      storeIntegers(value.integers, value.count, value.type, buffers[kernel.outputs[i]]);
+      storeIntegers(value.integers, value.count, value.type, view ? dense.data() : target);
+    if (view && value.count > 0)
+      copyRows(*view, rowsOf(value, *view), elementSize(value.type), dense.data(), static_cast<uint8_t *>(target),
+               /*toView=*/true);
   }
 }
 

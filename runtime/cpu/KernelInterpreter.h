@@ -19,9 +19,12 @@
 
 namespace fusec::runtime::cpu {
 
-/// Runs `kernel` at `batch`; `buffers[id]` is the host address of buffer id,
-/// holding elements in the buffer's storage format.
-void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<void *> &buffers);
+/// Runs `kernel` at `batch`; `buffers[id]` is the host address of buffer id
+/// (`descs[id]`), holding elements in the buffer's storage format. A view
+/// buffer's address is that of its first element in its root: its rows are
+/// gathered before the ops run and scattered after.
+void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<void *> &buffers,
+                     const std::vector<BufferDesc> &descs);
 
 } // namespace fusec::runtime::cpu
 

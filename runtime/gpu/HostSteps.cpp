@@ -25,7 +25,7 @@ void runHostStep(const GpuDevice &driver, Stream stream, const Plan &plan, const
   }
   driver.synchronize(stream, where);
 
-  cpu::interpretKernel(kernel, mode.runBatch, buffers);
+  cpu::interpretKernel(kernel, mode.runBatch, buffers, plan.buffers());
 
   // Asynchronous: the scratch memory is pinned (see runHostStep's contract).
   for (const HostBuffer &staged : step.buffers)

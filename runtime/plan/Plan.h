@@ -60,8 +60,24 @@ struct BufferDesc {
   Shape shape;
   /// Weight buffers: byte offset into the weights section.
   uint64_t weightOffset = 0;
-  /// Arena buffers: byte offset into the arena.
+  /// Arena buffers: byte offset into the arena (for a view, of its first
+  /// element, computed by the reader from its root's).
   BatchLinear arenaOffset;
+  /// An arena buffer stored inside another one, its root: the elements
+  /// [offset, offset + shape[axis]) along `axis` of the root, whose other
+  /// dimensions are this buffer's (a concatenation's operands inside its
+  /// result, docs/plan-format.md "Views"). Dimensions from `axis` on are
+  /// static: the view's rows are `chunk` contiguous elements, `pitch`
+  /// elements apart in the root, one row per index of the dimensions before
+  /// `axis`.
+  struct View {
+    size_t of = 0;
+    int64_t axis = 0;
+    int64_t offset = 0;
+    int64_t chunk = 0;
+    int64_t pitch = 0;
+  };
+  std::optional<View> view;
 
   /// Bytes the buffer occupies at `batch`, as a function of the batch size.
   BatchLinear byteSize() const;

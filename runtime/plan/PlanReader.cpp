@@ -48,9 +48,55 @@ BufferDesc readBuffer(const JsonFieldReader &buffer) {
   desc.shape = buffer.getIntArray("shape");
   if (desc.kind == BufferKind::Weight)
     desc.weightOffset = buffer.getUnsigned("offset");
-  if (desc.kind == BufferKind::Arena)
+  if (desc.kind == BufferKind::Arena && buffer.has("view")) {
+    const JsonFieldReader view = buffer.getObject("view");
+    desc.view = BufferDesc::View{static_cast<size_t>(view.getUnsigned("of")), view.getInt("axis"),
+                                 view.getInt("offset")};
+  } else if (desc.kind == BufferKind::Arena) {
     desc.arenaOffset = readBatchLinear(buffer.getObject("offset"));
+  }
   return desc;
+}
+
+/// Checks a view against its root and computes its layout: the root is
+/// another arena buffer, not a view, of the same element type and rank,
+/// whose dimensions are the view's except along the axis; dimensions from
+/// the axis on are static and the slice lies inside the root's.
+void resolveView(BufferDesc &buffer, const std::vector<BufferDesc> &buffers, const JsonFieldReader &entry) {
+  BufferDesc::View &view = *buffer.view;
+  const std::string what = "view buffer " + std::to_string(buffer.id) + " '" + buffer.name + "'";
+  if (view.of >= buffers.size() || view.of == buffer.id)
+    entry.fail(what + " is a view of buffer " + std::to_string(view.of) + ", which is not another buffer of the plan");
+  const BufferDesc &root = buffers[view.of];
+  if (root.kind != BufferKind::Arena || root.view)
+    entry.fail(what + " is a view of buffer " + std::to_string(view.of) + " '" + root.name +
+               "', which is not an arena buffer with bytes of its own");
+  if (root.dtype != buffer.dtype || root.shape.size() != buffer.shape.size())
+    entry.fail(what + " and its root '" + root.name + "' differ in element type or rank");
+  const int64_t rank = static_cast<int64_t>(buffer.shape.size());
+  if (view.axis < 0 || view.axis >= rank)
+    entry.fail(what + " has axis " + std::to_string(view.axis) + ", not an axis of its rank-" + std::to_string(rank) +
+               " shape");
+  int64_t inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t dim = buffer.shape[d], rootDim = root.shape[d];
+    if (d >= view.axis && (dim < 0 || rootDim < 0))
+      entry.fail(what + " has a run-time dimension at or after its axis " + std::to_string(view.axis));
+    if (d != view.axis && dim != rootDim)
+      entry.fail(what + " has shape " + formatShape(buffer.shape) + ", which differs from its root '" + root.name +
+                 "' (" + formatShape(root.shape) + ") outside axis " + std::to_string(view.axis));
+    if (d > view.axis)
+      inner *= dim;
+  }
+  const int64_t rootExtent = root.shape[view.axis];
+  if (view.offset < 0 || view.offset > rootExtent - buffer.shape[view.axis])
+    entry.fail(what + " takes elements " + std::to_string(view.offset) + ".." +
+               std::to_string(view.offset + buffer.shape[view.axis]) + " of axis " + std::to_string(view.axis) +
+               ", outside its root '" + root.name + "' (" + std::to_string(rootExtent) + ")");
+  view.chunk = buffer.shape[view.axis] * inner;
+  view.pitch = rootExtent * inner;
+  const int64_t offsetBytes = view.offset * inner * static_cast<int64_t>(elementSize(buffer.dtype));
+  buffer.arenaOffset = BatchLinear{root.arenaOffset.perBatch, root.arenaOffset.fixed + offsetBytes};
 }
 
 std::vector<BufferDesc> readBuffers(const JsonFieldReader &root) {
@@ -68,6 +114,9 @@ std::vector<BufferDesc> readBuffers(const JsonFieldReader &root) {
     seen[desc.id] = true;
     buffers[desc.id] = std::move(desc);
   }
+  for (size_t i = 0; i < count; ++i)
+    if (buffers[i].view)
+      resolveView(buffers[i], buffers, root.element("buffers", i));
   return buffers;
 }
 

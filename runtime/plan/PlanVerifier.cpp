@@ -6,6 +6,7 @@
 #include "runtime/plan/LibraryCallVerifier.h"
 #include "runtime/plan/OpAttributeVerifier.h"
 #include "runtime/plan/OpTypeVerifier.h"
+#include "runtime/plan/SliceWrites.h"
 #include "runtime/plan/TensorMapVerifier.h"
 #include "support/CheckedMath.h"
 #include "support/IndexedBatch.h"
@@ -183,6 +184,8 @@ private:
     std::vector<bool> ready(manifest_.buffers.size(), false);
     for (const BufferDesc &buffer : manifest_.buffers)
       ready[buffer.id] = buffer.kind == BufferKind::Input || buffer.kind == BufferKind::Weight;
+    SliceWrites slices(manifest_.buffers, [&](const std::string &message) { fail(message); });
+    auto isReady = [&](const BufferDesc &buffer) { return ready[buffer.id] || slices.covered(buffer); };
 
     for (const KernelDesc &kernel : manifest_.kernels) {
       verifyKernelBody(kernel);
@@ -191,11 +194,18 @@ private:
         verifyOpAttributes(kernel, op, sourceName_);
       }
       const std::string where = "kernel '" + kernel.name + "'";
+      // A host step stages each buffer as one contiguous range.
+      if (kernel.isHostStep())
+        for (const std::vector<size_t> *ids : {&kernel.inputs, &kernel.outputs})
+          for (size_t id : *ids)
+            if (id < manifest_.buffers.size() && manifest_.buffers[id].view)
+              fail(where + " is a host step and accesses view buffer " + std::to_string(id) + " '" +
+                   manifest_.buffers[id].name + "'; host steps read and write whole buffers only");
       for (size_t i = 0; i < kernel.inputs.size(); ++i) {
         const std::string what = where + " input " + std::to_string(i);
         const BufferDesc &buffer = bufferAt(kernel.inputs[i], what);
-        if (!ready[buffer.id])
-          fail(what + " reads " + describe(buffer) + " before any kernel writes it");
+        if (!isReady(buffer))
+          fail(what + " reads " + describe(buffer) + " before kernels have written all of it");
         expectSameShape(kernel.values[i], buffer, what);
         expectSameType(kernel, i, buffer, what);
       }
@@ -206,12 +216,13 @@ private:
           fail(what + " writes " + describe(buffer) + "; kernels may only write arena and output buffers");
         expectSameShape(kernel.values[kernel.yields[i]], buffer, what);
         expectSameType(kernel, kernel.yields[i], buffer, what);
+        slices.write(buffer, what);
         ready[buffer.id] = true;
       }
       verifyKernelCode(kernel);
     }
     for (const TensorDesc &output : manifest_.outputs)
-      if (!ready[output.buffer])
+      if (!isReady(manifest_.buffers[output.buffer]))
         fail("output '" + output.name + "' is never written by a kernel");
   }
 
@@ -239,10 +250,20 @@ private:
       for (size_t id : kernel.inputs)
         last[id] = step;
     }
+    // A view's bytes are its root's: the root is live while any view is,
+    // and only roots are compared.
+    for (const BufferDesc &buffer : manifest_.buffers) {
+      if (!buffer.view || first[buffer.id] == unset)
+        continue;
+      const size_t root = buffer.view->of;
+      first[root] = first[root] == unset ? first[buffer.id] : std::min(first[root], first[buffer.id]);
+      last[root] = last[root] == unset ? last[buffer.id] : std::max(last[root], last[buffer.id]);
+    }
     std::vector<Live> live;
     for (const BufferDesc &buffer : manifest_.buffers) {
       const BatchLinear size = buffer.byteSize();
-      if (buffer.kind != BufferKind::Arena || first[buffer.id] == unset || (size.perBatch == 0 && size.fixed == 0))
+      if (buffer.kind != BufferKind::Arena || buffer.view || first[buffer.id] == unset ||
+          (size.perBatch == 0 && size.fixed == 0))
         continue;
       const BatchLinear &offset = buffer.arenaOffset;
       live.push_back({&buffer, first[buffer.id], last[buffer.id], offset,
