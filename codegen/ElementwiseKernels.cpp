@@ -386,7 +386,10 @@ FailureOr<GeneratedKernel> emitElementwiseKernel(KernelBuilder &builder) {
   // and store element by element.
   auto isF32 = [](Value value) { return fuse::elementTypeOf(value).isF32(); };
   bool allF32 = llvm::all_of(builder.body().getArguments(), isF32) && llvm::all_of(builder.yields(), isF32);
-  if (allF32 && count.perBatch % 4 == 0 && count.fixed % 4 == 0 && anyFullInput && allOutputsFull)
+  // float4 addresses whole rows of dense tensors; slice views are read and
+  // written element by element.
+  if (allF32 && count.perBatch % 4 == 0 && count.fixed % 4 == 0 && anyFullInput && allOutputsFull &&
+      !builder.hasSliceViews())
     return emitVectorizedElementwise(builder, ops, shape);
   std::string code = loopHead(shape);
   auto coords = builder.emitLinearCoordinates(code, "    ", shape, "idx", "i");

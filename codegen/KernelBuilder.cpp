@@ -2,6 +2,7 @@
 #include "codegen/KernelBuilder.h"
 
 #include "ir/ElementTypes.h"
+#include "ir/SliceViews.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -102,7 +103,18 @@ std::string KernelBuilder::inputName(Value blockArgument) const {
 }
 
 std::string KernelBuilder::load(Value blockArgument, const std::string &offset) const {
+  // An operand stored inside a concatenation's buffer: its rows are the
+  // root's pitch apart (ir/SliceViews.h).
+  const unsigned index = llvm::cast<BlockArgument>(blockArgument).getArgNumber();
+  if (std::optional<fuse::SliceView> view = fuse::sliceViewOf(kernel.getInputs()[index]))
+    return "fusec_ld(&" + inputName(blockArgument) + "[" +
+           fuse::sliceViewOffset(shapeOf(blockArgument), *view, offset) + "])";
   return "fusec_ld(&" + inputName(blockArgument) + "[" + offset + "])";
+}
+
+bool KernelBuilder::hasSliceViews() const {
+  return llvm::any_of(kernel.getInputs(), [](Value v) { return fuse::sliceViewOf(v).has_value(); }) ||
+         llvm::any_of(kernel.getResults(), [](Value v) { return fuse::sliceViewOf(v).has_value(); });
 }
 
 std::string KernelBuilder::valueAt(Value value, const std::vector<std::string> &coords) {
@@ -273,10 +285,15 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
 
 void KernelBuilder::emitStores(std::string &code, const std::string &indent, ArrayRef<int64_t> shape,
                                const std::string &linear, const std::vector<std::string> &coords) {
-  for (auto [index, value] : llvm::enumerate(yields()))
-    if (shapeOf(value) == shape)
-      code += indent + "out" + std::to_string(index) + "[" + linear +
-              "] = " + storeExpression(fuse::elementTypeOf(value), valueAt(value, coords)) + ";\n";
+  for (auto [index, value] : llvm::enumerate(yields())) {
+    if (shapeOf(value) != shape)
+      continue;
+    // A result stored into its slice of a concatenation's buffer.
+    std::optional<fuse::SliceView> view = fuse::sliceViewOf(kernel->getResult(index));
+    const std::string offset = view ? fuse::sliceViewOffset(shape, *view, linear) : linear;
+    code += indent + "out" + std::to_string(index) + "[" + offset +
+            "] = " + storeExpression(fuse::elementTypeOf(value), valueAt(value, coords)) + ";\n";
+  }
 }
 
 GeneratedKernel KernelBuilder::finish(const std::string &bodyCode, KernelLaunch launch,

@@ -123,8 +123,12 @@ public:
   /// "in3" for the kernel's 4th input.
   std::string inputName(mlir::Value blockArgument) const;
   /// `fusec_ld(&in3[offset])`: an element of a kernel input in its register
-  /// type.
+  /// type (`offset` its dense index, mapped into the buffer of an input that
+  /// is a slice view, ir/SliceViews.h).
   std::string load(mlir::Value blockArgument, const std::string &offset) const;
+  /// Whether an input or result is a slice view of a concatenation: its
+  /// loads and stores must go through load() and emitStores().
+  bool hasSliceViews() const;
 
   /// Evaluates `ops` (elementwise ops, in order) at `coords` of the
   /// iteration shape, appending `float vN = ...;` lines to `code` (the
@@ -140,8 +144,9 @@ public:
   void bind(mlir::Value value, std::string expression) { bound[value] = std::move(expression); }
   void unbind(mlir::Value value) { bound.erase(value); }
 
-  /// Stores every yielded value whose shape is `shape` at `linear`, reading
-  /// it at `coords`.
+  /// Stores every yielded value whose shape is `shape` at `linear` (its
+  /// dense index, mapped into the buffer of a result that is a slice view),
+  /// reading it at `coords`.
   void emitStores(std::string &code, const std::string &indent, llvm::ArrayRef<int64_t> shape,
                   const std::string &linear, const std::vector<std::string> &coords);
 

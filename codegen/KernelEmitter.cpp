@@ -4,6 +4,7 @@
 
 #include "ir/OpClassification.h"
 #include "ir/ShapeUtils.h"
+#include "ir/SliceViews.h"
 
 using namespace mlir;
 
@@ -49,6 +50,15 @@ FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
       return kernel.emitError() << "the run-time dimension '" << named.front()
                                 << "' (a range) has no GPU kernel yet: generated kernels take the batch as their one "
                                    "run-time size (give the dimension a size, or compile for --target=cpu)";
+  // Only templates whose every load and store of the tensor goes through
+  // KernelBuilder's addressing can take a slice view.
+  std::string why;
+  for (auto [index, result] : llvm::enumerate(kernel.getResults()))
+    if (fuse::sliceViewOf(result) && !fuse::canStoreToSliceView(kernel, index, "generated", &why))
+      return kernel.emitError() << "result " << index << " is stored into a concatenation in place, but " << why;
+  for (auto [index, operand] : llvm::enumerate(kernel.getInputs()))
+    if (fuse::sliceViewOf(operand) && !fuse::canLoadFromSliceView(kernel, index, "generated", &why))
+      return kernel.emitError() << "operand " << index << " is a slice of a concatenation in place, but " << why;
   KernelBuilder builder(kernel);
   return emit(builder);
 }

@@ -12,6 +12,7 @@
 #include "ir/FuseDialect.h"
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
+#include "ir/SliceViews.h"
 
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanFormat.h"
@@ -158,6 +159,9 @@ namespace {
 FailureOr<std::vector<std::vector<codegen::GeneratedKernel>>> generateKernels(ModuleOp module) {
   std::vector<std::vector<codegen::GeneratedKernel>> kernels;
   WalkResult walk = module.walk([&](fuse::SuperkernelOp superkernel) {
+    // Its operands' kernels store the concatenation: nothing to run.
+    if (fuse::isInPlace(superkernel))
+      return WalkResult::advance();
     auto emitted = codegen::emitKernelVariants(superkernel);
     if (failed(emitted))
       return WalkResult::interrupt();

@@ -3,6 +3,7 @@
 #include "compiler/ValueNames.h"
 
 #include "ir/FuseOps.h"
+#include "ir/SliceViews.h"
 #include "passes/FusionAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,22 +70,32 @@ json buildFusionReport(ModuleOp module) {
           }
       }
       DictionaryAttr cost = superkernel.getCostAttr();
+      // A concat whose operands were stored into its buffer costs nothing.
+      const bool inPlace = fuse::isInPlace(superkernel);
+      if (inPlace)
+        rules.push_back("concat-in-place");
+      const double kept = inPlace ? 0.0 : 1.0;
       json entry = {
           {"kernel", superkernel.getSymName().str()},
           {"kind", superkernel.getKind().str()},
           {"members", members},
           {"rules", rules},
-          {"fused", {{"time_us", number(cost, "fused_us")}, {"bytes", number(cost, "fused_bytes")}, {"kernels", 1}}},
+          {"fused",
+           {{"time_us", kept * number(cost, "fused_us")},
+            {"bytes", kept * number(cost, "fused_bytes")},
+            {"kernels", inPlace ? 0 : 1}}},
           {"unfused",
            {{"time_us", number(cost, "unfused_us")},
             {"bytes", number(cost, "unfused_bytes")},
             {"kernels", static_cast<int64_t>(number(cost, "unfused_kernels"))}}},
       };
+      if (inPlace)
+        entry["in_place"] = true;
       report["kernels"].push_back(entry);
-      ++kernels;
-      fusedUs += number(cost, "fused_us");
+      kernels += inPlace ? 0 : 1;
+      fusedUs += kept * number(cost, "fused_us");
       unfusedUs += number(cost, "unfused_us");
-      fusedBytes += number(cost, "fused_bytes");
+      fusedBytes += kept * number(cost, "fused_bytes");
       unfusedBytes += number(cost, "unfused_bytes");
       unfusedKernels += static_cast<int64_t>(number(cost, "unfused_kernels"));
     }
@@ -115,6 +126,15 @@ json buildFusionReport(ModuleOp module) {
 std::string summarizeFusionReport(const json &report) {
   std::string text;
   for (const json &kernel : report["kernels"]) {
+    if (kernel.value("in_place", false)) {
+      std::string members;
+      for (const json &member : kernel["members"])
+        members += (members.empty() ? "" : "+") + member.get<std::string>();
+      text += "in place " + members + " (" + kernel["kernel"].get<std::string>() +
+              "): its operands are stored into its buffer, saves " +
+              formatBytes(kernel["unfused"]["bytes"].get<double>()) + ", 1 launch\n";
+      continue;
+    }
     int64_t replaced = kernel["unfused"]["kernels"].get<int64_t>();
     if (replaced < 2)
       continue;

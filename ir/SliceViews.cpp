@@ -79,9 +79,9 @@ bool canLoadFromSliceView(SuperkernelOp kernel, unsigned index, StringRef target
     return true;
   StringRef kind = kernel.getKind();
   if (kind != "elementwise" && kind != "data_movement")
-    return refuse(why, ("a generated " + kind + " kernel reads its operand " + std::to_string(index) +
-                        " as a contiguous tensor")
-                           .str());
+    return refuse(
+        why, ("a generated " + kind + " kernel reads its operand " + std::to_string(index) + " as a contiguous tensor")
+                 .str());
   return true;
 }
 

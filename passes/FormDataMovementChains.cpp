@@ -30,6 +30,8 @@ namespace {
 bool movesData(Operation *op) { return fusec::fuse::classifyOp(op) == fusec::fuse::OpClass::DataMovement; }
 
 struct FormDataMovementChainsPass : fusec::impl::FormDataMovementChainsBase<FormDataMovementChainsPass> {
+  using FormDataMovementChainsBase::FormDataMovementChainsBase;
+
   void runOnOperation() override {
     Block &body = getOperation().getBody().front();
     int64_t nextGroup = fusec::nextFreeGroupId(body);
@@ -50,6 +52,10 @@ struct FormDataMovementChainsPass : fusec::impl::FormDataMovementChainsBase<Form
     };
     for (Operation &op : body) {
       if (!movesData(&op) || op.getNumResults() != 1 || !op.getResult(0).hasOneUse())
+        continue;
+      // A Concat stored in place costs nothing; merged with its user, it
+      // could not be (its operands would have no buffer to write into).
+      if (concatsInPlace && llvm::isa<fusec::fuse::ConcatOp>(op))
         continue;
       Operation *user = *op.getResult(0).getUsers().begin();
       if (user->getBlock() != &body || !movesData(user))

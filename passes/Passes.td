@@ -105,7 +105,15 @@ def FormDataMovementChains : Pass<"fuse-form-data-movement-chains", "mlir::func:
     so Split -> Reshape -> Transpose (a fused QKV projection split into heads)
     reads each element once and writes it once, and the intermediate
     tensors are never stored. Groups of other rule patterns are left alone.
+    With `concats-in-place`, a Concat ends a chain instead of joining its
+    user's: fuse-place-concats may store it for free where its operands'
+    kernels write into it, and the op after it then copies once, as the
+    chain would have.
   }];
+  let options = [
+    Option<"concatsInPlace", "concats-in-place", "bool", "false",
+           "Leave a Concat out of its user's chain (rule concat-in-place is on)">,
+  ];
   let statistics = [
     Statistic<"numChains", "chains", "Number of data-movement chains formed">,
     Statistic<"numChainedOps", "chained-ops", "Number of data-movement ops in those chains">,

@@ -74,7 +74,7 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   if (options.strategy != "none" && options.isEnabled("attention-views"))
     funcPm.addPass(createFormAttentionViews());
   if (options.strategy != "none" && options.isEnabled("data-movement-chain"))
-    funcPm.addPass(createFormDataMovementChains());
+    funcPm.addPass(createFormDataMovementChains({concatInPlace}));
   // Half-precision products take their precision from their operands'
   // type; any f32 product left is computed at fp32 accuracy unless tf32 is
   // asked for. The planner prices what fuse-select-kernel-configs compiles.

@@ -190,6 +190,12 @@ def models():
         "vit_tiny": Model(vit, {"input": (3, 16, 16)}, "torchvision VisionTransformer (16x16 images, patches of 4, "
                           "2 layers of width 32): patch Conv, the class token expanded over the batch, position "
                           "embedding, encoder layers, the class token's head"),
+        # Built last: the modules above keep the initial weights they had
+        # before it was added.
+        "densenet_tiny": Model(torchvision.models.DenseNet(growth_rate=8, block_config=(2, 3), num_init_features=16,
+                                                           bn_size=2, num_classes=10), {"input": (3, 32, 32)}, "torchvision DenseNet (growth 8, blocks of 2 and 3 "
+                               "layers): each layer's Concat of every earlier feature map, pre-activation "
+                               "BatchNorm-ReLU, a transition's average pool"),
     }
 
 

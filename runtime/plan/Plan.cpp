@@ -45,6 +45,17 @@ BatchLinear BufferDesc::byteSize() const {
   return BatchLinear{0, bytes};
 }
 
+BatchLinear BufferDesc::spanBytes() const {
+  const BatchLinear bytes = byteSize();
+  if (!view || view->chunk == view->pitch)
+    return bytes;
+  // rows * pitch elements, less the gap after the last row's chunk.
+  const int64_t element = static_cast<int64_t>(elementSize(dtype)), rowBytes = view->chunk * element,
+                pitchBytes = view->pitch * element;
+  return BatchLinear{bytes.perBatch / rowBytes * pitchBytes,
+                     bytes.fixed / rowBytes * pitchBytes - (pitchBytes - rowBytes)};
+}
+
 Plan::Plan(std::string sourceName, std::shared_ptr<const void> storage, ByteRange bytes,
            std::vector<plan::SectionRef> sections, PlanManifest manifest, std::vector<PlanManifest> shapeVariants)
     : sourceName_(std::move(sourceName)), storage_(std::move(storage)), bytes_(bytes), sections_(std::move(sections)),

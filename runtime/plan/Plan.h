@@ -81,6 +81,9 @@ struct BufferDesc {
 
   /// Bytes the buffer occupies at `batch`, as a function of the batch size.
   BatchLinear byteSize() const;
+  /// Bytes from its first element to its last: byteSize(), or for a view
+  /// whose rows are apart in its root, the rows and the gaps between them.
+  BatchLinear spanBytes() const;
 };
 
 /// One op of a kernel body; operands and results index the kernel's values.

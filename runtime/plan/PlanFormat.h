@@ -31,7 +31,11 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 7.0
+/// A reader accepts any minor version of 2.x to its own major version: 7.2
+/// added view buffers (an arena buffer's `view` of another, the slices of a
+/// concatenation its operands' kernels write in place) and 7.1 dimension
+/// ranges, which a 7.0 or 7.1 reader rejects (a view has no `offset`, a
+/// range's code is no dimension it knows); 7.0
 /// added TMA descriptors to launches (a launch's `tensor_maps`, which the
 /// runtime encodes and passes after the other parameters), which an older
 /// reader would ignore and launch wrong, hence the major version; 6.0
@@ -50,7 +54,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
 inline constexpr uint32_t kMajorVersion = 7;
-inline constexpr uint32_t kMinorVersion = 1;
+inline constexpr uint32_t kMinorVersion = 2;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;

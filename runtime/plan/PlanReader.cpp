@@ -4,6 +4,7 @@
 
 #include "runtime/plan/JsonFieldReader.h"
 #include "runtime/plan/LibraryCallJson.h"
+#include "support/CheckedMath.h"
 
 namespace fusec::runtime {
 
@@ -50,8 +51,8 @@ BufferDesc readBuffer(const JsonFieldReader &buffer) {
     desc.weightOffset = buffer.getUnsigned("offset");
   if (desc.kind == BufferKind::Arena && buffer.has("view")) {
     const JsonFieldReader view = buffer.getObject("view");
-    desc.view = BufferDesc::View{static_cast<size_t>(view.getUnsigned("of")), view.getInt("axis"),
-                                 view.getInt("offset")};
+    desc.view =
+        BufferDesc::View{static_cast<size_t>(view.getUnsigned("of")), view.getInt("axis"), view.getInt("offset")};
   } else if (desc.kind == BufferKind::Arena) {
     desc.arenaOffset = readBatchLinear(buffer.getObject("offset"));
   }
@@ -77,7 +78,7 @@ void resolveView(BufferDesc &buffer, const std::vector<BufferDesc> &buffers, con
   if (view.axis < 0 || view.axis >= rank)
     entry.fail(what + " has axis " + std::to_string(view.axis) + ", not an axis of its rank-" + std::to_string(rank) +
                " shape");
-  int64_t inner = 1;
+  std::optional<int64_t> inner = 1;
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t dim = buffer.shape[d], rootDim = root.shape[d];
     if (d >= view.axis && (dim < 0 || rootDim < 0))
@@ -85,18 +86,27 @@ void resolveView(BufferDesc &buffer, const std::vector<BufferDesc> &buffers, con
     if (d != view.axis && dim != rootDim)
       entry.fail(what + " has shape " + formatShape(buffer.shape) + ", which differs from its root '" + root.name +
                  "' (" + formatShape(root.shape) + ") outside axis " + std::to_string(view.axis));
-    if (d > view.axis)
-      inner *= dim;
+    if (d > view.axis && inner)
+      inner = checkedMul(*inner, dim);
   }
   const int64_t rootExtent = root.shape[view.axis];
   if (view.offset < 0 || view.offset > rootExtent - buffer.shape[view.axis])
     entry.fail(what + " takes elements " + std::to_string(view.offset) + ".." +
                std::to_string(view.offset + buffer.shape[view.axis]) + " of axis " + std::to_string(view.axis) +
                ", outside its root '" + root.name + "' (" + std::to_string(rootExtent) + ")");
-  view.chunk = buffer.shape[view.axis] * inner;
-  view.pitch = rootExtent * inner;
-  const int64_t offsetBytes = view.offset * inner * static_cast<int64_t>(elementSize(buffer.dtype));
-  buffer.arenaOffset = BatchLinear{root.arenaOffset.perBatch, root.arenaOffset.fixed + offsetBytes};
+  const std::optional<int64_t> chunk = inner ? checkedMul(buffer.shape[view.axis], *inner) : std::nullopt;
+  const std::optional<int64_t> pitch = inner ? checkedMul(rootExtent, *inner) : std::nullopt;
+  const std::optional<int64_t> offsetElements = inner ? checkedMul(view.offset, *inner) : std::nullopt;
+  const std::optional<int64_t> offsetBytes =
+      offsetElements ? checkedMul(*offsetElements, static_cast<int64_t>(elementSize(buffer.dtype))) : std::nullopt;
+  const std::optional<int64_t> fixed = offsetBytes ? checkedAdd(root.arenaOffset.fixed, *offsetBytes) : std::nullopt;
+  if (!chunk || !pitch || !fixed)
+    entry.fail(what + " has sizes whose products overflow");
+  view.chunk = *chunk;
+  view.pitch = *pitch;
+  // The root's offset is checked with the other arena buffers; the view
+  // lies inside it.
+  buffer.arenaOffset = BatchLinear{root.arenaOffset.perBatch, *fixed};
 }
 
 std::vector<BufferDesc> readBuffers(const JsonFieldReader &root) {

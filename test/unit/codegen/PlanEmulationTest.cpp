@@ -151,7 +151,7 @@ private:
 /// it): the tolerance is a few units of f16 (2^-11) or bf16 (2^-8).
 /// `target` is fusec's --target: sm_90a plans use the Hopper templates.
 void runPlan(const std::string &name, const std::string &precision = "fp32", const std::string &modelsDir = kModelsDir,
-             const std::string &target = "sm_90") {
+             const std::string &target = "sm_90", bool expectViews = false) {
   const double tolerance = precision == "fp16" ? 4e-3 : precision == "bf16" ? 3e-2 : 1e-4;
   test::ModelReference reference = test::loadModelReference(modelsDir + "/" + name);
   auto context = createContext();
@@ -164,6 +164,12 @@ void runPlan(const std::string &name, const std::string &precision = "fp32", con
   INFO(diagnostics.text());
   REQUIRE(module);
   const EmulatedPlan emulated = buildEmulatedPlan(*module, name, target);
+  if (expectViews) { // the point of these runs: kernels store into and read slices of a concatenation
+    size_t views = 0;
+    for (const BufferDesc &buffer : emulated.plan->buffers())
+      views += buffer.view.has_value();
+    CHECK(views > 0);
+  }
   if (target == "sm_90a") { // the point of these runs: some kernel reads through tensor maps
     bool hopper = false;
     for (const KernelDesc &kernel : emulated.plan->kernels())
@@ -252,6 +258,16 @@ TEST_CASE("emul: plans of PyTorch-exported transformers through the GPU backend 
     INFO(name);
     runPlan(name, "fp32", std::string(FUSEC_TEST_DATA_DIR) + "/pytorch");
   }
+}
+
+// DenseNet's concats in place: its convolutions (tensor-core and SIMT
+// templates) and pools store into slices of each block's buffer, its
+// BatchNorm-ReLU kernels read slices of it.
+TEST_CASE("emul: a DenseNet whose layers write their concatenation in place matches the CPU backend",
+          "[codegen][emul][plan][pytorch][concat-in-place]") {
+  const std::string pytorch = std::string(FUSEC_TEST_DATA_DIR) + "/pytorch";
+  runPlan("densenet_tiny", "fp32", pytorch, "sm_90", /*expectViews=*/true);
+  runPlan("densenet_tiny", "fp16", pytorch, "sm_90", /*expectViews=*/true);
 }
 
 namespace {

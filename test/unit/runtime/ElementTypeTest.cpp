@@ -201,7 +201,7 @@ TEST_CASE("Identity carries integers unchanged and other ops refuse them by name
   kernel.yields = {1};
   int32_t in[4] = {1, 2, 3, 4};
   float out[4] = {};
-  CHECK_THROWS_WITH(cpu::interpretKernel(kernel, 1, {in, out}),
+  CHECK_THROWS_WITH(cpu::interpretKernel(kernel, 1, {in, out}, std::vector<BufferDesc>(2)),
                     "kernel 'k_bad' op Relu 'relu': operand 0 is i32; the op takes only float values");
 }
 

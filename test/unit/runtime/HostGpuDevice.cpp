@@ -459,7 +459,8 @@ public:
     std::vector<void *> pointers;
     std::vector<size_t> bytes;
     for (size_t i = 0; i < ids.size(); ++i) {
-      const auto size = static_cast<size_t>(plan_.buffers()[ids[i]].byteSize().at(step.batch));
+      // A view's rows lie apart in its root's bytes: it spans the gaps.
+      const auto size = static_cast<size_t>(plan_.buffers()[ids[i]].spanBytes().at(step.batch));
       driver_.requireDevice(args[i], size, ("argument " + std::to_string(i) + " of a launch").c_str(), where);
       pointers.push_back(reinterpret_cast<void *>(args[i]));
       bytes.push_back(size);
@@ -541,7 +542,7 @@ public:
       buffers[id] = args[next++];
     for (size_t id : kernel.outputs)
       buffers[id] = args[next++];
-    cpu::interpretKernel(kernel, step.batch, buffers);
+    cpu::interpretKernel(kernel, step.batch, buffers, plan.buffers());
   }
 };
 
