@@ -25,8 +25,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
+#include "ir/ConvPrologue.h"
 #include "ir/ConvShape.h"
 #include "ir/ElementTypes.h"
+#include "ir/SliceViews.h"
 
 using namespace mlir;
 
@@ -75,6 +77,100 @@ ConvGeometry geometryOf(fuse::ConvOp conv) {
           s.channelsLast};
 }
 
+/// The conv's input as the kernel reads it: the kernel input its template
+/// loads and the channel-wise ops (fuse-form-epilogues' conv-prologue,
+/// ir/ConvPrologue.h) it applies to each element it loads, first op first.
+struct ConvInput {
+  BlockArgument source;
+  std::vector<Operation *> prologue;
+};
+
+/// `conv`'s input: a kernel input, or `prologue` (the body's ops that feed
+/// the conv) applied to one, with kernel inputs as its per-channel values.
+FailureOr<ConvInput> convInputOf(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> prologue) {
+  ConvInput input;
+  const int64_t channelAxis = fuse::inputChannelAxis(conv);
+  auto isInput = [](Value value) { return llvm::isa<BlockArgument>(value); };
+  Value value = conv.getInput();
+  while (Operation *op = value.getDefiningOp()) {
+    // The chain is the operand computed in the kernel, or the kernel input
+    // of the image's shape; the others are per-channel kernel inputs.
+    Value next;
+    bool ambiguous = false;
+    for (Value operand : op->getOperands())
+      if (operand.getDefiningOp() || shapeOf(operand) == shapeOf(value)) {
+        ambiguous |= next && next != operand;
+        next = operand;
+      }
+    if (ambiguous)
+      next = Value();
+    if (!next || !fuse::isChannelwiseOp(op, next, channelAxis, isInput))
+      return op->emitError() << "codegen cannot apply this op as the convolution loads its input: it is not "
+                                "channel-wise with per-channel kernel inputs";
+    input.prologue.insert(input.prologue.begin(), op);
+    value = next;
+  }
+  if (input.prologue.size() != prologue.size())
+    return builder.getKernel().emitError()
+           << "conv kernel computes ops before the convolution that do not feed its input";
+  input.source = llvm::cast<BlockArgument>(value);
+  if (fuse::elementTypeOf(input.source) != fuse::elementTypeOf(conv.getInput()))
+    return builder.getKernel().emitError() << "conv prologue starts from a tensor of another element type";
+  return input;
+}
+
+/// The conv core of a conv kernel, its prologue (as `input`) and its
+/// epilogue ops.
+FailureOr<fuse::ConvOp> findConv(KernelBuilder &builder, ConvInput &input, std::vector<Operation *> &epilogue) {
+  Operation *core = nullptr;
+  for (Operation *op : builder.bodyOps())
+    if (fuse::classifyOp(op) == fuse::OpClass::Conv)
+      core = op;
+  if (!core)
+    return builder.getKernel().emitError() << "conv kernel without a conv op";
+  auto conv = llvm::cast<fuse::ConvOp>(core);
+  std::vector<Operation *> prologue;
+  splitAroundCore(builder, core, prologue, epilogue);
+  if (!llvm::isa<BlockArgument>(conv.getWeight()) || (conv.getBias() && !llvm::isa<BlockArgument>(conv.getBias())))
+    return core->emitError() << "conv weights and bias must be kernel inputs";
+  auto found = convInputOf(builder, conv, prologue);
+  if (failed(found))
+    return failure();
+  input = std::move(*found);
+  return conv;
+}
+
+/// `auto prologue = [&](float v, long long channel) {...};`: the prologue's
+/// value for an input element `v` of `channel` (none without a prologue).
+FailureOr<std::string> prologueFunctor(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input) {
+  if (input.prologue.empty())
+    return std::string();
+  // Per-channel values depend on the channel coordinate only.
+  std::vector<std::string> coords(shapeOf(input.source).size(), "0LL");
+  coords[fuse::inputChannelAxis(conv)] = "channel";
+  builder.bind(input.source, "v");
+  std::string body;
+  if (failed(builder.emitElementwise(body, "    ", input.prologue, coords)))
+    return failure();
+  const std::string result = builder.valueAt(conv.getInput(), coords);
+  builder.unbind(input.source);
+  for (Operation *op : input.prologue)
+    builder.unbind(op->getResult(0));
+  return "  auto prologue = [&](float v, long long channel) {\n" + body + "    return float(" + result + ");\n  };\n";
+}
+
+/// The elements from one image of the conv's input to the next (C * H * W,
+/// or the concatenation's when the input is a slice of its channels), and
+/// from one pixel to the next in NHWC (C, or the concatenation's).
+std::pair<int64_t, int64_t> inputStrides(const ConvInput &input, fuse::ConvOp conv) {
+  const fuse::ConvShape s = fuse::convShapeOf(conv);
+  int64_t channels = s.channels;
+  if (std::optional<fuse::SliceView> view =
+          fuse::sliceViewOf(conv->getParentOfType<fuse::SuperkernelOp>().getInputs()[input.source.getArgNumber()]))
+    channels = view->extent;
+  return {channels * s.height * s.width, channels};
+}
+
 /// Code after `acc` holds the conv result for output (on, co, oh, ow).
 LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue, std::string &code,
                            const std::string &indent, const ConvGeometry &g) {
@@ -93,9 +189,20 @@ LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<O
 /// The sizes are scalar arguments, so the text depends only on the config,
 /// the window, the element types and the epilogue: a network's convolutions
 /// that share those share one compiled program.
-FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
-                                              const fuse::KernelConfig &config) {
+FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
+                                              ArrayRef<Operation *> epilogue, const fuse::KernelConfig &config) {
   const fuse::ConvShape s = fuse::convShapeOf(conv);
+  const auto [imageStride, pixelStride] = inputStrides(input, conv);
+  if (imageStride >= (int64_t(1) << 31))
+    return conv.emitError() << "the concatenation this convolution reads a slice of has images of " << imageStride
+                            << " elements, beyond the template's 32-bit offsets";
+  auto prologue = prologueFunctor(builder, conv, input);
+  if (failed(prologue))
+    return failure();
+  // With a prologue the operand names its element type and the functor's.
+  const std::string elementArgument = prologue->empty()
+                                          ? operandElementArgument(config)
+                                          : ", " + operandElementType(config.operands) + ", decltype(prologue)";
   auto out = shapeOf(conv.getOutput());
   auto constant = [](int64_t value) { return std::to_string(value); };
   // kernelConfigFor admitted the conv: every size but the batch is static
@@ -111,12 +218,11 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
     // apart: what the main loop's tile loads give (it checks).
     const int64_t vectorsPerRow = config.blockK / config.bVector;
     const int64_t rows = config.blockN * vectorsPerRow / config.threads(), rowStep = config.threads() / vectorsPerRow;
-    operand = "FusecIm2colNhwcB<" + window + ", " + constant(rows) + ", " + constant(rowStep) +
-              operandElementArgument(config) + ">";
+    operand = "FusecIm2colNhwcB<" + window + ", " + constant(rows) + ", " + constant(rowStep) + elementArgument + ">";
   } else {
-    operand = "FusecIm2colB<" + window + operandElementArgument(config) + ">";
+    operand = "FusecIm2colB<" + window + elementArgument + ">";
   }
-  std::string code;
+  std::string code = *prologue;
   code += "  using Gemm = " + tensorCoreGemmType(config, builder.declareTile(TileDescription(config)), operand) + ";\n";
   KernelLaunch launch;
   emitPipelineSharedMemory(code, config.sharedBytes(/*bTransposed=*/s.channelsLast), launch);
@@ -128,18 +234,20 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   const std::string columns = builder.divisorArgument(static_cast<uint32_t>(s.outWidth));
   const std::string rows = size(s.height);
   const std::string width = size(s.width);
-  const std::string imageElements = size(s.imageElements());
+  const std::string imageElements = size(imageStride);
   code += "  const int M = int(" + outChannels + "), K = int(" + taps + ");\n";
   code += "  const long long Co = M, HO = " + outRows + ", WO = " + outColumns + ";\n";
   code += "  const FusecDivisor pixels = " + pixels + ", columns = " + columns + ";\n";
   code += "  const int N = int((long long)batch * pixels.divisor);\n";
   const std::string sizes =
       "FusecIm2colSizes{int(" + rows + "), int(" + width + "), " + imageElements + ", pixels, columns}";
+  const std::string withPrologue = prologue->empty() ? "" : ", prologue";
   if (s.channelsLast)
-    code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ", " + sizes + ", " +
-            builder.divisorArgument(static_cast<uint32_t>(s.channels)) + ");\n";
+    code += "  " + operand + " bOperand(" + builder.inputName(input.source) + ", " + sizes + ", " +
+            builder.divisorArgument(static_cast<uint32_t>(s.channels)) + ", int(" + size(pixelStride) + ")" +
+            withPrologue + ");\n";
   else
-    code += "  " + operand + " bOperand(" + builder.inputName(conv.getInput()) + ", " + sizes + ");\n";
+    code += "  " + operand + " bOperand(" + builder.inputName(input.source) + ", " + sizes + withPrologue + ");\n";
   // The lane's (row, col) is (output channel, pixel of the batch).
   code += "  auto epilogue = [&](int row, int col, float acc) {\n";
   code += "    const unsigned image = pixels.divide(unsigned(col)), pixel = unsigned(col) - image * pixels.divisor;\n";
@@ -196,10 +304,18 @@ std::string convSizes(const ConvGeometry &g) {
   return text + "};\n";
 }
 
-/// The functor `input(on, c, ih, iw)`: the input element there.
-std::string inputFunctor(const ConvGeometry &g, const std::string &x) {
-  return "  auto input = [&](long long on, long long c, long long ih, long long iw) { return fusec_ld(&" + x + "[" +
-         g.inputIndex("on", "c", "ih", "iw") + "]); };\n";
+/// The functor `input(on, c, ih, iw)`: the input element there (the
+/// prologue applied; a slice of a concatenation read through its pitch).
+FailureOr<std::string> inputFunctor(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
+                                    const ConvGeometry &g) {
+  auto prologue = prologueFunctor(builder, conv, input);
+  if (failed(prologue))
+    return failure();
+  std::string element = builder.load(input.source, g.inputIndex("on", "c", "ih", "iw"));
+  if (!prologue->empty())
+    element = "prologue(" + element + ", c)";
+  return *prologue + "  auto input = [&](long long on, long long c, long long ih, long long iw) { return " + element +
+         "; };\n";
 }
 
 /// The functor `epilogue(on, co, oh, ow, acc)`: the bias, the fused
@@ -215,8 +331,8 @@ FailureOr<std::string> epilogueFunctor(KernelBuilder &builder, fuse::ConvOp conv
 /// The SIMT implicit GEMM (FusecSimtConv of fusec_simt.h): T x T tiles of
 /// pixels (rows, grid.x: they grow with the batch, 2^31 - 1 blocks) by
 /// output channels (columns, grid.y).
-FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
-                                            const fuse::KernelConfig &config) {
+FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
+                                            ArrayRef<Operation *> epilogue, const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
   const int64_t tile = config.blockM;
   std::string code = "  using Conv = FusecSimtConv<" + builder.declareTile(convolutionTile(config, g)) + ">;\n";
@@ -226,7 +342,10 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
   code += convSizes(g);
   // The weights are the Co x K matrix they are stored as, k as the taps.
   code += "  const long long K = sizes.taps();\n";
-  code += inputFunctor(g, builder.inputName(conv.getInput()));
+  auto inputCode = inputFunctor(builder, conv, input, g);
+  if (failed(inputCode))
+    return failure();
+  code += *inputCode;
   code += "  auto weight = [&](long long co, long long k) { return fusec_ld(&" + builder.inputName(conv.getWeight()) +
           "[co * K + k]); };\n";
   auto epilogueCode = epilogueFunctor(builder, conv, epilogue, g);
@@ -246,13 +365,16 @@ FailureOr<GeneratedKernel> emitImplicitGemm(KernelBuilder &builder, fuse::ConvOp
 
 /// The direct convolution (FusecDirectConv of fusec_simt.h): one thread
 /// per output element, blocks of the config's blockM threads.
-FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue,
-                                          const fuse::KernelConfig &config) {
+FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
+                                          ArrayRef<Operation *> epilogue, const fuse::KernelConfig &config) {
   ConvGeometry g = geometryOf(conv);
   std::string code = "  using Conv = FusecDirectConv<" + builder.declareTile(convolutionTile(config, g)) + ">;\n";
   code += convSizes(g);
   code += "  const long long perGroupIn = Conv::inputChannelsPerGroup(sizes);\n";
-  code += inputFunctor(g, builder.inputName(conv.getInput()));
+  auto inputCode = inputFunctor(builder, conv, input, g);
+  if (failed(inputCode))
+    return failure();
+  code += *inputCode;
   code += "  auto weight = [&](long long co, long long c, long long kh, long long kw) { return fusec_ld(&" +
           builder.inputName(conv.getWeight()) + "[" + g.weightIndex("co", "c", "kh", "kw", "perGroupIn") + "]); };\n";
   auto epilogueCode = epilogueFunctor(builder, conv, epilogue, g);
@@ -271,20 +393,21 @@ FailureOr<GeneratedKernel> emitDirectConv(KernelBuilder &builder, fuse::ConvOp c
 
 FailureOr<GeneratedKernel> emitConvKernel(KernelBuilder &builder) {
   std::vector<Operation *> epilogue;
-  auto core = findTemplateCore(builder, fuse::OpClass::Conv, epilogue);
-  if (failed(core))
+  ConvInput input;
+  auto found = findConv(builder, input, epilogue);
+  if (failed(found))
     return failure();
-  auto conv = llvm::cast<fuse::ConvOp>(*core);
+  fuse::ConvOp conv = *found;
   auto config = kernelConfigFor(builder, conv);
   if (failed(config))
     return failure();
   switch (config->kind) {
   case fuse::KernelTemplate::TensorCoreConv:
-    return emitTensorCoreConv(builder, conv, epilogue, *config);
+    return emitTensorCoreConv(builder, conv, input, epilogue, *config);
   case fuse::KernelTemplate::SimtConv:
-    return emitImplicitGemm(builder, conv, epilogue, *config);
+    return emitImplicitGemm(builder, conv, input, epilogue, *config);
   default:
-    return emitDirectConv(builder, conv, epilogue, *config);
+    return emitDirectConv(builder, conv, input, epilogue, *config);
   }
 }
 

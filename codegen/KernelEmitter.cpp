@@ -57,7 +57,8 @@ FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
     if (fuse::sliceViewOf(result) && !fuse::canStoreToSliceView(kernel, index, "generated", &why))
       return kernel.emitError() << "result " << index << " is stored into a concatenation in place, but " << why;
   for (auto [index, operand] : llvm::enumerate(kernel.getInputs()))
-    if (fuse::sliceViewOf(operand) && !fuse::canLoadFromSliceView(kernel, index, "generated", &why))
+    if (std::optional<fuse::SliceView> view = fuse::sliceViewOf(operand);
+        view && !fuse::canLoadFromSliceView(kernel, index, view->axis, "generated", &why))
       return kernel.emitError() << "operand " << index << " is a slice of a concatenation in place, but " << why;
   KernelBuilder builder(kernel);
   return emit(builder);

@@ -214,22 +214,6 @@ FailureOr<size_t> PlanBuilder::bufferFor(Value value) {
   return id;
 }
 
-/// The value whose buffer holds the slice view `value`: the result of the
-/// in-place concat `value` is an operand of, or of the one that result is
-/// an operand of, and so on.
-Value rootOf(Value value) {
-  while (fuse::sliceViewOf(value)) {
-    Value next;
-    for (Operation *user : value.getUsers())
-      if (auto concat = llvm::dyn_cast<fuse::SuperkernelOp>(user); concat && fuse::isInPlace(concat))
-        next = concat.getResult(0);
-    if (!next)
-      break;
-    value = next;
-  }
-  return value;
-}
-
 size_t PlanBuilder::resultBuffer(Value result, size_t step) {
   auto existing = bufferOfValue.find(result);
   if (existing != bufferOfValue.end())
@@ -237,7 +221,7 @@ size_t PlanBuilder::resultBuffer(Value result, size_t step) {
   std::optional<size_t> root;
   std::optional<fuse::SliceView> view = fuse::sliceViewOf(result);
   if (view) {
-    Value rootValue = rootOf(result);
+    Value rootValue = fuse::sliceViewRoot(result);
     if (rootValue != result) {
       root = resultBuffer(rootValue, step);
       buffers[*root].hasViews = true;

@@ -2,6 +2,7 @@
 
 #include "ir/SliceViews.h"
 
+#include "ir/ConvPrologue.h"
 #include "ir/ShapeUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -36,6 +37,19 @@ void setSliceView(SuperkernelOp kernel, unsigned index, const SliceView &view) {
 }
 
 bool isInPlace(SuperkernelOp kernel) { return kernel->hasAttr(kInPlaceAttr); }
+
+Value sliceViewRoot(Value value) {
+  while (sliceViewOf(value)) {
+    Value next;
+    for (Operation *user : value.getUsers())
+      if (auto concat = llvm::dyn_cast<SuperkernelOp>(user); concat && isInPlace(concat))
+        next = concat.getResult(0);
+    if (!next)
+      break;
+    value = next;
+  }
+  return value;
+}
 
 int64_t innerElements(ArrayRef<int64_t> shape, int64_t axis) {
   int64_t inner = 1;
@@ -74,10 +88,18 @@ bool canStoreToSliceView(SuperkernelOp kernel, unsigned index, StringRef target,
   return true;
 }
 
-bool canLoadFromSliceView(SuperkernelOp kernel, unsigned index, StringRef target, std::string *why) {
+bool canLoadFromSliceView(SuperkernelOp kernel, unsigned index, int64_t axis, StringRef target, std::string *why) {
   if (target == "cpu")
     return true;
   StringRef kind = kernel.getKind();
+  if (kind == "conv") {
+    ConvOp conv;
+    kernel.getBody().walk([&](ConvOp op) { conv = op; });
+    if (conv && convInputSource(conv) == kernel.getBody().getArgument(index) && axis == inputChannelAxis(conv))
+      return true;
+    return refuse(why, "a generated conv kernel reads its operand " + std::to_string(index) +
+                           " as a contiguous tensor (it takes slices of its input's channels only)");
+  }
   if (kind != "elementwise" && kind != "data_movement")
     return refuse(
         why, ("a generated " + kind + " kernel reads its operand " + std::to_string(index) + " as a contiguous tensor")

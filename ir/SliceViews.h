@@ -62,6 +62,10 @@ std::optional<SliceView> sliceViewOf(mlir::Value value);
 void setSliceView(SuperkernelOp kernel, unsigned index, const SliceView &view);
 /// True for a concat superkernel that computes nothing (kInPlaceAttr).
 bool isInPlace(SuperkernelOp kernel);
+/// The value whose buffer holds the slice view `value`: the result of the
+/// in-place concat it is an operand of, or of the one that result is an
+/// operand of, and so on (`value` itself when it is no view).
+mlir::Value sliceViewRoot(mlir::Value value);
 
 /// The elements of `shape` after `axis` (static), times one.
 int64_t innerElements(llvm::ArrayRef<int64_t> shape, int64_t axis);
@@ -73,13 +77,16 @@ std::string sliceViewOffset(llvm::ArrayRef<int64_t> shape, const SliceView &view
 
 /// Whether the kernels of `target` ("cpu" or an sm_ architecture) can store
 /// result `index` of `kernel` into a slice view, and read its operand
-/// `index` through one; when not, `why` says why. The CPU backend reads and
-/// writes views of any kernel; generated GPU kernels do where every store
-/// (load) of that tensor goes through the element-wise addressing that
-/// sliceViewOffset rewrites: element-wise, data-movement, pool and
-/// convolution results; element-wise and data-movement operands.
+/// `index` through one along `axis`; when not, `why` says why. The CPU
+/// backend reads and writes views of any kernel; generated GPU kernels do
+/// where every store (load) of that tensor goes through the element-wise
+/// addressing that sliceViewOffset rewrites: element-wise, data-movement,
+/// pool and convolution results; element-wise and data-movement operands;
+/// and a convolution's input sliced along its channels (its templates take
+/// the distance between images, and between pixels in NHWC).
 bool canStoreToSliceView(SuperkernelOp kernel, unsigned index, llvm::StringRef target, std::string *why = nullptr);
-bool canLoadFromSliceView(SuperkernelOp kernel, unsigned index, llvm::StringRef target, std::string *why = nullptr);
+bool canLoadFromSliceView(SuperkernelOp kernel, unsigned index, int64_t axis, llvm::StringRef target,
+                          std::string *why = nullptr);
 
 } // namespace fusec::fuse
 

@@ -32,6 +32,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+
 namespace fusec {
 #define GEN_PASS_DEF_CONVERTTOCHANNELSLAST
 #include "passes/Passes.h.inc"
@@ -202,6 +204,43 @@ struct SinkThroughElementwise : RewritePattern {
   }
 };
 
+/// Batch norm normalises along NCHW's axis 1; with constant statistics it
+/// is the per-channel scale and shift x * a + b (a = scale / sqrt(variance
+/// + epsilon), b = bias - mean * a, computed in double precision), which on
+/// the NHWC image are constants of shape [C]: its last axis. Pre-activation
+/// networks (DenseNet) put one before every conv; left NCHW, each would
+/// cost a transpose kernel on either side.
+struct SinkThroughBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp norm, PatternRewriter &rewriter) const override {
+    Value source = channelsLastSource(norm.getInput());
+    auto type = llvm::cast<RankedTensorType>(norm.getType());
+    if (!source || !isRank4(norm.getInput()) || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(norm, "not an f32 image the pass made NCHW");
+    auto scale = getConstantData(norm.getScale()), shift = getConstantData(norm.getBias());
+    auto mean = getConstantData(norm.getMean()), variance = getConstantData(norm.getVariance());
+    if (!scale || !shift || !mean || !variance)
+      return rewriter.notifyMatchFailure(norm, "statistics are not constant");
+    const int64_t channels = type.getDimSize(1);
+    const double epsilon = norm.getEpsilon().convertToDouble();
+    std::vector<float> factor(channels), offset(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      const double a = double((*scale)[c]) / std::sqrt(double((*variance)[c]) + epsilon);
+      factor[c] = float(a);
+      offset[c] = float(double((*shift)[c]) - double((*mean)[c]) * a);
+    }
+    Location loc = norm.getLoc();
+    Value a = createConstant(rewriter, loc, constantNameAt(loc, "nhwc_scale"), {channels}, factor);
+    Value b = createConstant(rewriter, loc, constantNameAt(loc, "nhwc_shift"), {channels}, offset);
+    const RankedTensorType nhwc = permuted(type, kNchwToNhwc);
+    Value scaled = rewriter.create<MulOp>(loc, TypeRange{nhwc}, ValueRange{source, a});
+    Value shifted = rewriter.create<AddOp>(loc, TypeRange{nhwc}, ValueRange{scaled, b});
+    rewriter.replaceOp(norm, transpose(rewriter, loc, shifted, kNhwcToNchw));
+    return success();
+  }
+};
+
 /// Concat along an NCHW axis is concat along its NHWC position.
 struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -313,8 +352,8 @@ struct ConvertToChannelsLastPass : fusec::impl::ConvertToChannelsLastBase<Conver
     RewritePatternSet patterns(context);
     patterns.add<MakeChannelsLast<ConvOp>, MakeChannelsLast<MaxPoolOp>, MakeChannelsLast<AveragePoolOp>>(context,
                                                                                                          numConverted);
-    patterns.add<SinkThroughElementwise, SinkThroughConcat, SinkThroughPad, SinkThroughGlobalAveragePool,
-                 UnitTransposeToReshape, CollapseReshapeChain>(context);
+    patterns.add<SinkThroughElementwise, SinkThroughBatchNorm, SinkThroughConcat, SinkThroughPad,
+                 SinkThroughGlobalAveragePool, UnitTransposeToReshape, CollapseReshapeChain>(context);
     // Every rewrite keeps the values: a graph the driver leaves before it
     // converges is still correct, only with more transposes.
     GreedyRewriteConfig config;

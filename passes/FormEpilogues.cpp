@@ -2,6 +2,7 @@
 #include "passes/FusionGraph.h"
 #include "passes/Passes.h"
 
+#include "ir/ConvPrologue.h"
 #include "ir/FuseOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -63,6 +64,14 @@ struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
       auto group = builder.getI64IntegerAttr(nextGroup++);
       op.setAttr(fusec::kGroupAttr, group);
       ++numGroups;
+      // Ops another rule grouped (an earlier conv's epilogue) stay there.
+      if (auto conv = llvm::dyn_cast<ConvOp>(op); conv && enabled("conv-prologue"))
+        for (Operation *prologue :
+             convPrologue(conv, [](Operation *candidate) { return !candidate->hasAttr(fusec::kGroupAttr); })) {
+          prologue->setAttr(fusec::kGroupAttr, group);
+          prologue->setAttr(fusec::kFusedByAttr, builder.getStringAttr("conv-prologue"));
+          ++numFusedOps;
+        }
       Value value = op.getResult(0);
       bool haveResidual = false;
       while (value.hasOneUse()) {

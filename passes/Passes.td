@@ -141,10 +141,15 @@ def FormEpilogues : Pass<"fuse-form-epilogues", "mlir::func::FuncOp"> {
       at most once per kernel. The other operand is defined before the Add, so
       the kernel, placed at the Add, reads it without creating a cycle.
     A value with other users or that is a graph output ends the chain.
+    Before each conv, the chain of ops that compute its input element by
+    element from per-channel constants (a pre-activation BatchNorm -> ReLU,
+    ir/ConvPrologue.h), each read by the next only, joins the conv's group
+    too: rule `conv-prologue`; the conv's template applies them to each
+    input element it loads.
   }];
   let options = [
     ListOption<"disabledRules", "disabled-rules", "std::string",
-               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output)">,
+               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output, conv-prologue)">,
   ];
   let statistics = [
     Statistic<"numGroups", "groups", "Number of epilogue groups formed">,
@@ -333,13 +338,19 @@ def AutoMixedPrecision : Pass<"fuse-auto-mixed-precision", "mlir::func::FuncOp">
     constant and type; other operands get a `fuse.cast`, shared by all users
     that need the same type, which fusion then puts into a neighbouring
     kernel. The function's arguments and results keep their types: a cast
-    converts a result back where needed.
+    converts a result back where needed. Casts move above data movement, to
+    the kernels that compute the data; with `concats-in-place`, a cast from
+    the half type to f32 stays below a Concat, which its operands' kernels
+    then write in half precision (fuse-place-concats), the cast joining the
+    Concat's readers.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"f16\"",
            "The half type: f16 or bf16">,
     Option<"ioPrecision", "io-precision", "std::string", "\"\"",
            "Element type of the function's f32 arguments and results: empty (keep them f32) or the half type">,
+    Option<"concatsInPlace", "concats-in-place", "bool", "false",
+           "Keep casts to f32 below Concats (rule concat-in-place is on)">,
   ];
   let dependentDialects = ["fusec::fuse::FuseDialect"];
   let statistics = [

@@ -20,7 +20,7 @@ std::vector<std::string> fusionRuleNames() {
   std::vector<std::string> names = {// rewrites
                                     "fold-batch-norm", "fold-pad-into-conv", "form-attention",
                                     // epilogue rule patterns (fuse-form-epilogues)
-                                    "epilogue-activation", "bias-epilogue", "add-to-output",
+                                    "epilogue-activation", "bias-epilogue", "add-to-output", "conv-prologue",
                                     // views read and written in place (fuse-form-attention-views)
                                     "attention-views",
                                     // data-movement chains (fuse-form-data-movement-chains)
@@ -56,15 +56,15 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   // reference.
   if (options.strategy != "none" && options.isEnabled("form-attention"))
     funcPm.addPass(createFormAttention());
+  const bool concatInPlace = options.strategy != "none" && options.isEnabled("concat-in-place");
   // After the folds, so folded weights are rounded once; before fusion, so
   // the casts it inserts join neighbouring kernels.
   if (options.precision == "fp16" || options.precision == "bf16") {
     std::string half = options.precision == "fp16" ? "f16" : "bf16";
-    funcPm.addPass(createAutoMixedPrecision({half, options.ioPrecision.empty() ? "" : half}));
+    funcPm.addPass(createAutoMixedPrecision({half, options.ioPrecision.empty() ? "" : half, concatInPlace}));
     funcPm.addPass(mlir::createCanonicalizerPass());
   }
   // "none" means every op is its own kernel: no rule pattern groups either.
-  const bool concatInPlace = options.strategy != "none" && options.isEnabled("concat-in-place");
   if (concatInPlace)
     funcPm.addPass(createChainConcats());
   if (options.strategy != "none")

@@ -58,7 +58,7 @@ struct PlaceConcatsPass : fusec::impl::PlaceConcatsBase<PlaceConcatsPass> {
   /// Whether `value` (operand of the concat kernel `concat`) can be stored
   /// as a slice view: computed by a kernel that can store it so, and read
   /// by kernels that can read it so.
-  bool canPlace(Value value, SuperkernelOp concat) const {
+  bool canPlace(Value value, SuperkernelOp concat, int64_t axis) const {
     auto producer = value.getDefiningOp<SuperkernelOp>();
     if (!producer || isReturned(value) || sliceViewOf(value))
       return false;
@@ -68,7 +68,7 @@ struct PlaceConcatsPass : fusec::impl::PlaceConcatsBase<PlaceConcatsPass> {
       if (use.getOwner() == concat.getOperation())
         continue;
       auto reader = llvm::dyn_cast<SuperkernelOp>(use.getOwner());
-      if (!reader || !canLoadFromSliceView(reader, use.getOperandNumber(), target))
+      if (!reader || !canLoadFromSliceView(reader, use.getOperandNumber(), axis, target))
         return false;
     }
     return true;
@@ -96,7 +96,7 @@ struct PlaceConcatsPass : fusec::impl::PlaceConcatsBase<PlaceConcatsPass> {
     llvm::SmallPtrSet<Value, 8> seen;
     for (Value operand : concat->getOperands()) {
       Value outside = kernel.getOperand(llvm::cast<BlockArgument>(operand).getArgNumber());
-      if (!seen.insert(outside).second || !canPlace(outside, kernel))
+      if (!seen.insert(outside).second || !canPlace(outside, kernel, axis))
         return;
       operands.push_back(outside);
     }

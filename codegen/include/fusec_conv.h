@@ -42,9 +42,38 @@
 // are not asynchronous: a thread waits for its gathers once per k-tile
 // (the other warps on the SM cover it); the pointwise convolutions, most of
 // a ResNet's work after the first layers, keep cp.async.
+//
+// A conv-prologue (the BatchNorm-ReLU of a pre-activation network, fused by
+// fuse-form-epilogues' conv-prologue rule) is a functor `prologue(value,
+// channel)` applied to every element the operand loads, never to the zeros
+// of padding or of a ragged tile. Such an operand loads Vec elements into
+// registers, applies it and stores to shared memory, instead of cp.async:
+// those loads are synchronous (each thread waits for its own once per
+// k-tile; the other warps on the SM cover it), the price of not writing and
+// reading the normalised tensor in a kernel of its own.
 #pragma once
 
 #include "fusec_gemm.h"
+
+/// The prologue of an operand without one.
+struct FusecNoPrologue {};
+template <typename Prologue> struct FusecHasPrologue {
+  static constexpr bool value = true;
+};
+template <> struct FusecHasPrologue<FusecNoPrologue> {
+  static constexpr bool value = false;
+};
+
+/// Copies Vec elements through `prologue`: element i, of channel `channel +
+/// i * ChannelStep`, becomes prologue(element, channel); `inside` false
+/// stores zeros (padding, a ragged tile).
+template <int Vec, int ChannelStep, typename Element, typename Prologue>
+__device__ __forceinline__ void fusec_copy_through(Element *shared, const Element *global, bool inside, int channel,
+                                                   const Prologue &prologue) {
+#pragma unroll
+  for (int i = 0; i < Vec; ++i)
+    shared[i] = fusec_convert<Element>::from(inside ? prologue(fusec_ld(global + i), channel + i * ChannelStep) : 0.0f);
+}
 
 /// The sizes of an im2col operand, known at run time.
 struct FusecIm2colSizes {
@@ -55,7 +84,8 @@ struct FusecIm2colSizes {
   FusecDivisor pixels, columns;
 };
 
-template <int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int Vec, typename ElementType = float>
+template <int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int Vec, typename ElementType = float,
+          typename Prologue = FusecNoPrologue>
 struct FusecIm2colB {
   using Element = ElementType;
   static constexpr bool kTransposed = false;
@@ -70,13 +100,17 @@ struct FusecIm2colB {
   const Element *x;
   const Element *image = nullptr;
   int H, W, planeElements;
+  /// Elements from one image to the next: C * H * W, or more when the
+  /// input is a slice of a concatenation's channels (ir/SliceViews.h).
   unsigned imageElements;
   FusecDivisor pixels, columns;
   int top = 0, left = 0, pixel = 0;
+  Prologue prologue;
 
-  __device__ __forceinline__ FusecIm2colB(const Element *input, const FusecIm2colSizes &sizes)
+  __device__ __forceinline__ FusecIm2colB(const Element *input, const FusecIm2colSizes &sizes,
+                                          Prologue prologueFunctor = Prologue())
       : x(input), H(sizes.H), W(sizes.W), planeElements(sizes.H * sizes.W), imageElements(sizes.imageElements),
-        pixels(sizes.pixels), columns(sizes.columns) {}
+        pixels(sizes.pixels), columns(sizes.columns), prologue(prologueFunctor) {}
 
   /// The thread's column is output pixel `j` for all its copies.
   __device__ __forceinline__ void begin(int, int j) {
@@ -90,16 +124,24 @@ struct FusecIm2colB {
 
   __device__ __forceinline__ void copy(Element *shared, int k, int j, int, int, int, int kCount, int nCount) const {
     bool inside = j < nCount && k < kCount;
-    int offset;
+    int offset, channel;
     if constexpr (Vec > 1) {
+      // Pointwise: tap k is channel k.
       offset = k * planeElements + pixel;
+      channel = k;
     } else {
-      const unsigned tap = unsigned(k) % unsigned(kTaps), channel = unsigned(k) / unsigned(kTaps);
+      const unsigned tap = unsigned(k) % unsigned(kTaps);
+      channel = int(unsigned(k) / unsigned(kTaps));
       const int row = top + int(tap / unsigned(KW)) * DH, column = left + int(tap % unsigned(KW)) * DW;
       inside = inside && unsigned(row) < unsigned(H) && unsigned(column) < unsigned(W);
-      offset = int(channel) * planeElements + row * W + column;
+      offset = channel * planeElements + row * W + column;
     }
-    fusec_copy_vector<Vec, Element>(shared, inside ? image + offset : x, inside ? unsigned(sizeof(Element)) * Vec : 0u);
+    // Vec adjacent pixels of one channel.
+    if constexpr (FusecHasPrologue<Prologue>::value)
+      fusec_copy_through<Vec, 0>(shared, inside ? image + offset : x, inside, channel, prologue);
+    else
+      fusec_copy_vector<Vec, Element>(shared, inside ? image + offset : x,
+                                      inside ? unsigned(sizeof(Element)) * Vec : 0u);
   }
 };
 
@@ -119,7 +161,7 @@ struct FusecIm2colB {
 /// FusecDivisor, and the tap into (kh, kw) by the constant KW, then each
 /// copy costs two compares and one 32-bit address.
 template <int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, int Vec, int Rows, int RowStep,
-          typename ElementType = float>
+          typename ElementType = float, typename Prologue = FusecNoPrologue>
 struct FusecIm2colNhwcB {
   using Element = ElementType;
   static constexpr bool kTransposed = true;
@@ -132,16 +174,23 @@ struct FusecIm2colNhwcB {
   static_assert(Rows >= 1 && RowStep >= 1, "a thread copies whole rows");
 
   const Element *x;
-  int H, W, C;
+  /// C is the channels the conv reads; a pixel's are `pixelElements` apart
+  /// from the next pixel's: C, or the concatenation's channels when the
+  /// input is a slice of them (ir/SliceViews.h; imageElements is then
+  /// H * W * pixelElements).
+  int H, W, C, pixelElements;
   unsigned imageElements;
   FusecDivisor pixels, columns, channels;
   const Element *image[Rows];
   int top[Rows], left[Rows];
+  Prologue prologue;
 
   __device__ __forceinline__ FusecIm2colNhwcB(const Element *input, const FusecIm2colSizes &sizes,
-                                              FusecDivisor channelCount)
-      : x(input), H(sizes.H), W(sizes.W), C(int(channelCount.divisor)), imageElements(sizes.imageElements),
-        pixels(sizes.pixels), columns(sizes.columns), channels(channelCount) {}
+                                              FusecDivisor channelCount, int pixelStride = 0,
+                                              Prologue prologueFunctor = Prologue())
+      : x(input), H(sizes.H), W(sizes.W), C(int(channelCount.divisor)),
+        pixelElements(pixelStride ? pixelStride : int(channelCount.divisor)), imageElements(sizes.imageElements),
+        pixels(sizes.pixels), columns(sizes.columns), channels(channelCount), prologue(prologueFunctor) {}
 
   /// The thread's rows are pixels n, n + RowStep, ...
   __device__ __forceinline__ void begin(int, int n) {
@@ -163,8 +212,12 @@ struct FusecIm2colNhwcB {
     const int channel = k - int(tap * unsigned(C));
     const int row = top[r] + int(tap / unsigned(KW)) * DH, column = left[r] + int(tap % unsigned(KW)) * DW;
     const bool inside = n < nCount && k < kCount && unsigned(row) < unsigned(H) && unsigned(column) < unsigned(W);
-    const int offset = (row * W + column) * C + channel;
-    fusec_copy_vector<Vec, Element>(shared, inside ? image[r] + offset : x,
-                                    inside ? unsigned(sizeof(Element)) * Vec : 0u);
+    const int offset = (row * W + column) * pixelElements + channel;
+    // Vec adjacent channels of one pixel.
+    if constexpr (FusecHasPrologue<Prologue>::value)
+      fusec_copy_through<Vec, 1>(shared, inside ? image[r] + offset : x, inside, channel, prologue);
+    else
+      fusec_copy_vector<Vec, Element>(shared, inside ? image[r] + offset : x,
+                                      inside ? unsigned(sizeof(Element)) * Vec : 0u);
   }
 };

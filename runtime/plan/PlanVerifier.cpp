@@ -206,7 +206,8 @@ private:
         const std::string what = where + " input " + std::to_string(i);
         const BufferDesc &buffer = bufferAt(kernel.inputs[i], what);
         if (!isReady(buffer))
-          fail(what + " reads " + describe(buffer) + " before kernels have written all of it");
+          fail(what + " reads " + describe(buffer) +
+               (slices.tracks(buffer) ? " before kernels have written all of it" : " before any kernel writes it"));
         expectSameShape(kernel.values[i], buffer, what);
         expectSameType(kernel, i, buffer, what);
       }

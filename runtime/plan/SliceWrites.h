@@ -33,6 +33,8 @@ public:
   /// Whether every element of `buffer` (a view, or a root of views) has been
   /// written; false for buffers with no views.
   bool covered(const BufferDesc &buffer) const;
+  /// Whether `buffer` is a view or a root of views.
+  bool tracks(const BufferDesc &buffer) const { return sliceOf(buffer).has_value(); }
 
 private:
   /// The root and the [begin, end) along the root's axis that `buffer`

@@ -1,5 +1,6 @@
 // RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-auto-mixed-precision))' | FileCheck %s
 // RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-auto-mixed-precision{precision=bf16}))' | FileCheck %s --check-prefix=BF16
+// RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-auto-mixed-precision{concats-in-place=true}))' | FileCheck %s --check-prefix=INPLACE
 
 // A conv block: the conv computes in f16 with its weights converted at
 // compile time (1.0009765625 = 1 + 2^-10 is f16's neighbour of 1; 1.0001
@@ -69,7 +70,11 @@ func.func @no_products(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // Casts move above data movement, next to the kernels computing the data:
 // the input is cast before the reflect pad (which then moves f16), and the
-// result is cast before the concat, on each conv's output.
+// result is cast before the concat, on each conv's output. With concats in
+// place the widening cast stays after the concat, which moves f16.
+// INPLACE-LABEL: func.func @casts_hoisted
+// INPLACE: %[[Y:.*]] = fuse.concat {{.*}} -> tensor<?x4x4x4xf16>
+// INPLACE: fuse.cast %[[Y]] {to = "f32"}
 // CHECK-LABEL: func.func @casts_hoisted
 // CHECK: %[[XH:.*]] = fuse.cast %arg0 {to = "f16"}
 // CHECK: %[[P:.*]] = fuse.pad %[[XH]] {mode = "reflect"{{.*}}} : (tensor<?x1x4x4xf16>) -> tensor<?x1x6x6xf16>

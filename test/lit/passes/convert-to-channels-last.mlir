@@ -81,7 +81,8 @@ func.func @concat_and_pad(%x: tensor<?x3x4x4xf32>) -> tensor<?x2x6x8xf32> {
 
 // -----
 
-// Batch norm normalises axis 1, so it stays NCHW between two transposes; an
+// Batch norm normalises axis 1: with statistics that are not constants (a
+// model input here) it stays NCHW between two transposes; an
 // operand that is neither the transpose nor a constant (a second model
 // input) stops the sinking too.
 // CHECK-LABEL: func.func @layout_sensitive_users
@@ -96,3 +97,33 @@ func.func @layout_sensitive_users(%x: tensor<1x3x4x4xf32>, %y: tensor<1x2x4x4xf3
   %a = fuse.add %c, %y : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %n, %a : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A batch norm with constant statistics is a per-channel scale and shift,
+// which on NHWC are [C] constants on the last axis (a = 2 / sqrt(4 + 0) = 1,
+// b = 0.5 - 1.5 * 1 = -1): the transpose sinks through it, and through the
+// ReLU, into the next conv.
+// CHECK-LABEL: func.func @pre_activation
+// CHECK-DAG: %[[A:.*]] = fuse.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK-DAG: %[[B:.*]] = fuse.constant dense<-1.000000e+00> : tensor<2xf32>
+// CHECK: %[[C:.*]] = fuse.conv {{.*}}channels_last = true
+// CHECK-NOT: fuse.transpose
+// CHECK: %[[M:.*]] = fuse.mul %[[C]], %[[A]] : (tensor<1x4x4x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32>
+// CHECK: %[[S:.*]] = fuse.add %[[M]], %[[B]]
+// CHECK: %[[R:.*]] = fuse.relu %[[S]]
+// CHECK: fuse.conv %[[R]], {{.*}}channels_last = true
+func.func @pre_activation(%x: tensor<1x3x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = fuse.constant dense<0.5> : tensor<2x3x1x1xf32>
+  %w2 = fuse.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %scale = fuse.constant dense<2.0> : tensor<2xf32>
+  %bias = fuse.constant dense<0.5> : tensor<2xf32>
+  %mean = fuse.constant dense<1.5> : tensor<2xf32>
+  %var = fuse.constant dense<4.0> : tensor<2xf32>
+  %c = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %n = fuse.batch_norm %c, %scale, %bias, %mean, %var {epsilon = 0.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %r = fuse.relu %n : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %d = fuse.conv %r, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %d : tensor<1x2x4x4xf32>
+}
+

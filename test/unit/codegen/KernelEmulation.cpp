@@ -7,6 +7,7 @@
 #include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
+#include "ir/SliceViews.h"
 #include "support/SplitK.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -57,6 +58,8 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
   std::string source;
   std::map<std::string, codegen::GeneratedKernel> kernels;
   for (auto superkernel : func.getOps<fuse::SuperkernelOp>()) {
+    if (fuse::isInPlace(superkernel))
+      continue;
     auto kernel = codegen::emitKernel(superkernel);
     REQUIRE(mlir::succeeded(kernel));
     source += kernel->source + "\n";
@@ -81,19 +84,36 @@ std::map<std::string, runtime::Tensor> emulate(mlir::ModuleOp module,
     REQUIRE(bytes);
     buffers[constant.getResult()].assign(bytes->begin(), bytes->end());
   }
+  // A slice view of a concatenation in place (ir/SliceViews.h) lives in
+  // its root's buffer: its address is the root's plus its offset, and it
+  // spans the rest of the root.
+  auto addressOf = [&](mlir::Value value) -> std::pair<void *, size_t> {
+    mlir::Value root = fuse::sliceViewRoot(value);
+    std::vector<uint8_t> &buffer = buffers[root];
+    if (buffer.empty()) // 0xff bytes: NaN in every float type, so unwritten elements show
+      buffer.assign(bytesOf(root), 0xff);
+    size_t offset = 0;
+    if (std::optional<fuse::SliceView> view = fuse::sliceViewOf(value); view && root != value)
+      offset = size_t(view->offset *
+                      fuse::innerElements(llvm::cast<mlir::RankedTensorType>(value.getType()).getShape(), view->axis)) *
+               size_t(fuse::elementByteSize(fuse::elementTypeOf(value)));
+    return {buffer.data() + offset, buffer.size() - offset};
+  };
   for (auto superkernel : func.getOps<fuse::SuperkernelOp>()) {
+    if (fuse::isInPlace(superkernel))
+      continue;
     const codegen::GeneratedKernel &kernel = kernels.at(superkernel.getSymName().str());
     std::vector<void *> args;
     std::vector<size_t> bytes;
     for (mlir::Value input : superkernel.getInputs()) {
-      args.push_back(buffers[input].data());
-      bytes.push_back(buffers[input].size());
+      const auto [address, size] = addressOf(input);
+      args.push_back(address);
+      bytes.push_back(size);
     }
     for (mlir::Value result : superkernel.getResults()) {
-      // 0xff bytes: NaN in every float type, so unwritten elements show.
-      buffers[result].assign(bytesOf(result), 0xff);
-      args.push_back(buffers[result].data());
-      bytes.push_back(buffers[result].size());
+      const auto [address, size] = addressOf(result);
+      args.push_back(address);
+      bytes.push_back(size);
     }
     const auto &launch = kernel.launch;
     Dim3 grid{unsigned(launch.grid[0].at(batchSize)), unsigned(launch.grid[1].at(batchSize)),

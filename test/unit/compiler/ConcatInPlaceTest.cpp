@@ -59,8 +59,9 @@ runtime::Plan edited(const std::vector<uint8_t> &bytes, const std::function<void
   manifest.erase("sections");
   std::vector<plan::Section> sections;
   for (const plan::SectionRef &ref : decoded.sections)
-    sections.push_back({ref.name, std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset),
-                                                       bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset + ref.size))});
+    sections.push_back(
+        {ref.name, std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset),
+                                        bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset + ref.size))});
   edit(manifest);
   return runtime::Plan::fromBytes(plan::encodePlan(manifest, sections), "densenet.plan");
 }
@@ -100,10 +101,7 @@ TEST_CASE("DenseNet's concats are written in place and compute what the copies c
     // Two blocks of 2 and 3 layers: 5 concats, all in place, none left.
     CHECK(countConcatKernels(*copies) == 5);
     CHECK(countConcatKernels(*placed) == 0);
-    if (std::string(layout) == "nchw")
-      CHECK(placed->kernels().size() + 5 == copies->kernels().size());
-    else // each concat's copy also transposed it back to NCHW for a BatchNorm: the transposes stay
-      CHECK(placed->kernels().size() == copies->kernels().size());
+    CHECK(placed->kernels().size() + 5 == copies->kernels().size());
     size_t views = 0;
     for (const runtime::BufferDesc &buffer : placed->buffers())
       views += buffer.view.has_value();
