@@ -3,8 +3,12 @@
 // Prints (1) the time of import, fusion pipeline and plan writing for
 // synthetic graphs of 1k, 10k and 100k nodes (elementwise chains and
 // ResNet-like blocks) with the growth per 10x; (2) kernel counts and modeled
-// HBM bytes, fused vs unfused, for every shared model and ResNet-50.
-// Figures, not pass/fail: `build/bin/fusec-bench-fusion [--max-nodes=N] [MODELS_DIR]`.
+// HBM bytes, fused vs unfused, for every shared model and ResNet-50; (3) the
+// fusion quality of PyTorch's exports (test/data/pytorch), ResNet-50 and the
+// models given with --model=NAME=PATH: kernels against each architecture's
+// ideal, copy kernels, concats in place, modeled bytes, NCHW and NHWC.
+// Figures, not pass/fail:
+// `build/bin/fusec-bench-fusion [--max-nodes=N] [--model=NAME=PATH ...] [MODELS_DIR]`.
 //
 //===----------------------------------------------------------------------===//
 #include "bench/ModelGenerators.h"
@@ -20,7 +24,9 @@
 #include <chrono>
 #include <cstdio>
 #include <dirent.h>
+#include <unistd.h>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -130,23 +136,137 @@ void benchModels(const std::string &modelsDir) {
   printModelRow("resnet50", [&](mlir::MLIRContext &context) { return import::buildModule(resnet, context); });
 }
 
+/// The kernels each architecture needs, as derived in docs/fusion.md
+/// ("Fusion quality"): one kernel per GEMM or convolution with everything
+/// element-wise around it in its prologue or epilogue, one per attention,
+/// per pooling and per normalisation that no GEMM can absorb yet, and no
+/// kernel that only moves data.
+const std::map<std::string, int64_t> kIdealKernels = {
+    // stem conv, max pool, 2 + 3 convs per block (a strided block's 1x1
+    // shortcut), global pool, the classifier (its flatten a view).
+    {"tiny_resnet", 9},
+    // stem conv, max pool, 2 convs per dense layer (5), a transition's conv
+    // and average pool, the final BatchNorm-ReLU-mean, the classifier.
+    {"densenet_tiny", 16},
+    // LayerNorm, QKV GEMM, attention, projection + residual, LayerNorm,
+    // FC + GELU, projection + residual.
+    {"gpt_block", 7},
+    // Two layers of the same seven kernels (post-norm: the LayerNorms after
+    // the residual adds).
+    {"encoder_pre", 14},
+    {"encoder_post", 14},
+    // 53 convs (the residual adds in their epilogues), max pool, global
+    // pool, the classifier.
+    {"resnet50", 56},
+    // Stem conv, max pool, 58 dense layers of 2 convs, 3 transitions of a
+    // conv and a pool, BatchNorm-ReLU-mean, the classifier.
+    {"densenet121", 126},
+    // 18 blocks of depthwise conv + LayerNorm, GEMM + GELU, GEMM + layer
+    // scale + residual; stem and 3 downsamplings of a LayerNorm and a conv
+    // (one kernel each), pool + LayerNorm and the classifier.
+    {"convnext_tiny", 60},
+};
+
+struct Quality {
+  int64_t kernels = 0, copies = 0, inPlace = 0;
+  double bytes = 0;
+};
+
+/// The fused plan of `import` with `options`: kernels, those that only move
+/// data (data-movement kernels), concats stored in place, modeled bytes.
+Quality qualityOf(const std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &)> &import,
+                  const FusionOptions &options) {
+  auto context = createContext();
+  FusecDiagnosticHandler diagnostics(context.get());
+  auto module = import(*context);
+  mlir::PassManager pm(context.get());
+  buildFusionPipeline(pm, options);
+  Quality quality;
+  if (!module || mlir::failed(pm.run(*module)))
+    return quality;
+  nlohmann::json report = buildFusionReport(*module);
+  quality.kernels = report["totals"]["kernels"]["fused"].get<int64_t>();
+  quality.bytes = report["totals"]["bytes"]["fused"].get<double>();
+  for (const nlohmann::json &kernel : report["kernels"]) {
+    if (kernel.value("in_place", false))
+      ++quality.inPlace;
+    else if (kernel["kind"] == "data_movement")
+      ++quality.copies;
+  }
+  return quality;
+}
+
+/// Per model and image layout: kernels against the architecture's ideal,
+/// kernels that only copy, concats in place, and modeled bytes against the
+/// plan with every op its own kernel.
+void benchFusionQuality(const std::vector<std::pair<std::string, std::string>> &models) {
+  std::printf("\nfusion quality (greedy, H200 profile, cost batch 1; copies = kernels that only move data)\n");
+  std::printf("%-18s %6s %8s %6s %7s %9s %9s %14s %14s %8s\n", "model", "layout", "kernels", "ideal", "copies",
+              "in-place", "unfused", "bytes fused", "bytes unfused", "ratio");
+  for (const auto &[name, path] : models) {
+    auto import = [&](mlir::MLIRContext &context) {
+      if (name == "resnet50")
+        return import::buildModule(bench::makeResNet50(), context);
+      return importModel(path, context);
+    };
+    FusionOptions unfusedOptions;
+    unfusedOptions.strategy = "none";
+    unfusedOptions.disabled = fusionRuleNames();
+    const Quality unfused = qualityOf(import, unfusedOptions);
+    for (const char *layout : {"nchw", "nhwc"}) {
+      FusionOptions options;
+      options.layout = layout;
+      const Quality fused = qualityOf(import, options);
+      auto ideal = kIdealKernels.find(name);
+      std::printf("%-18s %6s %8lld %6s %7lld %9lld %9lld %14.0f %14.0f %7.1f%%\n", name.c_str(), layout,
+                  static_cast<long long>(fused.kernels),
+                  ideal == kIdealKernels.end() ? "-" : std::to_string(ideal->second).c_str(),
+                  static_cast<long long>(fused.copies), static_cast<long long>(fused.inPlace),
+                  static_cast<long long>(unfused.kernels), fused.bytes, unfused.bytes,
+                  unfused.bytes > 0 ? 100.0 * fused.bytes / unfused.bytes : 0.0);
+    }
+  }
+}
+
+/// The model folders (each with a model.onnx) under `dir`, sorted.
+std::vector<std::pair<std::string, std::string>> modelsUnder(const std::string &dir) {
+  std::vector<std::pair<std::string, std::string>> models;
+  if (DIR *handle = opendir(dir.c_str())) {
+    while (dirent *entry = readdir(handle))
+      if (entry->d_name[0] != '.' && access((dir + "/" + entry->d_name + "/model.onnx").c_str(), R_OK) == 0)
+        models.emplace_back(entry->d_name, dir + "/" + entry->d_name + "/model.onnx");
+    closedir(handle);
+  }
+  std::sort(models.begin(), models.end());
+  return models;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   // Figures appear as they are measured, also when piped.
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::string modelsDir = FUSEC_MODELS_DIR;
+  // The fusion-quality table: PyTorch's exports of the test data, ResNet-50,
+  // and models given as --model=NAME=PATH (DenseNet-121, ConvNeXt-T).
+  std::vector<std::pair<std::string, std::string>> qualityModels = modelsUnder(FUSEC_PYTORCH_MODELS_DIR);
+  qualityModels.emplace_back("resnet50", "");
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg.rfind("--max-nodes=", 0) == 0)
+    if (arg.rfind("--max-nodes=", 0) == 0) {
       maxNodes = std::stoll(arg.substr(12));
-    else
+    } else if (arg.rfind("--model=", 0) == 0 && arg.find('=', 8) != std::string::npos) {
+      const size_t equals = arg.find('=', 8);
+      qualityModels.emplace_back(arg.substr(8, equals - 8), arg.substr(equals + 1));
+    } else {
       modelsDir = arg;
+    }
   }
   std::printf("fusec fusion benchmark (goals: growth <= 11x per 10x nodes, 100k nodes <= 5 s;\n"
               "ResNet-50 fused bytes <= 40%% of unfused)\n");
   benchScaling("elementwise chains", bench::makeElementwiseChain);
   benchScaling("ResNet-like blocks", bench::makeResidualBlocks);
   benchModels(modelsDir);
+  benchFusionQuality(qualityModels);
   return 0;
 }
