@@ -24,10 +24,10 @@
 #include <chrono>
 #include <cstdio>
 #include <dirent.h>
-#include <unistd.h>
 #include <functional>
 #include <map>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace fusec;

@@ -159,8 +159,9 @@ namespace {
 FailureOr<std::vector<std::vector<codegen::GeneratedKernel>>> generateKernels(ModuleOp module) {
   std::vector<std::vector<codegen::GeneratedKernel>> kernels;
   WalkResult walk = module.walk([&](fuse::SuperkernelOp superkernel) {
-    // Its operands' kernels store the concatenation: nothing to run.
-    if (fuse::isInPlace(superkernel))
+    // Its operands' kernels store the concatenation, or its result is its
+    // operand's bytes: nothing to run.
+    if (fuse::isInPlace(superkernel) || fuse::isAlias(superkernel))
       return WalkResult::advance();
     auto emitted = codegen::emitKernelVariants(superkernel);
     if (failed(emitted))

@@ -71,9 +71,10 @@ json buildFusionReport(ModuleOp module) {
       }
       DictionaryAttr cost = superkernel.getCostAttr();
       // A concat whose operands were stored into its buffer costs nothing.
-      const bool inPlace = fuse::isInPlace(superkernel);
+      const bool aliased = fuse::isAlias(superkernel);
+      const bool inPlace = fuse::isInPlace(superkernel) || aliased;
       if (inPlace)
-        rules.push_back("concat-in-place");
+        rules.push_back(aliased ? "reshape-in-place" : "concat-in-place");
       const double kept = inPlace ? 0.0 : 1.0;
       json entry = {
           {"kernel", superkernel.getSymName().str()},
@@ -130,8 +131,12 @@ std::string summarizeFusionReport(const json &report) {
       std::string members;
       for (const json &member : kernel["members"])
         members += (members.empty() ? "" : "+") + member.get<std::string>();
+      bool aliased = false;
+      for (const json &rule : kernel["rules"])
+        aliased |= rule == "reshape-in-place";
       text += "in place " + members + " (" + kernel["kernel"].get<std::string>() +
-              "): its operands are stored into its buffer, saves " +
+              (aliased ? "): its result is its operand's bytes, saves "
+                       : "): its operands are stored into its buffer, saves ") +
               formatBytes(kernel["unfused"]["bytes"].get<double>()) + ", 1 launch\n";
       continue;
     }

@@ -122,6 +122,8 @@ private:
     std::optional<size_t> root;
     fuse::SliceView view;
     bool hasViews = false;
+    /// All of `root`'s bytes under this buffer's shape (fuse.alias).
+    bool alias = false;
   };
 
   /// The manifest dtype of a tensor of `type`; for a type no plan can hold,
@@ -453,6 +455,20 @@ FailureOr<PlanContents> PlanBuilder::build() {
       resultBuffer(concat.getResult(0), kernels.size());
       continue;
     }
+    // A reshape whose result is its operand's bytes: no kernel.
+    if (auto reshape = llvm::dyn_cast<fuse::SuperkernelOp>(op); reshape && fuse::isAlias(reshape)) {
+      auto source = bufferFor(reshape.getInputs()[0]);
+      if (failed(source))
+        return failure();
+      const size_t root = buffers[*source].root ? *buffers[*source].root : *source;
+      const size_t id = addBuffer(names[reshape.getResult(0)], "arena", reshape.getResult(0).getType());
+      buffers[id].firstStep = buffers[id].lastStep = kernels.size();
+      buffers[id].root = root;
+      buffers[id].alias = true;
+      buffers[root].hasViews = true;
+      bufferOfValue[reshape.getResult(0)] = id;
+      continue;
+    }
     if (failed(addKernel(&op)))
       return failure();
   }
@@ -527,7 +543,9 @@ FailureOr<PlanContents> PlanBuilder::build() {
                   {"shape", shapeOf(buffer.type, func.getLoc())}};
     if (buffer.kind == "weight")
       entry["offset"] = buffer.weightOffset;
-    if (buffer.root)
+    if (buffer.root && buffer.alias)
+      entry["alias"] = *buffer.root;
+    else if (buffer.root)
       entry["view"] = {{"of", *buffer.root}, {"axis", buffer.view.axis}, {"offset", buffer.view.offset}};
     bufferList.push_back(entry);
   }

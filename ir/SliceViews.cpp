@@ -38,6 +38,8 @@ void setSliceView(SuperkernelOp kernel, unsigned index, const SliceView &view) {
 
 bool isInPlace(SuperkernelOp kernel) { return kernel->hasAttr(kInPlaceAttr); }
 
+bool isAlias(SuperkernelOp kernel) { return kernel->hasAttr(kAliasAttr); }
+
 Value sliceViewRoot(Value value) {
   while (sliceViewOf(value)) {
     Value next;

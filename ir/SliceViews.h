@@ -43,6 +43,9 @@ inline constexpr llvm::StringLiteral kSliceViewsAttr = "fuse.slice_views";
 /// unit on a concat superkernel whose operands are slice views of its
 /// result: it computes nothing.
 inline constexpr llvm::StringLiteral kInPlaceAttr = "fuse.in_place";
+/// unit on a superkernel that only reshapes a dense tensor: its result has
+/// its operand's bytes (fuse-alias-reshapes), it computes nothing.
+inline constexpr llvm::StringLiteral kAliasAttr = "fuse.alias";
 
 struct SliceView {
   int64_t axis = 0;
@@ -62,6 +65,9 @@ std::optional<SliceView> sliceViewOf(mlir::Value value);
 void setSliceView(SuperkernelOp kernel, unsigned index, const SliceView &view);
 /// True for a concat superkernel that computes nothing (kInPlaceAttr).
 bool isInPlace(SuperkernelOp kernel);
+/// True for a reshape superkernel whose result aliases its operand
+/// (kAliasAttr).
+bool isAlias(SuperkernelOp kernel);
 /// The value whose buffer holds the slice view `value`: the result of the
 /// in-place concat it is an operand of, or of the one that result is an
 /// operand of, and so on (`value` itself when it is no view).

@@ -245,6 +245,23 @@ def PlaceConcats : Pass<"fuse-place-concats", "mlir::func::FuncOp"> {
   ];
 }
 
+def AliasReshapes : Pass<"fuse-alias-reshapes", "mlir::func::FuncOp"> {
+  let summary = "Let a reshape kernel's result share its operand's buffer";
+  let description = [{
+    A kernel that only reshapes (Reshape, Flatten, Squeeze, Unsqueeze) a
+    dense tensor copies every element to the same position: the bytes are
+    the same under another shape. Such a kernel is marked `fuse.alias`; the
+    plan gives its result the operand's bytes (an alias buffer) and emits no
+    kernel. It stays a copy when its operand is a graph input or a constant,
+    or a slice of a concatenation (not dense), and when its result is a graph
+    output or is itself stored into a concatenation.
+  }];
+  let dependentDialects = ["fusec::fuse::FuseDialect"];
+  let statistics = [
+    Statistic<"numAliased", "aliased", "Number of reshape kernels whose result shares its operand's buffer">,
+  ];
+}
+
 def SelectKernelConfigs : Pass<"fuse-select-kernel-configs", "mlir::func::FuncOp"> {
   let summary = "Choose the template and tiles of every conv and GEMM superkernel";
   let description = [{

@@ -27,6 +27,8 @@ std::vector<std::string> fusionRuleNames() {
                                     "data-movement-chain",
                                     // concats their producers write (fuse-chain-concats, fuse-place-concats)
                                     "concat-in-place",
+                                    // reshape kernels whose result shares its operand's bytes (fuse-alias-reshapes)
+                                    "reshape-in-place",
                                     // planner rules (fuse-form-fusion-groups)
                                     "elementwise-fusion", "epilogue-fusion", "reduction-fusion", "sibling-fusion"};
   for (const std::string &pattern : FusionRegistry::instance().patternNames())
@@ -93,6 +95,9 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   // kernel writing into a concatenation keeps its generated form only.
   if (concatInPlace)
     funcPm.addPass(createPlaceConcats({options.target}));
+  // After the concats: a slice of one is not dense.
+  if (options.strategy != "none" && options.isEnabled("reshape-in-place"))
+    funcPm.addPass(createAliasReshapes());
   SelectKernelConfigsOptions configs;
   configs.precision = productPrecision;
   configs.batch = options.costBatch;

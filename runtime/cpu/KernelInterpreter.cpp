@@ -73,7 +73,7 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
   for (size_t i = 0; i < kernel.inputs.size(); ++i) {
     Value &value = values[i];
     const void *source = buffers[kernel.inputs[i]];
-    if (const auto &view = descs[kernel.inputs[i]].view; view && value.count > 0) {
+    if (const auto &view = descs[kernel.inputs[i]].view; view && !view->alias && value.count > 0) {
       const size_t elementBytes = elementSize(value.type);
       gathered[i].resize(value.count * elementBytes);
       copyRows(*view, rowsOf(value, *view), elementBytes, static_cast<const uint8_t *>(source), gathered[i].data(),
@@ -135,7 +135,9 @@ void interpretKernel(const KernelDesc &kernel, int64_t batch, const std::vector<
 
   for (size_t i = 0; i < kernel.outputs.size(); ++i) {
     const Value &value = values[kernel.yields[i]];
-    const auto &view = descs[kernel.outputs[i]].view;
+    // An alias is dense: only slices are scattered.
+    const std::optional<BufferDesc::View> &declared = descs[kernel.outputs[i]].view;
+    const BufferDesc::View *view = declared && !declared->alias ? &*declared : nullptr;
     std::vector<uint8_t> dense;
     void *target = buffers[kernel.outputs[i]];
     if (view)

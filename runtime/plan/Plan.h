@@ -63,7 +63,8 @@ struct BufferDesc {
   /// Arena buffers: byte offset into the arena (for a view, of its first
   /// element, computed by the reader from its root's).
   BatchLinear arenaOffset;
-  /// An arena buffer stored inside another one, its root: the elements
+  /// An arena buffer stored inside another one, its root: an alias of all
+  /// its bytes (`alias`), or the elements
   /// [offset, offset + shape[axis]) along `axis` of the root, whose other
   /// dimensions are this buffer's (a concatenation's operands inside its
   /// result, docs/plan-format.md "Views"). Dimensions from `axis` on are
@@ -76,6 +77,9 @@ struct BufferDesc {
     int64_t offset = 0;
     int64_t chunk = 0;
     int64_t pitch = 0;
+    /// An alias: all of the root's bytes under this buffer's shape (a
+    /// reshape in place); axis, offset, chunk and pitch are 0.
+    bool alias = false;
   };
   std::optional<View> view;
 

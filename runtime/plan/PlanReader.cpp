@@ -49,7 +49,9 @@ BufferDesc readBuffer(const JsonFieldReader &buffer) {
   desc.shape = buffer.getIntArray("shape");
   if (desc.kind == BufferKind::Weight)
     desc.weightOffset = buffer.getUnsigned("offset");
-  if (desc.kind == BufferKind::Arena && buffer.has("view")) {
+  if (desc.kind == BufferKind::Arena && buffer.has("alias")) {
+    desc.view = BufferDesc::View{static_cast<size_t>(buffer.getUnsigned("alias")), 0, 0, 0, 0, /*alias=*/true};
+  } else if (desc.kind == BufferKind::Arena && buffer.has("view")) {
     const JsonFieldReader view = buffer.getObject("view");
     desc.view =
         BufferDesc::View{static_cast<size_t>(view.getUnsigned("of")), view.getInt("axis"), view.getInt("offset")};
@@ -72,6 +74,16 @@ void resolveView(BufferDesc &buffer, const std::vector<BufferDesc> &buffers, con
   if (root.kind != BufferKind::Arena || root.view)
     entry.fail(what + " is a view of buffer " + std::to_string(view.of) + " '" + root.name +
                "', which is not an arena buffer with bytes of its own");
+  if (view.alias) {
+    const BatchLinear bytes = buffer.byteSize(), rootBytes = root.byteSize();
+    if (root.dtype != buffer.dtype || bytes.perBatch != rootBytes.perBatch || bytes.fixed != rootBytes.fixed)
+      entry.fail("alias buffer " + std::to_string(buffer.id) + " '" + buffer.name + "' (" +
+                 std::string(elementTypeName(buffer.dtype)) + " " + formatShape(buffer.shape) +
+                 ") does not hold exactly the elements of its root '" + root.name + "' (" +
+                 std::string(elementTypeName(root.dtype)) + " " + formatShape(root.shape) + ")");
+    buffer.arenaOffset = root.arenaOffset;
+    return;
+  }
   if (root.dtype != buffer.dtype || root.shape.size() != buffer.shape.size())
     entry.fail(what + " and its root '" + root.name + "' differ in element type or rank");
   const int64_t rank = static_cast<int64_t>(buffer.shape.size());

@@ -11,6 +11,9 @@ SliceWrites::SliceWrites(const std::vector<BufferDesc> &buffers, std::function<v
   for (const BufferDesc &buffer : buffers_) {
     if (!buffer.view)
       continue;
+    roots_.insert(buffer.view->of);
+    if (buffer.view->alias)
+      continue;
     auto [it, inserted] = axisOfRoot_.emplace(buffer.view->of, buffer.view->axis);
     if (!inserted && it->second != buffer.view->axis)
       fail_("views of buffer " + std::to_string(buffer.view->of) + " '" + buffers_[buffer.view->of].name +
@@ -19,15 +22,23 @@ SliceWrites::SliceWrites(const std::vector<BufferDesc> &buffers, std::function<v
   }
 }
 
+std::pair<int64_t, int64_t> SliceWrites::wholeOf(size_t root) const {
+  auto axis = axisOfRoot_.find(root);
+  if (axis == axisOfRoot_.end()) // aliases only: the root is one piece
+    return {0, 1};
+  return {0, buffers_[root].shape[axis->second]};
+}
+
 std::optional<std::pair<size_t, std::pair<int64_t, int64_t>>> SliceWrites::sliceOf(const BufferDesc &buffer) const {
+  if (buffer.view && buffer.view->alias)
+    return std::make_pair(buffer.view->of, wholeOf(buffer.view->of));
   if (buffer.view) {
     const int64_t begin = buffer.view->offset;
     return std::make_pair(buffer.view->of, std::make_pair(begin, begin + buffer.shape[buffer.view->axis]));
   }
-  auto root = axisOfRoot_.find(buffer.id);
-  if (root == axisOfRoot_.end())
+  if (!roots_.count(buffer.id))
     return std::nullopt;
-  return std::make_pair(buffer.id, std::make_pair(int64_t{0}, buffer.shape[root->second]));
+  return std::make_pair(buffer.id, wholeOf(buffer.id));
 }
 
 void SliceWrites::write(const BufferDesc &buffer, const std::string &what) {

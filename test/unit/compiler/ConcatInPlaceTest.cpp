@@ -102,9 +102,13 @@ TEST_CASE("DenseNet's concats are written in place and compute what the copies c
     CHECK(countConcatKernels(*copies) == 5);
     CHECK(countConcatKernels(*placed) == 0);
     CHECK(placed->kernels().size() + 5 == copies->kernels().size());
-    size_t views = 0;
-    for (const runtime::BufferDesc &buffer : placed->buffers())
-      views += buffer.view.has_value();
+    size_t views = 0, aliases = 0;
+    for (const runtime::BufferDesc &buffer : placed->buffers()) {
+      views += buffer.view && !buffer.view->alias;
+      aliases += buffer.view && buffer.view->alias;
+    }
+    // The classifier's flatten (fuse-alias-reshapes).
+    CHECK(aliases == 1);
     // Per block: the stem or transition output, each layer's features and
     // each concat but the last, which is the root.
     CHECK(views == (1 + 2 + 1) + (1 + 3 + 2));
@@ -127,7 +131,8 @@ TEST_CASE("DenseNet's concats are written in place and compute what the copies c
   }
 }
 
-TEST_CASE("the reader rejects views that leave their root, overlap or are read before they are whole",
+TEST_CASE("the reader rejects views that leave their root, overlap or are read before they are whole, and "
+          "aliases of another size",
           "[concat-in-place]") {
   const std::vector<uint8_t> bytes = compileDenseNet(true);
   const json manifest = plan::decodePlan(bytes.data(), bytes.size(), "densenet.plan").manifest;
@@ -153,6 +158,19 @@ TEST_CASE("the reader rejects views that leave their root, overlap or are read b
                              last["offset"] = last["offset"].get<int64_t>() - 1;
                            }),
                     Contains("were written before"));
+  // The classifier's flatten is an alias of the pooled features; pointed
+  // at a buffer of another size it is rejected.
+  size_t alias = manifest["buffers"].size();
+  for (const json &buffer : manifest["buffers"])
+    if (buffer.contains("alias"))
+      alias = buffer["id"].get<size_t>();
+  REQUIRE(alias < manifest["buffers"].size());
+  CHECK_THROWS_WITH(edited(bytes,
+                           [&](json &m) {
+                             const json root = bufferWithId(m, views.back())["view"]["of"];
+                             bufferWithId(m, alias)["alias"] = root;
+                           }),
+                    Contains("does not hold exactly the elements of its root"));
   // The root read with one slice missing: the kernel writing the last
   // features now writes a buffer of its own.
   CHECK_THROWS_WITH(edited(bytes,
