@@ -293,6 +293,45 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
   }
 };
 
+/// A reduction over NCHW axes is one over their NHWC positions: with
+/// `keepdims` its result is an NHWC image (the transpose moves on), without
+/// it the axes left keep their order when the channel is among them only
+/// with the batch (a `ReduceMean` over H and W: the exporters' spatial
+/// pooling), and then the result is the same tensor.
+template <typename ReduceOp> struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern<ReduceOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceOp reduce, PatternRewriter &rewriter) const override {
+    Value source = channelsLastSource(reduce.getInput());
+    if (!source || !isRank4(reduce.getInput()))
+      return failure();
+    SmallVector<int64_t> axes;
+    for (int64_t axis : reduce.getAxes())
+      axes.push_back(llvm::find(kNchwToNhwc, axis) - std::begin(kNchwToNhwc));
+    llvm::sort(axes);
+    auto type = llvm::cast<RankedTensorType>(reduce.getType());
+    if (reduce.getKeepdims()) {
+      Value sunk = rewriter.create<ReduceOp>(reduce.getLoc(), permuted(type, kNchwToNhwc), source,
+                                             rewriter.getDenseI64ArrayAttr(axes), rewriter.getBoolAttr(true));
+      rewriter.replaceOp(reduce, transpose(rewriter, reduce.getLoc(), sunk, kNhwcToNchw));
+      return success();
+    }
+    // The axes kept, in NCHW order and in the NHWC tensor's order.
+    SmallVector<int64_t> keptNchw, keptNhwc;
+    for (int64_t axis = 0; axis < 4; ++axis) {
+      if (!llvm::is_contained(reduce.getAxes(), axis))
+        keptNchw.push_back(axis);
+      if (!llvm::is_contained(axes, axis))
+        keptNhwc.push_back(kNchwToNhwc[axis]);
+    }
+    if (keptNchw != keptNhwc)
+      return rewriter.notifyMatchFailure(reduce, "the axes kept change order in NHWC");
+    rewriter.replaceOpWithNewOp<ReduceOp>(reduce, type, source, rewriter.getDenseI64ArrayAttr(axes),
+                                          rewriter.getBoolAttr(false));
+    return success();
+  }
+};
+
 /// `type` as a reshape's `shape`: static sizes, and each symbol (the batch,
 /// a range's dimension) as 0 (copy) where it keeps its axis, else -1
 /// (inferred; several -1 take the moved symbols in order).
@@ -353,7 +392,9 @@ struct ConvertToChannelsLastPass : fusec::impl::ConvertToChannelsLastBase<Conver
     patterns.add<MakeChannelsLast<ConvOp>, MakeChannelsLast<MaxPoolOp>, MakeChannelsLast<AveragePoolOp>>(context,
                                                                                                          numConverted);
     patterns.add<SinkThroughElementwise, SinkThroughBatchNorm, SinkThroughConcat, SinkThroughPad,
-                 SinkThroughGlobalAveragePool, UnitTransposeToReshape, CollapseReshapeChain>(context);
+                 SinkThroughGlobalAveragePool, SinkThroughReduce<ReduceMeanOp>, SinkThroughReduce<ReduceSumOp>,
+                 SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>, UnitTransposeToReshape,
+                 CollapseReshapeChain>(context);
     // Every rewrite keeps the values: a graph the driver leaves before it
     // converges is still correct, only with more transposes.
     GreedyRewriteConfig config;

@@ -127,3 +127,21 @@ func.func @pre_activation(%x: tensor<1x3x4x4xf32>) -> tensor<1x2x4x4xf32> {
   return %d : tensor<1x2x4x4xf32>
 }
 
+
+// -----
+
+// Pooling written as a ReduceMean over H and W (PyTorch's adaptive average
+// pool): without keepdims the result [N, C] is the same tensor from NHWC,
+// so the transpose back disappears; with keepdims it moves past the mean.
+// CHECK-LABEL: func.func @spatial_means
+// CHECK: %[[C:.*]] = fuse.conv {{.*}}channels_last = true
+// CHECK: fuse.reduce_mean %[[C]] {axes = array<i64: 1, 2>, keepdims = false} : (tensor<1x4x4x2xf32>) -> tensor<1x2xf32>
+// CHECK: %[[K:.*]] = fuse.reduce_mean %[[C]] {axes = array<i64: 1, 2>, keepdims = true} : (tensor<1x4x4x2xf32>) -> tensor<1x1x1x2xf32>
+// CHECK: fuse.reshape %[[K]]
+func.func @spatial_means(%x: tensor<1x3x4x4xf32>) -> (tensor<1x2xf32>, tensor<1x2x1x1xf32>) {
+  %w = fuse.constant dense<0.5> : tensor<2x3x1x1xf32>
+  %c = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %m = fuse.reduce_mean %c {axes = array<i64: 2, 3>, keepdims = false} : (tensor<1x2x4x4xf32>) -> tensor<1x2xf32>
+  %k = fuse.reduce_mean %c {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32>
+  return %m, %k : tensor<1x2xf32>, tensor<1x2x1x1xf32>
+}
