@@ -141,6 +141,38 @@ def ranged_plan(t1_offset):
                      "yields": [2]}]}
 
 
+def views_plan(neg_offset):
+    """y = exp(flatten(concat(relu(x), neg(x), axis=1))) with the concat in
+    place (format 7.2): relu and neg write channels 0..2 and `neg_offset`..
+    of the root r, whose flatten is an alias of it; x: [batch, 2, 3]."""
+    def value(shape):
+        return {"dtype": "f32", "shape": shape}
+
+    def unary(name, op, source, target, shape):
+        return {"name": name, "kind": "elementwise", "inputs": [source], "outputs": [target],
+                "values": [value(shape), value(shape)],
+                "ops": [{"op": op, "name": name, "operands": [0], "results": [1]}], "yields": [1]}
+
+    part, whole = [-1, 2, 3], [-1, 12]
+    return {
+        "format_version": "7.2", "compiler_version": "fusec test", "target": "cpu",
+        "source_hash": "0123456789abcdef", "batch_buckets": [1, 2],
+        "inputs": [{"name": "x", "dtype": "f32", "shape": part, "buffer": 0}],
+        "outputs": [{"name": "y", "dtype": "f32", "shape": whole, "buffer": 5}],
+        "buffers": [{"id": 0, "name": "x", "kind": "input", "dtype": "f32", "shape": part},
+                    {"id": 1, "name": "r", "kind": "arena", "dtype": "f32", "shape": [-1, 4, 3],
+                     "offset": {"per_batch": 0, "fixed": 0}},
+                    {"id": 2, "name": "a", "kind": "arena", "dtype": "f32", "shape": part,
+                     "view": {"of": 1, "axis": 1, "offset": 0}},
+                    {"id": 3, "name": "b", "kind": "arena", "dtype": "f32", "shape": part,
+                     "view": {"of": 1, "axis": 1, "offset": neg_offset}},
+                    {"id": 4, "name": "f", "kind": "arena", "dtype": "f32", "shape": whole, "alias": 1},
+                    {"id": 5, "name": "y", "kind": "output", "dtype": "f32", "shape": whole}],
+        "arena": {"per_batch": 64, "fixed": 0, "lower_bound": {"per_batch": 0, "fixed": 0}},
+        "kernels": [unary("k0_relu", "Relu", 0, 2, part), unary("k1_neg", "Neg", 0, 3, part),
+                    unary("k2_exp", "Exp", 4, 5, whole)]}
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -203,6 +235,10 @@ def main():
     # for 4 rows only, which overlaps t0 from 5 rows on.
     plans["seed-ranges"] = encode(ranged_plan(16 * 4 * 4), [("weights", b"")], major=7, minor=1)
     plans["regress-range-overlap"] = encode(ranged_plan(4 * 4 * 4), [("weights", b"")], major=7, minor=1)
+    # Views (7.2): a concat its operands' kernels write, read through an
+    # alias; then with the second operand overlapping the first.
+    plans["seed-views"] = encode(views_plan(2), [("weights", b"")], major=7, minor=2)
+    plans["regress-view-overlap"] = encode(views_plan(1), [("weights", b"")], major=7, minor=2)
     for name, data in plans.items():
         with open(os.path.join(out, name + ".plan"), "wb") as f:
             f.write(data)
