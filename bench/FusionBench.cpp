@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -84,23 +85,31 @@ void benchScaling(const char *label, const std::function<import::Graph(int64_t)>
   }
 }
 
-/// Kernels and modeled HBM bytes of `graph` fused with `options`.
-std::pair<int64_t, double>
-kernelsAndBytes(const std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &)> &import,
-                const FusionOptions &options) {
+using ModelImport = std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &)>;
+
+/// The fusion report of the model `import` builds, fused with `options`
+/// (none when it does not import or fuse).
+std::optional<nlohmann::json> fusionReportOf(const ModelImport &import, const FusionOptions &options) {
   auto context = createContext();
   FusecDiagnosticHandler diagnostics(context.get());
   auto module = import(*context);
   mlir::PassManager pm(context.get());
   buildFusionPipeline(pm, options);
   if (!module || mlir::failed(pm.run(*module)))
+    return std::nullopt;
+  return buildFusionReport(*module);
+}
+
+/// Kernels and modeled HBM bytes of `graph` fused with `options`.
+std::pair<int64_t, double> kernelsAndBytes(const ModelImport &import, const FusionOptions &options) {
+  std::optional<nlohmann::json> report = fusionReportOf(import, options);
+  if (!report)
     return {0, 0};
-  nlohmann::json totals = buildFusionReport(*module)["totals"];
+  const nlohmann::json &totals = (*report)["totals"];
   return {totals["kernels"]["fused"].get<int64_t>(), totals["bytes"]["fused"].get<double>()};
 }
 
-void printModelRow(const std::string &name,
-                   const std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &)> &import) {
+void printModelRow(const std::string &name, const ModelImport &import) {
   // The baseline runs every original op (BatchNormalization and Pad included)
   // as its own kernel.
   for (int64_t batch : {1, 16}) {
@@ -174,20 +183,14 @@ struct Quality {
 
 /// The fused plan of `import` with `options`: kernels, those that only move
 /// data (data-movement kernels), concats stored in place, modeled bytes.
-Quality qualityOf(const std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &)> &import,
-                  const FusionOptions &options) {
-  auto context = createContext();
-  FusecDiagnosticHandler diagnostics(context.get());
-  auto module = import(*context);
-  mlir::PassManager pm(context.get());
-  buildFusionPipeline(pm, options);
+Quality qualityOf(const ModelImport &import, const FusionOptions &options) {
   Quality quality;
-  if (!module || mlir::failed(pm.run(*module)))
+  std::optional<nlohmann::json> report = fusionReportOf(import, options);
+  if (!report)
     return quality;
-  nlohmann::json report = buildFusionReport(*module);
-  quality.kernels = report["totals"]["kernels"]["fused"].get<int64_t>();
-  quality.bytes = report["totals"]["bytes"]["fused"].get<double>();
-  for (const nlohmann::json &kernel : report["kernels"]) {
+  quality.kernels = (*report)["totals"]["kernels"]["fused"].get<int64_t>();
+  quality.bytes = (*report)["totals"]["bytes"]["fused"].get<double>();
+  for (const nlohmann::json &kernel : (*report)["kernels"]) {
     if (kernel.value("in_place", false))
       ++quality.inPlace;
     else if (kernel["kind"] == "data_movement")

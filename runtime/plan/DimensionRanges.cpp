@@ -77,11 +77,14 @@ PlanManifest specializeManifest(const PlanManifest &manifest, const std::map<std
                   std::to_string(range.min) + ":" + std::to_string(range.max));
     byIndex.push_back(it->second);
   }
-  for (const auto &[name, size] : sizes)
+  for (const auto &entry : sizes) {
+    // (Not a structured binding: lambdas capture those from C++20 on.)
+    const std::string &name = entry.first;
     if (std::none_of(manifest.ranges.begin(), manifest.ranges.end(),
                      [&](const DimensionRange &range) { return range.name == name; }))
       throw Error("a size is given for dimension '" + name + "', which the plan has no range for" +
                   (manifest.ranges.empty() ? std::string() : " (its ranges: " + formatRanges(manifest.ranges) + ")"));
+  }
 
   PlanManifest result = manifest;
   result.ranges.clear();

@@ -47,7 +47,7 @@ BatchLinear BufferDesc::byteSize() const {
 
 BatchLinear BufferDesc::spanBytes() const {
   const BatchLinear bytes = byteSize();
-  if (!view || view->chunk == view->pitch)
+  if (!view || view->chunk == view->pitch || view->chunk == 0)
     return bytes;
   // rows * pitch elements, less the gap after the last row's chunk.
   const int64_t element = static_cast<int64_t>(elementSize(dtype)), rowBytes = view->chunk * element,

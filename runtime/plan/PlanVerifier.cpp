@@ -46,6 +46,9 @@ public:
     verifyArenaSize();
     for (const BufferDesc &buffer : manifest_.buffers)
       verifyBuffer(buffer);
+    for (const BufferDesc &buffer : manifest_.buffers)
+      if (buffer.view && buffer.view->alias)
+        verifyAlias(buffer);
     verifyGraphTensors(manifest_.inputs, "input", BufferKind::Input);
     verifyGraphTensors(manifest_.outputs, "output", BufferKind::Output);
     verifyKernels();
@@ -145,6 +148,15 @@ private:
     if (end.perBatch > arena.perBatch)
       fail(describe(buffer) + " ends at " + formatBytes(end) + " bytes, which outgrows the arena of " +
            formatBytes(arena) + " bytes at larger batch sizes");
+  }
+
+  /// An alias holds exactly its root's bytes, at every batch.
+  void verifyAlias(const BufferDesc &buffer) const {
+    const BufferDesc &root = manifest_.buffers[buffer.view->of];
+    const BatchLinear bytes = buffer.byteSize(), rootBytes = root.byteSize();
+    if (bytes.perBatch != rootBytes.perBatch || bytes.fixed != rootBytes.fixed)
+      fail("alias " + describe(buffer) + " (" + formatShape(buffer.shape) +
+           ") does not hold exactly the elements of its root '" + root.name + "' (" + formatShape(root.shape) + ")");
   }
 
   const BufferDesc &bufferAt(size_t id, const std::string &what) const {

@@ -268,6 +268,54 @@ func.func @main(%x: tensor<?x8x6x6xf32> {fuse.name = "x"}, %p: tensor<12x8x1x1xf
                   {KernelTemplate::DirectConv, 256, 1, 1, 1, 1, 1}});
 }
 
+TEST_CASE("emul: conv prologues (a pre-activation BatchNorm-ReLU) match the CPU backend on every conv template",
+          "[codegen][emul]") {
+  // BatchNorm -> ReLU before a padded 3x3 (padding stays 0, never the
+  // prologue of 0), a per-channel scale and shift -> Clip before a
+  // pointwise conv: each in its conv's kernel (conv-prologue).
+  const char *convs = R"mlir(
+func.func @main(%x: tensor<?x8x6x6xf32> {fuse.name = "x"}) -> (tensor<?x12x6x6xf32> {fuse.name = "padded"},
+                                                             tensor<?x12x6x6xf32> {fuse.name = "pointwise"}) {
+  %scale = fuse.constant dense<[1.5, 0.5, 2.0, 1.0, 0.75, 1.25, 0.5, 3.0]> : tensor<8xf32>
+  %bias = fuse.constant dense<[0.5, -0.25, 0.125, 1.0, -1.0, 0.0, 0.25, -0.5]> : tensor<8xf32>
+  %mean = fuse.constant dense<[0.1, -0.2, 0.3, 0.0, 0.2, -0.1, 0.05, 0.4]> : tensor<8xf32>
+  %var = fuse.constant dense<[1.0, 2.0, 0.5, 1.5, 0.25, 1.0, 3.0, 0.75]> : tensor<8xf32>
+  %w = fuse.constant dense<0.125> : tensor<12x8x3x3xf32>
+  %p = fuse.constant dense<-0.25> : tensor<12x8x1x1xf32>
+  %mul = fuse.constant dense<[[[2.0]], [[-1.0]], [[0.5]], [[1.0]], [[3.0]], [[-0.5]], [[1.5]], [[0.25]]]> : tensor<8x1x1xf32>
+  %add = fuse.constant dense<[[[0.5]], [[0.25]], [[-0.5]], [[0.0]], [[1.0]], [[0.75]], [[-1.0]], [[0.125]]]> : tensor<8x1x1xf32>
+  %n = fuse.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 1.0e-5 : f32} : (tensor<?x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8x6x6xf32>
+  %r = fuse.relu %n : (tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %c = fuse.conv %r, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1} : (tensor<?x8x6x6xf32>, tensor<12x8x3x3xf32>) -> tensor<?x12x6x6xf32>
+  %m = fuse.mul %x, %mul : (tensor<?x8x6x6xf32>, tensor<8x1x1xf32>) -> tensor<?x8x6x6xf32>
+  %a = fuse.add %m, %add : (tensor<?x8x6x6xf32>, tensor<8x1x1xf32>) -> tensor<?x8x6x6xf32>
+  %k = fuse.clip %a {min = 0.0 : f32, max = 6.0 : f32} : (tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %d = fuse.conv %k, %p {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1} : (tensor<?x8x6x6xf32>, tensor<12x8x1x1xf32>) -> tensor<?x12x6x6xf32>
+  return %c, %d : tensor<?x12x6x6xf32>, tensor<?x12x6x6xf32>
+}
+)mlir";
+  // Two kernels, each a conv with its prologue.
+  auto twoKernels = [](mlir::ModuleOp module) {
+    size_t kernels = 0;
+    module.walk([&](fuse::SuperkernelOp kernel) {
+      ++kernels;
+      CHECK(kernel.getKind() == "conv");
+    });
+    CHECK(kernels == 2);
+  };
+  using fuse::KernelTemplate;
+  for (const Variant &variant : {Variant{KernelTemplate::TensorCoreConv, 64, 64, 16, 32, 32, 4},
+                                 Variant{KernelTemplate::TensorCoreConv, 32, 64, 32, 16, 32, 2},
+                                 Variant{KernelTemplate::SimtConv, 16, 16, 16, 1, 1, 1},
+                                 Variant{KernelTemplate::DirectConv, 256, 1, 1, 1, 1, 1}}) {
+    INFO(fuse::templateName(variant.kind).str() << " " << variant.blockM << "x" << variant.blockN);
+    checkAgainstReference(convs, 3, [&](mlir::ModuleOp module) {
+      twoKernels(module);
+      pin(variant)(module);
+    });
+  }
+}
+
 TEST_CASE("emul: every matrix-product template and tile a config can pin matches the CPU backend", "[codegen][emul]") {
   // Gemm with transB, alpha and beta * C (K = 19: 4-byte copies), and a
   // matmul whose batch folds into its rows, with a residual epilogue.
