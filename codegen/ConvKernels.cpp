@@ -137,6 +137,12 @@ FailureOr<fuse::ConvOp> findConv(KernelBuilder &builder, ConvInput &input, std::
   if (failed(found))
     return failure();
   input = std::move(*found);
+  // A transposed result (epilogue-transpose) is stored, not computed:
+  // emitTransposedStores writes it.
+  llvm::erase_if(epilogue, [&](Operation *op) {
+    auto transpose = llvm::dyn_cast<fuse::TransposeOp>(op);
+    return transpose && shapeOf(transpose.getInput()) == shapeOf(conv.getOutput());
+  });
   return conv;
 }
 
@@ -181,6 +187,7 @@ LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<O
   if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
     return failure();
   builder.emitStores(code, indent, shapeOf(conv.getOutput()), g.outputIndex(), coords);
+  builder.emitTransposedStores(code, indent, shapeOf(conv.getOutput()), coords);
   return success();
 }
 
@@ -270,6 +277,7 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   if (failed(builder.emitElementwise(code, "    ", epilogue, coords)))
     return failure();
   builder.emitStores(code, "    ", out, stored, coords);
+  builder.emitTransposedStores(code, "    ", out, coords);
   code += "  };\n";
   const std::string split = emitSplitK(code, config, fuse::kTileCount(conv, config), launch);
   code += "  Gemm::run(" + builder.inputName(conv.getWeight()) +

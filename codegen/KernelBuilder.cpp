@@ -286,13 +286,34 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
 void KernelBuilder::emitStores(std::string &code, const std::string &indent, ArrayRef<int64_t> shape,
                                const std::string &linear, const std::vector<std::string> &coords) {
   for (auto [index, value] : llvm::enumerate(yields())) {
-    if (shapeOf(value) != shape)
+    // A transposed result that is not computed here (a conv's
+    // epilogue-transpose) is stored at its own positions
+    // (emitTransposedStores); a data-movement kernel binds its result.
+    if (shapeOf(value) != shape || (value.getDefiningOp<fuse::TransposeOp>() && !bound.count(value)))
       continue;
     // A result stored into its slice of a concatenation's buffer.
     std::optional<fuse::SliceView> view = fuse::sliceViewOf(kernel->getResult(index));
     const std::string offset = view ? fuse::sliceViewOffset(shape, *view, linear) : linear;
     code += indent + "out" + std::to_string(index) + "[" + offset +
             "] = " + storeExpression(fuse::elementTypeOf(value), valueAt(value, coords)) + ";\n";
+  }
+}
+
+void KernelBuilder::emitTransposedStores(std::string &code, const std::string &indent, ArrayRef<int64_t> shape,
+                                         const std::vector<std::string> &coords) {
+  for (auto [index, value] : llvm::enumerate(yields())) {
+    auto transpose = value.getDefiningOp<fuse::TransposeOp>();
+    if (!transpose || bound.count(value) || shapeOf(transpose.getInput()) != shape)
+      continue;
+    // Result coordinate i is the iteration's coordinate perm[i].
+    std::vector<std::string> permuted;
+    for (int64_t axis : transpose.getPerm())
+      permuted.push_back(coords[static_cast<size_t>(axis)]);
+    const std::string linear = linearOffset(shapeOf(value), permuted);
+    std::optional<fuse::SliceView> view = fuse::sliceViewOf(kernel->getResult(index));
+    const std::string offset = view ? fuse::sliceViewOffset(shapeOf(value), *view, linear) : linear;
+    code += indent + "out" + std::to_string(index) + "[" + offset +
+            "] = " + storeExpression(fuse::elementTypeOf(value), valueAt(transpose.getInput(), coords)) + ";\n";
   }
 }
 

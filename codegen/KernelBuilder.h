@@ -149,6 +149,10 @@ public:
   /// reading it at `coords`.
   void emitStores(std::string &code, const std::string &indent, llvm::ArrayRef<int64_t> shape,
                   const std::string &linear, const std::vector<std::string> &coords);
+  /// Stores every yielded Transpose of a value of `shape` (computed at
+  /// `coords`) at the transposed position: a conv's epilogue-transpose.
+  void emitTransposedStores(std::string &code, const std::string &indent, llvm::ArrayRef<int64_t> shape,
+                            const std::vector<std::string> &coords);
 
   /// Wraps `bodyCode` into a complete translation unit that includes the
   /// prelude and then `headers` (device headers of codegen/include/).

@@ -100,14 +100,22 @@ Value channelsLastConstant(PatternRewriter &rewriter, Location loc, Value value)
 /// Step 1: conv, max_pool and average_pool on NCHW images become their
 /// channels_last forms between two transposes.
 template <typename ImageOp> struct MakeChannelsLast : OpRewritePattern<ImageOp> {
-  MakeChannelsLast(MLIRContext *context, llvm::Statistic &numConverted)
-      : OpRewritePattern<ImageOp>(context), numConverted(numConverted) {}
+  MakeChannelsLast(MLIRContext *context, llvm::Statistic &numConverted, bool inputConvsNchw)
+      : OpRewritePattern<ImageOp>(context), numConverted(numConverted), inputConvsNchw(inputConvsNchw) {}
 
   LogicalResult matchAndRewrite(ImageOp op, PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
       return rewriter.notifyMatchFailure(op, "already channels-last");
     if (!isRank4(op.getInput()))
       return rewriter.notifyMatchFailure(op, "not a rank-4 image");
+    // A conv that alone reads the model's (NCHW) input stays NCHW: the
+    // transpose of its result that the next layer makes joins its kernel
+    // (epilogue-transpose), where a transpose of the input would be a kernel
+    // of its own. An input other ops read too (a residual) is transposed
+    // once for all of them.
+    if (std::is_same_v<ImageOp, ConvOp> && inputConvsNchw && llvm::isa<BlockArgument>(op.getInput()) &&
+        op.getInput().hasOneUse())
+      return rewriter.notifyMatchFailure(op, "alone reads the model's input");
     Location loc = op.getLoc();
     Value input = transpose(rewriter, loc, op.getInput(), kNchwToNhwc);
     auto converted = llvm::cast<ImageOp>(rewriter.clone(*op));
@@ -127,6 +135,7 @@ template <typename ImageOp> struct MakeChannelsLast : OpRewritePattern<ImageOp> 
   }
 
   llvm::Statistic &numConverted;
+  bool inputConvsNchw;
 };
 
 /// Whether the graph already has `value` in NHWC: a transpose NCHW -> NHWC
@@ -386,11 +395,13 @@ struct CollapseReshapeChain : RewritePattern {
 };
 
 struct ConvertToChannelsLastPass : fusec::impl::ConvertToChannelsLastBase<ConvertToChannelsLastPass> {
+  using ConvertToChannelsLastBase::ConvertToChannelsLastBase;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<MakeChannelsLast<ConvOp>, MakeChannelsLast<MaxPoolOp>, MakeChannelsLast<AveragePoolOp>>(context,
-                                                                                                         numConverted);
+    patterns.add<MakeChannelsLast<ConvOp>, MakeChannelsLast<MaxPoolOp>, MakeChannelsLast<AveragePoolOp>>(
+        context, numConverted, inputConvsNchw);
     patterns.add<SinkThroughElementwise, SinkThroughBatchNorm, SinkThroughConcat, SinkThroughPad,
                  SinkThroughGlobalAveragePool, SinkThroughReduce<ReduceMeanOp>, SinkThroughReduce<ReduceSumOp>,
                  SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>, UnitTransposeToReshape,

@@ -87,6 +87,19 @@ struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
         ++numFusedOps;
         value = user->getResult(0);
       }
+      // The conv on a model's NCHW input that feeds channels-last layers
+      // (fuse-convert-to-channels-last leaves it NCHW) stores its result
+      // transposed: the chain ends. Other convs keep the transpose apart,
+      // and with it their library variant.
+      auto conv = llvm::dyn_cast<ConvOp>(op);
+      if (conv && llvm::isa<BlockArgument>(conv.getInput()) && enabled("epilogue-transpose") && value.hasOneUse()) {
+        Operation *user = *value.getUsers().begin();
+        if (llvm::isa<TransposeOp>(user) && user->getBlock() == op.getBlock() && !user->hasAttr(fusec::kGroupAttr)) {
+          user->setAttr(fusec::kGroupAttr, group);
+          user->setAttr(fusec::kFusedByAttr, builder.getStringAttr("epilogue-transpose"));
+          ++numFusedOps;
+        }
+      }
     }
   }
 };

@@ -48,8 +48,15 @@ def ConvertToChannelsLast : Pass<"fuse-convert-to-channels-last", "mlir::func::F
     only unit axes becomes a reshape (no copy). What remains are the
     transposes where the layout really changes: the model's inputs and
     outputs, which keep the layout the user gave, and ops with no
-    channels-last form.
+    channels-last form. With `input-convs-nchw` (the fusion pipeline's
+    setting), a conv that alone reads a model input stays NCHW: the
+    transpose of its result then joins its kernel (fuse-form-epilogues'
+    epilogue-transpose) instead of a transpose of the input being a kernel.
   }];
+  let options = [
+    Option<"inputConvsNchw", "input-convs-nchw", "bool", "false",
+           "Leave a conv that alone reads a model input NCHW">,
+  ];
   let statistics = [
     Statistic<"numConverted", "converted", "Number of convs and pools made channels-last">,
   ];
@@ -145,11 +152,13 @@ def FormEpilogues : Pass<"fuse-form-epilogues", "mlir::func::FuncOp"> {
     element from per-channel constants (a pre-activation BatchNorm -> ReLU,
     ir/ConvPrologue.h), each read by the next only, joins the conv's group
     too: rule `conv-prologue`; the conv's template applies them to each
-    input element it loads.
+    input element it loads. A Transpose of a conv's (epilogue's) result
+    joins last: rule `epilogue-transpose`, the conv stores each element at
+    its transposed position.
   }];
   let options = [
     ListOption<"disabledRules", "disabled-rules", "std::string",
-               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output, conv-prologue)">,
+               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output, conv-prologue, epilogue-transpose)">,
   ];
   let statistics = [
     Statistic<"numGroups", "groups", "Number of epilogue groups formed">,

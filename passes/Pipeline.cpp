@@ -21,6 +21,7 @@ std::vector<std::string> fusionRuleNames() {
                                     "fold-batch-norm", "fold-pad-into-conv", "form-attention",
                                     // epilogue rule patterns (fuse-form-epilogues)
                                     "epilogue-activation", "bias-epilogue", "add-to-output", "conv-prologue",
+                                    "epilogue-transpose",
                                     // views read and written in place (fuse-form-attention-views)
                                     "attention-views",
                                     // data-movement chains (fuse-form-data-movement-chains)
@@ -49,7 +50,10 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   // After the folds, which match NCHW convs; before fusion, so the convs'
   // epilogues form on the NHWC results.
   if (options.layout == "nhwc") {
-    funcPm.addPass(createConvertToChannelsLast());
+    // The first conv's result is stored transposed by its own kernel only
+    // where epilogue rules run.
+    funcPm.addPass(createConvertToChannelsLast(
+        {/*inputConvsNchw=*/options.strategy != "none" && options.isEnabled("epilogue-transpose")}));
     // Merges the transposes of one value that the pass made separately.
     funcPm.addPass(mlir::createCSEPass());
   }

@@ -148,12 +148,12 @@ TEST_CASE("models exported by PyTorch's default exporter match PyTorch, unfused 
 TEST_CASE("the kernel counts of the PyTorch exports are those of the fusion-quality table", "[models][pytorch]") {
   const std::map<std::string, std::pair<size_t, size_t>> kernels = {
       {"bert_classifier", {34, 34}},   {"decoder", {59, 59}},
-      {"densenet_tiny", {16, 17}},     {"encoder_post", {24, 24}},
+      {"densenet_tiny", {16, 16}},     {"encoder_post", {24, 24}},
       {"encoder_post_ts14", {39, 39}}, {"encoder_pre", {28, 28}},
       {"encoder_pre_ts17", {31, 31}},  {"gelu_mlp", {4, 4}},
       {"gpt_block", {7, 7}},           {"mha_padding_mask", {11, 11}},
-      {"mobilenet_v2", {54, 57}},      {"tiny_resnet", {9, 10}},
-      {"vit_tiny", {33, 34}}};
+      {"mobilenet_v2", {54, 56}},      {"tiny_resnet", {9, 9}},
+      {"vit_tiny", {33, 33}}};
   const std::vector<std::string> names = test::listModels(kPytorchModelsDir);
   for (const std::string &name : names) {
     INFO(name);

@@ -145,3 +145,21 @@ func.func @spatial_means(%x: tensor<1x3x4x4xf32>) -> (tensor<1x2xf32>, tensor<1x
   %k = fuse.reduce_mean %c {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32>
   return %m, %k : tensor<1x2xf32>, tensor<1x2x1x1xf32>
 }
+
+// -----
+
+// RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-convert-to-channels-last{input-convs-nchw=true}))' | FileCheck %s --check-prefix=INPUT
+// With input-convs-nchw, a conv that alone reads the model's input stays
+// NCHW; the next conv's transpose of its result remains (fuse-form-epilogues
+// then stores it from the first conv's kernel: epilogue-transpose).
+// INPUT-LABEL: func.func @input_conv
+// INPUT: %[[A:.*]] = fuse.conv %arg0, {{.*}} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
+// INPUT: %[[T:.*]] = fuse.transpose %[[A]] {perm = array<i64: 0, 2, 3, 1>}
+// INPUT: fuse.conv %[[T]], {{.*}}channels_last = true
+func.func @input_conv(%x: tensor<1x3x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = fuse.constant dense<0.5> : tensor<2x3x1x1xf32>
+  %w2 = fuse.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %a = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %b = fuse.conv %a, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %b : tensor<1x2x4x4xf32>
+}

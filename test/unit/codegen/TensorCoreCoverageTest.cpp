@@ -118,16 +118,20 @@ ModelKernels resnet50Kernels(int64_t costBatch, const std::string &precision = "
                  precision == "fp16");
 }
 
-ModelKernels sharedModelKernels(const std::string &model, const std::string &precision = "fp32") {
+/// `model` of test/data/`set` (models: the shared ones; pytorch: PyTorch's
+/// exports) fused at `precision` with images `layout`.
+ModelKernels sharedModelKernels(const std::string &model, const std::string &precision = "fp32",
+                                const std::string &set = "models", const std::string &layout = "nchw") {
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
-  options.inputPath = std::string(FUSEC_TEST_DATA_DIR) + "/models/" + model + "/model.onnx";
+  options.inputPath = std::string(FUSEC_TEST_DATA_DIR) + "/" + set + "/" + model + "/model.onnx";
   options.fusion.precision = precision;
+  options.fusion.layout = layout;
   auto module = importAndFuse(*context, options);
   INFO(model << "\n" << diagnostics.text());
   REQUIRE(module);
-  return emitAll(model + " " + precision, *module, precision == "fp16");
+  return emitAll(model + " " + precision + " " + layout, *module, precision == "fp16");
 }
 
 std::vector<ModelKernels> allModels() {
@@ -140,6 +144,11 @@ std::vector<ModelKernels> allModels() {
   // Channels-last (--layout=nhwc): the NHWC im2col operand.
   models.push_back(resnet50Kernels(32, "fp32", "nhwc"));
   models.push_back(resnet50Kernels(1, "fp16", "nhwc"));
+  // A DenseNet: conv prologues (BatchNorm-ReLU applied as the operands load),
+  // inputs read from and results stored into slices of a concatenation.
+  for (const char *precision : {"fp32", "fp16"})
+    for (const char *layout : {"nchw", "nhwc"})
+      models.push_back(sharedModelKernels("densenet_tiny", precision, "pytorch", layout));
   return models;
 }
 
