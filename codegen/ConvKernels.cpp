@@ -88,35 +88,23 @@ struct ConvInput {
 /// `conv`'s input: a kernel input, or `prologue` (the body's ops that feed
 /// the conv) applied to one, with kernel inputs as its per-channel values.
 FailureOr<ConvInput> convInputOf(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> prologue) {
-  ConvInput input;
+  const fuse::ConvInputChain chain = fuse::convInputChain(conv);
   const int64_t channelAxis = fuse::inputChannelAxis(conv);
   auto isInput = [](Value value) { return llvm::isa<BlockArgument>(value); };
-  Value value = conv.getInput();
-  while (Operation *op = value.getDefiningOp()) {
-    // The chain is the operand computed in the kernel, or the kernel input
-    // of the image's shape; the others are per-channel kernel inputs.
-    Value next;
-    bool ambiguous = false;
-    for (Value operand : op->getOperands())
-      if (operand.getDefiningOp() || shapeOf(operand) == shapeOf(value)) {
-        ambiguous |= next && next != operand;
-        next = operand;
-      }
-    if (ambiguous)
-      next = Value();
-    if (!next || !fuse::isChannelwiseOp(op, next, channelAxis, isInput))
+  Value value = chain.source;
+  for (Operation *op : chain.ops) {
+    if (!fuse::isChannelwiseOp(op, value, channelAxis, isInput))
       return op->emitError() << "codegen cannot apply this op as the convolution loads its input: it is not "
                                 "channel-wise with per-channel kernel inputs";
-    input.prologue.insert(input.prologue.begin(), op);
-    value = next;
+    value = op->getResult(0);
   }
-  if (input.prologue.size() != prologue.size())
+  if (chain.ops.size() != prologue.size() || !llvm::isa<BlockArgument>(chain.source))
     return builder.getKernel().emitError()
-           << "conv kernel computes ops before the convolution that do not feed its input";
-  input.source = llvm::cast<BlockArgument>(value);
-  if (fuse::elementTypeOf(input.source) != fuse::elementTypeOf(conv.getInput()))
+           << "conv kernel computes ops before the convolution that are not a chain from one kernel input to it";
+  if (fuse::elementTypeOf(chain.source) != fuse::elementTypeOf(conv.getInput()))
     return builder.getKernel().emitError() << "conv prologue starts from a tensor of another element type";
-  return input;
+  return ConvInput{llvm::cast<BlockArgument>(chain.source),
+                   std::vector<Operation *>(chain.ops.begin(), chain.ops.end())};
 }
 
 /// The conv core of a conv kernel, its prologue (as `input`) and its
@@ -199,10 +187,9 @@ LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<O
 FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
                                               ArrayRef<Operation *> epilogue, const fuse::KernelConfig &config) {
   const fuse::ConvShape s = fuse::convShapeOf(conv);
+  // kernelConfigFor admitted the slice too: its images fit 32-bit offsets
+  // and its NHWC pixels are aligned to the copies.
   const auto [imageStride, pixelStride] = inputStrides(input, conv);
-  if (imageStride >= (int64_t(1) << 31))
-    return conv.emitError() << "the concatenation this convolution reads a slice of has images of " << imageStride
-                            << " elements, beyond the template's 32-bit offsets";
   auto prologue = prologueFunctor(builder, conv, input);
   if (failed(prologue))
     return failure();

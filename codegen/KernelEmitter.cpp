@@ -54,7 +54,7 @@ FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
   // KernelBuilder's addressing can take a slice view.
   std::string why;
   for (auto [index, result] : llvm::enumerate(kernel.getResults()))
-    if (fuse::sliceViewOf(result) && !fuse::canStoreToSliceView(kernel, index, "generated", &why))
+    if (fuse::sliceViewOf(result) && !fuse::canStoreToSliceView(kernel, "generated", &why))
       return kernel.emitError() << "result " << index << " is stored into a concatenation in place, but " << why;
   for (auto [index, operand] : llvm::enumerate(kernel.getInputs()))
     if (std::optional<fuse::SliceView> view = fuse::sliceViewOf(operand);

@@ -5,8 +5,6 @@
 #include "ir/ElementTypes.h"
 #include "ir/OpClassification.h"
 
-#include <algorithm>
-
 using namespace mlir;
 
 namespace fusec::fuse {
@@ -48,57 +46,47 @@ bool isChannelwiseOp(Operation *op, Value chain, int64_t channelAxis, function_r
   return readsChain;
 }
 
-Value convInputSource(ConvOp conv) {
-  Value value = conv.getInput();
-  auto shape = llvm::cast<RankedTensorType>(value.getType()).getShape();
-  while (Operation *op = value.getDefiningOp()) {
+ConvInputChain convInputChain(ConvOp conv) {
+  ConvInputChain chain{conv.getInput(), {}};
+  auto shape = llvm::cast<RankedTensorType>(conv.getInput().getType()).getShape();
+  while (Operation *op = chain.source.getDefiningOp()) {
     if (op->getBlock() != conv->getBlock() || classifyOp(op) != OpClass::Elementwise)
       break;
-    Value next;
+    SmallVector<Value> images;
     for (Value operand : op->getOperands())
-      if (llvm::cast<RankedTensorType>(operand.getType()).getShape() == shape)
-        next = operand;
-    if (!next)
+      if (llvm::cast<RankedTensorType>(operand.getType()).getShape() == shape && !llvm::is_contained(images, operand))
+        images.push_back(operand);
+    if (images.size() != 1)
       break;
-    value = next;
+    chain.ops.insert(chain.ops.begin(), op);
+    chain.source = images.front();
   }
-  return value;
+  return chain;
 }
+
+Value convInputSource(ConvOp conv) { return convInputChain(conv).source; }
 
 SmallVector<Operation *> convPrologue(ConvOp conv, function_ref<bool(Operation *)> canJoin) {
   const int64_t channelAxis = inputChannelAxis(conv);
   auto isConstant = [](Value value) { return static_cast<bool>(value.getDefiningOp<ConstantOp>()); };
-  SmallVector<Operation *> chain; // last op first
-  Value value = conv.getInput();
-  while (Operation *op = value.getDefiningOp()) {
-    if (!value.hasOneUse() || op->getBlock() != conv->getBlock() || !canJoin(op))
+  const ConvInputChain chain = convInputChain(conv);
+  auto inputOf = [&](size_t i) { return i == 0 ? chain.source : chain.ops[i - 1]->getResult(0); };
+  // From the conv back: each op read by the next only, channel-wise with
+  // per-channel constants, and one the caller lets join.
+  size_t first = chain.ops.size();
+  while (first > 0) {
+    Operation *op = chain.ops[first - 1];
+    if (!op->getResult(0).hasOneUse() || !canJoin(op) ||
+        !isChannelwiseOp(op, inputOf(first - 1), channelAxis, isConstant))
       break;
-    // The operand the chain continues through: the one that is not a
-    // per-channel constant.
-    Value next;
-    for (Value operand : op->getOperands())
-      if (!isConstant(operand))
-        next = next ? Value() : operand;
-    if (!next || !isChannelwiseOp(op, next, channelAxis, isConstant))
-      break;
-    chain.push_back(op);
-    value = next;
+    --first;
   }
-  // The template loads elements of the conv input's type: the chain starts
-  // where a tensor of that type goes in.
+  // The template loads elements of the conv input's type: the prologue
+  // starts where a tensor of that type goes in.
   const Type inputElement = elementTypeOf(conv.getInput());
-  while (!chain.empty()) {
-    Operation *first = chain.back();
-    Value root;
-    for (Value operand : first->getOperands())
-      if (!isConstant(operand))
-        root = operand;
-    if (elementTypeOf(root) == inputElement)
-      break;
-    chain.pop_back();
-  }
-  std::reverse(chain.begin(), chain.end());
-  return chain;
+  while (first < chain.ops.size() && elementTypeOf(inputOf(first)) != inputElement)
+    ++first;
+  return SmallVector<Operation *>(chain.ops.begin() + first, chain.ops.end());
 }
 
 } // namespace fusec::fuse

@@ -39,9 +39,17 @@ bool isChannelwiseOp(mlir::Operation *op, mlir::Value chain, int64_t channelAxis
 /// only (every other dimension 1 or absent).
 bool isPerChannelShape(llvm::ArrayRef<int64_t> constantShape, llvm::ArrayRef<int64_t> shape, int64_t channelAxis);
 
-/// The tensor `conv`'s template loads: its input, or, when ops in its
-/// kernel compute that (a prologue), the operand of the image's shape they
-/// start from, followed back through them.
+/// What `conv` reads: the element-wise ops before it in its block that
+/// compute its input (first op first), each from exactly one operand of
+/// the image's shape, and the value they start from (the input itself when
+/// there are none). Inside a conv kernel, the prologue and the tensor the
+/// template loads; whether the ops can be a prologue is isChannelwiseOp's.
+struct ConvInputChain {
+  mlir::Value source;
+  llvm::SmallVector<mlir::Operation *> ops;
+};
+ConvInputChain convInputChain(ConvOp conv);
+/// convInputChain(conv).source.
 mlir::Value convInputSource(ConvOp conv);
 
 /// The ops before `conv` that it can apply to its input as it loads it,

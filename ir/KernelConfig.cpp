@@ -1,10 +1,12 @@
 //===- KernelConfig.cpp - How conv and GEMM superkernels are instantiated -===//
 #include "ir/KernelConfig.h"
 #include "ir/AttentionConfig.h"
+#include "ir/ConvPrologue.h"
 #include "ir/ConvShape.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
+#include "ir/SliceViews.h"
 #include "support/IndexedBatch.h"
 #include "support/SplitK.h"
 
@@ -118,7 +120,16 @@ std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
   const ConvShape s = convShapeOf(conv);
   const int64_t taps = s.taps(), pixels = s.pixels();
   const int64_t slack = std::max(config.blockM, config.blockN);
-  if (s.imageElements() > kLargest32BitOffset || (s.filters + slack) * taps > kLargest32BitOffset ||
+  // An input that is a slice of a concatenation's channels (ir/SliceViews.h)
+  // is addressed with the concatenation's image size, and its first element
+  // lies `offset` channels into it.
+  std::optional<SliceView> slice;
+  if (auto kernel = conv->getParentOfType<SuperkernelOp>())
+    if (auto source = llvm::dyn_cast<BlockArgument>(convInputSource(conv));
+        source && source.getOwner() == &kernel.getBody().front())
+      slice = sliceViewOf(kernel.getInputs()[source.getArgNumber()]);
+  const int64_t imageElements = slice ? slice->extent * s.height * s.width : s.imageElements();
+  if (imageElements > kLargest32BitOffset || (s.filters + slack) * taps > kLargest32BitOffset ||
       largest(s.batch) * pixels + slack > kLargest32BitOffset)
     return "its 32-bit offsets cannot address this convolution up to batch " + str(kLargestIndexedBatch);
   if (taps % config.aVector != 0)
@@ -130,6 +141,11 @@ std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
     if (config.bVector > 1 && s.channels % config.bVector != 0)
       return "vector copies of an NHWC input need the channels (" + str(s.channels) + ") to be a multiple of the " +
              "vector";
+    // A vector copy is aligned to its size: in a slice, every pixel's first
+    // channel must be too.
+    if (config.bVector > 1 && slice && (slice->offset % config.bVector != 0 || slice->extent % config.bVector != 0))
+      return "vector copies of a slice of a concatenation's channels need its offset (" + str(slice->offset) +
+             ") and the concatenation's channels (" + str(slice->extent) + ") to be multiples of the vector";
     if (config.threads() % (config.blockK / config.bVector) != 0)
       return "each thread must copy one k column of the NHWC input (block K / vector must divide the threads)";
     return tileLoadProblem("the input", config.blockN, config.blockK, config.bVector, config.threads());

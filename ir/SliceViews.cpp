@@ -80,13 +80,12 @@ bool refuse(std::string *why, const std::string &reason) {
 
 } // namespace
 
-bool canStoreToSliceView(SuperkernelOp kernel, unsigned index, StringRef target, std::string *why) {
+bool canStoreToSliceView(SuperkernelOp kernel, StringRef target, std::string *why) {
   if (target == "cpu")
     return true;
   StringRef kind = kernel.getKind();
   if (kind != "elementwise" && kind != "data_movement" && kind != "pool" && kind != "conv")
-    return refuse(why, ("a generated " + kind + " kernel stores its result contiguously").str());
-  (void)index;
+    return refuse(why, ("a generated " + kind + " kernel stores its results contiguously").str());
   return true;
 }
 

@@ -82,15 +82,15 @@ int64_t innerElements(llvm::ArrayRef<int64_t> shape, int64_t axis);
 std::string sliceViewOffset(llvm::ArrayRef<int64_t> shape, const SliceView &view, const std::string &linear);
 
 /// Whether the kernels of `target` ("cpu" or an sm_ architecture) can store
-/// result `index` of `kernel` into a slice view, and read its operand
-/// `index` through one along `axis`; when not, `why` says why. The CPU
+/// `kernel`'s results into slice views, and read its operand `index` through
+/// one along `axis`; when not, `why` says why. The CPU
 /// backend reads and writes views of any kernel; generated GPU kernels do
 /// where every store (load) of that tensor goes through the element-wise
 /// addressing that sliceViewOffset rewrites: element-wise, data-movement,
 /// pool and convolution results; element-wise and data-movement operands;
 /// and a convolution's input sliced along its channels (its templates take
 /// the distance between images, and between pixels in NHWC).
-bool canStoreToSliceView(SuperkernelOp kernel, unsigned index, llvm::StringRef target, std::string *why = nullptr);
+bool canStoreToSliceView(SuperkernelOp kernel, llvm::StringRef target, std::string *why = nullptr);
 bool canLoadFromSliceView(SuperkernelOp kernel, unsigned index, int64_t axis, llvm::StringRef target,
                           std::string *why = nullptr);
 

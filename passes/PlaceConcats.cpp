@@ -62,7 +62,7 @@ struct PlaceConcatsPass : fusec::impl::PlaceConcatsBase<PlaceConcatsPass> {
     auto producer = value.getDefiningOp<SuperkernelOp>();
     if (!producer || isReturned(value) || sliceViewOf(value))
       return false;
-    if (!canStoreToSliceView(producer, llvm::cast<OpResult>(value).getResultNumber(), target))
+    if (!canStoreToSliceView(producer, target))
       return false;
     for (OpOperand &use : value.getUses()) {
       if (use.getOwner() == concat.getOperation())

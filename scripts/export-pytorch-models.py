@@ -254,23 +254,34 @@ def save_run(model, inputs, names, directory, suffix):
     return {"inputs": files, "outputs": {"output": {"file": f"output_{suffix}.npy", "shape": list(y.shape)}}}
 
 
-def export(name, spec, out, seed):
+def start_export(name, spec, out, seed, axes_of, output_axes, seq=None):
+    """Exports `spec` (randomized with `seed`) as out/name/model.onnx, `axes_of(input)` naming each input's dynamic
+    axes; returns the folder, the module, the generator its runs draw inputs from, and meta.json's common fields."""
     directory = os.path.join(out, name)
     os.makedirs(directory)
     torch.manual_seed(seed)
     model = randomize(spec.module, seed)
     generator = torch.Generator().manual_seed(seed)
-    example = spec.example(2, generator)
+    example = spec.example(2, generator, seq=seq)
     path = os.path.join(directory, "model.onnx")
-    names = list(spec.inputs)
-    export_onnx(model, example, path, spec, {n: {spec.batch_axis: "batch"} for n in names}, {spec.batch_axis: "batch"})
+    export_onnx(model, example, path, spec, {n: axes_of(n) for n in spec.inputs}, output_axes)
     meta, opset = base_meta(name, spec, path, seed)
-    meta["batches"] = {}
-    for b in BATCHES:
-        meta["batches"][str(b)] = save_run(model, spec.example(b, generator), names, directory, f"b{b}")
+    return directory, model, generator, meta, opset
+
+
+def write_meta(directory, meta):
     with open(os.path.join(directory, "meta.json"), "w") as file:
         json.dump(meta, file, indent=2)
         file.write("\n")
+
+
+def export(name, spec, out, seed):
+    batch = {spec.batch_axis: "batch"}
+    directory, model, generator, meta, opset = start_export(name, spec, out, seed, lambda _: batch, batch)
+    meta["batches"] = {}
+    for b in BATCHES:
+        meta["batches"][str(b)] = save_run(model, spec.example(b, generator), list(spec.inputs), directory, f"b{b}")
+    write_meta(directory, meta)
     print(f"{name}: opset {opset}, {sum(meta['op_counts'].values())} nodes")
 
 
@@ -301,25 +312,16 @@ def ranged_models():
 
 
 def export_ranged(name, spec, out, seed):
-    directory = os.path.join(out, name)
-    os.makedirs(directory)
-    torch.manual_seed(seed)
-    model = randomize(spec.module, seed)
-    generator = torch.Generator().manual_seed(seed)
-    example = spec.example(2, generator, seq=10)
-    path = os.path.join(directory, "model.onnx")
-    names = list(spec.inputs)
-    export_onnx(model, example, path, spec, {n: {spec.batch_axis: "batch", spec.seq_axes[n]: "seq"} for n in names},
-                {spec.batch_axis: "batch", spec.seq_axes[names[0]]: "seq"})
-    meta, opset = base_meta(name, spec, path, seed)
+    first = next(iter(spec.inputs))
+    directory, model, generator, meta, opset = start_export(
+        name, spec, out, seed, lambda n: {spec.batch_axis: "batch", spec.seq_axes[n]: "seq"},
+        {spec.batch_axis: "batch", spec.seq_axes[first]: "seq"}, seq=10)
     meta["range"] = {"seq": list(SEQ_RANGE)}
     meta["runs"] = []
     for b, s in RANGE_RUNS:
-        run = save_run(model, spec.example(b, generator, seq=s), names, directory, f"b{b}_s{s}")
+        run = save_run(model, spec.example(b, generator, seq=s), list(spec.inputs), directory, f"b{b}_s{s}")
         meta["runs"].append(dict({"batch": b, "dims": {"seq": s}}, **run))
-    with open(os.path.join(directory, "meta.json"), "w") as file:
-        json.dump(meta, file, indent=2)
-        file.write("\n")
+    write_meta(directory, meta)
     print(f"{name}: opset {opset}, {sum(meta['op_counts'].values())} nodes, seq {SEQ_RANGE[0]}:{SEQ_RANGE[1]}")
 
 

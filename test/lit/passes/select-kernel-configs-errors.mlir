@@ -347,6 +347,26 @@ func.func @conv_nhwc_vector(%x: tensor<?x8x8x6xf32>, %w: tensor<16x3x3x6xf32>) -
 
 // -----
 
+// A slice of a concatenation's channels starting 2 channels in (the relu
+// kernel stores into channels 2..10 of 12, fuse-place-concats): 4-float
+// copies of its pixels would be misaligned.
+func.func @conv_nhwc_slice(%x: tensor<?x4x4x8xf32>, %w: tensor<16x1x1x8xf32>) -> tensor<?x4x4x16xf32> {
+  %v = fuse.superkernel "relu" kind "elementwise" (%x) attributes {fuse.slice_views = [array<i64: 3, 2, 12>]} : (tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32> {
+  ^bb0(%a: tensor<?x4x4x8xf32>):
+    %r = fuse.relu %a : (tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32>
+    fuse.yield %r : tensor<?x4x4x8xf32>
+  }
+  %k = fuse.superkernel "conv" kind "conv" (%v, %w) attributes {config = #fuse.config<"tensor_core_conv", block = [32, 64, 16], warp = [16, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x4x4x8xf32>, tensor<16x1x1x8xf32>) -> tensor<?x4x4x16xf32> {
+  ^bb0(%a0: tensor<?x4x4x8xf32>, %a1: tensor<16x1x1x8xf32>):
+    // expected-error @+1 {{template tensor_core_conv cannot compute this op: vector copies of a slice of a concatenation's channels need its offset (2) and the concatenation's channels (12) to be multiples of the vector}}
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x4x4x8xf32>, tensor<16x1x1x8xf32>) -> tensor<?x4x4x16xf32>
+    fuse.yield %c : tensor<?x4x4x16xf32>
+  }
+  return %k : tensor<?x4x4x16xf32>
+}
+
+// -----
+
 // A split over the keys needs a key tile per slice: 9 keys are one tile.
 func.func @attention_split_too_far(%a: tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {
   %0 = fuse.superkernel "attention" kind "attention" (%a) attributes {config = #fuse.config<"tensor_core_attention", block = [64, 64, 16], warp = [16, 64], stages = 2, mma = "m16n8k16", precision = "f16", split_k = 4, vector = [8, 8]>} : (tensor<?x2x9x64xf16>) -> tensor<?x2x9x64xf16> {

@@ -270,3 +270,25 @@ func.func @bert_ffn(%x: tensor<?x128x768xf32>, %w: tensor<768x3072xf32>, %h: ten
   }
   return %0, %1 : tensor<?x128x3072xf32>, tensor<?x128x3072xf16>
 }
+
+// -----
+
+// An NHWC conv reading a slice of a concatenation's channels that starts 2
+// channels in: its pixel copies narrow to 2 floats, aligned there (8
+// channels alone would take 4).
+// CHECK-LABEL: func.func @slice_input
+// CHECK: fuse.superkernel "conv" kind "conv"{{.*}}vector = [4, 2]>
+func.func @slice_input(%x: tensor<?x4x4x8xf32>, %w: tensor<16x1x1x8xf32>) -> tensor<?x4x4x16xf32> {
+  %v = fuse.superkernel "relu" kind "elementwise" (%x) attributes {fuse.slice_views = [array<i64: 3, 2, 12>]} : (tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32> {
+  ^bb0(%a: tensor<?x4x4x8xf32>):
+    %r = fuse.relu %a : (tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32>
+    fuse.yield %r : tensor<?x4x4x8xf32>
+  }
+  %k = fuse.superkernel "conv" kind "conv" (%v, %w) : (tensor<?x4x4x8xf32>, tensor<16x1x1x8xf32>) -> tensor<?x4x4x16xf32> {
+  ^bb0(%a0: tensor<?x4x4x8xf32>, %a1: tensor<16x1x1x8xf32>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x4x4x8xf32>, tensor<16x1x1x8xf32>) -> tensor<?x4x4x16xf32>
+    fuse.yield %c : tensor<?x4x4x16xf32>
+  }
+  return %k : tensor<?x4x4x16xf32>
+}
+
