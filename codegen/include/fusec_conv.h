@@ -47,7 +47,8 @@
 // fuse-form-epilogues' conv-prologue rule) is a functor `prologue(value,
 // channel)` applied to every element the operand loads, never to the zeros
 // of padding or of a ragged tile. Such an operand loads Vec elements into
-// registers, applies it and stores to shared memory, instead of cp.async:
+// registers (one 8- or 16-byte load where the copy is that wide), applies it
+// and stores to shared memory, instead of cp.async:
 // those loads are synchronous (each thread waits for its own once per
 // k-tile; the other warps on the SM cover it), the price of not writing and
 // reading the normalised tensor in a kernel of its own.
@@ -64,15 +65,40 @@ template <> struct FusecHasPrologue<FusecNoPrologue> {
   static constexpr bool value = false;
 };
 
+/// The vector type of a `Bytes`-byte load.
+template <int Bytes> struct FusecLoadWord;
+template <> struct FusecLoadWord<16> {
+  using type = float4;
+};
+template <> struct FusecLoadWord<8> {
+  using type = float2;
+};
+
 /// Copies Vec elements through `prologue`: element i, of channel `channel +
 /// i * ChannelStep`, becomes prologue(element, channel); `inside` false
-/// stores zeros (padding, a ragged tile).
+/// stores zeros (padding, a ragged tile). An 8- or 16-byte copy is one
+/// vector load, aligned as the cp.async it stands for would be (the config's
+/// vector width divides what keeps it so); narrower ones load elements.
 template <int Vec, int ChannelStep, typename Element, typename Prologue>
 __device__ __forceinline__ void fusec_copy_through(Element *shared, const Element *global, bool inside, int channel,
                                                    const Prologue &prologue) {
+  constexpr int kBytes = Vec * int(sizeof(Element));
+  // Aligned for the vector store into it (the registers of the load).
+  alignas(kBytes < 4 ? 4 : kBytes) Element loaded[Vec];
+  if constexpr (kBytes == 16 || kBytes == 8) {
+    using Word = typename FusecLoadWord<kBytes>::type;
+    if (inside)
+      *reinterpret_cast<Word *>(loaded) = __ldg(reinterpret_cast<const Word *>(global));
+  } else {
+#pragma unroll
+    for (int i = 0; i < Vec; ++i)
+      if (inside)
+        loaded[i] = global[i];
+  }
 #pragma unroll
   for (int i = 0; i < Vec; ++i)
-    shared[i] = fusec_convert<Element>::from(inside ? prologue(fusec_ld(global + i), channel + i * ChannelStep) : 0.0f);
+    shared[i] =
+        fusec_convert<Element>::from(inside ? prologue(fusec_to_float(loaded[i]), channel + i * ChannelStep) : 0.0f);
 }
 
 /// The sizes of an im2col operand, known at run time.
