@@ -49,15 +49,27 @@ std::string sizeArgument(KernelBuilder &builder, int64_t value) {
   return "(long long)" + builder.scalarArgument(uint32_t(value));
 }
 
+/// A view's offset or stride, linear in the batch (a sequence-first tensor's
+/// row stride), from scalar arguments and the kernel's `batch`.
+std::string linearArgument(KernelBuilder &builder, BatchLinear value) {
+  if (value.isFixed())
+    return sizeArgument(builder, value.fixed);
+  std::string expression = sizeArgument(builder, value.perBatch) + " * " + dimExpr(ShapedType::kDynamic);
+  if (value.fixed != 0)
+    expression += " + " + sizeArgument(builder, value.fixed);
+  return "(" + expression + ")";
+}
+
 /// `offset + coords[0] * strides[0] + ...` over the first coords.size()
 /// dimensions of `view`, offset and strides as scalar arguments.
 std::string viewOffset(KernelBuilder &builder, const fuse::StridedView &view, const std::vector<std::string> &coords) {
-  std::string offset = view.offset != 0 ? sizeArgument(builder, view.offset) : "";
+  const BatchLinear zero{}, one{0, 1};
+  std::string offset = view.offset != zero ? linearArgument(builder, view.offset) : "";
   for (size_t d = 0; d < coords.size(); ++d)
-    if (view.strides[d] == 1) // contiguous columns: the compiler sees it
+    if (view.strides[d] == one) // contiguous columns: the compiler sees it
       offset += (offset.empty() ? "" : " + ") + coords[d];
-    else if (view.strides[d] != 0)
-      offset += (offset.empty() ? "" : " + ") + coords[d] + " * " + sizeArgument(builder, view.strides[d]);
+    else if (view.strides[d] != zero)
+      offset += (offset.empty() ? "" : " + ") + coords[d] + " * " + linearArgument(builder, view.strides[d]);
   return offset.empty() ? "0LL" : offset;
 }
 
@@ -87,13 +99,13 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
     return success();
   }
   std::optional<fuse::StridedView> view = fuse::composeViewChain(chain, /*reads=*/true);
-  if (!view || view->strides.back() != 1)
+  if (!view || !view->hasContiguousRows())
     return attention->emitError() << "the attention kernel's operand is not a strided view with contiguous rows of "
                                   << "its kernel input";
   code += "  const auto *" + name + " = " + builder.inputName(input) + " + (" +
           viewOffset(builder, *view, matrixCoords) + ");\n";
   code +=
-      "  const long long " + name + "_ld = " + sizeArgument(builder, view->strides[view->strides.size() - 2]) + ";\n";
+      "  const long long " + name + "_ld = " + linearArgument(builder, view->strides[view->strides.size() - 2]) + ";\n";
   return success();
 }
 
@@ -139,8 +151,21 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   fuse::AttentionOp attention = attentions.front();
   std::vector<Operation *> prologue, epilogue;
   splitAroundCore(builder, attention, prologue, epilogue);
-  if (attention.getMask() && !llvm::isa<BlockArgument>(attention.getMask()))
-    return attention.emitError() << "the attention kernel reads its mask from a kernel input";
+  // The mask: a kernel input, or a strided view of one (a padding mask
+  // reshaped and expanded over heads and queries, fuse-form-attention-views).
+  Value maskInput = attention.getMask();
+  SmallVector<Operation *> maskChain; // nearest first
+  while (Operation *op = maskInput ? maskInput.getDefiningOp() : nullptr) {
+    if (!fuse::isViewOp(op))
+      return attention.emitError() << "the attention kernel reads its mask from a kernel input or through views, not "
+                                      "through "
+                                   << op->getName();
+    maskChain.push_back(op);
+    maskInput = op->getOperand(0);
+  }
+  std::optional<fuse::StridedView> maskView;
+  if (!maskChain.empty() && !(maskView = fuse::composeViewChain(maskChain, /*reads=*/true)))
+    return attention.emitError() << "the attention kernel's mask is not a strided view of its kernel input";
   Value query = attention.getQuery(), key = attention.getKey(), value = attention.getValue();
   Value result = attention.getResult();
   auto qShape = shapeOf(query), outShape = shapeOf(result);
@@ -203,8 +228,21 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   at.push_back("row");
   at.push_back("key");
   builder.setIterationDims(scoreShape, scoreDims);
-  code += "  auto mask = [&](long long row, long long key) -> float { return " +
-          (attention.getMask() ? builder.valueAt(attention.getMask(), at) : std::string("0.0f")) + "; };\n";
+  std::string maskValue = "0.0f";
+  if (maskView) {
+    // Broadcast as numpy does: the mask's dimensions end at the scores'
+    // last one, and an extent-1 dimension is read at 0.
+    auto maskShape = shapeOf(attention.getMask());
+    fuse::StridedView broadcast = *maskView;
+    for (size_t d = 0; d < maskShape.size(); ++d)
+      if (maskShape[d] == 1)
+        broadcast.strides[d] = BatchLinear{};
+    std::vector<std::string> maskCoords(at.end() - maskShape.size(), at.end());
+    maskValue = builder.load(maskInput, viewOffset(builder, broadcast, maskCoords));
+  } else if (attention.getMask()) {
+    maskValue = builder.valueAt(attention.getMask(), at);
+  }
+  code += "  auto mask = [&](long long row, long long key) -> float { return " + maskValue + "; };\n";
   at.back() = "col";
   builder.setIterationDims(outShape, dims);
   code += "  auto epilogue = [&](long long row, long long col, float acc) {\n";

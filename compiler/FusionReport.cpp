@@ -1,5 +1,6 @@
 //===- FusionReport.cpp - What fusion decided, and why --------------------===//
 #include "compiler/FusionReport.h"
+#include "compiler/CopyKernelReasons.h"
 #include "compiler/ValueNames.h"
 
 #include "ir/FuseOps.h"
@@ -92,6 +93,10 @@ json buildFusionReport(ModuleOp module) {
       };
       if (inPlace)
         entry["in_place"] = true;
+      // A kernel that only moves data says why it stays, with what it costs.
+      if (std::string reason = copyKernelReason(superkernel); !reason.empty())
+        entry["copy"] = {
+            {"reason", reason}, {"bytes", number(cost, "fused_bytes")}, {"time_us", number(cost, "fused_us")}};
       report["kernels"].push_back(entry);
       kernels += inPlace ? 0 : 1;
       fusedUs += kept * number(cost, "fused_us");
@@ -139,6 +144,13 @@ std::string summarizeFusionReport(const json &report) {
                        : "): its operands are stored into its buffer, saves ") +
               formatBytes(kernel["unfused"]["bytes"].get<double>()) + ", 1 launch\n";
       continue;
+    }
+    if (kernel.contains("copy")) {
+      const json &copy = kernel["copy"];
+      char cost[64];
+      std::snprintf(cost, sizeof(cost), "%.2f us", copy["time_us"].get<double>());
+      text += "copy " + kernel["kernel"].get<std::string>() + ": moves " + formatBytes(copy["bytes"].get<double>()) +
+              " (" + cost + "): " + copy["reason"].get<std::string>() + "\n";
     }
     int64_t replaced = kernel["unfused"]["kernels"].get<int64_t>();
     if (replaced < 2)

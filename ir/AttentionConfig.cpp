@@ -44,9 +44,10 @@ int64_t attentionRowAlignment(AttentionOp attention) {
     std::optional<StridedView> view = composeViewChain(chain, /*reads=*/true);
     if (!view)
       return 1;
-    alignment = std::gcd(alignment, view->offset);
-    for (size_t d = 0; d + 1 < view->strides.size(); ++d)
-      alignment = std::gcd(alignment, view->strides[d]);
+    // Aligned at every batch: both parts of each linear offset and stride.
+    for (const BatchLinear &step : llvm::ArrayRef(view->strides).drop_back())
+      alignment = std::gcd(std::gcd(alignment, step.perBatch), step.fixed);
+    alignment = std::gcd(std::gcd(alignment, view->offset.perBatch), view->offset.fixed);
   }
   return alignment == 0 ? 1 : alignment;
 }

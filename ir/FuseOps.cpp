@@ -65,14 +65,34 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 // A slice that keeps every element, and an expand to the input's own shape,
-// are the identity.
-OpFoldResult SliceOp::fold(FoldAdaptor) {
-  if (getInput().getType() != getType())
+// are the identity. A slice of a constant is a constant (a packed
+// projection's weight split into Q and KV parts).
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() && llvm::all_of(getSteps(), [](int64_t step) { return step == 1; }))
+    return getInput();
+  auto input = llvm::dyn_cast_or_null<ElementsAttr>(adaptor.getInput());
+  if (!input || !getType().hasStaticShape())
     return {};
-  for (int64_t step : getSteps())
-    if (step != 1)
-      return {};
-  return getInput();
+  auto data = getConstantData(input);
+  if (!data)
+    return {};
+  auto inputShape = getInput().getType().getShape();
+  auto outputShape = getType().getShape();
+  const int64_t rank = inputShape.size();
+  SmallVector<int64_t> inputStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inputStrides[d] = inputStrides[d + 1] * inputShape[d + 1];
+  std::vector<float> result(size_t(getType().getNumElements()));
+  SmallVector<int64_t> index(rank, 0);
+  for (size_t flat = 0; flat < result.size(); ++flat) {
+    int64_t source = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      source += (getStarts()[d] + index[d] * getSteps()[d]) * inputStrides[d];
+    result[flat] = (*data)[size_t(source)];
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == outputShape[d]; --d)
+      index[d] = 0;
+  }
+  return makeConstantData(getType(), constantNameAt(getLoc(), "sliced"), result);
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor) {

@@ -1,6 +1,6 @@
 //===- StridedView.h - Data movement as addressing ------------*- C++ -*-===//
 //
-// Slice, Reshape, Flatten and Transpose move no data when the consumer can
+// Slice, Reshape, Flatten, Transpose and Expand move no data when the consumer can
 // address their input directly: each element of the result lies at
 // `offset + sum(coord[d] * strides[d])` in the (row-major) tensor the chain
 // started from. A template that loads through such a view reads the
@@ -8,13 +8,15 @@
 // view contiguous is not needed (fuse-form-attention-views, the attention
 // kernel's Q, K, V loads and its output store).
 //
-// Strides are in elements and static: the dynamic (batch) dimension may only
-// be the leading dimension of a contiguous tensor, whose stride is then the
-// product of the static dimensions after it.
+// Offsets and strides are in elements, each linear in the batch (a stride
+// across the batch dimension of a sequence-first tensor [seq, batch, ...]
+// is a multiple of it). Any other run-time dimension (a range) has no view.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_IR_STRIDEDVIEW_H
 #define FUSEC_IR_STRIDEDVIEW_H
+
+#include "support/BatchLinear.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -26,26 +28,32 @@ namespace fusec::fuse {
 
 struct StridedView {
   /// Element (0, ..., 0) of the view, in elements of the underlying tensor.
-  int64_t offset = 0;
+  BatchLinear offset;
   /// Step in the underlying tensor per unit of each view dimension.
-  llvm::SmallVector<int64_t> strides;
+  llvm::SmallVector<BatchLinear> strides;
+
+  /// Whether the last dimension is contiguous (stride 1): rows of it are
+  /// one load or store each.
+  bool hasContiguousRows() const { return !strides.empty() && strides.back() == BatchLinear{0, 1}; }
 
   bool operator==(const StridedView &other) const { return offset == other.offset && strides == other.strides; }
 };
 
-/// The row-major layout of a tensor of `shape`; std::nullopt when a
-/// dimension other than the first is dynamic, or one is 0.
+/// The row-major layout of a tensor of `shape` (ShapeUtils' symbolicShape:
+/// kDynamic for the batch); std::nullopt when a dimension is 0 or a run-time
+/// dimension other than the batch.
 std::optional<StridedView> contiguousView(llvm::ArrayRef<int64_t> shape);
 
 /// `view` (of a tensor of shape `from`) read as shape `to` with the same
 /// elements in the same row-major order, without copying: every group of
 /// `from` dimensions that `to` splits or merges must be contiguous within
-/// `view`. The dynamic dimension must map to a dynamic dimension alone.
+/// `view`. The batch dimension must map to the batch dimension alone.
 std::optional<StridedView> reshapeView(const StridedView &view, llvm::ArrayRef<int64_t> from,
                                        llvm::ArrayRef<int64_t> to);
 
-/// True for the ops forwardView and backwardView know: Slice, Reshape,
-/// Flatten, Transpose.
+/// True for the ops forwardView knows: Slice, Reshape, Flatten, Transpose
+/// and Expand (a broadcast: stride 0 along what it stretches). backwardView
+/// knows Reshape, Flatten and Transpose.
 bool isViewOp(mlir::Operation *op);
 
 /// The view `op`'s result is of the tensor that `inputView` views as `op`'s

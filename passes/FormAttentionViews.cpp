@@ -18,6 +18,7 @@
 #include "ir/StridedView.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace fusec {
 #define GEN_PASS_DEF_FORMATTENTIONVIEWS
@@ -39,24 +40,63 @@ bool isFree(Operation *op) { return isViewOp(op) && !op->hasAttr(fusec::kGroupAt
 SmallVector<Operation *> longestViewPrefix(ArrayRef<Operation *> chain, bool reads) {
   for (size_t length = chain.size(); length > 0; --length) {
     std::optional<StridedView> view = composeViewChain(chain.take_front(length), reads);
-    if (view && view->strides.back() == 1)
+    if (view && view->hasContiguousRows())
       return SmallVector<Operation *>(chain.take_front(length));
   }
   return {};
 }
 
-/// The single-use Slice, Reshape, Flatten and Transpose ops through which an
-/// attention kernel reads `operand`, nearest first.
-SmallVector<Operation *> inputChain(Value operand) {
-  SmallVector<Operation *> chain;
-  Value value = operand;
-  while (Operation *op = value.getDefiningOp()) {
-    if (!isFree(op) || !value.hasOneUse())
-      break;
-    chain.push_back(op);
-    value = op->getOperand(0);
+/// The view ops (Slice, Reshape, Flatten, Transpose, Expand) through which
+/// `attention` reads its query, key, value and mask, nearest first: each
+/// op's result read only by the attention or by ops of these chains (a
+/// fused QKV projection's head split shares its first views among Q, K and
+/// V), each chain a strided view, with contiguous rows for Q, K and V (the
+/// mask is read an element at a time: a padding mask broadcast over heads
+/// and queries is one).
+SmallVector<Operation *> inputChains(AttentionOp attention) {
+  SmallVector<SmallVector<Operation *>> chains;
+  SmallVector<Value> operands = {attention.getQuery(), attention.getKey(), attention.getValue()};
+  if (attention.getMask())
+    operands.push_back(attention.getMask());
+  for (Value operand : operands) {
+    SmallVector<Operation *> &chain = chains.emplace_back();
+    for (Operation *op = operand.getDefiningOp(); op && isFree(op); op = op->getOperand(0).getDefiningOp())
+      chain.push_back(op);
   }
-  return longestViewPrefix(chain, /*reads=*/true);
+  auto longestPrefix = [&](size_t index, ArrayRef<Operation *> chain) -> SmallVector<Operation *> {
+    if (index < 3)
+      return longestViewPrefix(chain, /*reads=*/true);
+    for (size_t length = chain.size(); length > 0; --length)
+      if (composeViewChain(chain.take_front(length), /*reads=*/true))
+        return SmallVector<Operation *>(chain.take_front(length));
+    return {};
+  };
+  // Cutting one chain may leave a shared op read from outside another.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    llvm::SmallPtrSet<Operation *, 16> members{attention.getOperation()};
+    for (ArrayRef<Operation *> chain : chains)
+      members.insert(chain.begin(), chain.end());
+    for (auto [index, chain] : llvm::enumerate(chains)) {
+      size_t length = 0;
+      while (length < chain.size() &&
+             llvm::all_of(chain[length]->getUsers(), [&](Operation *user) { return members.contains(user); }))
+        ++length;
+      SmallVector<Operation *> kept = longestPrefix(index, ArrayRef(chain).take_front(length));
+      if (kept.size() != chain.size()) {
+        chain = std::move(kept);
+        changed = true;
+      }
+    }
+  }
+  SmallVector<Operation *> ops;
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  for (ArrayRef<Operation *> chain : chains)
+    for (Operation *op : chain)
+      if (seen.insert(op).second)
+        ops.push_back(op);
+  return ops;
 }
 
 /// The single-use Reshape, Flatten and Transpose ops through which an
@@ -67,7 +107,7 @@ SmallVector<Operation *> outputChain(Value result) {
   Value value = result;
   while (value.hasOneUse()) {
     Operation *user = *value.getUsers().begin();
-    if (!isFree(user) || llvm::isa<SliceOp>(user))
+    if (!isFree(user) || llvm::isa<SliceOp, ExpandOp>(user))
       break;
     chain.push_back(user);
     value = user->getResult(0);
@@ -83,9 +123,7 @@ struct FormAttentionViewsPass : fusec::impl::FormAttentionViewsBase<FormAttentio
     for (auto attention : llvm::to_vector(body.getOps<AttentionOp>())) {
       if (attention->hasAttr(fusec::kGroupAttr))
         continue;
-      SmallVector<Operation *> inputs;
-      for (Value operand : {attention.getQuery(), attention.getKey(), attention.getValue()})
-        llvm::append_range(inputs, inputChain(operand));
+      SmallVector<Operation *> inputs = inputChains(attention);
       SmallVector<Operation *> outputs = outputChain(attention.getOutput());
       if (inputs.empty() && outputs.empty())
         continue;

@@ -62,6 +62,23 @@ def ConvertToChannelsLast : Pass<"fuse-convert-to-channels-last", "mlir::func::F
   ];
 }
 
+def FormLayerNorm : Pass<"fuse-form-layer-norm", "mlir::func::FuncOp"> {
+  let summary = "Replace a spelled-out layer normalisation by fuse.layer_norm (rule form-layer-norm)";
+  let description = [{
+    Exporters writing ONNX before opset 17 spell LayerNormalization out:
+    ReduceMean, Sub, Pow (or a Mul of the difference by itself), ReduceMean,
+    Add of epsilon, Sqrt, Div, then an optional Mul by a scale and Add of a
+    bias. With every intermediate used only there, both means over the same
+    trailing axes, epsilon a one-element constant and the scale and bias
+    constants of the normalised axes' shape, the chain becomes one
+    fuse.layer_norm (scale ones when there is none): one row kernel instead
+    of three.
+  }];
+  let statistics = [
+    Statistic<"numFormed", "formed", "Number of layer normalisations formed">,
+  ];
+}
+
 def FormAttention : Pass<"fuse-form-attention", "mlir::func::FuncOp"> {
   let summary = "Replace MatMul -> scale -> [mask] -> Softmax -> MatMul by fuse.attention";
   let description = [{
@@ -81,16 +98,38 @@ def FormAttention : Pass<"fuse-form-attention", "mlir::func::FuncOp"> {
   ];
 }
 
+def ExposeViews : Pass<"fuse-expose-views", "mlir::func::FuncOp"> {
+  let summary = "Rewrite the data movement around attention as views (rule expose-views)";
+  let description = [{
+    A MatMul by a 2-D weight and an element-wise op with broadcast biases
+    compute each row on their own, so they commute with a transpose that
+    keeps the last axis. A transpose in front of such ops sinks below them
+    when it then ends in an attention's operand views (or meets its
+    inverse), and one after them rises above them when it then follows an
+    attention's output views: torch's sequence-first multi-head attention
+    then reads and writes batch-first tensors through views, and
+    fuse-form-attention-views absorbs its transposes. A Gather of one
+    constant index becomes the Slice and Reshape it is; an Expand whose
+    element-wise consumer would broadcast its operand anyway is dropped.
+    Runs after fuse-form-attention, before mixed precision.
+  }];
+  let statistics = [
+    Statistic<"numMoved", "moved", "Number of transposes moved across row-wise ops">,
+  ];
+}
+
 def FormAttentionViews : Pass<"fuse-form-attention-views", "mlir::func::FuncOp"> {
   let summary = "Read attention's Q, K, V and store its output through views (rule attention-views)";
   let description = [{
-    A chain of Slice, Reshape, Flatten and Transpose ops whose only user is a
-    fuse.attention operand (a fused QKV projection split into heads), and a
-    chain of Reshape, Flatten and Transpose ops that is the attention
-    result's only user (the heads merged back), join the attention op's
-    group (the `fuse.group` attribute) when the whole chain is a strided view
-    of the tensor it starts from (or ends in) with the head dimension
-    contiguous (ir/StridedView.h). The attention kernel then loads Q, K and V
+    Chains of Slice, Reshape, Flatten, Transpose and Expand ops read only by
+    a fuse.attention's operands (a fused QKV projection split into heads; Q,
+    K and V may share their first views; a padding mask reshaped and
+    expanded over heads), and a chain of Reshape, Flatten and Transpose ops
+    that is the attention result's only user (the heads merged back), join
+    the attention op's group (the `fuse.group` attribute) when the whole
+    chain is a strided view of the tensor it starts from (or ends in), with
+    the head dimension contiguous for Q, K, V and the result
+    (ir/StridedView.h). The attention kernel then loads Q, K and V
     rows straight from the projection's output and stores each output row
     where the merged tensor keeps it: the copy kernels of the head split and
     merge disappear. Runs before fuse-form-data-movement-chains, which leaves

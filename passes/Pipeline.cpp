@@ -18,10 +18,12 @@ bool FusionOptions::isEnabled(llvm::StringRef name) const {
 
 std::vector<std::string> fusionRuleNames() {
   std::vector<std::string> names = {// rewrites
-                                    "fold-batch-norm", "fold-pad-into-conv", "form-attention",
+                                    "fold-batch-norm", "fold-pad-into-conv", "form-layer-norm", "form-attention",
                                     // epilogue rule patterns (fuse-form-epilogues)
                                     "epilogue-activation", "bias-epilogue", "add-to-output", "conv-prologue",
                                     "epilogue-transpose",
+                                    // data movement around attention as views (fuse-expose-views)
+                                    "expose-views",
                                     // views read and written in place (fuse-form-attention-views)
                                     "attention-views",
                                     // data-movement chains (fuse-form-data-movement-chains)
@@ -60,8 +62,13 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   // Before mixed precision, which would split the chain with casts around
   // the softmax; not under strategy "none", whose plans are the unfused
   // reference.
+  if (options.strategy != "none" && options.isEnabled("form-layer-norm"))
+    funcPm.addPass(createFormLayerNorm());
   if (options.strategy != "none" && options.isEnabled("form-attention"))
     funcPm.addPass(createFormAttention());
+  // After attention is formed, whose views decide where a transpose ends.
+  if (options.strategy != "none" && options.isEnabled("expose-views"))
+    funcPm.addPass(createExposeViews());
   const bool concatInPlace = options.strategy != "none" && options.isEnabled("concat-in-place");
   // After the folds, so folded weights are rounded once; before fusion, so
   // the casts it inserts join neighbouring kernels.

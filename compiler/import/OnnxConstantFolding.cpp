@@ -219,6 +219,10 @@ const llvm::StringMap<NodeFolder::Method> &NodeFolder::methods() {
       {"Neg", &NodeFolder::foldUnary},
       {"Abs", &NodeFolder::foldUnary},
       {"Not", &NodeFolder::foldUnary},
+      // Scales exporters compute from a head size (1 / sqrt(D), and its
+      // square root applied to Q and K both).
+      {"Sqrt", &NodeFolder::foldUnary},
+      {"Reciprocal", &NodeFolder::foldUnary},
   };
   return table;
 }
@@ -945,9 +949,11 @@ FailureOr<Results> NodeFolder::foldUnary() {
     if (op == "Not")
       return error() << "Not takes booleans";
     for (float &value : result.floats)
-      value = op == "Neg" ? -value : std::fabs(value);
+      value = op == "Neg" ? -value : op == "Abs" ? std::fabs(value) : op == "Sqrt" ? std::sqrt(value) : 1.0f / value;
     return Results{std::move(result)};
   }
+  if (op == "Sqrt" || op == "Reciprocal")
+    return error() << op << " takes floats";
   for (DimExpr &value : result.ints) {
     if (op == "Not") {
       if (!value.isConstant())

@@ -94,3 +94,20 @@ func.func @identity_slice_expand(%x: tensor<?x8xf32>, %y: tensor<1xf32>) -> (ten
   %2 = fuse.slice %y {starts = array<i64: 0>, ends = array<i64: -1>, steps = array<i64: -1>} : (tensor<1xf32>) -> tensor<1xf32>
   return %0, %1, %2 : tensor<?x8xf32>, tensor<?x8xf32>, tensor<1xf32>
 }
+
+// -----
+
+// A slice of a constant (a packed projection's weight split into its Q and
+// KV parts) is a constant: rows 1..2 of a 3x2 constant, and every other
+// element of a row read backwards.
+// CHECK-LABEL: func.func @slice_of_constant
+// CHECK-NEXT: %[[A:.*]] = fuse.constant dense<{{\[\[}}3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT: %[[B:.*]] = fuse.constant dense<[6.000000e+00, 4.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: return %[[A]], %[[B]]
+func.func @slice_of_constant() -> (tensor<2x2xf32>, tensor<2xf32>) {
+  %c = fuse.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %rows = fuse.slice %c {starts = array<i64: 1, 0>, ends = array<i64: 3, 2>, steps = array<i64: 1, 1>} : (tensor<3x2xf32>) -> tensor<2x2xf32>
+  %flat = fuse.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]> : tensor<6xf32>
+  %back = fuse.slice %flat {starts = array<i64: 5>, ends = array<i64: 2>, steps = array<i64: -2>} : (tensor<6xf32>) -> tensor<2xf32>
+  return %rows, %back : tensor<2x2xf32>, tensor<2xf32>
+}

@@ -323,3 +323,17 @@ TEST_CASE("Trilu folds a constant to its triangle (a causal mask)", "[onnx][fold
   CHECK(mlir::failed(folder.fold(node("Trilu"), {floats({3}, {1, 2, 3})}, 14)));
   CHECK(folder.diagnostics.find("the input has rank 1, Trilu needs 2 or more") != std::string::npos);
 }
+
+TEST_CASE("Sqrt and Reciprocal fold float constants (an attention scale computed from the head size)",
+          "[onnx][folding]") {
+  Folder folder;
+  // TorchScript's scaled_dot_product_attention: sqrt(1 / sqrt(D)) for D = 16.
+  auto root = folder.fold(node("Sqrt"), {floats({1}, {16.0f})});
+  REQUIRE(mlir::succeeded(root));
+  CHECK(root->floats == std::vector<float>{4.0f});
+  auto inverse = folder.fold(node("Reciprocal"), {floats({2}, {4.0f, -0.5f})});
+  REQUIRE(mlir::succeeded(inverse));
+  CHECK(inverse->floats == std::vector<float>{0.25f, -2.0f});
+  CHECK(mlir::failed(folder.fold(node("Sqrt"), {ints({1}, {4})})));
+  CHECK(folder.diagnostics.find("Sqrt takes floats") != std::string::npos);
+}
