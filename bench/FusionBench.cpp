@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -188,17 +189,20 @@ const std::map<std::string, int64_t> kIdealKernels = {
     // Stem conv, max pool, 58 dense layers of 2 convs, 3 transitions of a
     // conv and a pool, BatchNorm-ReLU-mean, the classifier.
     {"densenet121", 126},
-    // 18 blocks of depthwise conv + LayerNorm, GEMM + GELU, GEMM + layer
-    // scale + residual; stem and 3 downsamplings of a LayerNorm and a conv
-    // (one kernel each), pool + LayerNorm and the classifier.
-    {"convnext_tiny", 60},
+    // ConvNeXt-T: 18 blocks of depthwise conv + LayerNorm, GEMM + GELU,
+    // GEMM + layer scale + residual; stem and 3 downsamplings of a LayerNorm
+    // and a conv (one kernel each), pool + LayerNorm and the classifier.
+    {"convnext_t", 60},
+    // The same architecture with blocks of 2 and 1 and one downsampling.
+    {"convnext_tiny", 13},
 };
 
 struct Quality {
   int64_t kernels = 0, copies = 0, inPlace = 0;
   double bytes = 0;
-  /// Each copy kernel: its name, modeled bytes and why it stays.
-  std::vector<std::string> copyReasons;
+  /// Why copy kernels stay (the report's reason, without the consumer's
+  /// name): how many, and their modeled bytes.
+  std::map<std::string, std::pair<int64_t, double>> copyReasons;
 };
 
 /// The fused plan of `import` with `options`: kernels, those that only move
@@ -216,10 +220,12 @@ Quality qualityOf(const ModelImport &import, const FusionOptions &options) {
     else if (kernel["kind"] == "data_movement")
       ++quality.copies;
     if (kernel.contains("copy")) {
-      char bytes[32];
-      std::snprintf(bytes, sizeof(bytes), "%.0f B", kernel["copy"]["bytes"].get<double>());
-      quality.copyReasons.push_back(kernel["kernel"].get<std::string>() + " (" + bytes +
-                                    "): " + kernel["copy"]["reason"].get<std::string>());
+      static const std::regex consumer("its consumer \\S+ \\(");
+      auto &[count, bytes] =
+          quality
+              .copyReasons[std::regex_replace(kernel["copy"]["reason"].get<std::string>(), consumer, "its consumer (")];
+      ++count;
+      bytes += kernel["copy"]["bytes"].get<double>();
     }
   }
   return quality;
@@ -254,13 +260,16 @@ void benchFusionQuality(const std::vector<std::pair<std::string, std::string>> &
                   static_cast<long long>(fused.copies), static_cast<long long>(fused.inPlace),
                   static_cast<long long>(unfused.kernels), fused.bytes, unfused.bytes,
                   unfused.bytes > 0 ? 100.0 * fused.bytes / unfused.bytes : 0.0);
-      if (std::string(layout) == "nchw")
-        for (const std::string &reason : fused.copyReasons)
-          copies.push_back(name + ": " + reason);
+      for (const auto &[reason, figures] : fused.copyReasons) {
+        char line[128];
+        std::snprintf(line, sizeof(line), "%s %s: %lld (%.0f B): ", name.c_str(), layout,
+                      static_cast<long long>(figures.first), figures.second);
+        copies.push_back(line + reason);
+      }
     }
   }
   // Every copy kernel left says why (the fusion report's `copy`).
-  std::printf("\ncopy kernels left (NCHW) and why they stay\n");
+  std::printf("\ncopy kernels left, how many, their modeled bytes and why they stay (the fusion report's reasons)\n");
   for (const std::string &line : copies)
     std::printf("  %s\n", line.c_str());
 }

@@ -149,11 +149,90 @@ FailureOr<GeneratedKernel> emitSoftmax(KernelBuilder &builder, fuse::SoftmaxOp s
                         launch, {"fusec_reduction.h"});
 }
 
+/// Rows of at most this many elements per thread keep a conv prologue's
+/// values in registers (layerNormCached): 2048 channels.
+constexpr int64_t kMaxCachedPerThread = 8;
+
+/// Appends the lines computing `const float <name>`, the channels-last
+/// depthwise `conv` at output coordinates `coords` (n, h, w, c): its bias
+/// plus the taps of the window inside the image, summed in (kh, kw) order in
+/// float, rounded to the conv's element type.
+void emitDepthwiseConvValue(KernelBuilder &builder, fuse::ConvOp conv, std::string &body,
+                            const std::vector<std::string> &coords, const std::string &name) {
+  auto in = shapeOf(conv.getInput()), weight = shapeOf(conv.getWeight());
+  ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(), dilations = conv.getDilations();
+  const std::string &n = coords[0], &h = coords[1], &w = coords[2], &c = coords[3];
+  const std::string sum = builder.fresh("conv"), kh = builder.fresh("kh"), kw = builder.fresh("kw");
+  const std::string ih = builder.fresh("ih"), iw = builder.fresh("iw");
+  auto line = [&](const std::string &indent, const std::string &text) { body += kIndent + indent + text + "\n"; };
+  auto str = [](int64_t value) { return std::to_string(value); };
+  line("", "float " + sum + " = " + (conv.getBias() ? builder.load(conv.getBias(), c) : std::string("0.0f")) + ";");
+  line("", "for (long long " + kh + " = 0; " + kh + " < " + str(weight[1]) + "; ++" + kh + ") {");
+  line("  ", "const long long " + ih + " = " + h + " * " + str(strides[0]) + " - " + str(pads[0]) + " + " + kh + " * " +
+                 str(dilations[0]) + ";");
+  line("  ", "if (" + ih + " < 0 || " + ih + " >= " + str(in[1]) + ") continue;");
+  line("  ", "for (long long " + kw + " = 0; " + kw + " < " + str(weight[2]) + "; ++" + kw + ") {");
+  line("    ", "const long long " + iw + " = " + w + " * " + str(strides[1]) + " - " + str(pads[1]) + " + " + kw +
+                   " * " + str(dilations[1]) + ";");
+  line("    ", "if (" + iw + " < 0 || " + iw + " >= " + str(in[2]) + ") continue;");
+  const std::string pixel =
+      "((" + n + " * " + str(in[1]) + " + " + ih + ") * " + str(in[2]) + " + " + iw + ") * " + str(in[3]) + " + " + c;
+  const std::string tap = "(" + c + " * " + str(weight[1]) + " + " + kh + ") * " + str(weight[2]) + " + " + kw;
+  line("    ", sum + " += " + builder.load(conv.getInput(), pixel) + " * " + builder.load(conv.getWeight(), tap) + ";");
+  line("  ", "}");
+  line("", "}");
+  line("", "const float " + name + " = " + roundedTo(fuse::elementTypeOf(conv.getResult()), sum) + ";");
+}
+
+/// LayerNormalization over the channels of a channels-last depthwise conv
+/// it computes (rule conv-into-norm): a block per pixel, each element's conv
+/// evaluated once and kept in registers (layerNormCached), the scale, bias
+/// and epilogue applied to the normalized value.
+FailureOr<GeneratedKernel> emitLayerNormOfConv(KernelBuilder &builder, fuse::LayerNormOp norm, fuse::ConvOp conv,
+                                               ArrayRef<Operation *> prologue, ArrayRef<Operation *> epilogue) {
+  if (prologue.size() != 1 || norm.getInput() != conv.getResult())
+    return conv.emitError() << "a conv computing a LayerNorm's input is its only prologue";
+  for (Value operand : conv->getOperands())
+    if (!llvm::isa<BlockArgument>(operand))
+      return conv.emitError() << "a conv computing a LayerNorm's input reads kernel inputs";
+  auto in = shapeOf(norm.getInput());
+  const int64_t perThread = (in.back() + kThreads - 1) / kThreads;
+  if (in.size() != 4 || norm.getAxis() != 3 || perThread > kMaxCachedPerThread)
+    return norm.emitError() << "a LayerNorm computing its input with a conv normalises the channels of an NHWC "
+                               "image, at most "
+                            << kMaxCachedPerThread * kThreads;
+  std::string loadBody;
+  auto loadCoords = emitCoordinates(loadBody, kIndent, in, "base + l", builder.fresh("x"));
+  emitDepthwiseConvValue(builder, conv, loadBody, loadCoords, "x");
+  const std::string load = functor("load", "long long l", loadBody + kIndent + "return x;\n");
+  std::string outputBody = std::string(kIndent) + "const long long at = base + l;\n";
+  auto coords = emitCoordinates(outputBody, kIndent, in, "at", "n");
+  std::string y = "normalize(x) * " + builder.valueAt(norm.getScale(), coords);
+  if (norm.getBias())
+    y += " + " + builder.valueAt(norm.getBias(), coords);
+  outputBody += std::string(kIndent) + "const float y = " + y + ";\n";
+  if (failed(emitEpilogue(builder, norm, epilogue, outputBody, "at", "y")))
+    return failure();
+  const std::string output =
+      functor("output", "long long l, const Rows::LayerNormNormalizer &normalize, float x", outputBody);
+  KernelLaunch launch;
+  launch.block = {kThreads, 1, 1};
+  launch.grid[0] = gridFor(linearNumel(in.take_front(3)), 1);
+  return builder.finish(rowsAlias() + "  __shared__ float scratch[Rows::kScratchFloats];\n" +
+                            "  const long long L = " + std::to_string(in[3]) + ";\n" +
+                            "  const long long base = Rows::rowBase(blockIdx.x, L, 1);\n" + load + output +
+                            "  Rows::layerNormCached<" + std::to_string(perThread) + ">(L, " +
+                            floatLiteral(norm.getEpsilon().convertToDouble()) + ", scratch, load, output);\n",
+                        launch, {"fusec_reduction.h"});
+}
+
 /// LayerNormalization: a block per row of the axes from `axis` on (one
 /// contiguous run), element l at base + l; scale and bias applied to the
 /// normalized value at its coordinates.
 FailureOr<GeneratedKernel> emitLayerNorm(KernelBuilder &builder, fuse::LayerNormOp norm, ArrayRef<Operation *> prologue,
                                          ArrayRef<Operation *> epilogue) {
+  if (auto conv = prologue.empty() ? fuse::ConvOp() : llvm::dyn_cast<fuse::ConvOp>(prologue.front()))
+    return emitLayerNormOfConv(builder, norm, conv, prologue, epilogue);
   Operation *core = norm;
   auto in = shapeOf(core->getOperand(0));
   const size_t axis = norm.getAxis();

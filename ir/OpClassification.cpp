@@ -18,15 +18,20 @@ TemplateFusion templateFusion(OpClass coreClass) {
 }
 
 mlir::Operation *kernelCore(llvm::ArrayRef<mlir::Operation *> ops) {
-  mlir::Operation *firstMove = nullptr;
+  mlir::Operation *firstMove = nullptr, *core = nullptr;
   for (mlir::Operation *op : ops) {
     OpClass opClass = classifyOp(op);
     if (opClass == OpClass::DataMovement && !firstMove)
       firstMove = op;
-    else if (opClass != OpClass::DataMovement && opClass != OpClass::Elementwise && opClass != OpClass::Other)
-      return op;
+    else if (opClass != OpClass::DataMovement && opClass != OpClass::Elementwise && opClass != OpClass::Other) {
+      // A depthwise conv computing a LayerNorm's input is that norm's
+      // prologue (rule conv-into-norm): the norm decides the template.
+      if (core && !(classifyOp(core) == OpClass::Conv && opClass == OpClass::Reduction))
+        return core;
+      core = op;
+    }
   }
-  return firstMove;
+  return core ? core : firstMove;
 }
 
 llvm::StringRef kernelKindName(OpClass opClass) {

@@ -18,7 +18,8 @@ namespace fusec::fuse {
 OpClass classifyOp(mlir::Operation *op);
 
 /// The op among a kernel's `ops` that decides its template: its conv, gemm,
-/// pool, reduction or attention op, else its first data-movement op (an
+/// pool, reduction or attention op (a reduction after a conv: the conv is
+/// its prologue, rule conv-into-norm), else its first data-movement op (an
 /// attention kernel also holds the views it reads and writes through,
 /// fuse-form-attention-views); null when every op is elementwise.
 mlir::Operation *kernelCore(llvm::ArrayRef<mlir::Operation *> ops);

@@ -31,6 +31,29 @@ bool isConstantSlopePRelu(Operation *op, Value value) {
   return prelu && prelu.getLhs() == value && prelu.getRhs().getDefiningOp<ConstantOp>();
 }
 
+/// Taps a conv may have to be recomputed in a LayerNorm's prologue: each
+/// normalised element evaluates its conv once (9x9 windows and below).
+constexpr int64_t kMaxNormPrologueTaps = 81;
+
+/// The LayerNorm `conv` computes the input of, when `conv` is cheap to
+/// evaluate per element there: depthwise (one input channel per output
+/// channel), channels-last, a static image, its one user a LayerNorm over
+/// the channels (the last axis). ConvNeXt's depthwise 7x7 conv and the
+/// LayerNorm after it then read and write the image once, in one kernel.
+LayerNormOp normOfDepthwiseConv(ConvOp conv) {
+  auto input = llvm::cast<RankedTensorType>(conv.getInput().getType());
+  auto weight = llvm::cast<RankedTensorType>(conv.getWeight().getType());
+  if (!conv.getChannelsLast() || !conv.getResult().hasOneUse() || input.getRank() != 4 ||
+      conv.getGroup() != input.getDimSize(3) || weight.getDimSize(0) != input.getDimSize(3) ||
+      weight.getDimSize(3) != 1 || weight.getDimSize(1) * weight.getDimSize(2) > kMaxNormPrologueTaps ||
+      llvm::any_of(input.getShape().drop_front(), ShapedType::isDynamic))
+    return LayerNormOp();
+  auto norm = llvm::dyn_cast<LayerNormOp>(*conv.getResult().getUsers().begin());
+  if (!norm || norm.getInput() != conv.getResult() || norm.getAxis() != 3 || norm->hasAttr(fusec::kGroupAttr))
+    return LayerNormOp();
+  return norm;
+}
+
 struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
   using FormEpiloguesBase::FormEpiloguesBase;
 
@@ -64,6 +87,18 @@ struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
       auto group = builder.getI64IntegerAttr(nextGroup++);
       op.setAttr(fusec::kGroupAttr, group);
       ++numGroups;
+      // A depthwise conv whose only reader normalises its channels is
+      // computed in the norm's kernel, as its prologue (the norm is the
+      // kernel's core: kernelCore).
+      if (auto conv = llvm::dyn_cast<ConvOp>(op); conv && enabled("conv-into-norm")) {
+        auto hasNoGroup = [](Operation *candidate) { return !candidate->hasAttr(fusec::kGroupAttr); };
+        if (LayerNormOp norm = normOfDepthwiseConv(conv); norm && convPrologue(conv, hasNoGroup).empty()) {
+          norm->setAttr(fusec::kGroupAttr, group);
+          op.setAttr(fusec::kFusedByAttr, builder.getStringAttr("conv-into-norm"));
+          ++numFusedOps;
+          continue;
+        }
+      }
       // Ops another rule grouped (an earlier conv's epilogue) stay there.
       if (auto conv = llvm::dyn_cast<ConvOp>(op); conv && enabled("conv-prologue"))
         for (Operation *prologue :

@@ -217,6 +217,10 @@ Legality FusionGraph::checkKinds(const FusionGroup &producer, const FusionGroup 
   if (consumer.core) {
     if (!fuse::templateFusion(coreClass(consumer)).prologue)
       return Legality::reject("no-prologue", "'" + describe(consumer.id) + "' reads its inputs through a template");
+    // A norm computing its input with a conv (conv-into-norm) reads the
+    // conv's operands as they are.
+    if (llvm::any_of(consumer.ops, [](Operation *op) { return fuse::classifyOp(op) == fuse::OpClass::Conv; }))
+      return Legality::reject("no-prologue", "'" + describe(consumer.id) + "' computes its input with a conv");
     auto input = llvm::cast<RankedTensorType>(consumer.core->getOperand(0).getType()).getShape();
     if (!allHaveShape(producer, input))
       return Legality::reject("iteration-space", "prologue shape differs from the reduction input");

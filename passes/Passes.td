@@ -193,11 +193,14 @@ def FormEpilogues : Pass<"fuse-form-epilogues", "mlir::func::FuncOp"> {
     too: rule `conv-prologue`; the conv's template applies them to each
     input element it loads. A Transpose of a conv's (epilogue's) result
     joins last: rule `epilogue-transpose`, the conv stores each element at
-    its transposed position.
+    its transposed position. A depthwise channels-last conv (at most 81
+    taps) whose only user is a LayerNorm over the channels joins that norm
+    instead, as its prologue: rule `conv-into-norm` (the norm kernel
+    computes each conv element once, ConvNeXt's blocks).
   }];
   let options = [
     ListOption<"disabledRules", "disabled-rules", "std::string",
-               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output, conv-prologue, epilogue-transpose)">,
+               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output, conv-prologue, epilogue-transpose, conv-into-norm)">,
   ];
   let statistics = [
     Statistic<"numGroups", "groups", "Number of epilogue groups formed">,

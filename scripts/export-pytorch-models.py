@@ -156,6 +156,24 @@ class Model:
         return tuple(tensors)
 
 
+def convnext_tiny():
+    """torchvision's ConvNeXt at widths 16 and 32 (blocks of 2 and 1): the stem's 4x4 conv and LayerNorm2d, each
+    block's depthwise 7x7 conv, permute, LayerNorm, Linear, GELU, Linear, layer scale, permute back and residual add,
+    a downsampling LayerNorm2d and 2x2 conv, the classifier's LayerNorm2d. The layer scales (1e-6 when built) and the
+    LayerNorms' parameters are drawn, so every block changes its input."""
+    from torchvision.models.convnext import CNBlockConfig
+    model = torchvision.models.ConvNeXt([CNBlockConfig(16, 32, 2), CNBlockConfig(32, None, 1)], num_classes=10)
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if name.endswith("layer_scale"):
+                parameter.copy_(torch.rand(parameter.shape) + 0.5)
+        for module in model.modules():
+            if isinstance(module, nn.LayerNorm):
+                module.weight.copy_(torch.rand(module.weight.shape) + 0.5)
+                module.bias.copy_(torch.randn(module.bias.shape) * 0.1)
+    return model
+
+
 def models():
     mobilenet = torchvision.models.mobilenet_v2(weights=None, width_mult=0.25, num_classes=10)
     vit = torchvision.models.VisionTransformer(image_size=16, patch_size=4, num_layers=2, num_heads=4, hidden_dim=32,
@@ -196,7 +214,18 @@ def models():
                                                            bn_size=2, num_classes=10), {"input": (3, 32, 32)}, "torchvision DenseNet (growth 8, blocks of 2 and 3 "
                                "layers): each layer's Concat of every earlier feature map, pre-activation "
                                "BatchNorm-ReLU, a transition's average pool"),
+        # TorchScript exporter: the dynamo exporter writes the classifier's
+        # LayerNorm2d on the pooled [batch, C, 1, 1] as an as_strided, a
+        # Gather of indices from Range(0, batch), which fusec refuses.
+        "convnext_tiny": Model(convnext_tiny(), {"input": (3, 32, 32)}, "torchvision ConvNeXt (widths 16 and 32): "
+                               "depthwise 7x7 convs, LayerNorms over the channels between permutes, layer scales "
+                               "(TorchScript exporter, opset 17)", dynamo=False, opset=17),
     }
+
+
+# Models added after the first set: their seeds follow the first set's, which keep theirs (a regeneration writes the
+# first set's files unchanged).
+LATER_MODELS = ("convnext_tiny",)
 
 
 def randomize(model, seed):
@@ -343,8 +372,11 @@ def main():
         # The modules' initial weights come from torch's global generator:
         # seeded, a regeneration writes the same files.
         torch.manual_seed(0)
-        for seed, (name, spec) in enumerate(sorted(table().items())):
-            write(name, spec, out, seed)
+        specs = table()
+        names = sorted(name for name in specs if name not in LATER_MODELS)
+        names += [name for name in LATER_MODELS if name in specs]
+        for seed, name in enumerate(names):
+            write(name, specs[name], out, seed)
 
 
 if __name__ == "__main__":

@@ -107,6 +107,38 @@ template <int kThreads_> struct FusecRowReduction {
       output(l, LayerNormNormalizer{mean, invStd});
   }
 
+  /// layerNorm for a `load` too dear to call three times per element (a
+  /// depthwise conv evaluated per element, rule conv-into-norm): each thread
+  /// loads its elements l = threadIdx.x + i * blockDim.x once into
+  /// registers (kPerThread * blockDim.x >= length), the statistics are
+  /// layerNorm's, and output(l, normalizer, x) receives the element. Sums
+  /// run in the same order as layerNorm's, so the results are the same.
+  template <int kPerThread, typename Load, typename Output>
+  __device__ static void layerNormCached(long long length, float epsilon, float *scratch, Load &&load,
+                                         Output &&output) {
+    float values[kPerThread];
+    float localSum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const long long l = (long long)threadIdx.x + (long long)i * blockDim.x;
+      values[i] = l < length ? load(l) : 0.0f;
+      localSum += values[i];
+    }
+    const float mean = fusec_block_sum(localSum, scratch) / (float)length;
+    float localSquares = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i)
+      if ((long long)threadIdx.x + (long long)i * blockDim.x < length)
+        localSquares += (values[i] - mean) * (values[i] - mean);
+    const float invStd = 1.0f / sqrtf(fusec_block_sum(localSquares, scratch) / (float)length + epsilon);
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const long long l = (long long)threadIdx.x + (long long)i * blockDim.x;
+      if (l < length)
+        output(l, LayerNormNormalizer{mean, invStd}, values[i]);
+    }
+  }
+
   /// ArgMax / ArgMin over `length` elements: each thread keeps the element
   /// Choice prefers among its share (index -1: none yet), the block's
   /// choices meet in a tree over `choiceValue` and `choiceIndex` (kThreads

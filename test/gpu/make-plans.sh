@@ -21,8 +21,11 @@
 #    heads of 60 (E = 120, 2 heads): the SIMT attention loop; and
 #    encoder_d64_seqs.plan, the d64 layer with a named sequence length
 #    compiled at S = 128 and 256 (shape variants, which check.sh runs each);
-#  - pytorch_{gpt_block,encoder_pre,vit_tiny}.plan: transformers exported by
-#    PyTorch with a dynamic batch (test/data/pytorch), in f32;
+#  - pytorch_{gpt_block,encoder_pre,encoder_post,vit_tiny}.plan: transformers
+#    exported by PyTorch with a dynamic batch (test/data/pytorch), in f32
+#    (encoder_post: sequence first, its attention reading views whose row
+#    strides grow with the batch), and pytorch_convnext_tiny_nhwc.plan
+#    (--layout=nhwc: LayerNorms computing their depthwise convs);
 #  - for the Hopper templates (--target=sm_90a, docs/hopper.md):
 #    gemm4096_sm90a.plan (a 4096^3 f16 product at batch 4096, its operands
 #    graph inputs) and pytorch_gpt_block_bf16_sm90a.plan;
@@ -128,9 +131,10 @@ compile "$src/encoder_d64_seqs.json" encoder_d64_seqs 1 --dim seq=128,256
 # Transformers from PyTorch's exporters with a dynamic batch, whose attention
 # runs on the batch and the heads kept split (docs/shapes.md). Their weights
 # are external data, so no ONNX copy goes along (--precision=fp32 says so).
-for model in gpt_block encoder_pre vit_tiny; do
+for model in gpt_block encoder_pre encoder_post vit_tiny; do
   compile "$root/test/data/pytorch/$model/model.onnx" "pytorch_$model" 1 --precision=fp32
 done
+compile "$root/test/data/pytorch/convnext_tiny/model.onnx" pytorch_convnext_tiny_nhwc 1 --precision=fp32 --layout=nhwc
 # Hopper plans (--target=sm_90a, whatever FUSEC_TARGET says: docs/hopper.md):
 # the GPT-2 block in bf16, whose four projections run the wgmma GEMM, and
 # gemm4096_sm90a: Y = A B with A [batch, 4096] and B [4096, 4096] f16 graph

@@ -151,7 +151,7 @@ private:
 /// it): the tolerance is a few units of f16 (2^-11) or bf16 (2^-8).
 /// `target` is fusec's --target: sm_90a plans use the Hopper templates.
 void runPlan(const std::string &name, const std::string &precision = "fp32", const std::string &modelsDir = kModelsDir,
-             const std::string &target = "sm_90", bool expectViews = false) {
+             const std::string &target = "sm_90", bool expectViews = false, const std::string &layout = "nchw") {
   const double tolerance = precision == "fp16" ? 4e-3 : precision == "bf16" ? 3e-2 : 1e-4;
   test::ModelReference reference = test::loadModelReference(modelsDir + "/" + name);
   auto context = createContext();
@@ -159,6 +159,7 @@ void runPlan(const std::string &name, const std::string &precision = "fp32", con
   DriverOptions options;
   options.inputPath = reference.onnxPath;
   options.fusion.precision = precision;
+  options.fusion.layout = layout;
   options.plan.target = target;
   auto module = importAndFuse(*context, options);
   INFO(diagnostics.text());
@@ -277,6 +278,18 @@ TEST_CASE("emul: a DenseNet whose layers write their concatenation in place matc
   const std::string pytorch = std::string(FUSEC_TEST_DATA_DIR) + "/pytorch";
   runPlan("densenet_tiny", "fp32", pytorch, "sm_90", /*expectViews=*/true);
   runPlan("densenet_tiny", "fp16", pytorch, "sm_90", /*expectViews=*/true);
+}
+
+// ConvNeXt's blocks in NHWC: each depthwise 7x7 conv is evaluated in the
+// kernel of the LayerNorm over its channels (conv-into-norm), every element
+// once, kept in registers (FusecRowReduction::layerNormCached).
+TEST_CASE("emul: a ConvNeXt whose LayerNorms compute their depthwise convs matches the CPU backend",
+          "[codegen][emul][plan][pytorch][conv-into-norm]") {
+  const std::string pytorch = std::string(FUSEC_TEST_DATA_DIR) + "/pytorch";
+  for (const char *precision : {"fp32", "fp16"}) {
+    INFO(precision);
+    runPlan("convnext_tiny", precision, pytorch, "sm_90", /*expectViews=*/false, "nhwc");
+  }
 }
 
 namespace {
