@@ -195,6 +195,19 @@ const std::map<std::string, int64_t> kIdealKernels = {
     {"convnext_t", 60},
     // The same architecture with blocks of 2 and 1 and one downsampling.
     {"convnext_tiny", 13},
+    // MobileNetV3-Small: the stem conv; 11 inverted residuals of an expand
+    // conv (not in the first), the depthwise conv, for 9 of them a
+    // squeeze-excitation (pool, FC + ReLU, FC + hard sigmoid; its scale in
+    // the project conv's prologue) and the project conv (+ residual); the
+    // last conv, the pool, two Linears.
+    {"mobilenet_v3_small", 64},
+    // EfficientNet-B0: the stem conv, 16 MBConv blocks (the first without
+    // an expand conv) each with a squeeze-excitation as above, the head
+    // conv, the pool and the classifier.
+    {"efficientnet_b0", 99},
+    // The U-Net of export-pytorch-models.py: 11 convs, 2 transposed convs
+    // (one kernel each), 2 max pools; the skips' concats in place.
+    {"unet", 15},
 };
 
 struct Quality {
@@ -294,7 +307,9 @@ int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::string modelsDir = FUSEC_MODELS_DIR;
   // The fusion-quality table: PyTorch's exports of the test data, ResNet-50,
-  // and models given as --model=NAME=PATH (DenseNet-121, ConvNeXt-T).
+  // and models given as --model=NAME=PATH (scripts/export-pytorch-models.py
+  // --bench-out writes DenseNet-121, ConvNeXt-T, MobileNetV3-Small,
+  // EfficientNet-B0 and a U-Net).
   std::vector<std::pair<std::string, std::string>> qualityModels = modelsUnder(FUSEC_PYTORCH_MODELS_DIR);
   qualityModels.emplace_back("resnet50", "");
   for (int i = 1; i < argc; ++i) {

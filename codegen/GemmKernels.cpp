@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
 #include "ir/ElementTypes.h"
+#include "ir/StridedView.h"
 
 #include <optional>
 
@@ -36,7 +37,10 @@ namespace fusec::codegen {
 namespace {
 
 /// The batch coordinates of blockIdx.z and the matching (broadcast) A and B
-/// matrices, as `A` and `B`.
+/// matrices, as `A` and `B`, and `lda`, A's row stride as stored. A matrix
+/// A that the kernel reads as rows of its input (rule operand-views:
+/// ir/StridedView.h, matrixRowsOf) starts at the view's offset, its rows
+/// the view's stride apart.
 std::vector<std::string> emitMatrixBases(KernelBuilder &builder, std::string &code, Value lhs, Value rhs,
                                          ArrayRef<int64_t> outShape) {
   std::vector<std::string> coords = emitCoordinates(code, "  ", outShape.drop_back(2), "(long long)blockIdx.z", "b");
@@ -44,7 +48,13 @@ std::vector<std::string> emitMatrixBases(KernelBuilder &builder, std::string &co
     std::string offset = broadcastOffset(shape.drop_back(2), coords);
     return "(" + offset + ") * " + dimExpr(shape[shape.size() - 2]) + " * " + dimExpr(shape.back());
   };
-  code += "  const auto *A = " + builder.inputName(lhs) + " + " + matrixBase(shapeOf(lhs)) + ";\n";
+  if (std::optional<fuse::MatrixRows> rows = fuse::matrixRowsOf(lhs)) {
+    code += "  const auto *A = " + builder.inputName(rows->input) + " + " + std::to_string(rows->offset) + "LL;\n";
+    code += "  const long long lda = " + std::to_string(rows->rowStride) + "LL;\n";
+  } else {
+    code += "  const auto *A = " + builder.inputName(lhs) + " + " + matrixBase(shapeOf(lhs)) + ";\n";
+    code += "  const long long lda = " + dimExpr(shapeOf(lhs).back()) + ";\n";
+  }
   code += "  const auto *B = " + builder.inputName(rhs) + " + " + matrixBase(shapeOf(rhs)) + ";\n";
   return coords;
 }
@@ -141,6 +151,7 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
             dimExpr(outShape[outRank - 1]) + "), K = int(" + dimExpr(lhsShape.back()) + ");\n";
     code += "  const FusecDivisor matrixRows = " + matrixRows + ";\n";
     code += "  const auto *A = " + builder.inputName(lhs) + ";\n";
+    code += "  const long long lda = K;\n";
     code += "  const auto *B = " + builder.inputName(rhs) + ";\n";
     // The epilogue recovers the batch coordinates and the row in its matrix;
     // C's matrices are consecutive, so a folded row is a row of C.
@@ -159,6 +170,7 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
             std::to_string(folded->fixed) + "LL), N = int(" + dimExpr(outShape[outRank - 1]) + "), K = int(" +
             dimExpr(lhsShape.back()) + ");\n";
     code += "  const auto *A = " + builder.inputName(lhs) + ";\n";
+    code += "  const long long lda = K;\n";
     code += "  const auto *B = " + builder.inputName(rhs) + ";\n";
     // The epilogue recovers the batch coordinates and the row in its matrix.
     code += "  auto epilogue = [&](int foldedRow, int col, float acc) {\n";
@@ -175,17 +187,17 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
     return failure();
   code += "  };\n";
   if (wgmma) {
-    code += "  (void)A;\n  (void)B;\n";
+    code += "  (void)A;\n  (void)B;\n  (void)lda;\n";
     code += "  Gemm::run(&fusec_map0, &fusec_map1, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
             "epilogue);\n";
   } else if (gemv) {
-    code += "  Gemm::run(A, K, B, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, gemmShared, "
+    code += "  Gemm::run(A, lda, B, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, gemmShared, "
             "epilogue);\n";
   } else {
     code += "  " + operand + " bOperand(B, " + (transB ? "K" : "N") + ");\n";
     // Split-K takes no batch matrices on grid.z (KernelConfig checks).
     const std::string split = emitSplitK(code, config, fuse::kTileCount(core, config), launch);
-    code += "  Gemm::run(A, K, bOperand, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
+    code += "  Gemm::run(A, lda, bOperand, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
             "reinterpret_cast<float *>(gemmShared), epilogue" +
             split + ");\n";
   }
@@ -221,8 +233,9 @@ FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core
           ", \"the config's shared size\");\n";
   code += "  const long long M = " + M + ", N = " + N + ", K = " + K + ";\n";
   std::vector<std::string> coords = emitMatrixBases(builder, code, lhs, rhs, outShape);
+  code += "  (void)lda;\n";
   code += "  auto loadA = [&](long long row, long long k) { return fusec_ld(&A[" +
-          std::string(transA ? "k * M + row" : "row * K + k") + "]); };\n";
+          std::string(transA ? "k * M + row" : "row * lda + k") + "]); };\n";
   code += "  auto loadB = [&](long long k, long long col) { return fusec_ld(&B[" +
           std::string(transB ? "col * K + k" : "k * N + col") + "]); };\n";
   code += "  auto epilogue = [&](long long row, long long col, float acc) {\n";

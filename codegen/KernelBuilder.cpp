@@ -3,6 +3,7 @@
 
 #include "ir/ElementTypes.h"
 #include "ir/SliceViews.h"
+#include "ir/StridedView.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -403,10 +404,20 @@ FailureOr<Operation *> findTemplateCore(KernelBuilder &builder, fuse::OpClass co
     return builder.getKernel().emitError() << kind << " kernel without a " << kind << " op";
   std::vector<Operation *> prologue;
   splitAroundCore(builder, core, prologue, epilogue);
+  // A matrix product may read A as rows of a kernel input through the view
+  // ops before it (rule operand-views): they are addressing, not a prologue.
+  Value rowsOf;
+  if (coreClass == fuse::OpClass::Gemm)
+    if (std::optional<fuse::MatrixRows> rows = fuse::matrixRowsOf(core->getOperand(0));
+        rows && llvm::isa<BlockArgument>(rows->input)) {
+      rowsOf = core->getOperand(0);
+      for (Value value = rowsOf; value != rows->input; value = value.getDefiningOp()->getOperand(0))
+        llvm::erase(prologue, value.getDefiningOp());
+    }
   if (!prologue.empty() && !fuse::templateFusion(coreClass).prologue)
     return prologue.front()->emitError() << kind << " kernels take no fused prologue";
   for (Value operand : core->getOperands())
-    if (!llvm::isa<BlockArgument>(operand))
+    if (!llvm::isa<BlockArgument>(operand) && operand != rowsOf)
       return core->emitError() << kind << " operands must be kernel inputs";
   return core;
 }

@@ -22,8 +22,8 @@ std::string consumerReason(fuse::SuperkernelOp consumer) {
   const std::string name = consumer.getSymName().str(), kind = consumer.getKind().str();
   if (kind == "conv" || kind == "gemm")
     return "its consumer " + name + " (" + kind +
-           ") reads its operands dense: the conv and GEMM templates load no permuted, strided or gathered operand "
-           "(a conv reads a channel slice of a concatenation only)";
+           ") reads this operand dense: the conv and GEMM templates load no permuted or gathered operand (a GEMM "
+           "reads A as rows of another tensor, operand-views; a conv a channel slice of a concatenation)";
   if (kind == "attention")
     return "its consumer " + name +
            " (attention) reads Q, K and V through views with contiguous rows only, and this is not one "

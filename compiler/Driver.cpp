@@ -11,9 +11,11 @@
 
 #include "ir/FuseDialect.h"
 #include "ir/FuseOps.h"
+#include "ir/OpClassification.h"
 #include "ir/ShapeUtils.h"
 #include "ir/SliceViews.h"
 
+#include "passes/FusionAttributes.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanFormat.h"
 #include "support/FileIO.h"
@@ -134,8 +136,48 @@ OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &o
   return importAndFuse(context, options, *sizes);
 }
 
+namespace {
+/// Runs the fusion pipeline of `fusion` on `module`.
+LogicalResult runFusionPipeline(MLIRContext &context, ModuleOp module, const FusionOptions &fusion) {
+  PassManager pm(&context);
+  buildFusionPipeline(pm, fusion);
+  return pm.run(module);
+}
+
+/// Whether `module` has a convolution or a pooling op: an image network,
+/// for which the layout between them is a choice.
+bool hasImageOps(ModuleOp module) {
+  return module
+      .walk([](Operation *op) {
+        const fuse::OpClass opClass = fuse::classifyOp(op);
+        return opClass == fuse::OpClass::Conv || opClass == fuse::OpClass::Pool ? WalkResult::interrupt()
+                                                                                : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The cost model's time of `module`'s fused kernels, in microseconds.
+double modeledMicroseconds(ModuleOp module) {
+  return buildFusionReport(module)["totals"]["time_us"]["fused"].get<double>();
+}
+
+/// Records the layout chosen for `module` and why in its fusion config
+/// (the fusion report's `layout` and `layout_choice`).
+void recordLayout(ModuleOp module, StringRef layout, const std::string &why) {
+  module.walk([&](func::FuncOp func) {
+    NamedAttrList config;
+    if (auto existing = func->getAttrOfType<DictionaryAttr>(kFusionConfigAttr))
+      config.append(existing.getValue());
+    Builder builder(module.getContext());
+    config.set("layout", builder.getStringAttr(layout));
+    config.set("layout_choice", builder.getStringAttr(why));
+    func->setAttr(kFusionConfigAttr, config.getDictionary(module.getContext()));
+  });
+}
+} // namespace
+
 OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &options,
-                                    const import::DimensionSizes &sizes) {
+                                    const import::DimensionSizes &sizes, std::string *chosenLayout) {
   if (options.progress)
     llvm::errs() << "fusec: importing " << options.inputPath << "\n";
   OwningOpRef<ModuleOp> module = importModel(options.inputPath, context, sizes);
@@ -143,12 +185,37 @@ OwningOpRef<ModuleOp> importAndFuse(MLIRContext &context, const DriverOptions &o
     return nullptr;
   if (options.progress)
     llvm::errs() << "fusec: fusing (" << options.fusion.strategy << ")\n";
-  PassManager pm(&context);
   // The kernels' templates follow the architecture they are compiled for.
   FusionOptions fusion = options.fusion;
   fusion.target = options.plan.target;
-  buildFusionPipeline(pm, fusion);
-  if (failed(pm.run(*module)))
+  if (fusion.layout == "auto") {
+    // An image network is fused both ways, and the cost model's faster one
+    // kept (ties stay NCHW, the layout the model gives); anything else has
+    // no layout to choose.
+    fusion.layout = "nchw";
+    if (hasImageOps(*module)) {
+      OwningOpRef<ModuleOp> channelsLast = module->clone();
+      FusionOptions nhwc = fusion;
+      nhwc.layout = "nhwc";
+      if (failed(runFusionPipeline(context, *module, fusion)) ||
+          failed(runFusionPipeline(context, *channelsLast, nhwc)))
+        return nullptr;
+      const double nchwUs = modeledMicroseconds(*module), nhwcUs = modeledMicroseconds(*channelsLast);
+      char why[128];
+      std::snprintf(why, sizeof(why), "modeled %.2f us in nchw, %.2f us in nhwc", nchwUs, nhwcUs);
+      if (nhwcUs < nchwUs) {
+        module = std::move(channelsLast);
+        fusion.layout = "nhwc";
+      }
+      recordLayout(*module, fusion.layout, why);
+      if (chosenLayout)
+        *chosenLayout = fusion.layout;
+      return module;
+    }
+  }
+  if (chosenLayout)
+    *chosenLayout = fusion.layout;
+  if (failed(runFusionPipeline(context, *module, fusion)))
     return nullptr;
   return module;
 }
@@ -303,8 +370,8 @@ std::string checkDriverOptions(const DriverOptions &options) {
     return "io-precision must be fp32 or the precision's half type ('" +
            (precision == "fp16" || precision == "bf16" ? precision : std::string("fp16 or bf16")) +
            "' with precision " + precision + "), got '" + io + "'";
-  if (options.fusion.layout != "nchw" && options.fusion.layout != "nhwc")
-    return "layout must be nchw or nhwc, got '" + options.fusion.layout + "'";
+  if (options.fusion.layout != "auto" && options.fusion.layout != "nchw" && options.fusion.layout != "nhwc")
+    return "layout must be auto, nchw or nhwc, got '" + options.fusion.layout + "'";
   const std::string &tactics = options.fusion.tactics;
   if (tactics != "generated,library" && tactics != "library,generated" && tactics != "generated" &&
       tactics != "library")
@@ -357,6 +424,9 @@ compileShapeVariants(MLIRContext &context, const DriverOptions &options,
   const std::vector<import::DimensionSizes> combinations = dimensionCombinations(options.dimensionSizes);
   const Location location = FileLineColLoc::get(&context, options.inputPath, 0, 0);
   ShapeVariantMerger merger;
+  // Every variant takes the layout the first one chose (--layout=auto):
+  // the variants share their weights, which the layout arranges.
+  DriverOptions variantOptions = options;
   // Kernels whose sizes are arguments compile once for every variant.
   std::map<uint64_t, codegen::CompiledKernel> memo;
   for (size_t i = 0; i < combinations.size(); ++i) {
@@ -364,7 +434,8 @@ compileShapeVariants(MLIRContext &context, const DriverOptions &options,
       llvm::errs() << "fusec: shape variant " << i + 1 << "/" << combinations.size() << " ("
                    << import::formatSizes(combinations[i]) << ")\n";
     // One module at a time: each is dropped once its plan is encoded.
-    OwningOpRef<ModuleOp> module = importAndFuse(context, options, combinations[i]);
+    OwningOpRef<ModuleOp> module =
+        importAndFuse(context, variantOptions, combinations[i], i == 0 ? &variantOptions.fusion.layout : nullptr);
     if (!module)
       return failure();
     if (i == 0 && reportFusion && failed(reportFusion(*module)))

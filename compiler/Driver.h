@@ -68,9 +68,14 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path, mlir::MLIRCo
 std::unique_ptr<mlir::MLIRContext> createContext();
 
 /// Imports `options.inputPath` with the named dimensions at `sizes` and
-/// runs the fusion pipeline on it.
+/// runs the fusion pipeline on it. With layout "auto", an image network
+/// (convolutions or pools) is fused in NCHW and in NHWC and the one the
+/// cost model prices faster is returned (a tie keeps NCHW); the fusion
+/// report's `layout` and `layout_choice` say which and why, and
+/// `chosenLayout`, when given, receives the layout fused.
 mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, const DriverOptions &options,
-                                                const import::DimensionSizes &sizes);
+                                                const import::DimensionSizes &sizes,
+                                                std::string *chosenLayout = nullptr);
 /// importAndFuse at the one size `options` gives each named dimension; an
 /// error if it gives several.
 mlir::OwningOpRef<mlir::ModuleOp> importAndFuse(mlir::MLIRContext &context, const DriverOptions &options);

@@ -162,6 +162,8 @@ std::string summarizeFusionReport(const json &report) {
     text += "fused " + members + " -> " + kernel["kernel"].get<std::string>() + ": saves " + formatBytes(saved) + ", " +
             std::to_string(replaced - 1) + " launch" + (replaced == 2 ? "" : "es") + "\n";
   }
+  if (report.contains("layout") && report.contains("layout_choice"))
+    text += "layout " + report["layout"].get<std::string>() + ": " + report["layout_choice"].get<std::string>() + "\n";
   const json &totals = report["totals"];
   char line[256];
   std::snprintf(line, sizeof(line),

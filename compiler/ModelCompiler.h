@@ -38,8 +38,9 @@ struct ModelCompileOptions {
   /// Configs each tensor-core conv/GEMM kernel is compiled with (fusec
   /// --kernel-variants); above 1 the plan carries variants to tune.
   int64_t kernelVariants = 1;
-  /// "nchw" or "nhwc" (fusec --layout).
-  std::string layout = "nchw";
+  /// "auto" (the layout the cost model prices faster), "nchw" or "nhwc"
+  /// (fusec --layout).
+  std::string layout = "auto";
   std::vector<int64_t> batchBuckets = {1, 2, 4, 8, 16};
   /// Sizes for named input dimensions other than the batch (fusec --dim):
   /// more than one for a name makes a plan of shape variants; a range

@@ -7,6 +7,7 @@
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
 #include "ir/SliceViews.h"
+#include "ir/StridedView.h"
 #include "support/IndexedBatch.h"
 #include "support/SplitK.h"
 
@@ -161,6 +162,16 @@ std::string tensorCoreConvProblem(ConvOp conv, const KernelConfig &config) {
   return tileLoadProblem("the input", config.blockK, config.blockN, config.bVector, config.threads());
 }
 
+/// Why A's rows, read where they lie in another tensor (rule operand-views,
+/// matrixRowsOf), are not whole `vector`-element copies, or "".
+std::string rowViewProblem(Operation *core, int64_t vector) {
+  std::optional<MatrixRows> rows = matrixRowsOf(core->getOperand(0));
+  if (!rows || (rows->offset % vector == 0 && rows->rowStride % vector == 0))
+    return "";
+  return "A's rows start at element " + str(rows->offset) + " of their tensor and every " + str(rows->rowStride) +
+         " after it: not whole " + str(vector) + "-element vectors";
+}
+
 /// Why the tensor-core GEMM cannot compute the matrix product `core`, or "".
 std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
   const MatrixProductShape shape = matrixProductShape(core);
@@ -181,6 +192,8 @@ std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
   const int64_t ldb = shape.transB ? shape.k : shape.n;
   if (shape.k % config.aVector != 0 || ldb % config.bVector != 0)
     return "matrix rows are not whole vectors (K = " + str(shape.k) + ", N = " + str(shape.n) + ")";
+  if (std::string problem = rowViewProblem(core, config.aVector); !problem.empty())
+    return problem;
   return shape.transB ? tileLoadProblem("B", config.blockN, config.blockK, config.bVector, config.threads())
                       : tileLoadProblem("B", config.blockK, config.blockN, config.bVector, config.threads());
 }
@@ -198,6 +211,8 @@ std::string wgmmaGemmProblem(Operation *core, const KernelConfig &config) {
     return problem;
   if (shape.transA)
     return "it takes A untransposed only";
+  if (matrixRowsOf(core->getOperand(0)))
+    return "its TMA map reads A dense, not as rows of another tensor (operand-views)";
   if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))
     return "K and N must be static";
   if (shapeOf(core->getOperand(1)).size() != 2 || (shapeOf(core->getResult(0)).size() > 2 && !shape.foldedBatch))
@@ -230,7 +245,7 @@ std::string gemvProblem(Operation *core, const KernelConfig &config) {
     return "with B as K x N a lane computes each column: block N must be 32 and the vector 1";
   if (config.aVector == 4 && (!aType.isF32() || shape.k % 4 != 0))
     return "16-byte loads need f32 operands and K a multiple of 4 (K = " + str(shape.k) + ")";
-  return "";
+  return rowViewProblem(core, config.aVector);
 }
 
 /// Why `core` cannot be split into config.splitK k-slices, or "".

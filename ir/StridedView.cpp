@@ -203,4 +203,25 @@ std::optional<StridedView> composeViewChain(ArrayRef<Operation *> chain, bool re
   return view;
 }
 
+std::optional<MatrixRows> matrixRowsOf(Value matrix) {
+  if (llvm::cast<RankedTensorType>(matrix.getType()).getRank() != 2)
+    return std::nullopt;
+  SmallVector<Operation *> chain; // nearest first
+  Value input = matrix;
+  while (Operation *op = input.getDefiningOp()) {
+    if (!llvm::isa<SliceOp, ReshapeOp, FlattenOp>(op))
+      break;
+    chain.push_back(op);
+    input = op->getOperand(0);
+  }
+  std::optional<StridedView> view = composeViewChain(chain, /*reads=*/true);
+  if (!view || !view->hasContiguousRows() || !view->offset.isFixed() || !view->strides[0].isFixed())
+    return std::nullopt;
+  // A's own dense layout (a flatten) is no view: A is its input's bytes.
+  const int64_t columns = llvm::cast<RankedTensorType>(matrix.getType()).getDimSize(1);
+  if (view->offset.fixed == 0 && view->strides[0].fixed == columns)
+    return std::nullopt;
+  return MatrixRows{input, view->offset.fixed, view->strides[0].fixed};
+}
+
 } // namespace fusec::fuse

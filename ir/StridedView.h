@@ -75,6 +75,23 @@ std::optional<StridedView> backwardView(mlir::Operation *op, const StridedView &
 /// strided view.
 std::optional<StridedView> composeViewChain(llvm::ArrayRef<mlir::Operation *> chain, bool reads);
 
+/// A matrix read as rows of another tensor: row r of the matrix starts at
+/// element `offset + r * rowStride` of `input`, and its columns are
+/// contiguous.
+struct MatrixRows {
+  mlir::Value input;
+  int64_t offset = 0, rowStride = 0;
+};
+
+/// The rows of `matrix` (rank 2) when it is computed from a tensor by view
+/// ops only (Slice, Reshape, Flatten), with static offsets and strides and
+/// contiguous columns: a GEMM's A operand that fuse-form-epilogues' rule
+/// operand-views put in the GEMM's kernel (the first token's row of each
+/// sequence that a classifier reads). std::nullopt when `matrix` is not
+/// defined by such ops, or they only give it its own dense layout (a
+/// flatten).
+std::optional<MatrixRows> matrixRowsOf(mlir::Value matrix);
+
 } // namespace fusec::fuse
 
 #endif // FUSEC_IR_STRIDEDVIEW_H

@@ -4,6 +4,7 @@
 
 #include "ir/ConvPrologue.h"
 #include "ir/FuseOps.h"
+#include "ir/StridedView.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -52,6 +53,38 @@ LayerNormOp normOfDepthwiseConv(ConvOp conv) {
   if (!norm || norm.getInput() != conv.getResult() || norm.getAxis() != 3 || norm->hasAttr(fusec::kGroupAttr))
     return LayerNormOp();
   return norm;
+}
+
+/// The Slice, Reshape and Flatten ops that compute a matrix product's A
+/// from rows of another tensor (a classifier's first token of each
+/// sequence), nearest first, when the product reads A through them instead
+/// of a copy: each read only by the next and in no group, their composition
+/// a view with contiguous columns, static offsets and strides, and not A's
+/// own dense layout (a flatten alone is an alias already: reshape-in-place).
+SmallVector<Operation *> operandRowViews(Operation *product) {
+  if (auto gemm = llvm::dyn_cast<GemmOp>(product); gemm && gemm.getTransA())
+    return {};
+  Value a = product->getOperand(0);
+  auto type = llvm::cast<RankedTensorType>(a.getType());
+  if (type.getRank() != 2 || ShapedType::isDynamic(type.getDimSize(1)))
+    return {};
+  SmallVector<Operation *> chain;
+  Value value = a;
+  while (Operation *op = value.getDefiningOp()) {
+    if (!llvm::isa<SliceOp, ReshapeOp, FlattenOp>(op) || op->hasAttr(fusec::kGroupAttr) || !value.hasOneUse())
+      break;
+    chain.push_back(op);
+    value = op->getOperand(0);
+  }
+  for (size_t length = chain.size(); length > 0; --length) {
+    std::optional<StridedView> view = composeViewChain(ArrayRef(chain).take_front(length), /*reads=*/true);
+    if (!view || !view->hasContiguousRows() || !view->offset.isFixed() || !view->strides[0].isFixed())
+      continue;
+    if (view->offset.fixed == 0 && view->strides[0].fixed == type.getDimSize(1))
+      return {};
+    return SmallVector<Operation *>(ArrayRef(chain).take_front(length));
+  }
+  return {};
 }
 
 struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
@@ -105,6 +138,12 @@ struct FormEpiloguesPass : fusec::impl::FormEpiloguesBase<FormEpiloguesPass> {
              convPrologue(conv, [](Operation *candidate) { return !candidate->hasAttr(fusec::kGroupAttr); })) {
           prologue->setAttr(fusec::kGroupAttr, group);
           prologue->setAttr(fusec::kFusedByAttr, builder.getStringAttr("conv-prologue"));
+          ++numFusedOps;
+        }
+      if (llvm::isa<GemmOp, MatMulOp>(op) && enabled("operand-views"))
+        for (Operation *view : operandRowViews(&op)) {
+          view->setAttr(fusec::kGroupAttr, group);
+          view->setAttr(fusec::kFusedByAttr, builder.getStringAttr("operand-views"));
           ++numFusedOps;
         }
       Value value = op.getResult(0);

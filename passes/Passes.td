@@ -196,11 +196,14 @@ def FormEpilogues : Pass<"fuse-form-epilogues", "mlir::func::FuncOp"> {
     its transposed position. A depthwise channels-last conv (at most 81
     taps) whose only user is a LayerNorm over the channels joins that norm
     instead, as its prologue: rule `conv-into-norm` (the norm kernel
-    computes each conv element once, ConvNeXt's blocks).
+    computes each conv element once, ConvNeXt's blocks). The Slice, Reshape
+    and Flatten ops computing a matrix product's A as rows of another tensor
+    (a classifier's first token) join the product: rule `operand-views`, its
+    template reads A's rows where they lie.
   }];
   let options = [
     ListOption<"disabledRules", "disabled-rules", "std::string",
-               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output, conv-prologue, epilogue-transpose, conv-into-norm)">,
+               "Rules not to apply (epilogue-activation, bias-epilogue, add-to-output, conv-prologue, epilogue-transpose, conv-into-norm, operand-views)">,
   ];
   let statistics = [
     Statistic<"numGroups", "groups", "Number of epilogue groups formed">,

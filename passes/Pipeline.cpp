@@ -21,7 +21,7 @@ std::vector<std::string> fusionRuleNames() {
                                     "fold-batch-norm", "fold-pad-into-conv", "form-layer-norm", "form-attention",
                                     // epilogue rule patterns (fuse-form-epilogues)
                                     "epilogue-activation", "bias-epilogue", "add-to-output", "conv-prologue",
-                                    "epilogue-transpose", "conv-into-norm",
+                                    "epilogue-transpose", "conv-into-norm", "operand-views",
                                     // data movement around attention as views (fuse-expose-views)
                                     "expose-views",
                                     // views read and written in place (fuse-form-attention-views)

@@ -34,10 +34,12 @@ struct FusionOptions {
   /// can compute it, the cost model choosing the default), "generated", or
   /// "library" (the library variant is the default wherever there is one).
   std::string tactics = "generated,library";
-  /// Image layout between convs and pools: "nchw" (as imported) or "nhwc"
+  /// Image layout between convs and pools: "nchw" (as imported), "nhwc"
   /// (fuse-convert-to-channels-last; model inputs and outputs keep their
-  /// layout).
-  std::string layout = "nchw";
+  /// layout), or "auto": the driver fuses the model both ways and keeps the
+  /// one the cost model prices faster (importAndFuse); the pass pipeline
+  /// itself treats "auto" as "nchw".
+  std::string layout = "auto";
   /// The architecture kernels are compiled for (fusec --target): sm_90a
   /// plans use the Hopper templates where they apply.
   std::string target = "sm_90";

@@ -14,6 +14,11 @@ need no Python package. Run it in .venv, the environment `scripts/setup.sh` make
 PyTorch's outputs at several (batch, seq) pairs, the range's bounds among them (meta.json `runs`, `range`):
 
     .venv/bin/python scripts/export-pytorch-models.py --ranges-out test/data/pytorch_ranges
+
+`--bench-out DIR` writes the full-size models of docs/fusion.md's fusion-quality table (DenseNet-121, ConvNeXt-T,
+MobileNetV3-Small, EfficientNet-B0, a U-Net), models only, for `fusec-bench-fusion --model=NAME=DIR/NAME/model.onnx`:
+
+    .venv/bin/python scripts/export-pytorch-models.py --bench-out /tmp/bench-models
 """
 import argparse
 import json
@@ -228,6 +233,57 @@ def models():
 LATER_MODELS = ("convnext_tiny",)
 
 
+class UNet(nn.Module):
+    """A U-Net of three levels (widths 32, 64, 128): two Conv-BN-ReLU per level, max pooling down, transposed
+    convolutions up, each decoder level concatenating the encoder's features of its size (the skips)."""
+
+    def __init__(self, width=32):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
+                                 nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
+
+        self.enc1, self.enc2, self.enc3 = block(3, width), block(width, 2 * width), block(2 * width, 4 * width)
+        self.up2 = nn.ConvTranspose2d(4 * width, 2 * width, 2, stride=2)
+        self.dec2 = block(4 * width, 2 * width)
+        self.up1 = nn.ConvTranspose2d(2 * width, width, 2, stride=2)
+        self.dec1 = block(2 * width, width)
+        self.head = nn.Conv2d(width, 2, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(nn.functional.max_pool2d(e1, 2))
+        e3 = self.enc3(nn.functional.max_pool2d(e2, 2))
+        d2 = self.dec2(torch.cat([self.up2(e3), e2], 1))
+        return self.head(self.dec1(torch.cat([self.up1(d2), e1], 1)))
+
+
+def bench_models():
+    """Full-size models for the fusion-quality table of docs/fusion.md (`fusec-bench-fusion --model=NAME=PATH`): the
+    models only, random weights, no references (each above 2 MB). DenseNet-121 from the dynamo exporter; the others
+    from the TorchScript exporter at opset 17, whose exports fusec imports where the dynamo exporter's do not
+    (ConvNeXt's classifier LayerNorm2d on [batch, C, 1, 1] is an as_strided over Range(0, batch) there)."""
+    image = {"input": (3, 224, 224)}
+    return {
+        "densenet121": Model(torchvision.models.densenet121(weights=None), image, "torchvision DenseNet-121"),
+        "convnext_t": Model(torchvision.models.convnext_tiny(weights=None), image, "torchvision ConvNeXt-T",
+                            dynamo=False, opset=17),
+        "mobilenet_v3_small": Model(torchvision.models.mobilenet_v3_small(weights=None), image,
+                                    "torchvision MobileNetV3-Small", dynamo=False, opset=17),
+        "efficientnet_b0": Model(torchvision.models.efficientnet_b0(weights=None), image, "torchvision EfficientNet-B0",
+                                 dynamo=False, opset=17),
+        "unet": Model(UNet(), {"input": (3, 128, 128)}, "a three-level U-Net", dynamo=False, opset=17),
+    }
+
+
+def export_bench(name, spec, out, seed):
+    directory, model, _, meta, opset = start_export(name, spec, out, seed, lambda _: {spec.batch_axis: "batch"},
+                                                    {spec.batch_axis: "batch"})
+    write_meta(directory, meta)
+    print(f"{name}: opset {opset}, {sum(meta['op_counts'].values())} nodes")
+
+
 def randomize(model, seed):
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -358,10 +414,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="the models with a dynamic batch (test/data/pytorch)")
     parser.add_argument("--ranges-out", help="the models with a dynamic sequence length too (test/data/pytorch_ranges)")
+    parser.add_argument("--bench-out", help="full-size models for the fusion-quality table (not test data)")
     args = parser.parse_args()
-    if not args.out and not args.ranges_out:
-        parser.error("give --out, --ranges-out or both")
-    for out, table, write in ((args.out, models, export), (args.ranges_out, ranged_models, export_ranged)):
+    if not args.out and not args.ranges_out and not args.bench_out:
+        parser.error("give --out, --ranges-out, --bench-out or several")
+    for out, table, write in ((args.out, models, export), (args.ranges_out, ranged_models, export_ranged),
+                              (args.bench_out, bench_models, export_bench)):
         if not out:
             continue
         # The models are rewritten; the folder's README.md stays.

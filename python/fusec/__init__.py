@@ -271,7 +271,7 @@ def _sizes(size):
 
 def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion_strategy="greedy",
             disable=(), batch_buckets=(1, 2, 4, 8, 16), cost_batch=1, device_profile="h200",
-            kernel_cache=None, report=True, format=None, kernel_variants=1, dims=None, layout="nchw"):
+            kernel_cache=None, report=True, format=None, kernel_variants=1, dims=None, layout="auto"):
     """Compiles a model into a Plan, as the fusec command does.
 
     model: a path (.onnx, .json, .mlir) or the model's bytes (ONNX, or fusec
@@ -291,8 +291,10 @@ def compile(model, target="sm_90", precision="fp32", io_precision="fp32", fusion
     A range, {"seq": (1, 512)} or (min, opt, max), compiles one plan that
     runs every size in it (target="cpu" for now); opt, the size tiles are
     chosen for, defaults to max.
-    layout: "nchw" or "nhwc" (images channels-last between convolutions and
-    pools, as fusec --layout=nhwc; the model's inputs and outputs keep theirs).
+    layout: "auto" (an image network fused both ways, the layout the cost
+    model prices faster kept), "nchw" or "nhwc" (images channels-last between
+    convolutions and pools, as fusec --layout=nhwc; the model's inputs and
+    outputs keep theirs).
     Raises CompileError with every diagnostic.
     """
     options = dict(target=target, precision=precision, io_precision=io_precision,

@@ -148,11 +148,11 @@ TEST_CASE("models exported by PyTorch's default exporter match PyTorch, unfused 
 // NHWC; the ideal each architecture needs is in the table.
 TEST_CASE("the kernel counts of the PyTorch exports are those of the fusion-quality table", "[models][pytorch]") {
   const std::map<std::string, std::pair<size_t, size_t>> kernels = {
-      {"bert_classifier", {18, 18}}, {"convnext_tiny", {32, 16}},    {"decoder", {24, 24}},
+      {"bert_classifier", {17, 17}}, {"convnext_tiny", {32, 16}},    {"decoder", {24, 24}},
       {"densenet_tiny", {16, 16}},   {"encoder_post", {14, 14}},     {"encoder_post_ts14", {14, 14}},
       {"encoder_pre", {14, 14}},     {"encoder_pre_ts17", {14, 14}}, {"gelu_mlp", {4, 4}},
       {"gpt_block", {7, 7}},         {"mha_padding_mask", {3, 3}},   {"mobilenet_v2", {54, 56}},
-      {"tiny_resnet", {9, 9}},       {"vit_tiny", {19, 19}}};
+      {"tiny_resnet", {9, 9}},       {"vit_tiny", {18, 18}}};
   const std::vector<std::string> names = test::listModels(kPytorchModelsDir);
   for (const std::string &name : names) {
     INFO(name);

@@ -86,10 +86,12 @@ cl::opt<std::string> tactics("tactics", cl::init("generated,library"),
                                       "choosing the default (generated,library); generated kernels only; or the "
                                       "library variant as default wherever there is one (library)"),
                              cl::cat(fusecCategory));
-cl::opt<std::string> layout("layout", cl::init("nchw"), cl::value_desc("nchw|nhwc"),
-                            cl::desc("Image layout between convolutions and pools: nchw (as the model gives it) or "
-                                     "nhwc (channels-last: implicit-GEMM convs copy 16-byte vectors of channels; the "
-                                     "model's inputs and outputs keep their layout)"),
+cl::opt<std::string> layout("layout", cl::init("auto"), cl::value_desc("auto|nchw|nhwc"),
+                            cl::desc("Image layout between convolutions and pools: auto (the default: an image "
+                                     "network is fused both ways and the layout the cost model prices faster kept, "
+                                     "NCHW on a tie), nchw (as the model gives it) or nhwc (channels-last: "
+                                     "implicit-GEMM convs copy 16-byte vectors of channels; the model's inputs and "
+                                     "outputs keep their layout)"),
                             cl::cat(fusecCategory));
 cl::opt<std::string> precision("precision", cl::init("fp32"), cl::value_desc("fp32|tf32|fp16|bf16"),
                                cl::desc("Conv/GEMM arithmetic: fp32 (tensor cores with the 3xTF32 split: fp32 "
