@@ -79,6 +79,14 @@ mlir::RankedTensorType symbolicTensorType(llvm::ArrayRef<int64_t> shape, mlir::T
   return mlir::RankedTensorType::get(dims, elementType, named ? builder.getArrayAttr(names) : mlir::Attribute());
 }
 
+mlir::RankedTensorType permutedTensorType(mlir::RankedTensorType type, llvm::ArrayRef<int64_t> perm) {
+  const llvm::SmallVector<int64_t> dims = symbolicShape(type);
+  llvm::SmallVector<int64_t> shape;
+  for (int64_t axis : perm)
+    shape.push_back(dims[axis]);
+  return symbolicTensorType(shape, type.getElementType());
+}
+
 llvm::SmallVector<std::string> namedSymbolsOf(mlir::Type type) {
   llvm::SmallVector<std::string> names;
   for (int64_t dim : symbolicShape(type))

@@ -69,6 +69,10 @@ struct ImageAxes {
 };
 inline ImageAxes imageAxes(bool channelsLast) { return channelsLast ? ImageAxes{0, 3, 1, 2} : ImageAxes{0, 1, 2, 3}; }
 
+/// `type` with its axes permuted as fuse.transpose permutes them (result
+/// axis i is axis perm[i]); a range's dimension keeps its name.
+mlir::RankedTensorType permutedTensorType(mlir::RankedTensorType type, llvm::ArrayRef<int64_t> perm);
+
 /// The permutations between the two layouts (output axis i is input axis
 /// perm[i], as fuse.transpose's `perm`).
 inline constexpr int64_t kNchwToNhwc[4] = {0, 2, 3, 1};

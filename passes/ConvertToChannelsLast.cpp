@@ -44,19 +44,9 @@ using namespace fusec::fuse;
 
 namespace {
 
-/// `type` with its axes permuted: result axis i is axis perm[i].
-RankedTensorType permuted(RankedTensorType type, ArrayRef<int64_t> perm) {
-  // With its symbols: a range's dimension keeps its name (ShapeUtils.h).
-  const SmallVector<int64_t> dims = symbolicShape(type);
-  SmallVector<int64_t> shape;
-  for (int64_t axis : perm)
-    shape.push_back(dims[axis]);
-  return symbolicTensorType(shape, type.getElementType());
-}
-
 Value transpose(PatternRewriter &rewriter, Location loc, Value value, ArrayRef<int64_t> perm) {
   auto type = llvm::cast<RankedTensorType>(value.getType());
-  return rewriter.create<TransposeOp>(loc, permuted(type, perm), value, rewriter.getDenseI64ArrayAttr(perm));
+  return rewriter.create<TransposeOp>(loc, permutedTensorType(type, perm), value, rewriter.getDenseI64ArrayAttr(perm));
 }
 
 bool isRank4(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getRank() == 4; }
@@ -128,7 +118,7 @@ template <typename ImageOp> struct MakeChannelsLast : OpRewritePattern<ImageOp> 
     }
     converted.setChannelsLast(true);
     auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
-    converted->getResult(0).setType(permuted(resultType, kNchwToNhwc));
+    converted->getResult(0).setType(permutedTensorType(resultType, kNchwToNhwc));
     rewriter.replaceOp(op, transpose(rewriter, loc, converted->getResult(0), kNhwcToNchw));
     ++numConverted;
     return success();
@@ -184,7 +174,7 @@ void sinkThrough(PatternRewriter &rewriter, Operation *op, ArrayRef<Value> opera
   Operation *sunk = rewriter.clone(*op);
   sunk->setOperands(operands);
   for (OpResult result : sunk->getResults())
-    result.setType(permuted(llvm::cast<RankedTensorType>(result.getType()), kNchwToNhwc));
+    result.setType(permutedTensorType(llvm::cast<RankedTensorType>(result.getType()), kNchwToNhwc));
   if (update)
     update(sunk);
   SmallVector<Value> back;
@@ -242,7 +232,7 @@ struct SinkThroughBatchNorm : OpRewritePattern<BatchNormOp> {
     Location loc = norm.getLoc();
     Value a = createConstant(rewriter, loc, constantNameAt(loc, "nhwc_scale"), {channels}, factor);
     Value b = createConstant(rewriter, loc, constantNameAt(loc, "nhwc_shift"), {channels}, offset);
-    const RankedTensorType nhwc = permuted(type, kNchwToNhwc);
+    const RankedTensorType nhwc = permutedTensorType(type, kNchwToNhwc);
     Value scaled = rewriter.create<MulOp>(loc, TypeRange{nhwc}, ValueRange{source, a});
     Value shifted = rewriter.create<AddOp>(loc, TypeRange{nhwc}, ValueRange{scaled, b});
     rewriter.replaceOp(norm, transpose(rewriter, loc, shifted, kNhwcToNchw));
@@ -294,7 +284,7 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
     Value source = channelsLastSource(pool.getInput());
     if (!source || !isRank4(pool.getInput()))
       return failure();
-    auto resultType = permuted(llvm::cast<RankedTensorType>(pool.getType()), kNchwToNhwc);
+    auto resultType = permutedTensorType(llvm::cast<RankedTensorType>(pool.getType()), kNchwToNhwc);
     auto mean = rewriter.create<ReduceMeanOp>(pool.getLoc(), resultType, source, rewriter.getDenseI64ArrayAttr({1, 2}),
                                               rewriter.getBoolAttr(true));
     rewriter.replaceOp(pool, transpose(rewriter, pool.getLoc(), mean, kNhwcToNchw));
@@ -320,7 +310,7 @@ template <typename ReduceOp> struct SinkThroughReduce : OpRewritePattern<ReduceO
     llvm::sort(axes);
     auto type = llvm::cast<RankedTensorType>(reduce.getType());
     if (reduce.getKeepdims()) {
-      Value sunk = rewriter.create<ReduceOp>(reduce.getLoc(), permuted(type, kNchwToNhwc), source,
+      Value sunk = rewriter.create<ReduceOp>(reduce.getLoc(), permutedTensorType(type, kNchwToNhwc), source,
                                              rewriter.getDenseI64ArrayAttr(axes), rewriter.getBoolAttr(true));
       rewriter.replaceOp(reduce, transpose(rewriter, reduce.getLoc(), sunk, kNhwcToNchw));
       return success();

@@ -54,16 +54,6 @@ namespace {
 
 RankedTensorType tensorType(Value value) { return llvm::cast<RankedTensorType>(value.getType()); }
 
-/// `type` with its axes permuted: result axis i is axis perm[i] (symbols
-/// keep their names, ShapeUtils.h).
-RankedTensorType permuted(RankedTensorType type, ArrayRef<int64_t> perm) {
-  const SmallVector<int64_t> dims = symbolicShape(type);
-  SmallVector<int64_t> shape;
-  for (int64_t axis : perm)
-    shape.push_back(dims[axis]);
-  return symbolicTensorType(shape, type.getElementType());
-}
-
 SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
   SmallVector<int64_t> result(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
@@ -108,7 +98,7 @@ Operation *cloneUntransposed(PatternRewriter &rewriter, Operation *op, Value tra
     if (use.get() == transposed)
       use.set(operand);
   Value result = clone->getResult(0);
-  result.setType(permuted(tensorType(result), inverse(perm)));
+  result.setType(permutedTensorType(tensorType(result), inverse(perm)));
   return clone;
 }
 
@@ -253,7 +243,7 @@ struct HoistTranspose : OpRewritePattern<TransposeOp> {
     if (path.empty() || !attentionViewAbove(value))
       return rewriter.notifyMatchFailure(transpose, "does not start at an attention's views");
     rewriter.setInsertionPointAfterValue(value);
-    Value operand = rewriter.create<TransposeOp>(transpose.getLoc(), permuted(tensorType(value), perm), value,
+    Value operand = rewriter.create<TransposeOp>(transpose.getLoc(), permutedTensorType(tensorType(value), perm), value,
                                                  rewriter.getDenseI64ArrayAttr(perm));
     Value source = value;
     for (Operation *op : llvm::reverse(path)) {
@@ -266,7 +256,7 @@ struct HoistTranspose : OpRewritePattern<TransposeOp> {
       for (OpOperand &use : clone->getOpOperands())
         if (use.get() == source)
           use.set(operand);
-      clone->getResult(0).setType(permuted(tensorType(op->getResult(0)), perm));
+      clone->getResult(0).setType(permutedTensorType(tensorType(op->getResult(0)), perm));
       source = op->getResult(0);
       operand = clone->getResult(0);
     }
