@@ -164,8 +164,11 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
     maskInput = op->getOperand(0);
   }
   std::optional<fuse::StridedView> maskView;
-  if (!maskChain.empty() && !(maskView = fuse::composeViewChain(maskChain, /*reads=*/true)))
-    return attention.emitError() << "the attention kernel's mask is not a strided view of its kernel input";
+  if (!maskChain.empty()) {
+    maskView = fuse::composeViewChain(maskChain, /*reads=*/true);
+    if (!maskView)
+      return attention.emitError() << "the attention kernel's mask is not a strided view of its kernel input";
+  }
   Value query = attention.getQuery(), key = attention.getKey(), value = attention.getValue();
   Value result = attention.getResult();
   auto qShape = shapeOf(query), outShape = shapeOf(result);

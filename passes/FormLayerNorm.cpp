@@ -124,12 +124,16 @@ struct FormLayerNormFromParts : OpRewritePattern<DivOp> {
       return rewriter.notifyMatchFailure(div, "normalises over a run-time dimension");
     Operation *last = div;
     Value scale, bias;
-    if (div->hasOneUse() && llvm::isa<MulOp>(*div->getUsers().begin()))
-      if ((scale = constantBeside(*div->getUsers().begin(), div.getResult(), normalised)))
+    if (div->hasOneUse() && llvm::isa<MulOp>(*div->getUsers().begin())) {
+      scale = constantBeside(*div->getUsers().begin(), div.getResult(), normalised);
+      if (scale)
         last = *div->getUsers().begin();
-    if (last->hasOneUse() && llvm::isa<AddOp>(*last->getUsers().begin()))
-      if ((bias = constantBeside(*last->getUsers().begin(), last->getResult(0), normalised)))
+    }
+    if (last->hasOneUse() && llvm::isa<AddOp>(*last->getUsers().begin())) {
+      bias = constantBeside(*last->getUsers().begin(), last->getResult(0), normalised);
+      if (bias)
         last = *last->getUsers().begin();
+    }
     if (symbolicShape(last->getResult(0).getType()) != symbolicShape(x.getType()))
       return rewriter.notifyMatchFailure(div, "the result's shape is not the input's");
     rewriter.setInsertionPoint(last);
