@@ -73,6 +73,23 @@ std::string viewOffset(KernelBuilder &builder, const fuse::StridedView &view, co
   return offset.empty() ? "0LL" : offset;
 }
 
+/// The kernel input the attention reads `value` (its `what`) from, with the
+/// view ops on the way (nearest first) in `chain`; an error when another op
+/// computes it.
+FailureOr<Value> kernelInputThroughViews(Operation *attention, Value value, const char *what,
+                                         SmallVectorImpl<Operation *> &chain) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!fuse::isViewOp(op))
+      return attention->emitError() << "the attention kernel reads its " << what
+                                    << " from kernel inputs or through Slice, Reshape, Flatten, Transpose and Expand "
+                                       "views, not through "
+                                    << op->getName();
+    chain.push_back(op);
+    value = op->getOperand(0);
+  }
+  return value;
+}
+
 /// Declares `name` (the first row of this block's matrix of `operand`) and
 /// `name`_ld (its row stride). A kernel input is read as it is stored: the
 /// matrices one after another, `rows` (S or SK) each. A view is followed
@@ -81,15 +98,10 @@ LogicalResult emitOperandRows(KernelBuilder &builder, std::string &code, Operati
                               const std::string &name, const std::string &rows,
                               const std::vector<std::string> &matrixCoords) {
   SmallVector<Operation *> chain; // nearest first
-  Value input = operand;
-  while (Operation *op = input.getDefiningOp()) {
-    if (!fuse::isViewOp(op))
-      return attention->emitError() << "the attention kernel reads its operands from kernel inputs or through "
-                                       "Slice, Reshape, Flatten and Transpose views, not through "
-                                    << op->getName();
-    chain.push_back(op);
-    input = op->getOperand(0);
-  }
+  FailureOr<Value> source = kernelInputThroughViews(attention, operand, "operands", chain);
+  if (failed(source))
+    return failure();
+  Value input = *source;
   auto shape = shapeOf(operand);
   const std::string columns = std::to_string(shape.back());
   if (chain.empty()) {
@@ -155,13 +167,11 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
   // reshaped and expanded over heads and queries, fuse-form-attention-views).
   Value maskInput = attention.getMask();
   SmallVector<Operation *> maskChain; // nearest first
-  while (Operation *op = maskInput ? maskInput.getDefiningOp() : nullptr) {
-    if (!fuse::isViewOp(op))
-      return attention.emitError() << "the attention kernel reads its mask from a kernel input or through views, not "
-                                      "through "
-                                   << op->getName();
-    maskChain.push_back(op);
-    maskInput = op->getOperand(0);
+  if (maskInput) {
+    FailureOr<Value> source = kernelInputThroughViews(attention, maskInput, "mask", maskChain);
+    if (failed(source))
+      return failure();
+    maskInput = *source;
   }
   std::optional<fuse::StridedView> maskView;
   if (!maskChain.empty()) {

@@ -194,6 +194,11 @@ std::string tensorCoreGemmProblem(Operation *core, const KernelConfig &config) {
     return "matrix rows are not whole vectors (K = " + str(shape.k) + ", N = " + str(shape.n) + ")";
   if (std::string problem = rowViewProblem(core, config.aVector); !problem.empty())
     return problem;
+  // A block's rows of A lie BM strides apart, addressed with 32-bit
+  // offsets: with A read as rows of another tensor the stride is the view's.
+  if (std::optional<MatrixRows> rows = matrixRowsOf(core->getOperand(0));
+      rows && config.blockM * rows->rowStride > kLargest32BitOffset)
+    return "its 32-bit offsets cannot address a block's rows of A, " + str(rows->rowStride) + " elements apart";
   return shape.transB ? tileLoadProblem("B", config.blockN, config.blockK, config.bVector, config.threads())
                       : tileLoadProblem("B", config.blockK, config.blockN, config.bVector, config.threads());
 }

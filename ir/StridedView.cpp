@@ -203,25 +203,26 @@ std::optional<StridedView> composeViewChain(ArrayRef<Operation *> chain, bool re
   return view;
 }
 
-std::optional<MatrixRows> matrixRowsOf(Value matrix) {
-  if (llvm::cast<RankedTensorType>(matrix.getType()).getRank() != 2)
+std::optional<MatrixRows> matrixRowsThrough(ArrayRef<Operation *> chain) {
+  if (chain.empty() || !llvm::all_of(chain, [](Operation *op) { return llvm::isa<SliceOp, ReshapeOp, FlattenOp>(op); }))
     return std::nullopt;
-  SmallVector<Operation *> chain; // nearest first
-  Value input = matrix;
-  while (Operation *op = input.getDefiningOp()) {
-    if (!llvm::isa<SliceOp, ReshapeOp, FlattenOp>(op))
-      break;
-    chain.push_back(op);
-    input = op->getOperand(0);
-  }
+  auto matrix = llvm::cast<RankedTensorType>(chain.front()->getResult(0).getType());
   std::optional<StridedView> view = composeViewChain(chain, /*reads=*/true);
-  if (!view || !view->hasContiguousRows() || !view->offset.isFixed() || !view->strides[0].isFixed())
+  if (matrix.getRank() != 2 || !view || !view->hasContiguousRows() || !view->offset.isFixed() ||
+      !view->strides[0].isFixed())
     return std::nullopt;
   // A's own dense layout (a flatten) is no view: A is its input's bytes.
-  const int64_t columns = llvm::cast<RankedTensorType>(matrix.getType()).getDimSize(1);
-  if (view->offset.fixed == 0 && view->strides[0].fixed == columns)
+  if (view->offset.fixed == 0 && view->strides[0].fixed == matrix.getDimSize(1))
     return std::nullopt;
-  return MatrixRows{input, view->offset.fixed, view->strides[0].fixed};
+  return MatrixRows{chain.back()->getOperand(0), view->offset.fixed, view->strides[0].fixed};
+}
+
+std::optional<MatrixRows> matrixRowsOf(Value matrix) {
+  SmallVector<Operation *> chain; // nearest first
+  for (Operation *op = matrix.getDefiningOp(); op && llvm::isa<SliceOp, ReshapeOp, FlattenOp>(op);
+       op = op->getOperand(0).getDefiningOp())
+    chain.push_back(op);
+  return matrixRowsThrough(chain);
 }
 
 } // namespace fusec::fuse

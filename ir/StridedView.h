@@ -92,6 +92,11 @@ struct MatrixRows {
 /// flatten).
 std::optional<MatrixRows> matrixRowsOf(mlir::Value matrix);
 
+/// The rows the Slice, Reshape and Flatten ops of `chain` (nearest the
+/// matrix first) make of the tensor the last one reads, as matrixRowsOf
+/// says of the whole chain.
+std::optional<MatrixRows> matrixRowsThrough(llvm::ArrayRef<mlir::Operation *> chain);
+
 } // namespace fusec::fuse
 
 #endif // FUSEC_IR_STRIDEDVIEW_H

@@ -33,14 +33,14 @@ namespace {
 bool isFree(Operation *op) { return isViewOp(op) && !op->hasAttr(fusec::kGroupAttr); }
 
 /// The longest prefix of `chain` (ops nearest the attention first) that is a
-/// strided view with a contiguous last dimension, so that each row of D
-/// elements is one contiguous load or store: read from the tensor the
-/// prefix starts at (`reads`, the ops applied forward), or stored into the
-/// tensor it ends in (the ops undone backward).
-SmallVector<Operation *> longestViewPrefix(ArrayRef<Operation *> chain, bool reads) {
+/// strided view, with a contiguous last dimension when `contiguousRows`, so
+/// that each row of D elements is one contiguous load or store: read from
+/// the tensor the prefix starts at (`reads`, the ops applied forward), or
+/// stored into the tensor it ends in (the ops undone backward).
+SmallVector<Operation *> longestViewPrefix(ArrayRef<Operation *> chain, bool reads, bool contiguousRows = true) {
   for (size_t length = chain.size(); length > 0; --length) {
     std::optional<StridedView> view = composeViewChain(chain.take_front(length), reads);
-    if (view && view->hasContiguousRows())
+    if (view && (!contiguousRows || view->hasContiguousRows()))
       return SmallVector<Operation *>(chain.take_front(length));
   }
   return {};
@@ -63,14 +63,6 @@ SmallVector<Operation *> inputChains(AttentionOp attention) {
     for (Operation *op = operand.getDefiningOp(); op && isFree(op); op = op->getOperand(0).getDefiningOp())
       chain.push_back(op);
   }
-  auto longestPrefix = [&](size_t index, ArrayRef<Operation *> chain) -> SmallVector<Operation *> {
-    if (index < 3)
-      return longestViewPrefix(chain, /*reads=*/true);
-    for (size_t length = chain.size(); length > 0; --length)
-      if (composeViewChain(chain.take_front(length), /*reads=*/true))
-        return SmallVector<Operation *>(chain.take_front(length));
-    return {};
-  };
   // Cutting one chain may leave a shared op read from outside another.
   bool changed = true;
   while (changed) {
@@ -83,7 +75,9 @@ SmallVector<Operation *> inputChains(AttentionOp attention) {
       while (length < chain.size() &&
              llvm::all_of(chain[length]->getUsers(), [&](Operation *user) { return members.contains(user); }))
         ++length;
-      SmallVector<Operation *> kept = longestPrefix(index, ArrayRef(chain).take_front(length));
+      // Q, K and V rows are loaded whole; the mask an element at a time.
+      SmallVector<Operation *> kept =
+          longestViewPrefix(ArrayRef(chain).take_front(length), /*reads=*/true, /*contiguousRows=*/index < 3);
       if (kept.size() != chain.size()) {
         chain = std::move(kept);
         changed = true;

@@ -64,26 +64,17 @@ LayerNormOp normOfDepthwiseConv(ConvOp conv) {
 SmallVector<Operation *> operandRowViews(Operation *product) {
   if (auto gemm = llvm::dyn_cast<GemmOp>(product); gemm && gemm.getTransA())
     return {};
-  Value a = product->getOperand(0);
-  auto type = llvm::cast<RankedTensorType>(a.getType());
-  if (type.getRank() != 2 || ShapedType::isDynamic(type.getDimSize(1)))
-    return {};
   SmallVector<Operation *> chain;
-  Value value = a;
+  Value value = product->getOperand(0);
   while (Operation *op = value.getDefiningOp()) {
     if (!llvm::isa<SliceOp, ReshapeOp, FlattenOp>(op) || op->hasAttr(fusec::kGroupAttr) || !value.hasOneUse())
       break;
     chain.push_back(op);
     value = op->getOperand(0);
   }
-  for (size_t length = chain.size(); length > 0; --length) {
-    std::optional<StridedView> view = composeViewChain(ArrayRef(chain).take_front(length), /*reads=*/true);
-    if (!view || !view->hasContiguousRows() || !view->offset.isFixed() || !view->strides[0].isFixed())
-      continue;
-    if (view->offset.fixed == 0 && view->strides[0].fixed == type.getDimSize(1))
-      return {};
-    return SmallVector<Operation *>(ArrayRef(chain).take_front(length));
-  }
+  for (size_t length = chain.size(); length > 0; --length)
+    if (matrixRowsThrough(ArrayRef(chain).take_front(length)))
+      return SmallVector<Operation *>(ArrayRef(chain).take_front(length));
   return {};
 }
 

@@ -442,3 +442,34 @@ func.func @wgmma_bad_block(%a: tensor<?x128xf16>, %b: tensor<128x64xf16>) -> ten
   }
   return %k : tensor<?x64xf16>
 }
+
+// -----
+
+// A read as rows of another tensor (rule operand-views): its rows start at
+// element 1 and every 7 after it, not whole 4-float copies.
+func.func @row_view_unaligned(%x: tensor<?x7xf32>, %b: tensor<4x64xf32>) -> tensor<?x64xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%x, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x7xf32>, tensor<4x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%x0: tensor<?x7xf32>, %b0: tensor<4x64xf32>):
+    %a = fuse.slice %x0 {starts = array<i64: 0, 1>, ends = array<i64: 9223372036854775807, 5>, steps = array<i64: 1, 1>} : (tensor<?x7xf32>) -> tensor<?x4xf32>
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: A's rows start at element 1 of their tensor and every 7 after it: not whole 4-element vectors}}
+    %r = fuse.matmul %a, %b0 : (tensor<?x4xf32>, tensor<4x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
+
+// -----
+
+// A's rows 2^26 elements apart: a 64-row block spans more than a 32-bit
+// offset reaches.
+func.func @row_view_far_apart(%x: tensor<?x1048576x64xf32>, %b: tensor<64x64xf32>) -> tensor<?x64xf32> {
+  %g = fuse.superkernel "matmul" kind "gemm" (%x, %b) attributes {config = #fuse.config<"tensor_core_gemm", block = [64, 64, 16], warp = [32, 32], stages = 4, mma = "m16n8k8", precision = "3xtf32", split_k = 1, vector = [4, 4]>} : (tensor<?x1048576x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32> {
+  ^bb0(%x0: tensor<?x1048576x64xf32>, %b0: tensor<64x64xf32>):
+    %s = fuse.slice %x0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 9223372036854775807, 1, 64>, steps = array<i64: 1, 1, 1>} : (tensor<?x1048576x64xf32>) -> tensor<?x1x64xf32>
+    %a = fuse.reshape %s {shape = array<i64: -1, 64>} : (tensor<?x1x64xf32>) -> tensor<?x64xf32>
+    // expected-error @+1 {{template tensor_core_gemm cannot compute this op: its 32-bit offsets cannot address a block's rows of A, 67108864 elements apart}}
+    %r = fuse.matmul %a, %b0 : (tensor<?x64xf32>, tensor<64x64xf32>) -> tensor<?x64xf32>
+    fuse.yield %r : tensor<?x64xf32>
+  }
+  return %g : tensor<?x64xf32>
+}
