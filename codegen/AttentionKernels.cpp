@@ -282,8 +282,8 @@ FailureOr<GeneratedKernel> emitAttentionKernel(KernelBuilder &builder) {
           ", (long long)blockIdx.y * Attention::kBlockM, attentionShared, mask, epilogue" + split + ");\n";
 
   launch.block = {config->threads(), 1, 1};
-  launch.grid[0] = gridFor(linearNumel(outShape.drop_back(2)), 1);
-  launch.grid[1] = gridFor(linearNumel(qShape.drop_back(1).take_back(1)), config->blockM);
+  setGrid(launch, 0, outShape.drop_back(2), 1);
+  setGrid(launch, 1, qShape.drop_back(1).take_back(1), config->blockM);
   return builder.finish(code, launch,
                         {tf32          ? "fusec_attention_tf32.h"
                          : tensorCores ? "fusec_attention_half.h"

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelBuilder.h"
 #include "ir/ElementTypes.h"
+#include "ir/ShapeUtils.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -33,7 +34,7 @@ std::string loopHead(ArrayRef<int64_t> shape) {
 KernelLaunch launchOver(ArrayRef<int64_t> shape) {
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
-  launch.grid[0] = gridFor(linearNumel(shape), kThreads);
+  setGrid(launch, 0, shape, kThreads);
   return launch;
 }
 
@@ -78,6 +79,8 @@ FailureOr<std::string> emitResize(KernelBuilder &builder, fuse::ResizeOp resize,
   auto scales = resize.getScales();
   const bool linear = resize.getMode() == "linear";
   const bool cubic = resize.getMode() == "cubic";
+  if (llvm::any_of(shape, isRangeDim))
+    return resize.emitError() << "codegen has no Resize over a dimension that runs over a range";
   const std::string coordinates = resize.getCoordinateTransformationMode().str();
   const std::string nearest = resize.getNearestMode().str();
   // For each axis: the index expressions of its taps and their weights.
@@ -252,6 +255,8 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
         int64_t start = 0;
         for (auto [i, operand] : llvm::enumerate(concat.getInputs())) {
           auto shape = shapeOf(operand);
+          if (fuse::isSymbolic(shape[axis]))
+            return concat.emitError() << "codegen has no Concat along a run-time dimension";
           std::vector<std::string> in = out;
           in[axis] = "(" + out[axis] + " - " + std::to_string(start) + "LL)";
           auto branch = emitGuardedValue(builder, operand, in, result);
@@ -285,7 +290,7 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
         if (failed(loaded))
           return failure();
         std::string index = builder.fresh("g");
-        std::string extent = std::to_string(shape[axis]) + "LL";
+        std::string extent = dimExpr(shape[axis]);
         code += indent + "long long " + index + " = (long long)" + *loaded + ";\n";
         code += indent + "if (" + index + " < 0) " + index + " += " + extent + ";\n";
         code += indent + index + " = " + index + " < 0 ? 0LL : (" + index + " >= " + extent + " ? " + extent +
@@ -303,7 +308,7 @@ FailureOr<std::string> emitDataMovement(KernelBuilder &builder, Operation *op, s
           return failure();
         size_t axis = gather.getAxis();
         std::string index = builder.fresh("g");
-        std::string extent = std::to_string(shapeOf(gather.getInput())[axis]) + "LL";
+        std::string extent = dimExpr(shapeOf(gather.getInput())[axis]);
         code += indent + "long long " + index + " = (long long)" + *loaded + ";\n";
         code += indent + "if (" + index + " < 0) " + index + " += " + extent + ";\n";
         code += indent + index + " = " + index + " < 0 ? 0LL : (" + index + " >= " + extent + " ? " + extent +
@@ -372,6 +377,7 @@ FailureOr<GeneratedKernel> emitVectorizedElementwise(KernelBuilder &builder, Arr
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
   launch.grid[0] = gridFor({count.perBatch / 4, count.fixed / 4}, kThreads);
+  launch.gridRanges[0] = rangeFactorsOf(shape);
   return builder.finish(code, launch);
 }
 

@@ -140,7 +140,10 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
   }
   std::vector<std::string> coords;
   std::optional<std::string> storeOffset;
-  if (folded && genericRows(*folded, outShape[outRank - 2])) {
+  // Rows folded over a range dimension (a [batch, seq, 32] activation by a
+  // weight) count with its size, which the kernel reads (rangeVariable).
+  const bool rangedRows = llvm::any_of(outShape.drop_back(1), isRangeDim);
+  if (folded && !rangedRows && genericRows(*folded, outShape[outRank - 2])) {
     // The rows are scalar arguments: the kernels of a model compiled for
     // several sequence lengths (shape variants) differ only in them, so
     // they share one compiled program, as do same-sized layers of a model.
@@ -166,9 +169,8 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
     builder.setIterationDims(outShape, dims);
     storeOffset = "(long long)foldedRow * N + col";
   } else if (folded) {
-    code += "  const int M = int(" + std::to_string(folded->perBatch) + "LL * batch + " +
-            std::to_string(folded->fixed) + "LL), N = int(" + dimExpr(outShape[outRank - 1]) + "), K = int(" +
-            dimExpr(lhsShape.back()) + ");\n";
+    code += "  const int M = int(" + productExpr(outShape, 0, outRank - 1) + "), N = int(" +
+            dimExpr(outShape[outRank - 1]) + "), K = int(" + dimExpr(lhsShape.back()) + ");\n";
     code += "  const auto *A = " + builder.inputName(lhs) + ";\n";
     code += "  const long long lda = K;\n";
     code += "  const auto *B = " + builder.inputName(rhs) + ";\n";
@@ -203,9 +205,10 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
   }
 
   launch.block = {config.threads(), 1, 1};
-  launch.grid[0] = gridFor(folded ? *folded : linearNumel(outShape.drop_back(1).take_back(1)), config.blockM);
-  launch.grid[1] = gridFor(linearNumel(outShape.take_back(1)), config.blockN);
-  launch.grid[2] = folded ? GridDim{} : gridFor(linearNumel(outShape.drop_back(2)), 1);
+  setGrid(launch, 0, folded ? outShape.drop_back(1) : outShape.drop_back(1).take_back(1), config.blockM);
+  setGrid(launch, 1, outShape.take_back(1), config.blockN);
+  if (!folded)
+    setGrid(launch, 2, outShape.drop_back(2), 1);
   return builder.finish(code, launch,
                         {wgmma  ? std::string("fusec_gemm_sm90.h")
                          : gemv ? std::string("fusec_gemv.h")
@@ -248,9 +251,9 @@ FailureOr<GeneratedKernel> emitTiledGemm(KernelBuilder &builder, Operation *core
 
   KernelLaunch launch;
   launch.block = {tile, tile, 1};
-  launch.grid[0] = gridFor(linearNumel(outShape.take_back(1)), tile);
-  launch.grid[1] = gridFor(linearNumel(outShape.drop_back(1).take_back(1)), tile);
-  launch.grid[2] = gridFor(linearNumel(outShape.drop_back(2)), 1);
+  setGrid(launch, 0, outShape.take_back(1), tile);
+  setGrid(launch, 1, outShape.drop_back(1).take_back(1), tile);
+  setGrid(launch, 2, outShape.drop_back(2), 1);
   return builder.finish(code, launch, {"fusec_simt.h"});
 }
 

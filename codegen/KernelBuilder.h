@@ -168,6 +168,10 @@ public:
   /// register budget ptxas must keep to (templates whose blocks are large).
   void setLaunchBounds(int64_t threads, int64_t minBlocks) { launchBounds = {threads, minBlocks}; }
 
+  /// The range dimensions (TensorIndexing's isRangeDim) the kernel's
+  /// tensors have, ordered by name: finish() declares each one's size.
+  std::vector<int64_t> rangeDims() const;
+
   /// A fresh C identifier with `prefix`.
   std::string fresh(const std::string &prefix) { return prefix + std::to_string(counter++); }
 
@@ -284,6 +288,11 @@ void emitPipelineSharedMemory(std::string &code, int64_t bytes, KernelLaunch &la
 
 /// A grid dimension covering `count` (linear in batch) in steps of `step`.
 GridDim gridFor(BatchLinear count, int64_t step);
+/// Sets grid dimension `axis` of `launch` to cover the elements of `shape`
+/// in steps of `step`: the batch and the constants (linearNumel), and the
+/// sizes of its range dimensions (rangeFactorsOf), which the plan
+/// multiplies in when it is specialized to a size.
+void setGrid(KernelLaunch &launch, size_t axis, llvm::ArrayRef<int64_t> shape, int64_t step);
 
 } // namespace fusec::codegen
 

@@ -41,15 +41,23 @@ FailureOr<GeneratedKernel> emit(KernelBuilder &builder) {
 } // namespace
 
 FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
-  // Generated kernels take the batch as their one run-time size: a
-  // dimension that runs over a range (fusec --dim seq=1:512) has none yet.
-  llvm::SmallVector<Type> types(kernel->getOperandTypes());
-  llvm::append_range(types, kernel->getResultTypes());
-  for (Type type : types)
-    if (llvm::SmallVector<std::string> named = fuse::namedSymbolsOf(type); !named.empty())
-      return kernel.emitError() << "the run-time dimension '" << named.front()
-                                << "' (a range) has no GPU kernel yet: generated kernels take the batch as their one "
-                                   "run-time size (give the dimension a size, or compile for --target=cpu)";
+  KernelBuilder builder(kernel);
+  // A dimension that runs over a range (fusec --dim seq=1:512) is one more
+  // run-time size, which the element-wise, data-movement, reduction, GEMM
+  // and attention templates read from their arguments; the others compile
+  // every size but the batch in.
+  if (std::vector<int64_t> ranges = builder.rangeDims(); !ranges.empty()) {
+    Operation *core = fuse::kernelCore(builder.bodyOps());
+    fuse::OpClass kind = core ? fuse::classifyOp(core) : fuse::OpClass::Elementwise;
+    if (kind == fuse::OpClass::Conv || kind == fuse::OpClass::Pool || kind == fuse::OpClass::Other)
+      return kernel.emitError() << "the run-time dimension '" << fuse::symbolName(ranges.front())
+                                << "' (a range) has no " << fuse::kernelKindName(kind)
+                                << " kernel: give the dimension a size, or compile for --target=cpu";
+    if (builder.hasSliceViews())
+      return kernel.emitError() << "the run-time dimension '" << fuse::symbolName(ranges.front())
+                                << "' (a range) and a concatenation in place: a kernel over a range stores its "
+                                   "results dense";
+  }
   // Only templates whose every load and store of the tensor goes through
   // KernelBuilder's addressing can take a slice view.
   std::string why;
@@ -60,7 +68,6 @@ FailureOr<GeneratedKernel> emitKernel(fuse::SuperkernelOp kernel) {
     if (std::optional<fuse::SliceView> view = fuse::sliceViewOf(operand);
         view && !fuse::canLoadFromSliceView(kernel, index, view->axis, "generated", &why))
       return kernel.emitError() << "operand " << index << " is a slice of a concatenation in place, but " << why;
-  KernelBuilder builder(kernel);
   return emit(builder);
 }
 

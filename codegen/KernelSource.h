@@ -15,12 +15,18 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fusec::codegen {
 
 struct KernelLaunch {
   std::array<GridDim, 3> grid;
+  /// Each grid dimension's work is also multiplied by the sizes of these
+  /// ranges (named dimensions the plan runs over a range, fusec --dim
+  /// seq=1:512), one name per factor: `[batch, seq, 32]` elements are
+  /// work {32, 0} times "seq".
+  std::array<std::vector<std::string>, 3> gridRanges;
   std::array<int64_t, 3> block = {1, 1, 1};
   /// Dynamic shared memory per block (kernels whose pipeline needs more than
   /// the 48 KiB a static array may have).
@@ -37,6 +43,9 @@ struct KernelLaunch {
   /// Scalar arguments (KernelBuilder::scalarArgument): the kernel takes
   /// them after `batch` as one `FusecArguments<N>` parameter.
   std::vector<uint32_t> arguments;
+  /// The arguments that hold a range's size, set per size at run time
+  /// (their value in `arguments` is a placeholder): (position, range name).
+  std::vector<std::pair<size_t, std::string>> rangeArguments;
   /// TMA descriptors the runtime encodes and passes after the scalar
   /// arguments (or `batch`), as `const __grid_constant__ FusecTensorMap`s.
   std::vector<TensorMapDesc> tensorMaps;

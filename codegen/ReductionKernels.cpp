@@ -140,8 +140,10 @@ FailureOr<GeneratedKernel> emitSoftmax(KernelBuilder &builder, fuse::SoftmaxOp s
     return failure();
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
-  const BatchLinear rows = linearNumel(in);
-  launch.grid[0] = {{rows.perBatch / in[axis], rows.fixed / in[axis]}, 1};
+  // A block per row: every dimension but the axis.
+  std::vector<int64_t> rows(in.begin(), in.end());
+  rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(axis));
+  setGrid(launch, 0, rows, 1);
   return builder.finish(rowsAlias() + "  __shared__ float scratch[Rows::kScratchFloats];\n" + "  const long long L = " +
                             dimExpr(in[axis]) + ", inner = " + productExpr(in, axis + 1, in.size()) + ";\n" +
                             "  const long long base = Rows::rowBase(blockIdx.x, L, inner);\n" + *load + *output +
@@ -196,6 +198,8 @@ FailureOr<GeneratedKernel> emitLayerNormOfConv(KernelBuilder &builder, fuse::Lay
     if (!llvm::isa<BlockArgument>(operand))
       return conv.emitError() << "a conv computing a LayerNorm's input reads kernel inputs";
   auto in = shapeOf(norm.getInput());
+  if (llvm::any_of(in, isRangeDim))
+    return norm.emitError() << "a LayerNorm computing its input with a conv runs over no range";
   const int64_t perThread = (in.back() + kThreads - 1) / kThreads;
   if (in.size() != 4 || norm.getAxis() != 3 || perThread > kMaxCachedPerThread)
     return norm.emitError() << "a LayerNorm computing its input with a conv normalises the channels of an NHWC "
@@ -217,7 +221,7 @@ FailureOr<GeneratedKernel> emitLayerNormOfConv(KernelBuilder &builder, fuse::Lay
       functor("output", "long long l, const Rows::LayerNormNormalizer &normalize, float x", outputBody);
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
-  launch.grid[0] = gridFor(linearNumel(in.take_front(3)), 1);
+  setGrid(launch, 0, in.take_front(3), 1);
   return builder.finish(rowsAlias() + "  __shared__ float scratch[Rows::kScratchFloats];\n" +
                             "  const long long L = " + std::to_string(in[3]) + ";\n" +
                             "  const long long base = Rows::rowBase(blockIdx.x, L, 1);\n" + load + output +
@@ -251,7 +255,7 @@ FailureOr<GeneratedKernel> emitLayerNorm(KernelBuilder &builder, fuse::LayerNorm
     return failure();
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
-  launch.grid[0] = gridFor(linearNumel(in.take_front(axis)), 1);
+  setGrid(launch, 0, in.take_front(axis), 1);
   return builder.finish(rowsAlias() + "  __shared__ float scratch[Rows::kScratchFloats];\n" +
                             "  const long long L = " + productExpr(in, axis, in.size()) + ";\n" +
                             "  const long long base = Rows::rowBase(blockIdx.x, L, 1);\n" + *load + *output +
@@ -279,7 +283,7 @@ FailureOr<GeneratedKernel> emitArgReduce(KernelBuilder &builder, Operation *core
     return failure();
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
-  launch.grid[0] = gridFor(linearNumel(shapeOf(core->getResult(0))), 1);
+  setGrid(launch, 0, shapeOf(core->getResult(0)), 1);
   return builder.finish(
       rowsAlias() + "  __shared__ float choiceValue[Rows::kThreads];\n" +
           "  __shared__ long long choiceIndex[Rows::kThreads];\n" + "  const long long outIndex = blockIdx.x;\n" +
@@ -338,7 +342,7 @@ FailureOr<GeneratedKernel> emitReduce(KernelBuilder &builder, Operation *core, A
        {"float finish(float v, [[maybe_unused]] long long count)", reductions::finishExpression(kind, "v", "count")}});
   KernelLaunch launch;
   launch.block = {kThreads, 1, 1};
-  launch.grid[0] = gridFor(linearNumel(shapeOf(core->getResult(0))), 1);
+  setGrid(launch, 0, shapeOf(core->getResult(0)), 1);
   return builder.finish(rowsAlias() + "  __shared__ float scratch[Rows::kScratchFloats];\n" + sizes + op + *load +
                             *store + "  Rows::reduce<Op>(R, scratch, load, store);\n",
                         launch, {"fusec_reduction.h"});

@@ -1,27 +1,69 @@
 //===- TensorIndexing.cpp - Index arithmetic in generated code ------------===//
 #include "codegen/TensorIndexing.h"
 
+#include "ir/ShapeUtils.h"
+
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
+#include <set>
 
 namespace fusec::codegen {
 
+bool isRangeDim(int64_t dim) { return fuse::isSymbolic(dim) && dim != fuse::kDynamic; }
+
+std::string rangeVariable(int64_t dim) {
+  const std::string name = fuse::symbolName(dim);
+  std::string identifier = "dim_";
+  bool changed = false;
+  for (char c : name) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    identifier += plain ? c : '_';
+    changed = changed || !plain;
+  }
+  // Two names that differ only in characters C identifiers lack stay apart.
+  if (changed)
+    identifier += "_" + std::to_string(dim - fuse::kDynamic);
+  return identifier;
+}
+
 std::string dimExpr(int64_t dim) {
-  if (mlir::ShapedType::isDynamic(dim))
+  if (dim == fuse::kDynamic)
     return "(long long)batch";
+  if (isRangeDim(dim))
+    return "(long long)" + rangeVariable(dim);
   return std::to_string(dim) + "LL";
 }
 
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value value) {
-  return llvm::cast<mlir::RankedTensorType>(value.getType()).getShape();
+  auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+  if (!type.getEncoding())
+    return type.getShape();
+  // A type naming a range's dimension: its shape with the symbols
+  // (ShapeUtils' symbolicShape), kept for the process so that callers may
+  // hold the ArrayRef like a type's own shape.
+  static std::mutex mutex;
+  static std::set<std::vector<int64_t>> shapes;
+  const llvm::SmallVector<int64_t> symbolic = fuse::symbolicShape(type);
+  std::lock_guard<std::mutex> lock(mutex);
+  return *shapes.insert(std::vector<int64_t>(symbolic.begin(), symbolic.end())).first;
+}
+
+std::vector<std::string> rangeFactorsOf(llvm::ArrayRef<int64_t> shape) {
+  std::vector<std::string> names;
+  for (int64_t dim : shape)
+    if (isRangeDim(dim))
+      names.push_back(fuse::symbolName(dim));
+  return names;
 }
 
 std::string productExpr(llvm::ArrayRef<int64_t> shape, size_t begin, size_t end) {
   int64_t constant = 1;
   std::string dynamic;
   for (size_t d = begin; d < end; ++d) {
-    if (mlir::ShapedType::isDynamic(shape[d]))
-      dynamic += "(long long)batch * ";
+    if (fuse::isSymbolic(shape[d]))
+      dynamic += dimExpr(shape[d]) + " * ";
     else
       constant *= shape[d];
   }
@@ -105,9 +147,9 @@ BatchLinear linearNumel(llvm::ArrayRef<int64_t> shape) {
   int64_t constant = 1;
   bool dynamic = false;
   for (int64_t dim : shape) {
-    if (mlir::ShapedType::isDynamic(dim))
+    if (dim == fuse::kDynamic)
       dynamic = true;
-    else
+    else if (!isRangeDim(dim))
       constant *= dim;
   }
   return dynamic ? BatchLinear{constant, 0} : BatchLinear{0, constant};

@@ -18,9 +18,25 @@
 
 namespace fusec::codegen {
 
-/// "batch" for the dynamic dimension, else the number ("(long long)" typed).
+/// "batch" for the batch, the variable holding a range's size for a named
+/// dimension (rangeVariable), else the number ("(long long)" typed).
 std::string dimExpr(int64_t dim);
+/// The shape of `value`'s tensor type with its symbols (ShapeUtils'
+/// symbolicShape): the batch is kDynamic, a dimension that runs over a range
+/// (fusec --dim seq=1:512) its own symbol, which dimExpr reads from the
+/// kernel's arguments.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
+
+/// True for a named dimension that runs over a range (not the batch).
+bool isRangeDim(int64_t dim);
+/// The C variable a kernel reads range dimension `dim`'s size from
+/// ("dim_seq"): KernelBuilder::finish declares one per range the kernel's
+/// types name, from a scalar argument the runtime sets per size.
+std::string rangeVariable(int64_t dim);
+/// The names of the range dimensions in `shape`, one per occurrence: the
+/// factors by which a launch's work (linearNumel, which counts the batch
+/// and the constants) grows with the ranges.
+std::vector<std::string> rangeFactorsOf(llvm::ArrayRef<int64_t> shape);
 
 /// Number of elements as a C expression.
 std::string numelExpr(llvm::ArrayRef<int64_t> shape);
@@ -51,7 +67,8 @@ std::string linearOffset(llvm::ArrayRef<int64_t> shape, const std::vector<std::s
 /// A float as a C literal ("1.5f", "(-INFINITY)").
 std::string floatLiteral(double value);
 
-/// The number of elements of `shape` (whose batch dimension may be dynamic).
+/// The number of elements of `shape` (whose batch dimension may be dynamic),
+/// counting each range dimension as 1: rangeFactorsOf lists those factors.
 BatchLinear linearNumel(llvm::ArrayRef<int64_t> shape);
 
 } // namespace fusec::codegen

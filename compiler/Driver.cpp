@@ -259,12 +259,6 @@ FailureOr<PlanContents> lowerToContents(MLIRContext &context, ModuleOp module, c
   for (const auto &[name, size] : sizes)
     if (size.isRange())
       planOptions.ranges.push_back({name, size.min, size.opt, size.max});
-  if (!planOptions.ranges.empty() && planOptions.target != "cpu")
-    return emitError(FileLineColLoc::get(&context, options.inputPath, 0, 0))
-           << "the range " << runtime::formatRanges(planOptions.ranges)
-           << " compiles for --target=cpu only: the generated GPU kernels take the batch as their one run-time size "
-              "(give the dimension sizes instead, e.g. --dim "
-           << planOptions.ranges[0].name << "=" << planOptions.ranges[0].opt << ")";
   if (planOptions.target != "cpu") {
     auto kernels = generateKernels(module);
     if (failed(kernels))

@@ -348,10 +348,23 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
     return where;
   };
   const codegen::KernelLaunch &launch = artifact.generated.launch;
+  // A range's name in the plan: its code, as in shapes (the types named
+  // only ranges the plan has, shapeToJson checked).
+  auto rangeCode = [&](const std::string &name) {
+    std::optional<size_t> range = rangeNamed(options.ranges, name);
+    return range ? plan::rangeDimCode(*range) : int64_t{0};
+  };
   json grid = json::array();
-  for (const GridDim &dim : launch.grid)
-    grid.push_back({{"per_batch", dim.work.perBatch}, {"fixed", dim.work.fixed}, {"divisor", dim.divisor}});
+  for (size_t axis = 0; axis < launch.grid.size(); ++axis) {
+    const GridDim &dim = launch.grid[axis];
+    json dimension = {{"per_batch", dim.work.perBatch}, {"fixed", dim.work.fixed}, {"divisor", dim.divisor}};
+    for (const std::string &name : launch.gridRanges[axis])
+      dimension["ranges"].push_back(rangeCode(name));
+    grid.push_back(std::move(dimension));
+  }
   entry["launch"] = {{"block", launch.block}, {"grid", grid}};
+  for (const auto &[position, name] : launch.rangeArguments)
+    entry["launch"]["range_arguments"].push_back({{"argument", position}, {"range", rangeCode(name)}});
   if (launch.sharedBytes > 0)
     entry["launch"]["shared_bytes"] = launch.sharedBytes;
   if (launch.splitMaxSlices > 1)

@@ -6,6 +6,7 @@
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/OpClassification.h"
+#include "ir/ShapeUtils.h"
 #include "ir/SliceViews.h"
 #include "ir/StridedView.h"
 #include "support/IndexedBatch.h"
@@ -220,6 +221,8 @@ std::string wgmmaGemmProblem(Operation *core, const KernelConfig &config) {
     return "its TMA map reads A dense, not as rows of another tensor (operand-views)";
   if (ShapedType::isDynamic(shape.k) || ShapedType::isDynamic(shape.n))
     return "K and N must be static";
+  if (!namedSymbolsOf(core->getResult(0).getType()).empty())
+    return "its rows run over a range, and a tensor map counts the rows of one size";
   if (shapeOf(core->getOperand(1)).size() != 2 || (shapeOf(core->getResult(0)).size() > 2 && !shape.foldedBatch))
     return "B must be one matrix and A's batch matrices fold into its rows (2-D tensor maps)";
   if (shape.k % 8 != 0 || (!shape.transB && shape.n % 8 != 0))

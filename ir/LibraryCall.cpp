@@ -4,6 +4,7 @@
 
 #include "ir/LibraryConv.h"
 #include "ir/LibraryMatmul.h"
+#include "ir/ShapeUtils.h"
 #include "ir/SliceViews.h"
 
 namespace fusec::fuse {
@@ -20,6 +21,14 @@ LibraryCallMatch matchLibraryCall(SuperkernelOp kernel) {
   for (mlir::Value operand : kernel.getOperands())
     if (sliceViewOf(operand)) {
       match.reason = "reads a slice of a concatenation in place";
+      return match;
+    }
+  // A library call's sizes are fixed in the plan, but for the batch.
+  llvm::SmallVector<mlir::Type> types(kernel->getOperandTypes());
+  llvm::append_range(types, kernel->getResultTypes());
+  for (mlir::Type type : types)
+    if (llvm::SmallVector<std::string> ranges = namedSymbolsOf(type); !ranges.empty()) {
+      match.reason = "its dimension '" + ranges.front() + "' runs over a range, and a library call's sizes are fixed";
       return match;
     }
   bool hasConv = false;

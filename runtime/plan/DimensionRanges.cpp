@@ -63,6 +63,35 @@ Shape specializeShape(const Shape &shape, const std::vector<int64_t> &sizes) {
   return result;
 }
 
+/// `launch` at the range sizes `sizes` (by index): each grid dimension's
+/// work multiplied by its ranges' sizes, and the range arguments set.
+void specializeLaunch(LaunchDesc &launch, const std::vector<int64_t> &sizes, const std::string &kernel) {
+  auto sizeOf = [&](int64_t code) {
+    std::optional<size_t> range = plan::rangeIndexOf(code);
+    if (!range || *range >= sizes.size())
+      throw Error("kernel '" + kernel + "': its launch names range code " + std::to_string(code) +
+                  ", which is no range of the plan");
+    return sizes[*range];
+  };
+  for (size_t axis = 0; axis < launch.grid.size(); ++axis) {
+    for (int64_t code : launch.gridRanges[axis]) {
+      const int64_t size = sizeOf(code);
+      BatchLinear &work = launch.grid[axis].work;
+      if (__builtin_mul_overflow(work.perBatch, size, &work.perBatch) ||
+          __builtin_mul_overflow(work.fixed, size, &work.fixed))
+        throw Error("kernel '" + kernel + "': its grid overflows at " + std::to_string(size));
+    }
+    launch.gridRanges[axis].clear();
+  }
+  for (const auto &[position, code] : launch.rangeArguments) {
+    if (position >= launch.arguments.size())
+      throw Error("kernel '" + kernel + "': range argument " + std::to_string(position) + " is past its " +
+                  std::to_string(launch.arguments.size()) + " arguments");
+    launch.arguments[position] = static_cast<uint32_t>(sizeOf(code));
+  }
+  launch.rangeArguments.clear();
+}
+
 } // namespace
 
 PlanManifest specializeManifest(const PlanManifest &manifest, const std::map<std::string, int64_t> &sizes) {
@@ -119,6 +148,11 @@ PlanManifest specializeManifest(const PlanManifest &manifest, const std::map<std
     }
     for (Shape &value : kernel.values)
       value = specializeShape(value, byIndex);
+    if (kernel.launch)
+      specializeLaunch(*kernel.launch, byIndex, kernel.name);
+    for (KernelVariant &variant : kernel.variants)
+      if (!variant.library)
+        specializeLaunch(variant.launch, byIndex, kernel.name);
   }
   return result;
 }

@@ -128,6 +128,13 @@ struct LaunchDesc {
   /// buffer's address at the launch's batch and passes them by value, in
   /// order, after the scalar arguments (after `batch` when there are none).
   std::vector<TensorMapDesc> tensorMaps;
+  /// In a plan with ranges (format 7.3): the ranges (their codes,
+  /// plan::rangeDimCode) whose sizes multiply each grid dimension's work, and
+  /// the arguments that hold a range's size, (position in `arguments`,
+  /// code). Plan::specialize folds both into `grid` and `arguments`; a plan
+  /// that runs has neither.
+  std::array<std::vector<int64_t>, 3> gridRanges;
+  std::vector<std::pair<size_t, int64_t>> rangeArguments;
 
   bool isSplit() const { return splitMaxSlices > 1; }
 };

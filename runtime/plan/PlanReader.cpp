@@ -172,7 +172,17 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
   for (size_t i = 0; i < 3; ++i) {
     JsonFieldReader dim = launch.element("grid", i);
     desc.grid[i] = GridDim{{dim.getInt("per_batch"), dim.getInt("fixed")}, dim.getInt("divisor")};
+    if (dim.has("ranges"))
+      desc.gridRanges[i] = dim.getIntArray("ranges");
   }
+  if (launch.has("range_arguments"))
+    for (size_t i = 0; i < launch.getArray("range_arguments").size(); ++i) {
+      const JsonFieldReader argument = launch.element("range_arguments", i);
+      const int64_t position = argument.getInt("argument");
+      if (position < 0)
+        argument.fail("'argument' is " + std::to_string(position) + ", not an argument position");
+      desc.rangeArguments.push_back({static_cast<size_t>(position), argument.getInt("range")});
+    }
   if (launch.has("shared_bytes"))
     desc.sharedBytes = launch.getInt("shared_bytes");
   if (launch.has("split_k")) {

@@ -470,6 +470,14 @@ private:
     if (launch.arguments.size() > kMaxKernelArguments)
       fail(where + " passes " + std::to_string(launch.arguments.size()) + " scalar arguments; a kernel takes at most " +
            std::to_string(kMaxKernelArguments));
+    // Specializing a plan with ranges folds these away (DimensionRanges.h).
+    for (const std::vector<int64_t> &ranges : launch.gridRanges)
+      if (!ranges.empty())
+        fail(where + " grows its grid with range code " + std::to_string(ranges.front()) +
+             ", but the plan has no ranges");
+    if (!launch.rangeArguments.empty())
+      fail(where + " passes range code " + std::to_string(launch.rangeArguments.front().second) +
+           " as an argument, but the plan has no ranges");
   }
 
   void verifyImage(const std::vector<KernelImage> &images, size_t index, const std::string &where) const {

@@ -71,10 +71,12 @@ std::string anonymous(const codegen::GeneratedKernel &kernel) {
   return text;
 }
 
-EmulatedPlan buildEmulatedPlan(mlir::ModuleOp module, const std::string &name, const std::string &target = "sm_90") {
+EmulatedPlan buildEmulatedPlan(mlir::ModuleOp module, const std::string &name, const std::string &target = "sm_90",
+                               const std::vector<DimensionRange> &ranges = {}) {
   EmulatedPlan result;
   PlanOptions options;
   options.target = target;
+  options.ranges = ranges;
   bool emitted = true;
   std::map<std::string, std::string> firstWithCode;
   module.walk([&](fuse::SuperkernelOp superkernel) {
@@ -290,6 +292,109 @@ TEST_CASE("emul: a ConvNeXt whose LayerNorms compute their depthwise convs match
     INFO(precision);
     runPlan("convnext_tiny", precision, pytorch, "sm_90", /*expectViews=*/false, "nhwc");
   }
+}
+
+namespace {
+
+/// `name` of test/data/pytorch_ranges compiled once over `range` (its own,
+/// meta.json's, when empty) for the GPU, and run by the GPU backend on the
+/// emulated device. The session specializes the plan per length (the
+/// kernels read the length from a scalar argument, their grids grow with
+/// it). Each of the model's reference runs must match PyTorch and the CPU
+/// backend's run of the same plan; each of `sizes` (random inputs, batch 2,
+/// graphed) the CPU backend's.
+void runRangedPlan(const std::string &name, const std::string &precision, std::optional<DimensionRange> range = {},
+                   const std::vector<int64_t> &sizes = {}) {
+  const std::string modelDir = std::string(FUSEC_TEST_DATA_DIR) + "/pytorch_ranges/" + name;
+  test::ModelReference reference = test::loadModelReference(modelDir);
+  REQUIRE(reference.ranges.size() == 1);
+  if (!range) {
+    const auto &[dim, bounds] = *reference.ranges.begin();
+    range = DimensionRange{dim, bounds.first, bounds.second, bounds.second};
+  }
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  DriverOptions options;
+  options.inputPath = reference.onnxPath;
+  options.fusion.precision = precision;
+  options.plan.target = "sm_90";
+  options.dimensionSizes[range->name] = {import::DimensionSize::range(range->min, range->opt, range->max)};
+  auto module = importAndFuse(*context, options);
+  INFO(diagnostics.text());
+  REQUIRE(module);
+  const EmulatedPlan emulated = buildEmulatedPlan(*module, name, "sm_90", {*range});
+  REQUIRE(emulated.plan->ranges() == std::vector<DimensionRange>{*range});
+  const auto kernels = test::EmulatedModule::compile(emulated.source, "", {FUSEC_PRELUDE_DIR});
+  test::HostGpuOptions host;
+  host.fill = 0xff; // NaN: nothing may be read before it is written
+  host.runner = std::make_shared<EmulatedKernels>(kernels);
+  const auto driver = test::makeHostGpuDevice(host);
+  const double tolerance = precision == "fp16" ? 4e-3 : 1e-4;
+  struct Run {
+    int64_t batch;
+    std::map<std::string, int64_t> dims;
+    std::map<std::string, Tensor> inputs;
+    const std::map<std::string, Tensor> *pytorch;
+  };
+  std::vector<Run> runs;
+  if (sizes.empty())
+    for (const test::ReferenceBatch &run : reference.batches)
+      runs.push_back({run.batch, run.dims, run.inputs, &run.outputs});
+  for (int64_t size : sizes) {
+    const Plan sized = emulated.plan->specialize({{range->name, size}});
+    runs.push_back({2, {{range->name, size}}, makeRandomInputs(sized, 2, static_cast<uint64_t>(size)), nullptr});
+  }
+  Session cpu(emulated.plan, Device::Cpu);
+  // The reference runs graphed and ungraphed; the long random ones (slow in
+  // emulation) graphed.
+  for (bool graphed : sizes.empty() ? std::vector<bool>{true, false} : std::vector<bool>{true}) {
+    DeviceOptions deviceOptions;
+    deviceOptions.useGraphs = graphed;
+    Session device(emulated.plan, [&](std::shared_ptr<const Plan> plan) -> std::unique_ptr<Backend> {
+      return std::make_unique<gpu::GpuBackend>(std::move(plan), driver, deviceOptions);
+    });
+    for (const Run &run : runs) {
+      INFO(name << " (" << precision << ") batch " << run.batch << " at " << formatDims(run.dims)
+                << (graphed ? " graphed" : " ungraphed"));
+      std::map<std::string, Tensor> outputs;
+      REQUIRE_NOTHROW(outputs = device.run(run.batch, run.inputs));
+      CHECK(device.dims() == run.dims);
+      const auto expected = cpu.run(run.batch, run.inputs);
+      for (const auto &[outputName, want] : expected) {
+        INFO("output " << outputName);
+        std::string report;
+        if (!test::allClose(outputs.at(outputName), want, tolerance, tolerance, report))
+          FAIL_CHECK("emulated plan vs the CPU backend: " << report);
+        if (run.pytorch && precision == "fp32" &&
+            !test::allClose(outputs.at(outputName), run.pytorch->at(outputName), reference.rtol, reference.atol,
+                            report))
+          FAIL_CHECK("emulated plan vs PyTorch: " << report);
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("emul: one GPU plan over a sequence range runs every length of PyTorch's transformer exports",
+          "[codegen][emul][plan][pytorch][ranges]") {
+  for (const char *name : {"encoder_post", "encoder_pre", "mha_padding_mask", "gpt_block", "bert_classifier"}) {
+    INFO(name);
+    runRangedPlan(name, "fp32");
+  }
+  runRangedPlan("encoder_pre", "fp16");
+}
+
+// Lengths past every tile: the GEMMs' row tiles (sequence-first products
+// over [seq, batch, 32], their matrices on grid.z), the attention's query
+// tiles and its key loop, the softmax rows, all counted from the length the
+// plan is specialized to; opt below max chooses the tiles for 128.
+TEST_CASE("emul: a GPU plan over seq=1:64:150 runs lengths past its tiles", "[codegen][emul][plan][pytorch][ranges]") {
+  for (const char *name : {"encoder_post", "gpt_block"}) {
+    INFO(name);
+    runRangedPlan(name, "fp32", DimensionRange{"seq", 1, 64, 150}, {150});
+  }
+  runRangedPlan("encoder_pre", "fp16", DimensionRange{"seq", 1, 64, 150}, {150});
 }
 
 namespace {
