@@ -156,9 +156,9 @@ class CompiledModule:
         self._lock = threading.Lock()
 
     def _runs_ranges(self):
-        """Whether one plan runs every size: plans take ranges on the CPU
-        target only, for now."""
-        return bool(self.dimensions) and self._options.get("target") == "cpu"
+        """Whether one plan runs every size: any plan with named dimensions
+        (fusec --dim seq=MIN:MAX, for the CPU and GPU targets alike)."""
+        return bool(self.dimensions)
 
     def _plan(self, sizes):
         if self._runs_ranges():

@@ -31,7 +31,10 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 7.2
+/// A reader accepts any minor version of 2.x to its own major version: 7.3
+/// added GPU plans over ranges (a launch's grid `ranges` and its
+/// `range_arguments`, which Plan::specialize folds; a 7.2 reader rejects the
+/// images of a plan with ranges); 7.2
 /// added view buffers (an arena buffer's `view` of another, the slices of a
 /// concatenation its operands' kernels write in place) and 7.1 dimension
 /// ranges, which a 7.0 or 7.1 reader rejects (a view has no `offset`, a
@@ -54,7 +57,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
 inline constexpr uint32_t kMajorVersion = 7;
-inline constexpr uint32_t kMinorVersion = 2;
+inline constexpr uint32_t kMinorVersion = 3;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;

@@ -19,7 +19,8 @@
 # precision: fp32 (FMA or 3xTF32) 1e-4, tf32 1e-2, fp16 4e-3, bf16 3e-2
 # (TOL_FP32, TOL_TF32, TOL_FP16, TOL_BF16). Every plan runs at batch 1 with
 # graphs first, then the rest, so a deadline still leaves each plan checked.
-# A plan of shape variants runs each (fuserun --dim), named plan[seq=128].
+# A plan of shape variants runs each (fuserun --dim), named plan[seq=128];
+# a plan over a range runs at its ends and its opt, plan[seq=1] and so on.
 # Phase 2, timing: the device's wait on host memory (cuStreamWaitValue32,
 # which --time-kernels and --tune hold the stream with) probed once, with a
 # deadline; where it fails, every later run uses --timing-gate=none. Then per
@@ -366,6 +367,20 @@ for plan in "${plan_files[@]}"; do
   # "--dim seq=256" ("a=1, b=2" gives two --dim).
   line=$(sed -n 's/^shape variants ([^)]*): //p' <<<"$info" | tr -d '[]')
   line=${line//, /,}
+  # "ranges (...): seq=1:64:256" gives runs at each end of every range
+  # and at its opt: "--dim seq=1", "--dim seq=64", "--dim seq=256".
+  ranges=$(sed -n 's/^ranges ([^)]*): //p' <<<"$info")
+  if [[ -n $ranges ]]; then
+    line=
+    for point in 0 1 2; do
+      sizes=
+      for range in ${ranges//, / }; do
+        IFS=':' read -r -a bounds <<<"${range#*=}"
+        sizes+="${sizes:+,}${range%%=*}=${bounds[point]}"
+      done
+      [[ " $line " == *" $sizes "* ]] || line+="${line:+ }$sizes"
+    done
+  fi
   for sizes in ${line:-"-"}; do
     name=$base dims=
     if [[ $sizes != - ]]; then

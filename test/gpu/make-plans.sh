@@ -26,6 +26,9 @@
 #    (encoder_post: sequence first, its attention reading views whose row
 #    strides grow with the batch), and pytorch_convnext_tiny_nhwc.plan
 #    (--layout=nhwc: LayerNorms computing their depthwise convs);
+#  - pytorch_{encoder_post,gpt_block}_seq_range.plan: the dynamo exports with
+#    the sequence length dynamic too (test/data/pytorch_ranges), one plan over
+#    --dim seq=1:64:256;
 #  - for the Hopper templates (--target=sm_90a, docs/hopper.md):
 #    gemm4096_sm90a.plan (a 4096^3 f16 product at batch 4096, its operands
 #    graph inputs) and pytorch_gpt_block_bf16_sm90a.plan;
@@ -135,6 +138,13 @@ for model in gpt_block encoder_pre encoder_post vit_tiny; do
   compile "$root/test/data/pytorch/$model/model.onnx" "pytorch_$model" 1 --precision=fp32
 done
 compile "$root/test/data/pytorch/convnext_tiny/model.onnx" pytorch_convnext_tiny_nhwc 1 --precision=fp32 --layout=nhwc
+# One plan for every sequence length of a range (docs/shapes.md#ranges): the
+# kernels read the length from their arguments; check.sh runs it at the
+# range's ends and its opt.
+for model in encoder_post gpt_block; do
+  compile "$root/test/data/pytorch_ranges/$model/model.onnx" "pytorch_${model}_seq_range" 1 --precision=fp32 \
+    --dim seq=1:64:256
+done
 # Hopper plans (--target=sm_90a, whatever FUSEC_TARGET says: docs/hopper.md):
 # the GPT-2 block in bf16, whose four projections run the wgmma GEMM, and
 # gemm4096_sm90a: Y = A B with A [batch, 4096] and B [4096, 4096] f16 graph

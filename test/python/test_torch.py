@@ -60,6 +60,21 @@ def test_transformer_encoder_runs_every_sequence_length_of_its_range():
         run(torch.randn(1, 49, 32))
 
 
+def test_a_gpu_plan_runs_every_sequence_length_of_its_range_too():
+    torch.manual_seed(0)
+    model = encoder()
+    run = fusec.torch.compile(model, (torch.randn(2, 9, 32),), dynamic={"seq": (1, 48)},
+                              dynamic_axes={0: {1: "seq"}}, target="sm_90")
+    # One sm_90 plan for the range; CPU tensors run it on the CPU backend.
+    assert list(run.plans) == [()]
+    assert run.plans[()].ranges == {"seq": (1, 48, 48)}
+    assert run.plans[()].describe()["target"] == "sm_90"
+    with torch.no_grad():
+        for batch, seq in ((3, 1), (1, 48)):
+            x = torch.randn(batch, seq, 32)
+            assert relative_error(run(x), model(x)) < 1e-5
+
+
 def test_plans_are_cached_on_disk_by_graph_and_options(plan_cache, monkeypatch):
     model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).eval()
     example = (torch.randn(2, 8),)

@@ -101,3 +101,85 @@ TEST_CASE("the reader rejects a layout that overlaps or overflows at some size o
   REQUIRE_THROWS_WITH(runtime::Plan::fromBytes(rangedPlan(kSampleBytes, 2 * kSampleBytes, 0), "bad.plan"),
                       Contains("bad.plan: the range of dimension 'seq' must satisfy 1 <= min <= opt <= max"));
 }
+
+namespace {
+
+/// A GPU plan (format 7.3) of y = relu(x), x: [batch, seq, 4] with seq in
+/// 1:16, whose one kernel's launch is `launch` (grid x over its elements,
+/// the length as its first scalar argument); `ranges` false drops the
+/// plan's ranges (and writes seq as 8).
+std::vector<uint8_t> gpuPlan(const json &launch, bool ranges = true) {
+  const json shape = {-1, ranges ? plan::rangeDimCode(0) : 8, 4};
+  const json value = {{"dtype", "f32"}, {"shape", shape}};
+  json manifest = {
+      {"format_version", plan::formatVersionString()},
+      {"compiler_version", "fusec test"},
+      {"target", "sm_90"},
+      {"source_hash", "0123456789abcdef"},
+      {"batch_buckets", {1, 2}},
+      {"inputs", {{{"name", "x"}, {"dtype", "f32"}, {"shape", shape}, {"buffer", 0}}}},
+      {"outputs", {{{"name", "y"}, {"dtype", "f32"}, {"shape", shape}, {"buffer", 1}}}},
+      {"buffers",
+       {{{"id", 0}, {"name", "x"}, {"kind", "input"}, {"dtype", "f32"}, {"shape", shape}},
+        {{"id", 1}, {"name", "y"}, {"kind", "output"}, {"dtype", "f32"}, {"shape", shape}}}},
+      {"arena", {{"per_batch", 0}, {"fixed", 0}, {"lower_bound", {{"per_batch", 0}, {"fixed", 0}}}}},
+      {"kernels",
+       {{{"name", "k0_relu"},
+         {"kind", "elementwise"},
+         {"inputs", {0}},
+         {"outputs", {1}},
+         {"values", {value, value}},
+         {"ops", {{{"op", "Relu"}, {"name", "relu"}, {"operands", {0}}, {"results", {1}}}}},
+         {"yields", {1}},
+         {"launch", launch},
+         {"images", {{{"format", "ptx"}, {"target", "sm_90"}, {"entry", "k0_relu"}, {"offset", 0}, {"size", 8}}}}}}},
+  };
+  if (ranges)
+    manifest["ranges"] = {{{"name", "seq"}, {"min", 1}, {"opt", 8}, {"max", 16}}};
+  return plan::encodePlan(manifest, {{plan::kWeightsSection, {}},
+                                     {plan::kKernelImagesSection, std::vector<uint8_t>(8, '.')}});
+}
+
+/// A launch of 256 threads per block over the [batch, seq, 4] elements:
+/// grid x is 4 per sample times seq, divided by 256; argument 0 is seq,
+/// argument 1 a constant.
+json rangedLaunch(int64_t rangeCode = plan::rangeDimCode(0), int64_t argument = 0) {
+  const json one = {{"per_batch", 0}, {"fixed", 1}, {"divisor", 1}};
+  return {{"block", {256, 1, 1}},
+          {"grid", {{{"per_batch", 4}, {"fixed", 0}, {"divisor", 256}, {"ranges", {rangeCode}}}, one, one}},
+          {"arguments", {0, 7}},
+          {"range_arguments", {{{"argument", argument}, {"range", rangeCode}}}}};
+}
+
+} // namespace
+
+TEST_CASE("specializing a GPU plan over a range sets its launches' grids and length arguments", "[ranges]") {
+  const runtime::Plan plan = runtime::Plan::fromBytes(gpuPlan(rangedLaunch()), "gpu.plan");
+  REQUIRE(plan.kernels()[0].launch->rangeArguments.size() == 1);
+  for (int64_t seq : {1, 5, 16}) {
+    const runtime::Plan sized = plan.specialize({{"seq", seq}});
+    const runtime::LaunchDesc &launch = *sized.kernels()[0].launch;
+    // 4 * seq elements per sample.
+    CHECK(launch.grid[0].work == BatchLinear{4 * seq, 0});
+    CHECK(launch.grid[0].at(100) == (400 * seq + 255) / 256);
+    CHECK(launch.gridRanges[0].empty());
+    CHECK(launch.arguments == std::vector<uint32_t>{uint32_t(seq), 7});
+    CHECK(launch.rangeArguments.empty());
+  }
+}
+
+TEST_CASE("the reader rejects launch ranges that name no range or no argument", "[ranges]") {
+  REQUIRE_THROWS_WITH(runtime::Plan::fromBytes(gpuPlan(rangedLaunch(plan::rangeDimCode(1))), "code.plan"),
+                      Contains("kernel 'k0_relu': its launch names range code -3, which is no range of the plan"));
+  REQUIRE_THROWS_WITH(runtime::Plan::fromBytes(gpuPlan(rangedLaunch(plan::rangeDimCode(0), 2)), "argument.plan"),
+                      Contains("kernel 'k0_relu': range argument 2 is past its 2 arguments"));
+  // A plan without ranges launches what it says.
+  json grown = rangedLaunch();
+  grown.erase("range_arguments");
+  REQUIRE_THROWS_WITH(runtime::Plan::fromBytes(gpuPlan(grown, /*ranges=*/false), "fixed.plan"),
+                      Contains("grows its grid with range code -2, but the plan has no ranges"));
+  json passed = rangedLaunch();
+  passed["grid"][0].erase("ranges");
+  REQUIRE_THROWS_WITH(runtime::Plan::fromBytes(gpuPlan(passed, /*ranges=*/false), "fixed.plan"),
+                      Contains("passes range code -2 as an argument, but the plan has no ranges"));
+}
