@@ -36,10 +36,14 @@ CostEstimate CostModel::estimateUnfused(Operation *op) const {
 }
 
 namespace {
+/// A dimension's size as the model prices it: a run-time one (the batch, or
+/// a named dimension over a range) at the cost batch.
+double sizeOf(int64_t dim, int64_t batch) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); }
+
 double elementsOf(Type type, int64_t batch) {
   double elements = 1;
   for (int64_t dim : llvm::cast<RankedTensorType>(type).getShape())
-    elements *= ShapedType::isDynamic(dim) ? batch : dim;
+    elements *= sizeOf(dim, batch);
   return elements;
 }
 } // namespace
@@ -67,7 +71,8 @@ double opFlops(Operation *op, int64_t batch) {
         auto q = llvm::cast<RankedTensorType>(attention.getQuery().getType()).getShape();
         auto k = llvm::cast<RankedTensorType>(attention.getKey().getType()).getShape();
         auto o = llvm::cast<RankedTensorType>(attention.getOutput().getType()).getShape();
-        const double seq = q[q.size() - 2], keySeq = k[k.size() - 2], headDim = q.back(), valueDim = o.back();
+        const double seq = sizeOf(q[q.size() - 2], batch), keySeq = sizeOf(k[k.size() - 2], batch),
+                     headDim = q.back(), valueDim = o.back();
         const double pairs = attention.getCausal() ? seq * (keySeq - seq) + seq * (seq + 1) / 2 : seq * keySeq;
         return out / (seq * valueDim) * pairs * (2.0 * (headDim + valueDim) + 5.0);
       })
@@ -235,7 +240,7 @@ CostEstimate RooflineCostModel::estimateUnfused(Operation *op) const {
   auto shape = [](Value value) { return llvm::cast<RankedTensorType>(value.getType()).getShape(); };
   const double element = fuse::elementByteSize(fuse::elementTypeOf(attention.getQuery()));
   const double headDim = shape(attention.getQuery()).back(), valueDim = shape(attention.getValue()).back();
-  const double keySeq = shape(attention.getKey()).drop_back().back();
+  const double keySeq = sizeOf(shape(attention.getKey()).drop_back().back(), batch);
   // Every score is computed and stored by the unfused chain, causal or not.
   const double scores = elementsOf(attention.getQuery().getType(), batch) / headDim * keySeq;
   const double scoreBytes = scores * element;
@@ -261,7 +266,7 @@ CostEstimate RooflineCostModel::estimateUnfused(Operation *op) const {
   kernel(scoreBytes, scoreBytes, scores, simtRate); // the scale
   // A causal mask was a constant S x Sk tensor before fuse-form-attention.
   if (attention.getMask() || attention.getCausal()) {
-    const double seq = shape(attention.getQuery()).drop_back().back();
+    const double seq = sizeOf(shape(attention.getQuery()).drop_back().back(), batch);
     const double maskBytes = attention.getMask() ? tensorBytes(attention.getMask(), batch) : seq * keySeq * element;
     kernel(scoreBytes + maskBytes, scoreBytes, scores, simtRate);
   }

@@ -161,8 +161,9 @@ class Session:
         stream the run is ordered after the stream's earlier work and before
         its later work, and the call returns once it is enqueued; without
         one it returns when the run has finished.
-        dims: the shape variant to run (Plan.shape_variants); None runs the
-        plan's first.
+        dims: the shape variant to run (Plan.shape_variants), or the sizes
+        of a plan's ranges (Plan.ranges); None runs the plan's first variant
+        (a plan with ranges: at each range's opt).
         """
         dims = {str(k): int(v) for k, v in dict(dims or {}).items()}
         described_plan = self.plan.variant(dims) if dims else self.plan

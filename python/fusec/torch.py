@@ -17,10 +17,8 @@ keyed by the exported graph and the options, so a second process with the
 same model and options loads it instead of compiling. The first axis of
 every input is the batch, which a plan runs at any size up to its largest
 batch bucket. Other dimensions are fixed at the example's sizes unless named
-in `dynamic`. For the CPU (target="cpu") one plan runs every size of the
-ranges (fusec --dim seq=1:512); a GPU plan takes one size per named
-dimension, so the compiled callable compiles (or loads) the plan for each
-size within the range the first time it meets it (docs/python.md#pytorch).
+in `dynamic`: one plan runs every size of their ranges (fusec --dim
+seq=1:512), for the CPU and GPU targets alike (docs/python.md#pytorch).
 
 torch is imported when this module is; `import fusec` never imports it.
 """
@@ -133,9 +131,8 @@ class CompiledModule:
     returns what the module returns (a tensor, or the same tuple/list/dict
     structure), as torch tensors on the inputs' device.
 
-    `plans` maps each size of the named dimensions met so far (a tuple in
-    `dimensions` order) to its Plan; for the CPU target, () maps to the one
-    plan that runs every size of the ranges."""
+    `plans` maps () to its Plan: with named dimensions, the one plan that
+    runs every size of their ranges."""
 
     def __init__(self, label, directory, input_names, output_spec, output_count, dims_by_input, ranges, options,
                  cache, digest):
@@ -155,21 +152,13 @@ class CompiledModule:
         self._sessions = {}
         self._lock = threading.Lock()
 
-    def _runs_ranges(self):
-        """Whether one plan runs every size: any plan with named dimensions
-        (fusec --dim seq=MIN:MAX, for the CPU and GPU targets alike)."""
-        return bool(self.dimensions)
-
-    def _plan(self, sizes):
-        if self._runs_ranges():
-            sizes = ()
-        plan = self.plans.get(sizes)
+    def _plan(self):
+        """The one plan: with named dimensions, compiled over their ranges
+        (fusec --dim seq=MIN:MAX), which every size of them runs."""
+        plan = self.plans.get(())
         if plan is not None:
             return plan
-        if self._runs_ranges():
-            dims = {name: tuple(self.ranges[name]) for name in self.dimensions}
-        else:
-            dims = dict(zip(self.dimensions, sizes))
+        dims = {name: tuple(self.ranges[name]) for name in self.dimensions}
         key = hashlib.sha256(json.dumps([self._digest, self._options, dims, _fusec_version],
                                         sort_keys=True).encode()).hexdigest()[:32]
         cached = os.path.join(self._cache, key + ".plan") if self._cache else None
@@ -193,16 +182,15 @@ class CompiledModule:
             # an input returned as it is) cannot be unflattened faithfully.
             raise Error("%s has %d outputs, the module returns %d tensors" % (self.label, len(plan.outputs),
                                                                                 self._output_count))
-        self.plans[sizes] = plan
+        self.plans[()] = plan
         return plan
 
-    def _session(self, sizes, device):
-        key = (() if self._runs_ranges() else sizes, device)
+    def _session(self, device):
         with self._lock:
-            session = self._sessions.get(key)
+            session = self._sessions.get(device)
             if session is None:
-                session = Session(self._plan(sizes), device=device)
-                self._sessions[key] = session
+                session = Session(self._plan(), device=device)
+                self._sessions[device] = session
         return session
 
     def _sizes(self, inputs):
@@ -229,18 +217,19 @@ class CompiledModule:
         on_cuda = inputs[0].is_cuda if inputs else False
         if any(tensor.is_cuda != on_cuda for tensor in inputs):
             raise Error("the inputs are on different devices: give them all on the CPU or all on one GPU")
-        sizes = self._sizes(inputs)
-        session = self._session(sizes, "cuda" if on_cuda else "cpu")
+        dims = dict(zip(self.dimensions, self._sizes(inputs)))
+        session = self._session("cuda" if on_cuda else "cpu")
         named = dict(zip(self.input_names, inputs))
         if on_cuda:
-            plan = session.plan
+            # The plan at these sizes gives the outputs' shapes.
+            plan = session.plan.variant(dims) if dims else session.plan
             batch = int(inputs[0].shape[0]) if inputs and inputs[0].dim() else 1
             outputs = {}
             for tensor in plan.outputs:
                 shape = [batch if extent is None else extent for extent in tensor["shape"]]
                 dtype = getattr(torch, tensor["numpy_dtype"]) if tensor["dtype"] != "bf16" else torch.bfloat16
                 outputs[tensor["name"]] = torch.empty(shape, dtype=dtype, device=inputs[0].device)
-            session.run_device(named, outputs, stream=torch.cuda.current_stream(inputs[0].device))
+            session.run_device(named, outputs, stream=torch.cuda.current_stream(inputs[0].device), dims=dims or None)
             results = [outputs[tensor["name"]] for tensor in plan.outputs]
         else:
             produced = session.run(named)
@@ -308,7 +297,8 @@ def compile(module, example_inputs, dynamic=None, dynamic_axes=None, precision="
         compiled = CompiledModule(label, directory, input_names, output_spec, len(output_leaves), dims_by_input,
                                   ranges, options, cache_dir() if cache else None, _graph_digest(directory.name))
         # The example's own sizes compile now, so errors surface here.
-        compiled._plan(compiled._sizes(inputs))
+        compiled._sizes(inputs)
+        compiled._plan()
     except BaseException:
         directory.cleanup()
         raise
