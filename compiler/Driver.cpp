@@ -70,12 +70,26 @@ uint64_t hashFile(StringRef path) {
 
 } // namespace
 
+namespace {
+/// `module` (imported with `sizes`) recording the ranges among them, which
+/// config selection and the cost model size a range's dimension by.
+OwningOpRef<ModuleOp> withRanges(OwningOpRef<ModuleOp> module, const import::DimensionSizes &sizes) {
+  std::vector<std::pair<std::string, fuse::SymbolRange>> ranges;
+  for (const auto &[name, size] : sizes)
+    if (size.isRange())
+      ranges.push_back({name, {size.min, size.opt, size.max}});
+  if (module && !ranges.empty())
+    fuse::setSymbolRanges(*module, ranges);
+  return module;
+}
+} // namespace
+
 OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context, const import::DimensionSizes &sizes) {
   StringRef extension = llvm::sys::path::extension(path);
   if (extension == ".json")
-    return import::importJsonModel(path, context, sizes);
+    return withRanges(import::importJsonModel(path, context, sizes), sizes);
   if (extension == ".onnx")
-    return import::importOnnxModel(path, context, sizes);
+    return withRanges(import::importOnnxModel(path, context, sizes), sizes);
   if (extension == ".mlir") {
     if (!sizes.empty()) {
       emitError(FileLineColLoc::get(&context, path, 0, 0))

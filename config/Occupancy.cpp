@@ -3,6 +3,7 @@
 
 #include "ir/ConvShape.h"
 #include "ir/FuseOps.h"
+#include "ir/ShapeUtils.h"
 #include "support/SplitK.h"
 
 #include <algorithm>
@@ -36,29 +37,46 @@ double waveUtilization(const fuse::KernelConfig &config, double blocks, int64_t 
   return blocks <= 0 ? 0 : blocks / (std::ceil(blocks / slots) * slots);
 }
 
+namespace {
+
+/// A dimension of `value`'s type at the size configs are chosen for: the
+/// batch at `batch`, a range's dimension at its opt (the cost batch where
+/// the module records no range).
+double sizedAt(Operation *core, Value value, size_t axis, int64_t batch) {
+  const int64_t dim = shapeOf(value)[axis];
+  if (!ShapedType::isDynamic(dim))
+    return double(dim);
+  std::optional<fuse::SymbolRange> range = fuse::symbolRange(core, fuse::symbolicShape(value.getType())[axis]);
+  return double(range ? range->opt : batch);
+}
+
+} // namespace
+
 OutputExtent outputExtent(Operation *core, int64_t batch) {
-  auto sized = [&](int64_t dim) { return ShapedType::isDynamic(dim) ? double(batch) : double(dim); };
+  auto sized = [&](size_t axis) { return sizedAt(core, core->getResult(0), axis, batch); };
   auto out = shapeOf(core->getResult(0));
   if (auto conv = llvm::dyn_cast<fuse::ConvOp>(core)) {
     const fuse::ConvShape s = fuse::convShapeOf(conv);
-    return {double(s.filters), sized(s.batch) * double(s.pixels()), false, ShapedType::isDynamic(s.batch)};
+    const double images = ShapedType::isDynamic(s.batch) ? double(batch) : double(s.batch);
+    return {double(s.filters), images * double(s.pixels()), false, ShapedType::isDynamic(s.batch)};
   }
   const fuse::MatrixProductShape shape = fuse::matrixProductShape(core);
   OutputExtent extent{1, double(shape.n), false, false};
-  for (int64_t dim : shape.foldedBatch ? out.drop_back() : out.drop_back().take_back()) {
-    extent.rows *= sized(dim);
-    extent.rowsGrow |= ShapedType::isDynamic(dim);
+  for (size_t axis = shape.foldedBatch ? 0 : out.size() - 2; axis + 1 < out.size(); ++axis) {
+    extent.rows *= sized(axis);
+    extent.rowsGrow |= ShapedType::isDynamic(out[axis]);
   }
   return extent;
 }
 
 double outputTilesAt(Operation *core, const fuse::KernelConfig &config, int64_t batch) {
   if (llvm::isa<fuse::AttentionOp>(core)) { // a block per query tile of each (batch, head) matrix
-    auto out = shapeOf(core->getResult(0));
+    const Value out = core->getResult(0);
+    const size_t rank = shapeOf(out).size();
     double matrices = 1;
-    for (int64_t dim : out.drop_back(2))
-      matrices *= ShapedType::isDynamic(dim) ? double(batch) : double(dim);
-    return matrices * std::ceil(double(out[out.size() - 2]) / double(config.blockM));
+    for (size_t axis = 0; axis + 2 < rank; ++axis)
+      matrices *= sizedAt(core, out, axis, batch);
+    return matrices * std::ceil(sizedAt(core, out, rank - 2, batch) / double(config.blockM));
   }
   const OutputExtent extent = outputExtent(core, batch);
   return std::ceil(extent.rows / double(config.blockM)) * std::ceil(extent.columns / double(config.blockN));

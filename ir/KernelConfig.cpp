@@ -539,8 +539,26 @@ MatrixProductShape matrixProductShape(Operation *core) {
   const size_t rank = out.size();
   shape.k = shape.transA ? lhs[lhs.size() - 2] : lhs.back();
   shape.n = out.back();
-  shape.foldedBatch = rank >= 3 && rhs.size() == 2 && lhs.size() == rank && !ShapedType::isDynamic(out[rank - 2]);
-  shape.largestRows = shape.foldedBatch ? largestProduct(out.drop_back(1)) : largest(out[rank - 2]);
+  // The rows of every batch matrix fold into one matrix when each matrix
+  // has a fixed number of rows, or a range's (a [batch, seq, E] activation
+  // by a weight: batch * seq rows).
+  const SmallVector<int64_t> symbols = symbolicShape(core->getResult(0).getType());
+  const bool rowsPerMatrix = !ShapedType::isDynamic(out[rank - 2]) || symbols[rank - 2] != kDynamic;
+  shape.foldedBatch = rank >= 3 && rhs.size() == 2 && lhs.size() == rank && rowsPerMatrix;
+  // A range's dimension counts at its maximum where the module records it.
+  auto largestOf = [&](size_t d) {
+    std::optional<SymbolRange> range = symbolRange(core, symbols[d]);
+    return range ? range->max : largest(out[d]);
+  };
+  if (shape.foldedBatch) {
+    int64_t product = 1;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      if (__builtin_mul_overflow(product, largestOf(d), &product) || product > (int64_t(1) << 62))
+        product = int64_t(1) << 62;
+    shape.largestRows = product;
+  } else {
+    shape.largestRows = largestOf(rank - 2);
+  }
   return shape;
 }
 

@@ -47,6 +47,29 @@ std::string symbolName(int64_t dim) {
   return table.names[static_cast<size_t>(index)];
 }
 
+std::optional<SymbolRange> symbolRange(mlir::Operation *op, int64_t dim) {
+  if (!isSymbolic(dim) || dim == kDynamic || !op)
+    return std::nullopt;
+  mlir::Operation *module = op;
+  while (module->getParentOp())
+    module = module->getParentOp();
+  auto ranges = module->getAttrOfType<mlir::DictionaryAttr>(kRangesAttrName);
+  if (!ranges)
+    return std::nullopt;
+  auto bounds = llvm::dyn_cast_or_null<mlir::DenseI64ArrayAttr>(ranges.get(symbolName(dim)));
+  if (!bounds || bounds.size() != 3)
+    return std::nullopt;
+  return SymbolRange{bounds[0], bounds[1], bounds[2]};
+}
+
+void setSymbolRanges(mlir::Operation *module, llvm::ArrayRef<std::pair<std::string, SymbolRange>> ranges) {
+  mlir::Builder builder(module->getContext());
+  llvm::SmallVector<mlir::NamedAttribute> entries;
+  for (const auto &[name, range] : ranges)
+    entries.push_back(builder.getNamedAttr(name, builder.getDenseI64ArrayAttr({range.min, range.opt, range.max})));
+  module->setAttr(kRangesAttrName, builder.getDictionaryAttr(entries));
+}
+
 llvm::SmallVector<int64_t> symbolicShape(mlir::Type type) {
   auto tensor = llvm::cast<mlir::RankedTensorType>(type);
   llvm::SmallVector<int64_t> shape(tensor.getShape());

@@ -37,6 +37,22 @@ std::optional<int64_t> symbolDim(llvm::StringRef name);
 /// The name of a symbol: "batch" for kDynamic.
 std::string symbolName(int64_t dim);
 
+/// The module attribute recording the ranges a module is compiled over
+/// (fusec --dim seq=1:128:512): a dictionary from each name to its
+/// [min, opt, max]. Config selection and the cost model size a range's
+/// dimension by it (opt for speed, max for index bounds).
+inline constexpr const char *kRangesAttrName = "fuse.ranges";
+/// A named dimension's range.
+struct SymbolRange {
+  int64_t min = 1, opt = 1, max = 1;
+};
+/// The range of symbol `dim` (a named dimension, not the batch) in the
+/// kRangesAttrName of the module holding `op`; std::nullopt for the batch,
+/// a static size, or a module that records no range for it.
+std::optional<SymbolRange> symbolRange(mlir::Operation *op, int64_t dim);
+/// Records `ranges` (name -> range) on `module` as kRangesAttrName.
+void setSymbolRanges(mlir::Operation *module, llvm::ArrayRef<std::pair<std::string, SymbolRange>> ranges);
+
 /// The shape of a ranked tensor type with its symbols: kDynamic for the
 /// batch, symbolDim(name) for each dynamic dimension its encoding names.
 llvm::SmallVector<int64_t> symbolicShape(mlir::Type type);
