@@ -71,8 +71,8 @@ double opFlops(Operation *op, int64_t batch) {
         auto q = llvm::cast<RankedTensorType>(attention.getQuery().getType()).getShape();
         auto k = llvm::cast<RankedTensorType>(attention.getKey().getType()).getShape();
         auto o = llvm::cast<RankedTensorType>(attention.getOutput().getType()).getShape();
-        const double seq = sizeOf(q[q.size() - 2], batch), keySeq = sizeOf(k[k.size() - 2], batch),
-                     headDim = q.back(), valueDim = o.back();
+        const double seq = sizeOf(q[q.size() - 2], batch), keySeq = sizeOf(k[k.size() - 2], batch), headDim = q.back(),
+                     valueDim = o.back();
         const double pairs = attention.getCausal() ? seq * (keySeq - seq) + seq * (seq + 1) / 2 : seq * keySeq;
         return out / (seq * valueDim) * pairs * (2.0 * (headDim + valueDim) + 5.0);
       })

@@ -142,8 +142,14 @@ def test_a_range_runs_every_size_from_one_plan():
     assert numpy.array_equal(outputs["rows"], session.run({"ids": ids})["rows"])
     with pytest.raises(ValueError, match=r"a range is \(min, max\) or \(min, opt, max\)"):
         fusec.compile(model, target="cpu", dims={"seq": (1, 2, 3, 4)})
-    with pytest.raises(fusec.CompileError, match=r"the range seq=1:8:8 compiles for --target=cpu only"):
-        fusec.compile(model, target="sm_90", dims={"seq": (1, 8)})
+    # A GPU plan runs the range too (its kernels read the length); the CPU
+    # backend runs it as it runs the CPU plan.
+    gpu_plan = fusec.compile(model, target="sm_90", dims={"seq": (1, 8)})
+    assert gpu_plan.ranges == {"seq": (1, 8, 8)}
+    assert gpu_plan.describe()["target"] == "sm_90"
+    ids = numpy.array([[4, 0, 1], [2, 3, 0]], numpy.int64)
+    gpu_rows = fusec.Session(gpu_plan, device="cpu").run({"ids": ids})["rows"]
+    assert numpy.array_equal(gpu_rows, session.run({"ids": ids})["rows"])
 
 
 def test_shape_variants_run_the_size_their_inputs_have(tmp_path):

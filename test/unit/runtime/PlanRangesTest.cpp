@@ -3,7 +3,9 @@
 // A plan with `ranges` (format 7.1) lays its arena out for each range's
 // maximum. The reader verifies the plan specialized at both ends of every
 // range, so a layout that overlaps or overflows at some size of the range
-// is rejected, naming that size; a sound one runs every size.
+// is rejected, naming that size; a sound one runs every size. A GPU plan
+// over a range (format 7.3) carries launches whose grids grow with a range
+// and arguments that hold its size: specializing folds both in.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/Error.h"
@@ -136,8 +138,8 @@ std::vector<uint8_t> gpuPlan(const json &launch, bool ranges = true) {
   };
   if (ranges)
     manifest["ranges"] = {{{"name", "seq"}, {"min", 1}, {"opt", 8}, {"max", 16}}};
-  return plan::encodePlan(manifest, {{plan::kWeightsSection, {}},
-                                     {plan::kKernelImagesSection, std::vector<uint8_t>(8, '.')}});
+  return plan::encodePlan(manifest,
+                          {{plan::kWeightsSection, {}}, {plan::kKernelImagesSection, std::vector<uint8_t>(8, '.')}});
 }
 
 /// A launch of 256 threads per block over the [batch, seq, 4] elements:
