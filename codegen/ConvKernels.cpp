@@ -15,6 +15,9 @@
 // tiles (16, or 8 for small outputs) of the im2col matrix and of the
 // weights are staged in shared memory; padding is folded into the im2col
 // loads (out-of-image reads are 0).
+// wgmma_gemm (sm_90a, a pointwise channels-last conv): the Hopper GEMM of
+// fusec_gemm_sm90.h, the batch's pixels by the weights, read through tensor
+// maps.
 // direct_conv (group > 1, e.g. depthwise): fusec_simt.h's direct loop, one
 // thread per output. For both SIMT templates the kernel generates only the
 // sizes, the input's and weights' addressing and the epilogue, as functors.
@@ -281,6 +284,56 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   return builder.finish(code, launch, {"fusec_conv.h"});
 }
 
+/// A pointwise channels-last conv on the Hopper GEMM (sm_90a, wgmma_gemm):
+/// the batch's pixels are A's rows (M = batch * H * W, K = C channels, as
+/// the input stores them), the weights B (Co x C, K-major: OHWI with a 1x1
+/// window), each read through a tensor map; the epilogue gets (pixel of the
+/// batch, output channel) and stores at pixel * Co + co, the NHWC element.
+FailureOr<GeneratedKernel> emitWgmmaConv(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
+                                         ArrayRef<Operation *> epilogue, const fuse::KernelConfig &config) {
+  const fuse::ConvShape s = fuse::convShapeOf(conv);
+  auto out = shapeOf(conv.getOutput());
+  const bool bf16 = config.operands == fuse::OperandType::BF16;
+  // kernelConfigFor admitted the conv (wgmmaConvProblem): 1x1, stride 1,
+  // no padding, no prologue, a dense input, every size but the batch static.
+  const BatchLinear rows = linearNumel(shapeOf(input.source).drop_back(1));
+  const std::string pixels = std::to_string(s.pixels()) + "LL", width = std::to_string(s.outWidth) + "LL",
+                    filters = std::to_string(s.filters) + "LL";
+  std::string code =
+      "  using Gemm = FusecGemmSm90<" + builder.declareTile(TileDescription::hopperGemm(config, false)) + ">;\n";
+  code += "  static_assert(Gemm::kSmemBytes == " + std::to_string(config.sharedBytes(true)) +
+          ", \"the config's shared size\");\n";
+  KernelLaunch launch;
+  launch.sharedBytes = config.sharedBytes(true);
+  const auto weight = llvm::cast<BlockArgument>(conv.getWeight());
+  launch.tensorMaps.push_back(
+      {uint32_t(input.source.getArgNumber()), bf16, rows, s.channels, {64, uint32_t(config.blockM)}});
+  launch.tensorMaps.push_back(
+      {uint32_t(weight.getArgNumber()), bf16, BatchLinear{0, s.filters}, s.channels, {64, uint32_t(config.blockN)}});
+  builder.setLaunchBounds(config.threads(), 1);
+  code += "  const int M = int(" + productExpr(shapeOf(input.source), 0, 3) + "), N = int(" + filters + "), K = int(" +
+          std::to_string(s.channels) + "LL);\n";
+  code += "  auto epilogue = [&](int row, int col, float acc) {\n";
+  // The coordinates the epilogue's broadcasts read (often none but co).
+  code += "    [[maybe_unused]] const long long co = col, on = row / " + pixels + ", pixel = row % " + pixels +
+          ", oh = pixel / " + width + ", ow = pixel % " + width + ";\n";
+  if (conv.getBias())
+    code += "    acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";
+  const std::vector<std::string> coords = geometryOf(conv).outputCoords();
+  builder.bind(conv.getOutput(), roundedTo(fuse::elementTypeOf(conv.getOutput()), "acc"));
+  if (failed(builder.emitElementwise(code, "    ", epilogue, coords)))
+    return failure();
+  builder.emitStores(code, "    ", out, "(long long)row * " + filters + " + co", coords);
+  builder.emitTransposedStores(code, "    ", out, coords);
+  code += "  };\n";
+  code += "  Gemm::run(&fusec_map0, &fusec_map1, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
+          "epilogue);\n";
+  launch.block = {config.threads(), 1, 1};
+  launch.grid[0] = gridFor(rows, config.blockM);
+  launch.grid[1] = gridFor(BatchLinear{0, s.filters}, config.blockN);
+  return builder.finish(code, launch, {"fusec_gemm_sm90.h"});
+}
+
 /// The description fusec_simt.h's convolutions read: `config`'s fields
 /// and the conv's groups and window (TileDescription::convolution).
 TileDescription convolutionTile(const fuse::KernelConfig &config, const ConvGeometry &g) {
@@ -401,6 +454,8 @@ FailureOr<GeneratedKernel> emitConvKernel(KernelBuilder &builder) {
     return emitTensorCoreConv(builder, conv, input, epilogue, *config);
   case fuse::KernelTemplate::SimtConv:
     return emitImplicitGemm(builder, conv, input, epilogue, *config);
+  case fuse::KernelTemplate::WgmmaGemm:
+    return emitWgmmaConv(builder, conv, input, epilogue, *config);
   default:
     return emitDirectConv(builder, conv, input, epilogue, *config);
   }

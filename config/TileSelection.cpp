@@ -116,6 +116,23 @@ KernelConfig withSplitK(Operation *core, KernelConfig config, const ConfigTarget
   return fuse::kernelConfigProblem(core, split).empty() ? split : config;
 }
 
+/// The Hopper GEMM's config for a product of `n` columns (a pointwise
+/// conv's output channels): 128 x 128 tiles (two consumer warpgroups), 64
+/// columns for narrow products, 4 stages of 32 KiB (3 for 128 x 256).
+KernelConfig wgmmaConfig(int64_t n, OperandType operands) {
+  KernelConfig config;
+  config.kind = KernelTemplate::WgmmaGemm;
+  config.operands = operands;
+  config.blockM = 128;
+  config.blockN = !ShapedType::isDynamic(n) && n <= 64 ? 64 : 128;
+  config.blockK = 64;
+  config.warpM = 64;
+  config.warpN = config.blockN;
+  config.stages = 4;
+  config.aVector = config.bVector = 8;
+  return config;
+}
+
 KernelConfig chooseConvConfig(ConvOp conv, const ConfigTarget &target) {
   const ConvShape s = convShapeOf(conv);
   if (conv.getGroup() != 1) {
@@ -125,6 +142,13 @@ KernelConfig chooseConvConfig(ConvOp conv, const ConfigTarget &target) {
     return direct;
   }
   const OperandType operands = operandTypeOf(elementTypeOf(conv.getInput())).value_or(OperandType::F32);
+  // sm_90a: a pointwise channels-last conv is a product the Hopper GEMM
+  // computes (wgmmaConvProblem says when).
+  if (target.hopper && operands != OperandType::F32) {
+    const KernelConfig hopper = wgmmaConfig(s.filters, operands);
+    if (fuse::kernelConfigProblem(conv, hopper).empty())
+      return hopper;
+  }
   KernelConfig config = tensorCoreConfig(KernelTemplate::TensorCoreConv, target.precision, operands);
   if (!ShapedType::isDynamic(s.filters) && s.filters <= 32) { // few output channels: half the rows, the same 4 warps
     config.blockM = 32;
@@ -148,28 +172,11 @@ KernelConfig chooseConvConfig(ConvOp conv, const ConfigTarget &target) {
   return simtConfig(KernelTemplate::SimtConv, simtTile(pixels, s.filters));
 }
 
-/// The Hopper GEMM's config: 128 x 128 tiles (two consumer warpgroups),
-/// 64 columns for narrow products, 4 stages of 32 KiB (3 for 128 x 256).
-KernelConfig wgmmaConfig(Operation *core, OperandType operands) {
-  const MatrixProductShape shape = matrixProductShape(core);
-  KernelConfig config;
-  config.kind = KernelTemplate::WgmmaGemm;
-  config.operands = operands;
-  config.blockM = 128;
-  config.blockN = !ShapedType::isDynamic(shape.n) && shape.n <= 64 ? 64 : 128;
-  config.blockK = 64;
-  config.warpM = 64;
-  config.warpN = config.blockN;
-  config.stages = 4;
-  config.aVector = config.bVector = 8;
-  return config;
-}
-
 KernelConfig chooseProductConfig(Operation *core, const ConfigTarget &target) {
   const MatrixProductShape shape = matrixProductShape(core);
   const OperandType operands = operandTypeOf(elementTypeOf(core->getOperand(0))).value_or(OperandType::F32);
   if (target.hopper && operands != OperandType::F32) {
-    const KernelConfig hopper = wgmmaConfig(core, operands);
+    const KernelConfig hopper = wgmmaConfig(shape.n, operands);
     if (fuse::kernelConfigProblem(core, hopper).empty())
       return hopper;
   }

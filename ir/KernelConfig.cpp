@@ -234,6 +234,39 @@ std::string wgmmaGemmProblem(Operation *core, const KernelConfig &config) {
   return "";
 }
 
+/// Why the Hopper GEMM cannot compute `conv` with `config`, or "": a
+/// pointwise channels-last conv is a product of the batch's pixels (rows of
+/// C channels, as stored) by the weights (Co x C, K-major), which the GEMM's
+/// tensor maps read where the input is dense and C is a multiple of 8 (TMA
+/// rows of 16-byte multiples).
+std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
+  if (config.operands == OperandType::F32)
+    return "it multiplies f16 or bf16 operands";
+  if (std::string problem = operandProblem(config, elementTypeOf(conv.getInput())); !problem.empty())
+    return problem;
+  const ConvShape s = convShapeOf(conv);
+  if (!s.channelsLast || conv.getGroup() != 1)
+    return "it computes channels-last group-1 convolutions only";
+  if (s.kernelH != 1 || s.kernelW != 1 || llvm::any_of(conv.getStrides(), [](int64_t v) { return v != 1; }) ||
+      llvm::any_of(conv.getPads(), [](int64_t v) { return v != 0; }))
+    return "it computes pointwise convolutions (1x1, stride 1, no padding), a product of pixels by weights";
+  for (int64_t dim : {s.channels, s.height, s.width, s.filters})
+    if (ShapedType::isDynamic(dim))
+      return "every size but the batch must be static";
+  if (!convInputChain(conv).ops.empty())
+    return "its TMA map reads the input as stored, with no prologue";
+  if (auto kernel = conv->getParentOfType<SuperkernelOp>())
+    if (auto source = llvm::dyn_cast<BlockArgument>(conv.getInput()))
+      if (sliceViewOf(kernel.getInputs()[source.getArgNumber()]))
+        return "its TMA map reads a dense input, not a slice of a concatenation";
+  if (s.channels % 8 != 0)
+    return "TMA needs rows of 16-byte multiples: C = " + str(s.channels) + " must be a multiple of 8";
+  if (largest(s.batch) * s.pixels() + config.blockM > kLargest32BitOffset || s.filters > kLargest32BitOffset)
+    return "its 32-bit TMA coordinates cannot count " + str(largest(s.batch) * s.pixels()) + " pixels (at batch " +
+           str(kLargestIndexedBatch) + ")";
+  return "";
+}
+
 /// Why the few-row template (fusec_gemv.h) cannot compute the matrix
 /// product `core`, or "".
 std::string gemvProblem(Operation *core, const KernelConfig &config) {
@@ -296,10 +329,11 @@ std::string kernelConfigProblem(Operation *core, const KernelConfig &config) {
     if (!isConv)
       return "template " + templateName(config.kind).str() + " computes convolutions, not matrix products";
     break;
+  case KernelTemplate::WgmmaGemm: // products, and pointwise convs as products
+    break;
   case KernelTemplate::TensorCoreGemm:
   case KernelTemplate::SimtGemm:
   case KernelTemplate::SimtGemv:
-  case KernelTemplate::WgmmaGemm:
     if (!isProduct)
       return "template " + templateName(config.kind).str() + " computes matrix products, not convolutions";
     break;
@@ -316,7 +350,7 @@ std::string kernelConfigProblem(Operation *core, const KernelConfig &config) {
   else if (config.kind == KernelTemplate::SimtGemv)
     problem = gemvProblem(core, config);
   else if (config.kind == KernelTemplate::WgmmaGemm)
-    problem = wgmmaGemmProblem(core, config);
+    problem = isConv ? wgmmaConvProblem(llvm::cast<ConvOp>(core), config) : wgmmaGemmProblem(core, config);
   else if (config.kind == KernelTemplate::SimtConv && llvm::cast<ConvOp>(core).getGroup() != 1)
     problem = "it computes group-1 convolutions only";
   if (problem.empty() && config.splitK > 1)

@@ -31,7 +31,8 @@
 #    --dim seq=1:64:256;
 #  - for the Hopper templates (--target=sm_90a, docs/hopper.md):
 #    gemm4096_sm90a.plan (a 4096^3 f16 product at batch 4096, its operands
-#    graph inputs) and pytorch_gpt_block_bf16_sm90a.plan;
+#    graph inputs), pytorch_gpt_block_bf16_sm90a.plan and
+#    pointwise_nhwc_fp16_sm90a.plan (two pointwise convs on wgmma);
 #  - <name>.plan (or <name>_<precision>.plan) for each extra MODEL (.onnx or
 #    fusec-graph .json; <name> is its file name without the extension),
 #    compiled with --precision=PRECISION when given (fp32, tf32, fp16, bf16):
@@ -160,6 +161,36 @@ JSON
 target=sm_90a compile "$src/gemm4096.json" gemm4096_sm90a "$variants" --batch-buckets=1,4,4096 --cost-batch=4096
 target=sm_90a compile "$root/test/data/pytorch/gpt_block/model.onnx" pytorch_gpt_block_bf16_sm90a "$variants" \
   --precision=bf16
+# pointwise_nhwc_fp16_sm90a: a bottleneck of pointwise convs (64 -> 128 ->
+# 64 channels on 28 x 28 images, bias, ReLU and the residual add) in fp16
+# channels-last, both convs on the Hopper GEMM; small weights, inline.
+"$python" - "$src/pointwise.json" <<'PY'
+import json
+import random
+import sys
+
+random.seed(7)
+
+
+def tensor(shape, scale):
+    count = 1
+    for extent in shape:
+        count *= extent
+    return {"shape": shape, "data": [round(random.uniform(-scale, scale), 4) for _ in range(count)]}
+
+
+graph = {"format": "fusec-graph", "version": 1,
+         "inputs": [{"name": "x", "shape": ["batch", 64, 28, 28]}], "outputs": ["y"],
+         "constants": {"w1": tensor([128, 64, 1, 1], 0.125), "b1": tensor([128], 0.1),
+                       "w2": tensor([64, 128, 1, 1], 0.09), "b2": tensor([64], 0.1)},
+         "nodes": [{"name": "expand", "op": "Conv", "inputs": ["x", "w1", "b1"], "outputs": ["e"]},
+                   {"name": "relu", "op": "Relu", "inputs": ["e"], "outputs": ["r"]},
+                   {"name": "project", "op": "Conv", "inputs": ["r", "w2", "b2"], "outputs": ["p"]},
+                   {"name": "add", "op": "Add", "inputs": ["p", "x"], "outputs": ["y"]}]}
+with open(sys.argv[1], "w") as out:
+    json.dump(graph, out)
+PY
+target=sm_90a compile "$src/pointwise.json" pointwise_nhwc_fp16_sm90a 1 --precision=fp16 --layout=nhwc
 for spec in "$@"; do
   model=${spec%:*} precision=
   [[ $spec == *:* ]] && precision=${spec##*:}

@@ -1,5 +1,6 @@
-// fuse-select-kernel-configs{target=sm_90a}: f16/bf16 products the Hopper
-// GEMM can compute take wgmma_gemm (docs/hopper.md), with the sm_80
+// fuse-select-kernel-configs{target=sm_90a}: f16/bf16 products (and pointwise
+// channels-last convs) the Hopper GEMM can compute take wgmma_gemm
+// (docs/hopper.md), with the sm_80
 // template's choice first among their variants; the others, and every
 // product of an sm_90 plan, keep the sm_80 templates.
 // RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-select-kernel-configs{target=sm_90a variants=3}))' \
@@ -68,4 +69,29 @@ func.func @f32_operands(%a: tensor<?x128xf32>, %b: tensor<128x64xf32>) -> tensor
     fuse.yield %r : tensor<?x64xf32>
   }
   return %k : tensor<?x64xf32>
+}
+
+// -----
+
+// A pointwise channels-last conv is a product of the batch's pixels by the
+// weights: wgmma_gemm (Co <= 64: 128 x 64 tiles), the sm_80 conv template's
+// choice first among its variants. A 3x3 window stays on the sm_80 template.
+// CHECK-LABEL: func.func @pointwise_conv_f16
+// CHECK: fuse.superkernel "pointwise" kind "conv"{{.*}}config = #fuse.config<"wgmma_gemm", block = [128, 64, 64], warp = [64, 64], stages = 4, mma = "m64nNk16", precision = "f16"
+// CHECK-SAME: variants = [#fuse.config<"tensor_core_conv"
+// CHECK: fuse.superkernel "window" kind "conv"{{.*}}config = #fuse.config<"tensor_core_conv"
+// SM90-LABEL: func.func @pointwise_conv_f16
+// SM90: #fuse.config<"tensor_core_conv"
+func.func @pointwise_conv_f16(%x: tensor<?x8x8x32xf16>, %w: tensor<48x1x1x32xf16>, %v: tensor<48x3x3x32xf16>) -> (tensor<?x8x8x48xf16>, tensor<?x8x8x48xf16>) {
+  %k = fuse.superkernel "pointwise" kind "conv" (%x, %w) : (tensor<?x8x8x32xf16>, tensor<48x1x1x32xf16>) -> tensor<?x8x8x48xf16> {
+  ^bb0(%a0: tensor<?x8x8x32xf16>, %a1: tensor<48x1x1x32xf16>):
+    %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x8x8x32xf16>, tensor<48x1x1x32xf16>) -> tensor<?x8x8x48xf16>
+    fuse.yield %c : tensor<?x8x8x48xf16>
+  }
+  %l = fuse.superkernel "window" kind "conv" (%x, %v) : (tensor<?x8x8x32xf16>, tensor<48x3x3x32xf16>) -> tensor<?x8x8x48xf16> {
+  ^bb0(%b0: tensor<?x8x8x32xf16>, %b1: tensor<48x3x3x32xf16>):
+    %c = fuse.conv %b0, %b1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x8x8x32xf16>, tensor<48x3x3x32xf16>) -> tensor<?x8x8x48xf16>
+    fuse.yield %c : tensor<?x8x8x48xf16>
+  }
+  return %k, %l : tensor<?x8x8x48xf16>, tensor<?x8x8x48xf16>
 }

@@ -175,9 +175,15 @@ void runPlan(const std::string &name, const std::string &precision = "fp32", con
   }
   if (target == "sm_90a") { // the point of these runs: some kernel reads through tensor maps
     bool hopper = false;
-    for (const KernelDesc &kernel : emulated.plan->kernels())
+    size_t hopperConvs = 0;
+    for (const KernelDesc &kernel : emulated.plan->kernels()) {
       hopper = hopper || !kernel.launchOf(0).tensorMaps.empty();
+      hopperConvs += kernel.kind == "conv" && !kernel.launchOf(0).tensorMaps.empty();
+    }
     CHECK(hopper);
+    // Channels-last plans run their pointwise convs on the Hopper GEMM.
+    if (layout == "nhwc")
+      CHECK(hopperConvs > 0);
   }
   // tiny_resnet's layer3 downsample and second conv differ from layer2's
   // only in their sizes: they run layer2's functions.
@@ -245,6 +251,9 @@ TEST_CASE("emul: sm_90a plans, whose f16/bf16 Gemms run the Hopper template, mat
   runPlan("tiny_resnet", "bf16", kModelsDir, "sm_90a");
   runPlan("mlp", "fp16", kModelsDir, "sm_90a");
   runPlan("gpt_block", "bf16", std::string(FUSEC_TEST_DATA_DIR) + "/pytorch", "sm_90a");
+  // MobileNetV2's expansions and projections: pointwise channels-last convs
+  // as products of pixels by weights, with their ReLU6 and residual adds.
+  runPlan("mobilenet_v2", "fp16", std::string(FUSEC_TEST_DATA_DIR) + "/pytorch", "sm_90a", false, "nhwc");
 }
 
 TEST_CASE("emul: bf16 plans through the GPU backend match the CPU backend", "[codegen][emul][plan][precision]") {

@@ -20,6 +20,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace fusec;
@@ -131,10 +132,44 @@ TEST_CASE("a length outside the range is refused, naming the range", "[ranges]")
   REQUIRE_THROWS_WITH(ranged->specialize({{"seq", 4}, {"len", 2}}), Contains("which the plan has no range for"));
 }
 
-TEST_CASE("ranges compile for the CPU target only, for now", "[ranges]") {
-  Compiled gpu = compileSequence(import::DimensionSize::range(1, 8, 16), "sm_90");
-  CHECK_FALSE(gpu.ok);
-  CHECK_THAT(gpu.diagnostics, Contains("the range seq=1:8:16 compiles for --target=cpu only"));
+TEST_CASE("a GPU plan over a range has one launch per kernel whatever the range, reading the length", "[ranges]") {
+  auto narrow = load(compileSequence(import::DimensionSize::range(1, 8, 16), "sm_90"), "narrow");
+  auto wide = load(compileSequence(import::DimensionSize::range(1, 8, 4096), "sm_90"), "wide");
+  REQUIRE(narrow->kernels().size() == wide->kernels().size());
+  size_t growing = 0;
+  for (size_t k = 0; k < narrow->kernels().size(); ++k) {
+    const runtime::KernelDesc &kernel = narrow->kernels()[k];
+    INFO(kernel.name);
+    REQUIRE(kernel.launch);
+    // Each kernel reads the length from one argument; the product's grid
+    // grows with it (the softmax and the sum over the sequence run a block
+    // per row of the other axes).
+    CHECK(kernel.launch->rangeArguments.size() == 1);
+    growing += !kernel.launch->gridRanges[0].empty() || !kernel.launch->gridRanges[2].empty();
+    // The same code: the images do not grow with the range.
+    REQUIRE(kernel.images.size() == wide->kernels()[k].images.size());
+    for (size_t i = 0; i < kernel.images.size(); ++i)
+      CHECK(kernel.images[i].range.size == wide->kernels()[k].images[i].range.size);
+  }
+  CHECK(growing == 1);
+  // At each length the plan holds the launch the length needs: every
+  // argument that held the range holds the length.
+  for (int64_t seq : {1, 13}) {
+    const runtime::Plan sized = wide->specialize({{"seq", seq}});
+    for (const runtime::KernelDesc &kernel : sized.kernels()) {
+      const runtime::KernelDesc &ranged = *std::find_if(wide->kernels().begin(), wide->kernels().end(),
+                                                        [&](const auto &other) { return other.name == kernel.name; });
+      for (const auto &[argument, code] : ranged.launch->rangeArguments)
+        CHECK(kernel.launch->arguments.at(argument) == uint32_t(seq));
+    }
+  }
+  // The CPU backend runs the GPU plan as it runs the CPU plan.
+  auto cpu = load(compileSequence(import::DimensionSize::range(1, 8, 16)), "cpu");
+  runtime::Session gpuPlan(narrow, runtime::Device::Cpu), cpuPlan(cpu, runtime::Device::Cpu);
+  const auto x = sequenceInput(2, 11);
+  const runtime::Tensor got = gpuPlan.run(2, {{"x", x}}).at("pooled"), want = cpuPlan.run(2, {{"x", x}}).at("pooled");
+  REQUIRE(got.byteSize() == want.byteSize());
+  CHECK(std::memcmp(got.rawData(), want.rawData(), got.byteSize()) == 0);
 }
 
 TEST_CASE("the C API lists a plan's ranges and runs the size select_dims gives", "[ranges]") {
