@@ -141,6 +141,23 @@ def ranged_plan(t1_offset):
                      "yields": [2]}]}
 
 
+def gpu_ranged_plan(range_code):
+    """ranged_plan's kernels for a GPU (format 7.3): each launch's grid grows
+    with the range (`ranges`) and its first argument holds the length
+    (`range_arguments`), both naming `range_code`; one 8-byte image stands
+    for the kernels' code (the plan fuzzer runs the CPU backend)."""
+    plan = ranged_plan(16 * 4 * 4)
+    plan.update(format_version="7.3", target="sm_90")
+    one = {"per_batch": 0, "fixed": 1, "divisor": 1}
+    for kernel in plan["kernels"]:
+        kernel["launch"] = {"block": [256, 1, 1],
+                            "grid": [{"per_batch": 4, "fixed": 0, "divisor": 256, "ranges": [range_code]}, one, one],
+                            "arguments": [0],
+                            "range_arguments": [{"argument": 0, "range": range_code}]}
+        kernel["images"] = [{"format": "ptx", "target": "sm_90", "entry": kernel["name"], "offset": 0, "size": 8}]
+    return plan
+
+
 def views_plan(neg_offset):
     """y = exp(flatten(concat(relu(x), neg(x), axis=1))) with the concat in
     place (format 7.2): relu and neg write channels 0..2 and `neg_offset`..
@@ -235,6 +252,11 @@ def main():
     # for 4 rows only, which overlaps t0 from 5 rows on.
     plans["seed-ranges"] = encode(ranged_plan(16 * 4 * 4), [("weights", b"")], major=7, minor=1)
     plans["regress-range-overlap"] = encode(ranged_plan(4 * 4 * 4), [("weights", b"")], major=7, minor=1)
+    # GPU plans over a range (7.3): launches that grow with it and read its
+    # size; then a launch naming a range the plan does not have.
+    gpu_sections = [("weights", b""), ("kernel_images", b"." * 8)]
+    plans["seed-gpu-ranges"] = encode(gpu_ranged_plan(-2), gpu_sections, major=7, minor=3)
+    plans["regress-gpu-range-code"] = encode(gpu_ranged_plan(-3), gpu_sections, major=7, minor=3)
     # Views (7.2): a concat its operands' kernels write, read through an
     # alias; then with the second operand overlapping the first.
     plans["seed-views"] = encode(views_plan(2), [("weights", b"")], major=7, minor=2)
