@@ -33,6 +33,8 @@
 #include "ir/ElementTypes.h"
 #include "ir/SliceViews.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace fusec::codegen {
@@ -168,16 +170,19 @@ std::pair<int64_t, int64_t> inputStrides(const ConvInput &input, fuse::ConvOp co
   return {channels * s.height * s.width, channels};
 }
 
-/// Code after `acc` holds the conv result for output (on, co, oh, ow).
+/// Code after `acc` holds the conv result for output (on, co, oh, ow): the
+/// bias, the fused epilogue, and the stores at `stored`, the output's dense
+/// index (g.outputIndex() unless a template knows it another way).
 LogicalResult emitEpilogue(KernelBuilder &builder, fuse::ConvOp conv, ArrayRef<Operation *> epilogue, std::string &code,
-                           const std::string &indent, const ConvGeometry &g) {
+                           const std::string &indent, const ConvGeometry &g,
+                           const std::optional<std::string> &stored = std::nullopt) {
   if (conv.getBias())
     code += indent + "acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";
   const std::vector<std::string> coords = g.outputCoords();
   builder.bind(conv.getOutput(), roundedTo(fuse::elementTypeOf(conv.getOutput()), "acc"));
   if (failed(builder.emitElementwise(code, indent, epilogue, coords)))
     return failure();
-  builder.emitStores(code, indent, shapeOf(conv.getOutput()), g.outputIndex(), coords);
+  builder.emitStores(code, indent, shapeOf(conv.getOutput()), stored.value_or(g.outputIndex()), coords);
   builder.emitTransposedStores(code, indent, shapeOf(conv.getOutput()), coords);
   return success();
 }
@@ -260,14 +265,8 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
     stored = "(long long)col * Co + co";
   }
   builder.setIterationDims(out, dims);
-  if (conv.getBias())
-    code += "    acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";
-  const std::vector<std::string> coords = geometryOf(conv).outputCoords();
-  builder.bind(conv.getOutput(), roundedTo(fuse::elementTypeOf(conv.getOutput()), "acc"));
-  if (failed(builder.emitElementwise(code, "    ", epilogue, coords)))
+  if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", geometryOf(conv), stored)))
     return failure();
-  builder.emitStores(code, "    ", out, stored, coords);
-  builder.emitTransposedStores(code, "    ", out, coords);
   code += "  };\n";
   const std::string split = emitSplitK(code, config, fuse::kTileCount(conv, config), launch);
   code += "  Gemm::run(" + builder.inputName(conv.getWeight()) +
@@ -292,12 +291,13 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
 FailureOr<GeneratedKernel> emitWgmmaConv(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
                                          ArrayRef<Operation *> epilogue, const fuse::KernelConfig &config) {
   const fuse::ConvShape s = fuse::convShapeOf(conv);
-  auto out = shapeOf(conv.getOutput());
   const bool bf16 = config.operands == fuse::OperandType::BF16;
   // kernelConfigFor admitted the conv (wgmmaConvProblem): 1x1, stride 1,
   // no padding, no prologue, a dense input, every size but the batch static.
   const BatchLinear rows = linearNumel(shapeOf(input.source).drop_back(1));
-  const std::string pixels = std::to_string(s.pixels()) + "LL", width = std::to_string(s.outWidth) + "LL",
+  // The coordinates divide by constants in 32 bits (rows stay below 2^31:
+  // wgmmaConvProblem), a multiply-high each.
+  const std::string pixels = std::to_string(s.pixels()) + "u", width = std::to_string(s.outWidth) + "u",
                     filters = std::to_string(s.filters) + "LL";
   std::string code =
       "  using Gemm = FusecGemmSm90<" + builder.declareTile(TileDescription::hopperGemm(config, false)) + ">;\n";
@@ -315,16 +315,13 @@ FailureOr<GeneratedKernel> emitWgmmaConv(KernelBuilder &builder, fuse::ConvOp co
           std::to_string(s.channels) + "LL);\n";
   code += "  auto epilogue = [&](int row, int col, float acc) {\n";
   // The coordinates the epilogue's broadcasts read (often none but co).
-  code += "    [[maybe_unused]] const long long co = col, on = row / " + pixels + ", pixel = row % " + pixels +
-          ", oh = pixel / " + width + ", ow = pixel % " + width + ";\n";
-  if (conv.getBias())
-    code += "    acc += fusec_ld(&" + builder.inputName(conv.getBias()) + "[co]);\n";
-  const std::vector<std::string> coords = geometryOf(conv).outputCoords();
-  builder.bind(conv.getOutput(), roundedTo(fuse::elementTypeOf(conv.getOutput()), "acc"));
-  if (failed(builder.emitElementwise(code, "    ", epilogue, coords)))
+  code += "    const unsigned image = unsigned(row) / " + pixels + ", pixel = unsigned(row) - image * " + pixels +
+          ", outRow = pixel / " + width + ";\n";
+  code +=
+      "    [[maybe_unused]] const long long co = col, on = image, oh = outRow, ow = pixel - outRow * " + width + ";\n";
+  if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", geometryOf(conv),
+                          "(long long)row * " + filters + " + co")))
     return failure();
-  builder.emitStores(code, "    ", out, "(long long)row * " + filters + " + co", coords);
-  builder.emitTransposedStores(code, "    ", out, coords);
   code += "  };\n";
   code += "  Gemm::run(&fusec_map0, &fusec_map1, M, N, K, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, "
           "epilogue);\n";

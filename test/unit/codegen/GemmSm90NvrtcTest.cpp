@@ -100,6 +100,18 @@ std::string disassemble(const std::vector<uint8_t> &cubin) {
   return sass;
 }
 
+/// `kernels` compiled with NVRTC for sm_90a; fails the test on an error.
+std::vector<codegen::CompiledKernel> compileForSm90a(const std::vector<codegen::GeneratedKernel> &kernels) {
+  codegen::CompileOptions options;
+  options.arch = "sm_90a";
+  std::string error;
+  auto compiled = codegen::compileKernels(kernels, options, error);
+  INFO(error);
+  REQUIRE(error.empty());
+  REQUIRE(compiled.size() == kernels.size());
+  return compiled;
+}
+
 size_t countOf(const std::string &text, const std::string &word) {
   size_t count = 0;
   for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size()))
@@ -125,13 +137,7 @@ TEST_CASE("the Hopper GEMM template compiles for sm_90a with wgmma, TMA and no s
   std::vector<codegen::GeneratedKernel> kernels;
   for (const Instantiation &instantiation : instantiations)
     kernels.push_back(gemmKernel(instantiation));
-  codegen::CompileOptions options;
-  options.arch = "sm_90a";
-  std::string error;
-  auto compiled = codegen::compileKernels(kernels, options, error);
-  INFO(error);
-  REQUIRE(error.empty());
-  REQUIRE(compiled.size() == kernels.size());
+  const auto compiled = compileForSm90a(kernels);
   for (size_t i = 0; i < kernels.size(); ++i) {
     const std::string &ptx = compiled[i].ptx;
     INFO(kernels[i].name << ":\n" << compiled[i].log);
@@ -205,13 +211,7 @@ TEST_CASE("ResNet-50's pointwise convs compile for sm_90a on the Hopper GEMM wit
     WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
     return;
   }
-  codegen::CompileOptions compileOptions;
-  compileOptions.arch = "sm_90a";
-  std::string error;
-  auto compiled = codegen::compileKernels(kernels, compileOptions, error);
-  INFO(error);
-  REQUIRE(error.empty());
-  REQUIRE(compiled.size() == kernels.size());
+  const auto compiled = compileForSm90a(kernels);
   for (size_t i = 0; i < kernels.size(); ++i) {
     INFO(kernels[i].name << " " << kernels[i].config << ":\n" << compiled[i].log);
     CHECK(compiled[i].spillBytes == 0);
