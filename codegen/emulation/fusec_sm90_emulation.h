@@ -20,8 +20,9 @@
 //    initialise, aborts. A wait that does not complete within 60 s aborts
 //    (a GPU would hang).
 //  * cp.async.bulk.tensor (tile mode, "Tensor Copy" and "Tensor-map"):
-//    the box at the given coordinates is written to shared memory densely,
-//    innermost dimension first, elements outside the tensor as zeros, then
+//    the box at the given coordinates (2 to 4 of them) is written to shared
+//    memory densely, innermost dimension first, ceil(box / traversal
+//    stride) elements per dimension, elements outside the tensor as zeros, then
 //    the swizzle of the map permutes 16-byte chunks of each address (bits
 //    4.. XOR bits 7..: one bit for 32 B, two for 64 B, three for 128 B).
 //    The copy lands at once and completes the box's full byte count (out of
@@ -195,31 +196,53 @@ inline void wait(unsigned long long *barrier, unsigned parity) {
 // TMA
 //===--------------------------------------------------------------------===//
 
-inline void loadTile2d(void *destination, const void *map, unsigned long long *barrier, int x, int y) {
-  const char *what = "cp.async.bulk.tensor.2d";
+/// cp.async.bulk.tensor.Nd ... .tile: the box of `map` whose first element
+/// is at `coords` (innermost first, signed: a box may start before the
+/// tensor). Along dimension d it takes ceil(box[d] / stride[d]) elements,
+/// coords[d] + i * stride[d] (the traversal stride), and writes them to
+/// shared memory densely, innermost first, through the map's swizzle;
+/// elements outside the tensor are zeros. The box's full byte count
+/// completes on `barrier`.
+inline void loadTile(void *destination, const void *map, unsigned long long *barrier, const int *coords,
+                     uint32_t rank) {
+  const std::string what = "cp.async.bulk.tensor." + std::to_string(rank) + "d";
   tma::TiledMap encoded;
   std::memcpy(&encoded, map, sizeof encoded);
   if (encoded.magic != tma::kMagic)
-    fail(std::string(what) + ": the tensor map was not encoded (cuTensorMapEncodeTiled)");
-  if (encoded.rank != 2)
-    fail(std::string(what) + ": the tensor map has rank " + std::to_string(encoded.rank) + ", not 2");
-  const uint32_t elementBytes = encoded.elementBytes, box0 = encoded.box[0], box1 = encoded.box[1];
-  const uint64_t boxBytes = uint64_t(box0) * box1 * elementBytes;
-  const uint32_t start = sharedOffset(destination, boxBytes, what);
+    fail(what + ": the tensor map was not encoded (cuTensorMapEncodeTiled)");
+  if (encoded.rank != rank)
+    fail(what + ": the tensor map has rank " + std::to_string(encoded.rank) + ", not " + std::to_string(rank));
+  const uint32_t elementBytes = encoded.elementBytes;
+  uint32_t counts[tma::kMaxRank];
+  uint64_t elements = 1;
+  for (uint32_t d = 0; d < rank; ++d) {
+    counts[d] = tma::boxElements(encoded, d);
+    elements *= counts[d];
+  }
+  const uint64_t boxBytes = elements * elementBytes;
+  const uint32_t start = sharedOffset(destination, boxBytes, what.c_str());
   if (start % 128 != 0)
-    fail(std::string(what) + ": the shared-memory destination must be 128-byte aligned");
+    fail(what + ": the shared-memory destination must be 128-byte aligned");
   const auto *global = reinterpret_cast<const unsigned char *>(uintptr_t(encoded.global));
-  for (uint32_t i1 = 0; i1 < box1; ++i1)
-    for (uint32_t i0 = 0; i0 < box0; ++i0) {
-      const int64_t gx = int64_t(x) + i0, gy = int64_t(y) + i1;
-      const uint64_t at = swizzle(start + (uint64_t(i1) * box0 + i0) * elementBytes, uint32_t(encoded.swizzle));
-      unsigned char *to = sharedAt(at, elementBytes, what);
-      if (gx < 0 || gy < 0 || uint64_t(gx) >= encoded.dims[0] || uint64_t(gy) >= encoded.dims[1])
-        std::memset(to, 0, elementBytes);
-      else
-        std::memcpy(to, global + uint64_t(gy) * encoded.strides[0] + uint64_t(gx) * elementBytes, elementBytes);
+  for (uint64_t linear = 0; linear < elements; ++linear) {
+    uint64_t rest = linear, offset = 0;
+    bool inside = true;
+    for (uint32_t d = 0; d < rank; ++d) {
+      const uint64_t index = rest % counts[d];
+      rest /= counts[d];
+      const int64_t at = int64_t(coords[d]) + int64_t(index) * encoded.elementStrides[d];
+      inside = inside && at >= 0 && uint64_t(at) < encoded.dims[d];
+      if (inside)
+        offset += d == 0 ? uint64_t(at) * elementBytes : uint64_t(at) * encoded.strides[d - 1];
     }
-  completeTx(barrier, int64_t(boxBytes), what);
+    unsigned char *to = sharedAt(swizzle(start + linear * elementBytes, uint32_t(encoded.swizzle)), elementBytes,
+                                 what.c_str());
+    if (inside)
+      std::memcpy(to, global + offset, elementBytes);
+    else
+      std::memset(to, 0, elementBytes);
+  }
+  completeTx(barrier, int64_t(boxBytes), what.c_str());
 }
 
 //===--------------------------------------------------------------------===//
@@ -330,7 +353,20 @@ inline void fusec_mbarrier_wait(unsigned long long *barrier, unsigned parity) {
 }
 
 inline void fusec_tma_load_2d(void *destination, const FusecTensorMap *map, unsigned long long *barrier, int x, int y) {
-  fusec_emulation::sm90::loadTile2d(destination, map, barrier, x, y);
+  const int coords[2] = {x, y};
+  fusec_emulation::sm90::loadTile(destination, map, barrier, coords, 2);
+}
+
+inline void fusec_tma_load_3d(void *destination, const FusecTensorMap *map, unsigned long long *barrier, int x, int y,
+                              int z) {
+  const int coords[3] = {x, y, z};
+  fusec_emulation::sm90::loadTile(destination, map, barrier, coords, 3);
+}
+
+inline void fusec_tma_load_4d(void *destination, const FusecTensorMap *map, unsigned long long *barrier, int x, int y,
+                              int z, int w) {
+  const int coords[4] = {x, y, z, w};
+  fusec_emulation::sm90::loadTile(destination, map, barrier, coords, 4);
 }
 
 inline void fusec_wgmma_fence() { fusec_emulation::sm90::wgmmaQueue.fenced = true; }

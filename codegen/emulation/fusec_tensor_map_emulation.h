@@ -12,7 +12,10 @@
 //  * every box dimension in [1, 256]; the box's inner dimension in bytes a
 //    multiple of 16 and, with a swizzle, at most the swizzle's span
 //    (32, 64 or 128 bytes);
-//  * element strides of 1 and no interleave: the tile mode fusec uses.
+//  * element strides (the traversal stride of each dimension) in [1, 8],
+//    the innermost one ignored as the driver ignores it; no interleave:
+//    the tile mode fusec uses. With a stride s the box loads
+//    ceil(box / s) elements along that dimension, s apart.
 //
 // Plain C++ without CUDA's keywords: test programs include it to encode the
 // maps they pass to emulated kernels.
@@ -44,16 +47,18 @@ struct TiledMap {
   uint64_t global;                // address of element (0, ..., 0)
   uint64_t dims[kMaxRank];        // innermost first
   uint64_t strides[kMaxRank - 1]; // bytes between steps of dimensions 1..rank-1
-  uint32_t box[kMaxRank];         // innermost first
+  uint16_t box[kMaxRank];         // innermost first, in [1, 256]
+  uint8_t elementStrides[kMaxRank]; // traversal strides in [1, 8]; the innermost is 1
 };
 static_assert(sizeof(TiledMap) <= 128, "an emulated tensor map fits in a CUtensorMap's 128 bytes");
 
 /// Fills the 128 bytes at `map` (64-byte aligned, as CUtensorMap is) the way
-/// cuTensorMapEncodeTiled would with element strides of 1, no interleave
-/// and zero fill out of bounds. Throws std::invalid_argument naming the
-/// parameter the driver would reject.
+/// cuTensorMapEncodeTiled would with no interleave and zero fill out of
+/// bounds; `elementStrides` null means all 1. Throws std::invalid_argument
+/// naming the parameter the driver would reject.
 inline void encodeTiled(void *map, uint32_t elementBytes, uint32_t rank, const void *global, const uint64_t *dims,
-                        const uint64_t *strides, const uint32_t *box, Swizzle swizzle) {
+                        const uint64_t *strides, const uint32_t *box, Swizzle swizzle,
+                        const uint32_t *elementStrides = nullptr) {
   auto reject = [](const std::string &why) { throw std::invalid_argument("cuTensorMapEncodeTiled: " + why); };
   if (reinterpret_cast<uintptr_t>(map) % 64 != 0)
     reject("the map must be 64-byte aligned");
@@ -75,7 +80,13 @@ inline void encodeTiled(void *map, uint32_t elementBytes, uint32_t rank, const v
     if (box[d] < 1 || box[d] > 256)
       reject("box dimension " + std::to_string(d) + " is outside [1, 256]");
     encoded.dims[d] = dims[d];
-    encoded.box[d] = box[d];
+    encoded.box[d] = uint16_t(box[d]);
+    const uint32_t step = elementStrides ? elementStrides[d] : 1;
+    if (step < 1 || step > 8)
+      reject("element stride " + std::to_string(d) + " is " + std::to_string(step) + ", outside [1, 8]");
+    // "the first element of this array is ignored since TMA doesn't
+    // support the stride for dimension zero"
+    encoded.elementStrides[d] = uint8_t(d == 0 ? 1 : step);
     if (d > 0) {
       if (strides[d - 1] % 16 != 0 || strides[d - 1] >= (uint64_t(1) << 40))
         reject("global stride " + std::to_string(d - 1) + " is not a multiple of 16 below 2^40");
@@ -90,6 +101,12 @@ inline void encodeTiled(void *map, uint32_t elementBytes, uint32_t rank, const v
            std::to_string(uint32_t(swizzle)) + "-byte swizzle span");
   std::memset(map, 0, 128);
   std::memcpy(map, &encoded, sizeof encoded);
+}
+
+/// The elements a box of `map` holds along dimension `d`: ceil(box /
+/// element stride), what lands in shared memory.
+inline uint32_t boxElements(const TiledMap &map, uint32_t d) {
+  return (uint32_t(map.box[d]) + map.elementStrides[d] - 1) / map.elementStrides[d];
 }
 
 } // namespace fusec_emulation::tma

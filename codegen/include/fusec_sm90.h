@@ -10,7 +10,7 @@
 //   fusec_mbarrier_arrive            mbarrier.arrive.shared::cta.b64
 //   fusec_mbarrier_arrive_expect_tx  mbarrier.arrive.expect_tx.shared::cta.b64 ("expect-tx operation")
 //   fusec_mbarrier_wait              mbarrier.try_wait.parity.shared::cta.b64, until it succeeds
-//   fusec_tma_load_2d                cp.async.bulk.tensor.2d.shared::cluster.global.tile
+//   fusec_tma_load_{2,3,4}d          cp.async.bulk.tensor.{2,3,4}d.shared::cluster.global.tile
 //                                    .mbarrier::complete_tx::bytes             ("cp.async.bulk.tensor",
 //                                                                               "Tensor Memory Access" 5.5)
 //   fusec_wgmma_descriptor           the 64-bit shared-memory matrix descriptor ("Matrix Descriptor Format")
@@ -145,6 +145,26 @@ __device__ __forceinline__ void fusec_tma_load_2d(void *destination, const Fusec
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
                "[%2];" ::"r"(fusec_sm90_shared_address(destination)),
                "l"(map), "r"(fusec_sm90_shared_address(barrier)), "r"(x), "r"(y)
+               : "memory");
+}
+
+/// fusec_tma_load_2d for a rank-3 map: coordinates (x, y, z), x innermost.
+__device__ __forceinline__ void fusec_tma_load_3d(void *destination, const FusecTensorMap *map,
+                                                  unsigned long long *barrier, int x, int y, int z) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, "
+               "%5}], [%2];" ::"r"(fusec_sm90_shared_address(destination)),
+               "l"(map), "r"(fusec_sm90_shared_address(barrier)), "r"(x), "r"(y), "r"(z)
+               : "memory");
+}
+
+/// fusec_tma_load_2d for a rank-4 map: coordinates (x, y, z, w), x
+/// innermost. With traversal strides (the map's element strides) the box
+/// takes every stride-th element from the coordinate on.
+__device__ __forceinline__ void fusec_tma_load_4d(void *destination, const FusecTensorMap *map,
+                                                  unsigned long long *barrier, int x, int y, int z, int w) {
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, "
+               "%5, %6}], [%2];" ::"r"(fusec_sm90_shared_address(destination)),
+               "l"(map), "r"(fusec_sm90_shared_address(barrier)), "r"(x), "r"(y), "r"(z), "r"(w)
                : "memory");
 }
 

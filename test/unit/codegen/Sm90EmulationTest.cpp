@@ -4,7 +4,8 @@
 // kernels under the emulation, checked against layouts stated here
 // independently of the emulation's code:
 //
-//  * TMA: a 2-D box lands in shared memory row after row, out-of-bounds
+//  * TMA: a 2-D box lands in shared memory row after row (a 4-D box with
+//    traversal strides, every stride-th element, densely), out-of-bounds
 //    elements zero, and with the 128-byte swizzle the 16-byte chunk c of a
 //    128-byte row r sits at chunk c ^ (r % 8) (64-byte: rows of 64 bytes,
 //    chunk c ^ ((r / 2) % 4)); the mbarrier's phase completes on the box's
@@ -50,6 +51,30 @@ extern "C" __global__ void tma_box(unsigned char *out, const FusecTensorMap *map
   if (threadIdx.x == 0) {
     fusec_mbarrier_arrive_expect_tx(barrier, boxBytes);
     fusec_tma_load_2d(smem, map, barrier, x, y);
+  }
+  fusec_mbarrier_wait(barrier, 0);
+  for (int i = threadIdx.x; i < boxBytes; i += blockDim.x)
+    out[i] = smem[i];
+}
+
+// One box of a rank-4 `map` at (x, y, z, w) into shared memory at offset 0,
+// then its raw bytes to `out`. swapped != 0: a planted kernel mistake, the
+// two middle coordinates passed the wrong way round.
+extern "C" __global__ void tma_box_4d(unsigned char *out, const FusecTensorMap *map, int x, int y, int z, int w,
+                                      int boxBytes, int swapped) {
+  unsigned char *smem = fusec_dynamic_shared();
+  unsigned long long *barrier = reinterpret_cast<unsigned long long *>(smem + 131072);
+  if (threadIdx.x == 0) {
+    fusec_mbarrier_init(barrier, 1);
+    fusec_mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    fusec_mbarrier_arrive_expect_tx(barrier, boxBytes);
+    if (swapped)
+      fusec_tma_load_4d(smem, map, barrier, x, z, y, w);
+    else
+      fusec_tma_load_4d(smem, map, barrier, x, y, z, w);
   }
   fusec_mbarrier_wait(barrier, 0);
   for (int i = threadIdx.x; i < boxBytes; i += blockDim.x)
@@ -195,6 +220,11 @@ extern "C" void tma_box__emulated(void **args) {
   tma_box(static_cast<unsigned char *>(args[0]), static_cast<const FusecTensorMap *>(args[1]),
           *static_cast<int *>(args[2]), *static_cast<int *>(args[3]), *static_cast<int *>(args[4]));
 }
+extern "C" void tma_box_4d__emulated(void **args) {
+  auto integer = [&](int i) { return *static_cast<int *>(args[i]); };
+  tma_box_4d(static_cast<unsigned char *>(args[0]), static_cast<const FusecTensorMap *>(args[1]), integer(2),
+             integer(3), integer(4), integer(5), integer(6), integer(7));
+}
 extern "C" void wgmma__emulated(void **args) {
   wgmma(static_cast<const unsigned short *>(args[0]), static_cast<const unsigned short *>(args[1]),
         static_cast<const float *>(args[2]), static_cast<float *>(args[3]), *static_cast<int *>(args[4]),
@@ -287,6 +317,69 @@ TEST_CASE("emulated TMA 2-D loads place the box by the swizzle and zero what lie
   }
 }
 
+namespace {
+
+/// An NHWC image's 4-D box as a conv reads one filter tap: `box` = {64
+/// channels, columns, rows, images} at (c, x, y, n) with traversal strides
+/// {1, sx, sy, 1}, the 128-byte swizzle. Returns how many box elements
+/// differ from the scalar rule: element (i0, i1, i2, i3) of the box comes
+/// from (c + i0, x + sx i1, y + sy i2, n + i3), zero outside the image, and
+/// lands at byte row * 128 + ((i0 / 8) ^ (row % 8)) * 16 + (i0 % 8) * 2 for
+/// row = i1 + b1 (i2 + b2 i3), b1 and b2 the elements per dimension.
+size_t boxMismatches(const uint64_t (&dims)[4], const uint32_t (&box)[4], const uint32_t (&steps)[4],
+                     const int (&at)[4], bool swapped) {
+  std::vector<uint16_t> tensor(dims[0] * dims[1] * dims[2] * dims[3]);
+  for (size_t i = 0; i < tensor.size(); ++i)
+    tensor[i] = uint16_t(0x8000u | (i * 40503u % 0x7fffu) | 1u);
+  const uint64_t strides[3] = {dims[0] * 2, dims[0] * dims[1] * 2, dims[0] * dims[1] * dims[2] * 2};
+  TensorMap map;
+  tma::encodeTiled(map.bytes, 2, 4, tensor.data(), dims, strides, box, tma::Swizzle::Bytes128, steps);
+  const uint32_t counts[4] = {box[0], (box[1] + steps[1] - 1) / steps[1], (box[2] + steps[2] - 1) / steps[2], box[3]};
+  int boxBytes = int(counts[0] * counts[1] * counts[2] * counts[3] * 2), swappedArg = swapped;
+  int x = at[0], y = at[1], z = at[2], w = at[3];
+  std::vector<unsigned char> out(boxBytes);
+  kernels().launch("tma_box_4d", {1}, {128}, {out.data(), map.bytes, &x, &y, &z, &w, &boxBytes, &swappedArg},
+                   {out.size()});
+  size_t mismatches = 0;
+  for (uint32_t i3 = 0; i3 < counts[3]; ++i3)
+    for (uint32_t i2 = 0; i2 < counts[2]; ++i2)
+      for (uint32_t i1 = 0; i1 < counts[1]; ++i1)
+        for (uint32_t i0 = 0; i0 < counts[0]; ++i0) {
+          const int64_t g[4] = {int64_t(at[0]) + i0, int64_t(at[1]) + int64_t(steps[1]) * i1,
+                                int64_t(at[2]) + int64_t(steps[2]) * i2, int64_t(at[3]) + i3};
+          bool inside = true;
+          for (int d = 0; d < 4; ++d)
+            inside = inside && g[d] >= 0 && g[d] < int64_t(dims[d]);
+          const uint16_t expected =
+              inside ? tensor[((g[3] * dims[2] + g[2]) * dims[1] + g[1]) * dims[0] + g[0]] : uint16_t(0);
+          const uint32_t row = i1 + counts[1] * (i2 + counts[2] * i3);
+          uint16_t got;
+          std::memcpy(&got, &out[row * 128 + ((i0 / 8) ^ (row % 8)) * 16 + (i0 % 8) * 2], 2);
+          mismatches += got != expected;
+        }
+  return mismatches;
+}
+
+} // namespace
+
+TEST_CASE("emulated TMA 4-D loads traverse an NHWC image with element strides, zero outside",
+          "[codegen][sm90]") {
+  // 2 images of 9 x 11 pixels, 72 channels.
+  const uint64_t dims[4] = {72, 11, 9, 2};
+  SECTION("stride 1, the box before the image's start (padding)") {
+    CHECK(boxMismatches(dims, {64, 8, 4, 1}, {1, 1, 1, 1}, {0, -1, -1, 1}, false) == 0);
+  }
+  SECTION("stride 2 along both spatial dimensions, past the image's end") {
+    CHECK(boxMismatches(dims, {64, 16, 8, 1}, {1, 2, 2, 1}, {8, -1, 3, 0}, false) == 0);
+  }
+  SECTION("stride 3 along the width only, two images, an odd box") {
+    CHECK(boxMismatches(dims, {64, 10, 3, 2}, {1, 3, 1, 1}, {0, 2, 7, 0}, false) == 0);
+  }
+  SECTION("a planted mistake, the middle coordinates swapped, shows") {
+    CHECK(boxMismatches(dims, {64, 16, 8, 1}, {1, 2, 2, 1}, {8, -1, 3, 0}, true) > 0);
+  }
+}
+
 TEST_CASE("tensor maps are refused where cuTensorMapEncodeTiled refuses them", "[codegen][sm90]") {
   TensorMap map;
   std::vector<uint16_t> tensor(64 * 64);
@@ -301,6 +394,10 @@ TEST_CASE("tensor maps are refused where cuTensorMapEncodeTiled refuses them", "
   CHECK_THROWS_WITH(tma::encodeTiled(map.bytes, 2, 2, tensor.data(), dims, stride, bigBox, tma::Swizzle::Bytes128),
                     Catch::Contains("outside [1, 256]"));
   CHECK_NOTHROW(tma::encodeTiled(map.bytes, 2, 2, tensor.data(), dims, stride, box, tma::Swizzle::Bytes128));
+  const uint32_t tooLong[2] = {1, 9};
+  CHECK_THROWS_WITH(
+      tma::encodeTiled(map.bytes, 2, 2, tensor.data(), dims, stride, box, tma::Swizzle::Bytes128, tooLong),
+      Catch::Contains("element stride 1 is 9, outside [1, 8]"));
 }
 
 namespace {
