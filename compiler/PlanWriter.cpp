@@ -373,12 +373,18 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
                                   {"partial_floats", launch.splitPartialFloats}};
   if (!launch.arguments.empty())
     entry["launch"]["arguments"] = launch.arguments;
-  for (const TensorMapDesc &map : launch.tensorMaps)
-    entry["launch"]["tensor_maps"].push_back({{"buffer", map.buffer},
-                                              {"element", map.bf16 ? "bf16" : "f16"},
-                                              {"rows", {{"per_batch", map.rows.perBatch}, {"fixed", map.rows.fixed}}},
-                                              {"columns", map.columns},
-                                              {"box", map.box}});
+  for (const TensorMapDesc &map : launch.tensorMaps) {
+    json described = {{"buffer", map.buffer},
+                      {"element", map.bf16 ? "bf16" : "f16"},
+                      {"rows", {{"per_batch", map.rows.perBatch}, {"fixed", map.rows.fixed}}},
+                      {"columns", map.columns},
+                      {"box", map.box}};
+    if (!map.middle.empty())
+      described["middle"] = map.middle;
+    if (!map.elementStrides.empty())
+      described["element_strides"] = map.elementStrides;
+    entry["launch"]["tensor_maps"].push_back(std::move(described));
+  }
   // Kernels that share compiled code (the same code under another name, or
   // a kernel's variants, compiled in its program) share its image: stored
   // once, loaded once.

@@ -266,16 +266,19 @@ void KernelModules::encodeTensorMap(const TensorMapDesc &map, gpu::DevicePtr buf
   if (!cu.tensorMapEncodeTiled)
     throw Error("the CUDA driver '" + cu.library() + "' has no cuTensorMapEncodeTiled (CUDA 12.0 or newer needed), " +
                 "which the Hopper kernel " + where.str() + " reads its operands through");
-  const unsigned long long dims[2] = {static_cast<unsigned long long>(map.columns),
-                                      static_cast<unsigned long long>(map.rows.at(batch))};
-  const unsigned long long strides[1] = {static_cast<unsigned long long>(map.columns * TensorMapDesc::kElementBytes)};
-  const unsigned box[2] = {map.box[0], map.box[1]}, elementStrides[2] = {1, 1};
+  const TensorMapDesc::Encoding encoding = map.encodingAt(batch);
+  unsigned long long dims[TensorMapDesc::kMaxRank], strides[TensorMapDesc::kMaxRank - 1];
+  for (uint32_t d = 0; d < encoding.rank; ++d) {
+    dims[d] = encoding.dims[d];
+    if (d > 0)
+      strides[d - 1] = encoding.strides[d - 1];
+  }
   // The driver takes the device address as a pointer.
   void *address = reinterpret_cast<void *>(static_cast<uintptr_t>(buffer)); // NOLINT(performance-no-int-to-ptr)
-  const CUresult result =
-      cu.tensorMapEncodeTiled(static_cast<CUtensorMap_st *>(encoded), map.bf16 ? kTensorMapBfloat16 : kTensorMapFloat16,
-                              2, address, dims, strides, box, elementStrides, kTensorMapInterleaveNone,
-                              kTensorMapSwizzle128B, kTensorMapL2Promotion128B, kTensorMapOobFillNone);
+  const CUresult result = cu.tensorMapEncodeTiled(
+      static_cast<CUtensorMap_st *>(encoded), map.bf16 ? kTensorMapBfloat16 : kTensorMapFloat16, encoding.rank, address,
+      dims, strides, encoding.box, encoding.elementStrides, kTensorMapInterleaveNone, kTensorMapSwizzle128B,
+      kTensorMapL2Promotion128B, kTensorMapOobFillNone);
   if (result != kCudaSuccess)
     cu.fail(result, "cuTensorMapEncodeTiled", where.str());
 }

@@ -212,10 +212,32 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
       const JsonFieldReader rows = map.getObject("rows");
       tensorMap.rows = BatchLinear{rows.getInt("per_batch"), rows.getInt("fixed")};
       tensorMap.columns = map.getInt("columns");
+      if (map.has("middle"))
+        tensorMap.middle = map.getIntArray("middle");
+      if (tensorMap.rank() > TensorMapDesc::kMaxRank)
+        map.fail("'middle' has " + std::to_string(tensorMap.middle.size()) + " dimensions; a map has at most " +
+                 std::to_string(TensorMapDesc::kMaxRank - 2));
       const std::vector<int64_t> box = map.getIntArray("box");
-      if (box.size() != 2 || box[0] < 1 || box[1] < 1 || box[0] > 256 || box[1] > 256)
-        map.fail("'box' must be two sizes in [1, 256]");
-      tensorMap.box = {static_cast<uint32_t>(box[0]), static_cast<uint32_t>(box[1])};
+      if (box.size() != tensorMap.rank())
+        map.fail("'box' has " + std::to_string(box.size()) + " sizes for a map of rank " +
+                 std::to_string(tensorMap.rank()));
+      tensorMap.box.clear();
+      for (int64_t size : box) {
+        if (size < 1 || size > 256)
+          map.fail("'box' sizes must lie in [1, 256], not " + std::to_string(size));
+        tensorMap.box.push_back(static_cast<uint32_t>(size));
+      }
+      if (map.has("element_strides")) {
+        const std::vector<int64_t> strides = map.getIntArray("element_strides");
+        if (strides.size() != tensorMap.rank())
+          map.fail("'element_strides' has " + std::to_string(strides.size()) + " entries for a map of rank " +
+                   std::to_string(tensorMap.rank()));
+        for (int64_t stride : strides) {
+          if (stride < 1 || stride > 8)
+            map.fail("'element_strides' must lie in [1, 8], not " + std::to_string(stride));
+          tensorMap.elementStrides.push_back(static_cast<uint32_t>(stride));
+        }
+      }
       desc.tensorMaps.push_back(tensorMap);
     }
   return desc;

@@ -11,12 +11,10 @@ EmulatedTensorMaps::EmulatedTensorMaps(const std::vector<TensorMapDesc> &maps, c
     : encoded_(maps.size()) {
   namespace tma = fusec_emulation::tma;
   for (size_t i = 0; i < maps.size(); ++i) {
-    const TensorMapDesc &map = maps[i];
-    const uint64_t dims[2] = {uint64_t(map.columns), uint64_t(map.rows.at(batch))};
-    const uint64_t strides[1] = {uint64_t(map.columns * TensorMapDesc::kElementBytes)};
-    const uint32_t box[2] = {map.box[0], map.box[1]};
-    tma::encodeTiled(encoded_[i].bytes, uint32_t(TensorMapDesc::kElementBytes), 2, buffers.at(map.buffer), dims,
-                     strides, box, tma::Swizzle::Bytes128);
+    const TensorMapDesc::Encoding encoding = maps[i].encodingAt(batch);
+    tma::encodeTiled(encoded_[i].bytes, uint32_t(TensorMapDesc::kElementBytes), encoding.rank,
+                     buffers.at(maps[i].buffer), encoding.dims, encoding.strides, encoding.box, tma::Swizzle::Bytes128,
+                     encoding.elementStrides);
   }
 }
 

@@ -504,7 +504,35 @@ TEST_CASE("launch and image fields are checked") {
                                                       {"columns", 8},
                                                       {"box", {0, 64}}}};
        },
-       "'box' must be two sizes in [1, 256]"},
+       "'box' sizes must lie in [1, 256], not 0"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["tensor_maps"] = {{{"buffer", 0},
+                                                      {"element", "f16"},
+                                                      {"rows", {{"per_batch", 1}, {"fixed", 0}}},
+                                                      {"columns", 8},
+                                                      {"middle", {4, 4}},
+                                                      {"box", {64, 64}}}};
+       },
+       "'box' has 2 sizes for a map of rank 4"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["tensor_maps"] = {{{"buffer", 0},
+                                                      {"element", "f16"},
+                                                      {"rows", {{"per_batch", 1}, {"fixed", 0}}},
+                                                      {"columns", 8},
+                                                      {"middle", {4}},
+                                                      {"box", {64, 4, 1}},
+                                                      {"element_strides", {1, 12, 1}}}};
+       },
+       "'element_strides' must lie in [1, 8], not 12"},
+      {[](json &m) {
+         m["kernels"][0]["launch"]["tensor_maps"] = {{{"buffer", 0},
+                                                      {"element", "f16"},
+                                                      {"rows", {{"per_batch", 1}, {"fixed", 0}}},
+                                                      {"columns", 8},
+                                                      {"middle", {2, 2, 2}},
+                                                      {"box", {64, 1, 1, 1, 1}}}};
+       },
+       "'middle' has 3 dimensions; a map has at most 2"},
       {[](json &m) {
          m["kernels"][0]["launch"]["tensor_maps"] = {{{"buffer", 9},
                                                       {"element", "f16"},

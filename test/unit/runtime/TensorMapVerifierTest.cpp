@@ -59,14 +59,64 @@ TEST_CASE("tensor maps are refused where TMA or the buffer cannot hold them", "[
   CHECK_THAT(f.check(mapOf(3, {128, 0}, 768)), Contains("names buffer 3, but the kernel has 3"));
   CHECK_THAT(f.check(mapOf(2, {128, 0}, 2304)), Contains("reads f16 from a buffer of dtype bf16"));
   CHECK_THAT(f.check(mapOf(0, {128, 0}, 764)), Contains("764 columns; TMA needs a positive multiple of 8"));
-  CHECK_THAT(f.check(mapOf(0, {128, 0}, 768, 512)), Contains("box is 64 x 512"));
+  CHECK_THAT(f.check(mapOf(0, {128, 0}, 768, 512)), Contains("512 elements along dimension 1; TMA boxes take 1 to 256"));
   TensorMapDesc narrowBox = mapOf(0, {128, 0}, 768);
   narrowBox.box[0] = 32;
-  CHECK_THAT(f.check(narrowBox), Contains("box is 32 x 128"));
+  CHECK_THAT(f.check(narrowBox), Contains("box is 32 columns wide"));
   CHECK_THAT(f.check(mapOf(0, {0, 0}, 768)), Contains("0 rows at batch 1"));
   // One row too many at batch 1, and rows growing faster than the buffer,
   // which only the largest bucket shows.
-  CHECK_THAT(f.check(mapOf(0, {128, 1}, 768)), Contains("reaches past its buffer at batch 1"));
-  CHECK_THAT(f.check(mapOf(0, {129, -1}, 768)), Contains("reaches past its buffer at batch 16"));
+  CHECK_THAT(f.check(mapOf(0, {128, 1}, 768)), Contains("reach past its buffer at batch 1"));
+  CHECK_THAT(f.check(mapOf(0, {129, -1}, 768)), Contains("reach past its buffer at batch 16"));
   CHECK(f.check(mapOf(0, {129, -1}, 768), 1).empty());
+}
+
+TEST_CASE("image and weight maps of a conv are checked dimension by dimension", "[plan][tensormap]") {
+  // A conv's NHWC input [batch, 9, 11, 64] and OHWI weights [128, 3, 3, 64].
+  PlanManifest manifest;
+  BufferDesc image, weights;
+  image.dtype = weights.dtype = ElementType::F16;
+  image.shape = {plan::kBatchDim, 9, 11, 64};
+  weights.shape = {128, 3, 3, 64};
+  manifest.buffers = {image, weights};
+  KernelDesc kernel;
+  kernel.inputs = {0, 1};
+  auto check = [&](const TensorMapDesc &map) { return checkTensorMap(manifest, kernel, map, 16); };
+  TensorMapDesc input;
+  input.rows = {1, 0};
+  input.columns = 64;
+  input.middle = {11, 9};
+  input.box = {64, 16, 8, 1};
+  input.elementStrides = {1, 2, 2, 1};
+  TensorMapDesc filter;
+  filter.buffer = 1;
+  filter.rows = {0, 128};
+  filter.columns = 64;
+  filter.middle = {9};
+  filter.box = {64, 1, 128};
+  CHECK(check(input).empty());
+  CHECK(check(filter).empty());
+  CHECK(input.boxBytes() == 64 * 8 * 4 * 2);
+  const TensorMapDesc::Encoding encoding = input.encodingAt(3);
+  CHECK(encoding.rank == 4);
+  CHECK(encoding.dims[3] == 3);
+  CHECK(encoding.strides[0] == 128);
+  CHECK(encoding.strides[2] == 64 * 11 * 9 * 2);
+  CHECK(encoding.elementStrides[1] == 2);
+
+  TensorMapDesc wrong = input;
+  wrong.middle = {12, 9};
+  CHECK_THAT(check(wrong), Contains("reach past its buffer at batch 1"));
+  wrong = input;
+  wrong.elementStrides = {1, 9, 1, 1};
+  CHECK_THAT(check(wrong), Contains("element stride of 9"));
+  wrong = input;
+  wrong.elementStrides = {2, 1, 1, 1};
+  CHECK_THAT(check(wrong), Contains("the innermost 1"));
+  wrong = input;
+  wrong.box = {64, 16, 8};
+  CHECK_THAT(check(wrong), Contains("rank 4 and 3 box sizes"));
+  wrong = filter;
+  wrong.middle = {0};
+  CHECK_THAT(check(wrong), Contains("middle dimension of 0"));
 }
