@@ -15,9 +15,11 @@
 // tiles (16, or 8 for small outputs) of the im2col matrix and of the
 // weights are staged in shared memory; padding is folded into the im2col
 // loads (out-of-image reads are 0).
-// wgmma_gemm (sm_90a, a pointwise channels-last conv): the Hopper GEMM of
-// fusec_gemm_sm90.h, the batch's pixels by the weights, read through tensor
-// maps.
+// wgmma_gemm (sm_90a, a channels-last conv whose input TMA reads as
+// stored): a pointwise conv on the Hopper GEMM of fusec_gemm_sm90.h, the
+// batch's pixels by the weights, read through tensor maps; any other window
+// or stride on fusec_conv_sm90.h's implicit GEMM, blocks of spatial tiles,
+// one TMA box of the input per filter tap.
 // direct_conv (group > 1, e.g. depthwise): fusec_simt.h's direct loop, one
 // thread per output. For both SIMT templates the kernel generates only the
 // sizes, the input's and weights' addressing and the epilogue, as functors.
@@ -283,13 +285,72 @@ FailureOr<GeneratedKernel> emitTensorCoreConv(KernelBuilder &builder, fuse::Conv
   return builder.finish(code, launch, {"fusec_conv.h"});
 }
 
+/// Any other channels-last conv on the Hopper implicit GEMM (sm_90a,
+/// wgmma_gemm, fusec_conv_sm90.h): blocks of `tiling`'s spatial tiles of
+/// one image by kBlockN filters; per filter tap one 4-D box of the input
+/// (its traversal strides the conv's) and one 3-D box of the weights, {C,
+/// KH * KW, Co}. The epilogue gets (image, oh, ow, co) and stores the NHWC
+/// element.
+FailureOr<GeneratedKernel> emitWgmmaSpatialConv(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
+                                                ArrayRef<Operation *> epilogue, const fuse::KernelConfig &config,
+                                                const fuse::WgmmaConvTiling &tiling) {
+  const fuse::ConvShape s = fuse::convShapeOf(conv);
+  const ConvGeometry g = geometryOf(conv);
+  const bool bf16 = config.operands == fuse::OperandType::BF16;
+  const TileDescription::HopperConvGeometry geometry{
+      g.strideH, g.strideW,  g.padTop,    g.padLeft,  g.dilationH,       g.dilationW,     s.kernelH,
+      s.kernelW, s.channels, s.outHeight, s.outWidth, tiling.tileHeight, tiling.tileWidth};
+  std::string code =
+      "  using Conv = FusecConvSm90<" + builder.declareTile(TileDescription::hopperConv(config, geometry)) + ">;\n";
+  code += "  static_assert(Conv::kSmemBytes == " + std::to_string(config.sharedBytes(true)) +
+          ", \"the config's shared size\");\n";
+  KernelLaunch launch;
+  launch.sharedBytes = config.sharedBytes(true);
+  const auto weight = llvm::cast<BlockArgument>(conv.getWeight());
+  TensorMapDesc image;
+  image.buffer = uint32_t(input.source.getArgNumber());
+  image.bf16 = bf16;
+  image.rows = linearNumel({s.batch});
+  image.columns = s.channels;
+  image.middle = {s.width, s.height};
+  image.box = {64, uint32_t(tiling.tileWidth * g.strideW), uint32_t(tiling.tileHeight * g.strideH), 1};
+  if (g.strideW != 1 || g.strideH != 1)
+    image.elementStrides = {1, uint32_t(g.strideW), uint32_t(g.strideH), 1};
+  TensorMapDesc filters;
+  filters.buffer = uint32_t(weight.getArgNumber());
+  filters.bf16 = bf16;
+  filters.rows = BatchLinear{0, s.filters};
+  filters.columns = s.channels;
+  filters.middle = {s.kernelH * s.kernelW};
+  filters.box = {64, 1, uint32_t(config.blockN)};
+  launch.tensorMaps = {image, filters};
+  builder.setLaunchBounds(config.threads(), 1);
+  const std::string height = std::to_string(s.outHeight) + "LL", width = std::to_string(s.outWidth) + "LL",
+                    channels = std::to_string(s.filters) + "LL";
+  code += "  auto epilogue = [&](int image, int outRow, int outCol, int col, float acc) {\n";
+  code += "    [[maybe_unused]] const long long co = col, on = image, oh = outRow, ow = outCol;\n";
+  if (failed(emitEpilogue(builder, conv, epilogue, code, "    ", g,
+                          "((on * " + height + " + oh) * " + width + " + ow) * " + channels + " + co")))
+    return failure();
+  code += "  };\n";
+  code += "  Conv::run(&fusec_map0, &fusec_map1, int(" + channels +
+          "), blockIdx.x, blockIdx.y * Conv::kBlockN, epilogue);\n";
+  launch.block = {config.threads(), 1, 1};
+  launch.grid[0] = gridFor(linearNumel({s.batch, tiling.tilesPerImage}), 1);
+  launch.grid[1] = gridFor(BatchLinear{0, s.filters}, config.blockN);
+  return builder.finish(code, launch, {"fusec_conv_sm90.h"});
+}
+
 /// A pointwise channels-last conv on the Hopper GEMM (sm_90a, wgmma_gemm):
 /// the batch's pixels are A's rows (M = batch * H * W, K = C channels, as
 /// the input stores them), the weights B (Co x C, K-major: OHWI with a 1x1
 /// window), each read through a tensor map; the epilogue gets (pixel of the
 /// batch, output channel) and stores at pixel * Co + co, the NHWC element.
+/// Other convs go to emitWgmmaSpatialConv.
 FailureOr<GeneratedKernel> emitWgmmaConv(KernelBuilder &builder, fuse::ConvOp conv, const ConvInput &input,
                                          ArrayRef<Operation *> epilogue, const fuse::KernelConfig &config) {
+  if (const fuse::WgmmaConvTiling tiling = fuse::wgmmaConvTiling(conv, config.blockM); !tiling.product)
+    return emitWgmmaSpatialConv(builder, conv, input, epilogue, config, tiling);
   const fuse::ConvShape s = fuse::convShapeOf(conv);
   const bool bf16 = config.operands == fuse::OperandType::BF16;
   // kernelConfigFor admitted the conv (wgmmaConvProblem): 1x1, stride 1,
@@ -307,9 +368,9 @@ FailureOr<GeneratedKernel> emitWgmmaConv(KernelBuilder &builder, fuse::ConvOp co
   launch.sharedBytes = config.sharedBytes(true);
   const auto weight = llvm::cast<BlockArgument>(conv.getWeight());
   launch.tensorMaps.push_back(
-      {uint32_t(input.source.getArgNumber()), bf16, rows, s.channels, {64, uint32_t(config.blockM)}});
-  launch.tensorMaps.push_back(
-      {uint32_t(weight.getArgNumber()), bf16, BatchLinear{0, s.filters}, s.channels, {64, uint32_t(config.blockN)}});
+      TensorMapDesc::matrix(uint32_t(input.source.getArgNumber()), bf16, rows, s.channels, uint32_t(config.blockM)));
+  launch.tensorMaps.push_back(TensorMapDesc::matrix(uint32_t(weight.getArgNumber()), bf16, BatchLinear{0, s.filters},
+                                                    s.channels, uint32_t(config.blockN)));
   builder.setLaunchBounds(config.threads(), 1);
   code += "  const int M = int(" + productExpr(shapeOf(input.source), 0, 3) + "), N = int(" + filters + "), K = int(" +
           std::to_string(s.channels) + "LL);\n";

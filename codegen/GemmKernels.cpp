@@ -119,13 +119,14 @@ FailureOr<GeneratedKernel> emitTemplateGemm(KernelBuilder &builder, Operation *c
     const BatchLinear rows = folded ? *folded : linearNumel(outShape.drop_back(1));
     const int64_t k = lhsShape.back(), n = outShape[outRank - 1];
     auto position = [](Value input) { return uint32_t(llvm::cast<BlockArgument>(input).getArgNumber()); };
-    launch.tensorMaps.push_back({position(lhs), bf16, rows, k, {64, uint32_t(config.blockM)}});
+    launch.tensorMaps.push_back(TensorMapDesc::matrix(position(lhs), bf16, rows, k, uint32_t(config.blockM)));
     // B as stored: N x K (K-major) for transB, else K x N (N-major, read
     // in 64-wide N blocks).
     if (transB)
-      launch.tensorMaps.push_back({position(rhs), bf16, BatchLinear{0, n}, k, {64, uint32_t(config.blockN)}});
+      launch.tensorMaps.push_back(
+          TensorMapDesc::matrix(position(rhs), bf16, BatchLinear{0, n}, k, uint32_t(config.blockN)));
     else
-      launch.tensorMaps.push_back({position(rhs), bf16, BatchLinear{0, k}, n, {64, 64}});
+      launch.tensorMaps.push_back(TensorMapDesc::matrix(position(rhs), bf16, BatchLinear{0, k}, n, 64));
     builder.setLaunchBounds(config.threads(), 1);
   } else if (gemv) {
     // The rows, columns and copy width are the config's; B's layout and

@@ -551,6 +551,24 @@ TileDescription TileDescription::hopperGemm(const fuse::KernelConfig &config, bo
   return description;
 }
 
+TileDescription TileDescription::hopperConv(const fuse::KernelConfig &config, const HopperConvGeometry &geometry) {
+  TileDescription description = hopperGemm(config, /*bNMajor=*/false);
+  description.add("kStrideH", geometry.strideH);
+  description.add("kStrideW", geometry.strideW);
+  description.add("kPadTop", geometry.padTop);
+  description.add("kPadLeft", geometry.padLeft);
+  description.add("kDilationH", geometry.dilationH);
+  description.add("kDilationW", geometry.dilationW);
+  description.add("kTapsH", geometry.tapsH);
+  description.add("kTapsW", geometry.tapsW);
+  description.add("kChannels", geometry.channels);
+  description.add("kOutHeight", geometry.outHeight);
+  description.add("kOutWidth", geometry.outWidth);
+  description.add("kTileHeight", geometry.tileHeight);
+  description.add("kTileWidth", geometry.tileWidth);
+  return description;
+}
+
 TileDescription TileDescription::gemv(const fuse::KernelConfig &config, bool transB, const std::string &storage) {
   TileDescription description(config);
   description.add("kTransB", transB);

@@ -75,6 +75,16 @@ public:
     int64_t group, strideH, strideW, padTop, padLeft, dilationH, dilationW;
     bool channelsLast;
   };
+  /// The Hopper conv's (FusecConvSm90): the Hopper GEMM's description
+  /// (kBNMajor false: OHWI weights are K-major), the window (kStrideH,
+  /// kStrideW, kPadTop, kPadLeft, kDilationH, kDilationW, kTapsH, kTapsW),
+  /// kChannels, the output image (kOutHeight, kOutWidth) and a block's tile
+  /// of it (kTileHeight, kTileWidth).
+  struct HopperConvGeometry {
+    int64_t strideH, strideW, padTop, padLeft, dilationH, dilationW, tapsH, tapsW;
+    int64_t channels, outHeight, outWidth, tileHeight, tileWidth;
+  };
+  static TileDescription hopperConv(const fuse::KernelConfig &config, const HopperConvGeometry &geometry);
   /// The SIMT convolutions': the config's fields, kGroup, the window
   /// (kStrideH, kStrideW, kPadTop, kPadLeft, kDilationH, kDilationW) and
   /// kChannelsLast.

@@ -3,6 +3,7 @@
 
 #include "ir/ConvShape.h"
 #include "ir/FuseOps.h"
+#include "ir/KernelConfig.h"
 #include "ir/ShapeUtils.h"
 #include "support/SplitK.h"
 
@@ -79,6 +80,15 @@ double outputTilesAt(Operation *core, const fuse::KernelConfig &config, int64_t 
     return matrices * std::ceil(sizedAt(core, out, rank - 2, batch) / double(config.blockM));
   }
   const OutputExtent extent = outputExtent(core, batch);
+  if (auto conv = llvm::dyn_cast<fuse::ConvOp>(core); conv && config.kind == fuse::KernelTemplate::WgmmaGemm) {
+    // The Hopper implicit GEMM's blocks are spatial tiles of each image.
+    const fuse::WgmmaConvTiling tiling = fuse::wgmmaConvTiling(conv, config.blockM);
+    if (!tiling.product) {
+      const fuse::ConvShape s = fuse::convShapeOf(conv);
+      const double images = ShapedType::isDynamic(s.batch) ? double(batch) : double(s.batch);
+      return images * double(tiling.tilesPerImage) * std::ceil(extent.columns / double(config.blockN));
+    }
+  }
   return std::ceil(extent.rows / double(config.blockM)) * std::ceil(extent.columns / double(config.blockN));
 }
 

@@ -142,10 +142,20 @@ KernelConfig chooseConvConfig(ConvOp conv, const ConfigTarget &target) {
     return direct;
   }
   const OperandType operands = operandTypeOf(elementTypeOf(conv.getInput())).value_or(OperandType::F32);
-  // sm_90a: a pointwise channels-last conv is a product the Hopper GEMM
-  // computes (wgmmaConvProblem says when).
+  // sm_90a: a channels-last conv runs on the Hopper templates where
+  // wgmmaConvProblem admits it: a pointwise one as the GEMM, any other as
+  // the implicit GEMM over spatial tiles, whose blocks of 64 rows waste
+  // fewer on small images (7 x 7: 49 of 64 rows against 49 of 128).
   if (target.hopper && operands != OperandType::F32) {
-    const KernelConfig hopper = wgmmaConfig(s.filters, operands);
+    KernelConfig hopper = wgmmaConfig(s.filters, operands);
+    const fuse::WgmmaConvTiling tiling = fuse::wgmmaConvTiling(conv, hopper.blockM);
+    if (!tiling.product && tiling.tilesPerImage > 0) {
+      const fuse::WgmmaConvTiling half = fuse::wgmmaConvTiling(conv, 64);
+      // Two consumer warpgroups share each B tile, so 128 rows keep the
+      // edge unless 64 leave clearly fewer rows idle.
+      if (half.tilesPerImage > 0 && half.usefulRows > tiling.usefulRows + 0.05)
+        hopper.blockM = 64;
+    }
     if (fuse::kernelConfigProblem(conv, hopper).empty())
       return hopper;
   }

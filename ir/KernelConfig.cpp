@@ -234,11 +234,20 @@ std::string wgmmaGemmProblem(Operation *core, const KernelConfig &config) {
   return "";
 }
 
-/// Why the Hopper GEMM cannot compute `conv` with `config`, or "": a
-/// pointwise channels-last conv is a product of the batch's pixels (rows of
-/// C channels, as stored) by the weights (Co x C, K-major), which the GEMM's
-/// tensor maps read where the input is dense and C is a multiple of 8 (TMA
-/// rows of 16-byte multiples).
+/// Whether `conv` is a pointwise product of pixels by weights: 1x1,
+/// stride 1, unpadded.
+bool isPointwiseProduct(ConvOp conv, const ConvShape &s) {
+  return s.kernelH == 1 && s.kernelW == 1 && llvm::all_of(conv.getStrides(), [](int64_t v) { return v == 1; }) &&
+         llvm::all_of(conv.getPads(), [](int64_t v) { return v == 0; });
+}
+
+/// Why the Hopper templates cannot compute `conv` with `config`, or "": a
+/// channels-last group-1 conv whose input the tensor maps read as stored
+/// (dense, no prologue) with C a multiple of 8 (TMA rows of 16-byte
+/// multiples). A pointwise conv is a product of the batch's pixels (rows
+/// of C channels) by the weights (Co x C, K-major) on the GEMM; any other
+/// window, stride (up to 8, TMA's traversal strides), padding or dilation
+/// runs fusec_conv_sm90.h's implicit GEMM, one 4-D box per tap.
 std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
   if (config.operands == OperandType::F32)
     return "it multiplies f16 or bf16 operands";
@@ -247,9 +256,6 @@ std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
   const ConvShape s = convShapeOf(conv);
   if (!s.channelsLast || conv.getGroup() != 1)
     return "it computes channels-last group-1 convolutions only";
-  if (s.kernelH != 1 || s.kernelW != 1 || llvm::any_of(conv.getStrides(), [](int64_t v) { return v != 1; }) ||
-      llvm::any_of(conv.getPads(), [](int64_t v) { return v != 0; }))
-    return "it computes pointwise convolutions (1x1, stride 1, no padding), a product of pixels by weights";
   for (int64_t dim : {s.channels, s.height, s.width, s.filters})
     if (ShapedType::isDynamic(dim))
       return "every size but the batch must be static";
@@ -261,11 +267,55 @@ std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
         return "its TMA map reads a dense input, not a slice of a concatenation";
   if (s.channels % 8 != 0)
     return "TMA needs rows of 16-byte multiples: C = " + str(s.channels) + " must be a multiple of 8";
-  if (largest(s.batch) * s.pixels() + config.blockM > kLargest32BitOffset || s.filters > kLargest32BitOffset)
-    return "its 32-bit TMA coordinates cannot count " + str(largest(s.batch) * s.pixels()) + " pixels (at batch " +
+  if (s.filters > kLargest32BitOffset)
+    return "its 32-bit TMA coordinates cannot count " + str(s.filters) + " filters";
+  if (isPointwiseProduct(conv, s)) {
+    if (largest(s.batch) * s.pixels() + config.blockM > kLargest32BitOffset)
+      return "its 32-bit TMA coordinates cannot count " + str(largest(s.batch) * s.pixels()) + " pixels (at batch " +
+             str(kLargestIndexedBatch) + ")";
+    return "";
+  }
+  if (llvm::any_of(conv.getStrides(), [](int64_t v) { return v > 8; }))
+    return "TMA's traversal strides reach 8, not a stride of " + str(llvm::max_element(conv.getStrides())[0]);
+  if (wgmmaConvTiling(conv, config.blockM).tilesPerImage == 0)
+    return "no tile of its output fits a TMA box (256 input elements a dimension)";
+  if (largest(s.batch) * wgmmaConvTiling(conv, config.blockM).tilesPerImage > kLargest32BitOffset ||
+      std::max(s.height, s.width) > kLargest32BitOffset)
+    return "its 32-bit block indices and TMA coordinates cannot count the batch's tiles (at batch " +
            str(kLargestIndexedBatch) + ")";
   return "";
 }
+
+} // namespace
+
+WgmmaConvTiling wgmmaConvTiling(ConvOp conv, int64_t blockM) {
+  const ConvShape s = convShapeOf(conv);
+  WgmmaConvTiling tiling;
+  if (isPointwiseProduct(conv, s)) {
+    tiling.product = true;
+    return tiling;
+  }
+  auto strides = conv.getStrides();
+  const int64_t strideH = strides[0], strideW = strides[1];
+  if (ShapedType::isDynamic(s.outHeight) || ShapedType::isDynamic(s.outWidth) || strideH < 1 || strideW < 1)
+    return tiling;
+  for (int64_t width = std::min({s.outWidth, blockM, 256 / strideW}); width >= 1; --width) {
+    const int64_t height = std::min({s.outHeight, blockM / width, 256 / strideH});
+    if (height < 1)
+      continue;
+    const int64_t tiles = ((s.outWidth + width - 1) / width) * ((s.outHeight + height - 1) / height);
+    if (tiling.tilesPerImage == 0 || tiles < tiling.tilesPerImage) {
+      tiling.tileWidth = width;
+      tiling.tileHeight = height;
+      tiling.tilesPerImage = tiles;
+    }
+  }
+  if (tiling.tilesPerImage > 0)
+    tiling.usefulRows = double(s.pixels()) / double(tiling.tilesPerImage * blockM);
+  return tiling;
+}
+
+namespace {
 
 /// Why the few-row template (fusec_gemv.h) cannot compute the matrix
 /// product `core`, or "".
@@ -604,7 +654,13 @@ int64_t kTileCount(Operation *core, const KernelConfig &config) {
   }
   int64_t k;
   if (auto conv = llvm::dyn_cast<ConvOp>(core)) {
-    k = convShapeOf(conv).taps();
+    const ConvShape s = convShapeOf(conv);
+    // The Hopper implicit GEMM's k-tiles are per filter tap.
+    if (config.kind == KernelTemplate::WgmmaGemm && !isPointwiseProduct(conv, s))
+      return ShapedType::isDynamic(s.groupChannels)
+                 ? 0
+                 : s.kernelH * s.kernelW * ((s.groupChannels + config.blockK - 1) / config.blockK);
+    k = s.taps();
   } else {
     k = matrixProductShape(core).k;
   }

@@ -24,6 +24,8 @@
 
 namespace fusec::fuse {
 
+class ConvOp;
+
 enum class KernelTemplate {
   TensorCoreGemm,
   TensorCoreConv,
@@ -135,6 +137,26 @@ std::string kernelConfigProblem(mlir::Operation *core, const KernelConfig &confi
 /// a size other than the batch known only at run time, offsets beyond its
 /// 32-bit index math, groups), or shared memory beyond the static limit.
 mlir::LogicalResult checkKernelConfig(mlir::Operation *core, const KernelConfig &config);
+
+/// How the Hopper templates tile a channels-last conv's output pixels
+/// (wgmma_gemm on a conv). A pointwise conv (1x1, stride 1, unpadded) is a
+/// `product`: the batch's pixels are the GEMM's rows, blockM at a time
+/// (fusec_gemm_sm90.h). Any other is fusec_conv_sm90.h's implicit GEMM: a
+/// block computes `tileHeight` rows of `tileWidth` output pixels of one
+/// image (at most blockM), each filter tap one TMA box of the input.
+struct WgmmaConvTiling {
+  bool product = false;
+  int64_t tileWidth = 0, tileHeight = 0;
+  /// The blocks along one image's output (spatial tiling).
+  int64_t tilesPerImage = 0;
+  /// The share of the blocks' rows that hold output pixels, in (0, 1].
+  double usefulRows = 1;
+};
+/// `conv`'s tiling for blocks of `blockM` rows: for the spatial tiling the
+/// tile with the fewest blocks per image (hence the fewest idle rows),
+/// among those whose TMA boxes span at most 256 input elements a
+/// dimension; of equals the widest (longer contiguous rows to fetch).
+WgmmaConvTiling wgmmaConvTiling(ConvOp conv, int64_t blockM);
 
 /// A matrix product's M x K by K x N view: K, N and the most rows of A at
 /// any batch, and whether the batch matrices of A fold into the rows of one

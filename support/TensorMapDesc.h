@@ -56,6 +56,17 @@ struct TensorMapDesc {
   static constexpr int64_t kElementBytes = 2;
   static constexpr uint32_t kSwizzleBytes = 128;
 
+  /// A rank-2 map: `rows` of `columns`, boxes of 64 columns by `boxRows`.
+  static TensorMapDesc matrix(uint32_t buffer, bool bf16, BatchLinear rows, int64_t columns, uint32_t boxRows) {
+    TensorMapDesc map;
+    map.buffer = buffer;
+    map.bf16 = bf16;
+    map.rows = rows;
+    map.columns = columns;
+    map.box = {64, boxRows};
+    return map;
+  }
+
   uint32_t rank() const { return uint32_t(2 + middle.size()); }
   uint32_t elementStride(uint32_t d) const { return elementStrides.empty() ? 1 : elementStrides[d]; }
   /// The elements a box holds along dimension `d`.

@@ -331,6 +331,15 @@ FUSEC_TILE_MEMBER(kPadLeft)
 FUSEC_TILE_MEMBER(kDilationH)
 FUSEC_TILE_MEMBER(kDilationW)
 FUSEC_TILE_MEMBER(kChannelsLast)
+// The Hopper conv's geometry: the window, the channels, the output image
+// and a block's tile of it.
+FUSEC_TILE_MEMBER(kTapsH)
+FUSEC_TILE_MEMBER(kTapsW)
+FUSEC_TILE_MEMBER(kChannels)
+FUSEC_TILE_MEMBER(kOutHeight)
+FUSEC_TILE_MEMBER(kOutWidth)
+FUSEC_TILE_MEMBER(kTileHeight)
+FUSEC_TILE_MEMBER(kTileWidth)
 #undef FUSEC_TILE_MEMBER
 #define FUSEC_TILE_TYPE(member)                                                                                        \
   template <class Tile, class = void> struct FusecTileHas##member {                                                    \

@@ -73,7 +73,12 @@ struct FusecSm90TileOf {
   using Element = ElementType;
 };
 
-template <class Tile> struct FusecGemmSm90 {
+/// The warp-specialized pipeline the Hopper GEMM and conv share: the
+/// producer's TMA copies into a ring of stages, the consumers' wgmmas on
+/// them, and the accumulator handed to an epilogue. What a k-tile's copies
+/// are is the caller's (`produce`), so a GEMM's 2-D boxes and a conv's
+/// image boxes (one filter tap, one block of channels) drive one loop.
+template <class Tile> struct FusecSm90Mainloop {
   static_assert(FusecCheckSm90Tile<Tile>::value, "a complete Hopper tile description");
   static constexpr int BlockN = Tile::kBlockN, Stages = Tile::kStages, ConsumerGroups = Tile::kBlockM / 64;
   static constexpr bool BNMajor = Tile::kBNMajor;
@@ -104,14 +109,17 @@ template <class Tile> struct FusecGemmSm90 {
   /// An N-major B's 64-wide N block: 64 K rows of 128 bytes.
   static constexpr int kNBlockBytes = 64 * kBlockK * 2;
 
-  template <class Epilogue>
-  static __device__ __forceinline__ void run(const FusecTensorMap *mapA, const FusecTensorMap *mapB, int m, int n,
-                                             int k, int blockRow, int blockCol, Epilogue &epilogue) {
+  /// Runs `kTiles` k-tiles. For each, one producer thread waits for the
+  /// stage to be free, expects `tileBytes` on its `full` barrier and calls
+  /// produce(a, b, full, kt): TMA copies of the k-tile's A (kBlockM rows of
+  /// 64) to `a` and B to `b`. Every accumulator element then goes to
+  /// epilogue(row, col, value), row and col within the block's tile.
+  template <class Produce, class Epilogue>
+  static __device__ __forceinline__ void run(int kTiles, unsigned tileBytes, Produce &produce, Epilogue &epilogue) {
     unsigned char *smem = fusec_dynamic_shared();
     unsigned long long *full = reinterpret_cast<unsigned long long *>(smem + Stages * kStageBytes);
     unsigned long long *empty = full + Stages;
     const int warpgroup = threadIdx.x / 128;
-    const int kTiles = (k + kBlockK - 1) / kBlockK;
     if (threadIdx.x == 0) {
       for (int s = 0; s < Stages; ++s) {
         fusec_mbarrier_init(&full[s], 1);
@@ -128,16 +136,8 @@ template <class Tile> struct FusecGemmSm90 {
           const int s = kt % Stages;
           fusec_mbarrier_wait(&empty[s], ((kt / Stages) & 1) ^ 1);
           unsigned char *stage = smem + s * kStageBytes;
-          fusec_mbarrier_arrive_expect_tx(&full[s], kStageBytes);
-          fusec_tma_load_2d(stage, mapA, &full[s], kt * kBlockK, blockRow);
-          if constexpr (BNMajor) {
-#pragma unroll
-            for (int j = 0; j < BlockN / 64; ++j)
-              fusec_tma_load_2d(stage + kTileABytes + j * kNBlockBytes, mapB, &full[s], blockCol + 64 * j,
-                                kt * kBlockK);
-          } else {
-            fusec_tma_load_2d(stage + kTileABytes, mapB, &full[s], kt * kBlockK, blockCol);
-          }
+          fusec_mbarrier_arrive_expect_tx(&full[s], tileBytes);
+          produce(stage, stage + kTileABytes, &full[s], kt);
         }
       return;
     }
@@ -175,13 +175,38 @@ template <class Tile> struct FusecGemmSm90 {
     fusec_wgmma_fence_operands(acc);
 
     const int thread = threadIdx.x % 128, warp = thread / 32, lane = thread % 32;
-    const int rowBase = blockRow + consumer * 64 + 16 * warp + lane / 4;
-    const int colBase = blockCol + 2 * (lane % 4);
+    const int rowBase = consumer * 64 + 16 * warp + lane / 4;
+    const int colBase = 2 * (lane % 4);
 #pragma unroll
-    for (int i = 0; i < kAccumulators; ++i) {
-      const int row = rowBase + 8 * ((i / 2) % 2), col = colBase + 8 * (i / 4) + i % 2;
+    for (int i = 0; i < kAccumulators; ++i)
+      epilogue(rowBase + 8 * ((i / 2) % 2), colBase + 8 * (i / 4) + i % 2, acc[i]);
+  }
+};
+
+template <class Tile> struct FusecGemmSm90 {
+  using Mainloop = FusecSm90Mainloop<Tile>;
+  static constexpr int kBlockM = Mainloop::kBlockM, kBlockN = Mainloop::kBlockN, kBlockK = Mainloop::kBlockK;
+  static constexpr int kThreads = Mainloop::kThreads, kSmemBytes = Mainloop::kSmemBytes;
+
+  template <class Epilogue>
+  static __device__ __forceinline__ void run(const FusecTensorMap *mapA, const FusecTensorMap *mapB, int m, int n,
+                                             int k, int blockRow, int blockCol, Epilogue &epilogue) {
+    auto produce = [&](unsigned char *a, unsigned char *b, unsigned long long *full, int kt) {
+      fusec_tma_load_2d(a, mapA, full, kt * kBlockK, blockRow);
+      if constexpr (Mainloop::BNMajor) {
+#pragma unroll
+        for (int j = 0; j < kBlockN / 64; ++j)
+          fusec_tma_load_2d(b + j * Mainloop::kNBlockBytes, mapB, full, blockCol + 64 * j, kt * kBlockK);
+      } else {
+        fusec_tma_load_2d(b, mapB, full, kt * kBlockK, blockCol);
+      }
+    };
+    auto inside = [&](int row, int col, float value) {
+      row += blockRow;
+      col += blockCol;
       if (row < m && col < n)
-        epilogue(row, col, acc[i]);
-    }
+        epilogue(row, col, value);
+    };
+    Mainloop::run((k + kBlockK - 1) / kBlockK, Mainloop::kStageBytes, produce, inside);
   }
 };

@@ -152,8 +152,17 @@ private:
 /// the rounded value by one unit of the half type (and later values with
 /// it): the tolerance is a few units of f16 (2^-11) or bf16 (2^-8).
 /// `target` is fusec's --target: sm_90a plans use the Hopper templates.
-void runPlan(const std::string &name, const std::string &precision = "fp32", const std::string &modelsDir = kModelsDir,
-             const std::string &target = "sm_90", bool expectViews = false, const std::string &layout = "nchw") {
+/// What an emulated plan's conv kernels ran on.
+struct ConvKernelCounts {
+  size_t convs = 0;
+  /// Convs reading through tensor maps (the Hopper templates), and of those
+  /// the implicit GEMMs over spatial tiles (a 4-D map of the input image).
+  size_t hopper = 0, spatial = 0;
+};
+
+ConvKernelCounts runPlan(const std::string &name, const std::string &precision = "fp32",
+                         const std::string &modelsDir = kModelsDir, const std::string &target = "sm_90",
+                         bool expectViews = false, const std::string &layout = "nchw") {
   const double tolerance = precision == "fp16" ? 4e-3 : precision == "bf16" ? 3e-2 : 1e-4;
   test::ModelReference reference = test::loadModelReference(modelsDir + "/" + name);
   auto context = createContext();
@@ -173,17 +182,22 @@ void runPlan(const std::string &name, const std::string &precision = "fp32", con
       views += buffer.view.has_value();
     CHECK(views > 0);
   }
+  ConvKernelCounts counts;
+  bool hopper = false;
+  for (const KernelDesc &kernel : emulated.plan->kernels()) {
+    const std::vector<TensorMapDesc> &maps = kernel.launchOf(0).tensorMaps;
+    hopper = hopper || !maps.empty();
+    if (kernel.kind != "conv")
+      continue;
+    ++counts.convs;
+    counts.hopper += !maps.empty();
+    counts.spatial += !maps.empty() && maps[0].rank() == 4;
+  }
   if (target == "sm_90a") { // the point of these runs: some kernel reads through tensor maps
-    bool hopper = false;
-    size_t hopperConvs = 0;
-    for (const KernelDesc &kernel : emulated.plan->kernels()) {
-      hopper = hopper || !kernel.launchOf(0).tensorMaps.empty();
-      hopperConvs += kernel.kind == "conv" && !kernel.launchOf(0).tensorMaps.empty();
-    }
     CHECK(hopper);
-    // Channels-last plans run their pointwise convs on the Hopper GEMM.
+    // Channels-last plans run their convs on the Hopper templates.
     if (layout == "nhwc")
-      CHECK(hopperConvs > 0);
+      CHECK(counts.hopper > 0);
   }
   // tiny_resnet's layer3 downsample and second conv differ from layer2's
   // only in their sizes: they run layer2's functions.
@@ -217,6 +231,7 @@ void runPlan(const std::string &name, const std::string &precision = "fp32", con
   }
   if (target == "sm_90a")
     CHECK(runner->tensorMapLaunches() > 0);
+  return counts;
 }
 
 } // namespace
@@ -254,6 +269,20 @@ TEST_CASE("emul: sm_90a plans, whose f16/bf16 Gemms run the Hopper template, mat
   // MobileNetV2's expansions and projections: pointwise channels-last convs
   // as products of pixels by weights, with their ReLU6 and residual adds.
   runPlan("mobilenet_v2", "fp16", std::string(FUSEC_TEST_DATA_DIR) + "/pytorch", "sm_90a", false, "nhwc");
+}
+
+TEST_CASE("emul: sm_90a channels-last plans run 3x3, strided and padded convs on the Hopper implicit GEMM",
+          "[codegen][emul][plan][precision][sm90]") {
+  // tiny_resnet: 3x3 convs (stride 1 and 2, padded) on 8 to 64 channels
+  // (fewer than a k-tile's 64: TMA fills the rest with zeros), strided 1x1
+  // shortcuts, 8 x 8 to 1 x 1 outputs. Only the stem (3 channels, not a
+  // 16-byte TMA row) stays on the sm_80 template.
+  for (const char *precision : {"fp16", "bf16"}) {
+    const ConvKernelCounts counts = runPlan("tiny_resnet", precision, kModelsDir, "sm_90a", false, "nhwc");
+    INFO(precision);
+    CHECK(counts.hopper == counts.convs - 1);
+    CHECK(counts.spatial >= 4);
+  }
 }
 
 TEST_CASE("emul: bf16 plans through the GPU backend match the CPU backend", "[codegen][emul][plan][precision]") {
