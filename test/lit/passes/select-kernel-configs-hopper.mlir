@@ -75,14 +75,20 @@ func.func @f32_operands(%a: tensor<?x128xf32>, %b: tensor<128x64xf32>) -> tensor
 
 // A pointwise channels-last conv is a product of the batch's pixels by the
 // weights: wgmma_gemm (Co <= 64: 128 x 64 tiles), the sm_80 conv template's
-// choice first among its variants. A 3x3 window stays on the sm_80 template.
+// choice first among its variants. A 3x3 window runs the implicit GEMM
+// over spatial tiles: its 8 x 8 output is one tile of 64 rows (128 would
+// leave half of them idle). Three input channels are not a 16-byte TMA
+// row: that conv stays on the sm_80 template.
 // CHECK-LABEL: func.func @pointwise_conv_f16
 // CHECK: fuse.superkernel "pointwise" kind "conv"{{.*}}config = #fuse.config<"wgmma_gemm", block = [128, 64, 64], warp = [64, 64], stages = 4, mma = "m64nNk16", precision = "f16"
 // CHECK-SAME: variants = [#fuse.config<"tensor_core_conv"
-// CHECK: fuse.superkernel "window" kind "conv"{{.*}}config = #fuse.config<"tensor_core_conv"
+// CHECK: fuse.superkernel "window" kind "conv"{{.*}}config = #fuse.config<"wgmma_gemm", block = [64, 64, 64], warp = [64, 64], stages = 4
+// CHECK-SAME: variants = [#fuse.config<"tensor_core_conv"
+// CHECK: fuse.superkernel "rgb" kind "conv"{{.*}}config = #fuse.config<"tensor_core_conv"
 // SM90-LABEL: func.func @pointwise_conv_f16
 // SM90: #fuse.config<"tensor_core_conv"
-func.func @pointwise_conv_f16(%x: tensor<?x8x8x32xf16>, %w: tensor<48x1x1x32xf16>, %v: tensor<48x3x3x32xf16>) -> (tensor<?x8x8x48xf16>, tensor<?x8x8x48xf16>) {
+// SM90-NOT: wgmma_gemm
+func.func @pointwise_conv_f16(%x: tensor<?x8x8x32xf16>, %w: tensor<48x1x1x32xf16>, %v: tensor<48x3x3x32xf16>, %rgb: tensor<?x16x16x3xf16>, %u: tensor<48x3x3x3xf16>) -> (tensor<?x8x8x48xf16>, tensor<?x8x8x48xf16>, tensor<?x8x8x48xf16>) {
   %k = fuse.superkernel "pointwise" kind "conv" (%x, %w) : (tensor<?x8x8x32xf16>, tensor<48x1x1x32xf16>) -> tensor<?x8x8x48xf16> {
   ^bb0(%a0: tensor<?x8x8x32xf16>, %a1: tensor<48x1x1x32xf16>):
     %c = fuse.conv %a0, %a1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x8x8x32xf16>, tensor<48x1x1x32xf16>) -> tensor<?x8x8x48xf16>
@@ -93,5 +99,10 @@ func.func @pointwise_conv_f16(%x: tensor<?x8x8x32xf16>, %w: tensor<48x1x1x32xf16
     %c = fuse.conv %b0, %b1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x8x8x32xf16>, tensor<48x3x3x32xf16>) -> tensor<?x8x8x48xf16>
     fuse.yield %c : tensor<?x8x8x48xf16>
   }
-  return %k, %l : tensor<?x8x8x48xf16>, tensor<?x8x8x48xf16>
+  %m = fuse.superkernel "rgb" kind "conv" (%rgb, %u) : (tensor<?x16x16x3xf16>, tensor<48x3x3x3xf16>) -> tensor<?x8x8x48xf16> {
+  ^bb0(%c0: tensor<?x16x16x3xf16>, %c1: tensor<48x3x3x3xf16>):
+    %c = fuse.conv %c0, %c1 {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (tensor<?x16x16x3xf16>, tensor<48x3x3x3xf16>) -> tensor<?x8x8x48xf16>
+    fuse.yield %c : tensor<?x8x8x48xf16>
+  }
+  return %k, %l, %m : tensor<?x8x8x48xf16>, tensor<?x8x8x48xf16>, tensor<?x8x8x48xf16>
 }

@@ -9,8 +9,8 @@
 // serialized wgmma gets one per HGMMA) and no ldmatrix. Prints each
 // instantiation's ptxas resource report and SASS counts. NVRTC needs no
 // GPU; a build without NVRTC, or a machine without the tools, skips
-// visibly. ResNet-50's pointwise convs, generated for sm_90a, pass the same
-// checks.
+// visibly. ResNet-50's convs and a GPT-2 block's projections, generated for
+// sm_90a, pass the same checks.
 //
 //===----------------------------------------------------------------------===//
 #include "FusedModule.h"
@@ -119,6 +119,38 @@ size_t countOf(const std::string &text, const std::string &word) {
   return count;
 }
 
+/// Compiles generated Hopper kernels for sm_90a and checks each: no spills,
+/// no C7509, wgmma in the PTX and, where the tools are installed, HGMMA in
+/// groups of four per WARPGROUP.ARRIVE (K is a constant here, so ptxas may
+/// unroll the k-loops, but each k-tile's four k16 steps still issue after
+/// one arrive; serialized, each HGMMA would have its own), at least two
+/// UTMALDG (a k-tile's two boxes) and no LDSM. Returns the most registers
+/// a kernel uses.
+int checkHopperKernels(const std::vector<codegen::GeneratedKernel> &kernels) {
+  REQUIRE(!kernels.empty());
+  const auto compiled = compileForSm90a(kernels);
+  int most = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    INFO(kernels[i].name << " " << kernels[i].config << ":\n" << compiled[i].log);
+    most = std::max(most, compiled[i].registers);
+    CHECK(compiled[i].spillBytes == 0);
+    CHECK(compiled[i].log.find("C7509") == std::string::npos);
+    CHECK(compiled[i].ptx.find("wgmma.mma_async.sync.aligned.m64n") != std::string::npos);
+    const std::string sass = disassemble(compiled[i].cubin);
+    if (sass.empty()) {
+      WARN("SASS checks SKIPPED: no cuobjdump/nvdisasm in " FUSEC_SASS_TOOLS_DIR " (scripts/setup.sh installs them)");
+      continue;
+    }
+    const size_t hgmma = countOf(sass, "HGMMA."), arrives = countOf(sass, "WARPGROUP.ARRIVE");
+    INFO(hgmma << " HGMMA, " << arrives << " WARPGROUP.ARRIVE, " << countOf(sass, "UTMALDG") << " UTMALDG");
+    CHECK(arrives >= 1);
+    CHECK(hgmma == 4 * arrives);
+    CHECK(countOf(sass, "UTMALDG") >= 2);
+    CHECK(countOf(sass, "LDSM") == 0);
+  }
+  return most;
+}
+
 } // namespace
 
 TEST_CASE("the Hopper GEMM template compiles for sm_90a with wgmma, TMA and no spills", "[codegen][nvrtc][sm90]") {
@@ -219,32 +251,51 @@ TEST_CASE("ResNet-50's convs compile for sm_90a on the Hopper GEMM and conv with
     WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
     return;
   }
-  const auto compiled = compileForSm90a(kernels);
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    INFO(kernels[i].name << " " << kernels[i].config << ":\n" << compiled[i].log);
-    CHECK(compiled[i].spillBytes == 0);
-    CHECK(compiled[i].log.find("C7509") == std::string::npos);
-    CHECK(compiled[i].ptx.find("wgmma.mma_async.sync.aligned.m64n") != std::string::npos);
-    const std::string sass = disassemble(compiled[i].cubin);
-    if (sass.empty()) {
-      WARN("SASS checks SKIPPED: no cuobjdump/nvdisasm in " FUSEC_SASS_TOOLS_DIR " (scripts/setup.sh installs them)");
-      continue;
-    }
-    // K is a constant here (the template's test above passes it at run
-    // time), so ptxas may unroll the k-loops: each k-tile's four k16 steps
-    // still issue after one WARPGROUP.ARRIVE (serialized, each HGMMA would
-    // have its own). The implicit GEMM issues a 4-D and a 3-D box per
-    // k-tile.
-    const size_t hgmma = countOf(sass, "HGMMA."), arrives = countOf(sass, "WARPGROUP.ARRIVE");
-    INFO(hgmma << " HGMMA, " << arrives << " WARPGROUP.ARRIVE, " << countOf(sass, "UTMALDG") << " UTMALDG");
-    CHECK(arrives >= 1);
-    CHECK(hgmma == 4 * arrives);
-    CHECK(countOf(sass, "UTMALDG") >= 2);
-    CHECK(countOf(sass, "LDSM") == 0);
-  }
-  int most = 0;
-  for (const auto &result : compiled)
-    most = std::max(most, result.registers);
+  const int most = checkHopperKernels(kernels);
   std::cout << "sm_90a ResNet-50 fp16 NHWC: " << products << " of " << convs << " convs on the Hopper GEMM, " << spatial
             << " on the Hopper implicit GEMM; at most " << most << " registers a thread\n";
+}
+
+// A GPT-2-sized block (d 768, 12 heads, ffn 3072, seq 128, causal), fp16
+// and bf16, for sm_90a: its four projections (QKV, output, the two
+// feed-forward layers) run the Hopper GEMM with their epilogues (bias,
+// GELU, the residual adds) and compile like the template's instantiations.
+TEST_CASE("a GPT-2 block's projections compile for sm_90a on the Hopper GEMM with wgmma, TMA and no spills",
+          "[codegen][nvrtc][sm90]") {
+  for (const char *precision : {"fp16", "bf16"}) {
+    INFO(precision);
+    auto context = createContext();
+    DiagnosticCollector diagnostics(context.get());
+    bench::TransformerLayerSpec spec;
+    spec.causal = true;
+    auto module = import::buildModule(bench::makeTransformerLayer(spec), *context);
+    INFO(diagnostics.text());
+    REQUIRE(module);
+    FusionOptions options;
+    options.precision = precision;
+    options.target = "sm_90a";
+    test::fuse(*module, options);
+    size_t products = 0;
+    std::vector<codegen::GeneratedKernel> kernels;
+    module->walk([&](fuse::SuperkernelOp superkernel) {
+      bool product = false;
+      superkernel.getBody().walk([&](mlir::Operation *op) { product |= llvm::isa<fuse::GemmOp, fuse::MatMulOp>(op); });
+      if (!product)
+        return;
+      ++products;
+      auto kernel = codegen::emitKernel(superkernel);
+      REQUIRE(mlir::succeeded(kernel));
+      if (kernel->source.find("FusecGemmSm90<") != std::string::npos)
+        kernels.push_back(*kernel);
+    });
+    CHECK(products == 4);
+    CHECK(kernels.size() == products);
+    if (!codegen::haveNvrtc()) {
+      WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
+      return;
+    }
+    const int most = checkHopperKernels(kernels);
+    std::cout << "sm_90a GPT-2 block " << precision << ": " << kernels.size() << " of " << products
+              << " projections on the Hopper GEMM; at most " << most << " registers a thread\n";
+  }
 }
