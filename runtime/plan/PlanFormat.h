@@ -31,7 +31,10 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 7.3
+/// A reader accepts any minor version of 2.x to its own major version: 7.4
+/// added tensor maps of rank 3 and 4 with traversal strides (a map's
+/// `middle` dimensions and `element_strides`: the Hopper conv's input and
+/// weights), whose `box` a 7.3 reader rejects; 7.3
 /// added GPU plans over ranges (a launch's grid `ranges` and its
 /// `range_arguments`, which Plan::specialize folds; a 7.2 reader rejects the
 /// images of a plan with ranges); 7.2
@@ -57,7 +60,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
 inline constexpr uint32_t kMajorVersion = 7;
-inline constexpr uint32_t kMinorVersion = 3;
+inline constexpr uint32_t kMinorVersion = 4;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;

@@ -158,6 +158,34 @@ def gpu_ranged_plan(range_code):
     return plan
 
 
+def tensor_map_plan(width):
+    """y = relu(x) on an f16 NHWC image [batch, 2, 4, 8] for sm_90a (format
+    7.4), its launch passing a rank-4 tensor map of x ({8 channels, `width`,
+    2 rows, the batch}, a box traversing the width with stride 2), as the
+    Hopper conv's input map is; one 8-byte image stands for the code."""
+    shape = [-1, 2, 4, 8]
+    return {
+        "format_version": "7.4", "compiler_version": "fusec test", "target": "sm_90a",
+        "source_hash": "0123456789abcdef", "batch_buckets": [1, 2],
+        "inputs": [{"name": "x", "dtype": "f16", "shape": shape, "buffer": 0}],
+        "outputs": [{"name": "y", "dtype": "f16", "shape": shape, "buffer": 1}],
+        "buffers": [{"id": 0, "name": "x", "kind": "input", "dtype": "f16", "shape": shape},
+                    {"id": 1, "name": "y", "kind": "output", "dtype": "f16", "shape": shape}],
+        "arena": {"per_batch": 0, "fixed": 0, "lower_bound": {"per_batch": 0, "fixed": 0}},
+        "kernels": [{"name": "k0_relu", "kind": "elementwise", "inputs": [0], "outputs": [1],
+                     "values": [{"dtype": "f16", "shape": shape}, {"dtype": "f16", "shape": shape}],
+                     "ops": [{"op": "Relu", "name": "relu", "operands": [0], "results": [1]}], "yields": [1],
+                     "launch": {"block": [256, 1, 1],
+                                "grid": [{"per_batch": 1, "fixed": 0, "divisor": 1},
+                                         {"per_batch": 0, "fixed": 1, "divisor": 1},
+                                         {"per_batch": 0, "fixed": 1, "divisor": 1}],
+                                "tensor_maps": [{"buffer": 0, "element": "f16",
+                                                 "rows": {"per_batch": 1, "fixed": 0}, "columns": 8,
+                                                 "middle": [width, 2], "box": [64, 4, 2, 1],
+                                                 "element_strides": [1, 2, 1, 1]}]},
+                     "images": [{"format": "ptx", "target": "sm_90a", "entry": "k0_relu", "offset": 0, "size": 8}]}]}
+
+
 def views_plan(neg_offset):
     """y = exp(flatten(concat(relu(x), neg(x), axis=1))) with the concat in
     place (format 7.2): relu and neg write channels 0..2 and `neg_offset`..
@@ -257,6 +285,10 @@ def main():
     gpu_sections = [("weights", b""), ("kernel_images", b"." * 8)]
     plans["seed-gpu-ranges"] = encode(gpu_ranged_plan(-2), gpu_sections, major=7, minor=3)
     plans["regress-gpu-range-code"] = encode(gpu_ranged_plan(-3), gpu_sections, major=7, minor=3)
+    # Tensor maps of rank 4 (7.4): an NHWC image read with a traversal
+    # stride; then a map whose width reaches past its buffer.
+    plans["seed-tensor-map-4d"] = encode(tensor_map_plan(4), gpu_sections, major=7, minor=4)
+    plans["regress-tensor-map-past-buffer"] = encode(tensor_map_plan(5), gpu_sections, major=7, minor=4)
     # Views (7.2): a concat its operands' kernels write, read through an
     # alias; then with the second operand overlapping the first.
     plans["seed-views"] = encode(views_plan(2), [("weights", b"")], major=7, minor=2)

@@ -73,7 +73,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   const Plan plan = fromBytes(test::smallPlanBytes());
   CHECK(plan.sourceName() == kName);
   const PlanManifest &m = plan.manifest();
-  CHECK(m.formatVersion == "7.3");
+  CHECK(m.formatVersion == "7.4");
   CHECK(m.compilerVersion == "fusec test");
   CHECK(m.target == "cpu");
   CHECK(m.sourceHash == "0123456789abcdef");
@@ -632,9 +632,9 @@ TEST_CASE("arena buffers live at the same time must not overlap") {
 
 TEST_CASE("the manifest's format_version must match the header") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "garbage"; })),
-                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 7.3"));
+                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 7.4"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "3.0"; })),
-                    Contains("does not match the header's version 7.3"));
+                    Contains("does not match the header's version 7.4"));
 }
 
 TEST_CASE("reserved header bytes must be zero") {
