@@ -32,7 +32,8 @@
 #  - for the Hopper templates (--target=sm_90a, docs/hopper.md):
 #    gemm4096_sm90a.plan (a 4096^3 f16 product at batch 4096, its operands
 #    graph inputs), pytorch_gpt_block_bf16_sm90a.plan and
-#    pointwise_nhwc_fp16_sm90a.plan (two pointwise convs on wgmma);
+#    bottleneck_nhwc_fp16_sm90a.plan (pointwise convs on the wgmma GEMM,
+#    3x3 convs, one of stride 2, on the wgmma implicit GEMM);
 #  - <name>.plan (or <name>_<precision>.plan) for each extra MODEL (.onnx or
 #    fusec-graph .json; <name> is its file name without the extension),
 #    compiled with --precision=PRECISION when given (fp32, tf32, fp16, bf16):
@@ -43,7 +44,7 @@
 #
 # Everything must fit the GPU machine's allowance for carried files: the
 # script ends with the size of every plan and their total, and fails if the
-# total (plans and ONNX copies) reaches PLANS_LIMIT_MIB (default 48) MiB.
+# total (plans and ONNX copies) reaches PLANS_LIMIT_MIB (default 50) MiB.
 # Environment: FUSEC (default build/bin/fusec), FUSEC_TARGET (default sm_90:
 # the GPU's architecture, for which CUBINs are built; other GPUs JIT the PTX),
 # FUSEC_KERNEL_VARIANTS (default 3: the configs of each conv/GEMM kernel that
@@ -68,7 +69,7 @@ fusec=${FUSEC:-$root/build/bin/fusec}
 target=${FUSEC_TARGET:-sm_90}
 variants=${FUSEC_KERNEL_VARIANTS:-3}
 python=${PYTHON:-/usr/bin/python3}
-limit_mib=${PLANS_LIMIT_MIB:-48}
+limit_mib=${PLANS_LIMIT_MIB:-50}
 started=$SECONDS
 
 # The sizes: what the GPU machine is sent.
@@ -161,10 +162,12 @@ JSON
 target=sm_90a compile "$src/gemm4096.json" gemm4096_sm90a "$variants" --batch-buckets=1,4,4096 --cost-batch=4096
 target=sm_90a compile "$root/test/data/pytorch/gpt_block/model.onnx" pytorch_gpt_block_bf16_sm90a "$variants" \
   --precision=bf16
-# pointwise_nhwc_fp16_sm90a: a bottleneck of pointwise convs (64 -> 128 ->
-# 64 channels on 28 x 28 images, bias, ReLU and the residual add) in fp16
-# channels-last, both convs on the Hopper GEMM; small weights, inline.
-"$python" - "$src/pointwise.json" <<'PY'
+# bottleneck_nhwc_fp16_sm90a: a ResNet bottleneck of 64 channels (1x1, 3x3
+# padded, 1x1, bias, ReLU, the residual add) on 28 x 28 images, then a
+# stride-2 3x3 (to 14 x 14), in fp16 channels-last:
+# the pointwise convs on the Hopper GEMM, the 3x3s on the Hopper implicit
+# GEMM; small weights, inline.
+"$python" - "$src/bottleneck.json" <<'PY'
 import json
 import random
 import sys
@@ -179,18 +182,28 @@ def tensor(shape, scale):
     return {"shape": shape, "data": [round(random.uniform(-scale, scale), 4) for _ in range(count)]}
 
 
+def conv(name, source, weight, bias, out, pads=(0, 0, 0, 0), strides=(1, 1)):
+    return {"name": name, "op": "Conv", "inputs": [source, weight, bias], "outputs": [out],
+            "attrs": {"pads": list(pads), "strides": list(strides)}}
+
+
 graph = {"format": "fusec-graph", "version": 1,
          "inputs": [{"name": "x", "shape": ["batch", 64, 28, 28]}], "outputs": ["y"],
-         "constants": {"w1": tensor([128, 64, 1, 1], 0.125), "b1": tensor([128], 0.1),
-                       "w2": tensor([64, 128, 1, 1], 0.09), "b2": tensor([64], 0.1)},
-         "nodes": [{"name": "expand", "op": "Conv", "inputs": ["x", "w1", "b1"], "outputs": ["e"]},
-                   {"name": "relu", "op": "Relu", "inputs": ["e"], "outputs": ["r"]},
-                   {"name": "project", "op": "Conv", "inputs": ["r", "w2", "b2"], "outputs": ["p"]},
-                   {"name": "add", "op": "Add", "inputs": ["p", "x"], "outputs": ["y"]}]}
+         "constants": {"w1": tensor([64, 64, 1, 1], 0.125), "b1": tensor([64], 0.1),
+                       "w2": tensor([64, 64, 3, 3], 0.04), "b2": tensor([64], 0.1),
+                       "w3": tensor([64, 64, 1, 1], 0.125), "b3": tensor([64], 0.1),
+                       "w4": tensor([64, 64, 3, 3], 0.04), "b4": tensor([64], 0.1)},
+         "nodes": [conv("expand", "x", "w1", "b1", "e"),
+                   {"name": "relu1", "op": "Relu", "inputs": ["e"], "outputs": ["r1"]},
+                   conv("window", "r1", "w2", "b2", "c", pads=(1, 1, 1, 1)),
+                   {"name": "relu2", "op": "Relu", "inputs": ["c"], "outputs": ["r2"]},
+                   conv("project", "r2", "w3", "b3", "p"),
+                   {"name": "add", "op": "Add", "inputs": ["p", "x"], "outputs": ["s"]},
+                   conv("down", "s", "w4", "b4", "y", pads=(1, 1, 1, 1), strides=(2, 2))]}
 with open(sys.argv[1], "w") as out:
     json.dump(graph, out)
 PY
-target=sm_90a compile "$src/pointwise.json" pointwise_nhwc_fp16_sm90a 1 --precision=fp16 --layout=nhwc
+target=sm_90a compile "$src/bottleneck.json" bottleneck_nhwc_fp16_sm90a 1 --precision=fp16 --layout=nhwc
 for spec in "$@"; do
   model=${spec%:*} precision=
   [[ $spec == *:* ]] && precision=${spec##*:}
