@@ -152,8 +152,8 @@ KernelConfig chooseConvConfig(ConvOp conv, const ConfigTarget &target) {
     if (!tiling.product && tiling.tilesPerImage > 0) {
       const fuse::WgmmaConvTiling half = fuse::wgmmaConvTiling(conv, 64);
       // Two consumer warpgroups share each B tile, so 128 rows keep the
-      // edge unless 64 leave clearly fewer rows idle.
-      if (half.tilesPerImage > 0 && half.usefulRows > tiling.usefulRows + 0.05)
+      // edge unless 64 put a tenth more of their rows to use.
+      if (half.tilesPerImage > 0 && half.usefulRows > 1.1 * tiling.usefulRows)
         hopper.blockM = 64;
     }
     if (fuse::kernelConfigProblem(conv, hopper).empty())

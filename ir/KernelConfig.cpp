@@ -277,6 +277,14 @@ std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
   }
   if (llvm::any_of(conv.getStrides(), [](int64_t v) { return v > 8; }))
     return "TMA's traversal strides reach 8, not a stride of " + str(llvm::max_element(conv.getStrides())[0]);
+  // Each tap's k-tiles are 64 channels wide: with fewer channels the rest
+  // are zeros the tensor cores multiply anyway, once per tap. Past half of
+  // them wasted, the mma.sync template, which packs the taps, does less
+  // work (a 3-channel stem padded to 8 would do 21x its useful products).
+  const int64_t channelBlocks = (s.channels + config.blockK - 1) / config.blockK;
+  if (channelBlocks * config.blockK > 2 * s.channels)
+    return "its k-tiles of " + str(config.blockK) + " channels a tap would be mostly zeros (C = " + str(s.channels) +
+           ")";
   if (wgmmaConvTiling(conv, config.blockM).tilesPerImage == 0)
     return "no tile of its output fits a TMA box (256 input elements a dimension)";
   if (largest(s.batch) * wgmmaConvTiling(conv, config.blockM).tilesPerImage > kLargest32BitOffset ||
