@@ -86,7 +86,7 @@ double outputTilesAt(Operation *core, const fuse::KernelConfig &config, int64_t 
     if (!tiling.product) {
       const fuse::ConvShape s = fuse::convShapeOf(conv);
       const double images = ShapedType::isDynamic(s.batch) ? double(batch) : double(s.batch);
-      return images * double(tiling.tilesPerImage) * std::ceil(extent.columns / double(config.blockN));
+      return images * double(tiling.tilesPerImage) * std::ceil(double(s.filters) / double(config.blockN));
     }
   }
   return std::ceil(extent.rows / double(config.blockM)) * std::ceil(extent.columns / double(config.blockN));

@@ -140,8 +140,19 @@ double templateTimeUs(Operation *core, double flops, const CostTarget &target) {
   const double tileColumns = config.kind == fuse::KernelTemplate::DirectConv ? double(config.blockM)
                              : config.kind == fuse::KernelTemplate::SimtConv ? double(config.blockM)
                                                                              : double(config.blockN);
-  const double tiles = std::ceil(rows / tileRows) * std::ceil(columns / tileColumns);
-  const double padded = flops * (tiles * tileRows * tileColumns) / std::max(rows * columns, 1.0);
+  double tiles = std::ceil(rows / tileRows) * std::ceil(columns / tileColumns);
+  double padded = flops * (tiles * tileRows * tileColumns) / std::max(rows * columns, 1.0);
+  if (auto conv = llvm::dyn_cast<fuse::ConvOp>(core); conv && config.kind == fuse::KernelTemplate::WgmmaGemm) {
+    // The Hopper templates tile pixels (the rows) by filters, in spatial
+    // tiles of one image for the implicit GEMM (their idle rows computed
+    // too), and read 64-channel k-tiles (per tap), their zeros multiplied.
+    const fuse::ConvShape s = fuse::convShapeOf(conv);
+    tiles = config::outputTilesAt(core, config, batch);
+    const double channels = at(s.groupChannels);
+    const double blockChannels = std::ceil(channels / double(config.blockK)) * double(config.blockK);
+    padded = flops * (tiles * double(config.blockM) * double(config.blockN)) / std::max(rows * columns, 1.0) *
+             (blockChannels / std::max(channels, 1.0));
+  }
   // Split-K: at this batch the runtime gives every tile `slices` blocks
   // (support/SplitK.h), each storing its partial sums, which the
   // tile's last block reads back (fusec_split_k.h): L2 traffic the kernel's

@@ -26,8 +26,8 @@
 # deadline; where it fails, every later run uses --timing-gate=none. Then per
 # plan at batch 1: graph replay with each kernel timed on its own
 # (--time-kernels), plain launches; gemm4096_sm90a (the Hopper GEMM, 4096^3
-# f16) at batch 4096, generated and cuBLASLt; and fuserun --serve-bench,
-# briefly.
+# f16) at batch 4096, generated and cuBLASLt; bottleneck_nhwc_fp16_sm90a
+# (the Hopper convs) at batch 32; and fuserun --serve-bench, briefly.
 # Phase 3, optional: fuserun --tune --check at batch 1 on every plan with
 # compiled variants (choices in RESULTS/tuning.json), and
 # bench/gpu/compare.py where python3 is found, each under its own deadline.
@@ -508,6 +508,15 @@ if wants 2; then
           --tactics="$tactics" &&
           tactics_ms+=("gemm4096_sm90a@4096 $tactics: $(median_of "timing execute" "$step_output") ms per run")
       done
+    fi
+    # The Hopper convs at a batch that fills the GPU: the bottleneck's
+    # pointwise convs on the wgmma GEMM, its 3x3s on the wgmma implicit GEMM,
+    # each kernel timed.
+    if [[ -f $plans/bottleneck_nhwc_fp16_sm90a.plan ]]; then
+      step "2: bottleneck_nhwc_fp16_sm90a batch 32 graph timing" "$fuserun" \
+        "$plans/bottleneck_nhwc_fp16_sm90a.plan" --device=cuda --batch=32 --random-inputs=1 --iters=20 --warmup=3 \
+        --time-kernels --timing-gate="$gate" &&
+        tactics_ms+=("bottleneck_nhwc_fp16_sm90a@32: $(median_of "timing execute" "$step_output") ms per run")
     fi
     for bench in mlp resnet18_fp16; do
       [[ -f $plans/$bench.plan ]] || continue

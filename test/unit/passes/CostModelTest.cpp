@@ -135,3 +135,44 @@ TEST_CASE("products are priced at the precision and on the target the compile us
   // f32 products have no Hopper template: priced as on sm_90.
   CHECK(productTimeUs(hopper, largeMatMul("f32")) == Approx(productTimeUs(fp32, largeMatMul("f32"))));
 }
+
+namespace {
+
+/// A channels-last 3x3 conv (padded, stride 1) of `channels` to 256
+/// channels on [batch, size, size] images, f16, inside a superkernel
+/// with `config`.
+std::string hopperConv(int64_t channels, int64_t size, const std::string &config) {
+  const std::string c = std::to_string(channels), hw = std::to_string(size) + "x" + std::to_string(size);
+  const std::string in = "tensor<32x" + hw + "x" + c + "xf16>", weight = "tensor<256x3x3x" + c + "xf16>",
+                    out = "tensor<32x" + hw + "x256xf16>";
+  return "func.func @main(%x: " + in + ", %w: " + weight + ") -> " + out + " {\n  %k = fuse.superkernel \"c\" kind " +
+         "\"conv\" (%x, %w) attributes {config = " + config + "} : (" + in + ", " + weight + ") -> " + out +
+         " {\n  ^bb0(%a: " + in + ", %b: " + weight +
+         "):\n    %y = fuse.conv %a, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = " +
+         "array<i64: 1, 1>, group = 1 : i64, channels_last = true} : (" + in + ", " + weight + ") -> " + out +
+         "\n    fuse.yield %y : " + out + "\n  }\n  return %k : " + out + "\n}\n";
+}
+
+} // namespace
+
+// The Hopper implicit GEMM's blocks are spatial tiles of each image (a
+// 14 x 14 output in two tiles of 9 x 14 pixels: 196 of 256 rows at work)
+// and its k-tiles 64 channels a tap (32 channels: half of each multiplies
+// zeros). The model charges both.
+TEST_CASE("Hopper convs are priced on their spatial tiles and 64-channel k-tiles", "[cost]") {
+  auto profile = loadDeviceProfile("h200");
+  REQUIRE(bool(profile));
+  const RooflineCostModel hopper(CostTarget{*profile, 32, fuse::ProductPrecision::Fp32, true});
+  const std::string config = "#fuse.config<\"wgmma_gemm\", block = [128, 128, 64], warp = [64, 128], stages = 4, "
+                             "mma = \"m64nNk16\", precision = \"f16\", split_k = 1, vector = [8, 8]>";
+  auto timeUs = [&](int64_t channels, int64_t size) {
+    return computeTimeUs<fuse::ConvOp>(hopper, hopperConv(channels, size, config));
+  };
+  // The same FLOP per output pixel and channel over 64 channels; per pixel
+  // of the image, 16 x 16 fills its 2 tiles exactly, 14 x 14 leaves 60
+  // of 256 rows idle.
+  const double full = timeUs(256, 16) / (16.0 * 16.0), ragged = timeUs(256, 14) / (14.0 * 14.0);
+  CHECK(ragged / full == Approx(256.0 / 196.0).epsilon(0.02));
+  // 32 channels cost what 64 would: the k-tile is the same.
+  CHECK(timeUs(32, 16) == Approx(timeUs(64, 16)).epsilon(0.02));
+}
