@@ -285,9 +285,10 @@ std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
   if (channelBlocks * config.blockK > 2 * s.channels)
     return "its k-tiles of " + str(config.blockK) + " channels a tap would be mostly zeros (C = " + str(s.channels) +
            ")";
-  if (wgmmaConvTiling(conv, config.blockM).tilesPerImage == 0)
+  const int64_t tilesPerImage = wgmmaConvTiling(conv, config.blockM).tilesPerImage;
+  if (tilesPerImage == 0)
     return "no tile of its output fits a TMA box (256 input elements a dimension)";
-  if (largest(s.batch) * wgmmaConvTiling(conv, config.blockM).tilesPerImage > kLargest32BitOffset ||
+  if (largest(s.batch) * tilesPerImage > kLargest32BitOffset ||
       std::max(s.height, s.width) > kLargest32BitOffset)
     return "its 32-bit block indices and TMA coordinates cannot count the batch's tiles (at batch " +
            str(kLargestIndexedBatch) + ")";
