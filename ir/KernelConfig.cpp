@@ -288,8 +288,7 @@ std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
   const int64_t tilesPerImage = wgmmaConvTiling(conv, config.blockM).tilesPerImage;
   if (tilesPerImage == 0)
     return "no tile of its output fits a TMA box (256 input elements a dimension)";
-  if (largest(s.batch) * tilesPerImage > kLargest32BitOffset ||
-      std::max(s.height, s.width) > kLargest32BitOffset)
+  if (largest(s.batch) * tilesPerImage > kLargest32BitOffset || std::max(s.height, s.width) > kLargest32BitOffset)
     return "its 32-bit block indices and TMA coordinates cannot count the batch's tiles (at batch " +
            str(kLargestIndexedBatch) + ")";
   return "";

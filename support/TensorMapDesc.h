@@ -93,9 +93,7 @@ struct TensorMapDesc {
     encoding.rank = rank();
     uint64_t stride = uint64_t(kElementBytes);
     for (uint32_t d = 0; d < encoding.rank; ++d) {
-      encoding.dims[d] = uint64_t(d == 0                  ? columns
-                                  : d == encoding.rank - 1 ? rows.at(batch)
-                                                           : middle[d - 1]);
+      encoding.dims[d] = uint64_t(d == 0 ? columns : d == encoding.rank - 1 ? rows.at(batch) : middle[d - 1]);
       if (d > 0)
         encoding.strides[d - 1] = stride;
       stride *= encoding.dims[d];

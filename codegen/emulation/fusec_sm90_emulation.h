@@ -235,8 +235,8 @@ inline void loadTile(void *destination, const void *map, unsigned long long *bar
       if (inside)
         offset += d == 0 ? uint64_t(at) * elementBytes : uint64_t(at) * encoded.strides[d - 1];
     }
-    unsigned char *to = sharedAt(swizzle(start + linear * elementBytes, uint32_t(encoded.swizzle)), elementBytes,
-                                 what.c_str());
+    unsigned char *to =
+        sharedAt(swizzle(start + linear * elementBytes, uint32_t(encoded.swizzle)), elementBytes, what.c_str());
     if (inside)
       std::memcpy(to, global + offset, elementBytes);
     else

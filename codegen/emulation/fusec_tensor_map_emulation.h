@@ -44,10 +44,10 @@ struct TiledMap {
   uint32_t rank;
   uint32_t elementBytes;
   Swizzle swizzle;
-  uint64_t global;                // address of element (0, ..., 0)
-  uint64_t dims[kMaxRank];        // innermost first
-  uint64_t strides[kMaxRank - 1]; // bytes between steps of dimensions 1..rank-1
-  uint16_t box[kMaxRank];         // innermost first, in [1, 256]
+  uint64_t global;                  // address of element (0, ..., 0)
+  uint64_t dims[kMaxRank];          // innermost first
+  uint64_t strides[kMaxRank - 1];   // bytes between steps of dimensions 1..rank-1
+  uint16_t box[kMaxRank];           // innermost first, in [1, 256]
   uint8_t elementStrides[kMaxRank]; // traversal strides in [1, 8]; the innermost is 1
 };
 static_assert(sizeof(TiledMap) <= 128, "an emulated tensor map fits in a CUtensorMap's 128 bytes");

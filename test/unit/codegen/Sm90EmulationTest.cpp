@@ -362,8 +362,7 @@ size_t boxMismatches(const uint64_t (&dims)[4], const uint32_t (&box)[4], const 
 
 } // namespace
 
-TEST_CASE("emulated TMA 4-D loads traverse an NHWC image with element strides, zero outside",
-          "[codegen][sm90]") {
+TEST_CASE("emulated TMA 4-D loads traverse an NHWC image with element strides, zero outside", "[codegen][sm90]") {
   // 2 images of 9 x 11 pixels, 72 channels.
   const uint64_t dims[4] = {72, 11, 9, 2};
   SECTION("stride 1, the box before the image's start (padding)") {

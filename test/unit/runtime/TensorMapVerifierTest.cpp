@@ -59,7 +59,8 @@ TEST_CASE("tensor maps are refused where TMA or the buffer cannot hold them", "[
   CHECK_THAT(f.check(mapOf(3, {128, 0}, 768)), Contains("names buffer 3, but the kernel has 3"));
   CHECK_THAT(f.check(mapOf(2, {128, 0}, 2304)), Contains("reads f16 from a buffer of dtype bf16"));
   CHECK_THAT(f.check(mapOf(0, {128, 0}, 764)), Contains("764 columns; TMA needs a positive multiple of 8"));
-  CHECK_THAT(f.check(mapOf(0, {128, 0}, 768, 512)), Contains("512 elements along dimension 1; TMA boxes take 1 to 256"));
+  CHECK_THAT(f.check(mapOf(0, {128, 0}, 768, 512)),
+             Contains("512 elements along dimension 1; TMA boxes take 1 to 256"));
   TensorMapDesc narrowBox = mapOf(0, {128, 0}, 768);
   narrowBox.box[0] = 32;
   CHECK_THAT(f.check(narrowBox), Contains("box is 32 columns wide"));
