@@ -298,8 +298,14 @@ FailureOr<GeneratedKernel> emitWgmmaSpatialConv(KernelBuilder &builder, fuse::Co
   const ConvGeometry g = geometryOf(conv);
   const bool bf16 = config.operands == fuse::OperandType::BF16;
   const TileDescription::HopperConvGeometry geometry{
-      g.strideH, g.strideW,  g.padTop,    g.padLeft,  g.dilationH,       g.dilationW,     s.kernelH,
-      s.kernelW, s.channels, s.outHeight, s.outWidth, tiling.tileHeight, tiling.tileWidth};
+      {1, g.strideH, g.strideW, g.padTop, g.padLeft, g.dilationH, g.dilationW, /*channelsLast=*/true},
+      s.kernelH,
+      s.kernelW,
+      s.channels,
+      s.outHeight,
+      s.outWidth,
+      tiling.tileHeight,
+      tiling.tileWidth};
   std::string code =
       "  using Conv = FusecConvSm90<" + builder.declareTile(TileDescription::hopperConv(config, geometry)) + ">;\n";
   code += "  static_assert(Conv::kSmemBytes == " + std::to_string(config.sharedBytes(true)) +

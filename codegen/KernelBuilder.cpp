@@ -553,12 +553,7 @@ TileDescription TileDescription::hopperGemm(const fuse::KernelConfig &config, bo
 
 TileDescription TileDescription::hopperConv(const fuse::KernelConfig &config, const HopperConvGeometry &geometry) {
   TileDescription description = hopperGemm(config, /*bNMajor=*/false);
-  description.add("kStrideH", geometry.strideH);
-  description.add("kStrideW", geometry.strideW);
-  description.add("kPadTop", geometry.padTop);
-  description.add("kPadLeft", geometry.padLeft);
-  description.add("kDilationH", geometry.dilationH);
-  description.add("kDilationW", geometry.dilationW);
+  description.addWindow(geometry.window);
   description.add("kTapsH", geometry.tapsH);
   description.add("kTapsW", geometry.tapsW);
   description.add("kChannels", geometry.channels);
@@ -579,14 +574,18 @@ TileDescription TileDescription::gemv(const fuse::KernelConfig &config, bool tra
 TileDescription TileDescription::convolution(const fuse::KernelConfig &config, const ConvWindow &window) {
   TileDescription description(config);
   description.add("kGroup", window.group);
-  description.add("kStrideH", window.strideH);
-  description.add("kStrideW", window.strideW);
-  description.add("kPadTop", window.padTop);
-  description.add("kPadLeft", window.padLeft);
-  description.add("kDilationH", window.dilationH);
-  description.add("kDilationW", window.dilationW);
+  description.addWindow(window);
   description.add("kChannelsLast", window.channelsLast);
   return description;
+}
+
+void TileDescription::addWindow(const ConvWindow &window) {
+  add("kStrideH", window.strideH);
+  add("kStrideW", window.strideW);
+  add("kPadTop", window.padTop);
+  add("kPadLeft", window.padLeft);
+  add("kDilationH", window.dilationH);
+  add("kDilationW", window.dilationW);
 }
 
 void TileDescription::append(Member::Kind kind, const std::string &name, std::string value) {

@@ -75,15 +75,17 @@ public:
     int64_t group, strideH, strideW, padTop, padLeft, dilationH, dilationW;
     bool channelsLast;
   };
+  /// What the Hopper conv reads beside the window: the filter's taps, the
+  /// channels, the output image and a block's tile of it.
+  struct HopperConvGeometry {
+    ConvWindow window;
+    int64_t tapsH, tapsW, channels, outHeight, outWidth, tileHeight, tileWidth;
+  };
   /// The Hopper conv's (FusecConvSm90): the Hopper GEMM's description
   /// (kBNMajor false: OHWI weights are K-major), the window (kStrideH,
-  /// kStrideW, kPadTop, kPadLeft, kDilationH, kDilationW, kTapsH, kTapsW),
+  /// kStrideW, kPadTop, kPadLeft, kDilationH, kDilationW), kTapsH, kTapsW,
   /// kChannels, the output image (kOutHeight, kOutWidth) and a block's tile
   /// of it (kTileHeight, kTileWidth).
-  struct HopperConvGeometry {
-    int64_t strideH, strideW, padTop, padLeft, dilationH, dilationW, tapsH, tapsW;
-    int64_t channels, outHeight, outWidth, tileHeight, tileWidth;
-  };
   static TileDescription hopperConv(const fuse::KernelConfig &config, const HopperConvGeometry &geometry);
   /// The SIMT convolutions': the config's fields, kGroup, the window
   /// (kStrideH, kStrideW, kPadTop, kPadLeft, kDilationH, kDilationW) and
@@ -104,6 +106,8 @@ public:
 private:
   TileDescription() = default;
   void append(Member::Kind kind, const std::string &name, std::string value);
+  /// kStrideH, kStrideW, kPadTop, kPadLeft, kDilationH, kDilationW.
+  void addWindow(const ConvWindow &window);
   std::vector<Member> memberList;
 };
 

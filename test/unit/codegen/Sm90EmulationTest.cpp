@@ -38,30 +38,9 @@ const char *const kKernels = R"cuda(
 #include "fusec_cuda_prelude.h"
 #include "fusec_sm90.h"
 
-// One box of `map` at (x, y) into shared memory at offset 0, then its raw
-// bytes to `out`.
-extern "C" __global__ void tma_box(unsigned char *out, const FusecTensorMap *map, int x, int y, int boxBytes) {
-  unsigned char *smem = fusec_dynamic_shared();
-  unsigned long long *barrier = reinterpret_cast<unsigned long long *>(smem + 65536);
-  if (threadIdx.x == 0) {
-    fusec_mbarrier_init(barrier, 1);
-    fusec_mbarrier_init_fence();
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    fusec_mbarrier_arrive_expect_tx(barrier, boxBytes);
-    fusec_tma_load_2d(smem, map, barrier, x, y);
-  }
-  fusec_mbarrier_wait(barrier, 0);
-  for (int i = threadIdx.x; i < boxBytes; i += blockDim.x)
-    out[i] = smem[i];
-}
-
-// One box of a rank-4 `map` at (x, y, z, w) into shared memory at offset 0,
-// then its raw bytes to `out`. swapped != 0: a planted kernel mistake, the
-// two middle coordinates passed the wrong way round.
-extern "C" __global__ void tma_box_4d(unsigned char *out, const FusecTensorMap *map, int x, int y, int z, int w,
-                                      int boxBytes, int swapped) {
+// One TMA copy into shared memory at offset 0 (issue(smem, barrier), by
+// thread 0, for boxBytes bytes), then its raw bytes to `out`.
+template <class Issue> __device__ void boxToOut(unsigned char *out, int boxBytes, Issue issue) {
   unsigned char *smem = fusec_dynamic_shared();
   unsigned long long *barrier = reinterpret_cast<unsigned long long *>(smem + 131072);
   if (threadIdx.x == 0) {
@@ -71,14 +50,29 @@ extern "C" __global__ void tma_box_4d(unsigned char *out, const FusecTensorMap *
   __syncthreads();
   if (threadIdx.x == 0) {
     fusec_mbarrier_arrive_expect_tx(barrier, boxBytes);
-    if (swapped)
-      fusec_tma_load_4d(smem, map, barrier, x, z, y, w);
-    else
-      fusec_tma_load_4d(smem, map, barrier, x, y, z, w);
+    issue(smem, barrier);
   }
   fusec_mbarrier_wait(barrier, 0);
   for (int i = threadIdx.x; i < boxBytes; i += blockDim.x)
     out[i] = smem[i];
+}
+
+// One box of `map` at (x, y).
+extern "C" __global__ void tma_box(unsigned char *out, const FusecTensorMap *map, int x, int y, int boxBytes) {
+  boxToOut(out, boxBytes,
+           [&](unsigned char *smem, unsigned long long *barrier) { fusec_tma_load_2d(smem, map, barrier, x, y); });
+}
+
+// One box of a rank-4 `map` at (x, y, z, w). swapped != 0: a planted kernel
+// mistake, the two middle coordinates passed the wrong way round.
+extern "C" __global__ void tma_box_4d(unsigned char *out, const FusecTensorMap *map, int x, int y, int z, int w,
+                                      int boxBytes, int swapped) {
+  boxToOut(out, boxBytes, [&](unsigned char *smem, unsigned long long *barrier) {
+    if (swapped)
+      fusec_tma_load_4d(smem, map, barrier, x, z, y, w);
+    else
+      fusec_tma_load_4d(smem, map, barrier, x, y, z, w);
+  });
 }
 
 // The byte offset of 16-bit element (row, k) of a K-major tile of 64-element

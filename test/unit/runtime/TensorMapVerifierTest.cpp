@@ -35,13 +35,7 @@ struct Fixture {
 };
 
 TensorMapDesc mapOf(uint32_t buffer, BatchLinear rows, int64_t columns, uint32_t boxRows = 128, bool bf16 = false) {
-  TensorMapDesc map;
-  map.buffer = buffer;
-  map.bf16 = bf16;
-  map.rows = rows;
-  map.columns = columns;
-  map.box = {64, boxRows};
-  return map;
+  return TensorMapDesc::matrix(buffer, bf16, rows, columns, boxRows);
 }
 
 } // namespace
