@@ -252,17 +252,29 @@ inline void loadTile(void *destination, const void *map, unsigned long long *bar
 /// One element of a K-major 16-bit operand: row `row` (of M or N), column
 /// `k` (< 16) of the matrix `descriptor` describes (PTX ISA, "Matrix
 /// Descriptor Format" and "Shared Memory Matrix Layout", the canonical
-/// 128-byte-swizzle layouts, K-major or MN-major), the swizzle applied to
-/// the address.
+/// 128-byte-swizzle layouts, K-major or MN-major, and the K-major layout
+/// without swizzle), the swizzle applied to the address.
 inline uint16_t operandElement(uint64_t descriptor, uint32_t row, uint32_t k, bool mnMajor) {
   const uint64_t start = (descriptor & 0x3fff) << 4, leading = ((descriptor >> 16) & 0x3fff) << 4,
                  stride = ((descriptor >> 32) & 0x3fff) << 4, baseOffset = (descriptor >> 49) & 0x7,
                  mode = descriptor >> 62;
   if (baseOffset != 0)
     fail("wgmma: matrix descriptors with a base offset are not emulated (tiles must be pattern-aligned)");
+  if (mode == 0) {
+    // No swizzle ("Shared Memory Matrix Layout", the canonical K-major
+    // layout without swizzling): core matrices of 8 rows by 16 bytes, rows
+    // 16 bytes apart, `leading` bytes between core matrices along K and
+    // `stride` bytes between those along M or N.
+    if (mnMajor)
+      fail("wgmma: an MN-major operand without swizzle is not emulated (fusec reads MN-major B 128-byte swizzled)");
+    const uint64_t address = start + (row / 8) * stride + (row % 8) * 16 + (k / 8) * leading + (k % 8) * 2;
+    uint16_t element;
+    std::memcpy(&element, sharedAt(address, 2, "wgmma operand"), 2);
+    return element;
+  }
   if (mode != 1)
-    fail("wgmma: only the 128-byte swizzle (descriptor mode 1) is emulated, the layout fusec_wgmma_descriptor "
-         "describes");
+    fail("wgmma: descriptor mode " + std::to_string(mode) +
+         " (64- or 32-byte swizzle) is not emulated; fusec's layouts are the 128-byte swizzle and no swizzle");
   // K-major: 8-row atoms of 128-byte rows, `stride` apart; the leading
   // offset is unused (K = 16 lies within one row). MN-major: rows of 64
   // MN-elements, one per k, 8-k atoms `stride` apart, 64-wide MN blocks

@@ -13,7 +13,8 @@
 //   fusec_tma_load_{2,3,4}d          cp.async.bulk.tensor.{2,3,4}d.shared::cluster.global.tile
 //                                    .mbarrier::complete_tx::bytes             ("cp.async.bulk.tensor",
 //                                                                               "Tensor Memory Access" 5.5)
-//   fusec_wgmma_descriptor           the 64-bit shared-memory matrix descriptor ("Matrix Descriptor Format")
+//   fusec_wgmma_descriptor           the 64-bit shared-memory matrix descriptor ("Matrix Descriptor Format");
+//                                    _mn (N-major B), _interleaved (K-major, no swizzle)
 //   fusec_wgmma<N, Bf16>             wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}
 //                                    ("Asynchronous Warpgroup Level Matrix Multiply-Accumulate", 9.7.15)
 //   fusec_fence_proxy_async          fence.proxy.async.shared::cta             ("membar/fence")
@@ -78,6 +79,23 @@ __device__ __forceinline__ unsigned long long fusec_wgmma_descriptor_mn(unsigned
   return static_cast<unsigned long long>((sharedAddress & 0x3ffffu) >> 4) |
          (static_cast<unsigned long long>((blockBytes & 0x3ffffu) >> 4) << 16) |
          (static_cast<unsigned long long>(1024 >> 4) << 32) | (1ull << 62);
+}
+
+/// The descriptor of a K-major operand without swizzle (mode 0, the ISA's
+/// canonical "no-swizzling" layout): core matrices of 8 rows by 16 bytes
+/// (8 halves of K), each row 16 bytes after the last; `leadingBytes`
+/// between core matrices adjacent along K (the leading-dimension offset)
+/// and `strideBytes` between those adjacent along M or N (the
+/// stride-dimension offset). Narrow operands fit it: a TMA box 16 bytes
+/// wide, without swizzle, lands as one column of core matrices, so the
+/// boxes of consecutive K groups, `leadingBytes` apart, form the tile. A k16
+/// step moves the start address by two K groups.
+__device__ __forceinline__ unsigned long long fusec_wgmma_descriptor_interleaved(unsigned sharedAddress,
+                                                                                unsigned leadingBytes,
+                                                                                unsigned strideBytes) {
+  return static_cast<unsigned long long>((sharedAddress & 0x3ffffu) >> 4) |
+         (static_cast<unsigned long long>((leadingBytes & 0x3ffffu) >> 4) << 16) |
+         (static_cast<unsigned long long>((strideBytes & 0x3ffffu) >> 4) << 32);
 }
 
 #ifdef FUSEC_EMULATION

@@ -11,7 +11,8 @@
 //    chunk c ^ ((r / 2) % 4)); the mbarrier's phase completes on the box's
 //    byte count.
 //  * wgmma m64nNk16: operands written into shared memory by the kernel with
-//    that same chunk rule, the descriptor advanced 32 bytes per k16 step,
+//    that same chunk rule (or, for A, the unswizzled K-major layout of 8 x
+//    16-byte core matrices), the descriptor advanced 32 bytes per k16 step,
 //    and the accumulator read back by the fragment table of fusec_sm90.h's
 //    header comment; D = A B^T (+ C) exactly.
 //  * mbarrier: a producer and 128 consumers hand values through a ring of
@@ -157,6 +158,45 @@ extern "C" __global__ void wgmma_nmajor(const unsigned short *a, const unsigned 
     wgmmaNMajorCase<64, true>(a, b, c, d);
 }
 
+// A (64 x 64) in the K-major layout without swizzle: core matrix (row / 8,
+// k / 8) at (k / 8) * 1024 + (row / 8) * 128, its 8 rows 16 bytes apart
+// (so each group of 8 k is one column of core matrices, as a 16-byte-wide
+// TMA box lands); B (64 x 64) K-major with the 128-byte swizzle.
+// D = A B^T through four k16 steps, each two K groups (2048 bytes) on.
+// swapOffsets != 0: a planted kernel mistake, the descriptor's leading
+// (along K) and stride (along M) offsets exchanged.
+extern "C" __global__ void wgmma_interleaved(const unsigned short *a, const unsigned short *b, float *d,
+                                             int swapOffsets) {
+  unsigned char *smem = fusec_dynamic_shared();
+  unsigned char *tileA = smem, *tileB = smem + 8192;
+  for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) {
+    const int row = i / 64, k = i % 64;
+    *reinterpret_cast<unsigned short *>(tileA + (k / 8) * 1024 + (row / 8) * 128 + (row % 8) * 16 + (k % 8) * 2) =
+        a[i];
+  }
+  for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x)
+    *reinterpret_cast<unsigned short *>(tileB + swizzledOffset(i / 64, i % 64)) = b[i];
+  fusec_fence_proxy_async();
+  __syncthreads();
+  float acc[32];
+  for (int i = 0; i < 32; ++i)
+    acc[i] = 0.0f;
+  const unsigned addressA = fusec_sm90_shared_address(tileA);
+  const unsigned long long descB = fusec_wgmma_descriptor(fusec_sm90_shared_address(tileB));
+  fusec_wgmma_fence();
+  for (int kk = 0; kk < 4; ++kk) {
+    const unsigned start = addressA + kk * 2048;
+    const unsigned long long descA = swapOffsets ? fusec_wgmma_descriptor_interleaved(start, 128, 1024)
+                                                 : fusec_wgmma_descriptor_interleaved(start, 1024, 128);
+    fusec_wgmma<64, false>(acc, descA, descB + 2 * kk, kk > 0);
+  }
+  fusec_wgmma_commit();
+  fusec_wgmma_wait<0>();
+  fusec_wgmma_fence_operands(acc);
+  for (int i = 0; i < 32; ++i)
+    d[threadIdx.x * 32 + i] = acc[i];
+}
+
 extern "C" __global__ void wgmma(const unsigned short *a, const unsigned short *b, const float *c, float *d, int n,
                                  int bf16, int accumulate, int groups) {
   if (n == 64 && !bf16)
@@ -228,6 +268,10 @@ extern "C" void wgmma_nmajor__emulated(void **args) {
   wgmma_nmajor(static_cast<const unsigned short *>(args[0]), static_cast<const unsigned short *>(args[1]),
                static_cast<const float *>(args[2]), static_cast<float *>(args[3]), *static_cast<int *>(args[4]),
                *static_cast<int *>(args[5]));
+}
+extern "C" void wgmma_interleaved__emulated(void **args) {
+  wgmma_interleaved(static_cast<const unsigned short *>(args[0]), static_cast<const unsigned short *>(args[1]),
+                    static_cast<float *>(args[2]), *static_cast<int *>(args[3]));
 }
 extern "C" void ring__emulated(void **args) { ring(static_cast<float *>(args[0]), *static_cast<int *>(args[1])); }
 #endif
@@ -458,6 +502,43 @@ TEST_CASE("emulated wgmma m64nNk16 reads swizzled K-major operands and follows t
 TEST_CASE("emulated wgmma reads an N-major B (imm-trans-b 1) through its MN-major descriptor", "[codegen][sm90]") {
   SECTION("f16, N 128: two 64-wide N blocks") { checkWgmma(128, false, true, 1, true); }
   SECTION("bf16, N 64") { checkWgmma(64, true, true, 1, true); }
+}
+
+namespace {
+
+/// Runs wgmma_interleaved and counts the accumulator registers that differ
+/// from D = A B^T (f16 eighths: exact in f32), read by the fragment table.
+size_t interleavedMismatches(bool swapOffsets) {
+  const std::vector<float> a = eighths(64 * 64, 40), b = eighths(64 * 64, 41);
+  std::vector<uint16_t> aBits(a.size()), bBits(b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    aBits[i] = toHalf(a[i]);
+    bBits[i] = toHalf(b[i]);
+  }
+  std::vector<float> d(128 * 32, NAN);
+  int swapArg = swapOffsets;
+  kernels().launch("wgmma_interleaved", {1}, {128}, {aBits.data(), bBits.data(), d.data(), &swapArg},
+                   {aBits.size() * 2, bBits.size() * 2, d.size() * 4});
+  size_t mismatches = 0;
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < 32; ++i) {
+      const int warp = t / 32, lane = t % 32;
+      const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+      double expected = 0;
+      for (int k = 0; k < 64; ++k)
+        expected += double(a[row * 64 + k]) * b[col * 64 + k];
+      mismatches += d[t * 32 + i] != float(expected);
+    }
+  return mismatches;
+}
+
+} // namespace
+
+TEST_CASE("emulated wgmma reads a K-major operand without swizzle through its core-matrix offsets",
+          "[codegen][sm90]") {
+  CHECK(interleavedMismatches(false) == 0);
+  // The planted mistake: the leading and stride offsets exchanged.
+  CHECK(interleavedMismatches(true) > 0);
 }
 
 TEST_CASE("emulated wgmma is asynchronous: accumulators read before wgmma.wait_group are unchanged",
