@@ -319,16 +319,22 @@ FailureOr<GeneratedKernel> emitWgmmaSpatialConv(KernelBuilder &builder, fuse::Co
   image.rows = linearNumel({s.batch});
   image.columns = s.channels;
   image.middle = {s.width, s.height};
-  image.box = {64, uint32_t(tiling.tileWidth * g.strideW), uint32_t(tiling.tileHeight * g.strideH), 1};
+  // 8 channels: one unswizzled 16-byte box a tap (fusec_conv_sm90.h).
+  image.box = {tiling.narrow ? 8u : 64u, uint32_t(tiling.tileWidth * g.strideW),
+               uint32_t(tiling.tileHeight * g.strideH), 1};
+  if (tiling.narrow)
+    image.swizzleBytes = 0;
   if (g.strideW != 1 || g.strideH != 1)
     image.elementStrides = {1, uint32_t(g.strideW), uint32_t(g.strideH), 1};
-  TensorMapDesc filters;
-  filters.buffer = uint32_t(weight.getArgNumber());
-  filters.bf16 = bf16;
-  filters.rows = BatchLinear{0, s.filters};
-  filters.columns = s.channels;
-  filters.middle = {s.kernelH * s.kernelW};
-  filters.box = {64, 1, uint32_t(config.blockN)};
+  // The weights: {C, KH * KW, Co} boxes of one tap, or (narrow) Co rows of
+  // KH * KW * 8, 64 of them (8 taps) a box.
+  TensorMapDesc filters = TensorMapDesc::matrix(uint32_t(weight.getArgNumber()), bf16, BatchLinear{0, s.filters},
+                                                s.kernelH * s.kernelW * s.channels, uint32_t(config.blockN));
+  if (!tiling.narrow) {
+    filters.columns = s.channels;
+    filters.middle = {s.kernelH * s.kernelW};
+    filters.box = {64, 1, uint32_t(config.blockN)};
+  }
   launch.tensorMaps = {image, filters};
   builder.setLaunchBounds(config.threads(), 1);
   const std::string height = std::to_string(s.outHeight) + "LL", width = std::to_string(s.outWidth) + "LL",

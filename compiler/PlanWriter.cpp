@@ -381,6 +381,8 @@ void PlanBuilder::addImage(json &entry, const KernelArtifact &artifact) {
                       {"box", map.box}};
     if (!map.middle.empty())
       described["middle"] = map.middle;
+    if (map.swizzleBytes != TensorMapDesc::kSwizzleBytes)
+      described["swizzle"] = map.swizzleBytes;
     if (!map.elementStrides.empty())
       described["element_strides"] = map.elementStrides;
     entry["launch"]["tensor_maps"].push_back(std::move(described));

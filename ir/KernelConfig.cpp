@@ -277,15 +277,14 @@ std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
   }
   if (llvm::any_of(conv.getStrides(), [](int64_t v) { return v > 8; }))
     return "TMA's traversal strides reach 8, not a stride of " + str(llvm::max_element(conv.getStrides())[0]);
-  // Each tap's k-tiles are 64 channels wide: with fewer channels the rest
-  // are zeros the tensor cores multiply anyway, once per tap. Past half of
-  // them wasted, the mma.sync template, which packs the taps, does less
-  // work (a 3-channel stem padded to 8 would do 21x its useful products).
-  const int64_t channelBlocks = (s.channels + config.blockK - 1) / config.blockK;
-  if (channelBlocks * config.blockK > 2 * s.channels)
-    return "its k-tiles of " + str(config.blockK) + " channels a tap would be mostly zeros (C = " + str(s.channels) +
-           ")";
-  const int64_t tilesPerImage = wgmmaConvTiling(conv, config.blockM).tilesPerImage;
+  const WgmmaConvTiling tiling = wgmmaConvTiling(conv, config.blockM);
+  // Each tap's k-tiles are 64 channels wide (8 taps of 8 channels when C
+  // is 8): the rest are zeros the tensor cores multiply anyway. Past half
+  // of them wasted, the mma.sync template, which packs the taps, does less
+  // work (16 channels: 4x the useful products).
+  if (tiling.usefulK < 0.5)
+    return "its k-tiles would be mostly zeros (C = " + str(s.channels) + ", " + str(s.kernelH * s.kernelW) + " taps)";
+  const int64_t tilesPerImage = tiling.tilesPerImage;
   if (tilesPerImage == 0)
     return "no tile of its output fits a TMA box (256 input elements a dimension)";
   if (largest(s.batch) * tilesPerImage > kLargest32BitOffset || std::max(s.height, s.width) > kLargest32BitOffset)
@@ -299,10 +298,19 @@ std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
 WgmmaConvTiling wgmmaConvTiling(ConvOp conv, int64_t blockM) {
   const ConvShape s = convShapeOf(conv);
   WgmmaConvTiling tiling;
+  constexpr int64_t kBlockK = 64; // wgmma_gemm's k-tile: 64 halves, the 128-byte swizzle
+  if (ShapedType::isDynamic(s.groupChannels) || s.groupChannels < 1)
+    return tiling;
+  const int64_t channelBlocks = (s.groupChannels + kBlockK - 1) / kBlockK, taps = s.kernelH * s.kernelW;
   if (isPointwiseProduct(conv, s)) {
     tiling.product = true;
+    tiling.kTiles = channelBlocks;
+    tiling.usefulK = double(s.groupChannels) / double(channelBlocks * kBlockK);
     return tiling;
   }
+  tiling.narrow = s.groupChannels == 8;
+  tiling.kTiles = tiling.narrow ? (taps + 7) / 8 : taps * channelBlocks;
+  tiling.usefulK = double(taps * s.groupChannels) / double(tiling.kTiles * kBlockK);
   auto strides = conv.getStrides();
   const int64_t strideH = strides[0], strideW = strides[1];
   if (ShapedType::isDynamic(s.outHeight) || ShapedType::isDynamic(s.outWidth) || strideH < 1 || strideW < 1)
@@ -663,11 +671,9 @@ int64_t kTileCount(Operation *core, const KernelConfig &config) {
   int64_t k;
   if (auto conv = llvm::dyn_cast<ConvOp>(core)) {
     const ConvShape s = convShapeOf(conv);
-    // The Hopper implicit GEMM's k-tiles are per filter tap.
+    // The Hopper implicit GEMM's k-tiles are per filter tap (or 8 taps).
     if (config.kind == KernelTemplate::WgmmaGemm && !isPointwiseProduct(conv, s))
-      return ShapedType::isDynamic(s.groupChannels)
-                 ? 0
-                 : s.kernelH * s.kernelW * ((s.groupChannels + config.blockK - 1) / config.blockK);
+      return wgmmaConvTiling(conv, config.blockM).kTiles;
     k = s.taps();
   } else {
     k = matrixProductShape(core).k;

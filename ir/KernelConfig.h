@@ -151,6 +151,13 @@ struct WgmmaConvTiling {
   int64_t tilesPerImage = 0;
   /// The share of the blocks' rows that hold output pixels, in (0, 1].
   double usefulRows = 1;
+  /// 8 channels (spatial tiling): a k-tile is 8 filter taps of 8 channels,
+  /// unswizzled 16-byte boxes, rather than 64 channels of one tap.
+  bool narrow = false;
+  /// The reduction's k-tiles of 64, and the share of their K that is not
+  /// padding (channels past C, taps past the window).
+  int64_t kTiles = 0;
+  double usefulK = 1;
 };
 /// `conv`'s tiling for blocks of `blockM` rows: for the spatial tiling the
 /// tile with the fewest blocks per image (hence the fewest idle rows),

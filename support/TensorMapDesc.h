@@ -12,7 +12,7 @@
 // contiguous elements innermost, then the `middle` dimensions (none for a
 // matrix; an NHWC image's width and height; a conv weight's taps), then
 // `rows` outermost (linear in the batch). Boxes have 64 columns (the
-// 128-byte swizzle's span) and traverse each outer dimension with a stride
+// 128-byte swizzle's span), or 8 without swizzle, and traverse each outer dimension with a stride
 // (`elementStrides`, a strided conv's step); elements outside the tensor
 // read as zeros. Shared by the plan writer (compiler/) and reader
 // (runtime/), and encoded in one place (`encodingAt`) for the driver and the
@@ -46,8 +46,13 @@ struct TensorMapDesc {
   /// dimension's stride is the product of those inside it.
   std::vector<int64_t> middle;
   /// The box one copy traverses, one size per dimension, innermost first:
-  /// 64 columns, then up to 256 along each other dimension.
+  /// 64 columns (8 without swizzle), then up to 256 along each other
+  /// dimension.
   std::vector<uint32_t> box = {64, 64};
+  /// The shared-memory swizzle: 128 (bytes, the span of a 64-column box),
+  /// or 0, none: a box 8 columns (16 bytes) wide landing as the unswizzled
+  /// K-major layout's core matrices (the Hopper conv's 8-channel taps).
+  uint32_t swizzleBytes = kSwizzleBytes;
   /// The traversal stride of each dimension (innermost first, the first 1),
   /// in [1, 8]; empty: all 1. With a stride s a box of b loads ceil(b / s)
   /// elements, s apart.
@@ -105,7 +110,8 @@ struct TensorMapDesc {
 
   friend bool operator==(const TensorMapDesc &a, const TensorMapDesc &b) {
     return a.buffer == b.buffer && a.bf16 == b.bf16 && a.rows == b.rows && a.columns == b.columns &&
-           a.middle == b.middle && a.box == b.box && a.elementStrides == b.elementStrides;
+           a.middle == b.middle && a.box == b.box && a.swizzleBytes == b.swizzleBytes &&
+           a.elementStrides == b.elementStrides;
   }
 };
 

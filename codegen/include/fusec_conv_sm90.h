@@ -25,6 +25,13 @@
 //    (c, r * S + s, first filter), kBlockN rows of 64 channels: the same
 //    K-major B tile as the GEMM's. Channels past C read zeros in A and B.
 //
+// With 8 channels (kChannels == 8) a k-tile is 8 taps instead: 8 boxes of
+// the input 16 bytes wide, without swizzle, each landing as one column of
+// the unswizzled K-major layout's core matrices (kBlockM rows of 16 bytes,
+// the columns kBlockM x 16 bytes apart: FusecSm90Mainloop's NarrowA), and
+// one 2-D box of the weights viewed as Co rows of KH * KW * 8, whose 64
+// columns are the same 8 taps. Taps past the window read zeros.
+//
 // So the im2col matrix is never formed: each input pixel is fetched once
 // per tap by the TMA unit into shared memory (R * S times per block, from
 // L2 after the first), and the tensor cores see a plain GEMM.
@@ -59,7 +66,9 @@ template <class Tile> struct FusecCheckSm90ConvTile {
 
 template <class Tile> struct FusecConvSm90 {
   static_assert(FusecCheckSm90ConvTile<Tile>::value, "a complete Hopper conv description");
-  using Mainloop = FusecSm90Mainloop<Tile>;
+  /// 8 channels: a k-tile is 8 taps of 8 channels.
+  static constexpr bool kNarrow = Tile::kChannels == 8;
+  using Mainloop = FusecSm90Mainloop<Tile, kNarrow>;
   static_assert(!Mainloop::BNMajor, "kBNMajor: the weights are K-major (OHWI)");
   static constexpr int kBlockM = Mainloop::kBlockM, kBlockN = Mainloop::kBlockN, kBlockK = Mainloop::kBlockK;
   static constexpr int kThreads = Mainloop::kThreads, kSmemBytes = Mainloop::kSmemBytes;
@@ -74,10 +83,11 @@ template <class Tile> struct FusecConvSm90 {
                 "TMA's traversal strides are 1 to 8");
   static constexpr int kTilesWide = (Tile::kOutWidth + kTileWidth - 1) / kTileWidth;
   static constexpr int kTilesPerImage = kTilesWide * ((Tile::kOutHeight + kTileHeight - 1) / kTileHeight);
+  static constexpr int kTaps = Tile::kTapsH * Tile::kTapsW;
   static constexpr int kChannelBlocks = (Tile::kChannels + kBlockK - 1) / kBlockK;
-  static constexpr int kKTiles = Tile::kTapsH * Tile::kTapsW * kChannelBlocks;
-  /// What a k-tile's two boxes bring: the tile's pixels and the filters,
-  /// 128 bytes each.
+  static constexpr int kKTiles = kNarrow ? (kTaps + 7) / 8 : kTaps * kChannelBlocks;
+  /// What a k-tile's boxes bring: the tile's pixels and the filters, 128
+  /// bytes each (narrow: 8 boxes of 16 bytes a pixel).
   static constexpr unsigned kTileBytes = unsigned(kPixels + kBlockN) * kBlockK * 2;
 
   template <class Epilogue>
@@ -88,10 +98,27 @@ template <class Tile> struct FusecConvSm90 {
     const int oh0 = int(tileRow) * kTileHeight, ow0 = int(tile - tileRow * kTilesWide) * kTileWidth;
     const int ih0 = oh0 * Tile::kStrideH - Tile::kPadTop, iw0 = ow0 * Tile::kStrideW - Tile::kPadLeft;
     auto produce = [&](unsigned char *a, unsigned char *b, unsigned long long *full, int kt) {
-      const int tap = kt / kChannelBlocks, c = (kt - tap * kChannelBlocks) * kBlockK;
-      const int r = tap / Tile::kTapsW, s = tap - r * Tile::kTapsW;
-      fusec_tma_load_4d(a, image, full, c, iw0 + s * Tile::kDilationW, ih0 + r * Tile::kDilationH, int(n));
-      fusec_tma_load_3d(b, weights, full, c, tap, blockCol);
+      if constexpr (kNarrow) {
+        // Taps 8 kt .. 8 kt + 7, one 16-byte box each, kBlockM rows apart;
+        // taps past the window read an image that does not exist (n = -1:
+        // zeros, their bytes still counted). B: the weights as Co rows of
+        // KH * KW * 8, K-major, 64 of them a k-tile.
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int tap = kt * 8 + j, r = tap / Tile::kTapsW, s = tap - r * Tile::kTapsW;
+          if (tap < kTaps)
+            fusec_tma_load_4d(a + j * kBlockM * 16, image, full, 0, iw0 + s * Tile::kDilationW,
+                              ih0 + r * Tile::kDilationH, int(n));
+          else
+            fusec_tma_load_4d(a + j * kBlockM * 16, image, full, 0, 0, 0, -1);
+        }
+        fusec_tma_load_2d(b, weights, full, kt * kBlockK, blockCol);
+      } else {
+        const int tap = kt / kChannelBlocks, c = (kt - tap * kChannelBlocks) * kBlockK;
+        const int r = tap / Tile::kTapsW, s = tap - r * Tile::kTapsW;
+        fusec_tma_load_4d(a, image, full, c, iw0 + s * Tile::kDilationW, ih0 + r * Tile::kDilationH, int(n));
+        fusec_tma_load_3d(b, weights, full, c, tap, blockCol);
+      }
     };
     auto inside = [&](int row, int col, float value) {
       const int y = row / kTileWidth, oh = oh0 + y, ow = ow0 + (row - y * kTileWidth), co = blockCol + col;

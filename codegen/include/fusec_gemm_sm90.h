@@ -78,7 +78,12 @@ struct FusecSm90TileOf {
 /// them, and the accumulator handed to an epilogue. What a k-tile's copies
 /// are is the caller's (`produce`), so a GEMM's 2-D boxes and a conv's
 /// image boxes (one filter tap, one block of channels) drive one loop.
-template <class Tile> struct FusecSm90Mainloop {
+/// NarrowA: A's tile is the K-major layout without swizzle, 8 columns of
+/// core matrices (one per 8 k, kBlockM rows of 16 bytes each, the columns
+/// kBlockM x 16 bytes apart), as 16-byte-wide TMA boxes write it
+/// (fusec_conv_sm90.h's 8-channel taps); otherwise the 128-byte-swizzled
+/// K-major tile of 64-column boxes.
+template <class Tile, bool NarrowA = false> struct FusecSm90Mainloop {
   static_assert(FusecCheckSm90Tile<Tile>::value, "a complete Hopper tile description");
   static constexpr int BlockN = Tile::kBlockN, Stages = Tile::kStages, ConsumerGroups = Tile::kBlockM / 64;
   static constexpr bool BNMajor = Tile::kBNMajor;
@@ -152,8 +157,15 @@ template <class Tile> struct FusecSm90Mainloop {
       const int s = kt % Stages;
       fusec_mbarrier_wait(&full[s], (kt / Stages) & 1);
       unsigned char *stage = smem + s * kStageBytes;
+      // A consumer's 64 rows: 8 KiB on in the swizzled tile, 64 rows of 16
+      // bytes on in each core-matrix column of the narrow one.
       const unsigned long long descA =
-          fusec_wgmma_descriptor(fusec_sm90_shared_address(stage + consumer * 64 * kBlockK * 2));
+          NarrowA ? fusec_wgmma_descriptor_interleaved(fusec_sm90_shared_address(stage + consumer * 64 * 16),
+                                                       kBlockM * 16, 128)
+                  : fusec_wgmma_descriptor(fusec_sm90_shared_address(stage + consumer * 64 * kBlockK * 2));
+      // A k16 step: 32 bytes along a swizzled row, two core-matrix columns
+      // of the narrow tile; the address field counts 16 bytes.
+      constexpr unsigned long long kStepA = NarrowA ? 2 * kBlockM * 16 / 16 : 32 / 16;
       const unsigned bAddress = fusec_sm90_shared_address(stage + kTileABytes);
       const unsigned long long descB =
           BNMajor ? fusec_wgmma_descriptor_mn(bAddress, kNBlockBytes) : fusec_wgmma_descriptor(bAddress);
@@ -163,7 +175,7 @@ template <class Tile> struct FusecSm90Mainloop {
       fusec_wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kBlockK / 16; ++kk)
-        fusec_wgmma<BlockN, Bf16, BNMajor>(acc, descA + 2 * kk, descB + kStepB * kk, 1);
+        fusec_wgmma<BlockN, Bf16, BNMajor>(acc, descA + kStepA * kk, descB + kStepB * kk, 1);
       fusec_wgmma_commit();
       // k-tile kt-1's wgmmas are done once at most kt's are in flight: its
       // stage goes back to the producer.

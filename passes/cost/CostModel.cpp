@@ -145,13 +145,11 @@ double templateTimeUs(Operation *core, double flops, const CostTarget &target) {
   if (auto conv = llvm::dyn_cast<fuse::ConvOp>(core); conv && config.kind == fuse::KernelTemplate::WgmmaGemm) {
     // The Hopper templates tile pixels (the rows) by filters, in spatial
     // tiles of one image for the implicit GEMM (their idle rows computed
-    // too), and read 64-channel k-tiles (per tap), their zeros multiplied.
-    const fuse::ConvShape s = fuse::convShapeOf(conv);
+    // too), and read 64-channel k-tiles (per tap, or 8 taps of 8 channels),
+    // their zeros multiplied.
     tiles = config::outputTilesAt(core, config, batch);
-    const double channels = at(s.groupChannels);
-    const double blockChannels = std::ceil(channels / double(config.blockK)) * double(config.blockK);
-    padded = flops * (tiles * double(config.blockM) * double(config.blockN)) / std::max(rows * columns, 1.0) *
-             (blockChannels / std::max(channels, 1.0));
+    padded = flops * (tiles * double(config.blockM) * double(config.blockN)) / std::max(rows * columns, 1.0) /
+             std::max(fuse::wgmmaConvTiling(conv, config.blockM).usefulK, 1e-3);
   }
   // Split-K: at this batch the runtime gives every tile `slices` blocks
   // (support/SplitK.h), each storing its partial sums, which the

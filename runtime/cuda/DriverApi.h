@@ -73,6 +73,7 @@ inline constexpr unsigned kStreamWaitValueGeq = 0;
 inline constexpr int kTensorMapFloat16 = 6;
 inline constexpr int kTensorMapBfloat16 = 9;
 inline constexpr int kTensorMapInterleaveNone = 0;
+inline constexpr int kTensorMapSwizzleNone = 0;
 inline constexpr int kTensorMapSwizzle128B = 3;
 inline constexpr int kTensorMapL2Promotion128B = 2;
 inline constexpr int kTensorMapOobFillNone = 0;

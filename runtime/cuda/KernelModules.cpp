@@ -277,8 +277,9 @@ void KernelModules::encodeTensorMap(const TensorMapDesc &map, gpu::DevicePtr buf
   void *address = reinterpret_cast<void *>(static_cast<uintptr_t>(buffer)); // NOLINT(performance-no-int-to-ptr)
   const CUresult result = cu.tensorMapEncodeTiled(
       static_cast<CUtensorMap_st *>(encoded), map.bf16 ? kTensorMapBfloat16 : kTensorMapFloat16, encoding.rank, address,
-      dims, strides, encoding.box, encoding.elementStrides, kTensorMapInterleaveNone, kTensorMapSwizzle128B,
-      kTensorMapL2Promotion128B, kTensorMapOobFillNone);
+      dims, strides, encoding.box, encoding.elementStrides, kTensorMapInterleaveNone,
+      map.swizzleBytes == 0 ? kTensorMapSwizzleNone : kTensorMapSwizzle128B, kTensorMapL2Promotion128B,
+      kTensorMapOobFillNone);
   if (result != kCudaSuccess)
     cu.fail(result, "cuTensorMapEncodeTiled", where.str());
 }

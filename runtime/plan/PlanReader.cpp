@@ -227,6 +227,12 @@ LaunchDesc readLaunch(const JsonFieldReader &launch) {
           map.fail("'box' sizes must lie in [1, 256], not " + std::to_string(size));
         tensorMap.box.push_back(static_cast<uint32_t>(size));
       }
+      if (map.has("swizzle")) {
+        const int64_t swizzle = map.getInt("swizzle");
+        if (swizzle != 0 && swizzle != int64_t{TensorMapDesc::kSwizzleBytes})
+          map.fail("'swizzle' is " + std::to_string(swizzle) + "; a tensor map swizzles 128 bytes or nothing (0)");
+        tensorMap.swizzleBytes = static_cast<uint32_t>(swizzle);
+      }
       if (map.has("element_strides")) {
         const std::vector<int64_t> strides = map.getIntArray("element_strides");
         if (strides.size() != tensorMap.rank())

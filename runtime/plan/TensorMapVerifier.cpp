@@ -39,9 +39,11 @@ std::string checkTensorMap(const PlanManifest &manifest, const KernelDesc &kerne
   if (map.rank() > TensorMapDesc::kMaxRank || map.box.size() != map.rank())
     return "tensor map has rank " + std::to_string(map.rank()) + " and " + std::to_string(map.box.size()) +
            " box sizes; fusec's maps have rank 2 to " + std::to_string(TensorMapDesc::kMaxRank) + ", one size each";
-  if (map.box[0] != 64)
-    return "tensor map box is " + std::to_string(map.box[0]) +
-           " columns wide; fusec's boxes are 64 columns (the 128-byte swizzle)";
+  if (map.swizzleBytes == TensorMapDesc::kSwizzleBytes ? map.box[0] != 64 : map.box[0] != 8)
+    return "tensor map box is " + std::to_string(map.box[0]) + " columns wide; fusec's boxes are 64 columns (the " +
+           "128-byte swizzle) or 8 without swizzle";
+  if (map.swizzleBytes != 0 && map.swizzleBytes != TensorMapDesc::kSwizzleBytes)
+    return "tensor map swizzles " + std::to_string(map.swizzleBytes) + " bytes; fusec's maps swizzle 128 or none";
   for (size_t d = 1; d < map.box.size(); ++d)
     if (map.box[d] < 1 || map.box[d] > 256)
       return "tensor map box has " + std::to_string(map.box[d]) + " elements along dimension " + std::to_string(d) +

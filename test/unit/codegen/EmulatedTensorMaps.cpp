@@ -13,8 +13,8 @@ EmulatedTensorMaps::EmulatedTensorMaps(const std::vector<TensorMapDesc> &maps, c
   for (size_t i = 0; i < maps.size(); ++i) {
     const TensorMapDesc::Encoding encoding = maps[i].encodingAt(batch);
     tma::encodeTiled(encoded_[i].bytes, uint32_t(TensorMapDesc::kElementBytes), encoding.rank,
-                     buffers.at(maps[i].buffer), encoding.dims, encoding.strides, encoding.box, tma::Swizzle::Bytes128,
-                     encoding.elementStrides);
+                     buffers.at(maps[i].buffer), encoding.dims, encoding.strides, encoding.box,
+                     maps[i].swizzleBytes == 0 ? tma::Swizzle::None : tma::Swizzle::Bytes128, encoding.elementStrides);
   }
 }
 

@@ -256,6 +256,43 @@ TEST_CASE("ResNet-50's convs compile for sm_90a on the Hopper GEMM and conv with
             << " on the Hopper implicit GEMM; at most " << most << " registers a thread\n";
 }
 
+// tiny_resnet in fp16, channels-last, for sm_90a: its three 3x3 convs on 8
+// channels take the implicit GEMM's narrow k-tiles (8 taps of 8 channels,
+// unswizzled 16-byte boxes: nine UTMALDG a k-tile), its 32- and 64-channel
+// convs the 64-channel ones; each compiles like the rest.
+TEST_CASE("tiny_resnet's 8-channel convs compile for sm_90a on the narrow implicit GEMM with wgmma, TMA and no spills",
+          "[codegen][nvrtc][sm90]") {
+  auto context = createContext();
+  DiagnosticCollector diagnostics(context.get());
+  DriverOptions options;
+  options.inputPath = std::string(FUSEC_TEST_DATA_DIR) + "/models/tiny_resnet/model.onnx";
+  options.fusion.precision = "fp16";
+  options.fusion.layout = "nhwc";
+  options.plan.target = "sm_90a";
+  auto module = importAndFuse(*context, options);
+  INFO(diagnostics.text());
+  REQUIRE(module);
+  std::vector<codegen::GeneratedKernel> kernels;
+  size_t narrow = 0;
+  module->walk([&](fuse::SuperkernelOp superkernel) {
+    auto kernel = codegen::emitKernel(superkernel);
+    REQUIRE(mlir::succeeded(kernel));
+    if (kernel->source.find("FusecConvSm90<") == std::string::npos)
+      return;
+    kernels.push_back(*kernel);
+    narrow += kernel->source.find("kChannels = 8;") != std::string::npos;
+  });
+  CHECK(kernels.size() == 7);
+  CHECK(narrow == 3);
+  if (!codegen::haveNvrtc()) {
+    WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
+    return;
+  }
+  const int most = checkHopperKernels(kernels);
+  std::cout << "sm_90a tiny_resnet fp16 NHWC: " << kernels.size() << " convs on the Hopper implicit GEMM, " << narrow
+            << " with 8-tap k-tiles; at most " << most << " registers a thread\n";
+}
+
 // A GPT-2-sized block (d 768, 12 heads, ffn 3072, seq 128, causal), fp16
 // and bf16, for sm_90a: its four projections (QKV, output, the two
 // feed-forward layers) run the Hopper GEMM with their epilogues (bias,

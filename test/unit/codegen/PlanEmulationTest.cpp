@@ -158,6 +158,8 @@ struct ConvKernelCounts {
   /// Convs reading through tensor maps (the Hopper templates), and of those
   /// the implicit GEMMs over spatial tiles (a 4-D map of the input image).
   size_t hopper = 0, spatial = 0;
+  /// Of those, the 8-channel ones: k-tiles of 8 taps, unswizzled boxes.
+  size_t narrow = 0;
 };
 
 ConvKernelCounts runPlan(const std::string &name, const std::string &precision = "fp32",
@@ -192,6 +194,7 @@ ConvKernelCounts runPlan(const std::string &name, const std::string &precision =
     ++counts.convs;
     counts.hopper += !maps.empty();
     counts.spatial += !maps.empty() && maps[0].rank() == 4;
+    counts.narrow += !maps.empty() && maps[0].swizzleBytes == 0;
   }
   if (target == "sm_90a") { // the point of these runs: some kernel reads through tensor maps
     CHECK(hopper);
@@ -276,14 +279,17 @@ TEST_CASE("emul: sm_90a channels-last plans run 3x3, strided and padded convs on
   // tiny_resnet: its convs reading 32 and 64 channels (layer3's second,
   // layer4's three: a 3x3 of stride 1, one of stride 2, and a strided 1x1
   // shortcut; 32 channels fill half a k-tile, TMA's zeros the rest; 2 x 2
-  // and 1 x 1 outputs) run the implicit GEMM. Its 8- and 16-channel convs
-  // would waste most of each k-tile and, with the stem (3 channels), stay
-  // on the sm_80 template.
+  // and 1 x 1 outputs) run the implicit GEMM, and so do its three 3x3s on
+  // 8 channels (stride 1 and 2), with k-tiles of 8 taps (unswizzled 16-byte
+  // boxes; the second k-tile's last 7 taps read zeros). The 16-channel
+  // convs and the 8-channel 1x1 shortcut would waste most of each k-tile
+  // and, with the stem (3 channels), stay on the sm_80 template.
   for (const char *precision : {"fp16", "bf16"}) {
     const ConvKernelCounts counts = runPlan("tiny_resnet", precision, kModelsDir, "sm_90a", false, "nhwc");
     INFO(precision);
-    CHECK(counts.hopper == 4);
-    CHECK(counts.spatial == 4);
+    CHECK(counts.hopper == 7);
+    CHECK(counts.spatial == 7);
+    CHECK(counts.narrow == 3);
   }
 }
 

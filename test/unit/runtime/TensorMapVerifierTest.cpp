@@ -114,4 +114,16 @@ TEST_CASE("image and weight maps of a conv are checked dimension by dimension", 
   wrong = filter;
   wrong.middle = {0};
   CHECK_THAT(check(wrong), Contains("middle dimension of 0"));
+  // Without swizzle a box is 8 columns: one tap's 16 bytes of 8 channels.
+  TensorMapDesc narrow = input;
+  narrow.swizzleBytes = 0;
+  narrow.box[0] = 8;
+  CHECK(check(narrow).empty());
+  CHECK(narrow.boxBytes() == 8 * 8 * 4 * 2);
+  wrong = narrow;
+  wrong.box[0] = 64;
+  CHECK_THAT(check(wrong), Contains("64 columns (the 128-byte swizzle) or 8 without swizzle"));
+  wrong = narrow;
+  wrong.swizzleBytes = 64;
+  CHECK_THAT(check(wrong), Contains("swizzle 128 or none"));
 }
