@@ -90,9 +90,8 @@ __device__ __forceinline__ unsigned long long fusec_wgmma_descriptor_mn(unsigned
 /// wide, without swizzle, lands as one column of core matrices, so the
 /// boxes of consecutive K groups, `leadingBytes` apart, form the tile. A k16
 /// step moves the start address by two K groups.
-__device__ __forceinline__ unsigned long long fusec_wgmma_descriptor_interleaved(unsigned sharedAddress,
-                                                                                unsigned leadingBytes,
-                                                                                unsigned strideBytes) {
+__device__ __forceinline__ unsigned long long
+fusec_wgmma_descriptor_interleaved(unsigned sharedAddress, unsigned leadingBytes, unsigned strideBytes) {
   return static_cast<unsigned long long>((sharedAddress & 0x3ffffu) >> 4) |
          (static_cast<unsigned long long>((leadingBytes & 0x3ffffu) >> 4) << 16) |
          (static_cast<unsigned long long>((strideBytes & 0x3ffffu) >> 4) << 32);

@@ -534,8 +534,7 @@ size_t interleavedMismatches(bool swapOffsets) {
 
 } // namespace
 
-TEST_CASE("emulated wgmma reads a K-major operand without swizzle through its core-matrix offsets",
-          "[codegen][sm90]") {
+TEST_CASE("emulated wgmma reads a K-major operand without swizzle through its core-matrix offsets", "[codegen][sm90]") {
   CHECK(interleavedMismatches(false) == 0);
   // The planted mistake: the leading and stride offsets exchanged.
   CHECK(interleavedMismatches(true) > 0);
