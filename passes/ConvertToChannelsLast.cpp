@@ -90,8 +90,22 @@ Value channelsLastConstant(PatternRewriter &rewriter, Location loc, Value value)
 /// Step 1: conv, max_pool and average_pool on NCHW images become their
 /// channels_last forms between two transposes.
 template <typename ImageOp> struct MakeChannelsLast : OpRewritePattern<ImageOp> {
-  MakeChannelsLast(MLIRContext *context, llvm::Statistic &numConverted, bool inputConvsNchw)
-      : OpRewritePattern<ImageOp>(context), numConverted(numConverted), inputConvsNchw(inputConvsNchw) {}
+  MakeChannelsLast(MLIRContext *context, llvm::Statistic &numConverted, bool inputConvsNchw, int64_t padChannels)
+      : OpRewritePattern<ImageOp>(context), numConverted(numConverted), inputConvsNchw(inputConvsNchw),
+        padChannels(padChannels) {}
+
+  /// The channels `conv`'s NHWC input is padded to, or 0: fewer than
+  /// padChannels input channels, group 1, f32 constant weights.
+  int64_t paddedChannels(ImageOp op) const {
+    if constexpr (std::is_same_v<ImageOp, ConvOp>) {
+      const int64_t channels = llvm::cast<RankedTensorType>(op.getInput().getType()).getShape()[1];
+      auto weight = llvm::cast<RankedTensorType>(op.getWeight().getType());
+      if (padChannels > 0 && op.getGroup() == 1 && !ShapedType::isDynamic(channels) && channels < padChannels &&
+          weight.getElementType().isF32() && weight.hasStaticShape() && getConstantData(op.getWeight()))
+        return padChannels;
+    }
+    return 0;
+  }
 
   LogicalResult matchAndRewrite(ImageOp op, PatternRewriter &rewriter) const override {
     if (op.getChannelsLast())
@@ -103,19 +117,46 @@ template <typename ImageOp> struct MakeChannelsLast : OpRewritePattern<ImageOp> 
     // (epilogue-transpose), where a transpose of the input would be a kernel
     // of its own. An input other ops read too (a residual) is transposed
     // once for all of them.
-    if (std::is_same_v<ImageOp, ConvOp> && inputConvsNchw && llvm::isa<BlockArgument>(op.getInput()) &&
+    // A conv whose few channels are padded (the Hopper conv's 8-channel
+    // rows) is transposed and padded by a kernel of its own instead.
+    const int64_t padded = paddedChannels(op);
+    if (std::is_same_v<ImageOp, ConvOp> && inputConvsNchw && !padded && llvm::isa<BlockArgument>(op.getInput()) &&
         op.getInput().hasOneUse())
       return rewriter.notifyMatchFailure(op, "alone reads the model's input");
     Location loc = op.getLoc();
     Value input = transpose(rewriter, loc, op.getInput(), kNchwToNhwc);
     auto converted = llvm::cast<ImageOp>(rewriter.clone(*op));
-    converted->setOperand(0, input);
     // OIHW -> OHWI is the same permutation; a constant weight folds.
     if constexpr (std::is_same_v<ImageOp, ConvOp>) {
       rewriter.setInsertionPoint(converted);
-      converted->setOperand(1, transpose(rewriter, loc, op.getWeight(), kNchwToNhwc));
+      if (padded) {
+        // Zeros past the channels: in the input (a Pad of the last axis)
+        // and in the weights (an OHWI constant), so the sums are unchanged.
+        auto nhwc = llvm::cast<RankedTensorType>(input.getType());
+        SmallVector<int64_t> paddedShape(nhwc.getShape());
+        const int64_t channels = paddedShape[3];
+        paddedShape[3] = padded;
+        input = rewriter.create<PadOp>(loc, RankedTensorType::get(paddedShape, nhwc.getElementType()), input,
+                                       rewriter.getDenseI64ArrayAttr({0, 0, 0, 0, 0, 0, 0, padded - channels}),
+                                       rewriter.getStringAttr("constant"), rewriter.getF32FloatAttr(0.0f));
+        auto oihw = llvm::cast<RankedTensorType>(op.getWeight().getType()).getShape();
+        const std::vector<float> data = *getConstantData(op.getWeight());
+        const int64_t filters = oihw[0], kh = oihw[2], kw = oihw[3];
+        std::vector<float> ohwi(size_t(filters * kh * kw * padded), 0.0f);
+        for (int64_t o = 0; o < filters; ++o)
+          for (int64_t c = 0; c < channels; ++c)
+            for (int64_t y = 0; y < kh; ++y)
+              for (int64_t x = 0; x < kw; ++x)
+                ohwi[size_t(((o * kh + y) * kw + x) * padded + c)] =
+                    data[size_t(((o * channels + c) * kh + y) * kw + x)];
+        converted->setOperand(
+            1, createConstant(rewriter, loc, constantNameAt(loc, "channels_padded"), {filters, kh, kw, padded}, ohwi));
+      } else {
+        converted->setOperand(1, transpose(rewriter, loc, op.getWeight(), kNchwToNhwc));
+      }
       rewriter.setInsertionPoint(op);
     }
+    converted->setOperand(0, input);
     converted.setChannelsLast(true);
     auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
     converted->getResult(0).setType(permutedTensorType(resultType, kNchwToNhwc));
@@ -126,6 +167,7 @@ template <typename ImageOp> struct MakeChannelsLast : OpRewritePattern<ImageOp> 
 
   llvm::Statistic &numConverted;
   bool inputConvsNchw;
+  int64_t padChannels;
 };
 
 /// Whether the graph already has `value` in NHWC: a transpose NCHW -> NHWC
@@ -391,7 +433,7 @@ struct ConvertToChannelsLastPass : fusec::impl::ConvertToChannelsLastBase<Conver
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     patterns.add<MakeChannelsLast<ConvOp>, MakeChannelsLast<MaxPoolOp>, MakeChannelsLast<AveragePoolOp>>(
-        context, numConverted, inputConvsNchw);
+        context, numConverted, inputConvsNchw, padChannels);
     patterns.add<SinkThroughElementwise, SinkThroughBatchNorm, SinkThroughConcat, SinkThroughPad,
                  SinkThroughGlobalAveragePool, SinkThroughReduce<ReduceMeanOp>, SinkThroughReduce<ReduceSumOp>,
                  SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>, UnitTransposeToReshape,

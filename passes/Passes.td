@@ -56,6 +56,10 @@ def ConvertToChannelsLast : Pass<"fuse-convert-to-channels-last", "mlir::func::F
   let options = [
     Option<"inputConvsNchw", "input-convs-nchw", "bool", "false",
            "Leave a conv that alone reads a model input NCHW">,
+    Option<"padChannels", "pad-channels", "int64_t", "0",
+           "Pad a conv's input channels (fewer than this, constant weights) to this many, "
+           "its input transposed and padded with zeros and its weights at compile time "
+           "(the Hopper conv reads 8-channel rows; 0: never)">,
   ];
   let statistics = [
     Statistic<"numConverted", "converted", "Number of convs and pools made channels-last">,

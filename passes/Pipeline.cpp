@@ -54,8 +54,12 @@ void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options) 
   if (options.layout == "nhwc") {
     // The first conv's result is stored transposed by its own kernel only
     // where epilogue rules run.
+    // sm_90a f16/bf16: a conv on fewer than 8 channels (an RGB stem) gets
+    // its input padded to 8, the Hopper conv's narrowest row.
+    const bool hopperHalf = options.target == "sm_90a" && (options.precision == "fp16" || options.precision == "bf16");
     funcPm.addPass(createConvertToChannelsLast(
-        {/*inputConvsNchw=*/options.strategy != "none" && options.isEnabled("epilogue-transpose")}));
+        {/*inputConvsNchw=*/options.strategy != "none" && options.isEnabled("epilogue-transpose"),
+         /*padChannels=*/hopperHalf ? 8 : 0}));
     // Merges the transposes of one value that the pass made separately.
     funcPm.addPass(mlir::createCSEPass());
   }

@@ -163,3 +163,23 @@ func.func @input_conv(%x: tensor<1x3x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %b = fuse.conv %a, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %b : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// RUN: fusec-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(fuse-convert-to-channels-last{input-convs-nchw=true pad-channels=8}))' | FileCheck %s --check-prefix=PADDED
+// With pad-channels (the fusion pipeline's for sm_90a f16/bf16: the Hopper
+// conv reads rows of at least 8 channels), a conv on fewer channels is made
+// channels-last even when it alone reads the model's input: its input
+// transposed and padded with zeros to 8 channels, its weights an OHWI
+// constant padded with zero channels. A conv on 8 or more channels is
+// converted as usual.
+// PADDED-LABEL: func.func @rgb_stem
+// PADDED-DAG: %[[W:.*]] = fuse.constant {{.*}} : tensor<8x1x1x8xf32>
+// PADDED-DAG: %[[T:.*]] = fuse.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
+// PADDED: %[[P:.*]] = fuse.pad %[[T]] {pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 5>} : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x8xf32>
+// PADDED: fuse.conv %[[P]], %[[W]] {{.*}}channels_last = true{{.*}} : (tensor<1x4x4x8xf32>, tensor<8x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+func.func @rgb_stem(%x: tensor<1x3x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %w = fuse.constant dense<0.5> : tensor<8x3x1x1xf32>
+  %a = fuse.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<8x3x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %a : tensor<1x8x4x4xf32>
+}
