@@ -319,7 +319,8 @@ FailureOr<GeneratedKernel> emitWgmmaSpatialConv(KernelBuilder &builder, fuse::Co
   image.rows = linearNumel({s.batch});
   image.columns = s.channels;
   image.middle = {s.width, s.height};
-  // 8 channels: one unswizzled 16-byte box a tap (fusec_conv_sm90.h).
+  // Under 32 channels: one unswizzled 16-byte box a chunk of 8 channels
+  // (fusec_conv_sm90.h).
   image.box = {tiling.narrow ? 8u : 64u, uint32_t(tiling.tileWidth * g.strideW),
                uint32_t(tiling.tileHeight * g.strideH), 1};
   if (tiling.narrow)
@@ -327,7 +328,7 @@ FailureOr<GeneratedKernel> emitWgmmaSpatialConv(KernelBuilder &builder, fuse::Co
   if (g.strideW != 1 || g.strideH != 1)
     image.elementStrides = {1, uint32_t(g.strideW), uint32_t(g.strideH), 1};
   // The weights: {C, KH * KW, Co} boxes of one tap, or (narrow) Co rows of
-  // KH * KW * 8, 64 of them (8 taps) a box.
+  // KH * KW * C, 64 of them (8 chunks) a box.
   TensorMapDesc filters = TensorMapDesc::matrix(uint32_t(weight.getArgNumber()), bf16, BatchLinear{0, s.filters},
                                                 s.kernelH * s.kernelW * s.channels, uint32_t(config.blockN));
   if (!tiling.narrow) {

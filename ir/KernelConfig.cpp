@@ -278,10 +278,10 @@ std::string wgmmaConvProblem(ConvOp conv, const KernelConfig &config) {
   if (llvm::any_of(conv.getStrides(), [](int64_t v) { return v > 8; }))
     return "TMA's traversal strides reach 8, not a stride of " + str(llvm::max_element(conv.getStrides())[0]);
   const WgmmaConvTiling tiling = wgmmaConvTiling(conv, config.blockM);
-  // Each tap's k-tiles are 64 channels wide (8 taps of 8 channels when C
-  // is 8): the rest are zeros the tensor cores multiply anyway. Past half
-  // of them wasted, the mma.sync template, which packs the taps, does less
-  // work (16 channels: 4x the useful products).
+  // Each tap's k-tiles are 64 channels wide (8 chunks of 8 channels under
+  // 32): the rest are zeros the tensor cores multiply anyway. Past half of
+  // them wasted, the mma.sync template, which packs the taps, does less
+  // work (a strided 1x1 on 16 channels: 4x the useful products).
   if (tiling.usefulK < 0.5)
     return "its k-tiles would be mostly zeros (C = " + str(s.channels) + ", " + str(s.kernelH * s.kernelW) + " taps)";
   const int64_t tilesPerImage = tiling.tilesPerImage;
@@ -308,8 +308,12 @@ WgmmaConvTiling wgmmaConvTiling(ConvOp conv, int64_t blockM) {
     tiling.usefulK = double(s.groupChannels) / double(channelBlocks * kBlockK);
     return tiling;
   }
-  tiling.narrow = s.groupChannels == 8;
-  tiling.kTiles = tiling.narrow ? (taps + 7) / 8 : taps * channelBlocks;
+  // Under 32 channels a tap's 64-channel k-tile would be mostly zeros:
+  // k-tiles of 8 chunks of 8 channels pack the taps (fusec_conv_sm90.h's
+  // kNarrow, which makes the same cut). From 32 on, half a k-tile or more
+  // is real, in one 128-byte box rather than eight 16-byte ones.
+  tiling.narrow = s.groupChannels < 32 && s.groupChannels % 8 == 0;
+  tiling.kTiles = tiling.narrow ? (taps * s.groupChannels / 8 + 7) / 8 : taps * channelBlocks;
   tiling.usefulK = double(taps * s.groupChannels) / double(tiling.kTiles * kBlockK);
   auto strides = conv.getStrides();
   const int64_t strideH = strides[0], strideW = strides[1];

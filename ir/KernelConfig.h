@@ -151,8 +151,9 @@ struct WgmmaConvTiling {
   int64_t tilesPerImage = 0;
   /// The share of the blocks' rows that hold output pixels, in (0, 1].
   double usefulRows = 1;
-  /// 8 channels (spatial tiling): a k-tile is 8 filter taps of 8 channels,
-  /// unswizzled 16-byte boxes, rather than 64 channels of one tap.
+  /// 8, 16 or 24 channels (spatial tiling): a k-tile is 8 chunks of 8
+  /// channels, (tap, chunk) in the weights' order, unswizzled 16-byte
+  /// boxes, rather than 64 channels of one tap.
   bool narrow = false;
   /// The reduction's k-tiles of 64, and the share of their K that is not
   /// padding (channels past C, taps past the window).

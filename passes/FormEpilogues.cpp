@@ -45,7 +45,7 @@ LayerNormOp normOfDepthwiseConv(ConvOp conv) {
   auto input = llvm::cast<RankedTensorType>(conv.getInput().getType());
   auto weight = llvm::cast<RankedTensorType>(conv.getWeight().getType());
   if (!conv.getChannelsLast() || !conv.getResult().hasOneUse() || input.getRank() != 4 ||
-      conv.getGroup() != input.getDimSize(3) || weight.getDimSize(0) != input.getDimSize(3) ||
+      static_cast<int64_t>(conv.getGroup()) != input.getDimSize(3) || weight.getDimSize(0) != input.getDimSize(3) ||
       weight.getDimSize(3) != 1 || weight.getDimSize(1) * weight.getDimSize(2) > kMaxNormPrologueTaps ||
       llvm::any_of(input.getShape().drop_front(), ShapedType::isDynamic))
     return LayerNormOp();

@@ -25,12 +25,15 @@
 //    (c, r * S + s, first filter), kBlockN rows of 64 channels: the same
 //    K-major B tile as the GEMM's. Channels past C read zeros in A and B.
 //
-// With 8 channels (kChannels == 8) a k-tile is 8 taps instead: 8 boxes of
-// the input 16 bytes wide, without swizzle, each landing as one column of
-// the unswizzled K-major layout's core matrices (kBlockM rows of 16 bytes,
-// the columns kBlockM x 16 bytes apart: FusecSm90Mainloop's NarrowA), and
-// one 2-D box of the weights viewed as Co rows of KH * KW * 8, whose 64
-// columns are the same 8 taps. Taps past the window read zeros.
+// With 8, 16 or 24 channels (kNarrow), where 64-channel k-tiles would be
+// mostly zeros, the reduction is cut into chunks of 8 channels instead,
+// (tap, 8 channels) in the weights' order, and a k-tile is 8 chunks: 8
+// boxes of the input 16 bytes wide, without swizzle, each landing as one
+// column of the unswizzled K-major layout's core matrices (kBlockM rows of
+// 16 bytes, the columns kBlockM x 16 bytes apart: FusecSm90Mainloop's
+// NarrowA), and one 2-D box of the weights viewed as Co rows of
+// KH * KW * C, whose 64 columns are the same 8 chunks. Chunks past the
+// window read zeros.
 //
 // So the im2col matrix is never formed: each input pixel is fetched once
 // per tap by the TMA unit into shared memory (R * S times per block, from
@@ -66,8 +69,11 @@ template <class Tile> struct FusecCheckSm90ConvTile {
 
 template <class Tile> struct FusecConvSm90 {
   static_assert(FusecCheckSm90ConvTile<Tile>::value, "a complete Hopper conv description");
-  /// 8 channels: a k-tile is 8 taps of 8 channels.
-  static constexpr bool kNarrow = Tile::kChannels == 8;
+  /// Fewer than 32 channels: a k-tile is 8 chunks of 8 channels
+  /// (wgmmaConvTiling's `narrow`, ir/KernelConfig.cpp, makes the same cut).
+  static constexpr bool kNarrow = Tile::kChannels < 32;
+  static_assert(!kNarrow || Tile::kChannels % 8 == 0, "narrow k-tiles: whole 16-byte chunks of channels");
+  static constexpr int kChunks = Tile::kChannels / 8; // a tap's chunks (narrow)
   using Mainloop = FusecSm90Mainloop<Tile, kNarrow>;
   static_assert(!Mainloop::BNMajor, "kBNMajor: the weights are K-major (OHWI)");
   static constexpr int kBlockM = Mainloop::kBlockM, kBlockN = Mainloop::kBlockN, kBlockK = Mainloop::kBlockK;
@@ -85,7 +91,7 @@ template <class Tile> struct FusecConvSm90 {
   static constexpr int kTilesPerImage = kTilesWide * ((Tile::kOutHeight + kTileHeight - 1) / kTileHeight);
   static constexpr int kTaps = Tile::kTapsH * Tile::kTapsW;
   static constexpr int kChannelBlocks = (Tile::kChannels + kBlockK - 1) / kBlockK;
-  static constexpr int kKTiles = kNarrow ? (kTaps + 7) / 8 : kTaps * kChannelBlocks;
+  static constexpr int kKTiles = kNarrow ? (kTaps * kChunks + 7) / 8 : kTaps * kChannelBlocks;
   /// What a k-tile's boxes bring: the tile's pixels and the filters, 128
   /// bytes each (narrow: 8 boxes of 16 bytes a pixel).
   static constexpr unsigned kTileBytes = unsigned(kPixels + kBlockN) * kBlockK * 2;
@@ -99,15 +105,16 @@ template <class Tile> struct FusecConvSm90 {
     const int ih0 = oh0 * Tile::kStrideH - Tile::kPadTop, iw0 = ow0 * Tile::kStrideW - Tile::kPadLeft;
     auto produce = [&](unsigned char *a, unsigned char *b, unsigned long long *full, int kt) {
       if constexpr (kNarrow) {
-        // Taps 8 kt .. 8 kt + 7, one 16-byte box each, kBlockM rows apart;
-        // taps past the window read an image that does not exist (n = -1:
-        // zeros, their bytes still counted). B: the weights as Co rows of
-        // KH * KW * 8, K-major, 64 of them a k-tile.
+        // Chunks 8 kt .. 8 kt + 7, one 16-byte box each, kBlockM rows
+        // apart; chunks past the window read an image that does not exist
+        // (n = -1: zeros, their bytes still counted). B: the weights as Co
+        // rows of KH * KW * C, K-major, 64 of them a k-tile.
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
-          const int tap = kt * 8 + j, r = tap / Tile::kTapsW, s = tap - r * Tile::kTapsW;
+          const int chunk = kt * 8 + j, tap = chunk / kChunks, c = (chunk - tap * kChunks) * 8;
+          const int r = tap / Tile::kTapsW, s = tap - r * Tile::kTapsW;
           if (tap < kTaps)
-            fusec_tma_load_4d(a + j * kBlockM * 16, image, full, 0, iw0 + s * Tile::kDilationW,
+            fusec_tma_load_4d(a + j * kBlockM * 16, image, full, c, iw0 + s * Tile::kDilationW,
                               ih0 + r * Tile::kDilationH, int(n));
           else
             fusec_tma_load_4d(a + j * kBlockM * 16, image, full, 0, 0, 0, -1);
