@@ -26,6 +26,10 @@ std::string storageType(Type elementType) {
     return "int";
   if (elementType.isSignlessInteger(1))
     return "bool";
+  if (elementType.isSignlessInteger(8))
+    return "signed char";
+  if (elementType.isUnsignedInteger(8))
+    return "unsigned char";
   assert(elementType.isF32() && "the dialect admits no other element type");
   return "float";
 }
@@ -183,6 +187,15 @@ LogicalResult KernelBuilder::emitElementwise(std::string &code, const std::strin
             .Case([&](fuse::CastOp cast) {
               expression = castExpression(fuse::elementTypeOf(cast.getInput()), fuse::elementTypeOf(cast.getOutput()),
                                           operand(0));
+              return true;
+            })
+            .Case([&](fuse::QuantizeLinearOp quantize) {
+              expression = "fusec_quantize<" + storageType(fuse::elementTypeOf(quantize.getOutput())) + ">(" +
+                           operand(0) + ", " + operand(1) + ", " + operand(2) + ")";
+              return true;
+            })
+            .Case([&](fuse::DequantizeLinearOp) {
+              expression = "fusec_dequantize(" + operand(0) + ", " + operand(1) + ", " + operand(2) + ")";
               return true;
             })
             .Case([&](fuse::ReluOp) { return expression = "fmaxf(" + operand(0) + ", 0.0f)", true; })

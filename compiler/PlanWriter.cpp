@@ -187,7 +187,7 @@ std::string PlanBuilder::dtypeOf(Type type, Location loc, const std::string &wha
     return runtime::elementTypeName(*planType);
   if (!unsupportedType)
     emitError(loc) << what << " has element type " << element
-                   << ", which a plan cannot hold (f32, f16, bf16, i64, i32, i1)";
+                   << ", which a plan cannot hold (f32, f16, bf16, i64, i32, i1, i8, u8)";
   unsupportedType = true;
   return "f32";
 }

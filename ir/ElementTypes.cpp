@@ -20,6 +20,10 @@ std::optional<StringRef> elementTypeName(Type type) {
     return StringRef("i32");
   if (type.isSignlessInteger(1))
     return StringRef("i1");
+  if (type.isSignlessInteger(8))
+    return StringRef("i8");
+  if (type.isUnsignedInteger(8))
+    return StringRef("u8");
   return std::nullopt;
 }
 
@@ -37,10 +41,16 @@ Type parseElementType(MLIRContext *context, StringRef name) {
     return builder.getI32Type();
   if (name == "i1")
     return builder.getI1Type();
+  if (name == "i8")
+    return builder.getI8Type();
+  if (name == "u8")
+    return builder.getIntegerType(8, /*isSigned=*/false);
   return {};
 }
 
 bool isComputeElementType(Type type) { return type.isF32() || type.isF16() || type.isBF16(); }
+
+bool isQuantizedElementType(Type type) { return type.isSignlessInteger(8) || type.isUnsignedInteger(8); }
 
 int64_t elementByteSize(Type type) {
   unsigned bits = type.getIntOrFloatBitWidth();

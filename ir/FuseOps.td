@@ -19,7 +19,9 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // compared (Equal, Less, ...), combined (And, Or, Not) and selected (Where).
 def Fuse_Tensor : RankedTensorOf<[F32, F16, BF16]>;
 def Fuse_OptionalTensor : Optional<Fuse_Tensor>;
-def Fuse_AnyTensor : RankedTensorOf<[F32, F16, BF16, I64, I32, I1]>;
+def Fuse_AnyTensor : RankedTensorOf<[F32, F16, BF16, I64, I32, I1, I8, UI8]>;
+// Quantized values: QuantizeLinear's results, DequantizeLinear's operands.
+def Fuse_QuantizedTensor : RankedTensorOf<[I8, UI8]>;
 
 class Fuse_Op<string mnemonic, list<Trait> traits = []>
     : Op<Fuse_Dialect, mnemonic, traits>;
@@ -265,6 +267,40 @@ def Fuse_WhereOp : Fuse_OnnxOp<"where", "Where", Fuse_ElementwiseFacts> {
   let arguments = (ins Fuse_BoolTensor:$condition, Fuse_AnyTensor:$lhs, Fuse_AnyTensor:$rhs);
   let results = (outs Fuse_AnyTensor:$output);
   let assemblyFormat = "$condition `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+// Quantization (docs/precision.md, "Quantized models"). The scale and zero
+// point broadcast to the input as numpy broadcasts: the importer reshapes
+// ONNX's per-axis vectors to put their length on the axis.
+def Fuse_QuantizeLinearOp
+    : Fuse_OnnxOp<"quantize_linear", "QuantizeLinear", Fuse_Facts<"Elementwise", 3, "F32">> {
+  let summary = "saturate(round(input / scale) + zero_point), elementwise";
+  let description = [{
+    ONNX's QuantizeLinear. The quotient is an f32 division rounded to
+    nearest, then rounded to the nearest integer (ties to even); adding the
+    zero point and clamping to the result type's range (i8: -128..127, u8:
+    0..255) gives the value. A NaN input gives the zero point. The result's
+    element type is the zero point's; `scale` (f32, positive) and
+    `zero_point` have one shape that broadcasts to the input's, which the
+    result keeps.
+  }];
+  let arguments = (ins Fuse_Tensor:$input, Fuse_Tensor:$scale, Fuse_QuantizedTensor:$zero_point);
+  let results = (outs Fuse_QuantizedTensor:$output);
+  let assemblyFormat = "$input `,` $scale `,` $zero_point attr-dict `:` functional-type(operands, results)";
+}
+
+def Fuse_DequantizeLinearOp
+    : Fuse_OnnxOp<"dequantize_linear", "DequantizeLinear", Fuse_Facts<"Elementwise", 2, "F32">> {
+  let summary = "(input - zero_point) * scale, elementwise";
+  let description = [{
+    ONNX's DequantizeLinear: the difference is exact (an integer of at most
+    9 bits), the product one f32 rounding. The input and the zero point
+    share a quantized element type; `scale` and `zero_point` have one shape
+    that broadcasts to the input's. The result is f32, of the input's shape.
+  }];
+  let arguments = (ins Fuse_QuantizedTensor:$input, Fuse_Tensor:$scale, Fuse_QuantizedTensor:$zero_point);
+  let results = (outs Fuse_Tensor:$output);
+  let assemblyFormat = "$input `,` $scale `,` $zero_point attr-dict `:` functional-type(operands, results)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -284,6 +284,41 @@ LogicalResult WhereOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
 }
 
 //===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// QuantizeLinear's and DequantizeLinear's shared rule: an f32 scale and a
+/// zero point of one shape, broadcasting to the input's (per tensor: a
+/// scalar; per axis: a vector on the axis, ones elsewhere).
+static LogicalResult checkQuantizationParameters(Operation *op, Value input, Value scale, Value zeroPoint) {
+  if (!elementTypeOf(scale).isF32())
+    return op->emitOpError() << "the scale must be f32, got " << elementTypeOf(scale);
+  if (!llvm::equal(shapeOf(scale), shapeOf(zeroPoint)))
+    return op->emitOpError() << "the scale " << shapeToString(shapeOf(scale)) << " and the zero point "
+                             << shapeToString(shapeOf(zeroPoint)) << " must have one shape";
+  auto broadcast = broadcastShapes(shapeOf(input), shapeOf(scale));
+  if (!broadcast || !llvm::equal(*broadcast, shapeOf(input)))
+    return op->emitOpError() << "the scale " << shapeToString(shapeOf(scale)) << " does not broadcast to the input "
+                             << shapeToString(shapeOf(input));
+  return mlir::success();
+}
+
+LogicalResult QuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (failed(checkQuantizationParameters(*this, getInput(), getScale(), getZeroPoint())))
+    return failure();
+  return success(inferred, *this, shapeOf(getInput()), elementTypeOf(getZeroPoint()));
+}
+
+LogicalResult DequantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &inferred) {
+  if (elementTypeOf(getInput()) != elementTypeOf(getZeroPoint()))
+    return emitOpError() << "the input (" << elementTypeOf(getInput()) << ") and the zero point ("
+                         << elementTypeOf(getZeroPoint()) << ") must share one quantized type";
+  if (failed(checkQuantizationParameters(*this, getInput(), getScale(), getZeroPoint())))
+    return failure();
+  return success(inferred, *this, shapeOf(getInput()), Float32Type::get(getContext()));
+}
+
+//===----------------------------------------------------------------------===//
 // Convolution, normalisation, pooling
 //===----------------------------------------------------------------------===//
 

@@ -4,6 +4,7 @@
 
 #include "support/HalfFloat.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -99,6 +100,12 @@ void loadIntegers(const void *src, ElementType type, size_t count, int64_t *dst)
     case ElementType::I1:
       dst[i] = loadAt<uint8_t>(src, i) != 0;
       break;
+    case ElementType::I8:
+      dst[i] = loadAt<int8_t>(src, i);
+      break;
+    case ElementType::U8:
+      dst[i] = loadAt<uint8_t>(src, i);
+      break;
     default:
       dst[i] = floatToInteger(static_cast<float>(elementAsDouble(src, type, i)), ElementType::I64);
       break;
@@ -117,6 +124,12 @@ void storeIntegers(const int64_t *src, size_t count, ElementType type, void *dst
       break;
     case ElementType::I1:
       storeAt<uint8_t>(dst, i, src[i] != 0 ? 1 : 0);
+      break;
+    case ElementType::I8:
+      storeAt<int8_t>(dst, i, static_cast<int8_t>(src[i]));
+      break;
+    case ElementType::U8:
+      storeAt<uint8_t>(dst, i, static_cast<uint8_t>(src[i]));
       break;
     default: {
       const float value = integerToFloat(src[i], type);
@@ -141,6 +154,10 @@ double elementAsDouble(const void *src, ElementType type, size_t index) {
     return loadAt<int32_t>(src, index);
   case ElementType::I1:
     return loadAt<uint8_t>(src, index) != 0 ? 1.0 : 0.0;
+  case ElementType::I8:
+    return loadAt<int8_t>(src, index);
+  case ElementType::U8:
+    return loadAt<uint8_t>(src, index);
   }
   return 0.0;
 }
@@ -178,6 +195,10 @@ int64_t floatToInteger(float value, ElementType to) {
   if (std::isnan(value))
     return 0;
   const double truncated = std::trunc(static_cast<double>(value));
+  if (to == ElementType::I8 || to == ElementType::U8) {
+    const double low = to == ElementType::I8 ? -128.0 : 0.0, high = to == ElementType::I8 ? 127.0 : 255.0;
+    return static_cast<int64_t>(std::clamp(truncated, low, high));
+  }
   if (to == ElementType::I32) {
     if (truncated >= 2147483647.0)
       return std::numeric_limits<int32_t>::max();
@@ -196,6 +217,8 @@ int64_t floatToInteger(float value, ElementType to) {
 int64_t integerToInteger(int64_t value, ElementType to) {
   if (to == ElementType::I1)
     return value != 0 ? 1 : 0;
+  if (to == ElementType::I8 || to == ElementType::U8)
+    return std::clamp<int64_t>(value, to == ElementType::I8 ? -128 : 0, to == ElementType::I8 ? 127 : 255);
   if (to == ElementType::I32) {
     if (value > std::numeric_limits<int32_t>::max())
       return std::numeric_limits<int32_t>::max();

@@ -26,7 +26,8 @@ void storeFloats(const float *src, size_t count, ElementType type, void *dst);
 /// a no-op for f32.
 void roundFloats(float *values, size_t count, ElementType type);
 
-/// Reads `count` elements of integer type `type` (i64, i32, i1) as int64_t.
+/// Reads `count` elements of integer type `type` (i64, i32, i1, i8, u8) as
+/// int64_t.
 void loadIntegers(const void *src, ElementType type, size_t count, int64_t *dst);
 /// Writes int64_t values into storage of integer type `type`; each value
 /// must already lie in the type's range (convertInteger() makes it so).

@@ -5,8 +5,8 @@
 namespace fusec::runtime {
 
 namespace {
-constexpr ElementType kAllTypes[] = {ElementType::F32, ElementType::F16, ElementType::BF16,
-                                     ElementType::I64, ElementType::I32, ElementType::I1};
+constexpr ElementType kAllTypes[] = {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::I64,
+                                     ElementType::I32, ElementType::I1,  ElementType::I8,   ElementType::U8};
 } // namespace
 
 const char *elementTypeName(ElementType type) {
@@ -23,6 +23,10 @@ const char *elementTypeName(ElementType type) {
     return "i32";
   case ElementType::I1:
     return "i1";
+  case ElementType::I8:
+    return "i8";
+  case ElementType::U8:
+    return "u8";
   }
   return "unknown";
 }
@@ -45,6 +49,8 @@ size_t elementSize(ElementType type) {
   case ElementType::I64:
     return 8;
   case ElementType::I1:
+  case ElementType::I8:
+  case ElementType::U8:
     return 1;
   }
   return 4;

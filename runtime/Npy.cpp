@@ -43,13 +43,17 @@ const char *descrOf(ElementType type) {
     return "<i4";
   case ElementType::I1:
     return "|b1";
+  case ElementType::I8:
+    return "|i1";
+  case ElementType::U8:
+    return "|u1";
   }
   return "?";
 }
 
 std::optional<ElementType> typeOfDescr(const std::string &descr) {
-  for (ElementType type :
-       {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::I64, ElementType::I32, ElementType::I1})
+  for (ElementType type : {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::I64, ElementType::I32,
+                           ElementType::I1, ElementType::I8, ElementType::U8})
     if (descr == descrOf(type))
       return type;
   return std::nullopt;
@@ -220,7 +224,8 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, const std::string &sourceNam
   const std::optional<ElementType> type = typeOfDescr(descr);
   if (!type)
     fail("unsupported dtype '" + descr +
-         "' (supported: '<f4' f32, '<f2' f16, '<u2' bf16 bit patterns, '<i8' i64, '<i4' i32, '|b1' i1)");
+         "' (supported: '<f4' f32, '<f2' f16, '<u2' bf16 bit patterns, '<i8' i64, '<i4' i32, '|b1' i1, '|i1' i8, '|u1' "
+         "u8)");
   if (headerField(dict, "fortran_order", HeaderValue::Kind::Bool, sourceName).flag)
     fail("Fortran-order arrays are not supported (save in C order)");
   Shape shape = headerField(dict, "shape", HeaderValue::Kind::Tuple, sourceName).ints;

@@ -293,6 +293,12 @@ enum class TypeRule {
   Index,
   /// Cast (and CastLike, which the importer makes a Cast): any type to any type.
   Cast,
+  /// QuantizeLinear: a float input, an f32 scale, a zero point of the
+  /// result's quantized type (i8, u8).
+  Quantize,
+  /// DequantizeLinear: a quantized input and zero point of one type, an f32
+  /// scale, an f32 result.
+  Dequantize,
 };
 
 inline TypeRule typeRuleOf(const std::string &op) {
@@ -311,6 +317,10 @@ inline TypeRule typeRuleOf(const std::string &op) {
     return TypeRule::Index;
   if (op == "Cast" || op == "CastLike")
     return TypeRule::Cast;
+  if (op == "QuantizeLinear")
+    return TypeRule::Quantize;
+  if (op == "DequantizeLinear")
+    return TypeRule::Dequantize;
   return TypeRule::Float;
 }
 

@@ -168,6 +168,8 @@ __device__ __forceinline__ float fusec_ld(const float *p) { return __ldg(p); }
 __device__ __forceinline__ long long fusec_ld(const long long *p) { return __ldg(p); }
 __device__ __forceinline__ int fusec_ld(const int *p) { return __ldg(p); }
 __device__ __forceinline__ bool fusec_ld(const bool *p) { return *p; }
+__device__ __forceinline__ signed char fusec_ld(const signed char *p) { return __ldg(p); }
+__device__ __forceinline__ unsigned char fusec_ld(const unsigned char *p) { return __ldg(p); }
 
 __device__ __forceinline__ float fusec_to_float(float x) { return x; }
 __device__ __forceinline__ float fusec_to_float(fusec_f16 x) {
@@ -251,12 +253,44 @@ template <> struct fusec_convert<int> {
   static __device__ __forceinline__ int from(int x) { return x; }
   static __device__ __forceinline__ int from(bool x) { return x ? 1 : 0; }
 };
+template <typename Q> struct fusec_convert_quantized {
+  static __device__ __forceinline__ Q from(float x) {
+    return fusec_float_to_int<Q>(x, Q(-1) < Q(0) ? -128.0f : 0.0f, Q(-1) < Q(0) ? 128.0f : 256.0f,
+                                 Q(-1) < Q(0) ? Q(-128) : Q(0), Q(-1) < Q(0) ? Q(127) : Q(255));
+  }
+  static __device__ __forceinline__ Q from(long long x) {
+    const long long low = Q(-1) < Q(0) ? -128 : 0, high = Q(-1) < Q(0) ? 127 : 255;
+    return Q(x < low ? low : x > high ? high : x);
+  }
+  static __device__ __forceinline__ Q from(int x) { return from((long long)x); }
+  static __device__ __forceinline__ Q from(bool x) { return Q(x ? 1 : 0); }
+};
+template <> struct fusec_convert<signed char> : fusec_convert_quantized<signed char> {};
+template <> struct fusec_convert<unsigned char> : fusec_convert_quantized<unsigned char> {};
 template <> struct fusec_convert<bool> {
   static __device__ __forceinline__ bool from(float x) { return x != 0.0f; }
   static __device__ __forceinline__ bool from(long long x) { return x != 0; }
   static __device__ __forceinline__ bool from(int x) { return x != 0; }
   static __device__ __forceinline__ bool from(bool x) { return x; }
 };
+
+/// QuantizeLinear (fuse.quantize_linear): the f32 quotient rounded to the
+/// nearest integer, ties to even (rintf: cvt.rni), plus the zero point,
+/// saturated to Q's range (signed char: i8, unsigned char: u8); NaN gives
+/// the zero point. The division is IEEE's (NVRTC's default -prec-div=true),
+/// so the CPU reference's quotient is the same float.
+template <typename Q> __device__ __forceinline__ Q fusec_quantize(float x, float scale, int zeroPoint) {
+  const float quotient = x / scale, zero = float(zeroPoint);
+  const float shifted = quotient != quotient ? zero : rintf(quotient) + zero;
+  const float low = Q(-1) < Q(0) ? -128.0f : 0.0f, high = Q(-1) < Q(0) ? 127.0f : 255.0f;
+  return Q(fminf(fmaxf(shifted, low), high));
+}
+
+/// DequantizeLinear (fuse.dequantize_linear): the difference exact, the
+/// product one f32 rounding.
+__device__ __forceinline__ float fusec_dequantize(int q, float scale, int zeroPoint) {
+  return float(q - zeroPoint) * scale;
+}
 
 /// `x` as a float rounded to odd: truncated to 24 significant bits, the
 /// lowest set when bits were dropped. Rounding that to f16 or bf16 (11 or 8

@@ -81,6 +81,12 @@ FailureOr<import::GraphConstant> exportConstant(fuse::ConstantOp constant, const
     case import::DType::I1:
       result.ints.push_back(data[i] != 0);
       break;
+    case import::DType::I8:
+      result.ints.push_back(read(int8_t(), i));
+      break;
+    case import::DType::U8:
+      result.ints.push_back(read(uint8_t(), i));
+      break;
     }
   }
   return result;

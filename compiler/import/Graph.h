@@ -53,7 +53,7 @@ struct GraphConstant {
   /// and bf16 are widened to float without rounding).
   std::vector<float> data;
   DType dtype = DType::F32;
-  /// i64, i32 and i1 values (i1: 0 or 1).
+  /// i64, i32, i1, i8 and u8 values (i1: 0 or 1).
   std::vector<int64_t> ints;
   /// f32 values left where a mapped weights file holds them, in place of
   /// `data` (no copy of ~100 MB of weights); `mapping` keeps the file

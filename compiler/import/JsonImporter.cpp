@@ -97,7 +97,7 @@ LogicalResult JsonGraphReader::readDType(const json &object, const std::string &
   const json &value = object["dtype"];
   std::optional<DType> parsed = value.is_string() ? runtime::parseElementType(value.get<std::string>()) : std::nullopt;
   if (!parsed)
-    return fail(where, "dtype " + value.dump() + " is not supported (f32, f16, bf16, i64, i32 and i1 are)");
+    return fail(where, "dtype " + value.dump() + " is not supported (f32, f16, bf16, i64, i32, i1, i8 and u8 are)");
   dtype = *parsed;
   return success();
 }
@@ -122,7 +122,9 @@ LogicalResult JsonGraphReader::readConstantData(const json &data, const std::str
     }
     case DType::I64:
     case DType::I32:
-    case DType::I1: {
+    case DType::I1:
+    case DType::I8:
+    case DType::U8: {
       bool inRange = value.is_number_integer();
       int64_t integer = inRange ? value.get<int64_t>() : 0;
       if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
@@ -131,6 +133,10 @@ LogicalResult JsonGraphReader::readConstantData(const json &data, const std::str
         inRange &= integer >= INT32_MIN && integer <= INT32_MAX;
       if (constant.dtype == DType::I1)
         inRange &= integer == 0 || integer == 1;
+      if (constant.dtype == DType::I8)
+        inRange &= integer >= -128 && integer <= 127;
+      if (constant.dtype == DType::U8)
+        inRange &= integer >= 0 && integer <= 255;
       if (!inRange)
         return fail(where, "'data' holds " + value.dump() + ", which dtype " +
                                runtime::elementTypeName(constant.dtype) + " cannot hold");

@@ -158,6 +158,11 @@ private:
   }
   FailureOr<Results> foldCast();
   FailureOr<Results> foldConstantOfShape();
+  /// The scale's and zero point's index for each element of input 0
+  /// (per tensor: 0; per axis: the coordinate along `axis`).
+  FailureOr<std::vector<int64_t>> quantizationIndices(const KnownTensor &data, const KnownTensor &scale);
+  FailureOr<Results> foldDequantizeLinear();
+  FailureOr<Results> foldQuantizeLinear();
   FailureOr<Results> foldGather();
   FailureOr<Results> foldSqueeze();
   FailureOr<Results> foldUnsqueeze();
@@ -190,6 +195,10 @@ const llvm::StringMap<NodeFolder::Method> &NodeFolder::methods() {
       {"Identity", &NodeFolder::foldIdentity},
       {"Cast", &NodeFolder::foldCast},
       {"ConstantOfShape", &NodeFolder::foldConstantOfShape},
+      // Quantized weights: a QDQ model's int8 initializers (and int32
+      // biases) behind DequantizeLinear become f32 constants.
+      {"DequantizeLinear", &NodeFolder::foldDequantizeLinear},
+      {"QuantizeLinear", &NodeFolder::foldQuantizeLinear},
       {"Gather", &NodeFolder::foldGather},
       {"Squeeze", &NodeFolder::foldSqueeze},
       {"Unsqueeze", &NodeFolder::foldUnsqueeze},
@@ -321,6 +330,86 @@ FailureOr<Results> NodeFolder::foldCast() {
   default:
     return error() << "casting to " << onnxTypeName(*to) << " is not supported";
   }
+}
+
+FailureOr<std::vector<int64_t>> NodeFolder::quantizationIndices(const KnownTensor &data, const KnownTensor &scale) {
+  auto blockSize = intAttribute("block_size", 0);
+  if (failed(blockSize))
+    return failure();
+  if (*blockSize != 0)
+    return error() << "blocked quantization (block_size) is not supported";
+  const int64_t count = numElements(data.shape);
+  if (scale.shape.empty() || (scale.shape.size() == 1 && scale.shape[0] == 1))
+    return std::vector<int64_t>(count, 0);
+  if (scale.shape.size() != 1)
+    return error() << "the scale must be a scalar or a vector, not of shape " << fuse::shapeToString(scale.shape);
+  auto axisAttribute = intAttribute("axis", 1);
+  if (failed(axisAttribute))
+    return failure();
+  auto axis = normalizeAxis(*axisAttribute, static_cast<int64_t>(data.shape.size()));
+  if (failed(axis))
+    return failure();
+  if (data.shape[*axis] != scale.shape[0])
+    return error() << "the scale has " << scale.shape[0] << " elements, the input's axis " << *axis << " has "
+                   << data.shape[*axis];
+  const Shape strides = stridesOf(data.shape);
+  std::vector<int64_t> indices(count);
+  for (int64_t i = 0; i < count; ++i)
+    indices[i] = (i / strides[*axis]) % data.shape[*axis];
+  return indices;
+}
+
+/// (x - zero point) * scale in f32, as fuse.dequantize_linear computes it;
+/// rounded to the scale's type, which ONNX gives the result.
+FailureOr<Results> NodeFolder::foldDequantizeLinear() {
+  auto data = required(0), scale = required(1);
+  if (failed(data) || failed(scale))
+    return failure();
+  const KnownTensor *zero = input(2);
+  if (!(*data)->isInt() || (*data)->hasSymbols() || !(*scale)->isFloat() || (zero && !zero->isInt()))
+    return error() << "the input and zero point must be integers and the scale a float";
+  if (zero && zero->shape != (*scale)->shape && !(zero->size() == 1 && (*scale)->size() == 1))
+    return error() << "the scale and the zero point differ in shape";
+  auto indices = quantizationIndices(**data, **scale);
+  if (failed(indices))
+    return failure();
+  std::vector<float> values(indices->size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t at = (*indices)[i];
+    const int64_t shifted = (*data)->ints[i].constantTerm() - (zero ? zero->ints[at].constantTerm() : 0);
+    values[i] = roundToOnnxType(static_cast<float>(shifted) * (*scale)->floats[at], (*scale)->elemType);
+  }
+  return Results{KnownTensor::ofFloats((*data)->shape, std::move(values), (*scale)->elemType)};
+}
+
+/// clamp(rint(x / scale) + zero point), as fuse.quantize_linear computes it.
+FailureOr<Results> NodeFolder::foldQuantizeLinear() {
+  auto data = required(0), scale = required(1);
+  if (failed(data) || failed(scale))
+    return failure();
+  const KnownTensor *zero = input(2);
+  if (!(*data)->isFloat() || !(*scale)->isFloat() || (zero && !zero->isInt()))
+    return error() << "the input and scale must be floats and the zero point an integer";
+  if (zero && zero->shape != (*scale)->shape && !(zero->size() == 1 && (*scale)->size() == 1))
+    return error() << "the scale and the zero point differ in shape";
+  const int32_t type = zero ? zero->elemType : onnx::TensorProto::UINT8;
+  if (type != onnx::TensorProto::INT8 && type != onnx::TensorProto::UINT8)
+    return error() << "quantizing to " << onnxTypeName(type) << " is not supported";
+  auto indices = quantizationIndices(**data, **scale);
+  if (failed(indices))
+    return failure();
+  const float low = type == onnx::TensorProto::INT8 ? -128.0f : 0.0f;
+  const float high = type == onnx::TensorProto::INT8 ? 127.0f : 255.0f;
+  std::vector<DimExpr> values;
+  values.reserve(indices->size());
+  for (size_t i = 0; i < indices->size(); ++i) {
+    const int64_t at = (*indices)[i];
+    const float quotient = (*data)->floats[i] / (*scale)->floats[at];
+    const float zeroValue = zero ? static_cast<float>(zero->ints[at].constantTerm()) : 0.0f;
+    const float shifted = std::isnan(quotient) ? zeroValue : std::rint(quotient) + zeroValue;
+    values.emplace_back(static_cast<int64_t>(std::clamp(shifted, low, high)));
+  }
+  return Results{KnownTensor::ofInts((*data)->shape, std::move(values), type)};
 }
 
 FailureOr<Results> NodeFolder::foldConstantOfShape() {

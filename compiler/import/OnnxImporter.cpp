@@ -241,7 +241,7 @@ LogicalResult OnnxGraphReader::readInputs() {
     std::optional<DType> dtype = dtypeForOnnxType(type.elem_type());
     if (!dtype)
       return fail("has element type " + onnxTypeName(type.elem_type()) +
-                  ", which fusec does not support (FLOAT, FLOAT16, BFLOAT16, INT64, INT32 and BOOL are)");
+                  ", which fusec does not support (FLOAT, FLOAT16, BFLOAT16, INT64, INT32, INT8, UINT8 and BOOL are)");
     if (!type.has_shape())
       return fail("has no shape");
     std::vector<int64_t> shape;
@@ -291,8 +291,8 @@ LogicalResult OnnxGraphReader::useConstant(const std::string &name, Location loc
   const KnownTensor &tensor = known[name];
   if (!dtypeForOnnxType(tensor.elemType))
     return emitError(loc) << "tensor '" << name << "' has element type " << onnxTypeName(tensor.elemType)
-                          << ", which fusec does not support at run time (FLOAT, FLOAT16, BFLOAT16, INT64, INT32 "
-                             "and BOOL are)";
+                          << ", which fusec does not support at run time (FLOAT, FLOAT16, BFLOAT16, INT64, INT32, "
+                             "INT8, UINT8 and BOOL are)";
   if (tensor.hasSymbols())
     return emitError(loc) << "tensor '" << name << "' holds sizes that depend on the batch size ("
                           << intsToString(tensor) << "), which have no value at import";
@@ -820,8 +820,9 @@ LogicalResult OnnxGraphReader::lowerNode(GraphNode &node, onnx::NodeProto &infer
       return emitError(loc) << "Cast needs an integer attribute 'to'";
     std::optional<DType> dtype = dtypeForOnnxType(static_cast<int32_t>(to->second.i));
     if (!dtype)
-      return emitError(loc) << "Cast to " << onnxTypeName(static_cast<int32_t>(to->second.i))
-                            << " is not supported (fusec casts to FLOAT, FLOAT16, BFLOAT16, INT64, INT32 and BOOL)";
+      return emitError(loc)
+             << "Cast to " << onnxTypeName(static_cast<int32_t>(to->second.i))
+             << " is not supported (fusec casts to FLOAT, FLOAT16, BFLOAT16, INT64, INT32, INT8, UINT8 and BOOL)";
     // A Cast to the type its input already has is the identity (as f32
     // models exported with a Cast to FLOAT had it before fuse.cast existed).
     int32_t from = node.inputs.empty() || node.inputs[0].empty()

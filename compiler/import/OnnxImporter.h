@@ -5,7 +5,8 @@
 // OnnxConstantFolding.h), so only f32/f16/bf16 compute and Casts reach the
 // graph; inputs that fuse ops take as attributes (Reshape's shape, Pad's
 // pads, ...) must fold to constants. Tensors of FLOAT, FLOAT16, BFLOAT16,
-// INT64, INT32 and BOOL keep their type (f32, f16, bf16, i64, i32, i1).
+// INT64, INT32, INT8, UINT8 and BOOL keep their type (f32, f16, bf16, i64, i32, i8,
+// u8, i1).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_COMPILER_IMPORT_ONNXIMPORTER_H

@@ -3,6 +3,7 @@
 #include "compiler/import/Graph.h"
 #include "compiler/import/OnnxBuildContext.h"
 #include "compiler/import/OnnxCompositeOps.h"
+#include "compiler/import/OnnxQuantizationOps.h"
 
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
@@ -294,7 +295,7 @@ FailureOr<Results> buildCast(BuildContext &ctx) {
   if (!runtime::parseElementType(to)) {
     if (ctx.node.attrs.at("to").kind != AttrValue::Kind::String)
       return failure(); // getString reported the type
-    ctx.attrs.invalid("attribute 'to' of Cast must be one of f32, f16, bf16, i64, i32, i1, got \"" + to + "\"");
+    ctx.attrs.invalid("attribute 'to' of Cast must be one of f32, f16, bf16, i64, i32, i1, i8, u8, got \"" + to + "\"");
     return failure();
   }
   return single(ctx.create<CastOp>(ctx.operand(0), ctx.builder.getStringAttr(to)));
@@ -878,6 +879,8 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Sqrt", {1, 1, buildUnary<SqrtOp>}},
       {"Identity", {1, 1, buildIdentity}},
       {"Cast", {1, 1, buildCast}},
+      {"QuantizeLinear", {2, 3, buildQuantizeLinear}},
+      {"DequantizeLinear", {2, 3, buildDequantizeLinear}},
       {"Gelu", {1, 1, buildGelu}},
       {"Clip", {1, 1, buildClip}},
       {"Add", {2, 2, buildBinary<AddOp>}},

@@ -68,6 +68,10 @@ std::optional<DType> dtypeForOnnxType(int32_t onnxType) {
     return DType::I32;
   case onnx::TensorProto::BOOL:
     return DType::I1;
+  case onnx::TensorProto::INT8:
+    return DType::I8;
+  case onnx::TensorProto::UINT8:
+    return DType::U8;
   default:
     return std::nullopt;
   }
@@ -87,6 +91,10 @@ int32_t onnxTypeForDType(DType type) {
     return onnx::TensorProto::INT32;
   case DType::I1:
     return onnx::TensorProto::BOOL;
+  case DType::I8:
+    return onnx::TensorProto::INT8;
+  case DType::U8:
+    return onnx::TensorProto::UINT8;
   }
   return onnx::TensorProto::UNDEFINED;
 }
@@ -174,6 +182,8 @@ bool isReadableTensorType(int32_t dataType) {
   case onnx::TensorProto::INT64:
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
     return true;
   default:
     return false;
@@ -221,12 +231,16 @@ FailureOr<KnownTensor> readTensorProto(const onnx::TensorProto &proto, Location 
     ints = decode<int32_t, int64_t>(raw, proto.int32_data());
     break;
   case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::UINT8:
     ints = decode<uint8_t, int64_t>(raw, proto.int32_data());
+    break;
+  case onnx::TensorProto::INT8:
+    ints = decode<int8_t, int64_t>(raw, proto.int32_data());
     break;
   default:
     assert(!isReadableTensorType(proto.data_type()) && "a readable type is not read");
     return fail("element type " + onnxTypeName(proto.data_type()) +
-                " is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, BOOL are)");
+                " is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, INT8, UINT8, BOOL are)");
   }
   if (!floats && !ints)
     return fail("raw_data is not a whole number of elements");
@@ -257,6 +271,8 @@ void writeTensorProto(const KnownTensor &tensor, StringRef name, onnx::TensorPro
     return;
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
     for (const DimExpr &value : tensor.ints)
       proto.add_int32_data(static_cast<int32_t>(value.constantTerm()));
     return;

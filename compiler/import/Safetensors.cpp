@@ -25,8 +25,8 @@ struct SafetensorsType {
 };
 
 constexpr SafetensorsType kSafetensorsTypes[] = {
-    {"F32", DType::F32, 4}, {"F16", DType::F16, 2}, {"BF16", DType::BF16, 2},
-    {"I64", DType::I64, 8}, {"I32", DType::I32, 4}, {"BOOL", DType::I1, 1},
+    {"F32", DType::F32, 4}, {"F16", DType::F16, 2}, {"BF16", DType::BF16, 2}, {"I64", DType::I64, 8},
+    {"I32", DType::I32, 4}, {"BOOL", DType::I1, 1}, {"I8", DType::I8, 1},     {"U8", DType::U8, 1},
 };
 
 const SafetensorsType *findType(const nlohmann::json &name) {
@@ -80,6 +80,12 @@ void decode(const SafetensorsType &type, const char *bytes, uint64_t count, Grap
   case DType::I1:
     each(tensor.ints, [](const char *at) { return int64_t(load<uint8_t>(at) != 0); });
     break;
+  case DType::I8:
+    each(tensor.ints, [](const char *at) { return int64_t(load<int8_t>(at)); });
+    break;
+  case DType::U8:
+    each(tensor.ints, [](const char *at) { return int64_t(load<uint8_t>(at)); });
+    break;
   }
 }
 
@@ -113,6 +119,12 @@ void encode(const GraphConstant &tensor, std::vector<uint8_t> &bytes) {
       break;
     case DType::I1:
       store(bytes, static_cast<uint8_t>(tensor.ints[i] != 0));
+      break;
+    case DType::I8:
+      store(bytes, static_cast<int8_t>(tensor.ints[i]));
+      break;
+    case DType::U8:
+      store(bytes, static_cast<uint8_t>(tensor.ints[i]));
       break;
     }
   }

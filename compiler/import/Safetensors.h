@@ -10,7 +10,7 @@ namespace fusec::import {
 
 /// Reads every tensor of a safetensors file (8-byte little-endian header
 /// length, JSON header, data). F32, F16, BF16, I64, I32 and BOOL tensors
-/// become constants of dtype f32, f16, bf16, i64, i32 and i1. Header,
+/// become constants of dtype f32, f16, bf16, i64, i32, i1, i8 and u8. Header,
 /// dtype, offset and size mismatches are reported at `loc`, naming the file
 /// and tensor. f32 tensors are not copied: they view the file's mapping
 /// (GraphConstant::mapped), so the file must not change while the

@@ -75,6 +75,12 @@ Value createGraphConstant(OpBuilder &builder, Location loc, const GraphConstant 
   case DType::I32:
     value = makeData<int32_t>(type, constant.name, narrowInts<int32_t>(constant.ints));
     break;
+  case DType::I8:
+    value = makeData<int8_t>(type, constant.name, narrowInts<int8_t>(constant.ints));
+    break;
+  case DType::U8:
+    value = makeData<uint8_t>(type, constant.name, narrowInts<uint8_t>(constant.ints));
+    break;
   case DType::I1:
     // MLIR packs dense i1 data as bits; small masks use its bool builder,
     // large ones a blob of one byte per element as plans store them.

@@ -1,7 +1,7 @@
 //===- TypedConstants.h - fuse.constant ops of any element type -*- C++ -*-===//
 //
 // ir/ConstantData.h creates f32 constants; imported graphs also hold f16,
-// bf16, i64, i32 and i1 tensors. Their data goes straight into the
+// bf16, i64, i32, i1, i8 and u8 tensors. Their data goes straight into the
 // attribute's storage (16-bit patterns, integers), never through a
 // per-element APFloat or APInt, so large half-precision weights stay cheap.
 //

@@ -25,6 +25,10 @@ const char *numpyTypeFor(ElementType type) {
     return "int32";
   case ElementType::I1:
     return "bool";
+  case ElementType::I8:
+    return "int8";
+  case ElementType::U8:
+    return "uint8";
   }
   return "float32";
 }

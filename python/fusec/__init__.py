@@ -206,7 +206,7 @@ class Session:
 
 #: typestr of each plan dtype in the array interfaces (bf16: its raw bits).
 _TYPESTRS = {"f32": ("<f4",), "f16": ("<f2",), "bf16": ("<u2", "<V2"), "i64": ("<i8",), "i32": ("<i4",),
-             "i1": ("|b1",)}
+             "i1": ("|b1",), "i8": ("|i1",), "u8": ("|u1",)}
 
 
 def _device_address(description, tensor, batch, writable):

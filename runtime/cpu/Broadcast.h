@@ -3,7 +3,8 @@
 // Shared by the ops that combine tensors of different shapes (binary
 // elementwise ops, Gemm's C, LayerNormalization's scale and bias, MatMul's
 // batch dimensions) and by the ops that walk a tensor through permuted or
-// zeroed strides (Transpose, ReduceMean).
+// zeroed strides (Transpose, ReduceMean), and the typed ops that broadcast
+// several operands element by element (comparisons, Where, quantization).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_CPU_BROADCAST_H
@@ -12,7 +13,9 @@
 #include "runtime/Tensor.h"
 #include "runtime/cpu/OpContext.h"
 
+#include <array>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace fusec::runtime::cpu {
@@ -62,6 +65,41 @@ void forEachRow(const Shape &shape, const Strides &stridesA, const Strides &stri
     }
     if (dim < 0)
       return;
+  }
+}
+
+/// Calls element(offset, offsets of each operand) for every element of the
+/// broadcast of `shapes`, after checking that it is the plan's result shape.
+template <size_t N, typename ElementFn>
+void forEachBroadcast(const OpContext &context, const std::array<const Shape *, N> &shapes, ElementFn &&element) {
+  std::optional<Shape> shape = *shapes[0];
+  for (size_t i = 1; i < N && shape; ++i)
+    shape = broadcastShapes(*shape, *shapes[i]);
+  if (!shape) {
+    std::string described;
+    for (size_t i = 0; i < N; ++i)
+      described += (i ? (i + 1 == N ? " and " : ", ") : "") + formatShape(*shapes[i]);
+    context.fail("operand shapes " + described + " do not broadcast");
+  }
+  context.expectResultShape(*shape);
+  std::array<Strides, N> strides;
+  for (size_t i = 0; i < N; ++i)
+    strides[i] = broadcastStrides(*shapes[i], *shape);
+  const int64_t count = numElements(*shape);
+  const size_t rank = shape->size();
+  std::vector<int64_t> index(rank, 0);
+  std::array<int64_t, N> offsets{};
+  for (int64_t linear = 0; linear < count; ++linear) {
+    element(linear, offsets);
+    for (size_t d = rank; d-- > 0;) {
+      for (size_t i = 0; i < N; ++i)
+        offsets[i] += strides[i][d];
+      if (++index[d] < (*shape)[d])
+        break;
+      for (size_t i = 0; i < N; ++i)
+        offsets[i] -= strides[i][d] * (*shape)[d];
+      index[d] = 0;
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 // Interprets a kernel's ops over its local value table. Float values (f32,
 // f16, bf16) are computed in float32 and each op's results are rounded to
 // their value's element type, so the reference has exactly the rounding
-// points of the plan; integer values (i64, i32, i1) are held as int64_t and
+// points of the plan; integer values (i64, i32, i1, i8, u8) are held as int64_t and
 // only Cast, Identity and the typed ops (comparisons, logic, Where) handle
 // them. The CPU backend runs every kernel this
 // way; the CUDA backend runs host steps this way between its captured

@@ -17,41 +17,6 @@ namespace fusec::runtime::cpu {
 
 namespace {
 
-/// Calls element(offset, offsets of each operand) for every element of the
-/// broadcast of `shapes`, after checking that it is the plan's result shape.
-template <size_t N, typename ElementFn>
-void forEachBroadcast(const OpContext &context, const std::array<const Shape *, N> &shapes, ElementFn &&element) {
-  std::optional<Shape> shape = *shapes[0];
-  for (size_t i = 1; i < N && shape; ++i)
-    shape = broadcastShapes(*shape, *shapes[i]);
-  if (!shape) {
-    std::string described;
-    for (size_t i = 0; i < N; ++i)
-      described += (i ? (i + 1 == N ? " and " : ", ") : "") + formatShape(*shapes[i]);
-    context.fail("operand shapes " + described + " do not broadcast");
-  }
-  context.expectResultShape(*shape);
-  std::array<Strides, N> strides;
-  for (size_t i = 0; i < N; ++i)
-    strides[i] = broadcastStrides(*shapes[i], *shape);
-  const int64_t count = numElements(*shape);
-  const size_t rank = shape->size();
-  std::vector<int64_t> index(rank, 0);
-  std::array<int64_t, N> offsets{};
-  for (int64_t linear = 0; linear < count; ++linear) {
-    element(linear, offsets);
-    for (size_t d = rank; d-- > 0;) {
-      for (size_t i = 0; i < N; ++i)
-        offsets[i] += strides[i][d];
-      if (++index[d] < (*shape)[d])
-        break;
-      for (size_t i = 0; i < N; ++i)
-        offsets[i] -= strides[i][d] * (*shape)[d];
-      index[d] = 0;
-    }
-  }
-}
-
 void requireType(const OpContext &context, const std::string &what, ElementType actual, ElementType expected) {
   if (actual != expected)
     context.fail(what + " is " + elementTypeName(actual) + ", not " + elementTypeName(expected));

@@ -19,6 +19,7 @@ const OpRegistry &OpRegistry::builtin() {
     registerLogicalOps(result);
     registerAttentionOps(result);
     registerResizeOps(result);
+    registerQuantizationOps(result);
     return result;
   }();
   return registry;

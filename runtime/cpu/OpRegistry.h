@@ -57,6 +57,7 @@ void registerDataMovementOps(OpRegistry &registry);
 void registerLogicalOps(OpRegistry &registry);
 void registerAttentionOps(OpRegistry &registry);
 void registerResizeOps(OpRegistry &registry);
+void registerQuantizationOps(OpRegistry &registry);
 
 } // namespace fusec::runtime::cpu
 

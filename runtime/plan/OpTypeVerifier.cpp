@@ -41,11 +41,13 @@ void verifyOpElementTypes(const KernelDesc &kernel, const OpDesc &op, const std:
     for (size_t value : op.operands)
       if (!isFloatElementType(kernel.valueTypes[value]))
         fail("operand " + describeValue(kernel, value) +
-             " is not a float; only Cast, comparisons, logic, Where and data movement take integers");
+             " is not a float; only Cast, comparisons, logic, Where, DequantizeLinear and data movement take "
+             "integers");
     for (size_t value : op.results)
       if (!isFloatElementType(kernel.valueTypes[value]))
         fail("result " + describeValue(kernel, value) +
-             " is not a float; only Cast, comparisons, logic, Where and data movement give integers");
+             " is not a float; only Cast, comparisons, logic, Where, QuantizeLinear and data movement give "
+             "integers");
     return;
   }
   // The arity is the CPU backend's and emulation's to check; the types of
@@ -80,6 +82,23 @@ void verifyOpElementTypes(const KernelDesc &kernel, const OpDesc &op, const std:
       fail("operand " + describeValue(kernel, op.operands[0]) + " must be a float");
     requireType("the result", result, ElementType::I64);
     return;
+  case rules::TypeRule::Quantize:
+  case rules::TypeRule::Dequantize: {
+    if (op.operands.size() != 3)
+      fail("needs the input, the scale and the zero point");
+    const size_t quantized = rule == rules::TypeRule::Quantize ? result : op.operands[0];
+    const size_t real = rule == rules::TypeRule::Quantize ? op.operands[0] : result;
+    if (kernel.valueTypes[quantized] != ElementType::I8 && kernel.valueTypes[quantized] != ElementType::U8)
+      fail(std::string(rule == rules::TypeRule::Quantize ? "the result " : "the input ") +
+           describeValue(kernel, quantized) + " must be i8 or u8");
+    requireType("the zero point", op.operands[2], kernel.valueTypes[quantized]);
+    requireType("the scale", op.operands[1], ElementType::F32);
+    if (rule == rules::TypeRule::Dequantize)
+      requireType("the result", real, ElementType::F32);
+    else if (!isFloatElementType(kernel.valueTypes[real]))
+      fail("the input " + describeValue(kernel, real) + " must be a float");
+    return;
+  }
   case rules::TypeRule::Move:
     for (size_t value : op.operands)
       if (kernel.valueTypes[value] != kernel.valueTypes[result])

@@ -31,7 +31,9 @@
 namespace fusec::plan {
 
 inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
-/// A reader accepts any minor version of 2.x to its own major version: 7.4
+/// A reader accepts any minor version of 2.x to its own major version: 7.5
+/// added the quantized dtypes i8 and u8 and the QuantizeLinear and
+/// DequantizeLinear ops, which a 7.4 reader rejects by name; 7.4
 /// added tensor maps of rank 3 and 4 with traversal strides (a map's
 /// `middle` dimensions and `element_strides`: the Hopper conv's input and
 /// weights), whose `box` a 7.3 reader rejects; 7.3
@@ -60,7 +62,7 @@ inline constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'P', 'L', 'A', 'N'};
 /// `images` keyed by format. A newer major version is rejected, and so is
 /// 1.x, which predates element types (2.0).
 inline constexpr uint32_t kMajorVersion = 7;
-inline constexpr uint32_t kMinorVersion = 4;
+inline constexpr uint32_t kMinorVersion = 5;
 inline constexpr uint32_t kOldestReadableMajorVersion = 2;
 inline constexpr uint64_t kHeaderSize = 64;
 inline constexpr uint64_t kSectionAlignment = 64;

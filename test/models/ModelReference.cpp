@@ -38,6 +38,7 @@ ModelReference loadModelReference(const std::string &modelDir) {
   model.onnxPath = modelDir + "/model.onnx";
   model.rtol = meta.at("tolerance").at("rtol");
   model.atol = meta.at("tolerance").at("atol");
+  model.quantized = meta.contains("quantization");
   auto readRun = [&](int64_t batchSize, const nlohmann::json &files) {
     ReferenceBatch batch;
     batch.batch = batchSize;

@@ -19,7 +19,8 @@ struct ReferenceBatch {
   std::map<std::string, runtime::Tensor> outputs;
 };
 
-/// A model folder (model.onnx, meta.json, *.npy) as exported by PyTorch.
+/// A model folder (model.onnx, meta.json, *.npy) as exported by PyTorch, or
+/// quantized by ONNX Runtime (test/data/quantized).
 struct ModelReference {
   std::string name;
   std::string onnxPath;
@@ -29,6 +30,10 @@ struct ModelReference {
   /// {"seq": [1, 16]}), for `fusec --dim seq=1:16`; the runs of `batches`
   /// (meta.json `runs`) give each its size.
   std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+  /// A QDQ model (meta.json `quantization`): a sum in another order can
+  /// move an activation across a rounding boundary, one quantization step,
+  /// so comparisons between backends take the model's tolerance.
+  bool quantized = false;
 };
 
 /// The model folders under `modelsDir`, sorted by name.

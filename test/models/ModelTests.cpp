@@ -86,7 +86,7 @@ void checkModel(const std::string &name, const std::string &modelsDir = kModelsD
         REQUIRE(outputs.count(outputName));
         std::string report;
         if (!test::allClose(outputs[outputName], expected, model.rtol, model.atol, report))
-          FAIL_CHECK("vs PyTorch: " << report);
+          FAIL_CHECK("vs the reference (PyTorch, or ONNX Runtime for QDQ models): " << report);
         if (config.name == "unfused")
           unfusedOutputs[run][outputName] = outputs[outputName];
         else if (!test::allClose(outputs[outputName], unfusedOutputs[run][outputName], model.rtol, model.atol, report))
@@ -113,6 +113,19 @@ FUSEC_MODEL_TEST(residual_block)
 FUSEC_MODEL_TEST(three_part)
 FUSEC_MODEL_TEST(tiny_resnet)
 #undef FUSEC_MODEL_TEST
+
+/// QDQ models written by ONNX Runtime's static quantization
+/// (scripts/generate-quantized-models.py), with its outputs as references.
+const std::string kQuantizedModelsDir = std::string(FUSEC_TEST_DATA_DIR) + "/quantized";
+
+TEST_CASE("QDQ models match ONNX Runtime, unfused and with every strategy", "[models][quantized]") {
+  const std::vector<std::string> names = test::listModels(kQuantizedModelsDir);
+  CHECK(names == std::vector<std::string>{"qdq_convnet", "qdq_ffn"});
+  for (const std::string &name : names) {
+    INFO(name);
+    checkModel(name, kQuantizedModelsDir);
+  }
+}
 
 /// Models exported with a dynamic sequence length too
 /// (scripts/export-pytorch-models.py --ranges-out).

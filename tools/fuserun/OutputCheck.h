@@ -23,7 +23,7 @@ struct OutputComparison {
 };
 
 /// The two tensors must have the same shape. Float outputs compare within
-/// the tolerances; integer outputs (i64, i32, i1) must be equal. Tensors of
+/// the tolerances; integer outputs (i64, i32, i1, i8, u8) must be equal. Tensors of
 /// different element types differ everywhere.
 OutputComparison compareOutputs(const runtime::Tensor &actual, const runtime::Tensor &reference, double rtol,
                                 double atol);

@@ -47,11 +47,14 @@ std::map<std::string, Tensor> makeRandomInputs(const Plan &plan, int64_t batch, 
       storeFloats(values.data(), count, input.dtype, tensor.rawData());
     } else {
       // Small and non-negative, so that integer inputs make sense as indices
-      // or counts; i1 gets 0 and 1.
-      const uint64_t range = input.dtype == ElementType::I1 ? 2 : kIntegerRange;
+      // or counts; i1 gets 0 and 1. Quantized inputs (i8, u8) take their
+      // type's whole range.
+      const bool quantized = input.dtype == ElementType::I8 || input.dtype == ElementType::U8;
+      const uint64_t range = input.dtype == ElementType::I1 ? 2 : quantized ? 256 : kIntegerRange;
+      const int64_t low = input.dtype == ElementType::I8 ? -128 : 0;
       std::vector<int64_t> values(count);
       for (int64_t &value : values)
-        value = static_cast<int64_t>((generator.next() >> 32) % range);
+        value = low + static_cast<int64_t>((generator.next() >> 32) % range);
       storeIntegers(values.data(), count, input.dtype, tensor.rawData());
     }
     inputs.emplace(input.name, std::move(tensor));

@@ -65,16 +65,16 @@ func.func @value_result_rank_mismatch() -> tensor<1x4xf32> {
 
 // -----
 
-func.func @unsigned() -> tensor<4xui8> {
-  // expected-error @+1 {{'fuse.constant' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit signless integer or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xui8>'}}
-  %0 = fuse.constant dense<1> : tensor<4xui8>
-  return %0 : tensor<4xui8>
+func.func @unsigned() -> tensor<4xui16> {
+  // expected-error @+1 {{'fuse.constant' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit signless integer or 32-bit signless integer or 1-bit signless integer or 8-bit signless integer or 8-bit unsigned integer values, but got 'tensor<4xui16>'}}
+  %0 = fuse.constant dense<1> : tensor<4xui16>
+  return %0 : tensor<4xui16>
 }
 
 // -----
 
 func.func @f64() -> tensor<4xf64> {
-  // expected-error @+1 {{'fuse.constant' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit signless integer or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{'fuse.constant' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit signless integer or 32-bit signless integer or 1-bit signless integer or 8-bit signless integer or 8-bit unsigned integer values, but got 'tensor<4xf64>'}}
   %0 = fuse.constant dense<1.0> : tensor<4xf64>
   return %0 : tensor<4xf64>
 }
@@ -82,7 +82,7 @@ func.func @f64() -> tensor<4xf64> {
 // -----
 
 func.func @not_a_tensor() -> vector<4xf32> {
-  // expected-error @+1 {{'fuse.constant' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit signless integer or 32-bit signless integer or 1-bit signless integer values, but got 'vector<4xf32>'}}
+  // expected-error @+1 {{'fuse.constant' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit signless integer or 32-bit signless integer or 1-bit signless integer or 8-bit signless integer or 8-bit unsigned integer values, but got 'vector<4xf32>'}}
   %0 = fuse.constant dense<1.0> : vector<4xf32>
   return %0 : vector<4xf32>
 }

@@ -821,3 +821,38 @@ TEST_CASE("emul: ConvTranspose lowered to a convolution matches its definition",
       FAIL_CHECK("emulated kernels vs the CPU backend: " << report);
   }
 }
+
+TEST_CASE("emul: QuantizeLinear rounds ties to even, saturates and maps NaN to the zero point, as the CPU backend",
+          "[codegen][emul][quantized]") {
+  // fusec_quantize and fusec_dequantize (fusec_cuda_prelude.h) against the
+  // CPU reference, exactly (integer results). Every u8 input value (the
+  // random inputs span 0..255) dequantized by 0.5 is an integer or a half:
+  // quantized again by 1 it lands on a tie half the time (ties to even),
+  // by 0.25 past i8's range (saturation). Per-axis parameters along the
+  // last axis; 0 / 0 makes a NaN.
+  checkAgainstReference(R"mlir(
+func.func @main(%q: tensor<?x4x64xui8> {fuse.name = "q"}, %x: tensor<?x4x64xf32> {fuse.name = "x"})
+    -> (tensor<?x4x64xi8> {fuse.name = "ties"}, tensor<?x4x64xi8> {fuse.name = "saturated"},
+        tensor<?x4x64xui8> {fuse.name = "per_axis"}, tensor<?x4x64xi8> {fuse.name = "nan"}) {
+  %half = fuse.constant dense<0.5> : tensor<f32>
+  %three = fuse.constant dense<3> : tensor<ui8>
+  %d = fuse.dequantize_linear %q, %half, %three : (tensor<?x4x64xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x4x64xf32>
+  %one = fuse.constant dense<1.0> : tensor<f32>
+  %minusTwo = fuse.constant dense<-2> : tensor<i8>
+  %ties = fuse.quantize_linear %d, %one, %minusTwo : (tensor<?x4x64xf32>, tensor<f32>, tensor<i8>) -> tensor<?x4x64xi8>
+  %quarter = fuse.constant dense<0.25> : tensor<f32>
+  %zero8 = fuse.constant dense<0> : tensor<i8>
+  %saturated = fuse.quantize_linear %d, %quarter, %zero8 : (tensor<?x4x64xf32>, tensor<f32>, tensor<i8>) -> tensor<?x4x64xi8>
+  %scales = fuse.constant dense<[[0.0078125], [0.015625], [0.03125], [0.0625]]> : tensor<4x1xf32>
+  %zeros = fuse.constant dense<[[0], [128], [200], [255]]> : tensor<4x1xui8>
+  %perAxis = fuse.quantize_linear %x, %scales, %zeros : (tensor<?x4x64xf32>, tensor<4x1xf32>, tensor<4x1xui8>) -> tensor<?x4x64xui8>
+  %zeroF = fuse.constant dense<0.0> : tensor<f32>
+  %z = fuse.mul %x, %zeroF : (tensor<?x4x64xf32>, tensor<f32>) -> tensor<?x4x64xf32>
+  %nanValue = fuse.div %z, %z : (tensor<?x4x64xf32>, tensor<?x4x64xf32>) -> tensor<?x4x64xf32>
+  %five = fuse.constant dense<5> : tensor<i8>
+  %nan = fuse.quantize_linear %nanValue, %one, %five : (tensor<?x4x64xf32>, tensor<f32>, tensor<i8>) -> tensor<?x4x64xi8>
+  return %ties, %saturated, %perAxis, %nan : tensor<?x4x64xi8>, tensor<?x4x64xi8>, tensor<?x4x64xui8>, tensor<?x4x64xi8>
+}
+)mlir",
+                        2);
+}

@@ -165,8 +165,11 @@ struct ConvKernelCounts {
 ConvKernelCounts runPlan(const std::string &name, const std::string &precision = "fp32",
                          const std::string &modelsDir = kModelsDir, const std::string &target = "sm_90",
                          bool expectViews = false, const std::string &layout = "nchw") {
-  const double tolerance = precision == "fp16" ? 4e-3 : precision == "bf16" ? 3e-2 : 1e-4;
   test::ModelReference reference = test::loadModelReference(modelsDir + "/" + name);
+  const double tolerance = reference.quantized   ? reference.atol
+                           : precision == "fp16" ? 4e-3
+                           : precision == "bf16" ? 3e-2
+                                                 : 1e-4;
   auto context = createContext();
   DiagnosticCollector diagnostics(context.get());
   DriverOptions options;
@@ -307,6 +310,20 @@ TEST_CASE("emul: sm_90a channels-last plans run 3x3, strided and padded convs on
     CHECK(counts.spatial == 10);
     CHECK(counts.narrow == 6);
   }
+}
+
+// QDQ models: QuantizeLinear and DequantizeLinear in conv prologues and
+// epilogues, a GEMM's and a pooling reduction's, an elementwise kernel, and
+// u8 activations stored between kernels; f32 plans and f16 ones (whose
+// Q/DQ stay in f32), NCHW and channels-last.
+TEST_CASE("emul: QDQ plans through the GPU backend match the CPU backend", "[codegen][emul][plan][quantized]") {
+  const std::string dir = std::string(FUSEC_TEST_DATA_DIR) + "/quantized";
+  for (const char *name : {"qdq_convnet", "qdq_ffn"})
+    for (const char *precision : {"fp32", "fp16"})
+      for (const char *layout : {"nchw", "nhwc"}) {
+        INFO(name << " " << precision << " " << layout);
+        runPlan(name, precision, dir, "sm_90", false, layout);
+      }
 }
 
 TEST_CASE("emul: bf16 plans through the GPU backend match the CPU backend", "[codegen][emul][plan][precision]") {

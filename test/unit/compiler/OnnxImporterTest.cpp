@@ -756,14 +756,14 @@ TEST_CASE("unsupported element types are errors naming the tensor or node", "[on
     CHECK_THAT(test.diagnostics, Catch::Contains("graph input 'x' has element type DOUBLE, which fusec does not "
                                                  "support"));
   }
-  SECTION("a Cast to UINT8") {
+  SECTION("a Cast to UINT16") {
     TestModel model;
     model.input("x", {"batch", "4"});
-    TestModel::setInt(model.node("Cast", {"x"}, {"y"}, "to_bytes"), "to", onnx::TensorProto::UINT8);
-    model.output("y", onnx::TensorProto::UINT8);
+    TestModel::setInt(model.node("Cast", {"x"}, {"y"}, "to_words"), "to", onnx::TensorProto::UINT16);
+    model.output("y", onnx::TensorProto::UINT16);
     TestContext test;
     CHECK_FALSE(model.import(test));
-    CHECK_THAT(test.diagnostics, Catch::Contains("to_bytes") && Catch::Contains("Cast to UINT8 is not supported"));
+    CHECK_THAT(test.diagnostics, Catch::Contains("to_words") && Catch::Contains("Cast to UINT16 is not supported"));
   }
   SECTION("a STRING initializer") {
     TestModel model;

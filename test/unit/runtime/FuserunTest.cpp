@@ -100,7 +100,7 @@ TEST_CASE("fuserun --info describes the plan as JSON or text") {
   const ToolResult r = fuserun(w.dir, w.plan + " --info=json --batch=3");
   REQUIRE(r.exitCode == 0);
   const json info = json::parse(r.out);
-  CHECK(info["format_version"] == "7.4");
+  CHECK(info["format_version"] == "7.5");
   CHECK(info["compiler_version"] == "fusec test");
   CHECK(info["target"] == "cpu");
   CHECK(info["batch_buckets"] == json({1, 2, 4}));

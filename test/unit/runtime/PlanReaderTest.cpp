@@ -73,7 +73,7 @@ TEST_CASE("a valid plan is parsed into plain structs") {
   const Plan plan = fromBytes(test::smallPlanBytes());
   CHECK(plan.sourceName() == kName);
   const PlanManifest &m = plan.manifest();
-  CHECK(m.formatVersion == "7.4");
+  CHECK(m.formatVersion == "7.5");
   CHECK(m.compilerVersion == "fusec test");
   CHECK(m.target == "cpu");
   CHECK(m.sourceHash == "0123456789abcdef");
@@ -632,9 +632,9 @@ TEST_CASE("arena buffers live at the same time must not overlap") {
 
 TEST_CASE("the manifest's format_version must match the header") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "garbage"; })),
-                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 7.4"));
+                    Contains("small.plan: manifest format_version 'garbage' does not match the header's version 7.5"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["format_version"] = "3.0"; })),
-                    Contains("does not match the header's version 7.4"));
+                    Contains("does not match the header's version 7.5"));
 }
 
 TEST_CASE("reserved header bytes must be zero") {
@@ -771,8 +771,8 @@ TEST_CASE("dtypes are read for tensors, buffers and kernel values") {
 TEST_CASE("dtype errors name the buffer, value, kernel and op") {
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["buffers"][3]["dtype"] = "f64"; })),
                     Contains("arena buffer 3 't0' has unknown dtype 'f64'"));
-  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1]["dtype"] = "u8"; })),
-                    Contains("kernel 'k1_relu' value 1 has unknown dtype 'u8'"));
+  CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1]["dtype"] = "u16"; })),
+                    Contains("kernel 'k1_relu' value 1 has unknown dtype 'u16'"));
   CHECK_THROWS_WITH(fromBytes(editedPlan([](json &m) { m["kernels"][1]["values"][1].erase("dtype"); })),
                     Contains("dtype"));
   // A kernel input value must have its buffer's type, a yield its output's.
