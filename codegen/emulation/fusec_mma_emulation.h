@@ -11,7 +11,9 @@
 //    one barrier per operation suffices (as for the emulated shuffles).
 //  * tf32 operands keep their high 19 bits (the tensor cores ignore the low
 //    13); products are exact in f32 for tf32, f16 and bf16, and are added to
-//    the accumulator in k order, in f32.
+//    the accumulator in k order, in f32. 8-bit integer products are summed
+//    exactly; a sum past s32's range (which the ISA leaves to .satfinite,
+//    and the templates never reach) aborts.
 //  * cp.async copies are queued per thread and land in shared memory only
 //    when cp.async.wait_group retires their group, so a kernel that reads a
 //    stage before waiting for it computes garbage here too. The source is read
@@ -150,6 +152,33 @@ void mmaM16N8K16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], 
       });
 }
 
+/// The 8-bit m16n8k32 fragments (.s8/.u8): A(row, k) sits in lane
+/// 4 * (row % 8) + (k % 16) / 4, register (row / 8) + 2 * (k / 16), byte
+/// k % 4; B(k, col) in lane 4 * col + (k % 16) / 4, register 4 + k / 16,
+/// byte k % 4. A is unsigned when `UnsignedA`; B is signed.
+template <bool UnsignedA>
+void mmaM16N8K32(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], const int (&c)[4]) {
+  const uint32_t mine[6] = {a[0], a[1], a[2], a[3], b[0], b[1]};
+  const uint32_t(*f)[kMaxWords] = publish(mine, 6);
+  auto byteOf = [](uint32_t word, unsigned k) { return uint8_t(word >> (8 * (k % 4))); };
+  const unsigned g = laneId() / 4, t = laneId() % 4;
+  int result[4];
+  for (unsigned i = 0; i < 4; ++i) {
+    const unsigned row = g + 8 * (i / 2), col = 2 * t + i % 2;
+    int64_t sum = c[i];
+    for (unsigned k = 0; k < 32; ++k) {
+      const uint8_t aByte = byteOf(f[4 * (row % 8) + (k % 16) / 4][row / 8 + 2 * (k / 16)], k);
+      const uint8_t bByte = byteOf(f[4 * col + (k % 16) / 4][4 + k / 16], k);
+      sum += (UnsignedA ? int64_t(aByte) : int64_t(int8_t(aByte))) * int64_t(int8_t(bByte));
+    }
+    if (sum < INT32_MIN || sum > INT32_MAX)
+      fail("mma.m16n8k32 s32 accumulator overflow (no .satfinite)");
+    result[i] = int(sum);
+  }
+  for (unsigned i = 0; i < 4; ++i)
+    d[i] = result[i];
+}
+
 /// The global-to-shared copies a thread has issued and not yet retired.
 struct AsyncCopies {
   struct Copy {
@@ -227,6 +256,14 @@ inline void fusec_mma_m16n8k16_f16(float (&d)[4], const unsigned (&a)[4], const 
 inline void fusec_mma_m16n8k16_bf16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
                                     const float (&c)[4]) {
   fusec_emulation::mma::mmaM16N8K16(d, a, b, c, fusec_emulation::mma::bf16ToFloat);
+}
+
+inline void fusec_mma_m16n8k32_s8(int (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const int (&c)[4]) {
+  fusec_emulation::mma::mmaM16N8K32<false>(d, a, b, c);
+}
+
+inline void fusec_mma_m16n8k32_u8s8(int (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const int (&c)[4]) {
+  fusec_emulation::mma::mmaM16N8K32<true>(d, a, b, c);
 }
 
 template <int Count, bool Trans> inline void fusec_ldmatrix(unsigned (&r)[Count], const void *rowAddress) {

@@ -7,6 +7,8 @@
 //   fusec_mma_m16n8k8_tf32        mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 //   fusec_mma_m16n8k16_f16        mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 //   fusec_mma_m16n8k16_bf16       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+//   fusec_mma_m16n8k32_s8         mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
+//   fusec_mma_m16n8k32_u8s8       mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32
 //   fusec_ldmatrix<Count, Trans>  ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{,.trans}.shared.b16
 //   fusec_cp_async_ca<Bytes>      cp.async.ca.shared.global (4, 8 or 16 bytes)
 //   fusec_cp_async_cg             cp.async.cg.shared.global (16 bytes)
@@ -14,10 +16,11 @@
 //   fusec_cp_async_wait<N>        cp.async.wait_group N
 //
 // Operands are 32-bit registers (`unsigned`) holding what the PTX operand
-// holds: a tf32 value in the high 19 bits of a float, or two f16/bf16 values
-// (the lower-numbered element in the low half). Fragments follow the PTX
-// ISA's layouts ("Matrix Fragments for mma.m16n8k8 / mma.m16n8k16"): with
-// g = lane / 4 and t = lane % 4, the f32 accumulator holds
+// holds: a tf32 value in the high 19 bits of a float, two f16/bf16 values
+// (the lower-numbered element in the low half), or four 8-bit integers (the
+// lowest-numbered in the low byte). Fragments follow the PTX ISA's layouts
+// ("Matrix Fragments for mma.m16n8k8 / mma.m16n8k16 / mma.m16n8k32"): with
+// g = lane / 4 and t = lane % 4, the f32 (or s32) accumulator holds
 //   c[0] = C(g, 2t)   c[1] = C(g, 2t+1)   c[2] = C(g+8, 2t)   c[3] = C(g+8, 2t+1).
 //
 // Requires sm_80 or newer. Under FUSEC_EMULATION the same names come from
@@ -79,6 +82,33 @@ __device__ __forceinline__ void fusec_mma_m16n8k16_bf16(float (&d)[4], const uns
                : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
                  "f"(c[3]));
+}
+
+/// d = a * b + c for a 16x8 tile, k = 32, s8 inputs, s32 accumulation
+/// (PTX ISA "Matrix Fragments for mma.m16n8k32", .s8/.u8). Each register
+/// holds four elements adjacent in k, the lowest-numbered in the low byte:
+/// a[0] = A(g, 4t..4t+3)  a[1] = A(g+8, 4t..)  a[2] = A(g, 4t+16..)  a[3] = A(g+8, 4t+16..);
+/// b[0] = B(4t..4t+3, g)  b[1] = B(4t+16..4t+19, g).
+/// Without .satfinite the sums must stay within s32: they do for any K
+/// below 2^31 / (255 * 128), 65 793, far past the templates' k-slices.
+__device__ __forceinline__ void fusec_mma_m16n8k32_s8(int (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
+                                                      const int (&c)[4]) {
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]), "r"(c[2]),
+                 "r"(c[3]));
+}
+
+/// As fusec_mma_m16n8k32_s8 with A unsigned (u8 activations, as QDQ models
+/// quantize them) and B signed (s8 weights).
+__device__ __forceinline__ void fusec_mma_m16n8k32_u8s8(int (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
+                                                        const int (&c)[4]) {
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]), "r"(c[2]),
+                 "r"(c[3]));
 }
 
 /// Loads `Count` (1, 2 or 4) 8x8 matrices of 16-bit elements from shared

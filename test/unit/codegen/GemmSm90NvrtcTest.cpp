@@ -100,16 +100,21 @@ std::string disassemble(const std::vector<uint8_t> &cubin) {
   return sass;
 }
 
-/// `kernels` compiled with NVRTC for sm_90a; fails the test on an error.
-std::vector<codegen::CompiledKernel> compileForSm90a(const std::vector<codegen::GeneratedKernel> &kernels) {
+/// `kernels` compiled with NVRTC for `arch`; fails the test on an error.
+std::vector<codegen::CompiledKernel> compileFor(const std::vector<codegen::GeneratedKernel> &kernels,
+                                                const std::string &arch) {
   codegen::CompileOptions options;
-  options.arch = "sm_90a";
+  options.arch = arch;
   std::string error;
   auto compiled = codegen::compileKernels(kernels, options, error);
   INFO(error);
   REQUIRE(error.empty());
   REQUIRE(compiled.size() == kernels.size());
   return compiled;
+}
+
+std::vector<codegen::CompiledKernel> compileForSm90a(const std::vector<codegen::GeneratedKernel> &kernels) {
+  return compileFor(kernels, "sm_90a");
 }
 
 size_t countOf(const std::string &text, const std::string &word) {
@@ -337,5 +342,42 @@ TEST_CASE("a GPT-2 block's projections compile for sm_90a on the Hopper GEMM wit
     const int most = checkHopperKernels(kernels);
     std::cout << "sm_90a GPT-2 block " << precision << ": " << kernels.size() << " of " << products
               << " projections on the Hopper GEMM; at most " << most << " registers a thread\n";
+  }
+}
+
+// The 8-bit integer mma primitives (fusec_mma.h, for the quantized
+// templates): their inline PTX assembles for sm_80 and sm_90a into one
+// IMMA.16832 each, s8 x s8 and u8 x s8.
+TEST_CASE("the 8-bit integer mma primitives assemble to IMMA.16832 for sm_80 and sm_90a", "[codegen][nvrtc][mma]") {
+  if (!codegen::haveNvrtc()) {
+    WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
+    return;
+  }
+  codegen::GeneratedKernel kernel;
+  kernel.name = "imma_probe";
+  kernel.kind = "gemm";
+  kernel.source = R"cuda(#include "fusec_cuda_prelude.h"
+#include "fusec_mma.h"
+extern "C" __global__ void imma_probe(const unsigned *a, const unsigned *b, int *d) {
+  const unsigned ra[4] = {a[0], a[1], a[2], a[3]}, rb[2] = {b[0], b[1]};
+  int acc[4] = {0, 0, 0, 0};
+  fusec_mma_m16n8k32_s8(acc, ra, rb, acc);
+  fusec_mma_m16n8k32_u8s8(acc, ra, rb, acc);
+  for (int i = 0; i < 4; ++i)
+    d[4 * threadIdx.x + i] = acc[i];
+}
+)cuda";
+  for (const char *arch : {"sm_80", "sm_90a"}) {
+    INFO(arch);
+    const auto compiled = compileFor({kernel}, arch);
+    CHECK(compiled[0].ptx.find("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32") != std::string::npos);
+    CHECK(compiled[0].ptx.find("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32") != std::string::npos);
+    const std::string sass = disassemble(compiled[0].cubin);
+    if (sass.empty()) {
+      WARN("SKIPPED the SASS check: cuobjdump/nvdisasm not installed (scripts/setup.sh)");
+      continue;
+    }
+    CHECK(countOf(sass, "IMMA.16832.S8.S8") == 1);
+    CHECK(countOf(sass, "IMMA.16832.U8.S8") == 1);
   }
 }

@@ -44,6 +44,20 @@ extern "C" __global__ void mma(const unsigned *a, const unsigned *b, const float
     d[4 * lane + i] = acc[i];
 }
 
+// The 8-bit integer mma: kind 0 s8 x s8, kind 1 u8 x s8.
+extern "C" __global__ void mma_int8(const unsigned *a, const unsigned *b, const int *c, int *d, int kind) {
+  const int lane = threadIdx.x;
+  unsigned ra[4] = {a[4 * lane], a[4 * lane + 1], a[4 * lane + 2], a[4 * lane + 3]};
+  unsigned rb[2] = {b[2 * lane], b[2 * lane + 1]};
+  int acc[4] = {c[4 * lane], c[4 * lane + 1], c[4 * lane + 2], c[4 * lane + 3]};
+  if (kind == 0)
+    fusec_mma_m16n8k32_s8(acc, ra, rb, acc);
+  else
+    fusec_mma_m16n8k32_u8s8(acc, ra, rb, acc);
+  for (int i = 0; i < 4; ++i)
+    d[4 * lane + i] = acc[i];
+}
+
 // out[2i]: the operand the templates use (fusec_to_tf32); out[2i + 1]: the
 // instruction's raw result.
 extern "C" __global__ void cvt_tf32(const float *in, unsigned *out, int n) {
@@ -124,6 +138,10 @@ extern "C" __global__ void cpasync(const float *in, const unsigned *sourceBytes,
 extern "C" void mma__emulated(void **args) {
   mma(static_cast<const unsigned *>(args[0]), static_cast<const unsigned *>(args[1]),
       static_cast<const float *>(args[2]), static_cast<float *>(args[3]), *static_cast<int *>(args[4]));
+}
+extern "C" void mma_int8__emulated(void **args) {
+  mma_int8(static_cast<const unsigned *>(args[0]), static_cast<const unsigned *>(args[1]),
+           static_cast<const int *>(args[2]), static_cast<int *>(args[3]), *static_cast<int *>(args[4]));
 }
 extern "C" void cvt_tf32__emulated(void **args) {
   cvt_tf32(static_cast<const float *>(args[0]), static_cast<unsigned *>(args[1]), *static_cast<int *>(args[2]));
@@ -254,6 +272,70 @@ template <typename Convert> void checkMmaK16(int kind, Convert convert) {
 TEST_CASE("emulated mma.m16n8k16 f16 follows the PTX fragment layout", "[codegen][mma]") { checkMmaK16(1, toHalf); }
 
 TEST_CASE("emulated mma.m16n8k16 bf16 follows the PTX fragment layout", "[codegen][mma]") { checkMmaK16(2, toBf16); }
+
+/// The m16n8k32 tables for 8-bit types (PTX ISA, "Matrix Fragments for
+/// mma.m16n8k32", .s8/.u8): register r holds elements a_{4r} .. a_{4r+3},
+/// the lowest in the low byte; a_i has row g (0 <= i < 4 or 8 <= i < 12)
+/// else g + 8, and column 4t + (i & 3), plus 16 for i >= 8. b_i has row
+/// 4t + (i & 3), plus 16 for i >= 4, and column g. The accumulators are
+/// those of every m16n8 shape, as s32.
+void checkMmaInt8(int kind) {
+  const bool unsignedA = kind == 1;
+  std::mt19937 random(11 + kind);
+  std::uniform_int_distribution<int> aValue(unsignedA ? 0 : -128, unsignedA ? 255 : 127), bValue(-128, 127),
+      cValue(-100000, 100000);
+  std::vector<int> a(16 * 32), b(32 * 8), c(16 * 8);
+  for (int &v : a)
+    v = aValue(random);
+  for (int &v : b)
+    v = bValue(random);
+  for (int &v : c)
+    v = cValue(random);
+  // Extremes too: the largest magnitudes in the first row and column.
+  for (unsigned k = 0; k < 32; ++k) {
+    a[k] = unsignedA ? 255 : -128;
+    b[k * 8] = -128;
+  }
+  std::vector<uint32_t> aFragments(32 * 4), bFragments(32 * 2);
+  std::vector<int> cFragments(32 * 4), dFragments(32 * 4, 0x7fffffff);
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    const unsigned g = lane / 4, t = lane % 4;
+    for (unsigned r = 0; r < 4; ++r) {
+      uint32_t word = 0;
+      for (unsigned byte = 0; byte < 4; ++byte) {
+        const unsigned i = 4 * r + byte;
+        const unsigned row = g + ((i < 4 || (i >= 8 && i < 12)) ? 0 : 8), col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
+        word |= uint32_t(uint8_t(a[row * 32 + col])) << (8 * byte);
+      }
+      aFragments[4 * lane + r] = word;
+      Coordinates at = accumulatorElement(lane, r);
+      cFragments[4 * lane + r] = c[at.row * 8 + at.col];
+    }
+    for (unsigned r = 0; r < 2; ++r) {
+      uint32_t word = 0;
+      for (unsigned byte = 0; byte < 4; ++byte) {
+        const unsigned i = 4 * r + byte;
+        word |= uint32_t(uint8_t(b[(4 * t + (i & 3) + (i >= 4 ? 16 : 0)) * 8 + g])) << (8 * byte);
+      }
+      bFragments[2 * lane + r] = word;
+    }
+  }
+  kernels().launch("mma_int8", {1}, {32},
+                   {aFragments.data(), bFragments.data(), cFragments.data(), dFragments.data(), &kind});
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned i = 0; i < 4; ++i) {
+      Coordinates at = accumulatorElement(lane, i);
+      int64_t expected = c[at.row * 8 + at.col];
+      for (unsigned k = 0; k < 32; ++k)
+        expected += int64_t(a[at.row * 32 + k]) * b[k * 8 + at.col];
+      INFO("lane " << lane << " register " << i << " = D(" << at.row << ", " << at.col << ")");
+      REQUIRE(dFragments[4 * lane + i] == expected);
+    }
+}
+
+TEST_CASE("emulated mma.m16n8k32 s8 follows the PTX fragment layout", "[codegen][mma]") { checkMmaInt8(0); }
+
+TEST_CASE("emulated mma.m16n8k32 u8 x s8 follows the PTX fragment layout", "[codegen][mma]") { checkMmaInt8(1); }
 
 TEST_CASE("emulated cvt.rna.tf32.f32 rounds to nearest, ties away from zero, and fusec_to_tf32 clears the low bits",
           "[codegen][mma]") {
