@@ -166,6 +166,12 @@ template <class Operand> struct FusecOutputAlongRows<Operand, fusec_void_t<declt
 ///    mod 32 (+4 for the odd column, +8 for the lower rows): 32 distinct;
 ///    reads down a column are consecutive. (Row-major reads down a column
 ///    would be BN + 8 = 8 mod 32 words apart: 8-way conflicts.)
+/// Two adjacent accumulators as one 8-byte store (ints as their bits).
+__device__ __forceinline__ float2 fusec_accumulator_pair(float x, float y) { return make_float2(x, y); }
+__device__ __forceinline__ float2 fusec_accumulator_pair(int x, int y) {
+  return make_float2(__int_as_float(x), __int_as_float(y));
+}
+
 template <int BM, int BN, int WM, int WN, int Threads, bool AlongRows> struct FusecStagedEpilogue {
   static constexpr int kRowStride = BN + 8, kColumnStride = BM + 4;
   /// The larger of the two layouts: shared memory does not depend on the
@@ -179,8 +185,10 @@ template <int BM, int BN, int WM, int WN, int Threads, bool AlongRows> struct Fu
     return AlongRows ? c * kColumnStride + r : r * kRowStride + c;
   }
 
-  template <typename Epilogue>
-  static __device__ __forceinline__ void run(const float (&accumulator)[kMmaM][kMmaN][4], float *smem, int blockRow,
+  /// `Value`: the accumulators' type, f32 or s32 (the 8-bit step's), which
+  /// the epilogue receives as it is.
+  template <typename Value, typename Epilogue>
+  static __device__ __forceinline__ void run(const Value (&accumulator)[kMmaM][kMmaN][4], Value *smem, int blockRow,
                                              int blockCol, int warpRow, int warpCol, int m, int n, Epilogue &epilogue) {
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     // Every warp is done with the pipeline's stages.
@@ -196,9 +204,10 @@ template <int BM, int BN, int WM, int WN, int Threads, bool AlongRows> struct Fu
           smem[offset(r + 8, c)] = accumulator[i][j][2];
           smem[offset(r + 8, c + 1)] = accumulator[i][j][3];
         } else {
-          *reinterpret_cast<float2 *>(smem + offset(r, c)) = make_float2(accumulator[i][j][0], accumulator[i][j][1]);
+          *reinterpret_cast<float2 *>(smem + offset(r, c)) =
+              fusec_accumulator_pair(accumulator[i][j][0], accumulator[i][j][1]);
           *reinterpret_cast<float2 *>(smem + offset(r + 8, c)) =
-              make_float2(accumulator[i][j][2], accumulator[i][j][3]);
+              fusec_accumulator_pair(accumulator[i][j][2], accumulator[i][j][3]);
         }
       }
     __syncthreads();
@@ -250,6 +259,10 @@ template <bool Transposed, int Vec, typename ElementType = float> struct FusecDe
 /// and the operands' Element, each read by its name.
 template <class Tile, class BOperand, class Step> struct FusecMmaGemm {
   using Element = typename Step::Element;
+  /// B's own element type: A's, or for the 8-bit step s8 beside u8 A.
+  using BElement = typename BOperand::Element;
+  /// f32, or s32 for the 8-bit step (exact sums; no split-K).
+  using Accumulator = typename Step::Accumulator;
   static_assert(FusecCheckMmaTile<Tile>::value, "a complete tile description");
   static constexpr int BM = Tile::kBlockM, BN = Tile::kBlockN, BK = Tile::kBlockK;
   static constexpr int WM = Tile::kWarpM, WN = Tile::kWarpN;
@@ -262,11 +275,12 @@ template <class Tile, class BOperand, class Step> struct FusecMmaGemm {
   static_assert(WM % 16 == 0 && WN % 8 == 0, "kWarpM and kWarpN make m16n8 mma tiles");
   static_assert(BK % Step::kK == 0, "kBlockK is made of whole mma k steps");
   static_assert(Stages >= 2, "kStages: the pipeline needs at least two stages");
-  static_assert((Vec == 1 || Vec == 2 || Vec == 4 || Vec == 8) && Vec * sizeof(Element) <= 16,
-                "kAVector: a copy moves 1, 2, 4 or 8 elements, 16 bytes at most");
-  static_assert((BOperand::kVec == 1 || BOperand::kVec == 2 || BOperand::kVec == 4 || BOperand::kVec == 8) &&
+  static_assert((Vec == 1 || Vec == 2 || Vec == 4 || Vec == 8 || Vec == 16) && Vec * sizeof(Element) <= 16,
+                "kAVector: a copy moves 1, 2, 4, 8 or 16 elements, 16 bytes at most");
+  static_assert((BOperand::kVec == 1 || BOperand::kVec == 2 || BOperand::kVec == 4 || BOperand::kVec == 8 ||
+                 BOperand::kVec == 16) &&
                     BOperand::kVec * sizeof(Element) <= 16,
-                "kBVector: a copy moves 1, 2, 4 or 8 elements, 16 bytes at most");
+                "kBVector: a copy moves 1, 2, 4, 8 or 16 elements, 16 bytes at most");
   static constexpr bool BTransposed = BOperand::kTransposed;
   using Operand = BOperand;
   using Pipeline = FusecPipeline<Stages>;
@@ -316,7 +330,7 @@ template <class Tile, class BOperand, class Step> struct FusecMmaGemm {
     const int lane = thread % 32, warp = thread / 32;
     const int warpRow = (warp / kWarpsN) * WM, warpCol = (warp % kWarpsN) * WN;
     Element *const aTiles = static_cast<Element *>(smem);
-    Element *const bTiles = aTiles + Stages * kAStage;
+    BElement *const bTiles = reinterpret_cast<BElement *>(aTiles + Stages * kAStage);
 
     // This thread's first load of each tile, relative to the block's tile
     // and to k = 0; the others are at constant distances from it.
@@ -358,34 +372,38 @@ template <class Tile, class BOperand, class Step> struct FusecMmaGemm {
     const int aFragment = Step::aFragment(lane, warpRow, kAStride);
     const int bFragment = Step::template bFragment<BTransposed>(lane, warpCol, kBStride);
 
-    float accumulator[kMmaM][kMmaN][4];
+    Accumulator accumulator[kMmaM][kMmaN][4];
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
       for (int j = 0; j < kMmaN; ++j)
 #pragma unroll
         for (int r = 0; r < 4; ++r)
-          accumulator[i][j][r] = 0.0f;
+          accumulator[i][j][r] = Accumulator(0);
 
     // Multiplies the stage's k-tile, one mma k step at a time.
     auto multiplyTile = [&](int stage, int) {
       const Element *aStage = aTiles + stage * kAStage;
-      const Element *bStage = bTiles + stage * kBStage;
+      const BElement *bStage = bTiles + stage * kBStage;
 #pragma unroll
       for (int kk = 0; kk < BK; kk += Step::kK)
         Step::template multiply<BTransposed, kAStride, kBStride>(accumulator, aStage, aFragment, bStage, bFragment, kk);
     };
 
     // This block's k-tiles: all of them, or its slice's share.
+    // (The 8-bit step's s32 sums are never split: kSplitK.)
     int kBegin = 0, kEnd = (k + BK - 1) / BK;
-    if (splitK.slices > 1)
-      fusec_split_k_range(kEnd, splitK, kBegin, kEnd);
+    if constexpr (Step::kSplitK)
+      if (splitK.slices > 1)
+        fusec_split_k_range(kEnd, splitK, kBegin, kEnd);
     Pipeline::run(kBegin, kEnd - kBegin, loadTile, multiplyTile);
     // Split: only the tile's last block goes on, with the whole sum.
-    if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK, static_cast<unsigned *>(smem)))
-      return;
+    if constexpr (Step::kSplitK)
+      if (splitK.slices > 1 && !fusec_split_k_reduce<kThreads>(accumulator, splitK, static_cast<unsigned *>(smem)))
+        return;
 
-    StagedEpilogue::run(accumulator, static_cast<float *>(smem), blockRow, blockCol, warpRow, warpCol, m, n, epilogue);
+    StagedEpilogue::run(accumulator, static_cast<Accumulator *>(smem), blockRow, blockCol, warpRow, warpCol, m, n,
+                        epilogue);
   }
 };
 

@@ -157,6 +157,8 @@ template <int Stages> struct FusecPipeline {
 template <int Passes> struct FusecTf32Step {
   static_assert(Passes == 1 || Passes == 3, "1 (tf32) or 3 (3xTF32) products");
   using Element = float;
+  using Accumulator = float;
+  static constexpr bool kSplitK = true;
   static constexpr int kK = 8;
   static constexpr int kPad = 4;
 
@@ -231,6 +233,8 @@ template <> struct FusecHalfMma<fusec_bf16> {
 template <typename ElementType> struct FusecHalfStep {
   using Element = ElementType;
   static_assert(sizeof(Element) == 2, "FusecHalfStep multiplies f16 or bf16 tensors");
+  using Accumulator = float;
+  static constexpr bool kSplitK = true;
   static constexpr int kK = 16;
   static constexpr int kPad = 8;
 
@@ -268,5 +272,65 @@ template <typename ElementType> struct FusecHalfStep {
 #pragma unroll
       for (int j = 0; j < MmaN; ++j)
         mma(accumulator[i][j], aFragments[i], bFragments[j]);
+  }
+};
+
+/// The m16n8k32 mma of an A element type, B signed.
+template <typename Element> struct FusecInt8Mma;
+template <> struct FusecInt8Mma<signed char> {
+  static __device__ __forceinline__ void run(int (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    fusec_mma_m16n8k32_s8(d, a, b, d);
+  }
+};
+template <> struct FusecInt8Mma<unsigned char> {
+  static __device__ __forceinline__ void run(int (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    fusec_mma_m16n8k32_u8s8(d, a, b, d);
+  }
+};
+
+/// 8-bit integer operands on mma.m16n8k32 (s32 accumulators, exact): A of
+/// `ElementType` (u8 activations, or s8), B signed and N x K (the weights,
+/// transposed at compile time: ldmatrix cannot transpose bytes). An 8x8
+/// b16 matrix of ldmatrix is 8 rows of 16 bytes, 16 k-values, and lane l
+/// receives bytes 4(l%4)..4(l%4)+3 of row l/4: exactly the 8-bit fragment
+/// layout (fusec_mma.h). So A with x4 (rows 0-7 / 8-15 by k 0-15 / 16-31:
+/// a[0..3] of m16n8k32), B with x2 (n 0-7 by k 0-15 / 16-31: b[0], b[1]).
+/// Shared rows are padded by 16 bytes, as the 16-bit steps pad by 8
+/// elements, so the 8 rows of one ldmatrix fall in distinct banks.
+template <typename ElementType> struct FusecInt8Step {
+  using Element = ElementType;
+  static_assert(sizeof(Element) == 1, "FusecInt8Step multiplies 8-bit tensors");
+  using Accumulator = int;
+  /// s32 partial sums would need their own workspace reduction.
+  static constexpr bool kSplitK = false;
+  static constexpr int kK = 32;
+  static constexpr int kPad = 16;
+
+  /// A, x4: matrix q = lane / 8 is rows (q % 2) * 8.. by k (q / 2) * 16..
+  static __device__ __forceinline__ int aFragment(int lane, int warpRow, int stride) {
+    return (warpRow + (lane / 8) % 2 * 8 + lane % 8) * stride + lane / 8 / 2 * 16;
+  }
+  /// B as N x K, x2: matrix q = (lane / 8) % 2 is rows n 0..7 by k q * 16..
+  template <bool BTransposed> static __device__ __forceinline__ int bFragment(int lane, int warpCol, int stride) {
+    static_assert(BTransposed, "8-bit B is N x K: ldmatrix.trans moves 16-bit elements, not bytes");
+    return (warpCol + lane % 8) * stride + (lane / 8) % 2 * 16;
+  }
+
+  template <bool BTransposed, int AStride, int BStride, int MmaM, int MmaN, typename BElement>
+  static __device__ __forceinline__ void multiply(int (&accumulator)[MmaM][MmaN][4], const Element *aStage,
+                                                  int aFragment, const BElement *bStage, int bFragment, int kk) {
+    static_assert(sizeof(BElement) == 1, "8-bit B");
+    unsigned aFragments[MmaM][4], bFragments[MmaN][2];
+#pragma unroll
+    for (int i = 0; i < MmaM; ++i)
+      fusec_ldmatrix<4, false>(aFragments[i], aStage + aFragment + i * 16 * AStride + kk);
+#pragma unroll
+    for (int j = 0; j < MmaN; ++j)
+      fusec_ldmatrix<2, false>(bFragments[j], bStage + bFragment + j * 8 * BStride + kk);
+#pragma unroll
+    for (int i = 0; i < MmaM; ++i)
+#pragma unroll
+      for (int j = 0; j < MmaN; ++j)
+        FusecInt8Mma<Element>::run(accumulator[i][j], aFragments[i], bFragments[j]);
   }
 };

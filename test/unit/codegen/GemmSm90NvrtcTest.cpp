@@ -381,3 +381,45 @@ extern "C" __global__ void imma_probe(const unsigned *a, const unsigned *b, int 
     CHECK(countOf(sass, "IMMA.16832.U8.S8") == 1);
   }
 }
+
+// The 8-bit GEMM main loop (FusecMmaGemm with FusecInt8Step) at the tile a
+// quantized projection would take: 128 x 128 x 64-byte k-tiles, 64 x 64 per
+// warp (4 x 8 m16n8k32 tiles: 128 s32 accumulators a thread), 3 stages of
+// 16-byte cp.async copies. It compiles for sm_80 and sm_90a without spills,
+// its fragments come through ldmatrix (LDSM) and its products are IMMA.
+TEST_CASE("the 8-bit GEMM main loop compiles to IMMA and LDSM without spills for sm_80 and sm_90a",
+          "[codegen][nvrtc][mma]") {
+  if (!codegen::haveNvrtc()) {
+    WARN("SKIPPED: this build has no NVRTC (CUDA toolkit not found at configure time)");
+    return;
+  }
+  codegen::GeneratedKernel kernel;
+  kernel.name = "int8_gemm_probe";
+  kernel.kind = "gemm";
+  kernel.source = R"cuda(#include "fusec_cuda_prelude.h"
+#include "fusec_gemm.h"
+using Tile = FusecTileOf<128, 128, 64, 64, 64, 3, 16, 16, 1, unsigned char>;
+using Gemm = FusecMmaGemm<Tile, FusecDenseB<true, 16, signed char>, FusecInt8Step<unsigned char>>;
+extern "C" __global__ void __launch_bounds__(Gemm::kThreads, 1)
+    int8_gemm_probe(const unsigned char *a, const signed char *b, int *c, int m, int n, int k) {
+  extern __shared__ float4 smem[];
+  auto epilogue = [&](int row, int col, int value) { c[static_cast<long long>(row) * n + col] = value; };
+  FusecDenseB<true, 16, signed char> bOperand(b, k);
+  Gemm::run(a, k, bOperand, m, n, k, blockIdx.x * Gemm::kBlockM, blockIdx.y * Gemm::kBlockN, smem, epilogue);
+}
+)cuda";
+  for (const char *arch : {"sm_80", "sm_90a"}) {
+    const auto compiled = compileFor({kernel}, arch);
+    INFO(arch << ":\n" << compiled[0].log);
+    CHECK(compiled[0].spillBytes == 0);
+    const std::string sass = disassemble(compiled[0].cubin);
+    if (sass.empty()) {
+      WARN("SKIPPED the SASS check: cuobjdump/nvdisasm not installed (scripts/setup.sh)");
+      continue;
+    }
+    CHECK(countOf(sass, "IMMA.16832.U8.S8") >= 64); // a k-tile: 4 x 8 tiles x 2 k-steps
+    CHECK(countOf(sass, "LDSM") > 0);
+    std::cout << "8-bit GEMM main loop, " << arch << ": " << compiled[0].registers << " registers, "
+              << countOf(sass, "IMMA.16832.U8.S8") << " IMMA, " << countOf(sass, "LDSM") << " LDSM\n";
+  }
+}
