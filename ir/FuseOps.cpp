@@ -7,6 +7,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mlir;
 using namespace fusec::fuse;
 
@@ -58,6 +61,131 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeLinearOp and DequantizeLinearOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The constant operands of a quantization op, read for folding: the
+/// input's elements as f32 (a float input) or integers (a quantized one),
+/// the scale's, and the zero point's; each parameter element's index for
+/// each input element (numpy broadcasting of the parameters' shape).
+struct QuantizationConstants {
+  std::vector<float> floats;
+  std::vector<int64_t> integers;
+  std::vector<float> scale;
+  std::vector<int64_t> zeroPoint;
+  std::vector<int64_t> parameterIndex;
+};
+
+/// The integers of a constant of i8, ui8 (or any integer type up to 64
+/// bits), from the bytes a plan would store.
+std::optional<std::vector<int64_t>> integerElements(ElementsAttr value) {
+  auto type = llvm::dyn_cast<IntegerType>(value.getElementType());
+  if (!type || type.getWidth() % 8 != 0)
+    return std::nullopt;
+  std::vector<uint8_t> storage;
+  std::optional<ArrayRef<uint8_t>> bytes = constantBytes(value, storage);
+  const size_t width = type.getWidth() / 8, count = size_t(value.getNumElements());
+  if (!bytes || bytes->size() != count * width)
+    return std::nullopt;
+  std::vector<int64_t> result(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t bits = 0;
+    for (size_t byte = 0; byte < width; ++byte)
+      bits |= uint64_t((*bytes)[i * width + byte]) << (8 * byte);
+    const bool negative = !type.isUnsigned() && width < 8 && (bits >> (8 * width - 1)) & 1;
+    result[i] = negative ? int64_t(bits | (~uint64_t(0) << (8 * width))) : int64_t(bits);
+  }
+  return result;
+}
+
+std::optional<QuantizationConstants> quantizationConstants(Attribute input, Attribute scale, Attribute zeroPoint,
+                                                           RankedTensorType inputType) {
+  auto inputValue = llvm::dyn_cast_or_null<ElementsAttr>(input);
+  auto scaleValue = llvm::dyn_cast_or_null<ElementsAttr>(scale);
+  auto zeroValue = llvm::dyn_cast_or_null<ElementsAttr>(zeroPoint);
+  if (!inputValue || !scaleValue || !zeroValue || !inputType.hasStaticShape())
+    return std::nullopt;
+  QuantizationConstants constants;
+  if (llvm::isa<FloatType>(inputValue.getElementType())) {
+    auto floats = getConstantData(inputValue);
+    if (!floats)
+      return std::nullopt;
+    constants.floats = std::move(*floats);
+  } else {
+    auto integers = integerElements(inputValue);
+    if (!integers)
+      return std::nullopt;
+    constants.integers = std::move(*integers);
+  }
+  auto scales = getConstantData(scaleValue);
+  auto zeros = integerElements(zeroValue);
+  if (!scales || !zeros)
+    return std::nullopt;
+  constants.scale = std::move(*scales);
+  constants.zeroPoint = std::move(*zeros);
+  // Shape inference checked that the parameters broadcast to the input.
+  ArrayRef<int64_t> shape = inputType.getShape();
+  auto parameterShape = llvm::cast<ShapedType>(scaleValue.getType()).getShape();
+  const size_t rank = shape.size(), offset = rank - parameterShape.size();
+  std::vector<int64_t> strides(rank, 0);
+  for (int64_t d = int64_t(parameterShape.size()) - 1, stride = 1; d >= 0; --d) {
+    if (parameterShape[d] != 1)
+      strides[offset + d] = stride;
+    stride *= parameterShape[d];
+  }
+  const int64_t count = inputType.getNumElements();
+  constants.parameterIndex.resize(size_t(count));
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t flat = 0; flat < count; ++flat) {
+    int64_t at = 0;
+    for (size_t d = 0; d < rank; ++d)
+      at += index[d] * strides[d];
+    constants.parameterIndex[size_t(flat)] = at;
+    for (int64_t d = int64_t(rank) - 1; d >= 0 && ++index[d] == shape[d]; --d)
+      index[d] = 0;
+  }
+  return constants;
+}
+
+} // namespace
+
+// The CPU reference's arithmetic (runtime/cpu/Quantize.cpp), element by
+// element: clamp(rint(x / scale) + zero point), NaN to the zero point.
+OpFoldResult QuantizeLinearOp::fold(FoldAdaptor adaptor) {
+  auto constants =
+      quantizationConstants(adaptor.getInput(), adaptor.getScale(), adaptor.getZeroPoint(), getInput().getType());
+  if (!constants || !getType().hasStaticShape())
+    return {};
+  const bool isSigned = getType().getElementType().isSignlessInteger(8);
+  const float low = isSigned ? -128.0f : 0.0f, high = isSigned ? 127.0f : 255.0f;
+  std::vector<char> bytes(constants->floats.size());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const int64_t at = constants->parameterIndex[i];
+    const float quotient = constants->floats[i] / constants->scale[size_t(at)];
+    const float zero = float(constants->zeroPoint[size_t(at)]);
+    const float shifted = std::isnan(quotient) ? zero : std::rint(quotient) + zero;
+    bytes[i] = char(int(std::clamp(shifted, low, high)));
+  }
+  return DenseElementsAttr::getFromRawBuffer(getType(), bytes);
+}
+
+// (q - zero point) * scale in f32, as the CPU reference computes it.
+OpFoldResult DequantizeLinearOp::fold(FoldAdaptor adaptor) {
+  auto constants =
+      quantizationConstants(adaptor.getInput(), adaptor.getScale(), adaptor.getZeroPoint(), getInput().getType());
+  if (!constants || !getType().hasStaticShape())
+    return {};
+  std::vector<float> values(constants->integers.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t at = size_t(constants->parameterIndex[i]);
+    values[i] = float(constants->integers[i] - constants->zeroPoint[at]) * constants->scale[at];
+  }
+  return makeConstantData(getType(), constantNameAt(getLoc(), "dequantized"), values);
 }
 
 //===----------------------------------------------------------------------===//

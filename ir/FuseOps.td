@@ -271,7 +271,8 @@ def Fuse_WhereOp : Fuse_OnnxOp<"where", "Where", Fuse_ElementwiseFacts> {
 
 // Quantization (docs/precision.md, "Quantized models"). The scale and zero
 // point broadcast to the input as numpy broadcasts: the importer reshapes
-// ONNX's per-axis vectors to put their length on the axis.
+// ONNX's per-axis vectors to put their length on the axis. Both fold when
+// every operand is a constant (quantized weights become f32 constants).
 def Fuse_QuantizeLinearOp
     : Fuse_OnnxOp<"quantize_linear", "QuantizeLinear", Fuse_Facts<"Elementwise", 3, "F32">> {
   let summary = "saturate(round(input / scale) + zero_point), elementwise";
@@ -287,6 +288,7 @@ def Fuse_QuantizeLinearOp
   let arguments = (ins Fuse_Tensor:$input, Fuse_Tensor:$scale, Fuse_QuantizedTensor:$zero_point);
   let results = (outs Fuse_QuantizedTensor:$output);
   let assemblyFormat = "$input `,` $scale `,` $zero_point attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Fuse_DequantizeLinearOp
@@ -301,6 +303,7 @@ def Fuse_DequantizeLinearOp
   let arguments = (ins Fuse_QuantizedTensor:$input, Fuse_Tensor:$scale, Fuse_QuantizedTensor:$zero_point);
   let results = (outs Fuse_Tensor:$output);
   let assemblyFormat = "$input `,` $scale `,` $zero_point attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

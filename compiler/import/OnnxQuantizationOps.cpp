@@ -1,6 +1,7 @@
 //===- OnnxQuantizationOps.cpp - QuantizeLinear and DequantizeLinear -------===//
 #include "compiler/import/OnnxQuantizationOps.h"
 
+#include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
@@ -57,6 +58,16 @@ FailureOr<Value> alongAxis(BuildContext &ctx, Value parameter, StringRef what) {
   }
   std::vector<int64_t> shape(rank, 1);
   shape[*axis] = type.getDimSize(0);
+  // A constant (the usual case) is reshaped here, so that the op's folder
+  // sees constant parameters; anything else by a Reshape.
+  if (auto constant = parameter.getDefiningOp<ConstantOp>()) {
+    auto reshaped = RankedTensorType::get(shape, type.getElementType());
+    std::vector<uint8_t> storage;
+    if (std::optional<ArrayRef<uint8_t>> bytes = constantBytes(constant.getValue(), storage)) {
+      ArrayRef<char> raw(reinterpret_cast<const char *>(bytes->data()), bytes->size());
+      return ctx.builder.create<ConstantOp>(ctx.loc(), DenseElementsAttr::getFromRawBuffer(reshaped, raw)).getResult();
+    }
+  }
   return ctx.create<ReshapeOp>(parameter, ctx.ints(shape));
 }
 
