@@ -265,6 +265,27 @@ def main():
     integer_relu = copy.deepcopy(cast)
     integer_relu["kernels"][1]["ops"][1] = {"op": "Relu", "name": "relu", "operands": [1], "results": [2]}
     plans["regress-integer-operand"] = encode(integer_relu, sections)
+    # QuantizeLinear to u8 and back (7.5): a scale and a zero point as
+    # weights, the quantized value a u8 kernel value.
+    quantized = copy.deepcopy(small)
+    quantized["format_version"] = "7.5"
+    quantized["buffers"] += [
+        {"id": 7, "name": "scale", "kind": "weight", "dtype": "f32", "shape": [], "offset": 60},
+        {"id": 8, "name": "zero", "kind": "weight", "dtype": "u8", "shape": [], "offset": 64}]
+    quantized["kernels"][1]["inputs"] = [3, 7, 8]
+    quantized["kernels"][1]["values"] = [{"dtype": "f32", "shape": [-1, 3]}, {"dtype": "f32", "shape": []},
+                                         {"dtype": "u8", "shape": []}, {"dtype": "u8", "shape": [-1, 3]},
+                                         {"dtype": "f32", "shape": [-1, 3]}]
+    quantized["kernels"][1]["ops"] = [
+        {"op": "QuantizeLinear", "name": "q", "operands": [0, 1, 2], "results": [3], "attrs": {}},
+        {"op": "DequantizeLinear", "name": "dq", "operands": [3, 1, 2], "results": [4], "attrs": {}}]
+    quantized["kernels"][1]["yields"] = [4]
+    quantized_sections = [("weights", sections[0][1] + struct.pack("<fB", 0.125, 128))]
+    plans["seed-quantize"] = encode(quantized, quantized_sections, major=7, minor=5)
+    # The zero point's type must be the quantized value's.
+    mismatched = copy.deepcopy(quantized)
+    mismatched["kernels"][1]["values"][3]["dtype"] = "i8"
+    plans["regress-quantize-zero-point-type"] = encode(mismatched, quantized_sections, major=7, minor=5)
     plans["regress-format-1"] = encode(small, sections, major=1)
     huge = dict(small, batch_buckets=[1, 1 << 61])
     plans["regress-huge-bucket"] = encode(huge, sections)
