@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the QDQ test models of test/data/quantized (see its README.md).
+"""Writes the quantized test models of test/data/quantized (see its README.md).
 
 Each model is a small float PyTorch network exported to ONNX (the TorchScript
 exporter at opset 17: one self-contained file), then quantized by ONNX
 Runtime's static quantization in the QDQ format (what production
 quantization tools write: QuantizeLinear/DequantizeLinear pairs around float
 ops), per channel (int8 weights, a scale per output channel) with uint8
-activations calibrated on random inputs. The references are ONNX Runtime's
+activations calibrated on random inputs; two more in ONNX Runtime's operator
+format (QLinearConv, QLinearMatMul). The references are ONNX Runtime's
 outputs of the QDQ model with graph optimizations disabled, so every Q and
 DQ runs as written (fake quantization in float, what the fused fusec plan
 must match), at batch 1 and 3 on inputs drawn apart from the calibration's.
@@ -62,9 +63,37 @@ class TinyTransformerLayer(torch.nn.Module):
         return self.proj(x)
 
 
+class ConvStack(torch.nn.Module):
+    """Convs with ReLU and a strided conv: what QLinearConv alone expresses
+    (the operator format's Add and pooling are contrib ops)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv(torch.relu(self.stem(x))))
+
+
+class Projections(torch.nn.Module):
+    """Two Linear layers without bias on rank 3: QLinearMatMul alone."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(32, 64, bias=False)
+        self.down = torch.nn.Linear(64, 16, bias=False)
+
+    def forward(self, x):
+        return self.down(torch.relu(self.up(x)))
+
+
+# name: (model, input shape without the batch, ONNX Runtime's format)
 MODELS = {
-    "qdq_convnet": (TinyConvNet, [3, 16, 16]),
-    "qdq_ffn": (TinyTransformerLayer, [8, 32]),
+    "qdq_convnet": (TinyConvNet, [3, 16, 16], QuantFormat.QDQ),
+    "qdq_ffn": (TinyTransformerLayer, [8, 32], QuantFormat.QDQ),
+    "qop_convs": (ConvStack, [3, 12, 12], QuantFormat.QOperator),
+    "qop_matmuls": (Projections, [8, 32], QuantFormat.QOperator),
 }
 
 
@@ -77,7 +106,7 @@ class RandomReader(CalibrationDataReader):
         return next(self.batches, None)
 
 
-def generate(name, factory, shape, out):
+def generate(name, factory, shape, quant_format, out):
     torch.manual_seed(0)
     model = factory().eval()
     folder = os.path.join(out, name)
@@ -88,7 +117,7 @@ def generate(name, factory, shape, out):
                           output_names=["output"], dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
                           opset_version=17, dynamo=False)
         quantized_path = os.path.join(folder, "model.onnx")
-        quantize_static(float_path, quantized_path, RandomReader("input", shape), quant_format=QuantFormat.QDQ,
+        quantize_static(float_path, quantized_path, RandomReader("input", shape), quant_format=quant_format,
                         per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
@@ -111,7 +140,8 @@ def generate(name, factory, shape, out):
         "name": name,
         "generator": "scripts/generate-quantized-models.py",
         "torch": torch.__version__, "onnxruntime": ort.__version__, "onnx": onnx.__version__,
-        "quantization": "quantize_static, QDQ, per channel, weights QInt8, activations QUInt8, 16 random batches",
+        "quantization": "quantize_static, %s, per channel, weights QInt8, activations QUInt8, 16 random batches"
+                        % ("QDQ" if quant_format == QuantFormat.QDQ else "QOperator"),
         "reference": "onnxruntime CPU, graph optimizations disabled",
         "ops": dict(sorted(ops.items())),
         "float_model_rel_l2": batches,
@@ -132,8 +162,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="test/data/quantized")
     args = parser.parse_args()
-    for name, (factory, shape) in MODELS.items():
-        generate(name, factory, shape, args.out)
+    for name, (factory, shape, quant_format) in MODELS.items():
+        generate(name, factory, shape, quant_format, args.out)
 
 
 if __name__ == "__main__":

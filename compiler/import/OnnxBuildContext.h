@@ -52,6 +52,12 @@ public:
   explicit AttrReader(const ImportedNode &node) : node(node) {}
 
   bool has(StringRef name) const { return node.attrs.count(name.str()) != 0; }
+  /// Counts every attribute as read: a composite passes them all on to the
+  /// node it builds (QLinearConv's to its Conv), whose reader checks them.
+  void passOnAll() {
+    for (const auto &entry : node.attrs)
+      used.insert(entry.first);
+  }
 
   int64_t getInt(StringRef name, int64_t defaultValue) {
     const AttrValue *value = lookup(name);

@@ -881,6 +881,8 @@ const llvm::StringMap<OpSpec> &opTable() {
       {"Cast", {1, 1, buildCast}},
       {"QuantizeLinear", {2, 3, buildQuantizeLinear}},
       {"DequantizeLinear", {2, 3, buildDequantizeLinear}},
+      {"QLinearConv", {8, 9, buildQLinearConv, false, /*indexOperands=*/true}},
+      {"QLinearMatMul", {8, 8, buildQLinearMatMul, false, /*indexOperands=*/true}},
       {"Gelu", {1, 1, buildGelu}},
       {"Clip", {1, 1, buildClip}},
       {"Add", {2, 2, buildBinary<AddOp>}},

@@ -1,12 +1,15 @@
 //===- OnnxQuantizationOps.cpp - QuantizeLinear and DequantizeLinear -------===//
 #include "compiler/import/OnnxQuantizationOps.h"
 
+#include "compiler/import/OnnxOpBuilders.h"
 #include "ir/ConstantData.h"
 #include "ir/ElementTypes.h"
 #include "ir/FuseOps.h"
 #include "ir/ShapeUtils.h"
 
 #include <onnx/onnx_pb.h>
+
+#include <cstring>
 
 using namespace mlir;
 using namespace fusec::fuse;
@@ -108,6 +111,9 @@ struct Parameters {
   Value scale, zeroPoint;
 };
 FailureOr<Parameters> parameters(BuildContext &ctx, Type quantized) {
+  // `axis` may be given with per-tensor parameters too (it then says
+  // nothing); read it so that it counts as known.
+  (void)ctx.attrs.getInt("axis", 1);
   FailureOr<Value> zero = zeroPoint(ctx, quantized);
   if (failed(zero))
     return failure();
@@ -142,6 +148,9 @@ FailureOr<Parameters> parameters(BuildContext &ctx, Type quantized) {
 FailureOr<Results> buildQuantizeLinear(BuildContext &ctx) {
   if (failed(checkUnblocked(ctx)))
     return failure();
+  // `saturate` (opset 19) concerns float8 results only, which fusec does
+  // not quantize to: integers always saturate.
+  (void)ctx.attrs.getInt("saturate", 1);
   // The quantized type: the zero point's, else opset 21's output_dtype,
   // else UINT8 (ONNX's default).
   Type quantized;
@@ -193,6 +202,106 @@ FailureOr<Results> buildDequantizeLinear(BuildContext &ctx) {
   if (succeeded(result) && !scaleType.isF32())
     result = ctx.create<CastOp>(*result, ctx.builder.getStringAttr(*elementTypeName(scaleType)));
   return single(result);
+}
+
+namespace {
+
+/// The node `opType` over `operands` with `attrs`, built at `ctx`'s node:
+/// one step of a composite's lowering, checked as the op itself would be.
+FailureOr<Value> buildInner(BuildContext &ctx, StringRef opType, ArrayRef<Value> operands,
+                            const NodeAttributes &attrs = {}) {
+  ImportedNode inner{ctx.node.name, opType, operands, attrs, ctx.node.loc, 1, 1, ctx.node.opset};
+  FailureOr<SmallVector<Value>> results = buildOnnxNode(ctx.builder, inner);
+  if (failed(results))
+    return failure();
+  return results->front();
+}
+
+/// The constant f32 values of `value` (a scale), or nullopt.
+std::optional<std::vector<float>> constantFloats(Value value) {
+  if (!value.getDefiningOp<ConstantOp>())
+    return std::nullopt;
+  return getConstantData(value);
+}
+
+/// QLinearConv's int32 bias as an f32 constant: B[n] * (x_scale *
+/// w_scale[n]), its quantization (zero point 0) undone. The bias, x_scale
+/// and w_scale must be constants (quantization tools write them so).
+FailureOr<Value> dequantizedBias(BuildContext &ctx, Value bias, Value inputScale, Value weightScale) {
+  auto constant = bias.getDefiningOp<ConstantOp>();
+  auto type = llvm::cast<RankedTensorType>(bias.getType());
+  std::optional<std::vector<float>> xScale = constantFloats(inputScale), wScale = constantFloats(weightScale);
+  std::vector<uint8_t> storage;
+  std::optional<ArrayRef<uint8_t>> bytes =
+      constant ? constantBytes(constant.getValue(), storage) : std::optional<ArrayRef<uint8_t>>();
+  if (!type.getElementType().isSignlessInteger(32) || type.getRank() != 1 || !bytes || !xScale || !wScale ||
+      xScale->size() != 1 || (wScale->size() != 1 && int64_t(wScale->size()) != type.getDimSize(0))) {
+    ctx.attrs.invalid("QLinearConv's bias must be a constant INT32 vector, with constant scales x_scale (one) and "
+                      "w_scale (one, or one per output channel)");
+    return failure();
+  }
+  std::vector<float> values(size_t(type.getDimSize(0)));
+  for (size_t n = 0; n < values.size(); ++n) {
+    int32_t quantized;
+    std::memcpy(&quantized, bytes->data() + 4 * n, 4);
+    values[n] = float(quantized) * ((*xScale)[0] * (*wScale)[wScale->size() == 1 ? 0 : n]);
+  }
+  auto resultType = RankedTensorType::get(type.getShape(), ctx.builder.getF32Type());
+  return ctx.builder
+      .create<ConstantOp>(ctx.loc(),
+                          makeConstantData(resultType, constantNameAt(ctx.loc(), "bias_dequantized"), values))
+      .getResult();
+}
+
+NodeAttributes axisAttribute(int64_t axis) { return NodeAttributes{{"axis", AttrValue::ofInt(axis)}}; }
+
+} // namespace
+
+FailureOr<Results> buildQLinearConv(BuildContext &ctx) {
+  // x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+  // y_zero_point, [B]; the Conv's attributes go to the Conv.
+  ctx.attrs.passOnAll();
+  FailureOr<Value> input = buildInner(ctx, "DequantizeLinear", {ctx.operand(0), ctx.operand(1), ctx.operand(2)});
+  if (failed(input))
+    return failure();
+  FailureOr<Value> weight =
+      buildInner(ctx, "DequantizeLinear", {ctx.operand(3), ctx.operand(4), ctx.operand(5)}, axisAttribute(0));
+  if (failed(weight))
+    return failure();
+  SmallVector<Value> convOperands = {*input, *weight};
+  if (Value bias = ctx.operand(8)) {
+    FailureOr<Value> dequantized = dequantizedBias(ctx, bias, ctx.operand(1), ctx.operand(4));
+    if (failed(dequantized))
+      return failure();
+    convOperands.push_back(*dequantized);
+  }
+  FailureOr<Value> conv = buildInner(ctx, "Conv", convOperands, ctx.node.attrs);
+  if (failed(conv))
+    return failure();
+  return single(buildInner(ctx, "QuantizeLinear", {*conv, ctx.operand(6), ctx.operand(7)}));
+}
+
+FailureOr<Results> buildQLinearMatMul(BuildContext &ctx) {
+  // a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+  // y_zero_point: A's parameters per tensor or per row, B's per tensor or
+  // per column.
+  const int64_t rankA = ctx.rank(0), rankB = ctx.rank(3);
+  if (rankA < 2 || rankB < 2) {
+    ctx.attrs.invalid("QLinearMatMul takes operands of rank 2 or more");
+    return failure();
+  }
+  FailureOr<Value> a =
+      buildInner(ctx, "DequantizeLinear", {ctx.operand(0), ctx.operand(1), ctx.operand(2)}, axisAttribute(rankA - 2));
+  if (failed(a))
+    return failure();
+  FailureOr<Value> b =
+      buildInner(ctx, "DequantizeLinear", {ctx.operand(3), ctx.operand(4), ctx.operand(5)}, axisAttribute(rankB - 1));
+  if (failed(b))
+    return failure();
+  FailureOr<Value> product = buildInner(ctx, "MatMul", {*a, *b});
+  if (failed(product))
+    return failure();
+  return single(buildInner(ctx, "QuantizeLinear", {*product, ctx.operand(6), ctx.operand(7)}));
 }
 
 } // namespace fusec::import

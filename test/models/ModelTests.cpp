@@ -114,13 +114,14 @@ FUSEC_MODEL_TEST(three_part)
 FUSEC_MODEL_TEST(tiny_resnet)
 #undef FUSEC_MODEL_TEST
 
-/// QDQ models written by ONNX Runtime's static quantization
-/// (scripts/generate-quantized-models.py), with its outputs as references.
+/// Quantized models written by ONNX Runtime's static quantization
+/// (scripts/generate-quantized-models.py): QDQ, and its operator format
+/// (QLinearConv, QLinearMatMul); its outputs are the references.
 const std::string kQuantizedModelsDir = std::string(FUSEC_TEST_DATA_DIR) + "/quantized";
 
-TEST_CASE("QDQ models match ONNX Runtime, unfused and with every strategy", "[models][quantized]") {
+TEST_CASE("quantized models match ONNX Runtime, unfused and with every strategy", "[models][quantized]") {
   const std::vector<std::string> names = test::listModels(kQuantizedModelsDir);
-  CHECK(names == std::vector<std::string>{"qdq_convnet", "qdq_ffn"});
+  CHECK(names == std::vector<std::string>{"qdq_convnet", "qdq_ffn", "qop_convs", "qop_matmuls"});
   for (const std::string &name : names) {
     INFO(name);
     checkModel(name, kQuantizedModelsDir);

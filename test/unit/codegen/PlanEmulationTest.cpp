@@ -312,13 +312,14 @@ TEST_CASE("emul: sm_90a channels-last plans run 3x3, strided and padded convs on
   }
 }
 
-// QDQ models: QuantizeLinear and DequantizeLinear in conv prologues and
-// epilogues, a GEMM's and a pooling reduction's, an elementwise kernel, and
-// u8 activations stored between kernels; f32 plans and f16 ones (whose
+// Quantized models: QuantizeLinear and DequantizeLinear in conv prologues
+// and epilogues, a GEMM's and a pooling reduction's, an elementwise kernel,
+// and u8 activations stored between kernels (QDQ models, and QLinearConv /
+// QLinearMatMul lowered to the same ops); f32 plans and f16 ones (whose
 // Q/DQ stay in f32), NCHW and channels-last.
 TEST_CASE("emul: QDQ plans through the GPU backend match the CPU backend", "[codegen][emul][plan][quantized]") {
   const std::string dir = std::string(FUSEC_TEST_DATA_DIR) + "/quantized";
-  for (const char *name : {"qdq_convnet", "qdq_ffn"})
+  for (const char *name : {"qdq_convnet", "qdq_ffn", "qop_convs", "qop_matmuls"})
     for (const char *precision : {"fp32", "fp16"})
       for (const char *layout : {"nchw", "nhwc"}) {
         INFO(name << " " << precision << " " << layout);

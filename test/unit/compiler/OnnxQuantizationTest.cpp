@@ -119,6 +119,29 @@ TEST_CASE("per-axis quantization parameters lie along their axis, per-tensor one
   }
 }
 
+TEST_CASE("ONNX Runtime's operator format lowers to the same ops, its weights and biases folded", "[onnx][quantized]") {
+  // QLinearConv: DequantizeLinear of the input and of the weights, the
+  // int32 bias as an f32 constant, Conv, QuantizeLinear; QLinearMatMul the
+  // same around a MatMul. The weights' DequantizeLinear has constant
+  // operands: the pipeline's canonicalization folds it. The graphs' own
+  // QuantizeLinear at the input and DequantizeLinear at the output stay.
+  for (const char *name : {"qop_convs", "qop_matmuls"}) {
+    INFO(name);
+    TestContext test;
+    auto module =
+        import::importOnnxModel(std::string(FUSEC_TEST_DATA_DIR) + "/quantized/" + name + "/model.onnx", test.context);
+    INFO(test.diagnostics);
+    REQUIRE(module);
+    const QuantizationOps ops = countOps(*module);
+    CHECK(ops.quantize == 3);
+    CHECK(ops.dequantize == 5);
+    CHECK(ops.ofConstants == 2);
+    int products = 0;
+    module->walk([&](Operation *op) { products += llvm::isa<fuse::ConvOp, fuse::MatMulOp>(op); });
+    CHECK(products == 2);
+  }
+}
+
 TEST_CASE("quantization fusec does not have is refused with the node and the reason", "[onnx][quantized]") {
   SECTION("blocked quantization") {
     TestModel model = roundTrip({4}, 4, onnx::TensorProto::INT8, 21);
@@ -149,6 +172,30 @@ TEST_CASE("quantization fusec does not have is refused with the node and the rea
     TestContext test;
     CHECK_FALSE(model.import(test));
     CHECK_THAT(test.diagnostics, Catch::Contains("bias") && Catch::Contains("DequantizeLinear of i32 at run time"));
+  }
+  SECTION("an axis beside per-tensor parameters is accepted") {
+    TestModel model = roundTrip({}, 1);
+    TestModel::setInt(*model.model.mutable_graph()->mutable_node(0), "axis", 1);
+    TestModel::setInt(*model.model.mutable_graph()->mutable_node(1), "axis", -1);
+    TestContext test;
+    auto module = model.import(test);
+    INFO(test.diagnostics);
+    CHECK(module);
+  }
+  SECTION("a QLinearConv whose bias is not a constant") {
+    TestModel model;
+    model.input("x", {"batch", "1", "4", "4"}, onnx::TensorProto::UINT8);
+    model.input("bias", {"1"}, onnx::TensorProto::INT32);
+    model.initializer("s", onnx::TensorProto::FLOAT, {}, bytesOf(std::vector<float>{0.5f}));
+    model.initializer("z", onnx::TensorProto::UINT8, {}, std::string(1, '\0'));
+    model.initializer("w", onnx::TensorProto::INT8, {1, 1, 1, 1}, bytesOf(std::vector<int8_t>{3}));
+    model.initializer("ws", onnx::TensorProto::FLOAT, {}, bytesOf(std::vector<float>{0.25f}));
+    model.initializer("wz", onnx::TensorProto::INT8, {}, std::string(1, '\0'));
+    model.node("QLinearConv", {"x", "s", "z", "w", "ws", "wz", "s", "z", "bias"}, {"y"}, "qconv");
+    model.output("y", onnx::TensorProto::UINT8);
+    TestContext test;
+    CHECK_FALSE(model.import(test));
+    CHECK_THAT(test.diagnostics, Catch::Contains("qconv") && Catch::Contains("bias must be a constant INT32"));
   }
   SECTION("a constant DequantizeLinear folds, with its per-axis scale") {
     TestModel model;
