@@ -46,6 +46,15 @@ QuantizationOps countOps(ModuleOp module) {
   return ops;
 }
 
+/// test/data/quantized/`name`'s model, imported (the test stops if it fails).
+OwningOpRef<ModuleOp> importQuantizedModel(const std::string &name, TestContext &test) {
+  auto module =
+      import::importOnnxModel(std::string(FUSEC_TEST_DATA_DIR) + "/quantized/" + name + "/model.onnx", test.context);
+  INFO(test.diagnostics);
+  REQUIRE(module);
+  return module;
+}
+
 /// x [batch, 4] -> QuantizeLinear -> DequantizeLinear -> y, with the scale
 /// and zero point of `scaleDims` (and zero point type `zeroType`).
 TestModel roundTrip(const std::vector<int64_t> &scaleDims, int64_t count, int32_t zeroType = onnx::TensorProto::INT8,
@@ -72,10 +81,7 @@ TEST_CASE("QDQ models import with their quantized weights folded to f32 constant
   for (const auto &[name, counts] : expected) {
     INFO(name);
     TestContext test;
-    auto module =
-        import::importOnnxModel(std::string(FUSEC_TEST_DATA_DIR) + "/quantized/" + name + "/model.onnx", test.context);
-    INFO(test.diagnostics);
-    REQUIRE(module);
+    auto module = importQuantizedModel(name, test);
     const QuantizationOps ops = countOps(*module);
     CHECK(ops.quantize == counts.first);
     CHECK(ops.dequantize == counts.second);
@@ -128,10 +134,7 @@ TEST_CASE("ONNX Runtime's operator format lowers to the same ops, its weights an
   for (const char *name : {"qop_convs", "qop_matmuls"}) {
     INFO(name);
     TestContext test;
-    auto module =
-        import::importOnnxModel(std::string(FUSEC_TEST_DATA_DIR) + "/quantized/" + name + "/model.onnx", test.context);
-    INFO(test.diagnostics);
-    REQUIRE(module);
+    auto module = importQuantizedModel(name, test);
     const QuantizationOps ops = countOps(*module);
     CHECK(ops.quantize == 3);
     CHECK(ops.dequantize == 5);
