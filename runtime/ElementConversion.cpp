@@ -35,6 +35,9 @@ int precisionOf(ElementType type) {
   }
 }
 
+/// An i8 element from its byte (two's complement).
+int64_t signedByte(uint8_t bits) { return bits < 128 ? int64_t(bits) : int64_t(bits) - 256; }
+
 } // namespace
 
 void loadFloats(const void *src, ElementType type, size_t count, float *dst) {
@@ -101,7 +104,7 @@ void loadIntegers(const void *src, ElementType type, size_t count, int64_t *dst)
       dst[i] = loadAt<uint8_t>(src, i) != 0;
       break;
     case ElementType::I8:
-      dst[i] = loadAt<int8_t>(src, i);
+      dst[i] = signedByte(loadAt<uint8_t>(src, i));
       break;
     case ElementType::U8:
       dst[i] = loadAt<uint8_t>(src, i);
@@ -155,7 +158,7 @@ double elementAsDouble(const void *src, ElementType type, size_t index) {
   case ElementType::I1:
     return loadAt<uint8_t>(src, index) != 0 ? 1.0 : 0.0;
   case ElementType::I8:
-    return loadAt<int8_t>(src, index);
+    return double(signedByte(loadAt<uint8_t>(src, index)));
   case ElementType::U8:
     return loadAt<uint8_t>(src, index);
   }

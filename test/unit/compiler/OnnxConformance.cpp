@@ -44,7 +44,8 @@ bool isFloatTensor(const onnx::ValueInfoProto &value) {
 
 bool isComparableOutputType(int32_t type) {
   return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BOOL ||
-         type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32;
+         type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32 || type == onnx::TensorProto::INT8 ||
+         type == onnx::TensorProto::UINT8;
 }
 
 /// Graph inputs fusec must know at import: integer tensors (this runner
