@@ -57,7 +57,9 @@ header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
 open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header)
 PY
 cp test/lit/import/Inputs/*.json test/lit/import/Inputs/hostile/*.json "$work/json/"
-for model in $(find test/data/models -name model.onnx -size -65k); do
+# The shared models and the quantized ones (QuantizeLinear, DequantizeLinear,
+# QLinearConv, QLinearMatMul).
+for model in $(find test/data/models test/data/quantized -name model.onnx -size -65k); do
   cp "$model" "$work/onnx/$(basename "$(dirname "$model")").onnx"
 done
 # Inputs that once made a fuzzer fail (test/fuzz/regressions/<fuzzer>/), so
