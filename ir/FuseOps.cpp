@@ -2,13 +2,11 @@
 #include "ir/FuseOps.h"
 #include "ir/ConstantData.h"
 #include "ir/ShapeUtils.h"
+#include "support/ScalarOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SmallPtrSet.h"
-
-#include <algorithm>
-#include <cmath>
 
 using namespace mlir;
 using namespace fusec::fuse;
@@ -154,8 +152,7 @@ std::optional<QuantizationConstants> quantizationConstants(Attribute input, Attr
 
 } // namespace
 
-// The CPU reference's arithmetic (runtime/cpu/Quantize.cpp), element by
-// element: clamp(rint(x / scale) + zero point), NaN to the zero point.
+// The CPU reference's arithmetic (support/ScalarOps.h), element by element.
 OpFoldResult QuantizeLinearOp::fold(FoldAdaptor adaptor) {
   auto constants =
       quantizationConstants(adaptor.getInput(), adaptor.getScale(), adaptor.getZeroPoint(), getInput().getType());
@@ -165,11 +162,8 @@ OpFoldResult QuantizeLinearOp::fold(FoldAdaptor adaptor) {
   const float low = isSigned ? -128.0f : 0.0f, high = isSigned ? 127.0f : 255.0f;
   std::vector<char> bytes(constants->floats.size());
   for (size_t i = 0; i < bytes.size(); ++i) {
-    const int64_t at = constants->parameterIndex[i];
-    const float quotient = constants->floats[i] / constants->scale[size_t(at)];
-    const float zero = float(constants->zeroPoint[size_t(at)]);
-    const float shifted = std::isnan(quotient) ? zero : std::rint(quotient) + zero;
-    bytes[i] = char(int(std::clamp(shifted, low, high)));
+    const size_t at = size_t(constants->parameterIndex[i]);
+    bytes[i] = char(scalar::quantize(constants->floats[i], constants->scale[at], constants->zeroPoint[at], low, high));
   }
   return DenseElementsAttr::getFromRawBuffer(getType(), bytes);
 }
@@ -183,7 +177,7 @@ OpFoldResult DequantizeLinearOp::fold(FoldAdaptor adaptor) {
   std::vector<float> values(constants->integers.size());
   for (size_t i = 0; i < values.size(); ++i) {
     const size_t at = size_t(constants->parameterIndex[i]);
-    values[i] = float(constants->integers[i] - constants->zeroPoint[at]) * constants->scale[at];
+    values[i] = scalar::dequantize(constants->integers[i], constants->scale[at], constants->zeroPoint[at]);
   }
   return makeConstantData(getType(), constantNameAt(getLoc(), "dequantized"), values);
 }

@@ -1,14 +1,16 @@
 //===- ScalarOps.h - ONNX's float semantics of a few binary ops -*- C++ -*-===//
 //
 // The CPU backend computes these ops element by element and the ONNX
-// importer folds them on constants; both must give the same value, NaN and
-// the sign of a zero included.
+// importer (and the fuse ops' folders) fold them on constants; all must give
+// the same value, NaN and the sign of a zero included.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSEC_RUNTIME_SUPPORT_SCALAROPS_H
 #define FUSEC_RUNTIME_SUPPORT_SCALAROPS_H
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace fusec::scalar {
 
@@ -26,6 +28,20 @@ inline float mod(float a, float b, bool fmod) {
     r = std::copysign(0.0f, b);
   return r;
 }
+
+/// QuantizeLinear to a type of range [low, high] (i8: -128..127, u8:
+/// 0..255): one f32 division, rounded to the nearest integer with ties to
+/// even (the default rounding mode), plus the zero point, saturated; NaN
+/// gives the zero point. fusec_quantize (fusec_cuda_prelude.h) is the same
+/// on the GPU.
+inline int64_t quantize(float x, float scale, int64_t zeroPoint, float low, float high) {
+  const float quotient = x / scale, zero = static_cast<float>(zeroPoint);
+  const float shifted = std::isnan(quotient) ? zero : std::rint(quotient) + zero;
+  return static_cast<int64_t>(std::clamp(shifted, low, high));
+}
+
+/// DequantizeLinear: the difference exact, the product one f32 rounding.
+inline float dequantize(int64_t q, float scale, int64_t zeroPoint) { return static_cast<float>(q - zeroPoint) * scale; }
 
 } // namespace fusec::scalar
 

@@ -376,8 +376,9 @@ FailureOr<Results> NodeFolder::foldDequantizeLinear() {
   std::vector<float> values(indices->size());
   for (size_t i = 0; i < values.size(); ++i) {
     const int64_t at = (*indices)[i];
-    const int64_t shifted = (*data)->ints[i].constantTerm() - (zero ? zero->ints[at].constantTerm() : 0);
-    values[i] = roundToOnnxType(static_cast<float>(shifted) * (*scale)->floats[at], (*scale)->elemType);
+    values[i] = roundToOnnxType(scalar::dequantize((*data)->ints[i].constantTerm(), (*scale)->floats[at],
+                                                   zero ? zero->ints[at].constantTerm() : 0),
+                                (*scale)->elemType);
   }
   return Results{KnownTensor::ofFloats((*data)->shape, std::move(values), (*scale)->elemType)};
 }
@@ -404,10 +405,8 @@ FailureOr<Results> NodeFolder::foldQuantizeLinear() {
   values.reserve(indices->size());
   for (size_t i = 0; i < indices->size(); ++i) {
     const int64_t at = (*indices)[i];
-    const float quotient = (*data)->floats[i] / (*scale)->floats[at];
-    const float zeroValue = zero ? static_cast<float>(zero->ints[at].constantTerm()) : 0.0f;
-    const float shifted = std::isnan(quotient) ? zeroValue : std::rint(quotient) + zeroValue;
-    values.emplace_back(static_cast<int64_t>(std::clamp(shifted, low, high)));
+    values.emplace_back(scalar::quantize((*data)->floats[i], (*scale)->floats[at],
+                                         zero ? zero->ints[at].constantTerm() : 0, low, high));
   }
   return Results{KnownTensor::ofInts((*data)->shape, std::move(values), type)};
 }

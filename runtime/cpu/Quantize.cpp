@@ -10,9 +10,7 @@
 
 #include "runtime/cpu/Broadcast.h"
 #include "runtime/cpu/OpRegistry.h"
-
-#include <algorithm>
-#include <cmath>
+#include "support/ScalarOps.h"
 
 namespace fusec::runtime::cpu {
 
@@ -43,9 +41,7 @@ void requireParameters(const OpContext &context, const ConstView &scale, const C
                  " differ in shape");
 }
 
-/// y = clamp(rint(x / scale) + zero_point): one f32 division, rounded to
-/// the nearest integer with ties to even (the default rounding mode, as
-/// rintf on the GPU), then saturated. NaN gives the zero point.
+/// y = clamp(rint(x / scale) + zero_point) (scalar::quantize).
 void quantizeLinearOp(const OpContext &context) {
   const ConstView &x = context.operand(0), &scale = context.operand(1), &zeroPoint = context.operand(2);
   const MutableView &y = context.result();
@@ -53,17 +49,14 @@ void quantizeLinearOp(const OpContext &context) {
     context.fail(std::string("the input is ") + elementTypeName(x.type) + ", not a float");
   const QuantizedRange range = rangeOf(context, y.type);
   requireParameters(context, scale, zeroPoint, y.type);
-  forEachBroadcast<3>(context, {&x.shape, &scale.shape, &zeroPoint.shape},
-                      [&](int64_t out, const std::array<int64_t, 3> &in) {
-                        const float quotient = x.data[in[0]] / scale.data[in[1]];
-                        const float zero = static_cast<float>(zeroPoint.integers[in[2]]);
-                        const float shifted = std::isnan(quotient) ? zero : std::rint(quotient) + zero;
-                        y.integers[out] = static_cast<int64_t>(std::clamp(shifted, range.low, range.high));
-                      });
+  forEachBroadcast<3>(
+      context, {&x.shape, &scale.shape, &zeroPoint.shape}, [&](int64_t out, const std::array<int64_t, 3> &in) {
+        y.integers[out] =
+            scalar::quantize(x.data[in[0]], scale.data[in[1]], zeroPoint.integers[in[2]], range.low, range.high);
+      });
 }
 
-/// y = (x - zero_point) * scale: the difference exact, the product one f32
-/// rounding.
+/// y = (x - zero_point) * scale (scalar::dequantize).
 void dequantizeLinearOp(const OpContext &context) {
   const ConstView &x = context.operand(0), &scale = context.operand(1), &zeroPoint = context.operand(2);
   const MutableView &y = context.result();
@@ -73,7 +66,7 @@ void dequantizeLinearOp(const OpContext &context) {
     context.fail(std::string("the result is ") + elementTypeName(y.type) + ", not f32");
   forEachBroadcast<3>(
       context, {&x.shape, &scale.shape, &zeroPoint.shape}, [&](int64_t out, const std::array<int64_t, 3> &in) {
-        y.data[out] = static_cast<float>(x.integers[in[0]] - zeroPoint.integers[in[2]]) * scale.data[in[1]];
+        y.data[out] = scalar::dequantize(x.integers[in[0]], scale.data[in[1]], zeroPoint.integers[in[2]]);
       });
 }
 
